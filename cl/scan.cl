@@ -1,0 +1,216 @@
+/* scan.cl: exclusive and inclusive prefix sums over tiles of WG * ITEMS
+ * elements; each work-item owns ITEMS consecutive elements (vector loads).
+ *
+ * Two algorithms share the tile code:
+ *  - reduce-then-scan, every path: scan_reduce writes one sum per tile, the
+ *    host scans those sums (recursively, with the same kernels), then
+ *    scan_tiles scans each tile from its offset. Reads the input twice.
+ *  - single pass with decoupled look-back (Merrill & Garland, "Single-pass
+ *    Parallel Prefix Scan with Decoupled Look-back", 2016), nv_ptx only:
+ *    tiles take ids in launch order from an atomic counter, publish their
+ *    aggregate, and one warp looks back over predecessors' published values
+ *    until it meets an inclusive prefix. Reads the input once. Needs
+ *    work-groups that make progress while others wait, which NVIDIA GPUs
+ *    give in practice.
+ * The work-group scan inside a tile is clprim_wg_scan_excl_add_T: subgroup
+ * scans on subgroup paths, the Blelloch up-/down-sweep on the local path.
+ *
+ * Build options: -DT=uint|ulong|float|double (signed integers use the
+ * unsigned program: the bits are the same), -DT_BITS=32|64, -DWG, -DITEMS. */
+#ifndef T
+#define T uint
+#define T_BITS 32
+#endif
+#ifndef WG
+#define WG 256
+#endif
+#ifndef ITEMS
+#define ITEMS 8
+#endif
+#define TILE ((ulong)WG * ITEMS)
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define VEC4 CAT(T, 4)
+#define AS_T CAT(as_, T)
+#define WG_SCAN CAT(clprim_wg_scan_excl_add_, T)
+#define WG_REDUCE CAT(clprim_wg_reduce_add_, T)
+
+/* This work-item's ITEMS elements from `first` on; zeros past n. */
+CLPRIM_INLINE void load_items(__global const T *in, ulong n, ulong first, T *v) {
+  if (first + ITEMS <= n) {
+#if ITEMS % 4 == 0
+#pragma unroll
+    for (int k = 0; k < ITEMS / 4; ++k) {
+      VEC4 q = vload4(k, in + first);
+      v[4 * k] = q.s0;
+      v[4 * k + 1] = q.s1;
+      v[4 * k + 2] = q.s2;
+      v[4 * k + 3] = q.s3;
+    }
+#else
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) v[k] = in[first + k];
+#endif
+  } else {
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) v[k] = first + k < n ? in[first + k] : (T)0;
+  }
+}
+
+CLPRIM_INLINE T sum_items(const T *v) {
+  T s = 0;
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) s += v[k];
+  return s;
+}
+
+/* Scans v in registers starting from `run` and stores what lies below n. */
+CLPRIM_INLINE void store_scanned(__global T *out, ulong n, ulong first, T *v, T run,
+                                 int inclusive) {
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    T before = run;
+    run += v[k];
+    v[k] = inclusive ? run : before;
+  }
+  if (first + ITEMS <= n) {
+#if ITEMS % 4 == 0
+#pragma unroll
+    for (int k = 0; k < ITEMS / 4; ++k)
+      vstore4((VEC4)(v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]), k, out + first);
+#else
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) out[first + k] = v[k];
+#endif
+  } else {
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k)
+      if (first + k < n) out[first + k] = v[k];
+  }
+}
+
+/* Reduce-then-scan, step 1: the sum of each tile. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void scan_reduce(__global const T *in, ulong n, __global T *tile_sums) {
+  __local T scratch[CLPRIM_WG_SCRATCH(WG)];
+  ulong first = (ulong)get_group_id(0) * TILE + (ulong)get_local_id(0) * ITEMS;
+  T v[ITEMS];
+  load_items(in, n, first, v);
+  T total = WG_REDUCE(sum_items(v), scratch);
+  if (get_local_id(0) == 0) tile_sums[get_group_id(0)] = total;
+}
+
+/* Reduce-then-scan, step 3 (or the whole scan of a single tile): scans each
+ * tile, starting from tile_offsets[tile] when use_offsets is set. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void scan_tiles(__global const T *in, __global T *out, ulong n, __global const T *tile_offsets,
+                int use_offsets, int inclusive) {
+  __local T scratch[CLPRIM_WG_SCRATCH(WG)];
+  ulong first = (ulong)get_group_id(0) * TILE + (ulong)get_local_id(0) * ITEMS;
+  T v[ITEMS];
+  load_items(in, n, first, v);
+  T total;
+  T run = WG_SCAN(sum_items(v), scratch, &total);
+  if (use_offsets) run += tile_offsets[get_group_id(0)];
+  store_scanned(out, n, first, v, run, inclusive);
+}
+
+#ifdef CLPRIM_PATH_NV_PTX
+/* Tile status for the look-back, in `state` (zeroed before the launch):
+ * bytes 0..7 the tile counter; then for 32-bit T one 64-bit word per tile,
+ * flag << 32 | value bits, written and read whole; for 64-bit T a flag word
+ * per tile, then the values, ordered by a fence. */
+#define FLAG_EMPTY 0u
+#define FLAG_AGGREGATE 1u
+#define FLAG_PREFIX 2u
+
+CLPRIM_INLINE void nv_fence(void) { asm volatile("membar.gl;" ::: "memory"); }
+
+#if T_BITS == 32
+CLPRIM_INLINE void publish(__global uchar *state, uint tiles, uint tile, uint flag, T value) {
+  __global volatile ulong *status = (__global volatile ulong *)(state + 8);
+  status[tile] = ((ulong)flag << 32) | as_uint(value);
+}
+CLPRIM_INLINE uint read_status(__global uchar *state, uint tiles, long tile, T *value) {
+  __global volatile ulong *status = (__global volatile ulong *)(state + 8);
+  ulong s = status[tile];
+  *value = AS_T((uint)s);
+  return (uint)(s >> 32);
+}
+#else
+#define VALUES_AT(tiles) (8 + (((ulong)(tiles) * 4 + 7) & ~(ulong)7))
+CLPRIM_INLINE void publish(__global uchar *state, uint tiles, uint tile, uint flag, T value) {
+  __global volatile uint *flags = (__global volatile uint *)(state + 8);
+  __global volatile T *values = (__global volatile T *)(state + VALUES_AT(tiles));
+  values[tile] = value;
+  nv_fence();
+  flags[tile] = flag;
+}
+CLPRIM_INLINE uint read_status(__global uchar *state, uint tiles, long tile, T *value) {
+  __global volatile uint *flags = (__global volatile uint *)(state + 8);
+  __global volatile T *values = (__global volatile T *)(state + VALUES_AT(tiles));
+  uint flag = flags[tile];
+  nv_fence();
+  *value = values[tile];
+  return flag;
+}
+#endif
+
+/* Run by the 32 lanes of warp 0: the sum of all tiles before `tile`. Each
+ * round reads the statuses of the 32 nearest unread predecessors; lane 0 is
+ * the nearest. */
+CLPRIM_INLINE T look_back(__global uchar *state, uint tiles, uint tile) {
+  uint lane = clprim_sg_lane();
+  T prefix = 0;
+  long nearest = (long)tile - 1;
+  for (;;) {
+    long at = nearest - (long)lane;
+    T value = 0;
+    uint flag;
+    do {
+      flag = at < 0 ? FLAG_PREFIX : read_status(state, tiles, at, &value);
+    } while (clprim_sg_ballot(flag == FLAG_EMPTY) != 0);
+    uint prefixes = clprim_sg_ballot(flag == FLAG_PREFIX);
+    if (prefixes) {
+      uint stop = 31u - clz(prefixes & (~prefixes + 1u)); /* nearest lane holding a prefix */
+      prefix += CAT(clprim_sg_reduce_add_, T)(lane <= stop ? value : (T)0);
+      return prefix;
+    }
+    prefix += CAT(clprim_sg_reduce_add_, T)(value);
+    nearest -= 32;
+  }
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void scan_single_pass(__global const T *in, __global T *out, ulong n, __global uchar *state,
+                      uint tiles, int inclusive) {
+  __local T scratch[CLPRIM_WG_SCRATCH(WG)];
+  __local uint tile_id;
+  __local T tile_prefix;
+  uint lid = (uint)get_local_id(0);
+  if (lid == 0) tile_id = atomic_inc((__global volatile uint *)state);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint tile = tile_id;
+  ulong first = (ulong)tile * TILE + (ulong)lid * ITEMS;
+  T v[ITEMS];
+  load_items(in, n, first, v);
+  T aggregate;
+  T run = WG_SCAN(sum_items(v), scratch, &aggregate);
+  if (tile == 0) {
+    if (lid == 0) publish(state, tiles, 0, FLAG_PREFIX, aggregate);
+  } else {
+    if (lid == 0) publish(state, tiles, tile, FLAG_AGGREGATE, aggregate);
+    if (lid < 32) {
+      T prefix = look_back(state, tiles, tile);
+      if (lid == 0) {
+        publish(state, tiles, tile, FLAG_PREFIX, prefix + aggregate);
+        tile_prefix = prefix;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    run += tile_prefix;
+  }
+  store_scanned(out, n, first, v, run, inclusive);
+}
+#endif

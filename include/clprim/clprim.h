@@ -1,0 +1,303 @@
+/*
+ * clprim: portable OpenCL data-parallel primitives (scan, compaction,
+ * selection, reductions) for every OpenCL device.
+ *
+ * Sections: version; status codes; element types and paths; context;
+ * probed device facts; embedding the device-side header in your own kernels;
+ * scan (the other primitive families follow, one section each).
+ *
+ * Every primitive works on device buffers (cl_mem) whose first n elements are
+ * used, and enqueues on the context's in-order queue. Calls return as soon as
+ * the work is enqueued unless the result is a host value (a count, a selected
+ * element). A call that fails enqueues nothing and writes nothing to the
+ * caller's outputs.
+ *
+ * A context must not be used by two threads at once; separate contexts are
+ * independent (there is no global state).
+ */
+#ifndef CLPRIM_H
+#define CLPRIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#ifdef __APPLE__
+#include <OpenCL/opencl.h>
+#else
+#include <CL/cl.h>
+#endif
+
+#if defined(CLPRIM_STATIC_DEFINE)
+#define CLPRIM_API
+#elif defined(_WIN32)
+#ifdef CLPRIM_BUILDING
+#define CLPRIM_API __declspec(dllexport)
+#else
+#define CLPRIM_API __declspec(dllimport)
+#endif
+#else
+#define CLPRIM_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------- version */
+
+#define CLPRIM_VERSION_MAJOR 0
+#define CLPRIM_VERSION_MINOR 1
+#define CLPRIM_VERSION_PATCH 0
+#define CLPRIM_VERSION_NUMBER                                                                      \
+  (CLPRIM_VERSION_MAJOR * 10000 + CLPRIM_VERSION_MINOR * 100 + CLPRIM_VERSION_PATCH)
+
+/*! clprim_version_number() :
+ * @return : the run-time library's version, as CLPRIM_VERSION_NUMBER. */
+CLPRIM_API unsigned clprim_version_number(void);
+
+/*! clprim_version_string() :
+ * @return : the run-time library's version as "MAJOR.MINOR.PATCH". */
+CLPRIM_API const char *clprim_version_string(void);
+
+/* ----------------------------------------------------------- status codes */
+
+/* OpenCL's own error codes (CL_OUT_OF_RESOURCES, CL_BUILD_PROGRAM_FAILURE,
+ * ...) pass through unchanged: they are negative numbers above -2000.
+ * clprim's own codes sit in a separate range, from -4000 down. */
+typedef enum clprim_status {
+  CLPRIM_SUCCESS = 0,
+  CLPRIM_ERROR_INVALID_ARGUMENT = -4001,  /* NULL handle, bad enum, bad option */
+  CLPRIM_ERROR_BUFFER_TOO_SMALL = -4002,  /* n elements do not fit in a buffer */
+  CLPRIM_ERROR_UNSUPPORTED_TYPE = -4003,  /* e.g. double without cl_khr_fp64 */
+  CLPRIM_ERROR_PATH_UNAVAILABLE = -4004,  /* a forced path the device cannot run */
+  CLPRIM_ERROR_DEVICE_NOT_FOUND = -4005,  /* no OpenCL device, or none matches */
+  CLPRIM_ERROR_UNSUPPORTED_DEVICE = -4006, /* e.g. an out-of-order queue */
+  CLPRIM_ERROR_OUT_OF_HOST_MEMORY = -4007,
+  CLPRIM_ERROR_SIZE_TOO_LARGE = -4008, /* n beyond what the device can address */
+  CLPRIM_ERROR_UNSUPPORTED_OPERATION = -4009 /* e.g. needs 64-bit atomics */
+} clprim_status;
+
+/*! clprim_status_name() :
+ * @return : a constant, readable name for any status: clprim's own codes,
+ *           OpenCL's codes ("CL_OUT_OF_RESOURCES"), or "unknown status". */
+CLPRIM_API const char *clprim_status_name(int status);
+
+/*! clprim_is_error() :
+ * @return : 1 if status is an error (anything but CLPRIM_SUCCESS), else 0. */
+CLPRIM_API int clprim_is_error(int status);
+
+/* ---------------------------------------------------- types and paths */
+
+typedef enum clprim_type {
+  CLPRIM_INT32 = 0,
+  CLPRIM_UINT32 = 1,
+  CLPRIM_INT64 = 2,
+  CLPRIM_UINT64 = 3,
+  CLPRIM_FLOAT = 4, /* float32 */
+  CLPRIM_DOUBLE = 5 /* float64: needs cl_khr_fp64 */
+} clprim_type;
+#define CLPRIM_TYPE_COUNT 6
+
+/*! clprim_type_size() :
+ * @return : the size in bytes of one element of type, or 0 for a bad type. */
+CLPRIM_API size_t clprim_type_size(clprim_type type);
+
+/*! clprim_type_name() :
+ * @return : "int32", "uint32", "int64", "uint64", "float" or "double";
+ *           "invalid" for a bad type. */
+CLPRIM_API const char *clprim_type_name(clprim_type type);
+
+/* How kernels do subgroup (warp) work. The library probes the device and
+ * picks the fastest path that it confirmed by running a test kernel. */
+typedef enum clprim_path {
+  CLPRIM_PATH_AUTO = 0,          /* let the library choose */
+  CLPRIM_PATH_LOCAL = 1,         /* OpenCL 1.2 local memory and barriers only */
+  CLPRIM_PATH_KHR_SUBGROUPS = 2, /* cl_khr_subgroups scans and reductions */
+  CLPRIM_PATH_KHR_BALLOT = 3,    /* plus cl_khr_subgroup_ballot */
+  CLPRIM_PATH_NV_PTX = 4         /* inline PTX vote/shfl on NVIDIA */
+} clprim_path;
+#define CLPRIM_PATH_COUNT 5
+
+/*! clprim_path_name() :
+ * @return : "auto", "local", "khr_subgroups", "khr_ballot" or "nv_ptx";
+ *           "invalid" for a bad value. */
+CLPRIM_API const char *clprim_path_name(clprim_path path);
+
+/*! clprim_path_from_name() :
+ * Parses a path name as clprim_path_name() writes it (case-insensitive).
+ * @return : CLPRIM_SUCCESS and *path set, or CLPRIM_ERROR_INVALID_ARGUMENT. */
+CLPRIM_API clprim_status clprim_path_from_name(const char *name, clprim_path *path);
+
+/* ---------------------------------------------------------------- context */
+
+typedef struct clprim_context clprim_context;
+
+/* Options for creating a context. Initialise with clprim_options_init(),
+ * then change what you need. Each field left at its default falls back to an
+ * environment variable, then to the built-in default. */
+typedef struct clprim_options {
+  /* Which device (clprim_context_create only). NULL: $CLPRIM_DEVICE, else the
+   * first GPU, else the first device. A case-insensitive substring of the
+   * platform name, vendor or version, or of the device name; or "P:D", the
+   * platform and device indices that clprim-info lists. */
+  const char *device;
+  /* CLPRIM_PATH_AUTO: $CLPRIM_PATH if set, else the best probed path. Any
+   * other value forces that path; a path the device cannot run makes context
+   * creation fail with CLPRIM_ERROR_PATH_UNAVAILABLE. */
+  clprim_path path;
+  /* Folder for the disk cache of built kernels and probe results. NULL:
+   * $CLPRIM_CACHE_DIR if set, else no disk cache. "": no disk cache. */
+  const char *cache_dir;
+} clprim_options;
+
+/*! clprim_options_init() :
+ * Sets every field of *options to its default (NULL, CLPRIM_PATH_AUTO, NULL).
+ * @return : nothing; options must not be NULL. */
+CLPRIM_API void clprim_options_init(clprim_options *options);
+
+/*! clprim_context_create() :
+ * Creates a context on a device chosen as options->device says (NULL options:
+ * all defaults), with its own OpenCL context and in-order queue, and probes
+ * the device.
+ * @return : CLPRIM_SUCCESS and *ctx set; or an error and *ctx set to NULL:
+ *           CLPRIM_ERROR_DEVICE_NOT_FOUND when no device exists or none
+ *           matches (the devices are listed on stderr; see also
+ *           clprim_list_devices), CLPRIM_ERROR_PATH_UNAVAILABLE, or an
+ *           OpenCL code. */
+CLPRIM_API clprim_status clprim_context_create(clprim_context **ctx,
+                                               const clprim_options *options);
+
+/*! clprim_context_create_from_queue() :
+ * Creates a context on the caller's queue (and its context and device). The
+ * library retains the queue and releases it in clprim_context_free(); the
+ * caller keeps its own reference. The queue must be in-order; a queue with
+ * CL_QUEUE_PROFILING_ENABLE lets clprim_context_last_time() report times.
+ * options->device is ignored.
+ * @return : CLPRIM_SUCCESS and *ctx set; or an error and *ctx set to NULL
+ *           (CLPRIM_ERROR_INVALID_ARGUMENT for a NULL queue,
+ *           CLPRIM_ERROR_UNSUPPORTED_DEVICE for an out-of-order queue). */
+CLPRIM_API clprim_status clprim_context_create_from_queue(clprim_context **ctx,
+                                                          cl_command_queue queue,
+                                                          const clprim_options *options);
+
+/*! clprim_context_free() :
+ * Waits for the context's queue to finish, then releases everything the
+ * context holds. NULL is allowed.
+ * @return : nothing. */
+CLPRIM_API void clprim_context_free(clprim_context *ctx);
+
+/*! clprim_context_queue(), clprim_context_cl_context(), clprim_context_device() :
+ * The OpenCL objects the context works with; still owned by the context.
+ * @return : the object, or NULL for a NULL ctx. */
+CLPRIM_API cl_command_queue clprim_context_queue(const clprim_context *ctx);
+CLPRIM_API cl_context clprim_context_cl_context(const clprim_context *ctx);
+CLPRIM_API cl_device_id clprim_context_device(const clprim_context *ctx);
+
+/*! clprim_context_build_log() :
+ * @return : the log of the last kernel build that failed in this context
+ *           (compiler messages), or "" if none failed. Owned by the context;
+ *           valid until the next failed build or clprim_context_free(). */
+CLPRIM_API const char *clprim_context_build_log(const clprim_context *ctx);
+
+/*! clprim_context_last_time() :
+ * Device time of the last primitive call, from the start of its first
+ * enqueued command to the end of its last, read from OpenCL profiling events
+ * (waits for that call to finish). Needs a queue created with
+ * CL_QUEUE_PROFILING_ENABLE (see clprim_context_create_from_queue).
+ * @return : CLPRIM_SUCCESS and *ms set; CLPRIM_ERROR_UNSUPPORTED_OPERATION
+ *           when the queue does not profile or no call enqueued anything. */
+CLPRIM_API clprim_status clprim_context_last_time(clprim_context *ctx, double *ms);
+
+/*! clprim_context_clear_cache() :
+ * Releases the context's built programs and kernels (they are rebuilt, or
+ * loaded from the disk cache, on next use). The disk cache is untouched.
+ * @return : CLPRIM_SUCCESS, or CLPRIM_ERROR_INVALID_ARGUMENT for NULL ctx. */
+CLPRIM_API clprim_status clprim_context_clear_cache(clprim_context *ctx);
+
+/*! clprim_list_devices() :
+ * Writes one line per OpenCL device, "P:D platform / device (type)", into buf
+ * (truncated to size, always NUL-terminated when size > 0).
+ * @return : the number of devices found (0 when there is none). */
+CLPRIM_API unsigned clprim_list_devices(char *buf, size_t size);
+
+/* ------------------------------------------------------ probed facts */
+
+/* What probing found; filled by clprim_context_get_info(). */
+typedef struct clprim_device_info {
+  char platform_name[128];
+  char platform_version[128];
+  char vendor[128];
+  char device_name[128];
+  char device_version[128];
+  char driver_version[128];
+  char opencl_c_version[128];
+  cl_device_type device_type;
+  unsigned compute_units;
+  uint64_t global_mem_size;
+  uint64_t max_alloc_size;
+  uint64_t local_mem_size;
+  size_t max_work_group_size;
+  /* Subgroup sizes seen by the probe kernels (0 when no subgroup path runs). */
+  unsigned subgroup_size;
+  /* NVIDIA only (cl_nv_device_attribute_query), else 0. */
+  unsigned nv_compute_capability_major;
+  unsigned nv_compute_capability_minor;
+  unsigned nv_warp_size;
+  int has_fp64;         /* cl_khr_fp64: CLPRIM_DOUBLE works */
+  int has_int64_atomics; /* cl_khr_int64_base_atomics */
+  /* Bit (1u << p) is set for each clprim_path p confirmed by a test kernel.
+   * CLPRIM_PATH_LOCAL is always confirmed. */
+  unsigned paths_available;
+  /* The path this context uses (the best available, or the forced one). */
+  clprim_path path;
+} clprim_device_info;
+
+/*! clprim_context_get_info() :
+ * @return : CLPRIM_SUCCESS and *info filled, or CLPRIM_ERROR_INVALID_ARGUMENT. */
+CLPRIM_API clprim_status clprim_context_get_info(const clprim_context *ctx,
+                                                 clprim_device_info *info);
+
+/* ------------------------------------- the device-side header, for apps */
+
+/*! clprim_device_source() :
+ * The OpenCL C source of clprim's device-side header (clprim/clprim_device.h):
+ * portable subgroup operations (ballot, shuffles, subgroup and work-group
+ * scans and reductions) with one implementation per path. Put it before your
+ * own kernel source, and build with clprim_context_device_options().
+ * @return : a constant NUL-terminated string. */
+CLPRIM_API const char *clprim_device_source(void);
+
+/*! clprim_context_device_options() :
+ * @return : the build options ("-D..." and, where needed, "-cl-std=...") that
+ *           select this context's path in clprim_device_source(); owned by
+ *           the context. NULL for a NULL ctx. */
+CLPRIM_API const char *clprim_context_device_options(const clprim_context *ctx);
+
+/* ------------------------------------------------------------------ scan */
+
+/*! clprim_scan_exclusive(), clprim_scan_inclusive() :
+ * Prefix sums of the first n elements of in, written to out:
+ *   exclusive: out[i] = in[0] + ... + in[i-1]   (out[0] = 0)
+ *   inclusive: out[i] = in[0] + ... + in[i]
+ * Integer sums wrap around (two's complement). in and out may be the same
+ * buffer (in place). n = 0 does nothing. Float sums are accurate to the bound
+ * in docs/ACCURACY.md.
+ * @return : CLPRIM_SUCCESS once the work is enqueued; or
+ *           CLPRIM_ERROR_INVALID_ARGUMENT (NULL ctx or buffer, bad type),
+ *           CLPRIM_ERROR_BUFFER_TOO_SMALL (n elements exceed a buffer's
+ *           CL_MEM_SIZE), CLPRIM_ERROR_UNSUPPORTED_TYPE (double without
+ *           fp64), CL_INVALID_CONTEXT (a buffer of another cl_context),
+ *           a kernel build error (see clprim_context_build_log) or another
+ *           OpenCL code. */
+CLPRIM_API clprim_status clprim_scan_exclusive(clprim_context *ctx, clprim_type type, cl_mem in,
+                                               cl_mem out, size_t n);
+CLPRIM_API clprim_status clprim_scan_inclusive(clprim_context *ctx, clprim_type type, cl_mem in,
+                                               cl_mem out, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* CLPRIM_H */

@@ -1,0 +1,285 @@
+/*
+ * clprim_device.h: clprim's portable subgroup operations, in OpenCL C.
+ *
+ * Used by every clprim kernel, and meant to be embedded in applications'
+ * kernels too: get this text with clprim_device_source() and the build
+ * options for the device's path with clprim_context_device_options().
+ *
+ * Exactly one path is selected by a build option:
+ *   -DCLPRIM_PATH_NV_PTX        inline PTX (vote/shfl) on NVIDIA; add
+ *                               -DCLPRIM_NV_SYNC=1 on compute capability >= 7.0
+ *                               (vote.sync/shfl.sync), 0 for Kepler-Pascal
+ *   -DCLPRIM_PATH_KHR_BALLOT    cl_khr_subgroups + cl_khr_subgroup_ballot
+ *   -DCLPRIM_PATH_KHR_SUBGROUPS cl_khr_subgroups (scans and reductions)
+ *   -DCLPRIM_PATH_LOCAL         (or none) local memory and barriers only
+ *
+ * What each path defines (T is one of int uint long ulong float double; the
+ * double forms exist when cl_khr_fp64 does):
+ *   CLPRIM_HAS_SUBGROUPS (all but local):
+ *     clprim_sg_size(), clprim_sg_lane(), clprim_sg_id(), clprim_sg_count()
+ *     T clprim_sg_reduce_add_T(T), clprim_sg_reduce_min_T, clprim_sg_reduce_max_T
+ *     T clprim_sg_scan_incl_add_T(T), clprim_sg_scan_excl_add_T(T)
+ *     T clprim_sg_broadcast_T(T x, uint lane)   (lane uniform in the subgroup)
+ *   CLPRIM_HAS_BALLOT (nv_ptx, khr_ballot):
+ *     uint clprim_sg_ballot(int pred): the 32-lane word of the subgroup ballot
+ *       that holds this lane's bit (bit clprim_sg_lane() % 32)
+ *     uint clprim_sg_lanemask_lt(): bits of the lanes below this one, same word
+ *   CLPRIM_HAS_SHUFFLE (nv_ptx): T clprim_sg_shuffle_T(T x, uint lane),
+ *     clprim_sg_shuffle_xor_T(T x, uint mask), clprim_sg_shuffle_up_T(T x, uint d)
+ *   Every path (work-group level, 1-D work-groups; on the local path the
+ *   work-group size must be a power of two, on nv_ptx a multiple of 32):
+ *     T clprim_wg_scan_excl_add_T(T x, __local T *scratch, T *total)
+ *     T clprim_wg_reduce_add_T(T x, __local T *scratch)
+ *   scratch holds get_local_size(0) elements (CLPRIM_WG_SCRATCH(wg) of them);
+ *   every work-item of the work-group must call, and the functions contain
+ *   barriers, so scratch may be reused right after they return.
+ */
+#ifndef CLPRIM_DEVICE_H
+#define CLPRIM_DEVICE_H
+
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define CLPRIM_HAS_FP64 1
+#endif
+
+#define CLPRIM_INLINE static inline
+#define CLPRIM_WG_SCRATCH(wg) (wg)
+
+/* Calls M(T) for every element type the device has. */
+#ifdef CLPRIM_HAS_FP64
+#define CLPRIM_FOR_EACH_TYPE(M) M(int) M(uint) M(long) M(ulong) M(float) M(double)
+#else
+#define CLPRIM_FOR_EACH_TYPE(M) M(int) M(uint) M(long) M(ulong) M(float)
+#endif
+
+/* ----------------------------------------------------------------- nv_ptx */
+#if defined(CLPRIM_PATH_NV_PTX)
+#define CLPRIM_HAS_SUBGROUPS 1
+#define CLPRIM_HAS_BALLOT 1
+#define CLPRIM_HAS_SHUFFLE 1
+#ifndef CLPRIM_NV_SYNC
+#define CLPRIM_NV_SYNC 1
+#endif
+
+/* A warp is 32 consecutive work-items of a 1-D work-group. */
+CLPRIM_INLINE uint clprim_sg_size(void) { return 32u; }
+CLPRIM_INLINE uint clprim_sg_lane(void) { return (uint)get_local_id(0) & 31u; }
+CLPRIM_INLINE uint clprim_sg_id(void) { return (uint)get_local_id(0) >> 5; }
+CLPRIM_INLINE uint clprim_sg_count(void) { return ((uint)get_local_size(0) + 31u) >> 5; }
+
+CLPRIM_INLINE uint clprim_sg_ballot(int pred) {
+  uint r;
+#if CLPRIM_NV_SYNC
+  asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.s32 p, %1, 0;\n\t"
+               "vote.sync.ballot.b32 %0, p, 0xffffffff;\n\t}"
+               : "=r"(r) : "r"(pred));
+#else
+  asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.s32 p, %1, 0;\n\t"
+               "vote.ballot.b32 %0, p;\n\t}"
+               : "=r"(r) : "r"(pred));
+#endif
+  return r;
+}
+CLPRIM_INLINE uint clprim_sg_lanemask_lt(void) { return (1u << clprim_sg_lane()) - 1u; }
+
+#if CLPRIM_NV_SYNC
+#define CLPRIM_NV_SHFL(mode, c) "shfl.sync." mode ".b32 %0, %1, %2, " c ", 0xffffffff;"
+#else
+#define CLPRIM_NV_SHFL(mode, c) "shfl." mode ".b32 %0, %1, %2, " c ";"
+#endif
+CLPRIM_INLINE uint clprim_nv_shfl_idx(uint x, uint lane) {
+  uint r;
+  asm volatile(CLPRIM_NV_SHFL("idx", "0x1f") : "=r"(r) : "r"(x), "r"(lane));
+  return r;
+}
+CLPRIM_INLINE uint clprim_nv_shfl_xor(uint x, uint mask) {
+  uint r;
+  asm volatile(CLPRIM_NV_SHFL("bfly", "0x1f") : "=r"(r) : "r"(x), "r"(mask));
+  return r;
+}
+CLPRIM_INLINE uint clprim_nv_shfl_up(uint x, uint d) {
+  uint r;
+  asm volatile(CLPRIM_NV_SHFL("up", "0") : "=r"(r) : "r"(x), "r"(d));
+  return r;
+}
+
+/* 32-bit types move in one shuffle, 64-bit types in two. */
+#define CLPRIM_NV_SHUFFLES32(T)                                                                    \
+  CLPRIM_INLINE T clprim_sg_shuffle_##T(T x, uint l) { return as_##T(clprim_nv_shfl_idx(as_uint(x), l)); } \
+  CLPRIM_INLINE T clprim_sg_shuffle_xor_##T(T x, uint m) {                                         \
+    return as_##T(clprim_nv_shfl_xor(as_uint(x), m));                                              \
+  }                                                                                                \
+  CLPRIM_INLINE T clprim_sg_shuffle_up_##T(T x, uint d) { return as_##T(clprim_nv_shfl_up(as_uint(x), d)); }
+#define CLPRIM_NV_SHUFFLES64(T)                                                                    \
+  CLPRIM_INLINE T clprim_sg_shuffle_##T(T x, uint l) {                                             \
+    uint2 v = as_uint2(x);                                                                         \
+    v.x = clprim_nv_shfl_idx(v.x, l);                                                              \
+    v.y = clprim_nv_shfl_idx(v.y, l);                                                              \
+    return as_##T(v);                                                                              \
+  }                                                                                                \
+  CLPRIM_INLINE T clprim_sg_shuffle_xor_##T(T x, uint m) {                                         \
+    uint2 v = as_uint2(x);                                                                         \
+    v.x = clprim_nv_shfl_xor(v.x, m);                                                              \
+    v.y = clprim_nv_shfl_xor(v.y, m);                                                              \
+    return as_##T(v);                                                                              \
+  }                                                                                                \
+  CLPRIM_INLINE T clprim_sg_shuffle_up_##T(T x, uint d) {                                          \
+    uint2 v = as_uint2(x);                                                                         \
+    v.x = clprim_nv_shfl_up(v.x, d);                                                               \
+    v.y = clprim_nv_shfl_up(v.y, d);                                                               \
+    return as_##T(v);                                                                              \
+  }
+CLPRIM_NV_SHUFFLES32(int)
+CLPRIM_NV_SHUFFLES32(uint)
+CLPRIM_NV_SHUFFLES32(float)
+CLPRIM_NV_SHUFFLES64(long)
+CLPRIM_NV_SHUFFLES64(ulong)
+#ifdef CLPRIM_HAS_FP64
+CLPRIM_NV_SHUFFLES64(double)
+#endif
+
+/* Butterfly reductions leave the result in every lane; Kogge-Stone scans. */
+#define CLPRIM_NV_SG_OPS(T)                                                                        \
+  CLPRIM_INLINE T clprim_sg_reduce_add_##T(T x) {                                                  \
+    for (uint m = 16; m > 0; m >>= 1) x += clprim_sg_shuffle_xor_##T(x, m);                        \
+    return x;                                                                                      \
+  }                                                                                                \
+  CLPRIM_INLINE T clprim_sg_reduce_min_##T(T x) {                                                  \
+    for (uint m = 16; m > 0; m >>= 1) x = min(x, clprim_sg_shuffle_xor_##T(x, m));                 \
+    return x;                                                                                      \
+  }                                                                                                \
+  CLPRIM_INLINE T clprim_sg_reduce_max_##T(T x) {                                                  \
+    for (uint m = 16; m > 0; m >>= 1) x = max(x, clprim_sg_shuffle_xor_##T(x, m));                 \
+    return x;                                                                                      \
+  }                                                                                                \
+  CLPRIM_INLINE T clprim_sg_scan_incl_add_##T(T x) {                                               \
+    uint lane = clprim_sg_lane();                                                                  \
+    for (uint d = 1; d < 32; d <<= 1) {                                                            \
+      T y = clprim_sg_shuffle_up_##T(x, d);                                                        \
+      if (lane >= d) x += y;                                                                       \
+    }                                                                                              \
+    return x;                                                                                      \
+  }                                                                                                \
+  CLPRIM_INLINE T clprim_sg_scan_excl_add_##T(T x) {                                               \
+    T incl = clprim_sg_scan_incl_add_##T(x);                                                       \
+    T prev = clprim_sg_shuffle_up_##T(incl, 1);                                                    \
+    return clprim_sg_lane() == 0 ? (T)0 : prev;                                                    \
+  }                                                                                                \
+  CLPRIM_INLINE T clprim_sg_broadcast_##T(T x, uint lane) { return clprim_sg_shuffle_##T(x, lane); }
+CLPRIM_FOR_EACH_TYPE(CLPRIM_NV_SG_OPS)
+
+/* ------------------------------------------------ khr_ballot, khr_subgroups */
+#elif defined(CLPRIM_PATH_KHR_BALLOT) || defined(CLPRIM_PATH_KHR_SUBGROUPS)
+#define CLPRIM_HAS_SUBGROUPS 1
+#pragma OPENCL EXTENSION cl_khr_subgroups : enable
+
+CLPRIM_INLINE uint clprim_sg_size(void) { return get_sub_group_size(); }
+CLPRIM_INLINE uint clprim_sg_lane(void) { return get_sub_group_local_id(); }
+CLPRIM_INLINE uint clprim_sg_id(void) { return get_sub_group_id(); }
+CLPRIM_INLINE uint clprim_sg_count(void) { return get_num_sub_groups(); }
+
+#define CLPRIM_KHR_SG_OPS(T)                                                                       \
+  CLPRIM_INLINE T clprim_sg_reduce_add_##T(T x) { return sub_group_reduce_add(x); }                \
+  CLPRIM_INLINE T clprim_sg_reduce_min_##T(T x) { return sub_group_reduce_min(x); }                \
+  CLPRIM_INLINE T clprim_sg_reduce_max_##T(T x) { return sub_group_reduce_max(x); }                \
+  CLPRIM_INLINE T clprim_sg_scan_incl_add_##T(T x) { return sub_group_scan_inclusive_add(x); }     \
+  CLPRIM_INLINE T clprim_sg_scan_excl_add_##T(T x) { return sub_group_scan_exclusive_add(x); }     \
+  CLPRIM_INLINE T clprim_sg_broadcast_##T(T x, uint lane) { return sub_group_broadcast(x, lane); }
+CLPRIM_FOR_EACH_TYPE(CLPRIM_KHR_SG_OPS)
+
+#if defined(CLPRIM_PATH_KHR_BALLOT)
+#define CLPRIM_HAS_BALLOT 1
+#pragma OPENCL EXTENSION cl_khr_subgroup_ballot : enable
+CLPRIM_INLINE uint clprim_uint4_word(uint4 v, uint w) {
+  return w == 0 ? v.s0 : w == 1 ? v.s1 : w == 2 ? v.s2 : v.s3;
+}
+CLPRIM_INLINE uint clprim_sg_ballot(int pred) {
+  return clprim_uint4_word(sub_group_ballot(pred), get_sub_group_local_id() >> 5);
+}
+CLPRIM_INLINE uint clprim_sg_lanemask_lt(void) {
+  return clprim_uint4_word(get_sub_group_lt_mask(), get_sub_group_local_id() >> 5);
+}
+#endif
+
+/* ------------------------------------------------------------------ local */
+#else
+#ifndef CLPRIM_PATH_LOCAL
+#define CLPRIM_PATH_LOCAL 1
+#endif
+#endif
+
+/* ------------------------------------------------- work-group operations */
+#ifdef CLPRIM_HAS_SUBGROUPS
+/* Each subgroup scans its values; subgroup totals meet in scratch. */
+#define CLPRIM_WG_OPS(T)                                                                           \
+  CLPRIM_INLINE T clprim_wg_scan_excl_add_##T(T x, __local T *scratch, T *total) {                 \
+    T excl = clprim_sg_scan_excl_add_##T(x);                                                       \
+    uint sg = clprim_sg_id(), nsg = clprim_sg_count();                                             \
+    if (clprim_sg_lane() == clprim_sg_size() - 1) scratch[sg] = excl + x;                          \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    T before = 0, all = 0;                                                                         \
+    for (uint s = 0; s < nsg; ++s) {                                                               \
+      T t = scratch[s];                                                                            \
+      if (s < sg) before += t;                                                                     \
+      all += t;                                                                                    \
+    }                                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    *total = all;                                                                                  \
+    return before + excl;                                                                          \
+  }                                                                                                \
+  CLPRIM_INLINE T clprim_wg_reduce_add_##T(T x, __local T *scratch) {                              \
+    T s = clprim_sg_reduce_add_##T(x);                                                             \
+    uint sg = clprim_sg_id(), nsg = clprim_sg_count();                                             \
+    if (clprim_sg_lane() == 0) scratch[sg] = s;                                                    \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    T all = 0;                                                                                     \
+    for (uint k = 0; k < nsg; ++k) all += scratch[k];                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    return all;                                                                                    \
+  }
+#else
+/* Blelloch (1990) up-sweep / down-sweep over the work-group, in local memory. */
+#define CLPRIM_WG_OPS(T)                                                                           \
+  CLPRIM_INLINE T clprim_wg_scan_excl_add_##T(T x, __local T *scratch, T *total) {                 \
+    uint lid = (uint)get_local_id(0), n = (uint)get_local_size(0);                                 \
+    scratch[lid] = x;                                                                              \
+    for (uint d = 1; d < n; d <<= 1) {                                                             \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                                \
+      uint i = (lid + 1) * 2 * d - 1;                                                              \
+      if (i < n) scratch[i] += scratch[i - d];                                                     \
+    }                                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    T all = scratch[n - 1];                                                                        \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    if (lid == 0) scratch[n - 1] = 0;                                                              \
+    for (uint d = n >> 1; d > 0; d >>= 1) {                                                        \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                                \
+      uint i = (lid + 1) * 2 * d - 1;                                                              \
+      if (i < n) {                                                                                 \
+        T left = scratch[i - d];                                                                   \
+        scratch[i - d] = scratch[i];                                                               \
+        scratch[i] += left;                                                                        \
+      }                                                                                            \
+    }                                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    T r = scratch[lid];                                                                            \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    *total = all;                                                                                  \
+    return r;                                                                                      \
+  }                                                                                                \
+  CLPRIM_INLINE T clprim_wg_reduce_add_##T(T x, __local T *scratch) {                              \
+    uint lid = (uint)get_local_id(0), n = (uint)get_local_size(0);                                 \
+    scratch[lid] = x;                                                                              \
+    for (uint h = n >> 1; h > 0; h >>= 1) {                                                        \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                                \
+      if (lid < h) scratch[lid] += scratch[lid + h];                                               \
+    }                                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    T all = scratch[0];                                                                            \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    return all;                                                                                    \
+  }
+#endif
+CLPRIM_FOR_EACH_TYPE(CLPRIM_WG_OPS)
+
+#endif /* CLPRIM_DEVICE_H */

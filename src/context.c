@@ -1,0 +1,449 @@
+/* context.c: version, status names, types and paths, device choice, and the
+ * context's life (create, probe, free). */
+#include "internal.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+unsigned clprim_version_number(void) { return CLPRIM_VERSION_NUMBER; }
+const char *clprim_version_string(void) {
+  return STR(CLPRIM_VERSION_MAJOR) "." STR(CLPRIM_VERSION_MINOR) "." STR(CLPRIM_VERSION_PATCH);
+}
+
+const char *clprim_status_name(int status) {
+  switch (status) {
+#define N(x)                                                                                       \
+  case x:                                                                                          \
+    return #x;
+    N(CLPRIM_SUCCESS)
+    N(CLPRIM_ERROR_INVALID_ARGUMENT)
+    N(CLPRIM_ERROR_BUFFER_TOO_SMALL)
+    N(CLPRIM_ERROR_UNSUPPORTED_TYPE)
+    N(CLPRIM_ERROR_PATH_UNAVAILABLE)
+    N(CLPRIM_ERROR_DEVICE_NOT_FOUND)
+    N(CLPRIM_ERROR_UNSUPPORTED_DEVICE)
+    N(CLPRIM_ERROR_OUT_OF_HOST_MEMORY)
+    N(CLPRIM_ERROR_SIZE_TOO_LARGE)
+    N(CLPRIM_ERROR_UNSUPPORTED_OPERATION)
+    N(CL_DEVICE_NOT_FOUND)
+    N(CL_DEVICE_NOT_AVAILABLE)
+    N(CL_COMPILER_NOT_AVAILABLE)
+    N(CL_MEM_OBJECT_ALLOCATION_FAILURE)
+    N(CL_OUT_OF_RESOURCES)
+    N(CL_OUT_OF_HOST_MEMORY)
+    N(CL_PROFILING_INFO_NOT_AVAILABLE)
+    N(CL_MEM_COPY_OVERLAP)
+    N(CL_IMAGE_FORMAT_MISMATCH)
+    N(CL_IMAGE_FORMAT_NOT_SUPPORTED)
+    N(CL_BUILD_PROGRAM_FAILURE)
+    N(CL_MAP_FAILURE)
+    N(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+    N(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+    N(CL_COMPILE_PROGRAM_FAILURE)
+    N(CL_LINKER_NOT_AVAILABLE)
+    N(CL_LINK_PROGRAM_FAILURE)
+    N(CL_DEVICE_PARTITION_FAILED)
+    N(CL_KERNEL_ARG_INFO_NOT_AVAILABLE)
+    N(CL_INVALID_VALUE)
+    N(CL_INVALID_DEVICE_TYPE)
+    N(CL_INVALID_PLATFORM)
+    N(CL_INVALID_DEVICE)
+    N(CL_INVALID_CONTEXT)
+    N(CL_INVALID_QUEUE_PROPERTIES)
+    N(CL_INVALID_COMMAND_QUEUE)
+    N(CL_INVALID_HOST_PTR)
+    N(CL_INVALID_MEM_OBJECT)
+    N(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR)
+    N(CL_INVALID_IMAGE_SIZE)
+    N(CL_INVALID_SAMPLER)
+    N(CL_INVALID_BINARY)
+    N(CL_INVALID_BUILD_OPTIONS)
+    N(CL_INVALID_PROGRAM)
+    N(CL_INVALID_PROGRAM_EXECUTABLE)
+    N(CL_INVALID_KERNEL_NAME)
+    N(CL_INVALID_KERNEL_DEFINITION)
+    N(CL_INVALID_KERNEL)
+    N(CL_INVALID_ARG_INDEX)
+    N(CL_INVALID_ARG_VALUE)
+    N(CL_INVALID_ARG_SIZE)
+    N(CL_INVALID_KERNEL_ARGS)
+    N(CL_INVALID_WORK_DIMENSION)
+    N(CL_INVALID_WORK_GROUP_SIZE)
+    N(CL_INVALID_WORK_ITEM_SIZE)
+    N(CL_INVALID_GLOBAL_OFFSET)
+    N(CL_INVALID_EVENT_WAIT_LIST)
+    N(CL_INVALID_EVENT)
+    N(CL_INVALID_OPERATION)
+    N(CL_INVALID_GL_OBJECT)
+    N(CL_INVALID_BUFFER_SIZE)
+    N(CL_INVALID_MIP_LEVEL)
+    N(CL_INVALID_GLOBAL_WORK_SIZE)
+    N(CL_INVALID_PROPERTY)
+    N(CL_INVALID_IMAGE_DESCRIPTOR)
+    N(CL_INVALID_COMPILER_OPTIONS)
+    N(CL_INVALID_LINKER_OPTIONS)
+    N(CL_INVALID_DEVICE_PARTITION_COUNT)
+#undef N
+  case -1001:
+    return "CL_PLATFORM_NOT_FOUND_KHR";
+  default:
+    return "unknown status";
+  }
+}
+
+int clprim_is_error(int status) { return status != CLPRIM_SUCCESS; }
+
+static const char *const type_names[CLPRIM_TYPE_COUNT] = {"int32", "uint32", "int64",
+                                                          "uint64", "float", "double"};
+static const char *const cl_type_names[CLPRIM_TYPE_COUNT] = {"int",  "uint",  "long",
+                                                             "ulong", "float", "double"};
+static const size_t type_sizes[CLPRIM_TYPE_COUNT] = {4, 4, 8, 8, 4, 8};
+
+size_t clprim_type_size(clprim_type type) {
+  return (unsigned)type < CLPRIM_TYPE_COUNT ? type_sizes[type] : 0;
+}
+const char *clprim_type_name(clprim_type type) {
+  return (unsigned)type < CLPRIM_TYPE_COUNT ? type_names[type] : "invalid";
+}
+const char *clprim__cl_type(clprim_type type) {
+  return (unsigned)type < CLPRIM_TYPE_COUNT ? cl_type_names[type] : "invalid";
+}
+
+static const char *const path_names[CLPRIM_PATH_COUNT] = {"auto", "local", "khr_subgroups",
+                                                          "khr_ballot", "nv_ptx"};
+const char *clprim_path_name(clprim_path path) {
+  return (unsigned)path < CLPRIM_PATH_COUNT ? path_names[path] : "invalid";
+}
+
+static int equal_nocase(const char *a, const char *b) {
+  for (; *a && *b; ++a, ++b)
+    if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return 0;
+  return *a == *b;
+}
+
+clprim_status clprim_path_from_name(const char *name, clprim_path *path) {
+  if (!name || !path) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p)
+    if (equal_nocase(name, path_names[p])) {
+      *path = (clprim_path)p;
+      return CLPRIM_SUCCESS;
+    }
+  return CLPRIM_ERROR_INVALID_ARGUMENT;
+}
+
+void clprim_options_init(clprim_options *options) {
+  options->device = NULL;
+  options->path = CLPRIM_PATH_AUTO;
+  options->cache_dir = NULL;
+}
+
+size_t clprim__bytes(size_t n, size_t elem_size) {
+  return elem_size && n > SIZE_MAX / elem_size ? SIZE_MAX : n * elem_size;
+}
+
+clprim_status clprim__check_type(const clprim_context *ctx, clprim_type type) {
+  if ((unsigned)type >= CLPRIM_TYPE_COUNT) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (type == CLPRIM_DOUBLE && !ctx->info.has_fp64) return CLPRIM_ERROR_UNSUPPORTED_TYPE;
+  return CLPRIM_SUCCESS;
+}
+
+clprim_status clprim__check_buffer(const clprim_context *ctx, cl_mem buf, size_t bytes) {
+  if (!buf) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  cl_context owner = NULL;
+  size_t size = 0;
+  cl_int err = clGetMemObjectInfo(buf, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
+  if (err != CL_SUCCESS) return (clprim_status)err;
+  if (owner != ctx->cl_ctx) return (clprim_status)CL_INVALID_CONTEXT;
+  err = clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof size, &size, NULL);
+  if (err != CL_SUCCESS) return (clprim_status)err;
+  return size < bytes ? CLPRIM_ERROR_BUFFER_TOO_SMALL : CLPRIM_SUCCESS;
+}
+
+/* ------------------------------------------------------------ devices */
+
+static void platform_string(cl_platform_id p, cl_platform_info what, char *buf, size_t size) {
+  buf[0] = 0;
+  if (clGetPlatformInfo(p, what, size, buf, NULL) != CL_SUCCESS) buf[0] = 0;
+  buf[size - 1] = 0;
+}
+static void device_string(cl_device_id d, cl_device_info what, char *buf, size_t size) {
+  buf[0] = 0;
+  if (clGetDeviceInfo(d, what, size, buf, NULL) != CL_SUCCESS) buf[0] = 0;
+  buf[size - 1] = 0;
+}
+
+static int contains_nocase(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  if (n == 0) return 1;
+  for (; *hay; ++hay) {
+    size_t i = 0;
+    while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+      ++i;
+    if (i == n) return 1;
+  }
+  return 0;
+}
+
+/* Calls visit(platform, device, p, d, arg) for every device of every platform
+ * until it returns nonzero. Returns the number of devices visited. */
+typedef int (*device_visitor)(cl_platform_id, cl_device_id, unsigned, unsigned, void *);
+static unsigned for_each_device(device_visitor visit, void *arg) {
+  cl_platform_id platforms[16];
+  cl_uint np = 0, count = 0;
+  if (clGetPlatformIDs(16, platforms, &np) != CL_SUCCESS) return 0;
+  if (np > 16) np = 16;
+  for (cl_uint p = 0; p < np; ++p) {
+    cl_device_id devices[32];
+    cl_uint nd = 0;
+    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 32, devices, &nd) != CL_SUCCESS) continue;
+    if (nd > 32) nd = 32;
+    for (cl_uint d = 0; d < nd; ++d) {
+      ++count;
+      if (visit(platforms[p], devices[d], p, d, arg)) return count;
+    }
+  }
+  return count;
+}
+
+struct list_arg {
+  char *buf;
+  size_t size, used;
+};
+static int list_visit(cl_platform_id p, cl_device_id d, unsigned pi, unsigned di, void *arg) {
+  struct list_arg *a = arg;
+  char pname[128], dname[128];
+  cl_device_type type = 0;
+  platform_string(p, CL_PLATFORM_NAME, pname, sizeof pname);
+  device_string(d, CL_DEVICE_NAME, dname, sizeof dname);
+  clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  if (a->buf && a->used + 1 < a->size) {
+    int w = snprintf(a->buf + a->used, a->size - a->used, "%u:%u %s / %s (%s)\n", pi, di, pname,
+                     dname,
+                     type & CL_DEVICE_TYPE_GPU   ? "GPU"
+                     : type & CL_DEVICE_TYPE_CPU ? "CPU"
+                                                 : "other");
+    if (w > 0) a->used += (size_t)w < a->size - a->used ? (size_t)w : a->size - a->used - 1;
+  }
+  return 0;
+}
+
+unsigned clprim_list_devices(char *buf, size_t size) {
+  struct list_arg a = {buf, size, 0};
+  if (buf && size) buf[0] = 0;
+  return for_each_device(list_visit, &a);
+}
+
+struct pick_arg {
+  const char *want; /* NULL: first GPU, else first device */
+  int pass;         /* default choice: 0 looks for a GPU, 1 takes any */
+  cl_platform_id platform;
+  cl_device_id device;
+};
+static int pick_visit(cl_platform_id p, cl_device_id d, unsigned pi, unsigned di, void *arg) {
+  struct pick_arg *a = arg;
+  if (!a->want) {
+    cl_device_type type = 0;
+    clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    if (a->pass == 1 || (type & CL_DEVICE_TYPE_GPU)) goto take;
+    return 0;
+  }
+  unsigned wp, wd;
+  char tail;
+  if (sscanf(a->want, "%u:%u%c", &wp, &wd, &tail) == 2) {
+    if (wp == pi && wd == di) goto take;
+    return 0;
+  }
+  char s[256];
+  const cl_platform_info pinfo[] = {CL_PLATFORM_NAME, CL_PLATFORM_VENDOR, CL_PLATFORM_VERSION};
+  for (unsigned i = 0; i < 3; ++i) {
+    platform_string(p, pinfo[i], s, sizeof s);
+    if (contains_nocase(s, a->want)) goto take;
+  }
+  device_string(d, CL_DEVICE_NAME, s, sizeof s);
+  if (contains_nocase(s, a->want)) goto take;
+  return 0;
+take:
+  a->platform = p;
+  a->device = d;
+  return 1;
+}
+
+static clprim_status pick_device(const char *want, cl_platform_id *platform, cl_device_id *device) {
+  struct pick_arg a = {want && *want ? want : NULL, 0, NULL, NULL};
+  unsigned count = for_each_device(pick_visit, &a);
+  if (!a.device && !a.want) {
+    a.pass = 1;
+    for_each_device(pick_visit, &a);
+  }
+  if (!a.device) {
+    char list[4096];
+    clprim_list_devices(list, sizeof list);
+    if (count == 0)
+      fprintf(stderr, "clprim: no OpenCL device found (is an OpenCL driver installed?)\n");
+    else
+      fprintf(stderr, "clprim: no OpenCL device matches \"%s\"; the devices are:\n%s", want, list);
+    return CLPRIM_ERROR_DEVICE_NOT_FOUND;
+  }
+  *platform = a.platform;
+  *device = a.device;
+  return CLPRIM_SUCCESS;
+}
+
+/* ------------------------------------------------------------ context */
+
+static char *dup_string(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+/* Everything after the OpenCL objects exist: options, probing, path choice. */
+static clprim_status finish_create(clprim_context *ctx, const clprim_options *options) {
+  cl_command_queue_properties props = 0;
+  cl_int err = clGetCommandQueueInfo(ctx->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
+  if (err != CL_SUCCESS) return (clprim_status)err;
+  if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) return CLPRIM_ERROR_UNSUPPORTED_DEVICE;
+  ctx->profiling = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
+
+  const char *dir = options && options->cache_dir ? options->cache_dir : getenv("CLPRIM_CACHE_DIR");
+  if (dir && *dir) {
+    ctx->cache_dir = dup_string(dir);
+    if (!ctx->cache_dir) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  }
+
+  clprim_path want = options ? options->path : CLPRIM_PATH_AUTO;
+  if ((unsigned)want >= CLPRIM_PATH_COUNT) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  const char *env = getenv("CLPRIM_PATH");
+  if (want == CLPRIM_PATH_AUTO && env && *env)
+    if (clprim_path_from_name(env, &want) != CLPRIM_SUCCESS) {
+      fprintf(stderr, "clprim: CLPRIM_PATH=\"%s\" is not a path name (auto, local, "
+                      "khr_subgroups, khr_ballot, nv_ptx)\n", env);
+      return CLPRIM_ERROR_INVALID_ARGUMENT;
+    }
+
+  CLPRIM_CHECK(clprim__probe(ctx));
+
+  if (want == CLPRIM_PATH_AUTO) {
+    want = CLPRIM_PATH_LOCAL;
+    for (unsigned p = CLPRIM_PATH_COUNT - 1; p > CLPRIM_PATH_LOCAL; --p)
+      if (ctx->info.paths_available & (1u << p)) {
+        want = (clprim_path)p;
+        break;
+      }
+  } else if (!(ctx->info.paths_available & (1u << want))) {
+    return CLPRIM_ERROR_PATH_UNAVAILABLE;
+  }
+  ctx->info.path = want;
+  return CLPRIM_SUCCESS;
+}
+
+static clprim_context *new_context(void) {
+  clprim_context *ctx = calloc(1, sizeof *ctx);
+  if (ctx) ctx->build_log = dup_string("");
+  if (ctx && !ctx->build_log) {
+    free(ctx);
+    ctx = NULL;
+  }
+  return ctx;
+}
+
+clprim_status clprim_context_create(clprim_context **out, const clprim_options *options) {
+  if (!out) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  *out = NULL;
+  const char *want = options && options->device ? options->device : getenv("CLPRIM_DEVICE");
+  cl_platform_id platform;
+  cl_device_id device;
+  CLPRIM_CHECK(pick_device(want, &platform, &device));
+
+  clprim_context *ctx = new_context();
+  if (!ctx) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  ctx->platform = platform;
+  ctx->device = device;
+  cl_int err;
+  cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
+  ctx->cl_ctx = clCreateContext(props, 1, &device, NULL, NULL, &err);
+  if (err == CL_SUCCESS) ctx->queue = clCreateCommandQueue(ctx->cl_ctx, device, 0, &err);
+  clprim_status st = err == CL_SUCCESS ? finish_create(ctx, options) : (clprim_status)err;
+  if (st != CLPRIM_SUCCESS) {
+    clprim_context_free(ctx);
+    return st;
+  }
+  *out = ctx;
+  return CLPRIM_SUCCESS;
+}
+
+clprim_status clprim_context_create_from_queue(clprim_context **out, cl_command_queue queue,
+                                               const clprim_options *options) {
+  if (!out) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  *out = NULL;
+  if (!queue) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  clprim_context *ctx = new_context();
+  if (!ctx) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx->cl_ctx, &ctx->cl_ctx,
+                                     NULL);
+  if (err == CL_SUCCESS)
+    err = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof ctx->device, &ctx->device, NULL);
+  if (err == CL_SUCCESS)
+    err = clGetDeviceInfo(ctx->device, CL_DEVICE_PLATFORM, sizeof ctx->platform, &ctx->platform,
+                          NULL);
+  if (err != CL_SUCCESS) {
+    ctx->cl_ctx = NULL;
+    clprim_context_free(ctx);
+    return (clprim_status)err;
+  }
+  clRetainContext(ctx->cl_ctx);
+  clRetainCommandQueue(queue);
+  ctx->queue = queue;
+  clprim_status st = finish_create(ctx, options);
+  if (st != CLPRIM_SUCCESS) {
+    clprim_context_free(ctx);
+    return st;
+  }
+  *out = ctx;
+  return CLPRIM_SUCCESS;
+}
+
+void clprim_context_free(clprim_context *ctx) {
+  if (!ctx) return;
+  if (ctx->queue) clFinish(ctx->queue);
+  clprim__call_begin(ctx); /* releases profiling events */
+  clprim__release_programs(ctx);
+  for (unsigned s = 0; s < CLPRIM_SCRATCH_SLOTS; ++s)
+    if (ctx->scratch[s]) clReleaseMemObject(ctx->scratch[s]);
+  for (unsigned r = 0; r < ctx->retired_count; ++r) clReleaseMemObject(ctx->retired[r]);
+  if (ctx->queue) clReleaseCommandQueue(ctx->queue);
+  if (ctx->cl_ctx) clReleaseContext(ctx->cl_ctx);
+  free(ctx->cache_dir);
+  free(ctx->build_log);
+  free(ctx);
+}
+
+cl_command_queue clprim_context_queue(const clprim_context *ctx) { return ctx ? ctx->queue : NULL; }
+cl_context clprim_context_cl_context(const clprim_context *ctx) {
+  return ctx ? ctx->cl_ctx : NULL;
+}
+cl_device_id clprim_context_device(const clprim_context *ctx) { return ctx ? ctx->device : NULL; }
+const char *clprim_context_build_log(const clprim_context *ctx) {
+  return ctx && ctx->build_log ? ctx->build_log : "";
+}
+
+clprim_status clprim_context_get_info(const clprim_context *ctx, clprim_device_info *info) {
+  if (!ctx || !info) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  *info = ctx->info;
+  return CLPRIM_SUCCESS;
+}
+
+const char *clprim_context_device_options(const clprim_context *ctx) {
+  return ctx ? ctx->path_options[ctx->info.path] : NULL;
+}
+
+clprim_status clprim_context_clear_cache(clprim_context *ctx) {
+  if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  clprim__release_programs(ctx);
+  return CLPRIM_SUCCESS;
+}

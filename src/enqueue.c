@@ -1,0 +1,119 @@
+/* enqueue.c: kernel arguments, launches, fills, reads and scratch buffers,
+ * with the profiling events of the current call kept for
+ * clprim_context_last_time(). */
+#include "internal.h"
+
+#include <stdarg.h>
+
+void clprim__call_begin(clprim_context *ctx) {
+  if (ctx->first_event) clReleaseEvent(ctx->first_event);
+  if (ctx->last_event) clReleaseEvent(ctx->last_event);
+  ctx->first_event = ctx->last_event = NULL;
+}
+
+/* Takes ownership of an enqueued command's event (NULL when not profiling). */
+static void keep_event(clprim_context *ctx, cl_event event) {
+  if (!event) return;
+  if (!ctx->first_event) {
+    ctx->first_event = event;
+    return;
+  }
+  if (ctx->last_event) clReleaseEvent(ctx->last_event);
+  ctx->last_event = event;
+}
+
+clprim_status clprim_context_last_time(clprim_context *ctx, double *ms) {
+  if (!ctx || !ms) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (!ctx->profiling || !ctx->first_event) return CLPRIM_ERROR_UNSUPPORTED_OPERATION;
+  cl_event last = ctx->last_event ? ctx->last_event : ctx->first_event;
+  cl_int err = clWaitForEvents(1, &last);
+  cl_ulong start = 0, end = 0;
+  if (err == CL_SUCCESS)
+    err = clGetEventProfilingInfo(ctx->first_event, CL_PROFILING_COMMAND_START, sizeof start,
+                                  &start, NULL);
+  if (err == CL_SUCCESS)
+    err = clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
+  if (err != CL_SUCCESS) return (clprim_status)err;
+  *ms = end > start ? (double)(end - start) * 1e-6 : 0.0;
+  return CLPRIM_SUCCESS;
+}
+
+clprim_status clprim__set_args(cl_kernel kernel, unsigned count, ...) {
+  va_list ap;
+  va_start(ap, count);
+  cl_int err = CL_SUCCESS;
+  for (unsigned i = 0; i < count && err == CL_SUCCESS; ++i) {
+    size_t size = va_arg(ap, size_t);
+    const void *value = va_arg(ap, const void *);
+    err = clSetKernelArg(kernel, i, size, value);
+  }
+  va_end(ap);
+  return (clprim_status)err;
+}
+
+clprim_status clprim__enqueue(clprim_context *ctx, cl_kernel kernel, size_t groups,
+                              size_t group_size) {
+  size_t global = groups * group_size;
+  cl_event event = NULL;
+  cl_int err = clEnqueueNDRangeKernel(ctx->queue, kernel, 1, NULL, &global, &group_size, 0, NULL,
+                                      ctx->profiling ? &event : NULL);
+  keep_event(ctx, event);
+  return (clprim_status)err;
+}
+
+clprim_status clprim__fill(clprim_context *ctx, cl_mem buf, const void *pattern,
+                           size_t pattern_size, size_t offset, size_t bytes) {
+  cl_event event = NULL;
+  cl_int err = clEnqueueFillBuffer(ctx->queue, buf, pattern, pattern_size, offset, bytes, 0, NULL,
+                                   ctx->profiling ? &event : NULL);
+  keep_event(ctx, event);
+  return (clprim_status)err;
+}
+
+clprim_status clprim__copy(clprim_context *ctx, cl_mem src, cl_mem dst, size_t src_offset,
+                           size_t dst_offset, size_t bytes) {
+  cl_event event = NULL;
+  cl_int err = clEnqueueCopyBuffer(ctx->queue, src, dst, src_offset, dst_offset, bytes, 0, NULL,
+                                   ctx->profiling ? &event : NULL);
+  keep_event(ctx, event);
+  return (clprim_status)err;
+}
+
+clprim_status clprim__read(clprim_context *ctx, cl_mem buf, size_t offset, size_t bytes,
+                           void *host) {
+  cl_event event = NULL;
+  cl_int err = clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, offset, bytes, host, 0, NULL,
+                                   ctx->profiling ? &event : NULL);
+  keep_event(ctx, event);
+  return (clprim_status)err;
+}
+
+clprim_status clprim__scratch(clprim_context *ctx, unsigned slot, size_t bytes, cl_mem *buf) {
+  if (slot >= CLPRIM_SCRATCH_SLOTS) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (bytes == 0) bytes = 1;
+  if (ctx->scratch[slot] && ctx->scratch_size[slot] >= bytes) {
+    *buf = ctx->scratch[slot];
+    return CLPRIM_SUCCESS;
+  }
+  /* Grow at least twofold, so that rising sizes reallocate rarely. */
+  size_t want = bytes;
+  if (ctx->scratch_size[slot] && ctx->scratch_size[slot] * 2 > want) want = ctx->scratch_size[slot] * 2;
+  if (want > ctx->info.max_alloc_size) want = bytes;
+  cl_int err;
+  cl_mem m = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, want, NULL, &err);
+  if (err != CL_SUCCESS) return (clprim_status)err;
+  /* The outgrown buffer is kept until the context is freed (with twofold
+   * growth, all of them together are smaller than the new one): Oclgrind
+   * reports a recycled buffer's bytes as uninitialised even after kernels
+   * write them, which would hide real reports in the Oclgrind tests. */
+  if (ctx->scratch[slot]) {
+    if (ctx->retired_count < sizeof ctx->retired / sizeof ctx->retired[0])
+      ctx->retired[ctx->retired_count++] = ctx->scratch[slot];
+    else
+      clReleaseMemObject(ctx->scratch[slot]);
+  }
+  ctx->scratch[slot] = m;
+  ctx->scratch_size[slot] = want;
+  *buf = m;
+  return CLPRIM_SUCCESS;
+}

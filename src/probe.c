@@ -1,0 +1,267 @@
+/* probe.c: what the device is and which paths really run on it.
+ *
+ * Extension strings are not trusted alone (drivers list extensions whose
+ * built-ins are missing): each candidate path is confirmed by building and
+ * running cl/probe.cl and checking every result on the host. A path that
+ * fails falls back to the next. Verdicts are kept in the disk cache, keyed by
+ * device, driver and library version, so a warm start builds nothing. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV
+#define CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV 0x4000
+#define CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV 0x4001
+#define CL_DEVICE_WARP_SIZE_NV 0x4003
+#endif
+#ifndef CL_DEVICE_MAX_NUM_SUB_GROUPS
+#define CL_DEVICE_MAX_NUM_SUB_GROUPS 0x105C
+#endif
+
+#define PROBE_WG 64
+#define PROBE_GROUPS 2
+#define PROBE_ITEMS (PROBE_WG * PROBE_GROUPS)
+#define PROBE_FIELDS 10
+
+static void dstr(cl_device_id d, cl_device_info what, char *buf, size_t size) {
+  if (clGetDeviceInfo(d, what, size, buf, NULL) != CL_SUCCESS) buf[0] = 0;
+  buf[size - 1] = 0;
+}
+
+static int has_extension(const char *extensions, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = strstr(extensions, name); p; p = strstr(p + 1, name))
+    if ((p == extensions || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0)) return 1;
+  return 0;
+}
+
+static void read_facts(clprim_context *ctx, char *extensions, size_t ext_size) {
+  clprim_device_info *in = &ctx->info;
+  cl_device_id d = ctx->device;
+  if (clGetPlatformInfo(ctx->platform, CL_PLATFORM_NAME, sizeof in->platform_name,
+                        in->platform_name, NULL) != CL_SUCCESS)
+    in->platform_name[0] = 0;
+  if (clGetPlatformInfo(ctx->platform, CL_PLATFORM_VERSION, sizeof in->platform_version,
+                        in->platform_version, NULL) != CL_SUCCESS)
+    in->platform_version[0] = 0;
+  in->platform_name[sizeof in->platform_name - 1] = 0;
+  in->platform_version[sizeof in->platform_version - 1] = 0;
+  dstr(d, CL_DEVICE_VENDOR, in->vendor, sizeof in->vendor);
+  dstr(d, CL_DEVICE_NAME, in->device_name, sizeof in->device_name);
+  dstr(d, CL_DEVICE_VERSION, in->device_version, sizeof in->device_version);
+  dstr(d, CL_DRIVER_VERSION, in->driver_version, sizeof in->driver_version);
+  dstr(d, CL_DEVICE_OPENCL_C_VERSION, in->opencl_c_version, sizeof in->opencl_c_version);
+  dstr(d, CL_DEVICE_EXTENSIONS, extensions, ext_size);
+
+  cl_uint u = 0;
+  cl_ulong ul = 0;
+  size_t sz = 0;
+  clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof in->device_type, &in->device_type, NULL);
+  if (clGetDeviceInfo(d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof u, &u, NULL) == CL_SUCCESS)
+    in->compute_units = u;
+  if (clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof ul, &ul, NULL) == CL_SUCCESS)
+    in->global_mem_size = ul;
+  if (clGetDeviceInfo(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof ul, &ul, NULL) == CL_SUCCESS)
+    in->max_alloc_size = ul;
+  if (clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof ul, &ul, NULL) == CL_SUCCESS)
+    in->local_mem_size = ul;
+  if (clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof sz, &sz, NULL) == CL_SUCCESS)
+    in->max_work_group_size = sz;
+  in->has_fp64 = has_extension(extensions, "cl_khr_fp64");
+  in->has_int64_atomics = has_extension(extensions, "cl_khr_int64_base_atomics");
+  if (has_extension(extensions, "cl_nv_device_attribute_query")) {
+    if (clGetDeviceInfo(d, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof u, &u, NULL) == CL_SUCCESS)
+      in->nv_compute_capability_major = u;
+    if (clGetDeviceInfo(d, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, sizeof u, &u, NULL) == CL_SUCCESS)
+      in->nv_compute_capability_minor = u;
+    if (clGetDeviceInfo(d, CL_DEVICE_WARP_SIZE_NV, sizeof u, &u, NULL) == CL_SUCCESS)
+      in->nv_warp_size = u;
+  }
+}
+
+/* Checks the probe kernel's output (see cl/probe.cl for the fields). */
+static int probe_results_ok(clprim_path path, const cl_uint *r, const cl_ulong *r64,
+                            unsigned *sg_size) {
+  const int subgroups = path != CLPRIM_PATH_LOCAL;
+  const int ballot = path == CLPRIM_PATH_KHR_BALLOT || path == CLPRIM_PATH_NV_PTX;
+  for (unsigned i = 0; i < PROBE_ITEMS; ++i) {
+    const cl_uint *f = r + (size_t)i * PROBE_FIELDS;
+    unsigned g0 = i - i % PROBE_WG;
+    cl_uint excl = 0, total = 0;
+    cl_ulong excl64 = 0, total64 = 0;
+    for (unsigned j = g0; j < g0 + PROBE_WG; ++j) {
+      cl_uint x = j * 3u + 1u;
+      cl_ulong y = ((cl_ulong)j << 33) + j;
+      if (j < i) excl += x, excl64 += y;
+      total += x, total64 += y;
+    }
+    if (f[0] != excl || f[1] != total || r64[2 * i] != excl64 || r64[2 * i + 1] != total64)
+      return 0;
+    if (!subgroups) continue;
+    cl_uint size = f[2], lane = f[3];
+    if (size == 0 || size > PROBE_WG || lane >= size || lane > i - g0) return 0;
+    unsigned base = i - lane;
+    if (base + size > g0 + PROBE_WG) return 0;
+    cl_uint sexcl = 0, ssum = 0, lower_marked = 0, marked = 0;
+    for (unsigned j = base; j < base + size; ++j) {
+      const cl_uint *o = r + (size_t)j * PROBE_FIELDS;
+      if (o[2] != size || o[3] != j - base) return 0;
+      cl_uint x = j * 3u + 1u;
+      if (j < i) sexcl += x;
+      ssum += x;
+      if (j % 3 == 0) {
+        ++marked;
+        if (j < i && j >= base + (lane & ~31u)) ++lower_marked;
+      }
+    }
+    if (f[4] != sexcl || f[5] != ssum || f[6] != base * 3u + 1u ||
+        f[7] != (base + size - 1) * 3u + 1u)
+      return 0;
+    if (ballot && (f[8] != lower_marked || f[9] != marked)) return 0;
+    *sg_size = size > *sg_size ? size : *sg_size;
+  }
+  return 1;
+}
+
+/* Builds and runs the probe for one path with one set of extra options. */
+static int probe_path(clprim_context *ctx, clprim_path path, const char *options,
+                      unsigned *sg_size) {
+  char full[256];
+  snprintf(full, sizeof full, "%s -DPROBE_WG=%d", options, PROBE_WG);
+  const char *parts[2] = {clprim__source("clprim_device.h"), clprim__source("probe.cl")};
+  size_t len = strlen(parts[0]) + strlen(parts[1]) + 2;
+  char *source = malloc(len);
+  if (!source) return 0;
+  snprintf(source, len, "%s\n%s", parts[0], parts[1]);
+  cl_program program = NULL;
+  clprim_status st = clprim__build(ctx, source, full, &program);
+  free(source);
+  const int debug = getenv("CLPRIM_DEBUG") != NULL;
+  if (st != CLPRIM_SUCCESS) {
+    if (debug)
+      fprintf(stderr, "clprim probe: %s with \"%s\" does not build (%s):\n%s\n",
+              clprim_path_name(path), options, clprim_status_name(st), ctx->build_log);
+    return 0;
+  }
+
+  int ok = 0;
+  cl_int err;
+  cl_kernel kernel = clCreateKernel(program, "probe", &err);
+  cl_mem out = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE,
+                              sizeof(cl_uint) * PROBE_ITEMS * PROBE_FIELDS, NULL, &err);
+  cl_mem out64 =
+      clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, sizeof(cl_ulong) * PROBE_ITEMS * 2, NULL, &err);
+  cl_uint *r = calloc((size_t)PROBE_ITEMS * PROBE_FIELDS, sizeof *r);
+  cl_ulong *r64 = calloc((size_t)PROBE_ITEMS * 2, sizeof *r64);
+  if (kernel && out && out64 && r && r64 &&
+      clprim__set_args(kernel, 2, sizeof out, &out, sizeof out64, &out64) == CLPRIM_SUCCESS) {
+    size_t global = PROBE_ITEMS, local = PROBE_WG;
+    err = clEnqueueNDRangeKernel(ctx->queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+      err = clEnqueueReadBuffer(ctx->queue, out, CL_TRUE, 0,
+                                sizeof(cl_uint) * PROBE_ITEMS * PROBE_FIELDS, r, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+      err = clEnqueueReadBuffer(ctx->queue, out64, CL_TRUE, 0, sizeof(cl_ulong) * PROBE_ITEMS * 2,
+                                r64, 0, NULL, NULL);
+    ok = err == CL_SUCCESS && probe_results_ok(path, r, r64, sg_size);
+    if (debug && !ok)
+      fprintf(stderr, "clprim probe: %s with \"%s\" built but %s\n", clprim_path_name(path),
+              options, err == CL_SUCCESS ? "gave wrong results" : clprim_status_name(err));
+  }
+  free(r);
+  free(r64);
+  if (out) clReleaseMemObject(out);
+  if (out64) clReleaseMemObject(out64);
+  if (kernel) clReleaseKernel(kernel);
+  clReleaseProgram(program);
+  return ok;
+}
+
+static const char *const path_defines[CLPRIM_PATH_COUNT] = {
+    "", "-DCLPRIM_PATH_LOCAL", "-DCLPRIM_PATH_KHR_SUBGROUPS", "-DCLPRIM_PATH_KHR_BALLOT",
+    "-DCLPRIM_PATH_NV_PTX"};
+
+/* Adds the -cl-std option a khr path needed ("-": none) to its options. */
+static void append_std(char *options, const char *std) {
+  size_t used = strlen(options);
+  if (strcmp(std, "-") != 0) snprintf(options + used, 160 - used, " %s", std);
+}
+
+clprim_status clprim__probe(clprim_context *ctx) {
+  char *extensions = malloc(16384);
+  if (!extensions) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  read_facts(ctx, extensions, 16384);
+  clprim_device_info *in = &ctx->info;
+
+  /* Candidate paths, from what the device says it has. */
+  unsigned candidates = 1u << CLPRIM_PATH_LOCAL;
+  cl_uint max_sub_groups = 0;
+  if (clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_NUM_SUB_GROUPS, sizeof max_sub_groups,
+                      &max_sub_groups, NULL) != CL_SUCCESS)
+    max_sub_groups = 0;
+  int subgroups = has_extension(extensions, "cl_khr_subgroups") ||
+                  (strncmp(in->device_version, "OpenCL 3", 8) == 0 && max_sub_groups > 0);
+  if (subgroups) candidates |= 1u << CLPRIM_PATH_KHR_SUBGROUPS;
+  if (subgroups && has_extension(extensions, "cl_khr_subgroup_ballot"))
+    candidates |= 1u << CLPRIM_PATH_KHR_BALLOT;
+  if (in->nv_compute_capability_major >= 3 && in->nv_warp_size == 32)
+    candidates |= 1u << CLPRIM_PATH_NV_PTX;
+  free(extensions);
+
+  /* Options per path: the define, the Kepler-Pascal PTX forms, the OpenCL C
+   * version the khr built-ins may need. */
+  for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p)
+    snprintf(ctx->path_options[p], sizeof ctx->path_options[p], "%s", path_defines[p]);
+  snprintf(ctx->path_options[CLPRIM_PATH_AUTO], sizeof ctx->path_options[0], "%s",
+           path_defines[CLPRIM_PATH_LOCAL]);
+  snprintf(ctx->path_options[CLPRIM_PATH_NV_PTX], sizeof ctx->path_options[0],
+           "%s -DCLPRIM_NV_SYNC=%d", path_defines[CLPRIM_PATH_NV_PTX],
+           in->nv_compute_capability_major >= 7 ? 1 : 0);
+
+  /* A verdict from the disk cache? */
+  const char *probe_source = clprim__source("probe.cl");
+  size_t key_size = strlen(probe_source) + 4 * 128 + 64;
+  char *key = malloc(key_size), verdict[256];
+  if (!key) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  snprintf(key, key_size, "probe-v1\n%s\n%s\n%s\n%s\n%s\n%s\n%u", clprim_version_string(),
+           in->platform_name, in->platform_version, in->device_name, in->driver_version,
+           probe_source, candidates);
+  unsigned mask = 0, sg = 0;
+  char std_ballot[32] = "", std_subgroups[32] = "";
+  if (clprim__cache_get_text(ctx, key, verdict, sizeof verdict) &&
+      sscanf(verdict, "paths=%u sg=%u std2=%31s std3=%31s", &mask, &sg, std_subgroups,
+             std_ballot) == 4) {
+    in->paths_available = mask | (1u << CLPRIM_PATH_LOCAL);
+    in->subgroup_size = sg;
+  } else {
+    in->paths_available = 1u << CLPRIM_PATH_LOCAL;
+    strcpy(std_subgroups, "-");
+    strcpy(std_ballot, "-");
+    for (unsigned p = CLPRIM_PATH_KHR_SUBGROUPS; p < CLPRIM_PATH_COUNT; ++p) {
+      if (!(candidates & (1u << p))) continue;
+      const char *stds[] = {"-", "-cl-std=CL3.0", "-cl-std=CL2.0"};
+      unsigned tries = p == CLPRIM_PATH_NV_PTX ? 1 : 3;
+      for (unsigned t = 0; t < tries; ++t) {
+        char opts[200];
+        snprintf(opts, sizeof opts, "%s %s", ctx->path_options[p], t ? stds[t] : "");
+        if (probe_path(ctx, (clprim_path)p, opts, &sg)) {
+          in->paths_available |= 1u << p;
+          if (p == CLPRIM_PATH_KHR_SUBGROUPS) strcpy(std_subgroups, stds[t]);
+          if (p == CLPRIM_PATH_KHR_BALLOT) strcpy(std_ballot, stds[t]);
+          break;
+        }
+      }
+    }
+    in->subgroup_size = sg;
+    /* A failed probe build is expected, not the caller's error. */
+    ctx->build_log[0] = 0;
+    snprintf(verdict, sizeof verdict, "paths=%u sg=%u std2=%s std3=%s", in->paths_available, sg,
+             std_subgroups, std_ballot);
+    clprim__cache_put_text(ctx, key, verdict);
+  }
+  free(key);
+  append_std(ctx->path_options[CLPRIM_PATH_KHR_SUBGROUPS], std_subgroups);
+  append_std(ctx->path_options[CLPRIM_PATH_KHR_BALLOT], std_ballot);
+  return CLPRIM_SUCCESS;
+}

@@ -1,0 +1,127 @@
+/* scan.c: exclusive and inclusive prefix sums (kernels in cl/scan.cl).
+ *
+ * nv_ptx runs the single-pass decoupled look-back scan (one read, one write
+ * of the data); every other path runs reduce-then-scan with the tile sums
+ * scanned recursively (two reads, one write). */
+#include "internal.h"
+
+#include <string.h>
+
+struct scan_config {
+  unsigned wg;    /* work-items per work-group (a power of two) */
+  unsigned items; /* consecutive elements per work-item */
+  int single_pass;
+};
+
+static struct scan_config scan_config(const clprim_context *ctx, clprim_type type) {
+  size_t elem = clprim_type_size(type);
+  struct scan_config c = {256, elem == 4 ? 8 : 4, 0};
+  if (ctx->info.path == CLPRIM_PATH_NV_PTX) {
+    c.items = elem == 4 ? 16 : 8;
+    c.single_pass = 1;
+  } else if (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU)) {
+    c.wg = 64; /* CPUs: small groups, long runs per work-item */
+    c.items = 16;
+  }
+  while (c.wg > ctx->info.max_work_group_size && c.wg > 32) c.wg /= 2;
+  if (ctx->test_scan_items) c.items = ctx->test_scan_items;
+  return c;
+}
+
+size_t clprim__scan_tile(const clprim_context *ctx, clprim_type type) {
+  struct scan_config c = scan_config(ctx, type);
+  return (size_t)c.wg * c.items;
+}
+
+struct scan_kernels {
+  cl_kernel reduce, tiles, single_pass;
+  struct scan_config config;
+  size_t elem;
+};
+
+/* One level: scans n elements of in into out, recursing on tile sums. */
+static clprim_status scan_level(clprim_context *ctx, const struct scan_kernels *k, cl_mem in,
+                                cl_mem out, size_t n, int inclusive, unsigned level) {
+  const size_t tile = (size_t)k->config.wg * k->config.items;
+  const size_t tiles = n / tile + (n % tile != 0);
+  cl_ulong n64 = n;
+  cl_int inc = inclusive;
+
+  if (tiles == 1) {
+    cl_int no_offsets = 0;
+    CLPRIM_CHECK(clprim__set_args(k->tiles, 6, sizeof in, &in, sizeof out, &out, sizeof n64, &n64,
+                                  sizeof in, &in, sizeof no_offsets, &no_offsets, sizeof inc,
+                                  &inc));
+    return clprim__enqueue(ctx, k->tiles, 1, k->config.wg);
+  }
+
+  if (k->single_pass) {
+    if (tiles > UINT32_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
+    size_t flags = k->elem == 4 ? 0 : (tiles * 4 + 7) / 8 * 8;
+    size_t state_bytes = 8 + flags + tiles * 8;
+    cl_mem state;
+    cl_uint zero = 0, tiles32 = (cl_uint)tiles;
+    CLPRIM_CHECK(clprim__scratch(ctx, CLPRIM_SCRATCH_SCAN_LOOKBACK, state_bytes, &state));
+    CLPRIM_CHECK(clprim__set_args(k->single_pass, 6, sizeof in, &in, sizeof out, &out, sizeof n64,
+                                  &n64, sizeof state, &state, sizeof tiles32, &tiles32, sizeof inc,
+                                  &inc));
+    CLPRIM_CHECK(clprim__fill(ctx, state, &zero, sizeof zero, 0, state_bytes));
+    return clprim__enqueue(ctx, k->single_pass, tiles, k->config.wg);
+  }
+
+  if (level >= CLPRIM_SCRATCH_SCAN_LEVELS) return CLPRIM_ERROR_SIZE_TOO_LARGE;
+  cl_mem sums;
+  cl_int use_offsets = 1;
+  CLPRIM_CHECK(clprim__scratch(ctx, CLPRIM_SCRATCH_SCAN_LEVEL0 + level, tiles * k->elem, &sums));
+  CLPRIM_CHECK(
+      clprim__set_args(k->reduce, 3, sizeof in, &in, sizeof n64, &n64, sizeof sums, &sums));
+  CLPRIM_CHECK(clprim__enqueue(ctx, k->reduce, tiles, k->config.wg));
+  CLPRIM_CHECK(scan_level(ctx, k, sums, sums, tiles, 0, level + 1));
+  CLPRIM_CHECK(clprim__set_args(k->tiles, 6, sizeof in, &in, sizeof out, &out, sizeof n64, &n64,
+                                sizeof sums, &sums, sizeof use_offsets, &use_offsets, sizeof inc,
+                                &inc));
+  return clprim__enqueue(ctx, k->tiles, tiles, k->config.wg);
+}
+
+clprim_status clprim__scan(clprim_context *ctx, clprim_type type, cl_mem in, cl_mem out, size_t n,
+                           int inclusive) {
+  if (n == 0) return CLPRIM_SUCCESS;
+  struct scan_kernels k;
+  memset(&k, 0, sizeof k);
+  k.config = scan_config(ctx, type);
+  k.elem = clprim_type_size(type);
+  /* Signed and unsigned integers share a program: the sums have the same bits. */
+  static const char *const program_type[CLPRIM_TYPE_COUNT] = {"uint",  "uint",  "ulong",
+                                                              "ulong", "float", "double"};
+  char options[128];
+  snprintf(options, sizeof options, "-DT=%s -DT_BITS=%u -DWG=%u -DITEMS=%u", program_type[type],
+           (unsigned)k.elem * 8, k.config.wg, k.config.items);
+  /* Every kernel is fetched (so built) before anything is enqueued. */
+  CLPRIM_CHECK(clprim__kernel(ctx, "scan.cl", options, "scan_reduce", &k.reduce));
+  CLPRIM_CHECK(clprim__kernel(ctx, "scan.cl", options, "scan_tiles", &k.tiles));
+  if (k.config.single_pass)
+    CLPRIM_CHECK(clprim__kernel(ctx, "scan.cl", options, "scan_single_pass", &k.single_pass));
+  return scan_level(ctx, &k, in, out, n, inclusive, 0);
+}
+
+static clprim_status scan_public(clprim_context *ctx, clprim_type type, cl_mem in, cl_mem out,
+                                 size_t n, int inclusive) {
+  if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__check_type(ctx, type));
+  size_t bytes = clprim__bytes(n, clprim_type_size(type));
+  if (bytes == SIZE_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
+  CLPRIM_CHECK(clprim__check_buffer(ctx, in, bytes));
+  CLPRIM_CHECK(clprim__check_buffer(ctx, out, bytes));
+  clprim__call_begin(ctx);
+  return clprim__scan(ctx, type, in, out, n, inclusive);
+}
+
+clprim_status clprim_scan_exclusive(clprim_context *ctx, clprim_type type, cl_mem in, cl_mem out,
+                                    size_t n) {
+  return scan_public(ctx, type, in, out, n, 0);
+}
+
+clprim_status clprim_scan_inclusive(clprim_context *ctx, clprim_type type, cl_mem in, cl_mem out,
+                                    size_t n) {
+  return scan_public(ctx, type, in, out, n, 1);
+}

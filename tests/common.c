@@ -1,0 +1,118 @@
+#include "common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static uint64_t state;
+
+void test_init(const char *suite) {
+  const char *env = getenv("CLPRIM_TEST_SEED");
+  uint64_t seed = env && *env ? strtoull(env, NULL, 10) : (uint64_t)time(NULL) ^ (uint64_t)clock();
+  state = seed * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+  if (!state) state = 1;
+  const char *filter = getenv("CLPRIM_TEST_FILTER"); /* a cmocka test-name pattern */
+  if (filter && *filter) cmocka_set_test_filter(filter);
+  printf("%s: seed %llu (set CLPRIM_TEST_SEED=%llu to repeat)%s\n", suite,
+         (unsigned long long)seed, (unsigned long long)seed, test_small() ? ", small sizes" : "");
+  fflush(stdout);
+}
+
+uint64_t test_rand(void) {
+  /* xorshift64* */
+  state ^= state >> 12;
+  state ^= state << 25;
+  state ^= state >> 27;
+  return state * 0x2545F4914F6CDD1Dull;
+}
+
+double test_uniform(void) { return (double)(test_rand() >> 11) * (1.0 / 9007199254740992.0); }
+
+int test_small(void) {
+  const char *env = getenv("CLPRIM_TEST_SMALL");
+  return env && *env && strcmp(env, "0") != 0;
+}
+
+void test_open_contexts(struct test_contexts *t) {
+  memset(t, 0, sizeof *t);
+  clprim_options o;
+  clprim_options_init(&o);
+  int st = clprim_context_create(&t->ctx[CLPRIM_PATH_AUTO], &o);
+  if (st != CLPRIM_SUCCESS) {
+    fprintf(stderr, "cannot create a context: %s\n", clprim_status_name(st));
+    exit(1);
+  }
+  clprim_device_info info;
+  clprim_context_get_info(t->ctx[CLPRIM_PATH_AUTO], &info);
+  printf("device: %s (%s)\n", info.device_name, info.platform_name);
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    if (!(info.paths_available & (1u << p))) {
+      printf("path %s: skipped (this device does not run it)\n", clprim_path_name((clprim_path)p));
+      continue;
+    }
+    o.path = (clprim_path)p;
+    st = clprim_context_create(&t->ctx[p], &o);
+    if (st != CLPRIM_SUCCESS) {
+      fprintf(stderr, "path %s: context failed: %s\n", clprim_path_name((clprim_path)p),
+              clprim_status_name(st));
+      exit(1);
+    }
+    printf("path %s: tested\n", clprim_path_name((clprim_path)p));
+  }
+  fflush(stdout);
+}
+
+void test_close_contexts(struct test_contexts *t) {
+  for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) clprim_context_free(t->ctx[p]);
+  memset(t, 0, sizeof *t);
+}
+
+cl_mem test_buffer(clprim_context *ctx, size_t bytes, const void *host) {
+  cl_int err;
+  cl_mem m = clCreateBuffer(clprim_context_cl_context(ctx),
+                            CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0),
+                            bytes ? bytes : 1, bytes ? (void *)host : NULL, &err);
+  if (err != CL_SUCCESS) fail_msg("clCreateBuffer(%zu): %s", bytes, clprim_status_name(err));
+  return m;
+}
+
+void test_read(clprim_context *ctx, cl_mem buf, size_t bytes, void *host) {
+  if (!bytes) return;
+  cl_int err = clEnqueueReadBuffer(clprim_context_queue(ctx), buf, CL_TRUE, 0, bytes, host, 0,
+                                   NULL, NULL);
+  if (err != CL_SUCCESS) fail_msg("clEnqueueReadBuffer: %s", clprim_status_name(err));
+}
+
+void test_write(clprim_context *ctx, cl_mem buf, size_t bytes, const void *host) {
+  if (!bytes) return;
+  cl_int err = clEnqueueWriteBuffer(clprim_context_queue(ctx), buf, CL_TRUE, 0, bytes, host, 0,
+                                    NULL, NULL);
+  if (err != CL_SUCCESS) fail_msg("clEnqueueWriteBuffer: %s", clprim_status_name(err));
+}
+
+void test_random(clprim_type type, void *data, size_t n, int wide) {
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t r = test_rand();
+    switch (type) {
+    case CLPRIM_INT32:
+      ((int32_t *)data)[i] = wide ? (int32_t)(uint32_t)r : (int32_t)(r % 2001) - 1000;
+      break;
+    case CLPRIM_UINT32:
+      ((uint32_t *)data)[i] = wide ? (uint32_t)r : (uint32_t)(r % 1000);
+      break;
+    case CLPRIM_INT64:
+      ((int64_t *)data)[i] = wide ? (int64_t)r : (int64_t)(r % 2000001) - 1000000;
+      break;
+    case CLPRIM_UINT64:
+      ((uint64_t *)data)[i] = wide ? r : r % 1000000;
+      break;
+    case CLPRIM_FLOAT:
+      ((float *)data)[i] = (float)(test_uniform() * 2.0 - 1.0);
+      break;
+    case CLPRIM_DOUBLE:
+      ((double *)data)[i] = test_uniform() * 2.0 - 1.0;
+      break;
+    }
+  }
+}

@@ -1,0 +1,52 @@
+/* common.h: what clprim's test suites share: the seed, random data, one
+ * context per path the device runs, buffers, and the small-size mode used
+ * under Oclgrind (CLPRIM_TEST_SMALL=1). */
+#ifndef CLPRIM_TEST_COMMON_H
+#define CLPRIM_TEST_COMMON_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+/* cmocka.h needs the three headers above first. */
+#include <cmocka.h>
+
+#include "../src/internal.h"
+
+/* Seeds the generator from $CLPRIM_TEST_SEED, else the clock, and prints it. */
+void test_init(const char *suite);
+uint64_t test_rand(void);
+double test_uniform(void); /* [0, 1) */
+/* Nonzero when $CLPRIM_TEST_SMALL is set (Oclgrind runs): small sizes only. */
+int test_small(void);
+
+/* One context per path: ctx[p] is NULL when the device does not run path p
+ * (a message says it is skipped). ctx[CLPRIM_PATH_AUTO] is the default. */
+struct test_contexts {
+  clprim_context *ctx[CLPRIM_PATH_COUNT];
+};
+void test_open_contexts(struct test_contexts *t);
+void test_close_contexts(struct test_contexts *t);
+
+cl_mem test_buffer(clprim_context *ctx, size_t bytes, const void *host);
+void test_read(clprim_context *ctx, cl_mem buf, size_t bytes, void *host);
+void test_write(clprim_context *ctx, cl_mem buf, size_t bytes, const void *host);
+/* n random elements of type: integers over their whole range when wide is
+ * set, else small (so sums stay exact); floats in [-1, 1). */
+void test_random(clprim_type type, void *data, size_t n, int wide);
+
+#define TEST_OK(expr)                                                                              \
+  do {                                                                                             \
+    int test_ok_status_ = (int)(expr);                                                             \
+    if (test_ok_status_ != CLPRIM_SUCCESS)                                                         \
+      fail_msg("%s returned %s", #expr, clprim_status_name(test_ok_status_));                      \
+  } while (0)
+#define TEST_STATUS(expected, expr)                                                                \
+  do {                                                                                             \
+    int test_got_status_ = (int)(expr);                                                            \
+    if (test_got_status_ != (int)(expected))                                                       \
+      fail_msg("%s returned %s, expected %s", #expr, clprim_status_name(test_got_status_),         \
+               clprim_status_name(expected));                                                      \
+  } while (0)
+
+#endif

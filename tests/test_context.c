@@ -1,0 +1,347 @@
+/* test_context: names and versions, device choice, paths (forced, from the
+ * environment, unavailable), contexts from the caller's queue, build
+ * failures and their log, the disk cache (warm, corrupt and foreign
+ * entries), profiling times, and embedding the device-side header in an
+ * application's own kernel. */
+#define _POSIX_C_SOURCE 200809L
+#include "common.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void test_names(void **state) {
+  (void)state;
+  assert_int_equal(clprim_version_number(), CLPRIM_VERSION_NUMBER);
+  assert_string_equal(clprim_version_string(), "0.1.0");
+  assert_string_equal(clprim_status_name(CLPRIM_SUCCESS), "CLPRIM_SUCCESS");
+  assert_string_equal(clprim_status_name(CLPRIM_ERROR_BUFFER_TOO_SMALL), "CLPRIM_ERROR_BUFFER_TOO_SMALL");
+  assert_string_equal(clprim_status_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
+  assert_string_equal(clprim_status_name(-123456), "unknown status");
+  assert_true(clprim_is_error(CL_INVALID_VALUE));
+  assert_false(clprim_is_error(CLPRIM_SUCCESS));
+  assert_int_equal(clprim_type_size(CLPRIM_DOUBLE), 8);
+  assert_int_equal(clprim_type_size((clprim_type)99), 0);
+  assert_string_equal(clprim_type_name(CLPRIM_UINT64), "uint64");
+  assert_string_equal(clprim_path_name(CLPRIM_PATH_NV_PTX), "nv_ptx");
+  clprim_path p;
+  TEST_OK(clprim_path_from_name("KHR_Ballot", &p));
+  assert_int_equal(p, CLPRIM_PATH_KHR_BALLOT);
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_path_from_name("warp", &p));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_path_from_name(NULL, &p));
+  clprim_context_free(NULL); /* allowed */
+}
+
+static void test_create_and_info(void **state) {
+  (void)state;
+  clprim_context *a, *b;
+  TEST_OK(clprim_context_create(&a, NULL));
+  TEST_OK(clprim_context_create(&b, NULL)); /* several at once */
+  clprim_device_info info;
+  TEST_OK(clprim_context_get_info(a, &info));
+  assert_true(info.paths_available & (1u << CLPRIM_PATH_LOCAL));
+  assert_true(info.paths_available & (1u << info.path));
+  assert_true(info.max_work_group_size >= 1);
+  assert_true(info.compute_units >= 1);
+  assert_true(strlen(info.device_name) > 0);
+  assert_non_null(clprim_context_queue(a));
+  assert_non_null(clprim_context_cl_context(a));
+  assert_non_null(clprim_context_device(a));
+  assert_string_equal(clprim_context_build_log(a), "");
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_get_info(NULL, &info));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_create(NULL, NULL));
+  char list[4096];
+  assert_true(clprim_list_devices(list, sizeof list) >= 1);
+  assert_non_null(strstr(list, "0:0 "));
+  clprim_context_free(a);
+  clprim_context_free(b);
+}
+
+static void test_device_choice(void **state) {
+  (void)state;
+  clprim_context *ctx;
+  clprim_options o;
+  clprim_options_init(&o);
+  o.device = "no-such-device-anywhere";
+  TEST_STATUS(CLPRIM_ERROR_DEVICE_NOT_FOUND, clprim_context_create(&ctx, &o));
+  assert_null(ctx);
+  o.device = "0:0";
+  TEST_OK(clprim_context_create(&ctx, &o));
+  clprim_device_info info;
+  clprim_context_get_info(ctx, &info);
+  clprim_context_free(ctx);
+  /* A substring of the device name, in another case. */
+  char part[8] = "";
+  memcpy(part, info.device_name, sizeof part - 1);
+  for (char *c = part; *c; ++c) *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 32 : *c);
+  o.device = part;
+  TEST_OK(clprim_context_create(&ctx, &o));
+  clprim_context_free(ctx);
+  /* The environment, when the option is NULL. */
+  const char *old = getenv("CLPRIM_DEVICE");
+  char saved[256] = "";
+  if (old) snprintf(saved, sizeof saved, "%s", old);
+  setenv("CLPRIM_DEVICE", "99:99", 1);
+  TEST_STATUS(CLPRIM_ERROR_DEVICE_NOT_FOUND, clprim_context_create(&ctx, NULL));
+  if (old) setenv("CLPRIM_DEVICE", saved, 1);
+  else unsetenv("CLPRIM_DEVICE");
+}
+
+static void test_paths(void **state) {
+  (void)state;
+  clprim_context *ctx;
+  clprim_device_info info;
+  TEST_OK(clprim_context_create(&ctx, NULL));
+  clprim_context_get_info(ctx, &info);
+  clprim_context_free(ctx);
+  clprim_options o;
+  clprim_options_init(&o);
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    o.path = (clprim_path)p;
+    if (info.paths_available & (1u << p)) {
+      TEST_OK(clprim_context_create(&ctx, &o));
+      clprim_device_info forced;
+      clprim_context_get_info(ctx, &forced);
+      assert_int_equal(forced.path, p);
+      clprim_context_free(ctx);
+    } else {
+      TEST_STATUS(CLPRIM_ERROR_PATH_UNAVAILABLE, clprim_context_create(&ctx, &o));
+      assert_null(ctx);
+    }
+  }
+  o.path = (clprim_path)77;
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_create(&ctx, &o));
+  /* $CLPRIM_PATH applies when the option says auto. */
+  const char *old = getenv("CLPRIM_PATH");
+  char saved[64] = "";
+  if (old) snprintf(saved, sizeof saved, "%s", old);
+  setenv("CLPRIM_PATH", "local", 1);
+  TEST_OK(clprim_context_create(&ctx, NULL));
+  clprim_context_get_info(ctx, &info);
+  assert_int_equal(info.path, CLPRIM_PATH_LOCAL);
+  assert_non_null(strstr(clprim_context_device_options(ctx), "CLPRIM_PATH_LOCAL"));
+  clprim_context_free(ctx);
+  setenv("CLPRIM_PATH", "no-such-path", 1);
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_create(&ctx, NULL));
+  if (old) setenv("CLPRIM_PATH", saved, 1);
+  else unsetenv("CLPRIM_PATH");
+}
+
+static void test_from_queue(void **state) {
+  (void)state;
+  clprim_context *owner, *ctx;
+  TEST_OK(clprim_context_create(&owner, NULL));
+  cl_int err;
+  cl_context cl = clprim_context_cl_context(owner);
+  cl_device_id dev = clprim_context_device(owner);
+  cl_command_queue q = clCreateCommandQueue(cl, dev, 0, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_create_from_queue(&ctx, NULL, NULL));
+  TEST_OK(clprim_context_create_from_queue(&ctx, q, NULL));
+  assert_ptr_equal(clprim_context_queue(ctx), q);
+  assert_ptr_equal(clprim_context_cl_context(ctx), cl);
+  int data[3] = {1, 2, 3};
+  cl_mem buf = test_buffer(ctx, sizeof data, data);
+  TEST_OK(clprim_scan_inclusive(ctx, CLPRIM_INT32, buf, buf, 3));
+  /* No profiling on this queue. */
+  double ms;
+  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_OPERATION, clprim_context_last_time(ctx, &ms));
+  clprim_context_free(ctx);
+  /* The caller's queue is still the caller's. */
+  int out[3];
+  assert_int_equal(clEnqueueReadBuffer(q, buf, CL_TRUE, 0, sizeof out, out, 0, NULL, NULL), CL_SUCCESS);
+  assert_int_equal(out[2], 6);
+  clReleaseMemObject(buf);
+
+  /* Profiling queue: the last call's device time. */
+  cl_command_queue pq = clCreateCommandQueue(cl, dev, CL_QUEUE_PROFILING_ENABLE, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  TEST_OK(clprim_context_create_from_queue(&ctx, pq, NULL));
+  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_OPERATION, clprim_context_last_time(ctx, &ms));
+  buf = test_buffer(ctx, 4 << 16, NULL);
+  TEST_OK(clprim_scan_exclusive(ctx, CLPRIM_UINT32, buf, buf, 1 << 16));
+  TEST_OK(clprim_context_last_time(ctx, &ms));
+  assert_true(ms > 0.0);
+  clReleaseMemObject(buf);
+  clprim_context_free(ctx);
+  clReleaseCommandQueue(pq);
+
+  /* An out-of-order queue is refused, where the device can make one. */
+  cl_command_queue ooo = clCreateCommandQueue(cl, dev, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+  if (err == CL_SUCCESS) {
+    TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_DEVICE, clprim_context_create_from_queue(&ctx, ooo, NULL));
+    clReleaseCommandQueue(ooo);
+  } else {
+    printf("out-of-order queue: skipped (the device has none)\n");
+  }
+  clReleaseCommandQueue(q);
+  clprim_context_free(owner);
+}
+
+static void test_build_failure(void **state) {
+  (void)state;
+  clprim_context *ctx;
+  TEST_OK(clprim_context_create(&ctx, NULL));
+  cl_kernel k;
+  int st = clprim__kernel(ctx, "scan.cl", "-DT=no_such_type -DT_BITS=32", "scan_reduce", &k);
+  assert_int_equal(st, CL_BUILD_PROGRAM_FAILURE);
+  assert_true(strlen(clprim_context_build_log(ctx)) > 0);
+  printf("build log of a planted failure starts: %.80s\n", clprim_context_build_log(ctx));
+  clprim_context_free(ctx);
+}
+
+/* Counts files in dir whose names end in ext; with corrupt set, overwrites
+ * each such file's middle with garbage. */
+static int cache_files(const char *dir, const char *ext, int corrupt) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int count = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name), el = strlen(ext);
+    if (len <= el || strcmp(e->d_name + len - el, ext) != 0) continue;
+    ++count;
+    if (corrupt) {
+      char path[4096];
+      snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+      FILE *f = fopen(path, "r+b");
+      if (f) {
+        fseek(f, 40, SEEK_SET);
+        fputs("garbage garbage garbage", f);
+        fclose(f);
+      }
+    }
+  }
+  closedir(d);
+  return count;
+}
+
+static void scan_check(clprim_context *ctx) {
+  enum { N = 5000 };
+  static uint32_t in[N], out[N];
+  for (int i = 0; i < N; ++i) in[i] = (uint32_t)test_rand();
+  cl_mem buf = test_buffer(ctx, sizeof in, in);
+  TEST_OK(clprim_scan_exclusive(ctx, CLPRIM_UINT32, buf, buf, N));
+  test_read(ctx, buf, sizeof out, out);
+  uint32_t run = 0;
+  for (int i = 0; i < N; ++i) {
+    assert_int_equal(out[i], run);
+    run += in[i];
+  }
+  clReleaseMemObject(buf);
+}
+
+static void test_disk_cache(void **state) {
+  (void)state;
+  char dir[] = "/tmp/clprim-test-cache-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  clprim_options o;
+  clprim_options_init(&o);
+  o.cache_dir = dir;
+  clprim_context *ctx;
+  TEST_OK(clprim_context_create(&ctx, &o));
+  scan_check(ctx);
+  clprim_context_free(ctx);
+  int bins = cache_files(dir, ".bin", 0), texts = cache_files(dir, ".txt", 0);
+  printf("disk cache after a cold start: %d binaries, %d probe records\n", bins, texts);
+  assert_true(bins >= 1);
+  assert_int_equal(texts, 1);
+  /* Warm: loads from the cache. */
+  TEST_OK(clprim_context_create(&ctx, &o));
+  scan_check(ctx);
+  clprim_context_free(ctx);
+  /* Corrupt entries are misses: rebuilt and rewritten, results still right. */
+  cache_files(dir, ".bin", 1);
+  cache_files(dir, ".txt", 1);
+  TEST_OK(clprim_context_create(&ctx, &o));
+  scan_check(ctx);
+  clprim_context_free(ctx);
+  /* A foreign file under an entry's name is a miss too. */
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (!strstr(e->d_name, ".bin")) continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    FILE *f = fopen(path, "wb");
+    fputs("not a clprim cache entry", f);
+    fclose(f);
+  }
+  closedir(d);
+  TEST_OK(clprim_context_create(&ctx, &o));
+  scan_check(ctx);
+  clprim_context_free(ctx);
+  /* "" disables the cache even when the environment names one. */
+  setenv("CLPRIM_CACHE_DIR", dir, 1);
+  o.cache_dir = "";
+  TEST_OK(clprim_context_create(&ctx, &o));
+  assert_null(ctx->cache_dir);
+  clprim_context_free(ctx);
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+/* An application kernel on clprim's portable subgroup operations. */
+static const char *app_source =
+    "__kernel void app(__global uint *out) {\n"
+    "  __local uint scratch[CLPRIM_WG_SCRATCH(64)];\n"
+    "  uint total;\n"
+    "  uint x = (uint)get_global_id(0) % 5u + 1u;\n"
+    "  out[get_global_id(0)] = clprim_wg_scan_excl_add_uint(x, scratch, &total) + 1000u * total;\n"
+    "}\n";
+
+static void test_embedding(void **state) {
+  (void)state;
+  struct test_contexts t;
+  test_open_contexts(&t);
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = t.ctx[p];
+    if (!ctx) continue;
+    const char *sources[2] = {clprim_device_source(), app_source};
+    cl_int err;
+    cl_program prog = clCreateProgramWithSource(clprim_context_cl_context(ctx), 2, sources, NULL, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    cl_device_id dev = clprim_context_device(ctx);
+    err = clBuildProgram(prog, 1, &dev, clprim_context_device_options(ctx), NULL, NULL);
+    if (err != CL_SUCCESS) {
+      char log[8192] = "";
+      clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
+      fail_msg("app kernel on %s: %s\n%s", clprim_path_name((clprim_path)p), clprim_status_name(err), log);
+    }
+    cl_kernel k = clCreateKernel(prog, "app", &err);
+    cl_mem out = test_buffer(ctx, 128 * 4, NULL);
+    clSetKernelArg(k, 0, sizeof out, &out);
+    size_t global = 128, local = 64;
+    assert_int_equal(clEnqueueNDRangeKernel(clprim_context_queue(ctx), k, 1, NULL, &global, &local,
+                                            0, NULL, NULL), CL_SUCCESS);
+    uint32_t got[128];
+    test_read(ctx, out, sizeof got, got);
+    for (unsigned g = 0; g < 2; ++g) {
+      uint32_t run = 0, total = 0;
+      for (unsigned i = 0; i < 64; ++i) total += (g * 64 + i) % 5 + 1;
+      for (unsigned i = 0; i < 64; ++i) {
+        assert_int_equal(got[g * 64 + i], run + 1000u * total);
+        run += (g * 64 + i) % 5 + 1;
+      }
+    }
+    clReleaseMemObject(out);
+    clReleaseKernel(k);
+    clReleaseProgram(prog);
+    printf("app kernel on %s: passed\n", clprim_path_name((clprim_path)p));
+  }
+  test_close_contexts(&t);
+}
+
+int main(void) {
+  test_init("test_context");
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_names),         cmocka_unit_test(test_create_and_info),
+      cmocka_unit_test(test_device_choice), cmocka_unit_test(test_paths),
+      cmocka_unit_test(test_from_queue),    cmocka_unit_test(test_build_failure),
+      cmocka_unit_test(test_disk_cache),    cmocka_unit_test(test_embedding),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,302 @@
+/* clprim-bench: device time of clprim's primitives, from OpenCL profiling
+ * events: warm-up, then the median of --reps runs (at least 20), in ms, the
+ * GB/s of the minimal bytes (each input read once, each output written once),
+ * and the ratio to a clEnqueueCopyBuffer of the same number of bytes (read +
+ * write) measured in the same run.
+ *
+ * Usage: clprim-bench [--op NAME|all] [--type T|all] [--path P] [--min-log K]
+ *                     [--max-log K] [--reps R] [--json] [--startup]
+ * Sizes are the powers of two from 2^min-log to 2^max-log elements (default
+ * 16..28), bounded by device memory. The device: $CLPRIM_DEVICE.
+ * --startup measures context creation plus a first scan, in fresh processes,
+ * with a cold and then a warm disk cache. */
+#include "../src/internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct bench {
+  clprim_context *ctx;
+  cl_context cl;
+  cl_command_queue queue;
+  int reps;
+  int json;
+  int records;
+  const char *op_filter;
+  int type_filter; /* -1: all */
+  clprim_path path;
+};
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static void die(const char *what, int status) {
+  fprintf(stderr, "clprim-bench: %s: %s\n", what, clprim_status_name(status));
+  exit(1);
+}
+
+/* Median device time of a copy of `bytes` bytes (read + write = 2 * bytes). */
+static double copy_ms(struct bench *b, cl_mem src, cl_mem dst, size_t bytes) {
+  double t[256];
+  int reps = b->reps;
+  for (int r = -3; r < reps; ++r) {
+    cl_event e;
+    cl_int err = clEnqueueCopyBuffer(b->queue, src, dst, 0, 0, bytes, 0, NULL, &e);
+    if (err != CL_SUCCESS) die("copy", err);
+    clWaitForEvents(1, &e);
+    cl_ulong s, f;
+    clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof s, &s, NULL);
+    clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof f, &f, NULL);
+    clReleaseEvent(e);
+    if (r >= 0) t[r] = (double)(f - s) * 1e-6;
+  }
+  return median(t, reps);
+}
+
+typedef clprim_status (*bench_call)(struct bench *b, void *arg);
+
+/* Median device time of `call` (one clprim call per run). */
+static double op_ms(struct bench *b, bench_call call, void *arg) {
+  double t[256];
+  for (int r = -3; r < b->reps; ++r) {
+    clprim_status st = call(b, arg);
+    if (st != CLPRIM_SUCCESS) die("call", st);
+    double ms;
+    st = clprim_context_last_time(b->ctx, &ms);
+    if (st != CLPRIM_SUCCESS) die("profiling", st);
+    if (r >= 0) t[r] = ms;
+  }
+  return median(t, b->reps);
+}
+
+/* Prints one result: `bytes` is the minimal traffic (reads + writes); the
+ * copy reference moves the same traffic (bytes / 2 read and written). */
+static void report(struct bench *b, const char *op, const char *variant, clprim_type type,
+                   size_t n, double ms, double bytes, double copy) {
+  double gbs = bytes / (ms * 1e6);
+  if (b->json) {
+    printf("%s{\"op\":\"%s\",\"variant\":\"%s\",\"type\":\"%s\",\"path\":\"%s\",\"n\":%zu,"
+           "\"ms\":%.5f,\"gbps\":%.1f,\"copy_ms\":%.5f,\"ratio_to_copy\":%.3f}",
+           b->records++ ? ",\n" : "[\n", op, variant, clprim_type_name(type),
+           clprim_path_name(b->path), n, ms, gbs, copy, ms / copy);
+  } else {
+    printf("%-14s %-18s %-7s %-13s n=2^%-5.2g %9.4f ms %8.1f GB/s  copy %8.4f ms  ratio %.2f\n",
+           op, variant, clprim_type_name(type), clprim_path_name(b->path), log2((double)n), ms,
+           gbs, copy, ms / copy);
+  }
+  fflush(stdout);
+}
+
+static cl_mem device_buffer(struct bench *b, size_t bytes, const void *host) {
+  cl_int err;
+  cl_mem m = clCreateBuffer(b->cl, CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), bytes,
+                            (void *)host, &err);
+  if (err != CL_SUCCESS) die("clCreateBuffer", err);
+  return m;
+}
+
+/* Random elements of type: integers in [0, 1000), floats in [0, 1). */
+static void *random_data(clprim_type type, size_t n, unsigned seed) {
+  size_t es = clprim_type_size(type);
+  unsigned char *p = malloc(n * es);
+  if (!p) die("malloc", CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (size_t i = 0; i < n; ++i) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    double u = (double)(s >> 11) * (1.0 / 9007199254740992.0);
+    switch (type) {
+    case CLPRIM_INT32: case CLPRIM_UINT32: ((uint32_t *)p)[i] = (uint32_t)(u * 1000); break;
+    case CLPRIM_INT64: case CLPRIM_UINT64: ((uint64_t *)p)[i] = (uint64_t)(u * 1000); break;
+    case CLPRIM_FLOAT: ((float *)p)[i] = (float)u; break;
+    case CLPRIM_DOUBLE: ((double *)p)[i] = u; break;
+    }
+  }
+  return p;
+}
+
+/* -------------------------------------------------------------- scan */
+
+struct scan_arg {
+  clprim_type type;
+  cl_mem in, out;
+  size_t n;
+  int inclusive;
+};
+static clprim_status call_scan(struct bench *b, void *p) {
+  struct scan_arg *a = p;
+  return a->inclusive ? clprim_scan_inclusive(b->ctx, a->type, a->in, a->out, a->n)
+                      : clprim_scan_exclusive(b->ctx, a->type, a->in, a->out, a->n);
+}
+
+static void bench_scan(struct bench *b, clprim_type type, size_t n) {
+  size_t bytes = n * clprim_type_size(type);
+  void *host = random_data(type, n, 1);
+  struct scan_arg a = {type, device_buffer(b, bytes, host), device_buffer(b, bytes, NULL), n, 0};
+  free(host);
+  double copy = copy_ms(b, a.in, a.out, bytes);
+  report(b, "scan", "exclusive", type, n, op_ms(b, call_scan, &a), 2.0 * bytes, copy);
+  a.inclusive = 1;
+  report(b, "scan", "inclusive", type, n, op_ms(b, call_scan, &a), 2.0 * bytes, copy);
+  clReleaseMemObject(a.in);
+  clReleaseMemObject(a.out);
+}
+
+/* ------------------------------------------------------------ startup */
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+/* Child mode: one context creation + first scan with the given cache dir. */
+static int startup_child(const char *dir) {
+  double t0 = now_ms();
+  clprim_options o;
+  clprim_options_init(&o);
+  o.cache_dir = dir;
+  clprim_context *ctx;
+  clprim_status st = clprim_context_create(&ctx, &o);
+  if (st != CLPRIM_SUCCESS) die("context", st);
+  double t1 = now_ms();
+  size_t n = 1 << 16;
+  cl_int err;
+  cl_mem m = clCreateBuffer(clprim_context_cl_context(ctx), CL_MEM_READ_WRITE, n * 4, NULL, &err);
+  cl_uint zero = 0;
+  clEnqueueFillBuffer(clprim_context_queue(ctx), m, &zero, 4, 0, n * 4, 0, NULL, NULL);
+  clFinish(clprim_context_queue(ctx));
+  double t2 = now_ms();
+  st = clprim_scan_exclusive(ctx, CLPRIM_UINT32, m, m, n);
+  if (st != CLPRIM_SUCCESS) die("scan", st);
+  clFinish(clprim_context_queue(ctx));
+  double t3 = now_ms();
+  /* The driver's share: a bare OpenCL context and queue on the same device. */
+  cl_device_id dev = clprim_context_device(ctx);
+  double t4 = now_ms();
+  cl_context c2 = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+  cl_command_queue q2 = clCreateCommandQueue(c2, dev, 0, &err);
+  double t5 = now_ms();
+  clReleaseCommandQueue(q2);
+  clReleaseContext(c2);
+  clReleaseMemObject(m);
+  clprim_context_free(ctx);
+  printf("%.2f %.2f %.2f\n", (t1 - t0) + (t3 - t2), t3 - t2, t5 - t4);
+  return 0;
+}
+
+static void startup(const char *self) {
+  char dir[] = "/tmp/clprim-bench-cache-XXXXXX";
+  if (!mkdtemp(dir)) die("mkdtemp", CLPRIM_ERROR_INVALID_ARGUMENT);
+  const char *names[3] = {"cold (empty disk cache)", "warm (disk cache filled)", "warm again"};
+  for (int k = 0; k < 3; ++k) {
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' --startup-child '%s'", self, dir);
+    FILE *p = popen(cmd, "r");
+    double total = 0, scan = 0, driver = 0;
+    if (!p || fscanf(p, "%lf %lf %lf", &total, &scan, &driver) != 3) die("startup child", -1);
+    pclose(p);
+    printf("startup %-26s create+first scan %8.2f ms (first scan %7.2f ms); a bare OpenCL "
+           "context+queue %7.2f ms; clprim's own time about %8.2f ms\n",
+           names[k], total, scan, driver, total - driver);
+  }
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
+/* --------------------------------------------------------------- main */
+
+static int want_op(const struct bench *b, const char *op) {
+  return strcmp(b->op_filter, "all") == 0 || strcmp(b->op_filter, op) == 0;
+}
+
+int main(int argc, char **argv) {
+  struct bench b;
+  memset(&b, 0, sizeof b);
+  b.reps = 25;
+  b.op_filter = "all";
+  b.type_filter = -1;
+  int min_log = 16, max_log = 28;
+  clprim_options opts;
+  clprim_options_init(&opts);
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (strcmp(a, "--startup-child") == 0 && v) return startup_child(v);
+    if (strcmp(a, "--startup") == 0) {
+      startup(argv[0]);
+      return 0;
+    } else if (strcmp(a, "--json") == 0) {
+      b.json = 1;
+    } else if (strcmp(a, "--op") == 0 && v) {
+      b.op_filter = v, ++i;
+    } else if (strcmp(a, "--type") == 0 && v) {
+      ++i;
+      for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t)
+        if (strcmp(v, clprim_type_name((clprim_type)t)) == 0) b.type_filter = t;
+      if (strcmp(v, "all") != 0 && b.type_filter < 0) die("unknown --type", CLPRIM_ERROR_INVALID_ARGUMENT);
+    } else if (strcmp(a, "--path") == 0 && v) {
+      ++i;
+      if (clprim_path_from_name(v, &opts.path) != CLPRIM_SUCCESS) die("unknown --path", CLPRIM_ERROR_INVALID_ARGUMENT);
+    } else if (strcmp(a, "--min-log") == 0 && v) {
+      min_log = atoi(v), ++i;
+    } else if (strcmp(a, "--max-log") == 0 && v) {
+      max_log = atoi(v), ++i;
+    } else if (strcmp(a, "--reps") == 0 && v) {
+      b.reps = atoi(v), ++i;
+    } else {
+      fprintf(stderr, "usage: clprim-bench [--op NAME|all] [--type T|all] [--path P] "
+                      "[--min-log K] [--max-log K] [--reps R>=20] [--json] [--startup]\n");
+      return 2;
+    }
+  }
+  if (b.reps < 20) b.reps = 20;
+  if (b.reps > 256) b.reps = 256;
+
+  /* A profiling queue on the chosen device, and a context on it. */
+  clprim_context *probe;
+  clprim_status st = clprim_context_create(&probe, &opts);
+  if (st != CLPRIM_SUCCESS) die("context", st);
+  cl_int err;
+  b.cl = clprim_context_cl_context(probe);
+  clRetainContext(b.cl);
+  b.queue = clCreateCommandQueue(b.cl, clprim_context_device(probe), CL_QUEUE_PROFILING_ENABLE, &err);
+  if (err != CL_SUCCESS) die("clCreateCommandQueue", err);
+  clprim_context_free(probe);
+  st = clprim_context_create_from_queue(&b.ctx, b.queue, &opts);
+  if (st != CLPRIM_SUCCESS) die("context", st);
+  clprim_device_info info;
+  clprim_context_get_info(b.ctx, &info);
+  b.path = info.path;
+  if (!b.json)
+    printf("device: %s | %s | driver %s | path %s | median of %d runs after 3 warm-ups\n",
+           info.device_name, info.platform_name, info.driver_version, clprim_path_name(b.path),
+           b.reps);
+
+  for (int lg = min_log; lg <= max_log; ++lg) {
+    size_t n = (size_t)1 << lg;
+    for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t) {
+      clprim_type type = (clprim_type)t;
+      if (b.type_filter >= 0 ? t != b.type_filter : !(t == CLPRIM_INT32 || t == CLPRIM_FLOAT))
+        continue;
+      if (type == CLPRIM_DOUBLE && !info.has_fp64) continue;
+      size_t bytes = n * clprim_type_size(type);
+      /* Room for about three arrays of the data (input, output, temporaries). */
+      if (bytes > info.max_alloc_size || 3.2 * (double)bytes > (double)info.global_mem_size) continue;
+      if (want_op(&b, "scan")) bench_scan(&b, type, n);
+    }
+  }
+  if (b.json) printf("%s]\n", b.records ? "\n" : "[");
+  clprim_context_free(b.ctx);
+  clReleaseCommandQueue(b.queue);
+  clReleaseContext(b.cl);
+  return 0;
+}

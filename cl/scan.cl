@@ -119,8 +119,7 @@ void scan_tiles(__global const T *in, __global T *out, ulong n, __global const T
 #ifdef CLPRIM_PATH_NV_PTX
 /* Tile status for the look-back, in `state` (zeroed before the launch):
  * bytes 0..7 the tile counter; then for 32-bit T one 64-bit word per tile,
- * flag << 32 | value bits, written and read whole; for 64-bit T a flag word
- * per tile, then the values, ordered by a fence. */
+ * flag << 32 | value bits, written and read whole; for 64-bit T see below. */
 #define FLAG_EMPTY 0u
 #define FLAG_AGGREGATE 1u
 #define FLAG_PREFIX 2u
@@ -139,20 +138,26 @@ CLPRIM_INLINE uint read_status(__global uchar *state, uint tiles, long tile, T *
   return (uint)(s >> 32);
 }
 #else
-#define VALUES_AT(tiles) (8 + (((ulong)(tiles) * 4 + 7) & ~(ulong)7))
+/* 64-bit values: a flag per tile, then the aggregates, then the inclusive
+ * prefixes. Each value is written once, before its flag (with a fence), so a
+ * reader that saw a flag reads the value that goes with it. */
+#define AGGREGATES_AT(tiles) (8 + (((ulong)(tiles) * 4 + 7) & ~(ulong)7))
+#define PREFIXES_AT(tiles) (AGGREGATES_AT(tiles) + (ulong)(tiles) * 8)
 CLPRIM_INLINE void publish(__global uchar *state, uint tiles, uint tile, uint flag, T value) {
   __global volatile uint *flags = (__global volatile uint *)(state + 8);
-  __global volatile T *values = (__global volatile T *)(state + VALUES_AT(tiles));
+  __global volatile T *values = (__global volatile T *)(
+      state + (flag == FLAG_PREFIX ? PREFIXES_AT(tiles) : AGGREGATES_AT(tiles)));
   values[tile] = value;
   nv_fence();
   flags[tile] = flag;
 }
 CLPRIM_INLINE uint read_status(__global uchar *state, uint tiles, long tile, T *value) {
   __global volatile uint *flags = (__global volatile uint *)(state + 8);
-  __global volatile T *values = (__global volatile T *)(state + VALUES_AT(tiles));
   uint flag = flags[tile];
   nv_fence();
-  *value = values[tile];
+  __global volatile T *values = (__global volatile T *)(
+      state + (flag == FLAG_PREFIX ? PREFIXES_AT(tiles) : AGGREGATES_AT(tiles)));
+  *value = flag == FLAG_EMPTY ? (T)0 : values[tile];
   return flag;
 }
 #endif

@@ -63,9 +63,11 @@ struct clprim_context {
   /* Profiling events of the last public call (when profiling). */
   cl_event first_event, last_event;
 
-  /* Tests only: elements per work-item in scan tiles (0: the tuned value),
-   * so that multi-level tile recursion is reached at small n. */
-  unsigned test_scan_items;
+  /* Scan tuning overrides, 0 (or -1) for the built-in choice: from
+   * $CLPRIM_SCAN_WG, $CLPRIM_SCAN_ITEMS and $CLPRIM_SCAN_SINGLE_PASS (for
+   * experiments), and set by tests to reach multi-level recursion at small n. */
+  unsigned tune_scan_wg, tune_scan_items;
+  int tune_scan_single_pass;
 };
 
 /* ---- context.c */

@@ -23,8 +23,13 @@ static struct scan_config scan_config(const clprim_context *ctx, clprim_type typ
     c.wg = 64; /* CPUs: small groups, long runs per work-item */
     c.items = 16;
   }
+  /* Overrides (see internal.h): a power-of-two group size of at least 32
+   * (whole warps on nv_ptx), any positive item count. */
+  unsigned wg = ctx->tune_scan_wg;
+  if (wg >= 32 && (wg & (wg - 1)) == 0) c.wg = wg;
+  if (ctx->tune_scan_items) c.items = ctx->tune_scan_items;
+  if (ctx->tune_scan_single_pass == 0) c.single_pass = 0;
   while (c.wg > ctx->info.max_work_group_size && c.wg > 32) c.wg /= 2;
-  if (ctx->test_scan_items) c.items = ctx->test_scan_items;
   return c;
 }
 
@@ -57,8 +62,9 @@ static clprim_status scan_level(clprim_context *ctx, const struct scan_kernels *
 
   if (k->single_pass) {
     if (tiles > UINT32_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
-    size_t flags = k->elem == 4 ? 0 : (tiles * 4 + 7) / 8 * 8;
-    size_t state_bytes = 8 + flags + tiles * 8;
+    /* Layout in cl/scan.cl: counter, then per tile a 64-bit status word
+     * (32-bit types) or a flag plus an aggregate and a prefix (64-bit). */
+    size_t state_bytes = 8 + (k->elem == 4 ? tiles * 8 : (tiles * 4 + 7) / 8 * 8 + tiles * 16);
     cl_mem state;
     cl_uint zero = 0, tiles32 = (cl_uint)tiles;
     CLPRIM_CHECK(clprim__scratch(ctx, CLPRIM_SCRATCH_SCAN_LOOKBACK, state_bytes, &state));

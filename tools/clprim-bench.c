@@ -158,38 +158,44 @@ static double now_ms(void) {
   return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
-/* Child mode: one context creation + first scan with the given cache dir. */
+/* Child mode: loads the OpenCL platforms (the ICD loader and drivers), then
+ * creates a context and runs a first scan with the given cache dir; prints
+ * platform load, context creation, first scan, and a bare OpenCL
+ * context+queue on the same device (the driver's share of the creation). */
 static int startup_child(const char *dir) {
   double t0 = now_ms();
+  cl_platform_id platforms[16];
+  cl_uint np = 0;
+  clGetPlatformIDs(16, platforms, &np);
+  double t1 = now_ms();
   clprim_options o;
   clprim_options_init(&o);
   o.cache_dir = dir;
   clprim_context *ctx;
   clprim_status st = clprim_context_create(&ctx, &o);
   if (st != CLPRIM_SUCCESS) die("context", st);
-  double t1 = now_ms();
+  double t2 = now_ms();
   size_t n = 1 << 16;
   cl_int err;
   cl_mem m = clCreateBuffer(clprim_context_cl_context(ctx), CL_MEM_READ_WRITE, n * 4, NULL, &err);
   cl_uint zero = 0;
   clEnqueueFillBuffer(clprim_context_queue(ctx), m, &zero, 4, 0, n * 4, 0, NULL, NULL);
   clFinish(clprim_context_queue(ctx));
-  double t2 = now_ms();
+  double t3 = now_ms();
   st = clprim_scan_exclusive(ctx, CLPRIM_UINT32, m, m, n);
   if (st != CLPRIM_SUCCESS) die("scan", st);
   clFinish(clprim_context_queue(ctx));
-  double t3 = now_ms();
-  /* The driver's share: a bare OpenCL context and queue on the same device. */
-  cl_device_id dev = clprim_context_device(ctx);
   double t4 = now_ms();
+  cl_device_id dev = clprim_context_device(ctx);
+  double t5 = now_ms();
   cl_context c2 = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
   cl_command_queue q2 = clCreateCommandQueue(c2, dev, 0, &err);
-  double t5 = now_ms();
+  double t6 = now_ms();
   clReleaseCommandQueue(q2);
   clReleaseContext(c2);
   clReleaseMemObject(m);
   clprim_context_free(ctx);
-  printf("%.2f %.2f %.2f\n", (t1 - t0) + (t3 - t2), t3 - t2, t5 - t4);
+  printf("%.2f %.2f %.2f %.2f\n", t1 - t0, t2 - t1, t4 - t3, t6 - t5);
   return 0;
 }
 
@@ -201,12 +207,12 @@ static void startup(const char *self) {
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "'%s' --startup-child '%s'", self, dir);
     FILE *p = popen(cmd, "r");
-    double total = 0, scan = 0, driver = 0;
-    if (!p || fscanf(p, "%lf %lf %lf", &total, &scan, &driver) != 3) die("startup child", -1);
+    double load = 0, create = 0, scan = 0, bare = 0;
+    if (!p || fscanf(p, "%lf %lf %lf %lf", &load, &create, &scan, &bare) != 4) die("startup child", -1);
     pclose(p);
-    printf("startup %-26s create+first scan %8.2f ms (first scan %7.2f ms); a bare OpenCL "
-           "context+queue %7.2f ms; clprim's own time about %8.2f ms\n",
-           names[k], total, scan, driver, total - driver);
+    printf("startup %-25s platforms load %7.2f ms | clprim_context_create %7.2f ms (a bare "
+           "OpenCL context+queue: %6.2f ms) | first scan %7.2f ms | clprim's own: %7.2f ms\n",
+           names[k], load, create, bare, scan, create - bare + scan);
   }
   char cmd[4200];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

@@ -1,5 +1,15 @@
 /* scan.cl: exclusive and inclusive prefix sums over tiles of WG * ITEMS
- * elements; each work-item owns ITEMS consecutive elements (vector loads).
+ * elements.
+ *
+ * Tile layout: work-items load and store the tile as rows of WG vectors of
+ * VW elements (VW = 4 when ITEMS is a multiple of 4, else 1), so each warp
+ * touches consecutive 16-byte vectors (coalesced; ld.global.v4 on NVIDIA
+ * through an aligned vector pointer: vload4 only promises element alignment
+ * and compiles to scalar loads). The tile passes through local memory
+ * (padded against bank conflicts) so that each work-item then scans ITEMS
+ * consecutive elements, with one clprim_wg_scan_excl_add_T per tile:
+ * subgroup scans on subgroup paths, the Blelloch up-/down-sweep on the local
+ * path (the "load transpose" of CUB's block loads).
  *
  * Two algorithms share the tile code:
  *  - reduce-then-scan, every path: scan_reduce writes one sum per tile, the
@@ -12,8 +22,6 @@
  *    until it meets an inclusive prefix. Reads the input once. Needs
  *    work-groups that make progress while others wait, which NVIDIA GPUs
  *    give in practice.
- * The work-group scan inside a tile is clprim_wg_scan_excl_add_T: subgroup
- * scans on subgroup paths, the Blelloch up-/down-sweep on the local path.
  *
  * Build options: -DT=uint|ulong|float|double (signed integers use the
  * unsigned program: the bits are the same), -DT_BITS=32|64, -DWG, -DITEMS. */
@@ -28,6 +36,12 @@
 #define ITEMS 8
 #endif
 #define TILE ((ulong)WG * ITEMS)
+#if ITEMS % 4 == 0
+#define VW 4
+#else
+#define VW 1
+#endif
+#define ROWS (ITEMS / VW)
 
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
@@ -36,26 +50,38 @@
 #define WG_SCAN CAT(clprim_wg_scan_excl_add_, T)
 #define WG_REDUCE CAT(clprim_wg_reduce_add_, T)
 
-/* This work-item's ITEMS elements from `first` on; zeros past n. */
-CLPRIM_INLINE void load_items(__global const T *in, ulong n, ulong first, T *v) {
-  if (first + ITEMS <= n) {
-#if ITEMS % 4 == 0
+/* Local-memory index of tile element i: one pad word per 32 keeps the
+ * work-items' ITEMS-strided reads on distinct banks. */
+#define PAD(i) ((i) + (i) / 32)
+#define TILE_LOCAL PAD(WG * ITEMS)
+
+/* Copies the tile starting at tile_first (a multiple of 4, so vectors are
+ * 16-byte aligned) into local memory, zeros past n; then gives this
+ * work-item its ITEMS consecutive elements. Contains barriers. */
+CLPRIM_INLINE void load_tile(__global const T *in, ulong n, ulong tile_first, __local T *buf,
+                             T *v) {
+  const uint lid = (uint)get_local_id(0);
+  const bool full = tile_first + TILE <= n;
 #pragma unroll
-    for (int k = 0; k < ITEMS / 4; ++k) {
-      VEC4 q = vload4(k, in + first);
-      v[4 * k] = q.s0;
-      v[4 * k + 1] = q.s1;
-      v[4 * k + 2] = q.s2;
-      v[4 * k + 3] = q.s3;
+  for (uint r = 0; r < ROWS; ++r) {
+    uint i = (r * WG + lid) * VW; /* tile-relative index of this vector */
+#if VW == 4
+    if (full) {
+      VEC4 q = ((__global const VEC4 *)(in + tile_first))[r * WG + lid];
+      buf[PAD(i)] = q.s0;
+      buf[PAD(i + 1)] = q.s1;
+      buf[PAD(i + 2)] = q.s2;
+      buf[PAD(i + 3)] = q.s3;
+      continue;
     }
-#else
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) v[k] = in[first + k];
 #endif
-  } else {
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) v[k] = first + k < n ? in[first + k] : (T)0;
+    for (uint c = 0; c < VW; ++c)
+      buf[PAD(i + c)] = full || tile_first + i + c < n ? in[tile_first + i + c] : (T)0;
   }
+  barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+  for (uint k = 0; k < ITEMS; ++k) v[k] = buf[PAD(lid * ITEMS + k)];
 }
 
 CLPRIM_INLINE T sum_items(const T *v) {
@@ -65,40 +91,61 @@ CLPRIM_INLINE T sum_items(const T *v) {
   return s;
 }
 
-/* Scans v in registers starting from `run` and stores what lies below n. */
-CLPRIM_INLINE void store_scanned(__global T *out, ulong n, ulong first, T *v, T run,
-                                 int inclusive) {
+/* Scans v from `run`, puts the results back in local memory, and stores the
+ * tile's elements below n with the same coalesced pattern as load_tile.
+ * Contains barriers. */
+CLPRIM_INLINE void store_tile(__global T *out, ulong n, ulong tile_first, __local T *buf, T *v,
+                              T run, int inclusive) {
+  const uint lid = (uint)get_local_id(0);
 #pragma unroll
-  for (int k = 0; k < ITEMS; ++k) {
+  for (uint k = 0; k < ITEMS; ++k) {
     T before = run;
     run += v[k];
-    v[k] = inclusive ? run : before;
+    buf[PAD(lid * ITEMS + k)] = inclusive ? run : before;
   }
-  if (first + ITEMS <= n) {
-#if ITEMS % 4 == 0
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const bool full = tile_first + TILE <= n;
 #pragma unroll
-    for (int k = 0; k < ITEMS / 4; ++k)
-      vstore4((VEC4)(v[4 * k], v[4 * k + 1], v[4 * k + 2], v[4 * k + 3]), k, out + first);
-#else
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) out[first + k] = v[k];
+  for (uint r = 0; r < ROWS; ++r) {
+    uint i = (r * WG + lid) * VW;
+#if VW == 4
+    if (full) {
+      ((__global VEC4 *)(out + tile_first))[r * WG + lid] =
+          (VEC4)(buf[PAD(i)], buf[PAD(i + 1)], buf[PAD(i + 2)], buf[PAD(i + 3)]);
+      continue;
+    }
 #endif
-  } else {
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k)
-      if (first + k < n) out[first + k] = v[k];
+    for (uint c = 0; c < VW; ++c)
+      if (full || tile_first + i + c < n) out[tile_first + i + c] = buf[PAD(i + c)];
   }
 }
 
-/* Reduce-then-scan, step 1: the sum of each tile. */
+/* Reduce-then-scan, step 1: the sum of each tile (order does not matter here,
+ * so no transpose). */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void scan_reduce(__global const T *in, ulong n, __global T *tile_sums) {
   __local T scratch[CLPRIM_WG_SCRATCH(WG)];
-  ulong first = (ulong)get_group_id(0) * TILE + (ulong)get_local_id(0) * ITEMS;
-  T v[ITEMS];
-  load_items(in, n, first, v);
-  T total = WG_REDUCE(sum_items(v), scratch);
-  if (get_local_id(0) == 0) tile_sums[get_group_id(0)] = total;
+  const ulong tile_first = (ulong)get_group_id(0) * TILE;
+  const uint lid = (uint)get_local_id(0);
+  const bool full = tile_first + TILE <= n;
+  T s = 0;
+#pragma unroll
+  for (uint r = 0; r < ROWS; ++r) {
+    uint i = (r * WG + lid) * VW;
+#if VW == 4
+    if (full) {
+      VEC4 q = ((__global const VEC4 *)(in + tile_first))[r * WG + lid];
+      s += (q.s0 + q.s1) + (q.s2 + q.s3);
+      continue;
+    }
+#endif
+#pragma unroll
+    for (uint c = 0; c < VW; ++c)
+      if (full || tile_first + i + c < n) s += in[tile_first + i + c];
+  }
+  T total = WG_REDUCE(s, scratch);
+  if (lid == 0) tile_sums[get_group_id(0)] = total;
 }
 
 /* Reduce-then-scan, step 3 (or the whole scan of a single tile): scans each
@@ -107,13 +154,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void scan_tiles(__global const T *in, __global T *out, ulong n, __global const T *tile_offsets,
                 int use_offsets, int inclusive) {
   __local T scratch[CLPRIM_WG_SCRATCH(WG)];
-  ulong first = (ulong)get_group_id(0) * TILE + (ulong)get_local_id(0) * ITEMS;
+  __local T buf[TILE_LOCAL];
+  const ulong tile_first = (ulong)get_group_id(0) * TILE;
   T v[ITEMS];
-  load_items(in, n, first, v);
+  load_tile(in, n, tile_first, buf, v);
   T total;
   T run = WG_SCAN(sum_items(v), scratch, &total);
   if (use_offsets) run += tile_offsets[get_group_id(0)];
-  store_scanned(out, n, first, v, run, inclusive);
+  store_tile(out, n, tile_first, buf, v, run, inclusive);
 }
 
 #ifdef CLPRIM_PATH_NV_PTX
@@ -191,15 +239,16 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void scan_single_pass(__global const T *in, __global T *out, ulong n, __global uchar *state,
                       uint tiles, int inclusive) {
   __local T scratch[CLPRIM_WG_SCRATCH(WG)];
+  __local T buf[TILE_LOCAL];
   __local uint tile_id;
   __local T tile_prefix;
   uint lid = (uint)get_local_id(0);
   if (lid == 0) tile_id = atomic_inc((__global volatile uint *)state);
   barrier(CLK_LOCAL_MEM_FENCE);
   uint tile = tile_id;
-  ulong first = (ulong)tile * TILE + (ulong)lid * ITEMS;
+  const ulong tile_first = (ulong)tile * TILE;
   T v[ITEMS];
-  load_items(in, n, first, v);
+  load_tile(in, n, tile_first, buf, v);
   T aggregate;
   T run = WG_SCAN(sum_items(v), scratch, &aggregate);
   if (tile == 0) {
@@ -207,15 +256,15 @@ void scan_single_pass(__global const T *in, __global T *out, ulong n, __global u
   } else {
     if (lid == 0) publish(state, tiles, tile, FLAG_AGGREGATE, aggregate);
     if (lid < 32) {
-      T prefix = look_back(state, tiles, tile);
+      T before = look_back(state, tiles, tile);
       if (lid == 0) {
-        publish(state, tiles, tile, FLAG_PREFIX, prefix + aggregate);
-        tile_prefix = prefix;
+        publish(state, tiles, tile, FLAG_PREFIX, before + aggregate);
+        tile_prefix = before;
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     run += tile_prefix;
   }
-  store_scanned(out, n, first, v, run, inclusive);
+  store_tile(out, n, tile_first, buf, v, run, inclusive);
 }
 #endif

@@ -137,6 +137,11 @@ clprim_status clprim__scan(clprim_context *ctx, clprim_type type, cl_mem in, cl_
  * around tile boundaries). */
 size_t clprim__scan_tile(const clprim_context *ctx, clprim_type type);
 
+/* ---- reduce.c */
+/* Elements per work-group tile of the reductions for type on this context
+ * (tests use it for sizes around tile boundaries). */
+size_t clprim__reduce_tile(const clprim_context *ctx, clprim_type type);
+
 #define CLPRIM_CHECK(expr)                                                                         \
   do {                                                                                             \
     clprim_status clprim_check_status_ = (clprim_status)(expr);                                    \

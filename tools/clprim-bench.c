@@ -62,6 +62,8 @@ static double copy_ms(struct bench *b, cl_mem src, cl_mem dst, size_t bytes) {
   return median(t, reps);
 }
 
+static int want_op(const struct bench *b, const char *op);
+
 typedef clprim_status (*bench_call)(struct bench *b, void *arg);
 
 /* Median device time of `call` (one clprim call per run). */
@@ -148,6 +150,41 @@ static void bench_scan(struct bench *b, clprim_type type, size_t n) {
   report(b, "scan", "inclusive", type, n, op_ms(b, call_scan, &a), 2.0 * bytes, copy);
   clReleaseMemObject(a.in);
   clReleaseMemObject(a.out);
+}
+
+/* -------------------------------------------------------- reductions */
+
+struct reduce_arg {
+  clprim_type type;
+  cl_mem in, result;
+  size_t n;
+  int op; /* 0 argmax, 1 argmin, 2 sum */
+};
+static clprim_status call_reduce(struct bench *b, void *p) {
+  struct reduce_arg *a = p;
+  /* Results stay on the device (no host round trip inside the timing). */
+  if (a->op == 2) return clprim_reduce_sum(b->ctx, a->type, a->in, a->n, NULL, a->result);
+  return a->op ? clprim_argmin(b->ctx, a->type, a->in, a->n, 0, NULL, NULL, a->result)
+               : clprim_argmax(b->ctx, a->type, a->in, a->n, 0, NULL, NULL, a->result);
+}
+
+/* Reductions read n elements once: the copy reference moves the same bytes
+ * (half read, half written). */
+static void bench_reduce(struct bench *b, clprim_type type, size_t n) {
+  size_t bytes = n * clprim_type_size(type);
+  void *host = random_data(type, n, 2);
+  struct reduce_arg a = {type, device_buffer(b, bytes, host), device_buffer(b, 16, NULL), n, 0};
+  free(host);
+  cl_mem half = device_buffer(b, bytes / 2 + 1, NULL);
+  double copy = copy_ms(b, a.in, half, bytes / 2);
+  const char *const names[3] = {"argmax", "argmin", "reduce_sum"};
+  for (a.op = 0; a.op < 3; ++a.op)
+    if (want_op(b, names[a.op]))
+      report(b, names[a.op], a.op == 2 ? "sum" : "first index", type, n, op_ms(b, call_reduce, &a),
+             (double)bytes, copy);
+  clReleaseMemObject(a.in);
+  clReleaseMemObject(a.result);
+  clReleaseMemObject(half);
 }
 
 /* ------------------------------------------------------------ startup */
@@ -298,6 +335,8 @@ int main(int argc, char **argv) {
       /* Room for about three arrays of the data (input, output, temporaries). */
       if (bytes > info.max_alloc_size || 3.2 * (double)bytes > (double)info.global_mem_size) continue;
       if (want_op(&b, "scan")) bench_scan(&b, type, n);
+      if (want_op(&b, "argmax") || want_op(&b, "argmin") || want_op(&b, "reduce_sum"))
+        bench_reduce(&b, type, n);
     }
   }
   if (b.json) printf("%s]\n", b.records ? "\n" : "[");

@@ -4,7 +4,8 @@
  *
  * Sections: version; status codes; element types and paths; context;
  * probed device facts; embedding the device-side header in your own kernels;
- * scan (the other primitive families follow, one section each).
+ * scan; reductions (argmax / argmin, min, max, sum) (the other primitive
+ * families follow, one section each).
  *
  * Every primitive works on device buffers (cl_mem) whose first n elements are
  * used, and enqueues on the context's in-order queue. Calls return as soon as
@@ -296,6 +297,80 @@ CLPRIM_API clprim_status clprim_scan_exclusive(clprim_context *ctx, clprim_type 
                                                cl_mem out, size_t n);
 CLPRIM_API clprim_status clprim_scan_inclusive(clprim_context *ctx, clprim_type type, cl_mem in,
                                                cl_mem out, size_t n);
+
+
+/* ------------------------------------------------------------ reductions */
+
+/* One element of any clprim_type, as the reductions return it. A 32-bit
+ * element sits in the first 4 bytes; the rest are zero. */
+typedef union clprim_value {
+  int32_t i32;
+  uint32_t u32;
+  int64_t i64;
+  uint64_t u64;
+  float f32;
+  double f64;
+  unsigned char bytes[8];
+} clprim_value;
+
+/* Flags of argmax / argmin / min / max (OR them; 0 is the default). */
+#define CLPRIM_REDUCE_ABS 1u /* compare |x|; the element itself is returned */
+/* NaN is larger than every number (so argmax returns the first NaN, as
+ * numpy.argmax does). By default NaNs are ignored: one is returned only when
+ * every element is NaN (then index 0). For argmin / min, NaN as largest never
+ * wins either, so this flag changes nothing there. */
+#define CLPRIM_REDUCE_NAN_LARGEST 2u
+
+/*! clprim_argmax(), clprim_argmin() :
+ * The largest (smallest) of the first n elements of in and the index of its
+ * FIRST occurrence (ties go to the lowest index). -0.0 and +0.0 are equal.
+ * With CLPRIM_REDUCE_ABS the element of largest (smallest) absolute value is
+ * chosen, and returned with its sign (|INT32_MIN| counts as 2^31). NaNs as
+ * CLPRIM_REDUCE_NAN_LARGEST says.
+ * Outputs (give at least one): *value and *index (either may be NULL; when
+ * one is given the call waits for the result), and `result`, a device buffer
+ * of at least 16 bytes that receives two uint64 words: the element's bits
+ * (a 32-bit element zero-extended) and its index. With result alone the call
+ * only enqueues.
+ * @return : CLPRIM_SUCCESS; or CLPRIM_ERROR_INVALID_ARGUMENT (NULL ctx or in,
+ *           bad type, n = 0, unknown flags, no output given),
+ *           CLPRIM_ERROR_BUFFER_TOO_SMALL (n elements exceed in, or result
+ *           is under 16 bytes), CLPRIM_ERROR_UNSUPPORTED_TYPE (double
+ *           without fp64), CL_INVALID_CONTEXT, a kernel build error or
+ *           another OpenCL code. On error nothing is written. */
+CLPRIM_API clprim_status clprim_argmax(clprim_context *ctx, clprim_type type, cl_mem in,
+                                       size_t n, unsigned flags, clprim_value *value,
+                                       uint64_t *index, cl_mem result);
+CLPRIM_API clprim_status clprim_argmin(clprim_context *ctx, clprim_type type, cl_mem in,
+                                       size_t n, unsigned flags, clprim_value *value,
+                                       uint64_t *index, cl_mem result);
+
+/*! clprim_reduce_max(), clprim_reduce_min() :
+ * The largest (smallest) of the first n elements, with the flags and NaN
+ * rules of clprim_argmax(). Outputs: *value (the call waits) and/or
+ * `result`, a device buffer of at least 8 bytes (the element's bits, a
+ * 32-bit element zero-extended).
+ * @return : as clprim_argmax(), with 8 bytes for result. */
+CLPRIM_API clprim_status clprim_reduce_max(clprim_context *ctx, clprim_type type, cl_mem in,
+                                           size_t n, unsigned flags, clprim_value *value,
+                                           cl_mem result);
+CLPRIM_API clprim_status clprim_reduce_min(clprim_context *ctx, clprim_type type, cl_mem in,
+                                           size_t n, unsigned flags, clprim_value *value,
+                                           cl_mem result);
+
+/*! clprim_reduce_sum() :
+ * The sum of the first n elements of in (0 for n = 0). Integer sums wrap
+ * around (two's complement). Float and double are summed in their own type,
+ * pairwise within tiles; the error bound is in docs/ACCURACY.md. NaN and
+ * infinities propagate as in any sum. Outputs: *sum (the call waits) and/or
+ * `result`, a device buffer of at least 8 bytes (the sum's bits, 32-bit
+ * sums zero-extended).
+ * @return : CLPRIM_SUCCESS; or CLPRIM_ERROR_INVALID_ARGUMENT (NULL ctx or
+ *           in, bad type, no output given), CLPRIM_ERROR_BUFFER_TOO_SMALL,
+ *           CLPRIM_ERROR_UNSUPPORTED_TYPE, CL_INVALID_CONTEXT, a kernel build
+ *           error or another OpenCL code. On error nothing is written. */
+CLPRIM_API clprim_status clprim_reduce_sum(clprim_context *ctx, clprim_type type, cl_mem in,
+                                           size_t n, clprim_value *sum, cl_mem result);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,192 @@
+/* reduce.cl: argmax / argmin (value and first index), min, max and sums.
+ *
+ * argmax / argmin: the classic two-pass tree reduction (Harris, "Optimizing
+ * Parallel Reduction in CUDA", 2007; CUB DeviceReduce::ArgMax): a grid-stride
+ * loop in which every work-item keeps its best (key, index) pair over vector
+ * loads, a subgroup reduction (subgroup paths) or a local-memory tree (local
+ * path) per work-group, one pair per work-group to `partial_*`, then a single
+ * work-group reduces the partials and writes the result.
+ * Every element is mapped to an unsigned KEY whose integer order is the order
+ * wanted (max, min, |x|, NaN policy), so one comparison serves every mode;
+ * ties go to the lower index, which makes the result independent of the
+ * order in which work-items visit elements.
+ *
+ * sum: pairwise within a tile (each work-item adds ITEMS consecutive
+ * elements, then the work-group tree), one sum per tile, and the tile sums
+ * reduced again by the same kernel until one is left (accuracy bound in
+ * docs/ACCURACY.md).
+ *
+ * Build options: -DT=int|uint|long|ulong|float|double, -DT_BITS=32|64,
+ * -DT_FLOAT=0|1, -DT_SIGNED=0|1, -DS=the type sums are done in (the unsigned
+ * type for integers: wrap-around without signed overflow), -DWG, -DITEMS. */
+#ifndef T
+#define T uint
+#define T_BITS 32
+#define T_FLOAT 0
+#define T_SIGNED 0
+#define S uint
+#endif
+#ifndef WG
+#define WG 256
+#endif
+#ifndef ITEMS
+#define ITEMS 8
+#endif
+#define TILE ((ulong)WG * ITEMS)
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
+/* ------------------------------------------------------ argmax / argmin */
+
+/* mode bits (kernel argument), as CLPRIM_REDUCE_ABS etc. plus MODE_MIN. */
+#define MODE_ABS 1u
+#define MODE_NAN_LARGEST 2u
+#define MODE_MIN 0x100u
+
+#if T_BITS == 32
+#define KEY uint
+#define KEY_SIGN 0x80000000u
+#define KEY_MAX 0xFFFFFFFFu
+#define AS_KEY as_uint
+#else
+#define KEY ulong
+#define KEY_SIGN 0x8000000000000000ul
+#define KEY_MAX 0xFFFFFFFFFFFFFFFFul
+#define AS_KEY as_ulong
+#endif
+#define NO_INDEX 0xFFFFFFFFFFFFFFFFul
+#define VEC4 CAT(T, 4)
+
+/* The key of x: a larger key is a better candidate. No number gets key 0
+ * (for floats it is a NaN bit pattern), so key 0 with NO_INDEX is the
+ * identity, and an ignored NaN (key 0) wins only when every element is NaN. */
+CLPRIM_INLINE KEY key_of(T x, uint mode) {
+#if T_FLOAT
+  if (isnan(x)) return ((mode & MODE_NAN_LARGEST) && !(mode & MODE_MIN)) ? KEY_MAX : (KEY)0;
+  KEY b = x == (T)0 ? (KEY)0 : AS_KEY(x); /* -0 equals +0 */
+  if (mode & MODE_ABS) b &= ~KEY_SIGN;
+  KEY k = (b & KEY_SIGN) ? ~b : (b | KEY_SIGN); /* IEEE order as unsigned order */
+#elif T_SIGNED
+  KEY b = AS_KEY(x);
+  /* abs() of a signed integer is unsigned, so |INT_MIN| fits; the built-in
+   * also keeps Oclgrind away from the llvm.abs intrinsic it cannot run. */
+  KEY k = (mode & MODE_ABS) ? (KEY)abs(x) : (b ^ KEY_SIGN);
+#else
+  KEY k = x;
+#endif
+  return (mode & MODE_MIN) ? ~k : k;
+}
+
+CLPRIM_INLINE int better(KEY ka, ulong ia, KEY kb, ulong ib) {
+  return ka > kb || (ka == kb && ia < ib);
+}
+
+CLPRIM_INLINE void consider(T x, ulong i, uint mode, KEY *best, ulong *best_index) {
+  KEY k = key_of(x, mode);
+  if (better(k, i, *best, *best_index)) *best = k, *best_index = i;
+}
+
+/* The work-group's best pair, valid in work-item 0. */
+CLPRIM_INLINE void wg_best(KEY *k, ulong *i, __local KEY *keys, __local ulong *indices) {
+  uint lid = (uint)get_local_id(0);
+#ifdef CLPRIM_HAS_SUBGROUPS
+  KEY top = CAT(clprim_sg_reduce_max_, KEY)(*k);
+  ulong first = clprim_sg_reduce_min_ulong(*k == top ? *i : NO_INDEX);
+  if (clprim_sg_lane() == 0) keys[clprim_sg_id()] = top, indices[clprim_sg_id()] = first;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid == 0) {
+    uint groups = clprim_sg_count();
+    for (uint s = 1; s < groups; ++s)
+      if (better(keys[s], indices[s], top, first)) top = keys[s], first = indices[s];
+    *k = top, *i = first;
+  }
+#else
+  keys[lid] = *k, indices[lid] = *i;
+  for (uint h = WG / 2; h > 0; h >>= 1) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < h && better(keys[lid + h], indices[lid + h], keys[lid], indices[lid]))
+      keys[lid] = keys[lid + h], indices[lid] = indices[lid + h];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid == 0) *k = keys[0], *i = indices[0];
+#endif
+}
+
+/* Pass 1: the best (key, index) of each work-group's share of in[0, n). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void arg_partial(__global const T *in, ulong n, uint mode, __global KEY *partial_keys,
+                 __global ulong *partial_indices) {
+  __local KEY keys[WG];
+  __local ulong indices[WG];
+  const ulong stride = get_global_size(0), quads = n / 4;
+  KEY best = 0;
+  ulong best_index = NO_INDEX;
+  for (ulong q = get_global_id(0); q < quads; q += stride) {
+    VEC4 v = vload4(q, in);
+    consider(v.s0, 4 * q, mode, &best, &best_index);
+    consider(v.s1, 4 * q + 1, mode, &best, &best_index);
+    consider(v.s2, 4 * q + 2, mode, &best, &best_index);
+    consider(v.s3, 4 * q + 3, mode, &best, &best_index);
+  }
+  ulong tail = 4 * quads + get_global_id(0);
+  if (tail < n) consider(in[tail], tail, mode, &best, &best_index);
+  wg_best(&best, &best_index, keys, indices);
+  if (get_local_id(0) == 0) {
+    partial_keys[get_group_id(0)] = best;
+    partial_indices[get_group_id(0)] = best_index;
+  }
+}
+
+/* Pass 2, one work-group: the best of `count` partials; result[0] = the
+ * element's bits (zero-extended), result[1] = its index. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void arg_final(__global const T *in, __global const KEY *partial_keys,
+               __global const ulong *partial_indices, uint count, __global ulong *result) {
+  __local KEY keys[WG];
+  __local ulong indices[WG];
+  KEY best = 0;
+  ulong best_index = NO_INDEX;
+  for (uint p = (uint)get_local_id(0); p < count; p += WG)
+    if (better(partial_keys[p], partial_indices[p], best, best_index))
+      best = partial_keys[p], best_index = partial_indices[p];
+  wg_best(&best, &best_index, keys, indices);
+  if (get_local_id(0) == 0) {
+    result[0] = (ulong)AS_KEY(in[best_index]);
+    result[1] = best_index;
+  }
+}
+
+/* ------------------------------------------------------------------ sum */
+
+#define S4 CAT(S, 4)
+#define AS_S CAT(as_, S)
+
+/* The sum of each tile of TILE elements of in[0, n), to tile_sums (the
+ * buffers hold T; integers are read as the unsigned S, the same bits). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void sum_tiles(__global const S *in, ulong n, __global S *tile_sums) {
+  __local S scratch[CLPRIM_WG_SCRATCH(WG)];
+  ulong first = (ulong)get_group_id(0) * TILE + (ulong)get_local_id(0) * ITEMS;
+  /* Loaded into registers first, then added in order (as scan.cl does;
+   * Oclgrind's uninitialised-value check crashed on the fused form). */
+  S v[ITEMS];
+  if (first + ITEMS <= n) {
+#pragma unroll
+    for (int k = 0; k < ITEMS / 4; ++k) {
+      S4 q = vload4(k, in + first);
+      v[4 * k] = q.s0;
+      v[4 * k + 1] = q.s1;
+      v[4 * k + 2] = q.s2;
+      v[4 * k + 3] = q.s3;
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) v[k] = first + k < n ? in[first + k] : (S)0;
+  }
+  S s = 0;
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) s += v[k];
+  S total = CAT(clprim_wg_reduce_add_, S)(s, scratch);
+  if (get_local_id(0) == 0) tile_sums[get_group_id(0)] = total;
+}

@@ -1,0 +1,191 @@
+/* reduce.c: argmax / argmin, min, max and sums of an array (kernels in
+ * cl/reduce.cl).
+ *
+ * argmax / argmin / min / max: pass 1 (arg_partial) leaves one (key, index)
+ * pair per work-group in scratch, pass 2 (arg_final, one work-group) writes
+ * the element and its index to a 16-byte result in scratch, which is copied
+ * to the caller's buffer and/or read to the host.
+ * sum: sum_tiles applied level by level until one tile is left. */
+#include "internal.h"
+
+#include <string.h>
+
+/* Scratch slots of this family. */
+enum {
+  SLOT_PARTIAL_KEYS = CLPRIM_SCRATCH_REDUCE0,
+  SLOT_RESULT = CLPRIM_SCRATCH_REDUCE0 + 1,
+  SLOT_PARTIAL_INDICES = CLPRIM_SCRATCH_REDUCE0 + 2, /* also sum level A */
+  SLOT_SUM_B = CLPRIM_SCRATCH_REDUCE0 + 3
+};
+#define SLOT_SUM_A SLOT_PARTIAL_INDICES
+
+#define MODE_MIN 0x100u /* as in cl/reduce.cl */
+
+struct reduce_config {
+  unsigned wg;    /* work-items per work-group (a power of two) */
+  unsigned items; /* elements per work-item per tile (a multiple of 4) */
+  size_t max_groups;
+};
+
+static struct reduce_config reduce_config(const clprim_context *ctx, clprim_type type) {
+  size_t elem = clprim_type_size(type);
+  struct reduce_config c = {256, elem == 4 ? 16 : 8, 0};
+  size_t per_unit = 8;
+  if (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU)) {
+    c.wg = 64; /* CPUs: small groups, long runs per work-item */
+    c.items = 16;
+    per_unit = 2;
+  }
+  while (c.wg > ctx->info.max_work_group_size && c.wg > 32) c.wg /= 2;
+  c.max_groups = (ctx->info.compute_units ? ctx->info.compute_units : 1) * per_unit;
+  return c;
+}
+
+size_t clprim__reduce_tile(const clprim_context *ctx, clprim_type type) {
+  struct reduce_config c = reduce_config(ctx, type);
+  return (size_t)c.wg * c.items;
+}
+
+/* Fetches (builds) a kernel of reduce.cl for type. */
+static clprim_status reduce_kernel(clprim_context *ctx, clprim_type type,
+                                   const struct reduce_config *c, const char *name,
+                                   cl_kernel *kernel) {
+  static const char *const sum_type[CLPRIM_TYPE_COUNT] = {"uint",  "uint",  "ulong",
+                                                          "ulong", "float", "double"};
+  char options[160];
+  snprintf(options, sizeof options,
+           "-DT=%s -DT_BITS=%u -DT_FLOAT=%d -DT_SIGNED=%d -DS=%s -DWG=%u -DITEMS=%u",
+           clprim__cl_type(type), (unsigned)clprim_type_size(type) * 8,
+           type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE,
+           type == CLPRIM_INT32 || type == CLPRIM_INT64, sum_type[type], c->wg, c->items);
+  return clprim__kernel(ctx, "reduce.cl", options, name, kernel);
+}
+
+/* The element's bits (zero-extended) as a clprim_value of type. */
+static clprim_value value_of_bits(clprim_type type, uint64_t bits) {
+  clprim_value v;
+  memset(&v, 0, sizeof v);
+  switch (type) {
+  case CLPRIM_INT32: v.i32 = (int32_t)(uint32_t)bits; break;
+  case CLPRIM_UINT32: v.u32 = (uint32_t)bits; break;
+  case CLPRIM_FLOAT: {
+    uint32_t b = (uint32_t)bits;
+    memcpy(&v.f32, &b, sizeof b);
+    break;
+  }
+  default: v.u64 = bits; break; /* int64, uint64, double: the same 8 bytes */
+  }
+  return v;
+}
+
+static clprim_status check_common(clprim_context *ctx, clprim_type type, cl_mem in, size_t n) {
+  if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__check_type(ctx, type));
+  size_t bytes = clprim__bytes(n, clprim_type_size(type));
+  if (bytes == SIZE_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
+  return clprim__check_buffer(ctx, in, bytes);
+}
+
+/* argmax (mode without MODE_MIN) or argmin; result_bytes of the 16-byte
+ * result (value, index) go to `result` when it is given. */
+static clprim_status arg_reduce(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                                unsigned flags, unsigned mode, clprim_value *value,
+                                uint64_t *index, cl_mem result, size_t result_bytes) {
+  CLPRIM_CHECK(check_common(ctx, type, in, n));
+  if (n == 0 || (flags & ~(unsigned)(CLPRIM_REDUCE_ABS | CLPRIM_REDUCE_NAN_LARGEST)))
+    return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (!value && !index && !result) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (result) CLPRIM_CHECK(clprim__check_buffer(ctx, result, result_bytes));
+
+  struct reduce_config c = reduce_config(ctx, type);
+  cl_kernel partial, final;
+  CLPRIM_CHECK(reduce_kernel(ctx, type, &c, "arg_partial", &partial));
+  CLPRIM_CHECK(reduce_kernel(ctx, type, &c, "arg_final", &final));
+  const size_t tile = (size_t)c.wg * c.items;
+  size_t groups = n / tile + (n % tile != 0);
+  if (groups > c.max_groups) groups = c.max_groups;
+  cl_mem keys, indices, out;
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_PARTIAL_KEYS, groups * 8, &keys));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_PARTIAL_INDICES, groups * 8, &indices));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULT, 16, &out));
+
+  clprim__call_begin(ctx);
+  cl_ulong n64 = n;
+  cl_uint mode32 = flags | mode, count = (cl_uint)groups;
+  CLPRIM_CHECK(clprim__set_args(partial, 5, sizeof in, &in, sizeof n64, &n64, sizeof mode32,
+                                &mode32, sizeof keys, &keys, sizeof indices, &indices));
+  CLPRIM_CHECK(clprim__enqueue(ctx, partial, groups, c.wg));
+  CLPRIM_CHECK(clprim__set_args(final, 5, sizeof in, &in, sizeof keys, &keys, sizeof indices,
+                                &indices, sizeof count, &count, sizeof out, &out));
+  CLPRIM_CHECK(clprim__enqueue(ctx, final, 1, c.wg));
+  if (result) CLPRIM_CHECK(clprim__copy(ctx, out, result, 0, 0, result_bytes));
+  if (value || index) {
+    cl_ulong words[2];
+    CLPRIM_CHECK(clprim__read(ctx, out, 0, sizeof words, words));
+    if (value) *value = value_of_bits(type, words[0]);
+    if (index) *index = words[1];
+  }
+  return CLPRIM_SUCCESS;
+}
+
+clprim_status clprim_argmax(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                            unsigned flags, clprim_value *value, uint64_t *index, cl_mem result) {
+  return arg_reduce(ctx, type, in, n, flags, 0, value, index, result, 16);
+}
+
+clprim_status clprim_argmin(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                            unsigned flags, clprim_value *value, uint64_t *index, cl_mem result) {
+  return arg_reduce(ctx, type, in, n, flags, MODE_MIN, value, index, result, 16);
+}
+
+clprim_status clprim_reduce_max(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                                unsigned flags, clprim_value *value, cl_mem result) {
+  return arg_reduce(ctx, type, in, n, flags, 0, value, NULL, result, 8);
+}
+
+clprim_status clprim_reduce_min(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                                unsigned flags, clprim_value *value, cl_mem result) {
+  return arg_reduce(ctx, type, in, n, flags, MODE_MIN, value, NULL, result, 8);
+}
+
+clprim_status clprim_reduce_sum(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                                clprim_value *sum, cl_mem result) {
+  CLPRIM_CHECK(check_common(ctx, type, in, n));
+  if (!sum && !result) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (result) CLPRIM_CHECK(clprim__check_buffer(ctx, result, 8));
+
+  struct reduce_config c = reduce_config(ctx, type);
+  const size_t tile = (size_t)c.wg * c.items, elem = clprim_type_size(type);
+  cl_kernel tiles_kernel;
+  CLPRIM_CHECK(reduce_kernel(ctx, type, &c, "sum_tiles", &tiles_kernel));
+  size_t first_tiles = n / tile + (n % tile != 0);
+  cl_mem level[2], out;
+  if (first_tiles > 1) {
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_SUM_A, first_tiles * elem, &level[0]));
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_SUM_B, (first_tiles / tile + 1) * elem, &level[1]));
+  }
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULT, 16, &out));
+
+  clprim__call_begin(ctx);
+  const cl_ulong zero = 0;
+  CLPRIM_CHECK(clprim__fill(ctx, out, &zero, sizeof zero, 0, 8)); /* n = 0, and 32-bit types */
+  cl_mem src = in;
+  for (unsigned l = 0; n > 0; ++l) {
+    size_t tiles = n / tile + (n % tile != 0);
+    cl_mem dst = tiles == 1 ? out : level[l % 2];
+    cl_ulong n64 = n;
+    CLPRIM_CHECK(clprim__set_args(tiles_kernel, 3, sizeof src, &src, sizeof n64, &n64,
+                                  sizeof dst, &dst));
+    CLPRIM_CHECK(clprim__enqueue(ctx, tiles_kernel, tiles, c.wg));
+    if (tiles == 1) break;
+    src = dst;
+    n = tiles;
+  }
+  if (result) CLPRIM_CHECK(clprim__copy(ctx, out, result, 0, 0, 8));
+  if (sum) {
+    cl_ulong bits;
+    CLPRIM_CHECK(clprim__read(ctx, out, 0, sizeof bits, &bits));
+    *sum = value_of_bits(type, bits);
+  }
+  return CLPRIM_SUCCESS;
+}

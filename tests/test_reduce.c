@@ -1,0 +1,388 @@
+/* test_reduce: argmax / argmin (plain, |x|, NaN policies), min, max and sum
+ * against a CPU reference, for every type and path the device runs, sizes
+ * around the tile boundaries, ties, all-equal input, NaNs, INT_MIN under
+ * |x|, results in a device buffer, float accuracy, and every error case. */
+#include "common.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct test_contexts contexts;
+
+static int setup(void **state) {
+  (void)state;
+  test_open_contexts(&contexts);
+  return 0;
+}
+static int teardown(void **state) {
+  (void)state;
+  test_close_contexts(&contexts);
+  return 0;
+}
+
+static int is_float(clprim_type t) { return t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE; }
+
+static double get_f(clprim_type t, const void *p, size_t i) {
+  return t == CLPRIM_FLOAT ? ((const float *)p)[i] : ((const double *)p)[i];
+}
+static int64_t get_i(clprim_type t, const void *p, size_t i) {
+  return t == CLPRIM_INT32 ? ((const int32_t *)p)[i] : ((const int64_t *)p)[i];
+}
+static uint64_t get_u(clprim_type t, const void *p, size_t i) {
+  return t == CLPRIM_UINT32 ? ((const uint32_t *)p)[i] : ((const uint64_t *)p)[i];
+}
+
+/* Whether element a is strictly better than element b for argmax (is_min
+ * 0) or argmin (1) with flags: the reference's own comparisons, written
+ * independently of the device's key mapping. */
+static int better(clprim_type t, const void *p, size_t a, size_t b, int is_min, unsigned flags) {
+  int abs_mode = (flags & CLPRIM_REDUCE_ABS) != 0;
+  if (is_float(t)) {
+    double x = get_f(t, p, a), y = get_f(t, p, b);
+    if ((flags & CLPRIM_REDUCE_NAN_LARGEST) && !is_min) {
+      if (isnan(y)) return 0;
+      if (isnan(x)) return 1;
+    } else {
+      if (isnan(x)) return 0;
+      if (isnan(y)) return 1;
+    }
+    if (abs_mode) x = fabs(x), y = fabs(y);
+    return is_min ? x < y : x > y;
+  }
+  if (t == CLPRIM_INT32 || t == CLPRIM_INT64) {
+    int64_t x = get_i(t, p, a), y = get_i(t, p, b);
+    if (abs_mode) {
+      uint64_t mx = x < 0 ? 0 - (uint64_t)x : (uint64_t)x, my = y < 0 ? 0 - (uint64_t)y : (uint64_t)y;
+      return is_min ? mx < my : mx > my;
+    }
+    return is_min ? x < y : x > y;
+  }
+  uint64_t x = get_u(t, p, a), y = get_u(t, p, b);
+  return is_min ? x < y : x > y;
+}
+
+static size_t reference_arg(clprim_type t, const void *p, size_t n, int is_min, unsigned flags) {
+  size_t best = 0;
+  for (size_t i = 1; i < n; ++i)
+    if (better(t, p, i, best, is_min, flags)) best = i;
+  return best;
+}
+
+/* Input variants. */
+enum variant { RANDOM, FEW_VALUES, ALL_EQUAL, TIE_FIRST_LAST, WITH_NAN, ALL_NAN, ZEROS, VARIANTS };
+static const char *const variant_name[VARIANTS] = {"random", "few values", "all equal",
+                                                   "tie first+last", "with NaN", "all NaN",
+                                                   "signed zeros"};
+
+static void set_f(clprim_type t, void *p, size_t i, double v) {
+  if (t == CLPRIM_FLOAT)
+    ((float *)p)[i] = (float)v;
+  else
+    ((double *)p)[i] = v;
+}
+
+static void make_input(clprim_type t, void *p, size_t n, enum variant v) {
+  const size_t es = clprim_type_size(t);
+  test_random(t, p, n, 1);
+  switch (v) {
+  case RANDOM:
+    /* The most negative integer, where |x| overflows a signed type. */
+    if (n > 2 && t == CLPRIM_INT32) ((int32_t *)p)[test_rand() % n] = INT32_MIN;
+    if (n > 2 && t == CLPRIM_INT64) ((int64_t *)p)[test_rand() % n] = INT64_MIN;
+    break;
+  case FEW_VALUES: /* many ties, signed zeros */
+    for (size_t i = 0; i < n; ++i) {
+      int r = (int)(test_rand() % 5) - 2;
+      if (is_float(t))
+        set_f(t, p, i, r == 0 && test_rand() % 2 ? -0.0 : r * 0.5);
+      else if (es == 4)
+        ((int32_t *)p)[i] = r;
+      else
+        ((int64_t *)p)[i] = r;
+    }
+    break;
+  case ALL_EQUAL:
+    for (size_t i = 1; i < n; ++i) memcpy((char *)p + i * es, p, es);
+    break;
+  case TIE_FIRST_LAST: {
+    /* The extreme value at both ends (and where it was): the first wins. */
+    size_t at = reference_arg(t, p, n, 0, 0);
+    memcpy((char *)p, (char *)p + at * es, es);
+    memcpy((char *)p + (n - 1) * es, (char *)p + at * es, es);
+    break;
+  }
+  case WITH_NAN:
+    for (size_t i = 0; i < n; ++i)
+      if (i == 0 || i == n - 1 || test_rand() % 7 == 0) set_f(t, p, i, test_rand() % 2 ? NAN : -NAN);
+    if (n > 3) set_f(t, p, n / 2, INFINITY), set_f(t, p, n / 3, -INFINITY);
+    break;
+  case ALL_NAN:
+    for (size_t i = 0; i < n; ++i) set_f(t, p, i, NAN);
+    break;
+  case ZEROS: /* -0.0 equals +0.0: the minimum is the first zero of either sign */
+    for (size_t i = 0; i < n; ++i) {
+      uint64_t r = test_rand() % 3;
+      set_f(t, p, i, r == 0 ? -0.0 : r == 1 ? 0.0 : 0.5);
+    }
+    break;
+  default: break;
+  }
+}
+
+static const char *ctx_path(clprim_context *ctx) {
+  clprim_device_info info;
+  clprim_context_get_info(ctx, &info);
+  return clprim_path_name(info.path);
+}
+
+/* argmax and argmin with every flag combination on one input. */
+static void check_arg(clprim_context *ctx, clprim_type t, size_t n, enum variant v) {
+  const size_t es = clprim_type_size(t);
+  unsigned char *host = malloc(n * es);
+  assert_non_null(host);
+  make_input(t, host, n, v);
+  cl_mem in = test_buffer(ctx, n * es, host);
+  cl_mem result = test_buffer(ctx, 16, NULL);
+  const unsigned all_flags[] = {0, CLPRIM_REDUCE_ABS, CLPRIM_REDUCE_NAN_LARGEST,
+                                CLPRIM_REDUCE_ABS | CLPRIM_REDUCE_NAN_LARGEST};
+  const unsigned flag_count = is_float(t) ? 4 : 2;
+  for (int is_min = 0; is_min < 2; ++is_min)
+    for (unsigned f = 0; f < flag_count; ++f) {
+      unsigned flags = all_flags[f];
+      size_t want = reference_arg(t, host, n, is_min, flags);
+      clprim_value value;
+      uint64_t index = 0;
+      int via_buffer = (int)((n + f + (unsigned)is_min) % 3 == 0);
+      if (via_buffer) {
+        /* Only the device buffer: two uint64 words, value bits and index. */
+        uint64_t words[2];
+        TEST_OK(is_min ? clprim_argmin(ctx, t, in, n, flags, NULL, NULL, result)
+                       : clprim_argmax(ctx, t, in, n, flags, NULL, NULL, result));
+        test_read(ctx, result, 16, words);
+        memset(&value, 0, sizeof value);
+        memcpy(&value, &words[0], sizeof words[0]);
+        index = words[1];
+      } else {
+        TEST_OK(is_min ? clprim_argmin(ctx, t, in, n, flags, &value, &index, NULL)
+                       : clprim_argmax(ctx, t, in, n, flags, &value, &index, NULL));
+      }
+      if (index != want || memcmp(&value, host + want * es, es) != 0)
+        fail_msg("%s %s, n=%zu, %s, flags %u, path %s%s: index %llu, expected %zu",
+                 clprim_type_name(t), is_min ? "argmin" : "argmax", n, variant_name[v], flags,
+                 ctx_path(ctx), via_buffer ? ", via buffer" : "", (unsigned long long)index, want);
+      if (es == 4 && (value.bytes[4] | value.bytes[5] | value.bytes[6] | value.bytes[7]))
+        fail_msg("%s: the upper bytes of a 32-bit value are not zero", clprim_type_name(t));
+    }
+  /* min / max return the same element. */
+  clprim_value got;
+  size_t want = reference_arg(t, host, n, 1, 0);
+  TEST_OK(clprim_reduce_min(ctx, t, in, n, 0, &got, NULL));
+  if (memcmp(&got, host + want * es, es) != 0)
+    fail_msg("%s min, n=%zu, %s, path %s: wrong value", clprim_type_name(t), n, variant_name[v],
+             ctx_path(ctx));
+  want = reference_arg(t, host, n, 0, 0);
+  TEST_OK(clprim_reduce_max(ctx, t, in, n, 0, NULL, result));
+  uint64_t bits = 0;
+  test_read(ctx, result, 8, &bits);
+  if (memcmp(&bits, host + want * es, es) != 0)
+    fail_msg("%s max, n=%zu, %s, path %s: wrong value", clprim_type_name(t), n, variant_name[v],
+             ctx_path(ctx));
+  clReleaseMemObject(in);
+  clReleaseMemObject(result);
+  free(host);
+}
+
+/* Sizes around the tile boundaries of ctx for type. */
+static size_t reduce_sizes(clprim_context *ctx, clprim_type type, size_t *sizes) {
+  size_t tile = clprim__reduce_tile(ctx, type), k = 0;
+  const size_t fixed[] = {1, 2, 31, 32, 33};
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; ++i) sizes[k++] = fixed[i];
+  sizes[k++] = tile - 1, sizes[k++] = tile, sizes[k++] = tile + 1;
+  if (!test_small()) {
+    sizes[k++] = 7 * tile + 3; /* several groups, several quads each */
+    sizes[k++] = ((size_t)1 << 20) + 12345;
+  }
+  return k;
+}
+
+static void test_arg_type(clprim_type type) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx) continue;
+    if (clprim__check_type(ctx, type) != CLPRIM_SUCCESS) {
+      printf("%s on %s: skipped (device lacks the type)\n", clprim_type_name(type),
+             clprim_path_name((clprim_path)p));
+      continue;
+    }
+    size_t sizes[16], count = reduce_sizes(ctx, type, sizes);
+    for (size_t s = 0; s < count; ++s)
+      for (int v = 0; v < VARIANTS; ++v) {
+        if ((v == WITH_NAN || v == ALL_NAN || v == ZEROS) && !is_float(type)) continue;
+        /* Under Oclgrind: every variant at a few sizes, random at all. */
+        if (test_small() && v != RANDOM && s % 3 != 1 && sizes[s] != 1) continue;
+        check_arg(ctx, type, sizes[s], (enum variant)v);
+      }
+  }
+}
+
+static void test_arg_int32(void **state) { (void)state, test_arg_type(CLPRIM_INT32); }
+static void test_arg_uint32(void **state) { (void)state, test_arg_type(CLPRIM_UINT32); }
+static void test_arg_int64(void **state) { (void)state, test_arg_type(CLPRIM_INT64); }
+static void test_arg_uint64(void **state) { (void)state, test_arg_type(CLPRIM_UINT64); }
+static void test_arg_float(void **state) { (void)state, test_arg_type(CLPRIM_FLOAT); }
+static void test_arg_double(void **state) { (void)state, test_arg_type(CLPRIM_DOUBLE); }
+
+/* ------------------------------------------------------------------ sum */
+
+/* Levels of tile sums for n elements. */
+static unsigned sum_levels(size_t n, size_t tile) {
+  unsigned levels = 1;
+  while (n > tile) n = n / tile + (n % tile != 0), ++levels;
+  return levels;
+}
+
+static void check_sum(clprim_context *ctx, clprim_type t, size_t n) {
+  const size_t es = clprim_type_size(t);
+  unsigned char *host = malloc((n ? n : 1) * es);
+  assert_non_null(host);
+  test_random(t, host, n, 1);
+  uint64_t want = 0;
+  double exact = 0, abs_sum = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (is_float(t)) {
+      double x = get_f(t, host, i);
+      exact += x, abs_sum += fabs(x);
+    } else {
+      want += es == 4 ? (uint64_t)((uint32_t *)host)[i] : ((uint64_t *)host)[i];
+    }
+  }
+  if (es == 4) want = (uint32_t)want;
+  cl_mem in = test_buffer(ctx, (n ? n : 1) * es, host);
+  cl_mem result = test_buffer(ctx, 8, NULL);
+  clprim_value got;
+  uint64_t bits = 0;
+  TEST_OK(clprim_reduce_sum(ctx, t, in, n, &got, n % 2 ? result : NULL));
+  if (n % 2) {
+    test_read(ctx, result, 8, &bits);
+    if (memcmp(&bits, &got, 8) != 0) fail_msg("sum: the device result differs from the host's");
+  }
+  char what[128];
+  snprintf(what, sizeof what, "%s sum, n=%zu, path %s", clprim_type_name(t), n, ctx_path(ctx));
+  if (is_float(t)) {
+    /* docs/ACCURACY.md: levels * (ITEMS + log2(WG) + subgroups per group). */
+    double u = t == CLPRIM_FLOAT ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+    double k = sum_levels(n, clprim__reduce_tile(ctx, t)) * (16.0 + 12.0 + 32.0) + 2.0;
+    double g = t == CLPRIM_FLOAT ? got.f32 : got.f64;
+    double bound = k * u * abs_sum + (t == CLPRIM_FLOAT ? FLT_MIN : DBL_MIN);
+    if (!(fabs(g - exact) <= bound))
+      fail_msg("%s: %.17g, expected %.17g (bound %.3g)", what, g, exact, bound);
+    if (t == CLPRIM_FLOAT && (got.bytes[4] | got.bytes[5] | got.bytes[6] | got.bytes[7]))
+      fail_msg("%s: upper bytes not zero", what);
+  } else if (memcmp(&got, &want, 8) != 0) {
+    fail_msg("%s: wrong sum", what);
+  }
+  clReleaseMemObject(in);
+  clReleaseMemObject(result);
+  free(host);
+}
+
+static void test_sum(void **state) {
+  (void)state;
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx) continue;
+    for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t) {
+      clprim_type type = (clprim_type)t;
+      if (clprim__check_type(ctx, type) != CLPRIM_SUCCESS) continue;
+      size_t sizes[20], count = reduce_sizes(ctx, type, sizes);
+      size_t tile = clprim__reduce_tile(ctx, type);
+      sizes[count++] = 0;
+      sizes[count++] = 2 * tile + 1; /* two levels */
+      if (!test_small()) sizes[count++] = tile * tile + 3; /* three levels */
+      for (size_t s = 0; s < count; ++s) check_sum(ctx, type, sizes[s]);
+    }
+  }
+}
+
+/* ----------------------------------------------------------------- errors */
+
+/* Every error returns its status and writes nothing. */
+static void test_errors(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  const size_t n = 100;
+  uint32_t data[100];
+  for (size_t i = 0; i < n; ++i) data[i] = (uint32_t)test_rand();
+  const uint64_t poison[2] = {0x1111111111111111ull, 0x2222222222222222ull};
+  cl_mem in = test_buffer(ctx, n * 4, data), result = test_buffer(ctx, 16, poison);
+  cl_mem small = test_buffer(ctx, 15, poison);
+  clprim_value value, value_before;
+  memset(&value, 0x5A, sizeof value);
+  value_before = value;
+  uint64_t index = 77;
+  const clprim_type i32 = CLPRIM_INT32;
+
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argmax(NULL, i32, in, n, 0, &value, &index, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argmax(ctx, i32, NULL, n, 0, &value, &index, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_argmin(ctx, (clprim_type)CLPRIM_TYPE_COUNT, in, n, 0, &value, &index, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argmin(ctx, (clprim_type)-1, in, n, 0, &value, &index, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argmax(ctx, i32, in, 0, 0, &value, &index, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_min(ctx, i32, in, 0, 0, &value, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argmax(ctx, i32, in, n, 4, &value, &index, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argmax(ctx, i32, in, n, 0, NULL, NULL, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_max(ctx, i32, in, n, 0, NULL, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_sum(ctx, i32, in, n, NULL, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_sum(NULL, i32, in, n, &value, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_sum(ctx, i32, NULL, n, &value, NULL));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_argmax(ctx, i32, in, n + 1, 0, &value, &index, NULL));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_argmin(ctx, CLPRIM_INT64, in, n / 2 + 1, 0, &value, &index, NULL));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_argmax(ctx, i32, in, n, 0, &value, &index, small));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_reduce_sum(ctx, i32, in, n + 1, &value, NULL));
+  TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE, clprim_argmax(ctx, CLPRIM_INT64, in, SIZE_MAX / 4, 0, &value, &index, NULL));
+  TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE, clprim_reduce_sum(ctx, CLPRIM_INT64, in, SIZE_MAX / 4, &value, NULL));
+
+  /* A device without fp64 refuses double. */
+  int had_fp64 = ctx->info.has_fp64;
+  ctx->info.has_fp64 = 0;
+  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_TYPE, clprim_argmax(ctx, CLPRIM_DOUBLE, in, 10, 0, &value, &index, NULL));
+  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_TYPE, clprim_reduce_sum(ctx, CLPRIM_DOUBLE, in, 10, &value, NULL));
+  ctx->info.has_fp64 = had_fp64;
+
+  /* Buffers of another OpenCL context. */
+  cl_int err;
+  cl_device_id dev = clprim_context_device(ctx);
+  cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_mem foreign = clCreateBuffer(other, CL_MEM_READ_WRITE, n * 4, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  TEST_STATUS(CL_INVALID_CONTEXT, clprim_argmax(ctx, i32, foreign, n, 0, &value, &index, NULL));
+  TEST_STATUS(CL_INVALID_CONTEXT, clprim_argmax(ctx, i32, in, n, 0, &value, &index, foreign));
+  TEST_STATUS(CL_INVALID_CONTEXT, clprim_reduce_sum(ctx, i32, in, n, &value, foreign));
+  clReleaseMemObject(foreign);
+  clReleaseContext(other);
+
+  /* Nothing was written. */
+  uint64_t after[2];
+  test_read(ctx, result, 16, after);
+  assert_memory_equal(after, poison, sizeof poison);
+  assert_memory_equal(&value, &value_before, sizeof value);
+  assert_int_equal(index, 77);
+  clReleaseMemObject(in);
+  clReleaseMemObject(result);
+  clReleaseMemObject(small);
+}
+
+int main(void) {
+  test_init("test_reduce");
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_errors),      cmocka_unit_test(test_arg_int32),
+      cmocka_unit_test(test_arg_uint32),  cmocka_unit_test(test_arg_int64),
+      cmocka_unit_test(test_arg_uint64),  cmocka_unit_test(test_arg_float),
+      cmocka_unit_test(test_arg_double),  cmocka_unit_test(test_sum),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -135,6 +135,10 @@ clprim_status clprim__scan(clprim_context *ctx, clprim_type type, cl_mem in, cl_
  * around tile boundaries). */
 size_t clprim__scan_tile(const clprim_context *ctx, clprim_type type);
 
+/* ---- select.c */
+/* Elements per select tile on this context (tests: sizes around tiles). */
+size_t clprim__select_tile(const clprim_context *ctx);
+
 #define CLPRIM_CHECK(expr)                                                                         \
   do {                                                                                             \
     clprim_status clprim_check_status_ = (clprim_status)(expr);                                    \

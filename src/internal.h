@@ -98,6 +98,11 @@ clprim_status clprim__kernel(clprim_context *ctx, const char *file, const char *
 clprim_status clprim__kernel_for_path(clprim_context *ctx, clprim_path path, const char *file,
                                       const char *options, const char *kernel_name,
                                       cl_kernel *kernel);
+/* The same with source text (e.g. #defines) put before the file's text;
+ * the prefix is part of the program cache key. */
+clprim_status clprim__kernel_with_prefix(clprim_context *ctx, const char *file, const char *prefix,
+                                         const char *options, const char *kernel_name,
+                                         cl_kernel *kernel);
 /* Builds source text (device header + source) with options, using the disk
  * cache when set. Used by clprim__kernel and by probing. */
 clprim_status clprim__build(clprim_context *ctx, const char *source, const char *options,

@@ -3,10 +3,11 @@
  * masks and tile counts, a scan of the tile counts, then the scatter. */
 #include "internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* What phase 1 evaluates. */
-enum select_source { SOURCE_PREDICATE, SOURCE_FLAGS_UINT8, SOURCE_FLAGS_INT32 };
+enum select_source { SOURCE_PREDICATE, SOURCE_FLAGS_UINT8, SOURCE_FLAGS_INT32, SOURCE_EXPRESSION };
 
 struct select_call {
   clprim_type type;
@@ -15,6 +16,7 @@ struct select_call {
   size_t n;
   enum select_source source;
   const clprim_predicate *pred; /* SOURCE_PREDICATE only */
+  const char *expression;       /* SOURCE_EXPRESSION only */
   int partition;
   const clprim_select_output *out;
 };
@@ -39,6 +41,8 @@ static clprim_status check_call(clprim_context *ctx, const struct select_call *c
   const clprim_select_output *out = c->out;
   if (!ctx || !out) return CLPRIM_ERROR_INVALID_ARGUMENT;
   CLPRIM_CHECK(clprim__check_type(ctx, c->type));
+  if (c->source == SOURCE_EXPRESSION && (!c->expression || !*c->expression))
+    return CLPRIM_ERROR_INVALID_ARGUMENT;
   if (c->source == SOURCE_PREDICATE) {
     if (!c->pred || (unsigned)c->pred->op >= CLPRIM_PRED_COUNT) return CLPRIM_ERROR_INVALID_ARGUMENT;
     if (c->pred->op == CLPRIM_PRED_MASK_EQ && !is_integer(c->type))
@@ -50,8 +54,9 @@ static clprim_status check_call(clprim_context *ctx, const struct select_call *c
   const size_t flag_bytes =
       clprim__bytes(c->n, c->source == SOURCE_FLAGS_INT32 ? 4 : 1);
   if (value_bytes == SIZE_MAX || index_bytes == SIZE_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
-  if (c->source != SOURCE_PREDICATE) CLPRIM_CHECK(clprim__check_buffer(ctx, c->src, flag_bytes));
-  if (c->in || c->source == SOURCE_PREDICATE || out->values)
+  const int reads_flags = c->source == SOURCE_FLAGS_UINT8 || c->source == SOURCE_FLAGS_INT32;
+  if (reads_flags) CLPRIM_CHECK(clprim__check_buffer(ctx, c->src, flag_bytes));
+  if (c->in || !reads_flags || out->values)
     CLPRIM_CHECK(clprim__check_buffer(ctx, c->in, value_bytes));
   if (out->values) CLPRIM_CHECK(clprim__check_buffer(ctx, out->values, value_bytes));
   if (out->indices) CLPRIM_CHECK(clprim__check_buffer(ctx, out->indices, index_bytes));
@@ -83,16 +88,36 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
   const size_t tile = (size_t)wg * 32, tiles = c->n / tile + (c->n % tile != 0);
   const size_t words = c->n / 32 + (c->n % 32 != 0);
   const int want_scatter = out->values || out->indices;
-  static const char *const flag_option[3] = {"", " -DFLAG_T=uchar", " -DFLAG_T=int"};
+  static const char *const flag_option[4] = {"", " -DFLAG_T=uchar", " -DFLAG_T=int", ""};
   char options[160];
   snprintf(options, sizeof options, "-DT=%s%s -DWG=%u%s", clprim__cl_type(c->type),
            is_integer(c->type) ? " -DT_INTEGER" : "", wg, flag_option[c->source]);
 
+  /* A user's expression becomes a macro before the file: one program per
+   * distinct expression. Line breaks would end the #define. */
+  char *prefix = NULL;
+  if (c->source == SOURCE_EXPRESSION) {
+    static const char head[] = "#define USER_PREDICATE(x, i) (", tail[] = ")\n";
+    size_t len = strlen(c->expression);
+    prefix = malloc(sizeof head + len + sizeof tail);
+    if (!prefix) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+    memcpy(prefix, head, sizeof head - 1);
+    for (size_t k = 0; k < len; ++k) {
+      char ch = c->expression[k];
+      prefix[sizeof head - 1 + k] = ch == '\n' || ch == '\r' ? ' ' : ch;
+    }
+    memcpy(prefix + sizeof head - 1 + len, tail, sizeof tail);
+  }
+
   /* Every kernel (the scan's too) is built before anything is enqueued. */
   cl_kernel masks_kernel, scatter_kernel = NULL;
-  CLPRIM_CHECK(clprim__kernel(ctx, "select.cl", options, "select_masks", &masks_kernel));
-  if (want_scatter)
-    CLPRIM_CHECK(clprim__kernel(ctx, "select.cl", options, "select_scatter", &scatter_kernel));
+  clprim_status st = clprim__kernel_with_prefix(ctx, "select.cl", prefix, options, "select_masks",
+                                                &masks_kernel);
+  if (st == CLPRIM_SUCCESS && want_scatter)
+    st = clprim__kernel_with_prefix(ctx, "select.cl", prefix, options, "select_scatter",
+                                    &scatter_kernel);
+  free(prefix);
+  if (st != CLPRIM_SUCCESS) return st;
   cl_mem masks, offsets;
   CLPRIM_CHECK(clprim__scratch(ctx, CLPRIM_SCRATCH_SELECT0, words * 4, &masks));
   CLPRIM_CHECK(clprim__scratch(ctx, CLPRIM_SCRATCH_SELECT0 + 1, (tiles + 1) * 8, &offsets));
@@ -148,7 +173,19 @@ static clprim_status select_public(clprim_context *ctx, const struct select_call
 
 clprim_status clprim_select(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
                             const clprim_predicate *pred, const clprim_select_output *out) {
-  struct select_call c = {type, in, in, n, SOURCE_PREDICATE, pred, 0, out};
+  struct select_call c = {type, in, in, n, SOURCE_PREDICATE, pred, NULL, 0, out};
+  return select_public(ctx, &c);
+}
+
+clprim_status clprim_select_expr(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                                 const char *expression, const clprim_select_output *out) {
+  struct select_call c = {type, in, in, n, SOURCE_EXPRESSION, NULL, expression, 0, out};
+  return select_public(ctx, &c);
+}
+
+clprim_status clprim_partition_expr(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                                    const char *expression, const clprim_select_output *out) {
+  struct select_call c = {type, in, in, n, SOURCE_EXPRESSION, NULL, expression, 1, out};
   return select_public(ctx, &c);
 }
 
@@ -171,6 +208,7 @@ clprim_status clprim_select_flagged(clprim_context *ctx, clprim_type type, cl_me
                           n,
                           flag_type == CLPRIM_FLAGS_UINT8 ? SOURCE_FLAGS_UINT8 : SOURCE_FLAGS_INT32,
                           NULL,
+                          NULL,
                           0,
                           out};
   return select_public(ctx, &c);
@@ -178,6 +216,6 @@ clprim_status clprim_select_flagged(clprim_context *ctx, clprim_type type, cl_me
 
 clprim_status clprim_partition(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
                                const clprim_predicate *pred, const clprim_select_output *out) {
-  struct select_call c = {type, in, in, n, SOURCE_PREDICATE, pred, 1, out};
+  struct select_call c = {type, in, in, n, SOURCE_PREDICATE, pred, NULL, 1, out};
   return select_public(ctx, &c);
 }

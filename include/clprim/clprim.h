@@ -405,6 +405,24 @@ CLPRIM_API clprim_status clprim_partition(clprim_context *ctx, clprim_type type,
                                           size_t n, const clprim_predicate *pred,
                                           const clprim_select_output *out);
 
+/*! clprim_select_expr(), clprim_partition_expr() :
+ * As clprim_select() and clprim_partition(), with your own predicate: an
+ * OpenCL C expression over x (the element, of the call's type: int, uint,
+ * long, ulong, float or double) and i (its index, ulong), nonzero to pass,
+ * e.g. "x > 0.5f && (i & 1) == 0". Each distinct expression (per type) is
+ * compiled once, then kept with the context's programs (and in the disk
+ * cache when one is set).
+ * @return : as clprim_select(); CLPRIM_ERROR_INVALID_ARGUMENT also for a
+ *           NULL or empty expression; CL_BUILD_PROGRAM_FAILURE (or another
+ *           build error) when it does not compile, with the compiler's
+ *           messages in clprim_context_build_log(). */
+CLPRIM_API clprim_status clprim_select_expr(clprim_context *ctx, clprim_type type, cl_mem in,
+                                            size_t n, const char *expression,
+                                            const clprim_select_output *out);
+CLPRIM_API clprim_status clprim_partition_expr(clprim_context *ctx, clprim_type type, cl_mem in,
+                                               size_t n, const char *expression,
+                                               const clprim_select_output *out);
+
 #ifdef __cplusplus
 }
 #endif

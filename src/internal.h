@@ -100,6 +100,11 @@ clprim_status clprim__kernel(clprim_context *ctx, const char *file, const char *
 clprim_status clprim__kernel_for_path(clprim_context *ctx, clprim_path path, const char *file,
                                       const char *options, const char *kernel_name,
                                       cl_kernel *kernel);
+/* The same with source text (e.g. #defines) put before the file's text;
+ * the prefix is part of the program cache key. */
+clprim_status clprim__kernel_with_prefix(clprim_context *ctx, const char *file, const char *prefix,
+                                         const char *options, const char *kernel_name,
+                                         cl_kernel *kernel);
 /* Builds source text (device header + source) with options, using the disk
  * cache when set. Used by clprim__kernel and by probing. */
 clprim_status clprim__build(clprim_context *ctx, const char *source, const char *options,
@@ -141,6 +146,9 @@ size_t clprim__scan_tile(const clprim_context *ctx, clprim_type type);
 /* Elements per work-group tile of the reductions for type on this context
  * (tests use it for sizes around tile boundaries). */
 size_t clprim__reduce_tile(const clprim_context *ctx, clprim_type type);
+/* ---- select.c */
+/* Elements per select tile on this context (tests: sizes around tiles). */
+size_t clprim__select_tile(const clprim_context *ctx);
 
 #define CLPRIM_CHECK(expr)                                                                         \
   do {                                                                                             \

@@ -225,37 +225,48 @@ clprim_status clprim__build(clprim_context *ctx, const char *source, const char 
 
 /* ------------------------------------------------ per-context program cache */
 
+/* The program of cl/<file> with `prefix` (source text put before the file,
+ * e.g. #defines; "" for none) built with the path's and the given options. The
+ * cache key holds all three. */
 static struct clprim_program_entry *find_or_build(clprim_context *ctx, clprim_path path,
-                                                  const char *file, const char *options,
-                                                  clprim_status *st) {
+                                                  const char *file, const char *prefix,
+                                                  const char *options, clprim_status *st) {
   const char *path_opts = ctx->path_options[path];
-  size_t key_len = strlen(file) + strlen(path_opts) + strlen(options) + 3;
-  char *key = malloc(key_len);
-  if (!key) {
+  size_t options_len = strlen(path_opts) + strlen(options) + 2;
+  size_t key_len = strlen(file) + options_len + strlen(prefix) + 3;
+  char *key = malloc(key_len), *build_options = malloc(options_len);
+  if (!key || !build_options) {
+    free(key);
+    free(build_options);
     *st = CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
     return NULL;
   }
-  snprintf(key, key_len, "%s\n%s %s", file, path_opts, options);
+  snprintf(build_options, options_len, "%s %s", path_opts, options);
+  snprintf(key, key_len, "%s\n%s\n%s", file, build_options, prefix);
   for (struct clprim_program_entry *e = ctx->programs; e; e = e->next)
     if (strcmp(e->key, key) == 0) {
       free(key);
+      free(build_options);
       return e;
     }
 
   const char *header = clprim__source("clprim_device.h"), *body = clprim__source(file);
   struct clprim_program_entry *e = calloc(1, sizeof *e);
-  size_t len = body ? strlen(header) + strlen(body) + 64 : 0;
+  size_t len = body ? strlen(header) + strlen(prefix) + strlen(body) + 64 : 0;
   char *source = body ? malloc(len) : NULL;
   if (!e || !source) {
     *st = body ? CLPRIM_ERROR_OUT_OF_HOST_MEMORY : CLPRIM_ERROR_INVALID_ARGUMENT;
     free(e);
     free(source);
     free(key);
+    free(build_options);
     return NULL;
   }
-  snprintf(source, len, "%s\n#line 1 \"%s\"\n%s", header, file, body);
-  *st = clprim__build(ctx, source, key + strlen(file) + 1, &e->program);
+  snprintf(source, len, "%s\n%s%s#line 1 \"%s\"\n%s", header, prefix, *prefix ? "\n" : "", file,
+           body);
+  *st = clprim__build(ctx, source, build_options, &e->program);
   free(source);
+  free(build_options);
   if (*st != CLPRIM_SUCCESS) {
     free(e);
     free(key);
@@ -267,11 +278,12 @@ static struct clprim_program_entry *find_or_build(clprim_context *ctx, clprim_pa
   return e;
 }
 
-clprim_status clprim__kernel_for_path(clprim_context *ctx, clprim_path path, const char *file,
-                                      const char *options, const char *kernel_name,
-                                      cl_kernel *kernel) {
+static clprim_status kernel_of(clprim_context *ctx, clprim_path path, const char *file,
+                               const char *prefix, const char *options, const char *kernel_name,
+                               cl_kernel *kernel) {
   clprim_status st;
-  struct clprim_program_entry *e = find_or_build(ctx, path, file, options ? options : "", &st);
+  struct clprim_program_entry *e =
+      find_or_build(ctx, path, file, prefix ? prefix : "", options ? options : "", &st);
   if (!e) return st;
   for (unsigned k = 0; k < e->kernel_count; ++k)
     if (strcmp(e->kernels[k].name, kernel_name) == 0) {
@@ -291,9 +303,21 @@ clprim_status clprim__kernel_for_path(clprim_context *ctx, clprim_path path, con
   return CLPRIM_SUCCESS;
 }
 
+clprim_status clprim__kernel_for_path(clprim_context *ctx, clprim_path path, const char *file,
+                                      const char *options, const char *kernel_name,
+                                      cl_kernel *kernel) {
+  return kernel_of(ctx, path, file, NULL, options, kernel_name, kernel);
+}
+
 clprim_status clprim__kernel(clprim_context *ctx, const char *file, const char *options,
                              const char *kernel_name, cl_kernel *kernel) {
-  return clprim__kernel_for_path(ctx, ctx->info.path, file, options, kernel_name, kernel);
+  return kernel_of(ctx, ctx->info.path, file, NULL, options, kernel_name, kernel);
+}
+
+clprim_status clprim__kernel_with_prefix(clprim_context *ctx, const char *file, const char *prefix,
+                                         const char *options, const char *kernel_name,
+                                         cl_kernel *kernel) {
+  return kernel_of(ctx, ctx->info.path, file, prefix, options, kernel_name, kernel);
 }
 
 void clprim__release_programs(clprim_context *ctx) {

@@ -187,6 +187,62 @@ static void bench_reduce(struct bench *b, clprim_type type, size_t n) {
   clReleaseMemObject(half);
 }
 
+/* ------------------------------------------------------------ select */
+
+struct select_arg {
+  clprim_type type;
+  cl_mem in;
+  size_t n;
+  clprim_predicate pred;
+  clprim_select_output out;
+};
+static clprim_status call_select(struct bench *b, void *p) {
+  struct select_arg *a = p;
+  return clprim_select(b->ctx, a->type, a->in, a->n, &a->pred, &a->out);
+}
+
+/* Values x > 1 - p of uniform data in [0, 1) (integers: x > 1000 (1 - p)),
+ * so about a fraction p passes; minimal bytes: the input read, the
+ * selected values written. */
+static void bench_select(struct bench *b, clprim_type type, size_t n) {
+  size_t es = clprim_type_size(type), bytes = n * es;
+  void *host = random_data(type, n, 2);
+  struct select_arg a;
+  memset(&a, 0, sizeof a);
+  a.type = type;
+  a.in = device_buffer(b, bytes, host);
+  a.n = n;
+  a.out.values = device_buffer(b, bytes, NULL);
+  a.out.count_buffer = device_buffer(b, 8, NULL);
+  free(host);
+  const double rates[3] = {0.01, 0.5, 0.99};
+  for (int r = 0; r < 3; ++r) {
+    double threshold = 1.0 - rates[r];
+    a.pred.op = CLPRIM_PRED_GT;
+    switch (type) {
+    case CLPRIM_INT32: a.pred.a.i32 = (int32_t)(threshold * 1000); break;
+    case CLPRIM_UINT32: a.pred.a.u32 = (uint32_t)(threshold * 1000); break;
+    case CLPRIM_INT64: a.pred.a.i64 = (int64_t)(threshold * 1000); break;
+    case CLPRIM_UINT64: a.pred.a.u64 = (uint64_t)(threshold * 1000); break;
+    case CLPRIM_FLOAT: a.pred.a.f32 = (float)threshold; break;
+    case CLPRIM_DOUBLE: a.pred.a.f64 = threshold; break;
+    }
+    uint64_t selected = 0;
+    clprim_status st = clprim_select_count(b->ctx, type, a.in, n, &a.pred, &selected);
+    if (st != CLPRIM_SUCCESS) die("select count", st);
+    /* The copy reference moves the same traffic: half of it read, half written. */
+    size_t traffic = bytes + (size_t)selected * es;
+    double copy = copy_ms(b, a.in, a.out.values, (traffic / 2 + es - 1) / es * es);
+    double ms = op_ms(b, call_select, &a);
+    char variant[32];
+    snprintf(variant, sizeof variant, "values p=%.2f", rates[r]);
+    report(b, "select", variant, type, n, ms, (double)traffic, copy);
+  }
+  clReleaseMemObject(a.in);
+  clReleaseMemObject(a.out.values);
+  clReleaseMemObject(a.out.count_buffer);
+}
+
 /* ------------------------------------------------------------ startup */
 
 static double now_ms(void) {
@@ -337,6 +393,7 @@ int main(int argc, char **argv) {
       if (want_op(&b, "scan")) bench_scan(&b, type, n);
       if (want_op(&b, "argmax") || want_op(&b, "argmin") || want_op(&b, "reduce_sum"))
         bench_reduce(&b, type, n);
+      if (want_op(&b, "select")) bench_select(&b, type, n);
     }
   }
   if (b.json) printf("%s]\n", b.records ? "\n" : "[");

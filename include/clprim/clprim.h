@@ -372,6 +372,132 @@ CLPRIM_API clprim_status clprim_reduce_min(clprim_context *ctx, clprim_type type
 CLPRIM_API clprim_status clprim_reduce_sum(clprim_context *ctx, clprim_type type, cl_mem in,
                                            size_t n, clprim_value *sum, cl_mem result);
 
+/* ----------------------------------------------------------------- select */
+
+/* Built-in predicates for clprim_select() and clprim_partition(). a and b are
+ * kernel arguments: a new threshold builds nothing. NaN compares false, so a
+ * NaN passes only NE, OUTSIDE, NONZERO and IS_NAN; -0.0 equals 0.0. */
+typedef enum clprim_predicate_op {
+  CLPRIM_PRED_GT = 0,      /* x > a */
+  CLPRIM_PRED_GE = 1,      /* x >= a */
+  CLPRIM_PRED_LT = 2,      /* x < a */
+  CLPRIM_PRED_LE = 3,      /* x <= a */
+  CLPRIM_PRED_EQ = 4,      /* x == a */
+  CLPRIM_PRED_NE = 5,      /* x != a */
+  CLPRIM_PRED_INSIDE = 6,  /* a <= x && x < b, i.e. x in [a, b) */
+  CLPRIM_PRED_OUTSIDE = 7, /* !(a <= x && x < b): the complement of INSIDE */
+  CLPRIM_PRED_NONZERO = 8, /* x != 0 */
+  CLPRIM_PRED_IS_NAN = 9,  /* x is NaN (never, for integers) */
+  CLPRIM_PRED_NOT_NAN = 10, /* x is not NaN (always, for integers) */
+  CLPRIM_PRED_MASK_EQ = 11 /* (x & a) == b; integer types only */
+} clprim_predicate_op;
+#define CLPRIM_PRED_COUNT 12
+
+/* One value of any element type: set the member of the call's type
+ * (i32 for CLPRIM_INT32, u32, i64, u64, f32 for CLPRIM_FLOAT, f64). */
+typedef union clprim_scalar {
+  int32_t i32;
+  uint32_t u32;
+  int64_t i64;
+  uint64_t u64;
+  float f32;
+  double f64;
+} clprim_scalar;
+
+/* A built-in predicate and its parameters (b: INSIDE and OUTSIDE, MASK_EQ). */
+typedef struct clprim_predicate {
+  clprim_predicate_op op;
+  clprim_scalar a, b;
+} clprim_predicate;
+
+/* What a select or partition writes; zero-initialise, then set what you
+ * want. Each output buffer is a separate buffer, not the input. */
+typedef struct clprim_select_output {
+  /* NULL, or room for n elements of the call's type: the selected values. */
+  cl_mem values;
+  /* NULL, or room for n indices: the positions in the input of the selected
+   * elements, uint32 (n * 4 bytes), or uint64 (n * 8 bytes) when indices_64
+   * is set or n > 2^32. */
+  cl_mem indices;
+  int indices_64;
+  /* NULL, or a buffer whose first 8 bytes receive the count, as uint64. */
+  cl_mem count_buffer;
+  /* NULL, or where the count is stored on the host; the call then waits
+   * for the device. */
+  uint64_t *count;
+} clprim_select_output;
+
+/* Flag arrays for clprim_select_flagged(): nonzero passes. */
+typedef enum clprim_flag_type {
+  CLPRIM_FLAGS_UINT8 = 0, /* one byte per element */
+  CLPRIM_FLAGS_INT32 = 1  /* one int32 per element */
+} clprim_flag_type;
+
+/*! clprim_select() :
+ * Stream compaction: the elements among the first n of in that pass pred,
+ * in input order, written to the outputs that out names (values and / or
+ * indices, in one pass), and their count (to out->count_buffer and / or
+ * out->count). With neither values nor indices only the count is computed.
+ * n = 0 gives a count of 0. Output buffers must hold n elements whatever the
+ * count (clprim_select_count() gives the count alone).
+ * @return : CLPRIM_SUCCESS once the work is enqueued (and the count read,
+ *           when out->count is set); or CLPRIM_ERROR_INVALID_ARGUMENT (NULL
+ *           ctx, in, pred or out, bad type or op, MASK_EQ on float types, an
+ *           output that is the input or another output),
+ *           CLPRIM_ERROR_BUFFER_TOO_SMALL (an output holds fewer than n
+ *           elements, count_buffer fewer than 8 bytes),
+ *           CLPRIM_ERROR_UNSUPPORTED_TYPE (double without fp64),
+ *           CL_INVALID_CONTEXT, a kernel build error or another OpenCL
+ *           code. Nothing is written on error. */
+CLPRIM_API clprim_status clprim_select(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                                       const clprim_predicate *pred,
+                                       const clprim_select_output *out);
+
+/*! clprim_select_count() :
+ * How many of the first n elements of in pass pred (to size the outputs of
+ * clprim_select()); waits for the device.
+ * @return : CLPRIM_SUCCESS and *count set; or an error as clprim_select()
+ *           (and CLPRIM_ERROR_INVALID_ARGUMENT for a NULL count). */
+CLPRIM_API clprim_status clprim_select_count(clprim_context *ctx, clprim_type type, cl_mem in,
+                                             size_t n, const clprim_predicate *pred,
+                                             uint64_t *count);
+
+/*! clprim_select_flagged() :
+ * As clprim_select(), but element i passes when flags[i] is nonzero (flags:
+ * n elements of flag_type). in may be NULL when out->values is NULL.
+ * @return : as clprim_select(); CLPRIM_ERROR_INVALID_ARGUMENT also for a
+ *           NULL flags buffer or a bad flag_type. */
+CLPRIM_API clprim_status clprim_select_flagged(clprim_context *ctx, clprim_type type, cl_mem in,
+                                               cl_mem flags, clprim_flag_type flag_type, size_t n,
+                                               const clprim_select_output *out);
+
+/*! clprim_partition() :
+ * Stable partition: writes all n elements (values and / or indices, as in
+ * clprim_select()), first those that pass pred, then those that fail, each
+ * part in input order. The count is the number that pass.
+ * @return : as clprim_select(). */
+CLPRIM_API clprim_status clprim_partition(clprim_context *ctx, clprim_type type, cl_mem in,
+                                          size_t n, const clprim_predicate *pred,
+                                          const clprim_select_output *out);
+
+/*! clprim_select_expr(), clprim_partition_expr() :
+ * As clprim_select() and clprim_partition(), with your own predicate: an
+ * OpenCL C expression over x (the element, of the call's type: int, uint,
+ * long, ulong, float or double) and i (its index, ulong), nonzero to pass,
+ * e.g. "x > 0.5f && (i & 1) == 0". Each distinct expression (per type) is
+ * compiled once, then kept with the context's programs (and in the disk
+ * cache when one is set).
+ * @return : as clprim_select(); CLPRIM_ERROR_INVALID_ARGUMENT also for a
+ *           NULL or empty expression; CL_BUILD_PROGRAM_FAILURE (or another
+ *           build error) when it does not compile, with the compiler's
+ *           messages in clprim_context_build_log(). */
+CLPRIM_API clprim_status clprim_select_expr(clprim_context *ctx, clprim_type type, cl_mem in,
+                                            size_t n, const char *expression,
+                                            const clprim_select_output *out);
+CLPRIM_API clprim_status clprim_partition_expr(clprim_context *ctx, clprim_type type, cl_mem in,
+                                               size_t n, const char *expression,
+                                               const clprim_select_output *out);
+
 #ifdef __cplusplus
 }
 #endif

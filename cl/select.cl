@@ -1,0 +1,182 @@
+/* select.cl: stream compaction (select) and stable partition.
+ *
+ * Follows Bakunas-Milanowski, Rego, Sun and Wang, "Efficient Algorithms for
+ * Stream Compaction on GPUs" (2016): the predicate's results are kept as one
+ * 32-bit mask per group of 32 consecutive elements, so the scan runs over
+ * per-tile counts only, not over a flag per element.
+ *  1. select_masks: evaluates the predicate, stores the masks and one count
+ *     per tile of TILE = WG * 32 elements (popcount, work-group reduction).
+ *     Paths with a ballot build a mask with clprim_sg_ballot over 32 lanes
+ *     reading 32 consecutive elements; the local path (and subgroups that
+ *     are not a multiple of 32 wide) lets each work-item evaluate its own 32
+ *     consecutive elements.
+ *  2. the host scans the tile counts (exclusive, uint64) with clprim__scan;
+ *     the last group stores a zero after the counts, so the scan leaves the
+ *     total there.
+ *  3. select_scatter: each element's output position is its tile's offset
+ *     plus the passing elements before its word in the tile (work-group scan
+ *     of popcounts) plus popcount(mask & lower-lanes-mask). Indices come from
+ *     the masks alone; values are read again only when asked for. A
+ *     partition also writes failing elements, after all passing ones.
+ *
+ * Build options: -DT=int|uint|long|ulong|float|double, -DT_INTEGER for
+ * the integer types, -DWG (a power of two), and what phase 1 reads: nothing more for the built-in predicates
+ * (kernel arguments op, a, b), -DFLAG_T=uchar|int for a flag array, or
+ * -DUSER_PREDICATE for an expression over x and i defined before this file
+ * as USER_PREDICATE(x, i). */
+#ifndef T
+#define T float
+#endif
+#ifndef WG
+#define WG 256
+#endif
+#define TILE ((ulong)WG * 32)
+
+/* clprim_predicate_op, in clprim.h's order. */
+#define OP_GT 0
+#define OP_GE 1
+#define OP_LT 2
+#define OP_LE 3
+#define OP_EQ 4
+#define OP_NE 5
+#define OP_INSIDE 6
+#define OP_OUTSIDE 7
+#define OP_NONZERO 8
+#define OP_IS_NAN 9
+#define OP_NOT_NAN 10
+#define OP_MASK_EQ 11
+
+/* The built-in predicates. NaN compares false, so it passes only NE,
+ * OUTSIDE (the complement of INSIDE), NONZERO and IS_NAN. */
+CLPRIM_INLINE int builtin_passes(T x, int op, T a, T b) {
+  switch (op) {
+  case OP_GT: return x > a;
+  case OP_GE: return x >= a;
+  case OP_LT: return x < a;
+  case OP_LE: return x <= a;
+  case OP_EQ: return x == a;
+  case OP_NE: return x != a;
+  case OP_INSIDE: return a <= x && x < b;
+  case OP_OUTSIDE: return !(a <= x && x < b);
+  case OP_NONZERO: return x != (T)0;
+#ifdef T_INTEGER
+  case OP_IS_NAN: return 0;
+  case OP_NOT_NAN: return 1;
+  case OP_MASK_EQ: return (x & a) == b;
+#else
+  case OP_IS_NAN: return isnan(x);
+  case OP_NOT_NAN: return !isnan(x);
+#endif
+  default: return 0;
+  }
+}
+
+/* Whether element i passes; src is the input (or the flag array). */
+#if defined(FLAG_T)
+#define SRC_T FLAG_T
+#define PASSES(src, i) ((src)[i] != 0)
+#elif defined(USER_PREDICATE)
+#define SRC_T T
+CLPRIM_INLINE int user_passes(__global const T *src, ulong i) {
+  T x = src[i];
+  return (USER_PREDICATE(x, i)) != 0;
+}
+#define PASSES(src, i) user_passes(src, i)
+#else
+#define SRC_T T
+#define PASSES(src, i) builtin_passes((src)[i], op, a, b)
+#endif
+
+/* Phase 1: masks[w] holds bit k set when element 32 w + k passes (words up
+ * to ceil(n / 32)); tile_counts[t] the passing elements of tile t, and
+ * tile_counts[tiles] = 0. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_masks(__global const SRC_T *src, ulong n, int op, T a, T b, __global uint *masks,
+                  __global ulong *tile_counts) {
+  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
+  const uint lid = (uint)get_local_id(0), group = (uint)get_group_id(0);
+  const ulong tile_first = (ulong)group * TILE;
+  uint word_in_tile = lid; /* the mask word this work-item stores */
+  uint mask = 0;
+  int built = 0;
+#ifdef CLPRIM_HAS_BALLOT
+  /* 32 lanes read 32 consecutive elements; after 32 rounds every lane holds
+   * one word. (flat numbers the work-items subgroup by subgroup, and bit
+   * `lane` of the ballot word is this lane's.) */
+  if (clprim_sg_size() % 32 == 0 && WG % clprim_sg_size() == 0) {
+    const uint flat = clprim_sg_id() * clprim_sg_size() + clprim_sg_lane();
+    const uint slot = flat >> 5, lane = flat & 31u;
+    for (uint k = 0; k < 32; ++k) {
+      const uint w = k * (WG / 32) + slot;
+      const ulong i = tile_first + (ulong)w * 32 + lane;
+      const uint bits = clprim_sg_ballot(i < n && PASSES(src, i));
+      if (lane == k) {
+        mask = bits;
+        word_in_tile = w;
+      }
+    }
+    built = 1;
+  }
+#endif
+  if (!built) {
+    const ulong first = tile_first + (ulong)lid * 32;
+    if (first + 32 <= n) {
+      for (uint k = 0; k < 32; ++k) mask |= (uint)PASSES(src, first + k) << k;
+    } else {
+      for (uint k = 0; k < 32; ++k)
+        if (first + k < n) mask |= (uint)PASSES(src, first + k) << k;
+    }
+  }
+  const ulong word = (ulong)group * WG + word_in_tile;
+  if (word * 32 < n) masks[word] = mask;
+  const uint count = clprim_wg_reduce_add_uint(popcount(mask), scratch);
+  if (lid == 0) {
+    tile_counts[group] = count;
+    if (group == get_num_groups(0) - 1) tile_counts[group + 1] = 0;
+  }
+}
+
+/* Phase 3: writes each passing element (and with `partition` each failing
+ * one, after offsets[tiles] passing ones) to its position: the index (uint,
+ * or ulong when index64) and / or the value. Work-items take the tile's
+ * elements in turn (e = k WG + lid), so reads and writes are coalesced. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_scatter(__global const T *in, ulong n, __global const uint *masks,
+                    __global const ulong *offsets, ulong tiles, __global T *values,
+                    __global uint *indices, int want_values, int want_indices, int index64,
+                    int partition) {
+  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
+  __local uint tile_masks[WG];
+  __local ulong word_base[WG];
+  const uint lid = (uint)get_local_id(0), group = (uint)get_group_id(0);
+  const ulong tile_first = (ulong)group * TILE;
+  const ulong word = (ulong)group * WG + lid;
+  const uint mask = word * 32 < n ? masks[word] : 0u;
+  uint tile_total;
+  const uint before = clprim_wg_scan_excl_add_uint(popcount(mask), scratch, &tile_total);
+  tile_masks[lid] = mask;
+  word_base[lid] = offsets[group] + before;
+  const ulong passing_total = partition ? offsets[tiles] : 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint k = 0; k < 32; ++k) {
+    const uint e = k * WG + lid;
+    const ulong i = tile_first + e;
+    if (i >= n) break;
+    const uint m = tile_masks[e >> 5], bit = e & 31u;
+    const ulong passing_before = word_base[e >> 5] + popcount(m & ((1u << bit) - 1u));
+    ulong pos;
+    if ((m >> bit) & 1u)
+      pos = passing_before;
+    else if (partition)
+      pos = passing_total + (i - passing_before);
+    else
+      continue;
+    if (want_indices) {
+      if (index64)
+        ((__global ulong *)indices)[pos] = i;
+      else
+        indices[pos] = (uint)i;
+    }
+    if (want_values) values[pos] = in[i];
+  }
+}

@@ -1,0 +1,221 @@
+/* select.c: stream compaction (select by predicate or flags) and stable
+ * partition, kernels in cl/select.cl (Bakunas-Milanowski et al., 2016):
+ * masks and tile counts, a scan of the tile counts, then the scatter. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What phase 1 evaluates. */
+enum select_source { SOURCE_PREDICATE, SOURCE_FLAGS_UINT8, SOURCE_FLAGS_INT32, SOURCE_EXPRESSION };
+
+struct select_call {
+  clprim_type type;
+  cl_mem in; /* may be NULL for flags without values */
+  cl_mem src; /* what phase 1 reads: in, or the flags */
+  size_t n;
+  enum select_source source;
+  const clprim_predicate *pred; /* SOURCE_PREDICATE only */
+  const char *expression;       /* SOURCE_EXPRESSION only */
+  int partition;
+  const clprim_select_output *out;
+};
+
+/* Work-items per work-group; a tile is 32 elements per work-item. */
+static unsigned select_wg(const clprim_context *ctx) {
+  unsigned wg = ctx->info.device_type & CL_DEVICE_TYPE_GPU ? 256 : 64;
+  while (wg > ctx->info.max_work_group_size && wg > 32) wg /= 2;
+  return wg;
+}
+
+size_t clprim__select_tile(const clprim_context *ctx) { return (size_t)select_wg(ctx) * 32; }
+
+static int is_integer(clprim_type type) { return type != CLPRIM_FLOAT && type != CLPRIM_DOUBLE; }
+
+static int index_is_64(const clprim_select_output *out, size_t n) {
+  return out->indices_64 || (uint64_t)n > ((uint64_t)1 << 32);
+}
+
+/* Every argument check; nothing is enqueued before they all pass. */
+static clprim_status check_call(clprim_context *ctx, const struct select_call *c) {
+  const clprim_select_output *out = c->out;
+  if (!ctx || !out) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__check_type(ctx, c->type));
+  if (c->source == SOURCE_EXPRESSION && (!c->expression || !*c->expression))
+    return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (c->source == SOURCE_PREDICATE) {
+    if (!c->pred || (unsigned)c->pred->op >= CLPRIM_PRED_COUNT) return CLPRIM_ERROR_INVALID_ARGUMENT;
+    if (c->pred->op == CLPRIM_PRED_MASK_EQ && !is_integer(c->type))
+      return CLPRIM_ERROR_INVALID_ARGUMENT;
+  }
+  const size_t es = clprim_type_size(c->type);
+  const size_t value_bytes = clprim__bytes(c->n, es);
+  const size_t index_bytes = clprim__bytes(c->n, index_is_64(out, c->n) ? 8 : 4);
+  const size_t flag_bytes =
+      clprim__bytes(c->n, c->source == SOURCE_FLAGS_INT32 ? 4 : 1);
+  if (value_bytes == SIZE_MAX || index_bytes == SIZE_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
+  const int reads_flags = c->source == SOURCE_FLAGS_UINT8 || c->source == SOURCE_FLAGS_INT32;
+  if (reads_flags) CLPRIM_CHECK(clprim__check_buffer(ctx, c->src, flag_bytes));
+  if (c->in || !reads_flags || out->values)
+    CLPRIM_CHECK(clprim__check_buffer(ctx, c->in, value_bytes));
+  if (out->values) CLPRIM_CHECK(clprim__check_buffer(ctx, out->values, value_bytes));
+  if (out->indices) CLPRIM_CHECK(clprim__check_buffer(ctx, out->indices, index_bytes));
+  if (out->count_buffer) CLPRIM_CHECK(clprim__check_buffer(ctx, out->count_buffer, 8));
+  /* Outputs are written while inputs are read: no sharing. */
+  cl_mem inputs[2] = {c->in, c->src};
+  cl_mem outputs[3] = {out->values, out->indices, out->count_buffer};
+  for (int o = 0; o < 3; ++o) {
+    if (!outputs[o]) continue;
+    for (int i = 0; i < 2; ++i)
+      if (outputs[o] == inputs[i]) return CLPRIM_ERROR_INVALID_ARGUMENT;
+    for (int p = o + 1; p < 3; ++p)
+      if (outputs[o] == outputs[p]) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  }
+  return CLPRIM_SUCCESS;
+}
+
+/* Runs the three phases; arguments are checked and the call begun. */
+static clprim_status select_run(clprim_context *ctx, const struct select_call *c) {
+  const clprim_select_output *out = c->out;
+  const cl_ulong zero = 0;
+  if (c->n == 0) {
+    if (out->count_buffer) CLPRIM_CHECK(clprim__fill(ctx, out->count_buffer, &zero, 8, 0, 8));
+    if (out->count) *out->count = 0;
+    return CLPRIM_SUCCESS;
+  }
+
+  const unsigned wg = select_wg(ctx);
+  const size_t tile = (size_t)wg * 32, tiles = c->n / tile + (c->n % tile != 0);
+  const size_t words = c->n / 32 + (c->n % 32 != 0);
+  const int want_scatter = out->values || out->indices;
+  static const char *const flag_option[4] = {"", " -DFLAG_T=uchar", " -DFLAG_T=int", ""};
+  char options[160];
+  snprintf(options, sizeof options, "-DT=%s%s -DWG=%u%s", clprim__cl_type(c->type),
+           is_integer(c->type) ? " -DT_INTEGER" : "", wg, flag_option[c->source]);
+
+  /* A user's expression becomes a macro before the file: one program per
+   * distinct expression. Line breaks would end the #define. */
+  char *prefix = NULL;
+  if (c->source == SOURCE_EXPRESSION) {
+    static const char head[] = "#define USER_PREDICATE(x, i) (", tail[] = ")\n";
+    size_t len = strlen(c->expression);
+    prefix = malloc(sizeof head + len + sizeof tail);
+    if (!prefix) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+    memcpy(prefix, head, sizeof head - 1);
+    for (size_t k = 0; k < len; ++k) {
+      char ch = c->expression[k];
+      prefix[sizeof head - 1 + k] = ch == '\n' || ch == '\r' ? ' ' : ch;
+    }
+    memcpy(prefix + sizeof head - 1 + len, tail, sizeof tail);
+  }
+
+  /* Every kernel (the scan's too) is built before anything is enqueued. */
+  cl_kernel masks_kernel, scatter_kernel = NULL;
+  clprim_status st = clprim__kernel_with_prefix(ctx, "select.cl", prefix, options, "select_masks",
+                                                &masks_kernel);
+  if (st == CLPRIM_SUCCESS && want_scatter)
+    st = clprim__kernel_with_prefix(ctx, "select.cl", prefix, options, "select_scatter",
+                                    &scatter_kernel);
+  free(prefix);
+  if (st != CLPRIM_SUCCESS) return st;
+  cl_mem masks, offsets;
+  CLPRIM_CHECK(clprim__scratch(ctx, CLPRIM_SCRATCH_SELECT0, words * 4, &masks));
+  CLPRIM_CHECK(clprim__scratch(ctx, CLPRIM_SCRATCH_SELECT0 + 1, (tiles + 1) * 8, &offsets));
+
+  /* Phase 1: masks and tile counts. The parameters travel in their own type. */
+  const size_t es = clprim_type_size(c->type);
+  clprim_scalar a, b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  cl_int op = 0;
+  if (c->pred) op = (cl_int)c->pred->op, a = c->pred->a, b = c->pred->b;
+  cl_ulong n64 = c->n;
+  CLPRIM_CHECK(clprim__set_args(masks_kernel, 7, sizeof c->src, &c->src, sizeof n64, &n64,
+                                sizeof op, &op, es, &a, es, &b, sizeof masks, &masks,
+                                sizeof offsets, &offsets));
+  CLPRIM_CHECK(clprim__enqueue(ctx, masks_kernel, tiles, wg));
+
+  /* Phase 2: tile offsets; offsets[tiles] becomes the total. */
+  CLPRIM_CHECK(clprim__scan(ctx, CLPRIM_UINT64, offsets, offsets, tiles + 1, 0));
+
+  /* Phase 3: the scatter. Unused buffers are bound to a scratch buffer. */
+  if (want_scatter) {
+    cl_mem in = c->in ? c->in : masks;
+    cl_mem values = out->values ? out->values : masks;
+    cl_mem indices = out->indices ? out->indices : masks;
+    cl_ulong tiles64 = tiles;
+    cl_int want_values = out->values != NULL, want_indices = out->indices != NULL;
+    cl_int index64 = index_is_64(out, c->n), partition = c->partition;
+    CLPRIM_CHECK(clprim__set_args(scatter_kernel, 11, sizeof in, &in, sizeof n64, &n64,
+                                  sizeof masks, &masks, sizeof offsets, &offsets, sizeof tiles64,
+                                  &tiles64, sizeof values, &values, sizeof indices, &indices,
+                                  sizeof want_values, &want_values, sizeof want_indices,
+                                  &want_indices, sizeof index64, &index64, sizeof partition,
+                                  &partition));
+    CLPRIM_CHECK(clprim__enqueue(ctx, scatter_kernel, tiles, wg));
+  }
+
+  if (out->count_buffer)
+    CLPRIM_CHECK(clprim__copy(ctx, offsets, out->count_buffer, tiles * 8, 0, 8));
+  if (out->count) {
+    cl_ulong count;
+    CLPRIM_CHECK(clprim__read(ctx, offsets, tiles * 8, 8, &count));
+    *out->count = count;
+  }
+  return CLPRIM_SUCCESS;
+}
+
+static clprim_status select_public(clprim_context *ctx, const struct select_call *c) {
+  CLPRIM_CHECK(check_call(ctx, c));
+  clprim__call_begin(ctx);
+  return select_run(ctx, c);
+}
+
+clprim_status clprim_select(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                            const clprim_predicate *pred, const clprim_select_output *out) {
+  struct select_call c = {type, in, in, n, SOURCE_PREDICATE, pred, NULL, 0, out};
+  return select_public(ctx, &c);
+}
+
+clprim_status clprim_select_expr(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                                 const char *expression, const clprim_select_output *out) {
+  struct select_call c = {type, in, in, n, SOURCE_EXPRESSION, NULL, expression, 0, out};
+  return select_public(ctx, &c);
+}
+
+clprim_status clprim_partition_expr(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                                    const char *expression, const clprim_select_output *out) {
+  struct select_call c = {type, in, in, n, SOURCE_EXPRESSION, NULL, expression, 1, out};
+  return select_public(ctx, &c);
+}
+
+clprim_status clprim_select_count(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                                  const clprim_predicate *pred, uint64_t *count) {
+  if (!count) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  clprim_select_output out;
+  memset(&out, 0, sizeof out);
+  out.count = count;
+  return clprim_select(ctx, type, in, n, pred, &out);
+}
+
+clprim_status clprim_select_flagged(clprim_context *ctx, clprim_type type, cl_mem in, cl_mem flags,
+                                    clprim_flag_type flag_type, size_t n,
+                                    const clprim_select_output *out) {
+  if ((unsigned)flag_type > CLPRIM_FLAGS_INT32 || !flags) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  struct select_call c = {type,
+                          in,
+                          flags,
+                          n,
+                          flag_type == CLPRIM_FLAGS_UINT8 ? SOURCE_FLAGS_UINT8 : SOURCE_FLAGS_INT32,
+                          NULL,
+                          NULL,
+                          0,
+                          out};
+  return select_public(ctx, &c);
+}
+
+clprim_status clprim_partition(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                               const clprim_predicate *pred, const clprim_select_output *out) {
+  struct select_call c = {type, in, in, n, SOURCE_PREDICATE, pred, NULL, 1, out};
+  return select_public(ctx, &c);
+}

@@ -1,0 +1,609 @@
+/* test_select: select (by predicate and by flags) and partition against a
+ * CPU reference, for every type and path the device runs: pass rates 0, 1
+ * and in between, patterns around the 32-element masks (alternating, only
+ * the first or last, blocks of 31 / 32 / 33), sizes around every tile
+ * boundary, every built-in predicate with NaN and -0.0, uint32 and uint64
+ * indices, count to host and to a buffer, and every error case. */
+#include "common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct test_contexts contexts;
+
+static int setup(void **state) {
+  (void)state;
+  test_open_contexts(&contexts);
+  return 0;
+}
+static int teardown(void **state) {
+  (void)state;
+  test_close_contexts(&contexts);
+  return 0;
+}
+
+/* What one call asks for. */
+struct mode {
+  int values, indices, indices_64, count_host, count_buffer;
+  int partition;
+  int flags; /* 0: predicate; 1: uint8 flags; 2: int32 flags */
+};
+
+#define MODE_COUNT 6
+static struct mode mode_of(unsigned k) {
+  static const struct mode modes[MODE_COUNT] = {
+      {1, 1, 0, 1, 1, 0, 0}, /* everything, uint32 indices */
+      {0, 1, 1, 1, 0, 0, 1}, /* uint64 indices, uint8 flags */
+      {1, 0, 0, 0, 1, 0, 2}, /* values, int32 flags */
+      {1, 1, 1, 1, 1, 1, 0}, /* partition */
+      {0, 0, 0, 1, 1, 0, 0}, /* count only */
+      {1, 1, 0, 1, 0, 1, 0}, /* partition, uint32 indices */
+  };
+  return modes[k % MODE_COUNT];
+}
+
+/* The CPU reference of the built-in predicates. */
+#define REF_COMPARE(CT, member)                                                                    \
+  do {                                                                                             \
+    CT x = ((const CT *)data)[i], a = p->a.member, b = p->b.member;                                \
+    switch (p->op) {                                                                               \
+    case CLPRIM_PRED_GT: return x > a;                                                             \
+    case CLPRIM_PRED_GE: return x >= a;                                                            \
+    case CLPRIM_PRED_LT: return x < a;                                                             \
+    case CLPRIM_PRED_LE: return x <= a;                                                            \
+    case CLPRIM_PRED_EQ: return x == a;                                                            \
+    case CLPRIM_PRED_NE: return x != a;                                                            \
+    case CLPRIM_PRED_INSIDE: return a <= x && x < b;                                               \
+    case CLPRIM_PRED_OUTSIDE: return !(a <= x && x < b);                                           \
+    case CLPRIM_PRED_NONZERO: return x != 0;                                                       \
+    case CLPRIM_PRED_IS_NAN: return x != x;                                                        \
+    case CLPRIM_PRED_NOT_NAN: return x == x;                                                       \
+    default: break;                                                                                \
+    }                                                                                              \
+  } while (0)
+#define REF_MASK(CT, member)                                                                       \
+  if (p->op == CLPRIM_PRED_MASK_EQ)                                                                \
+  return (((const CT *)data)[i] & p->a.member) == p->b.member
+
+static int ref_passes(clprim_type type, const void *data, size_t i, const clprim_predicate *p) {
+  switch (type) {
+  case CLPRIM_INT32: REF_MASK(int32_t, i32); REF_COMPARE(int32_t, i32); break;
+  case CLPRIM_UINT32: REF_MASK(uint32_t, u32); REF_COMPARE(uint32_t, u32); break;
+  case CLPRIM_INT64: REF_MASK(int64_t, i64); REF_COMPARE(int64_t, i64); break;
+  case CLPRIM_UINT64: REF_MASK(uint64_t, u64); REF_COMPARE(uint64_t, u64); break;
+  case CLPRIM_FLOAT: REF_COMPARE(float, f32); break;
+  case CLPRIM_DOUBLE: REF_COMPARE(double, f64); break;
+  }
+  fail_msg("bad predicate");
+  return 0;
+}
+
+/* Stores the small integer v as element i of type. */
+static void put(clprim_type type, void *data, size_t i, int64_t v) {
+  switch (type) {
+  case CLPRIM_INT32: ((int32_t *)data)[i] = (int32_t)v; break;
+  case CLPRIM_UINT32: ((uint32_t *)data)[i] = (uint32_t)v; break;
+  case CLPRIM_INT64: ((int64_t *)data)[i] = v; break;
+  case CLPRIM_UINT64: ((uint64_t *)data)[i] = (uint64_t)v; break;
+  case CLPRIM_FLOAT: ((float *)data)[i] = (float)v; break;
+  case CLPRIM_DOUBLE: ((double *)data)[i] = (double)v; break;
+  }
+}
+
+static clprim_scalar scalar(clprim_type type, int64_t v) {
+  clprim_scalar s;
+  memset(&s, 0, sizeof s);
+  put(type, &s, 0, v);
+  return s;
+}
+
+static cl_mem poisoned(clprim_context *ctx, size_t bytes, unsigned char *host) {
+  memset(host, 0xA5, bytes);
+  return test_buffer(ctx, bytes, host);
+}
+
+static void check_poison(const unsigned char *got, size_t from, size_t to, const char *what,
+                         const char *which) {
+  for (size_t b = from; b < to; ++b)
+    if (got[b] != 0xA5) fail_msg("%s: %s written past the end (byte %zu)", what, which, b);
+}
+
+/* One call on data (n elements, `pass` the reference verdicts) as mode says;
+ * checks every output and that nothing else was written. */
+static void run_and_check(clprim_context *ctx, clprim_type type, const void *data,
+                          const unsigned char *pass, size_t n, const clprim_predicate *pred,
+                          struct mode m, const char *what_in) {
+  const size_t es = clprim_type_size(type), guard = 5, total = n + guard;
+  const size_t is = m.indices_64 ? 8 : 4;
+  char what[256];
+  snprintf(what, sizeof what, "%s [values %d indices %d%s count %d/%d %s%s]", what_in, m.values,
+           m.indices, m.indices_64 ? " (64)" : "", m.count_host, m.count_buffer,
+           m.partition ? "partition" : "select",
+           m.flags == 1 ? ", uint8 flags" : m.flags == 2 ? ", int32 flags" : "");
+
+  size_t *order = malloc((n + 1) * sizeof *order), count = 0;
+  assert_non_null(order);
+  for (size_t i = 0; i < n; ++i)
+    if (pass[i]) order[count++] = i;
+  size_t written = count;
+  if (m.partition)
+    for (size_t i = 0; i < n; ++i)
+      if (!pass[i]) order[written++] = i;
+
+  unsigned char *host_values = malloc(total * es), *host_indices = malloc(total * 8),
+                host_count[16];
+  assert_non_null(host_values);
+  assert_non_null(host_indices);
+  cl_mem in = test_buffer(ctx, total * es, data), flags = NULL;
+  if (m.flags) {
+    size_t fs = m.flags == 1 ? 1 : 4;
+    unsigned char *f = calloc(total, fs);
+    assert_non_null(f);
+    for (size_t i = 0; i < n; ++i) {
+      /* Any nonzero value passes. */
+      int v = pass[i] ? (int)(test_rand() % 255) + 1 : 0;
+      if (m.flags == 1)
+        f[i] = (unsigned char)v;
+      else
+        ((int32_t *)f)[i] = v == 255 ? -1 : v;
+    }
+    flags = test_buffer(ctx, total * fs, f);
+    free(f);
+  }
+  clprim_select_output out;
+  memset(&out, 0, sizeof out);
+  uint64_t count_got = 0xdeadbeef;
+  cl_mem values = m.values ? poisoned(ctx, total * es, host_values) : NULL;
+  cl_mem indices = m.indices ? poisoned(ctx, total * is, host_indices) : NULL;
+  cl_mem count_buffer = m.count_buffer ? poisoned(ctx, 16, host_count) : NULL;
+  out.values = values;
+  out.indices = indices;
+  out.indices_64 = m.indices_64;
+  out.count_buffer = count_buffer;
+  out.count = m.count_host ? &count_got : NULL;
+
+  if (m.flags)
+    TEST_OK(clprim_select_flagged(ctx, type, m.values ? in : NULL, flags,
+                                  m.flags == 1 ? CLPRIM_FLAGS_UINT8 : CLPRIM_FLAGS_INT32, n, &out));
+  else if (m.partition)
+    TEST_OK(clprim_partition(ctx, type, in, n, pred, &out));
+  else if (!m.values && !m.indices && !m.count_buffer)
+    TEST_OK(clprim_select_count(ctx, type, in, n, pred, &count_got));
+  else
+    TEST_OK(clprim_select(ctx, type, in, n, pred, &out));
+
+  if (m.count_host && count_got != count)
+    fail_msg("%s: count %llu, expected %zu", what, (unsigned long long)count_got, count);
+  if (values) {
+    test_read(ctx, values, total * es, host_values);
+    for (size_t k = 0; k < written; ++k)
+      if (memcmp(host_values + k * es, (const unsigned char *)data + order[k] * es, es) != 0)
+        fail_msg("%s: value %zu is not element %zu", what, k, order[k]);
+    check_poison(host_values, written * es, total * es, what, "values");
+  }
+  if (indices) {
+    test_read(ctx, indices, total * is, host_indices);
+    for (size_t k = 0; k < written; ++k) {
+      uint64_t got = m.indices_64 ? ((uint64_t *)host_indices)[k] : ((uint32_t *)host_indices)[k];
+      if (got != order[k])
+        fail_msg("%s: index %zu is %llu, expected %zu", what, k, (unsigned long long)got, order[k]);
+    }
+    check_poison(host_indices, written * is, total * is, what, "indices");
+  }
+  if (count_buffer) {
+    test_read(ctx, count_buffer, 16, host_count);
+    uint64_t c;
+    memcpy(&c, host_count, 8);
+    if (c != count) fail_msg("%s: count buffer %llu, expected %zu", what, (unsigned long long)c, count);
+    check_poison(host_count, 8, 16, what, "count buffer");
+  }
+
+  clReleaseMemObject(in);
+  if (flags) clReleaseMemObject(flags);
+  if (values) clReleaseMemObject(values);
+  if (indices) clReleaseMemObject(indices);
+  if (count_buffer) clReleaseMemObject(count_buffer);
+  free(order);
+  free(host_values);
+  free(host_indices);
+}
+
+/* ------------------------------------------------- patterns and sizes */
+
+#define PATTERN_COUNT 10
+static const char *const pattern_names[PATTERN_COUNT] = {
+    "none pass", "all pass", "p=0.5", "p=0.01", "alternating", "only the first",
+    "only the last", "blocks of 31", "blocks of 32", "blocks of 33"};
+
+static int pattern_passes(unsigned pattern, size_t i, size_t n) {
+  switch (pattern) {
+  case 0: return 0;
+  case 1: return 1;
+  case 2: return test_uniform() < 0.5;
+  case 3: return test_uniform() < 0.01;
+  case 4: return (int)(i & 1);
+  case 5: return i == 0;
+  case 6: return i == n - 1;
+  case 7: return (i / 31) % 2 == 0;
+  case 8: return (i / 32) % 2 == 1;
+  default: return (i / 33) % 2 == 0;
+  }
+}
+
+/* Data whose elements pass GE 10 exactly where the pattern says: passing
+ * ones in [10, 110), failing ones in [0, 10) (negative for signed types). */
+static void pattern_case(clprim_context *ctx, clprim_type type, size_t n, unsigned pattern,
+                         struct mode m) {
+  const size_t es = clprim_type_size(type);
+  unsigned char *data = malloc((n + 5) * es), *pass = malloc(n + 1);
+  assert_non_null(data);
+  assert_non_null(pass);
+  int is_signed = type == CLPRIM_INT32 || type == CLPRIM_INT64 || type >= CLPRIM_FLOAT;
+  for (size_t i = 0; i < n + 5; ++i) {
+    int p = i < n && pattern_passes(pattern, i, n);
+    if (i < n) pass[i] = (unsigned char)p;
+    int64_t r = (int64_t)(test_rand() % 100);
+    put(type, data, i, p ? 10 + r : is_signed ? 9 - r : r % 10);
+  }
+  clprim_predicate pred;
+  memset(&pred, 0, sizeof pred);
+  pred.op = CLPRIM_PRED_GE;
+  pred.a = scalar(type, 10);
+  clprim_device_info info;
+  clprim_context_get_info(ctx, &info);
+  char what[160];
+  snprintf(what, sizeof what, "%s n=%zu %s, path %s", clprim_type_name(type), n,
+           pattern_names[pattern], clprim_path_name(info.path));
+  run_and_check(ctx, type, data, pass, n, &pred, m, what);
+  free(data);
+  free(pass);
+}
+
+static void test_type(clprim_type type) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx) continue;
+    if (clprim__check_type(ctx, type) != CLPRIM_SUCCESS) {
+      printf("%s on %s: skipped (device lacks the type)\n", clprim_type_name(type),
+             clprim_path_name((clprim_path)p));
+      continue;
+    }
+    const size_t tile = clprim__select_tile(ctx);
+    size_t sizes[16], count = 0;
+    const size_t fixed[] = {0, 1, 31, 32, 33, 65};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; ++i) sizes[count++] = fixed[i];
+    sizes[count++] = tile - 1, sizes[count++] = tile, sizes[count++] = tile + 1;
+    sizes[count++] = 2 * tile + 33;
+    if (!test_small()) sizes[count++] = ((size_t)1 << 20) + 12345;
+    for (size_t s = 0; s < count; ++s)
+      for (unsigned pattern = 0; pattern < PATTERN_COUNT; ++pattern) {
+        if (test_small()) {
+          /* Oclgrind is slow: one rotating mode, a third of the patterns. */
+          if ((pattern + s) % 3 != 0 && pattern > 1) continue;
+          pattern_case(ctx, type, sizes[s], pattern, mode_of((unsigned)(s + pattern)));
+        } else {
+          for (unsigned k = 0; k < MODE_COUNT; ++k)
+            pattern_case(ctx, type, sizes[s], pattern, mode_of(k));
+        }
+      }
+  }
+}
+
+static void test_int32(void **state) { (void)state, test_type(CLPRIM_INT32); }
+static void test_uint32(void **state) { (void)state, test_type(CLPRIM_UINT32); }
+static void test_int64(void **state) { (void)state, test_type(CLPRIM_INT64); }
+static void test_uint64(void **state) { (void)state, test_type(CLPRIM_UINT64); }
+static void test_float(void **state) { (void)state, test_type(CLPRIM_FLOAT); }
+static void test_double(void **state) { (void)state, test_type(CLPRIM_DOUBLE); }
+
+/* --------------------------------------------------------- predicates */
+
+/* Every built-in predicate on random data (floats with NaN, -0.0 and 0.0
+ * mixed in), parameters taken from the data, 0.0 and -0.0. */
+static void test_predicates(void **state) {
+  (void)state;
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx) continue;
+    const size_t n = test_small() ? 300 : clprim__select_tile(ctx) * 3 + 7;
+    for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t) {
+      clprim_type type = (clprim_type)t;
+      if (clprim__check_type(ctx, type) != CLPRIM_SUCCESS) continue;
+      const size_t es = clprim_type_size(type);
+      const int is_float = type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE;
+      unsigned char *data = malloc((n + 5) * es), *pass = malloc(n);
+      assert_non_null(data);
+      assert_non_null(pass);
+      test_random(type, data, n + 5, 0);
+      if (is_float)
+        for (size_t i = 0; i < n; ++i) {
+          unsigned r = (unsigned)(test_rand() % 10);
+          double special = r == 0 ? NAN : r == 1 ? -0.0 : r == 2 ? 0.0 : 2.0;
+          if (r < 3 && type == CLPRIM_FLOAT) ((float *)data)[i] = (float)special;
+          if (r < 3 && type == CLPRIM_DOUBLE) ((double *)data)[i] = special;
+        }
+      for (int op = 0; op < CLPRIM_PRED_COUNT; ++op) {
+        if (op == CLPRIM_PRED_MASK_EQ && is_float) continue;
+        /* Three parameter choices: from the data; zero; negative zero. */
+        for (int choice = 0; choice < (is_float ? 3 : 2); ++choice) {
+          clprim_predicate pred;
+          memset(&pred, 0, sizeof pred);
+          pred.op = (clprim_predicate_op)op;
+          if (choice == 0) {
+            memcpy(&pred.a, data + (test_rand() % n) * es, es);
+            memcpy(&pred.b, data + (test_rand() % n) * es, es);
+            if (ref_passes(type, &pred.b, 0, &(clprim_predicate){CLPRIM_PRED_LT, pred.a, pred.a})) {
+              clprim_scalar s = pred.a; /* keep a <= b so INSIDE is not empty */
+              pred.a = pred.b, pred.b = s;
+            }
+          } else if (choice == 1) {
+            pred.a = scalar(type, 0);
+            pred.b = scalar(type, 1);
+          } else {
+            if (type == CLPRIM_FLOAT) pred.a.f32 = -0.0f;
+            else pred.a.f64 = -0.0;
+            pred.b = scalar(type, 0);
+          }
+          if (op == CLPRIM_PRED_MASK_EQ) {
+            pred.a = scalar(type, 5);
+            pred.b = scalar(type, choice ? 0 : 1);
+          }
+          for (size_t i = 0; i < n; ++i) pass[i] = (unsigned char)ref_passes(type, data, i, &pred);
+          char what[160];
+          snprintf(what, sizeof what, "%s op %d choice %d n=%zu, path %s", clprim_type_name(type),
+                   op, choice, n, clprim_path_name((clprim_path)p));
+          run_and_check(ctx, type, data, pass, n, &pred, mode_of((unsigned)(op % 2 ? 0 : 3)), what);
+        }
+      }
+      free(data);
+      free(pass);
+    }
+  }
+}
+
+/* -------------------------------------------------------- expressions */
+
+static unsigned program_count(const clprim_context *ctx) {
+  unsigned k = 0;
+  for (const struct clprim_program_entry *e = ctx->programs; e; e = e->next) ++k;
+  return k;
+}
+
+/* User expressions over x and i: results, partition, one build per
+ * distinct expression, and a build error that writes nothing. */
+static void test_expressions(void **state) {
+  (void)state;
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx) continue;
+    const size_t n = test_small() ? 200 : clprim__select_tile(ctx) * 2 + 5;
+    float *data = malloc((n + 5) * sizeof *data);
+    int32_t *ints = malloc((n + 5) * sizeof *ints);
+    unsigned char *pass = malloc(n);
+    assert_non_null(data);
+    assert_non_null(ints);
+    assert_non_null(pass);
+    test_random(CLPRIM_FLOAT, data, n + 5, 0);
+    test_random(CLPRIM_INT32, ints, n + 5, 0);
+    char what[128];
+    snprintf(what, sizeof what, "expression, path %s", clprim_path_name((clprim_path)p));
+
+    const char *float_expr = "x > 0.5f && (i & 1) == 0";
+    for (size_t i = 0; i < n; ++i) pass[i] = data[i] > 0.5f && (i & 1) == 0;
+    for (int round = 0; round < 2; ++round) {
+      clprim_select_output out;
+      memset(&out, 0, sizeof out);
+      const size_t es = 4, total = n + 5;
+      unsigned char *got = malloc(total * 8);
+      assert_non_null(got);
+      cl_mem in = test_buffer(ctx, total * es, data);
+      cl_mem values = poisoned(ctx, total * es, got), indices = poisoned(ctx, total * 8, got);
+      uint64_t count = 0;
+      out.values = values, out.indices = indices, out.indices_64 = 1, out.count = &count;
+      unsigned programs = program_count(ctx);
+      TEST_OK(round ? clprim_partition_expr(ctx, CLPRIM_FLOAT, in, n, float_expr, &out)
+                    : clprim_select_expr(ctx, CLPRIM_FLOAT, in, n, float_expr, &out));
+      if (round) assert_int_equal(program_count(ctx), programs); /* built once */
+      size_t want = 0, k = 0;
+      for (size_t i = 0; i < n; ++i) want += pass[i];
+      assert_int_equal(count, want);
+      test_read(ctx, indices, total * 8, got);
+      for (int part = 1; part >= (round ? 0 : 1); --part)
+        for (size_t i = 0; i < n; ++i)
+          if (pass[i] == part) {
+            if (((uint64_t *)got)[k] != i) fail_msg("%s: index %zu is not %zu", what, k, i);
+            ++k;
+          }
+      check_poison(got, k * 8, total * 8, what, "indices");
+      uint64_t *positions = malloc(k * 8 + 1);
+      assert_non_null(positions);
+      memcpy(positions, got, k * 8);
+      test_read(ctx, values, total * es, got);
+      for (size_t j = 0; j < k; ++j)
+        if (memcmp(got + j * es, &data[positions[j]], es) != 0)
+          fail_msg("%s: value %zu is not element %llu", what, j, (unsigned long long)positions[j]);
+      check_poison(got, k * es, total * es, what, "values");
+      free(positions);
+      clReleaseMemObject(in);
+      clReleaseMemObject(values);
+      clReleaseMemObject(indices);
+      free(got);
+    }
+
+    /* An integer expression over two lines (the line break is a space). */
+    for (size_t i = 0; i < n; ++i) pass[i] = ints[i] % 3 == 0 || i < 5;
+    {
+      cl_mem in = test_buffer(ctx, (n + 5) * 4, ints);
+      unsigned char *got = malloc((n + 5) * 4);
+      assert_non_null(got);
+      cl_mem values = poisoned(ctx, (n + 5) * 4, got);
+      clprim_select_output out;
+      memset(&out, 0, sizeof out);
+      out.values = values;
+      uint64_t count = 0;
+      out.count = &count;
+      TEST_OK(clprim_select_expr(ctx, CLPRIM_INT32, in, n, "x % 3 == 0\n|| i < 5", &out));
+      test_read(ctx, values, (n + 5) * 4, got);
+      size_t k = 0;
+      for (size_t i = 0; i < n; ++i)
+        if (pass[i] && ((int32_t *)got)[k++] != ints[i]) fail_msg("%s: int value %zu", what, k - 1);
+      assert_int_equal(count, k);
+      check_poison(got, k * 4, (n + 5) * 4, what, "values");
+
+      /* Does not compile: the build status, a log, nothing written. (Not
+       * under Oclgrind, whose API check reports the failed build.) */
+      clprim_device_info info;
+      clprim_context_get_info(ctx, &info);
+      if (!strstr(info.platform_name, "Oclgrind")) {
+        count = 12345;
+        int st = clprim_select_expr(ctx, CLPRIM_INT32, in, n, "x >", &out);
+        if (st != CL_BUILD_PROGRAM_FAILURE && st != CL_COMPILE_PROGRAM_FAILURE)
+          fail_msg("%s: a bad expression returned %s", what, clprim_status_name(st));
+        assert_true(strlen(clprim_context_build_log(ctx)) > 0);
+        assert_int_equal(count, 12345);
+        unsigned char *after = malloc((n + 5) * 4);
+        assert_non_null(after);
+        test_read(ctx, values, (n + 5) * 4, after);
+        assert_memory_equal(after, got, (n + 5) * 4);
+        free(after);
+      }
+      TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select_expr(ctx, CLPRIM_INT32, in, n, "", &out));
+      TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select_expr(ctx, CLPRIM_INT32, in, n, NULL, &out));
+      free(got);
+      clReleaseMemObject(in);
+      clReleaseMemObject(values);
+    }
+    free(data);
+    free(ints);
+    free(pass);
+  }
+}
+
+/* ------------------------------------------------------------- errors */
+
+/* Every error returns its status and leaves every output as it was. */
+static void test_errors(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  const size_t n = 100;
+  float data[100];
+  unsigned char before[800], after[800];
+  for (size_t i = 0; i < n; ++i) data[i] = (float)test_uniform();
+  memset(before, 0x5A, sizeof before);
+  cl_mem in = test_buffer(ctx, n * 4, data), values = test_buffer(ctx, n * 4, before),
+         indices = test_buffer(ctx, n * 4, before), small = test_buffer(ctx, n * 4 - 4, before),
+         count_buffer = test_buffer(ctx, 8, before), tiny = test_buffer(ctx, 4, before),
+         flags = test_buffer(ctx, n, before);
+  clprim_predicate pred;
+  memset(&pred, 0, sizeof pred);
+  pred.op = CLPRIM_PRED_GT;
+  pred.a.f32 = 0.5f;
+  clprim_select_output out;
+  memset(&out, 0, sizeof out);
+  out.values = values;
+  out.indices = indices;
+  out.count_buffer = count_buffer;
+  uint64_t count = 77;
+
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(NULL, CLPRIM_FLOAT, in, n, &pred, &out));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, CLPRIM_FLOAT, NULL, n, &pred, &out));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, CLPRIM_FLOAT, in, n, NULL, &out));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, CLPRIM_FLOAT, in, n, &pred, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_select(ctx, (clprim_type)CLPRIM_TYPE_COUNT, in, n, &pred, &out));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select_count(ctx, CLPRIM_FLOAT, in, n, &pred, NULL));
+  pred.op = (clprim_predicate_op)CLPRIM_PRED_COUNT;
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, CLPRIM_FLOAT, in, n, &pred, &out));
+  pred.op = CLPRIM_PRED_MASK_EQ; /* integers only */
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, CLPRIM_FLOAT, in, n, &pred, &out));
+  pred.op = CLPRIM_PRED_GT;
+
+  /* Outputs too small for n, whatever the count would be. */
+  out.values = small;
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_select(ctx, CLPRIM_FLOAT, in, n, &pred, &out));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_partition(ctx, CLPRIM_FLOAT, in, n, &pred, &out));
+  out.values = values;
+  out.indices_64 = 1; /* n * 8 bytes needed */
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_select(ctx, CLPRIM_FLOAT, in, n, &pred, &out));
+  out.indices_64 = 0;
+  out.count_buffer = tiny;
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_select(ctx, CLPRIM_FLOAT, in, n, &pred, &out));
+  out.count_buffer = count_buffer;
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_select(ctx, CLPRIM_FLOAT, in, n + 1, &pred, &out));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_select(ctx, CLPRIM_INT64, in, n, &pred, &out));
+  TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE, clprim_select(ctx, CLPRIM_INT64, in, SIZE_MAX / 4, &pred, &out));
+
+  /* Shared buffers. */
+  out.values = in;
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, CLPRIM_FLOAT, in, n, &pred, &out));
+  out.values = indices;
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, CLPRIM_FLOAT, in, n, &pred, &out));
+  out.values = values;
+
+  /* Flags. */
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_select_flagged(ctx, CLPRIM_FLOAT, in, NULL, CLPRIM_FLAGS_UINT8, n, &out));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_select_flagged(ctx, CLPRIM_FLOAT, in, flags, (clprim_flag_type)2, n, &out));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_select_flagged(ctx, CLPRIM_FLOAT, in, flags, CLPRIM_FLAGS_INT32, n, &out));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, /* values need the input */
+              clprim_select_flagged(ctx, CLPRIM_FLOAT, NULL, flags, CLPRIM_FLAGS_UINT8, n, &out));
+
+  /* A device without fp64 refuses double. */
+  int had_fp64 = ctx->info.has_fp64;
+  ctx->info.has_fp64 = 0;
+  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_TYPE, clprim_select(ctx, CLPRIM_DOUBLE, in, 10, &pred, &out));
+  ctx->info.has_fp64 = had_fp64;
+
+  /* A buffer of another OpenCL context. */
+  cl_int err;
+  cl_device_id dev = clprim_context_device(ctx);
+  cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_mem foreign = clCreateBuffer(other, CL_MEM_READ_WRITE, n * 8, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  TEST_STATUS(CL_INVALID_CONTEXT, clprim_select(ctx, CLPRIM_FLOAT, foreign, n, &pred, &out));
+  out.indices = foreign;
+  TEST_STATUS(CL_INVALID_CONTEXT, clprim_select(ctx, CLPRIM_FLOAT, in, n, &pred, &out));
+  out.indices = indices;
+  clReleaseMemObject(foreign);
+  clReleaseContext(other);
+
+  cl_mem outputs[3] = {values, indices, count_buffer};
+  const size_t sizes[3] = {n * 4, n * 4, 8};
+  for (int k = 0; k < 3; ++k) {
+    test_read(ctx, outputs[k], sizes[k], after);
+    if (memcmp(after, before, sizes[k]) != 0) fail_msg("a failed call wrote output %d", k);
+  }
+
+  /* n = 0: count 0, nothing else written. */
+  TEST_OK(clprim_select_count(ctx, CLPRIM_FLOAT, in, 0, &pred, &count));
+  assert_int_equal(count, 0);
+  out.count = &count;
+  count = 5;
+  TEST_OK(clprim_select(ctx, CLPRIM_FLOAT, in, 0, &pred, &out));
+  assert_int_equal(count, 0);
+  test_read(ctx, values, n * 4, after);
+  assert_memory_equal(after, before, n * 4);
+  uint64_t device_count = 1;
+  test_read(ctx, count_buffer, 8, &device_count);
+  assert_int_equal(device_count, 0);
+
+  cl_mem all[7] = {in, values, indices, small, count_buffer, tiny, flags};
+  for (int k = 0; k < 7; ++k) clReleaseMemObject(all[k]);
+}
+
+int main(void) {
+  test_init("test_select");
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_errors), cmocka_unit_test(test_predicates),
+      cmocka_unit_test(test_expressions),
+      cmocka_unit_test(test_int32),  cmocka_unit_test(test_uint32),
+      cmocka_unit_test(test_int64),  cmocka_unit_test(test_uint64),
+      cmocka_unit_test(test_float),  cmocka_unit_test(test_double),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

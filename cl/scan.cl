@@ -110,8 +110,15 @@ CLPRIM_INLINE void store_tile(__global T *out, ulong n, ulong tile_first, __loca
     uint i = (r * WG + lid) * VW;
 #if VW == 4
     if (full) {
+#ifdef CLPRIM_PATH_NV_PTX
       ((__global VEC4 *)(out + tile_first))[r * WG + lid] =
           (VEC4)(buf[PAD(i)], buf[PAD(i + 1)], buf[PAD(i + 2)], buf[PAD(i + 3)]);
+#else
+      /* Oclgrind (which runs this path in the tests) flags a vector built
+       * from scalars as an uninitialised store (its issue #126). */
+      vstore4((VEC4)(buf[PAD(i)], buf[PAD(i + 1)], buf[PAD(i + 2)], buf[PAD(i + 3)]), r * WG + lid,
+              out + tile_first);
+#endif
       continue;
     }
 #endif

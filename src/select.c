@@ -124,7 +124,7 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
 
   /* Phase 1: masks and tile counts. The parameters travel in their own type. */
   const size_t es = clprim_type_size(c->type);
-  clprim_scalar a, b;
+  clprim_value a, b;
   memset(&a, 0, sizeof a);
   memset(&b, 0, sizeof b);
   cl_int op = 0;

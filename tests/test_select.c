@@ -92,8 +92,8 @@ static void put(clprim_type type, void *data, size_t i, int64_t v) {
   }
 }
 
-static clprim_scalar scalar(clprim_type type, int64_t v) {
-  clprim_scalar s;
+static clprim_value scalar(clprim_type type, int64_t v) {
+  clprim_value s;
   memset(&s, 0, sizeof s);
   put(type, &s, 0, v);
   return s;
@@ -335,7 +335,7 @@ static void test_predicates(void **state) {
             memcpy(&pred.a, data + (test_rand() % n) * es, es);
             memcpy(&pred.b, data + (test_rand() % n) * es, es);
             if (ref_passes(type, &pred.b, 0, &(clprim_predicate){CLPRIM_PRED_LT, pred.a, pred.a})) {
-              clprim_scalar s = pred.a; /* keep a <= b so INSIDE is not empty */
+              clprim_value s = pred.a; /* keep a <= b so INSIDE is not empty */
               pred.a = pred.b, pred.b = s;
             }
           } else if (choice == 1) {

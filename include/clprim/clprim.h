@@ -102,6 +102,20 @@ typedef enum clprim_type {
 } clprim_type;
 #define CLPRIM_TYPE_COUNT 6
 
+/* One element or parameter of any clprim_type: set or read the member of
+ * the call's type (i32 for CLPRIM_INT32, u32, i64, u64, f32 for
+ * CLPRIM_FLOAT, f64). Values clprim returns have a 32-bit element in the
+ * first 4 bytes and zeros in the rest. */
+typedef union clprim_value {
+  int32_t i32;
+  uint32_t u32;
+  int64_t i64;
+  uint64_t u64;
+  float f32;
+  double f64;
+  unsigned char bytes[8];
+} clprim_value;
+
 /*! clprim_type_size() :
  * @return : the size in bytes of one element of type, or 0 for a bad type. */
 CLPRIM_API size_t clprim_type_size(clprim_type type);
@@ -301,18 +315,6 @@ CLPRIM_API clprim_status clprim_scan_inclusive(clprim_context *ctx, clprim_type 
 
 /* ------------------------------------------------------------ reductions */
 
-/* One element of any clprim_type, as the reductions return it. A 32-bit
- * element sits in the first 4 bytes; the rest are zero. */
-typedef union clprim_value {
-  int32_t i32;
-  uint32_t u32;
-  int64_t i64;
-  uint64_t u64;
-  float f32;
-  double f64;
-  unsigned char bytes[8];
-} clprim_value;
-
 /* Flags of argmax / argmin / min / max (OR them; 0 is the default). */
 #define CLPRIM_REDUCE_ABS 1u /* compare |x|; the element itself is returned */
 /* NaN is larger than every number (so argmax returns the first NaN, as
@@ -393,21 +395,10 @@ typedef enum clprim_predicate_op {
 } clprim_predicate_op;
 #define CLPRIM_PRED_COUNT 12
 
-/* One value of any element type: set the member of the call's type
- * (i32 for CLPRIM_INT32, u32, i64, u64, f32 for CLPRIM_FLOAT, f64). */
-typedef union clprim_scalar {
-  int32_t i32;
-  uint32_t u32;
-  int64_t i64;
-  uint64_t u64;
-  float f32;
-  double f64;
-} clprim_scalar;
-
 /* A built-in predicate and its parameters (b: INSIDE and OUTSIDE, MASK_EQ). */
 typedef struct clprim_predicate {
   clprim_predicate_op op;
-  clprim_scalar a, b;
+  clprim_value a, b;
 } clprim_predicate;
 
 /* What a select or partition writes; zero-initialise, then set what you

@@ -68,6 +68,10 @@ struct clprim_context {
    * experiments), and set by tests to reach multi-level recursion at small n. */
   unsigned tune_scan_wg, tune_scan_items;
   int tune_scan_single_pass;
+  /* Select's single pass (nv_ptx): $CLPRIM_SELECT_ITEMS (a multiple of 4, at
+   * most 32) and $CLPRIM_SELECT_SINGLE_PASS=0 for the three-phase algorithm. */
+  unsigned tune_select_items;
+  int tune_select_single_pass;
 };
 
 /* ---- context.c */
@@ -149,6 +153,8 @@ size_t clprim__reduce_tile(const clprim_context *ctx, clprim_type type);
 /* ---- select.c */
 /* Elements per select tile on this context (tests: sizes around tiles). */
 size_t clprim__select_tile(const clprim_context *ctx);
+/* Elements per tile of select's single-pass kernel, 0 where it does not run. */
+size_t clprim__select_single_pass_tile(const clprim_context *ctx, clprim_type type);
 
 #define CLPRIM_CHECK(expr)                                                                         \
   do {                                                                                             \

@@ -31,7 +31,7 @@ struct mode {
   int flags; /* 0: predicate; 1: uint8 flags; 2: int32 flags */
 };
 
-#define MODE_COUNT 6
+#define MODE_COUNT 7
 static struct mode mode_of(unsigned k) {
   static const struct mode modes[MODE_COUNT] = {
       {1, 1, 0, 1, 1, 0, 0}, /* everything, uint32 indices */
@@ -40,6 +40,7 @@ static struct mode mode_of(unsigned k) {
       {1, 1, 1, 1, 1, 1, 0}, /* partition */
       {0, 0, 0, 1, 1, 0, 0}, /* count only */
       {1, 1, 0, 1, 0, 1, 0}, /* partition, uint32 indices */
+      {1, 1, 0, 1, 1, 1, 1}, /* partition by uint8 flags */
   };
   return modes[k % MODE_COUNT];
 }
@@ -164,7 +165,9 @@ static void run_and_check(clprim_context *ctx, clprim_type type, const void *dat
   out.count_buffer = count_buffer;
   out.count = m.count_host ? &count_got : NULL;
 
-  if (m.flags)
+  if (m.flags && m.partition)
+    TEST_OK(clprim_partition_flagged(ctx, type, in, flags, CLPRIM_FLAGS_UINT8, n, &out));
+  else if (m.flags)
     TEST_OK(clprim_select_flagged(ctx, type, m.values ? in : NULL, flags,
                                   m.flags == 1 ? CLPRIM_FLAGS_UINT8 : CLPRIM_FLAGS_INT32, n, &out));
   else if (m.partition)
@@ -254,11 +257,40 @@ static void pattern_case(clprim_context *ctx, clprim_type type, size_t n, unsign
   clprim_device_info info;
   clprim_context_get_info(ctx, &info);
   char what[160];
-  snprintf(what, sizeof what, "%s n=%zu %s, path %s", clprim_type_name(type), n,
-           pattern_names[pattern], clprim_path_name(info.path));
+  snprintf(what, sizeof what, "%s n=%zu %s, path %s%s", clprim_type_name(type), n,
+           pattern_names[pattern], clprim_path_name(info.path),
+           clprim__select_single_pass_tile(ctx, type) ? " (single pass)" : "");
   run_and_check(ctx, type, data, pass, n, &pred, m, what);
   free(data);
   free(pass);
+}
+
+/* Every pattern at sizes around the tiles of both algorithms; on nv_ptx
+ * the single-pass kernel (the default) and the three phases both run. */
+static void type_on_context(clprim_context *ctx, clprim_type type) {
+  const size_t tile = clprim__select_tile(ctx);
+  const size_t sp_tile = clprim__select_single_pass_tile(ctx, type);
+  size_t sizes[20], count = 0;
+  const size_t fixed[] = {0, 1, 31, 32, 33, 65};
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; ++i) sizes[count++] = fixed[i];
+  sizes[count++] = tile - 1, sizes[count++] = tile, sizes[count++] = tile + 1;
+  sizes[count++] = 2 * tile + 33;
+  if (sp_tile) {
+    sizes[count++] = sp_tile - 1, sizes[count++] = sp_tile, sizes[count++] = sp_tile + 1;
+    sizes[count++] = 3 * sp_tile + 5;
+  }
+  if (!test_small()) sizes[count++] = ((size_t)1 << 20) + 12345;
+  for (size_t s = 0; s < count; ++s)
+    for (unsigned pattern = 0; pattern < PATTERN_COUNT; ++pattern) {
+      if (test_small()) {
+        /* Oclgrind is slow: one rotating mode, a third of the patterns. */
+        if ((pattern + s) % 3 != 0 && pattern > 1) continue;
+        pattern_case(ctx, type, sizes[s], pattern, mode_of((unsigned)(s + pattern)));
+      } else {
+        for (unsigned k = 0; k < MODE_COUNT; ++k)
+          pattern_case(ctx, type, sizes[s], pattern, mode_of(k));
+      }
+    }
 }
 
 static void test_type(clprim_type type) {
@@ -270,24 +302,14 @@ static void test_type(clprim_type type) {
              clprim_path_name((clprim_path)p));
       continue;
     }
-    const size_t tile = clprim__select_tile(ctx);
-    size_t sizes[16], count = 0;
-    const size_t fixed[] = {0, 1, 31, 32, 33, 65};
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; ++i) sizes[count++] = fixed[i];
-    sizes[count++] = tile - 1, sizes[count++] = tile, sizes[count++] = tile + 1;
-    sizes[count++] = 2 * tile + 33;
-    if (!test_small()) sizes[count++] = ((size_t)1 << 20) + 12345;
-    for (size_t s = 0; s < count; ++s)
-      for (unsigned pattern = 0; pattern < PATTERN_COUNT; ++pattern) {
-        if (test_small()) {
-          /* Oclgrind is slow: one rotating mode, a third of the patterns. */
-          if ((pattern + s) % 3 != 0 && pattern > 1) continue;
-          pattern_case(ctx, type, sizes[s], pattern, mode_of((unsigned)(s + pattern)));
-        } else {
-          for (unsigned k = 0; k < MODE_COUNT; ++k)
-            pattern_case(ctx, type, sizes[s], pattern, mode_of(k));
-        }
-      }
+    type_on_context(ctx, type);
+    if (clprim__select_single_pass_tile(ctx, type)) {
+      printf("%s on %s: again with the three-phase algorithm\n", clprim_type_name(type),
+             clprim_path_name((clprim_path)p));
+      ctx->tune_select_single_pass = 0;
+      type_on_context(ctx, type);
+      ctx->tune_select_single_pass = -1;
+    }
   }
 }
 

@@ -203,9 +203,7 @@ void select_scatter(__global const T *in, ulong n, __global const uint *masks,
 #define SP_WARPS (WG / 32)
 #define SP_CHUNKS (SP_ROWS * SP_WARPS)
 #define SP_PER_LANE ((SP_CHUNKS + 31) / 32)
-#define SP_CAT_(a, b) a##b
-#define SP_CAT(a, b) SP_CAT_(a, b)
-#define SRC_VEC4 SP_CAT(SRC_T, 4)
+#define SRC_VEC4 CLPRIM_CAT(SRC_T, 4)
 #ifdef FLAG_T
 #define SP_VALUE(s, k, i) in[i]
 #else

@@ -62,6 +62,7 @@ struct clprim_context {
 
   /* Profiling events of the last public call (when profiling). */
   cl_event first_event, last_event;
+  int trace; /* $CLPRIM_TRACE: print each command's device time (enqueue.c) */
 
   /* Scan tuning overrides, 0 (or -1) for the built-in choice: from
    * $CLPRIM_SCAN_WG, $CLPRIM_SCAN_ITEMS and $CLPRIM_SCAN_SINGLE_PASS (for

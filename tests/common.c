@@ -68,6 +68,15 @@ void test_close_contexts(struct test_contexts *t) {
   memset(t, 0, sizeof *t);
 }
 
+int test_has_type(clprim_context *ctx, clprim_type type) {
+  if (clprim__check_type(ctx, type) == CLPRIM_SUCCESS) return 1;
+  clprim_device_info info;
+  clprim_context_get_info(ctx, &info);
+  printf("%s on %s: skipped (device lacks the type)\n", clprim_type_name(type),
+         clprim_path_name(info.path));
+  return 0;
+}
+
 cl_mem test_buffer(clprim_context *ctx, size_t bytes, const void *host) {
   cl_int err;
   cl_mem m = clCreateBuffer(clprim_context_cl_context(ctx),

@@ -27,6 +27,8 @@ struct test_contexts {
 };
 void test_open_contexts(struct test_contexts *t);
 void test_close_contexts(struct test_contexts *t);
+/* Whether ctx's device has type (double needs fp64); prints a skip if not. */
+int test_has_type(clprim_context *ctx, clprim_type type);
 
 cl_mem test_buffer(clprim_context *ctx, size_t bytes, const void *host);
 void test_read(clprim_context *ctx, cl_mem buf, size_t bytes, void *host);

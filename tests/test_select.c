@@ -297,11 +297,7 @@ static void test_type(clprim_type type) {
   for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
-    if (clprim__check_type(ctx, type) != CLPRIM_SUCCESS) {
-      printf("%s on %s: skipped (device lacks the type)\n", clprim_type_name(type),
-             clprim_path_name((clprim_path)p));
-      continue;
-    }
+    if (!test_has_type(ctx, type)) continue;
     type_on_context(ctx, type);
     if (clprim__select_single_pass_tile(ctx, type)) {
       printf("%s on %s: again with the three-phase algorithm\n", clprim_type_name(type),

@@ -94,6 +94,18 @@ static clprim_status check_call(clprim_context *ctx, const struct select_call *c
   return CLPRIM_SUCCESS;
 }
 
+/* The built-in predicate's kernel arguments: op, a and b (zero when unused). */
+struct pred_args {
+  cl_int op;
+  clprim_value a, b;
+};
+static struct pred_args pred_args(const struct select_call *c) {
+  struct pred_args p;
+  memset(&p, 0, sizeof p);
+  if (c->pred) p.op = (cl_int)c->pred->op, p.a = c->pred->a, p.b = c->pred->b;
+  return p;
+}
+
 /* The count (at byte offset `at` of buf) to the caller's count buffer and
  * host variable, as asked. */
 static clprim_status deliver_count(clprim_context *ctx, const clprim_select_output *out,
@@ -119,11 +131,7 @@ static clprim_status select_single_pass(clprim_context *ctx, const struct select
   CLPRIM_CHECK(clprim__scratch(ctx, CLPRIM_SCRATCH_SELECT0 + 2, state_bytes, &state));
   CLPRIM_CHECK(clprim__scratch(ctx, CLPRIM_SCRATCH_SELECT0 + 3, 8, &total));
   const size_t es = clprim_type_size(c->type);
-  clprim_value a, b;
-  memset(&a, 0, sizeof a);
-  memset(&b, 0, sizeof b);
-  cl_int op = 0;
-  if (c->pred) op = (cl_int)c->pred->op, a = c->pred->a, b = c->pred->b;
+  struct pred_args p = pred_args(c);
   /* Unused buffers are bound to the state buffer; the kernel does not touch them. */
   cl_mem in = c->in ? c->in : state;
   cl_mem values = out->values ? out->values : state;
@@ -133,7 +141,7 @@ static clprim_status select_single_pass(clprim_context *ctx, const struct select
   cl_int want_values = out->values != NULL, want_indices = out->indices != NULL;
   cl_int index64 = index_is_64(out, c->n);
   CLPRIM_CHECK(clprim__set_args(kernel, 14, sizeof c->src, &c->src, sizeof in, &in, sizeof n64,
-                                &n64, sizeof op, &op, es, &a, es, &b, sizeof state, &state,
+                                &n64, sizeof p.op, &p.op, es, &p.a, es, &p.b, sizeof state, &state,
                                 sizeof tiles32, &tiles32, sizeof values, &values, sizeof indices,
                                 &indices, sizeof want_values, &want_values, sizeof want_indices,
                                 &want_indices, sizeof index64, &index64, sizeof total, &total));
@@ -206,14 +214,10 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
 
   /* Phase 1: masks and tile counts. The parameters travel in their own type. */
   const size_t es = clprim_type_size(c->type);
-  clprim_value a, b;
-  memset(&a, 0, sizeof a);
-  memset(&b, 0, sizeof b);
-  cl_int op = 0;
-  if (c->pred) op = (cl_int)c->pred->op, a = c->pred->a, b = c->pred->b;
+  struct pred_args p = pred_args(c);
   cl_ulong n64 = c->n;
   CLPRIM_CHECK(clprim__set_args(masks_kernel, 7, sizeof c->src, &c->src, sizeof n64, &n64,
-                                sizeof op, &op, es, &a, es, &b, sizeof masks, &masks,
+                                sizeof p.op, &p.op, es, &p.a, es, &p.b, sizeof masks, &masks,
                                 sizeof offsets, &offsets));
   CLPRIM_CHECK(clprim__enqueue(ctx, masks_kernel, tiles, wg));
 

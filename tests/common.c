@@ -68,6 +68,16 @@ void test_close_contexts(struct test_contexts *t) {
   memset(t, 0, sizeof *t);
 }
 
+int test_has_room(clprim_context *ctx, size_t largest, size_t total, const char *what) {
+  clprim_device_info info;
+  clprim_context_get_info(ctx, &info);
+  if (info.max_alloc_size >= largest && info.global_mem_size >= total) return 1;
+  printf("%s on %s: skipped (largest allocation %.1f GiB, memory %.1f GiB; needs %.1f and %.1f)\n",
+         what, clprim_path_name(info.path), info.max_alloc_size / 1073741824.0,
+         info.global_mem_size / 1073741824.0, largest / 1073741824.0, total / 1073741824.0);
+  return 0;
+}
+
 int test_has_type(clprim_context *ctx, clprim_type type) {
   if (clprim__check_type(ctx, type) == CLPRIM_SUCCESS) return 1;
   clprim_device_info info;

@@ -27,6 +27,9 @@ struct test_contexts {
 };
 void test_open_contexts(struct test_contexts *t);
 void test_close_contexts(struct test_contexts *t);
+/* Whether ctx's device can allocate a buffer of `largest` bytes and hold
+ * `total` bytes in all; prints "<what> on <path>: skipped (...)" if not. */
+int test_has_room(clprim_context *ctx, size_t largest, size_t total, const char *what);
 /* Whether ctx's device has type (double needs fp64); prints a skip if not. */
 int test_has_type(clprim_context *ctx, clprim_type type);
 

@@ -659,16 +659,9 @@ static void test_beyond_2_32(void **state) {
   for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
+    if (!test_has_room(ctx, bytes, 2 * bytes + bytes / 4, "n > 2^32")) continue;
     clprim_device_info info;
     clprim_context_get_info(ctx, &info);
-    if (info.max_alloc_size < bytes || info.global_mem_size < 2 * bytes + bytes / 4) {
-      printf("n > 2^32 on %s: skipped (largest allocation %.1f GiB, memory %.1f GiB; needs %.1f "
-             "and %.1f)\n",
-             clprim_path_name(info.path), info.max_alloc_size / 1073741824.0,
-             info.global_mem_size / 1073741824.0, bytes / 1073741824.0,
-             2.25 * bytes / 1073741824.0);
-      continue;
-    }
     const int with_indices =
         info.max_alloc_size >= 2 * bytes && info.global_mem_size >= 4 * bytes + bytes / 4;
     cl_mem in = test_buffer(ctx, bytes, NULL), values = test_buffer(ctx, bytes, NULL);

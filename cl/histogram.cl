@@ -1,0 +1,343 @@
+/* histogram.cl: dense reduce-by-key (sums and counts per key in [0, BINS))
+ * and histograms of values into even-width bins over [lo, hi).
+ *
+ * Every element gets a bin (its key, or (x - lo) * scale for a value
+ * histogram) or a class outside the bins (key out of range; value below lo,
+ * at or above hi, or NaN). Work-items read four consecutive elements at a
+ * time through aligned vector pointers (a grid-stride loop over quads, its
+ * trip count uniform per work-group so subgroup operations stay converged),
+ * add runs of equal bins in registers, and emit one (bin, sum, count) per run:
+ *  - hist_local (bins fit in local memory): per-work-group bins in local
+ *    memory, COPIES copies spread over the subgroups to cut contention,
+ *    merged into the output with global atomics at the end;
+ *  - hist_global: global atomics. With -DNV_FAST (nv_ptx on compute
+ *    capability >= 7.0) lanes of a warp with the same bin find each other
+ *    with match.any and add their values in a shuffle tree before one lane
+ *    issues the atomic (Westphal, "Voting and shuffling to optimize atomic
+ *    operations", NVIDIA 2015), and float / double sums use the native
+ *    red.global.add.f32 / .f64; otherwise float sums use 32-bit and double
+ *    sums 64-bit compare-and-swap (cl_khr_int64_base_atomics), int64 sums
+ *    atom_add on 64-bit integers.
+ * Counts outside the bins: per work-item in registers, one work-group
+ * reduction and one atomic per work-group at the end.
+ *
+ * Build options: -DWG (a power of two, a multiple of 32 on nv_ptx), -DCOPIES
+ * (hist_local), and
+ *   keys:   -DMODE_KEYS -DX_T=int|uint (a key is read as uint: negatives are
+ *           out of range)
+ *   values: -DX_T=int|uint|long|ulong|float|double, -DX_FLOAT=0|1
+ *   -DV_T=int|long|float|double and -DS_T (the type sums are added in: uint,
+ *   ulong, float, double) when values are summed; -DHAS_COUNTS=0|1. */
+#ifndef WG
+#define WG 256
+#endif
+#ifndef COPIES
+#define COPIES 1
+#endif
+#ifndef X_T
+#define X_T uint
+#define MODE_KEYS 1
+#endif
+#ifndef X_FLOAT
+#define X_FLOAT 0
+#endif
+#ifndef HAS_COUNTS
+#define HAS_COUNTS 1
+#endif
+#ifdef V_T
+#define HAS_VALUES 1
+#else
+#define HAS_VALUES 0
+#define V_T uint
+#define S_T uint
+#endif
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+#define X4 CAT(X_T, 4)
+#define V4 CAT(V_T, 4)
+
+#ifdef cl_khr_int64_base_atomics
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#endif
+
+#define NO_BIN 0xFFFFFFFFu /* never a bin: the host keeps bins <= 2^31 */
+
+/* Classes of elements outside the bins; outside[] in the output. */
+#define OUT_BELOW 0 /* value < lo, or (keys) key out of range */
+#define OUT_ABOVE 1 /* value >= hi */
+#define OUT_NAN 2
+
+/* ------------------------------------------------------------- bins */
+
+/* The bin of x, or NO_BIN with *cls set to its class. */
+CLPRIM_INLINE uint bin_of(X_T x, uint bins, X_T lo, X_T hi, X_T scale, ulong range, uint *cls) {
+#ifdef MODE_KEYS
+  uint b = as_uint(x);
+  *cls = OUT_BELOW;
+  return b < bins ? b : NO_BIN;
+#elif X_FLOAT
+  if (isnan(x)) {
+    *cls = OUT_NAN;
+    return NO_BIN;
+  }
+  if (x < lo) {
+    *cls = OUT_BELOW;
+    return NO_BIN;
+  }
+  if (x >= hi) {
+    *cls = OUT_ABOVE;
+    return NO_BIN;
+  }
+  /* The same operations as the host's reference: one subtraction and one
+   * multiplication in X_T, truncated; rounding up to bins is clamped. */
+  X_T t = (x - lo) * scale;
+  uint b = (uint)t;
+  return b < bins ? b : bins - 1;
+#else
+  if (x < lo) {
+    *cls = OUT_BELOW;
+    return NO_BIN;
+  }
+  if (x >= hi) {
+    *cls = OUT_ABOVE;
+    return NO_BIN;
+  }
+  /* (x - lo) * bins / (hi - lo) exactly: the host keeps range * bins < 2^64. */
+  ulong d = (ulong)x - (ulong)lo;
+  return (uint)(d * bins / range);
+#endif
+}
+
+/* ---------------------------------------------------------- atomics */
+
+CLPRIM_INLINE void global_add(__global S_T *p, S_T v) {
+#if !HAS_VALUES
+  (void)p, (void)v;
+#elif defined(NV_FAST) && defined(V_IS_FLOAT)
+  asm volatile("red.global.add.f32 [%0], %1;" : : "l"((ulong)p), "f"(v) : "memory");
+#elif defined(NV_FAST) && defined(V_IS_DOUBLE)
+  asm volatile("red.global.add.f64 [%0], %1;" : : "l"((ulong)p), "d"(v) : "memory");
+#elif defined(V_IS_FLOAT)
+  volatile __global uint *q = (volatile __global uint *)p;
+  uint old = *q, seen;
+  do {
+    seen = old;
+    old = atomic_cmpxchg(q, seen, as_uint(as_float(seen) + v));
+  } while (old != seen);
+#elif defined(V_IS_DOUBLE)
+  volatile __global ulong *q = (volatile __global ulong *)p;
+  ulong old = *q, seen;
+  do {
+    seen = old;
+    old = atom_cmpxchg(q, seen, as_ulong(as_double(seen) + v));
+  } while (old != seen);
+#elif defined(V_IS_LONG)
+  atom_add((volatile __global ulong *)p, v);
+#else
+  atomic_add((volatile __global uint *)p, v);
+#endif
+}
+
+CLPRIM_INLINE void local_add(__local S_T *p, S_T v) {
+#if !HAS_VALUES
+  (void)p, (void)v;
+#elif defined(V_IS_FLOAT)
+  volatile __local uint *q = (volatile __local uint *)p;
+  uint old = *q, seen;
+  do {
+    seen = old;
+    old = atomic_cmpxchg(q, seen, as_uint(as_float(seen) + v));
+  } while (old != seen);
+#elif defined(V_IS_DOUBLE)
+  volatile __local ulong *q = (volatile __local ulong *)p;
+  ulong old = *q, seen;
+  do {
+    seen = old;
+    old = atom_cmpxchg(q, seen, as_ulong(as_double(seen) + v));
+  } while (old != seen);
+#elif defined(V_IS_LONG)
+  atom_add((volatile __local ulong *)p, v);
+#else
+  atomic_add((volatile __local uint *)p, v);
+#endif
+}
+
+/* ------------------------------------------- peer aggregation (nv_ptx) */
+
+#if defined(NV_FAST) && defined(CLPRIM_PATH_NV_PTX)
+/* The lanes of the warp whose x equals this lane's (all 32 lanes call). */
+CLPRIM_INLINE uint nv_match_any(uint x) {
+  uint r;
+  asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(r) : "r"(x));
+  return r;
+}
+CLPRIM_INLINE uint lowest_bit(uint m) { return 31u - clz(m & (0u - m)); }
+
+/* Lanes with emit set and the same bin add their sums and counts in a
+ * shuffle tree (log2 of the peers' number of steps); returns 1 in the lowest
+ * lane of each group of peers, which then holds the group's totals. Every
+ * lane of the warp must call. */
+CLPRIM_INLINE int aggregate_peers(int emit, uint bin, S_T *sum, uint *count) {
+  if (!clprim_sg_ballot(emit)) return 0;
+  const uint peers = nv_match_any(emit ? bin : NO_BIN);
+  const uint lane = clprim_sg_lane();
+  uint rank = popcount(peers & clprim_sg_lanemask_lt());
+  uint above = peers & (0xFFFFFFFEu << lane);
+  S_T s = *sum;
+  uint c = *count;
+  while (clprim_sg_ballot(above != 0u)) {
+    const uint next = above ? lowest_bit(above) : lane;
+#if HAS_VALUES
+    S_T ts = CAT(clprim_sg_shuffle_, S_T)(s, next);
+#endif
+    uint tc = clprim_sg_shuffle_uint(c, next);
+    if (above) {
+#if HAS_VALUES
+      s += ts;
+#endif
+      c += tc;
+    }
+    above &= clprim_sg_ballot(!(rank & 1u));
+    rank >>= 1;
+  }
+  *sum = s;
+  *count = c;
+  return emit && lane == lowest_bit(peers);
+}
+#define AGGREGATE_GLOBAL 1
+#else
+#define AGGREGATE_GLOBAL 0
+#endif
+
+/* ------------------------------------------------------- the loop */
+
+/* Per-work-item counts of elements outside the bins. */
+struct outside_counts {
+  uint c[3];
+};
+
+/* Emits (bin, sum, count) of a run: EMIT(flag, bin, sum, count) is a macro
+ * of each kernel, called by every work-item of the work-group. */
+#define PROCESS_QUAD(EMIT)                                                                         \
+  do {                                                                                             \
+    const ulong first = 4 * q;                                                                     \
+    X_T x[4];                                                                                      \
+    V_T v[4] = {0, 0, 0, 0};                                                                       \
+    int ok[4];                                                                                     \
+    if (first + 4 <= n) {                                                                          \
+      X4 xq = ((const __global X4 *)in)[q];                                                        \
+      x[0] = xq.s0, x[1] = xq.s1, x[2] = xq.s2, x[3] = xq.s3;                                      \
+      if (HAS_VALUES) {                                                                            \
+        V4 vq = ((const __global V4 *)values)[q];                                                  \
+        v[0] = vq.s0, v[1] = vq.s1, v[2] = vq.s2, v[3] = vq.s3;                                    \
+      }                                                                                            \
+      ok[0] = ok[1] = ok[2] = ok[3] = 1;                                                           \
+    } else {                                                                                       \
+      for (int j = 0; j < 4; ++j) {                                                                \
+        ok[j] = first + j < n;                                                                     \
+        x[j] = ok[j] ? in[first + j] : (X_T)0;                                                     \
+        v[j] = (HAS_VALUES && ok[j]) ? values[first + j] : (V_T)0;                                 \
+      }                                                                                            \
+    }                                                                                              \
+    uint b[4];                                                                                     \
+    for (int j = 0; j < 4; ++j) {                                                                  \
+      uint cls = 0;                                                                                \
+      b[j] = ok[j] ? bin_of(x[j], bins, lo, hi, scale, range, &cls) : NO_BIN;                      \
+      if (ok[j] && b[j] == NO_BIN) out_counts.c[cls] += 1u;                                           \
+    }                                                                                              \
+    uint cur = NO_BIN, cnt = 0;                                                                    \
+    S_T acc = 0;                                                                                   \
+    for (int j = 0; j < 4; ++j) {                                                                  \
+      const int change = b[j] != NO_BIN && b[j] != cur;                                            \
+      if (j > 0) EMIT(change && cnt > 0, cur, acc, cnt);                                           \
+      if (change) {                                                                                \
+        cur = b[j], acc = (S_T)v[j], cnt = 1;                                                      \
+      } else if (b[j] != NO_BIN) {                                                                 \
+        acc += (S_T)v[j], cnt += 1;                                                                \
+      }                                                                                            \
+    }                                                                                              \
+    EMIT(cnt > 0, cur, acc, cnt);                                                                  \
+  } while (0)
+
+/* Adds the work-group's outside counts to outside[0..2]. */
+CLPRIM_INLINE void flush_outside(struct outside_counts *o, __local uint *scratch,
+                                 __global uint *outside) {
+  for (int k = 0; k < 3; ++k) {
+    uint total = clprim_wg_reduce_add_uint(o->c[k], scratch);
+    if (get_local_id(0) == 0 && total) atomic_add(&outside[k], total);
+  }
+}
+
+#define KERNEL_ARGS                                                                                \
+  __global const X_T *in, __global const V_T *values, ulong n, uint bins, X_T lo, X_T hi,          \
+      X_T scale, ulong range, __global uint *counts, __global S_T *sums, __global uint *outside
+
+/* Bins in local memory (COPIES * bins counts and / or sums). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void hist_local(KERNEL_ARGS, __local uint *local_counts, __local S_T *local_sums) {
+  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
+  const uint lid = (uint)get_local_id(0);
+  for (uint i = lid; i < COPIES * bins; i += WG) {
+    if (HAS_COUNTS) local_counts[i] = 0;
+    if (HAS_VALUES) local_sums[i] = 0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint base = (lid >> 5) % COPIES * bins;
+  struct outside_counts out_counts = {{0, 0, 0}};
+#define EMIT_LOCAL(flag, bin, sum, count)                                                          \
+  if (flag) {                                                                                      \
+    if (HAS_COUNTS) atomic_add(&local_counts[base + (bin)], (count));                              \
+    if (HAS_VALUES) local_add(&local_sums[base + (bin)], (sum));                                   \
+  }
+  const ulong quads = (n + 3) / 4, stride = get_global_size(0);
+  for (ulong group_first = (ulong)get_group_id(0) * WG; group_first < quads;
+       group_first += stride) {
+    const ulong q = group_first + lid;
+    PROCESS_QUAD(EMIT_LOCAL);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint i = lid; i < bins; i += WG) {
+    uint c = 0;
+    S_T s = 0;
+    for (uint k = 0; k < COPIES; ++k) {
+      if (HAS_COUNTS) c += local_counts[k * bins + i];
+      if (HAS_VALUES) s += local_sums[k * bins + i];
+    }
+    if (HAS_COUNTS && c) atomic_add(&counts[i], c);
+    if (HAS_VALUES && s != (S_T)0) global_add(&sums[i], s);
+  }
+  flush_outside(&out_counts, scratch, outside);
+}
+
+/* Global atomics, aggregated over peers where the path allows. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void hist_global(KERNEL_ARGS) {
+  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
+  const uint lid = (uint)get_local_id(0);
+  struct outside_counts out_counts = {{0, 0, 0}};
+#if AGGREGATE_GLOBAL
+#define EMIT_GLOBAL(flag, bin, sum, count)                                                         \
+  {                                                                                                \
+    S_T s_ = (sum);                                                                                \
+    uint c_ = (count);                                                                             \
+    if (aggregate_peers((flag), (bin), &s_, &c_)) {                                                \
+      if (HAS_COUNTS) atomic_add(&counts[bin], c_);                                                \
+      if (HAS_VALUES) global_add(&sums[bin], s_);                                                  \
+    }                                                                                              \
+  }
+#else
+#define EMIT_GLOBAL(flag, bin, sum, count)                                                         \
+  if (flag) {                                                                                      \
+    if (HAS_COUNTS) atomic_add(&counts[bin], (count));                                             \
+    if (HAS_VALUES) global_add(&sums[bin], (sum));                                                 \
+  }
+#endif
+  const ulong quads = (n + 3) / 4, stride = get_global_size(0);
+  for (ulong group_first = (ulong)get_group_id(0) * WG; group_first < quads;
+       group_first += stride) {
+    const ulong q = group_first + lid;
+    PROCESS_QUAD(EMIT_GLOBAL);
+  }
+  flush_outside(&out_counts, scratch, outside);
+}

@@ -553,6 +553,29 @@ CLPRIM_API clprim_status clprim_histogram_even(clprim_context *ctx, clprim_type 
                                                size_t n, clprim_value lo, clprim_value hi,
                                                size_t bins, cl_mem counts, uint64_t *outside);
 
+/*! clprim_reduce_by_key() :
+ * Reduce-by-key over runs (CUB DeviceReduce::ReduceByKey): each maximal run
+ * of equal consecutive keys among the first n is a segment. Writes, in
+ * order, each segment's key to unique_keys and the sum of its values to
+ * sums, and the number of segments to count_buffer (NULL, or 8 bytes: a
+ * uint64) and / or *count (NULL, or the host; the call then waits). Keys:
+ * int32, uint32, int64 or uint64 (compared for equality, so they need not be
+ * sorted); values: any clprim_type, summed in their type (integers wrap
+ * around). unique_keys and sums must hold n elements whatever the count.
+ * Sums are added in a fixed order (no atomics), the same on every run:
+ * pairs of ITEMS-element runs, then across tiles. n = 0 gives a count of 0.
+ * @return : CLPRIM_SUCCESS once the work is enqueued (and the count read when
+ *           count is set); or CLPRIM_ERROR_INVALID_ARGUMENT (NULL ctx or
+ *           buffer, float keys, a bad type, an output that is an input or
+ *           another output), CLPRIM_ERROR_BUFFER_TOO_SMALL,
+ *           CLPRIM_ERROR_UNSUPPORTED_TYPE (double without fp64),
+ *           CLPRIM_ERROR_SIZE_TOO_LARGE, CL_INVALID_CONTEXT, a kernel build
+ *           error or another OpenCL code. Nothing is written on error. */
+CLPRIM_API clprim_status clprim_reduce_by_key(clprim_context *ctx, clprim_type key_type,
+                                              cl_mem keys, clprim_type value_type, cl_mem values,
+                                              size_t n, cl_mem unique_keys, cl_mem sums,
+                                              cl_mem count_buffer, uint64_t *count);
+
 #ifdef __cplusplus
 }
 #endif

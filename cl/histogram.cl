@@ -212,11 +212,6 @@ CLPRIM_INLINE int aggregate_peers(int emit, uint bin, S_T *sum, uint *count) {
 
 /* ------------------------------------------------------- the loop */
 
-/* Per-work-item counts of elements outside the bins. */
-struct outside_counts {
-  uint c[3];
-};
-
 /* Emits (bin, sum, count) of a run: EMIT(flag, bin, sum, count) is a macro
  * of each kernel, called by every work-item of the work-group. */
 #define PROCESS_QUAD(EMIT)                                                                         \
@@ -244,7 +239,11 @@ struct outside_counts {
     for (int j = 0; j < 4; ++j) {                                                                  \
       uint cls = 0;                                                                                \
       b[j] = ok[j] ? bin_of(x[j], bins, lo, hi, scale, range, &cls) : NO_BIN;                      \
-      if (ok[j] && b[j] == NO_BIN) out_counts.c[cls] += 1u;                                           \
+      if (ok[j] && b[j] == NO_BIN) {                                                               \
+        out_below += cls == OUT_BELOW;                                                             \
+        out_above += cls == OUT_ABOVE;                                                             \
+        out_nan += cls == OUT_NAN;                                                                 \
+      }                                                                                            \
     }                                                                                              \
     uint cur = NO_BIN, cnt = 0;                                                                    \
     S_T acc = 0;                                                                                   \
@@ -261,10 +260,11 @@ struct outside_counts {
   } while (0)
 
 /* Adds the work-group's outside counts to outside[0..2]. */
-CLPRIM_INLINE void flush_outside(struct outside_counts *o, __local uint *scratch,
+CLPRIM_INLINE void flush_outside(uint below, uint above, uint nan_count, __local uint *scratch,
                                  __global uint *outside) {
+  const uint c[3] = {below, above, nan_count};
   for (int k = 0; k < 3; ++k) {
-    uint total = clprim_wg_reduce_add_uint(o->c[k], scratch);
+    uint total = clprim_wg_reduce_add_uint(c[k], scratch);
     if (get_local_id(0) == 0 && total) atomic_add(&outside[k], total);
   }
 }
@@ -284,7 +284,7 @@ void hist_local(KERNEL_ARGS, __local uint *local_counts, __local S_T *local_sums
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   const uint base = (lid >> 5) % COPIES * bins;
-  struct outside_counts out_counts = {{0, 0, 0}};
+  uint out_below = 0, out_above = 0, out_nan = 0;
 #define EMIT_LOCAL(flag, bin, sum, count)                                                          \
   if (flag) {                                                                                      \
     if (HAS_COUNTS) atomic_add(&local_counts[base + (bin)], (count));                              \
@@ -301,13 +301,13 @@ void hist_local(KERNEL_ARGS, __local uint *local_counts, __local S_T *local_sums
     uint c = 0;
     S_T s = 0;
     for (uint k = 0; k < COPIES; ++k) {
-      if (HAS_COUNTS) c += local_counts[k * bins + i];
+      if (HAS_COUNTS) c += atomic_or(&local_counts[k * bins + i], 0u);
       if (HAS_VALUES) s += local_sums[k * bins + i];
     }
     if (HAS_COUNTS && c) atomic_add(&counts[i], c);
     if (HAS_VALUES && s != (S_T)0) global_add(&sums[i], s);
   }
-  flush_outside(&out_counts, scratch, outside);
+  flush_outside(out_below, out_above, out_nan, scratch, outside);
 }
 
 /* Global atomics, aggregated over peers where the path allows. */
@@ -315,7 +315,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void hist_global(KERNEL_ARGS) {
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   const uint lid = (uint)get_local_id(0);
-  struct outside_counts out_counts = {{0, 0, 0}};
+  uint out_below = 0, out_above = 0, out_nan = 0;
 #if AGGREGATE_GLOBAL
 #define EMIT_GLOBAL(flag, bin, sum, count)                                                         \
   {                                                                                                \
@@ -339,5 +339,12 @@ void hist_global(KERNEL_ARGS) {
     const ulong q = group_first + lid;
     PROCESS_QUAD(EMIT_GLOBAL);
   }
-  flush_outside(&out_counts, scratch, outside);
+  flush_outside(out_below, out_above, out_nan, scratch, outside);
+}
+
+/* Zeroes words 32-bit words (the outputs before the atomics; a kernel rather
+ * than clEnqueueFillBuffer, whose bytes Oclgrind's checks see as
+ * uninitialised when an atomic then reads them). */
+__kernel void hist_zero(__global uint *p, ulong words) {
+  for (ulong i = get_global_id(0); i < words; i += get_global_size(0)) p[i] = 0u;
 }

@@ -101,9 +101,11 @@ static int want_nv_fast(const clprim_context *ctx) {
   return !(env && strcmp(env, "0") == 0);
 }
 
-/* Builds the kernel for the call; *local_copies is 0 for hist_global. */
+/* Builds the kernel for the call (and hist_zero of the same program);
+ * *local_copies is 0 for hist_global. */
 static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c, unsigned wg,
-                                 cl_kernel *kernel, unsigned *local_copies) {
+                                 cl_kernel *kernel, cl_kernel *zero_kernel,
+                                 unsigned *local_copies) {
   static const char *const sum_type[CLPRIM_TYPE_COUNT] = {"uint",  "uint",  "ulong",
                                                           "ulong", "float", "double"};
   static const char *const v_kind[CLPRIM_TYPE_COUNT] = {"", "", " -DV_IS_LONG", " -DV_IS_LONG",
@@ -138,6 +140,7 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
       continue;
     }
     if (st == CLPRIM_SUCCESS && nv_fast) ctx->hist_nv_fast = 1;
+    if (st == CLPRIM_SUCCESS) st = clprim__kernel(ctx, "histogram.cl", options, "hist_zero", zero_kernel);
     *local_copies = copies;
     return st;
   }
@@ -146,18 +149,24 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
 static clprim_status hist_run(clprim_context *ctx, const struct hist_call *c) {
   CLPRIM_CHECK(check_call(ctx, c));
   const struct hist_config cfg = hist_config(ctx);
-  cl_kernel kernel;
+  cl_kernel kernel, zero_kernel;
   unsigned copies;
-  CLPRIM_CHECK(hist_kernel(ctx, c, cfg.wg, &kernel, &copies));
+  CLPRIM_CHECK(hist_kernel(ctx, c, cfg.wg, &kernel, &zero_kernel, &copies));
   cl_mem outside;
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_OUTSIDE, 16, &outside));
 
   clprim__call_begin(ctx);
   const size_t vs = c->values ? clprim_type_size(c->v_type) : 4;
-  const cl_ulong zero = 0;
-  CLPRIM_CHECK(clprim__fill(ctx, outside, &zero, 8, 0, 16));
-  if (c->counts) CLPRIM_CHECK(clprim__fill(ctx, c->counts, &zero, 4, 0, c->bins * 4));
-  if (c->sums) CLPRIM_CHECK(clprim__fill(ctx, c->sums, &zero, vs, 0, c->bins * vs));
+  cl_mem zeroed[3] = {outside, c->counts, c->sums};
+  const size_t zero_words[3] = {4, c->bins, c->bins * vs / 4};
+  for (int z = 0; z < 3; ++z) {
+    if (!zeroed[z]) continue;
+    cl_ulong words = zero_words[z];
+    size_t groups = zero_words[z] / cfg.wg + 1;
+    if (groups > cfg.max_groups) groups = cfg.max_groups;
+    CLPRIM_CHECK(clprim__set_args(zero_kernel, 2, sizeof zeroed[z], &zeroed[z], sizeof words, &words));
+    CLPRIM_CHECK(clprim__enqueue(ctx, zero_kernel, groups, cfg.wg));
+  }
   if (c->n > 0) {
     const size_t quads = c->n / 4 + (c->n % 4 != 0);
     size_t groups = quads / cfg.wg + (quads % cfg.wg != 0);

@@ -120,14 +120,14 @@ CLPRIM_INLINE void global_add(__global S_T *p, S_T v) {
   asm volatile("red.global.add.f64 [%0], %1;" : : "l"((ulong)p), "d"(v) : "memory");
 #elif defined(V_IS_FLOAT)
   volatile __global uint *q = (volatile __global uint *)p;
-  uint old = *q, seen;
+  uint old = 0u, seen; /* a guess (a fresh bin is 0): no plain read racing with the atomics */
   do {
     seen = old;
     old = atomic_cmpxchg(q, seen, as_uint(as_float(seen) + v));
   } while (old != seen);
 #elif defined(V_IS_DOUBLE)
   volatile __global ulong *q = (volatile __global ulong *)p;
-  ulong old = *q, seen;
+  ulong old = 0ul, seen;
   do {
     seen = old;
     old = atom_cmpxchg(q, seen, as_ulong(as_double(seen) + v));
@@ -144,14 +144,14 @@ CLPRIM_INLINE void local_add(__local S_T *p, S_T v) {
   (void)p, (void)v;
 #elif defined(V_IS_FLOAT)
   volatile __local uint *q = (volatile __local uint *)p;
-  uint old = *q, seen;
+  uint old = 0u, seen; /* a guess (a fresh bin is 0): no plain read racing with the atomics */
   do {
     seen = old;
     old = atomic_cmpxchg(q, seen, as_uint(as_float(seen) + v));
   } while (old != seen);
 #elif defined(V_IS_DOUBLE)
   volatile __local ulong *q = (volatile __local ulong *)p;
-  ulong old = *q, seen;
+  ulong old = 0ul, seen;
   do {
     seen = old;
     old = atom_cmpxchg(q, seen, as_ulong(as_double(seen) + v));
@@ -183,7 +183,8 @@ CLPRIM_INLINE int aggregate_peers(int emit, uint bin, S_T *sum, uint *count) {
   const uint peers = nv_match_any(emit ? bin : NO_BIN);
   const uint lane = clprim_sg_lane();
   uint rank = popcount(peers & clprim_sg_lanemask_lt());
-  uint above = peers & (0xFFFFFFFEu << lane);
+  /* Lanes that do not emit match each other (NO_BIN) but take no part. */
+  uint above = emit ? peers & (0xFFFFFFFEu << lane) : 0u;
   S_T s = *sum;
   uint c = *count;
   while (clprim_sg_ballot(above != 0u)) {

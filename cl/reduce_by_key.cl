@@ -16,7 +16,8 @@
  *     memory. The tile's part before its first head (its carry) goes to
  *     `carry`;
  *  4. rbk_fixup: for each tile with a head whose last segment goes on into
- *     the next tiles, adds their carries (up to the next tile with a head).
+ *     the next tiles, adds their carries (up to the next tile with a head)
+ *     to that segment's partial sum (kept in last_part) and writes it.
  * No atomics: sums are added in a fixed order (deterministic).
  *
  * Build options: -DK_T=int|uint|long|ulong (keys, compared for equality),
@@ -90,7 +91,7 @@ void rbk_count(__global const K_T *keys, ulong n, __global ulong *tile_counts) {
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void rbk_reduce(__global const K_T *keys, __global const V_T *values, ulong n,
                 __global const ulong *offsets, __global K_T *unique_keys, __global S_T *sums,
-                __global S_T *carry) {
+                __global S_T *carry, __global S_T *last_part) {
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   __local S_T leading[WG];   /* each work-item's sum before its first head */
   __local uint head_count[WG];
@@ -139,6 +140,9 @@ void rbk_reduce(__global const K_T *keys, __global const V_T *values, ulong n,
       if (head_count[m]) break;
     }
     sums[current] = run;
+    /* The tile's last segment: rbk_fixup adds the next tiles' carries to
+     * this copy (it never reads the caller's buffer back). */
+    if (current == offsets[get_group_id(0)] + tile_heads - 1) last_part[get_group_id(0)] = run;
   }
   if (lid == 0) {
     S_T c = 0;
@@ -153,11 +157,12 @@ void rbk_reduce(__global const K_T *keys, __global const V_T *values, ulong n,
 /* Phase 4, one work-item per tile: the tile's last segment gets the carries
  * of the following tiles that continue it. */
 __kernel void rbk_fixup(__global const K_T *keys, ulong n, __global const ulong *offsets,
-                        ulong tiles, __global const S_T *carry, __global S_T *sums) {
+                        ulong tiles, __global const S_T *carry, __global const S_T *last_part,
+                        __global S_T *sums) {
   const ulong t = get_global_id(0);
   if (t >= tiles || offsets[t + 1] == offsets[t]) return;
   const ulong last = offsets[t + 1] - 1;
-  S_T acc = 0;
+  S_T acc = last_part[t];
   int continued = 0;
   for (ulong u = t + 1; u < tiles; ++u) {
     const ulong start = u * TILE;
@@ -166,5 +171,5 @@ __kernel void rbk_fixup(__global const K_T *keys, ulong n, __global const ulong 
     continued = 1;
     if (offsets[u + 1] != offsets[u]) break;
   }
-  if (continued) sums[last] += acc;
+  if (continued) sums[last] = acc;
 }

@@ -8,7 +8,8 @@
 
 enum {
   SLOT_OFFSETS = CLPRIM_SCRATCH_HIST0 + 1, /* tile head counts, scanned */
-  SLOT_CARRY = CLPRIM_SCRATCH_HIST0 + 2    /* per tile: the sum before its first head */
+  SLOT_CARRY = CLPRIM_SCRATCH_HIST0 + 2,   /* per tile: the sum before its first head */
+  SLOT_LAST = CLPRIM_SCRATCH_HIST0 + 3     /* per tile: its last segment's partial sum */
 };
 
 #define ITEMS 8
@@ -60,9 +61,10 @@ clprim_status clprim_reduce_by_key(clprim_context *ctx, clprim_type key_type, cl
   CLPRIM_CHECK(clprim__kernel(ctx, "reduce_by_key.cl", options, "rbk_count", &count_kernel));
   CLPRIM_CHECK(clprim__kernel(ctx, "reduce_by_key.cl", options, "rbk_reduce", &reduce_kernel));
   CLPRIM_CHECK(clprim__kernel(ctx, "reduce_by_key.cl", options, "rbk_fixup", &fixup_kernel));
-  cl_mem offsets, carry;
+  cl_mem offsets, carry, last_part;
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_OFFSETS, (tiles + 1) * 8, &offsets));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_CARRY, tiles * vs, &carry));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_LAST, tiles * vs, &last_part));
 
   clprim__call_begin(ctx);
   cl_ulong n64 = n, tiles64 = tiles;
@@ -70,14 +72,16 @@ clprim_status clprim_reduce_by_key(clprim_context *ctx, clprim_type key_type, cl
                                 sizeof offsets, &offsets));
   CLPRIM_CHECK(clprim__enqueue(ctx, count_kernel, tiles, wg));
   CLPRIM_CHECK(clprim__scan(ctx, CLPRIM_UINT64, offsets, offsets, tiles + 1, 0));
-  CLPRIM_CHECK(clprim__set_args(reduce_kernel, 7, sizeof keys, &keys, sizeof values, &values,
+  CLPRIM_CHECK(clprim__set_args(reduce_kernel, 8, sizeof keys, &keys, sizeof values, &values,
                                 sizeof n64, &n64, sizeof offsets, &offsets, sizeof unique_keys,
-                                &unique_keys, sizeof sums, &sums, sizeof carry, &carry));
+                                &unique_keys, sizeof sums, &sums, sizeof carry, &carry,
+                                sizeof last_part, &last_part));
   CLPRIM_CHECK(clprim__enqueue(ctx, reduce_kernel, tiles, wg));
   if (tiles > 1) {
-    CLPRIM_CHECK(clprim__set_args(fixup_kernel, 6, sizeof keys, &keys, sizeof n64, &n64,
+    CLPRIM_CHECK(clprim__set_args(fixup_kernel, 7, sizeof keys, &keys, sizeof n64, &n64,
                                   sizeof offsets, &offsets, sizeof tiles64, &tiles64,
-                                  sizeof carry, &carry, sizeof sums, &sums));
+                                  sizeof carry, &carry, sizeof last_part, &last_part, sizeof sums,
+                                  &sums));
     const size_t fix_wg = 64;
     CLPRIM_CHECK(clprim__enqueue(ctx, fixup_kernel, tiles / fix_wg + (tiles % fix_wg != 0), fix_wg));
   }

@@ -15,7 +15,10 @@
  *    with match.any and add their values in a shuffle tree before one lane
  *    issues the atomic (Westphal, "Voting and shuffling to optimize atomic
  *    operations", NVIDIA 2015), and float / double sums use the native
- *    red.global.add.f32 / .f64; otherwise float sums use 32-bit and double
+ *    red.global.add.f32 / .f64; on other subgroup paths one round of leader
+ *    election (subgroup reductions, any subgroup size) combines the lanes
+ *    that share the first emitting lane's bin; float sums otherwise use
+ *    32-bit and double
  *    sums 64-bit compare-and-swap (cl_khr_int64_base_atomics), int64 sums
  *    atom_add on 64-bit integers.
  * Counts outside the bins: per work-item in registers, one work-group
@@ -205,6 +208,33 @@ CLPRIM_INLINE int aggregate_peers(int emit, uint bin, S_T *sum, uint *count) {
   *sum = s;
   *count = c;
   return emit && lane == lowest_bit(peers);
+}
+#define AGGREGATE_GLOBAL 1
+#elif defined(CLPRIM_HAS_SUBGROUPS)
+/* Any subgroup size (khr paths, nv_ptx without NV_FAST): one round of leader
+ * election. The lowest emitting lane leads; the lanes with its bin add their
+ * sums and counts by subgroup reductions and the leader issues one atomic
+ * for all of them; the other lanes issue their own. That catches the common
+ * case (sorted or clustered keys: most of a subgroup shares a bin) at a
+ * fixed cost, where a full match would loop once per distinct bin. */
+CLPRIM_INLINE int aggregate_peers(int emit, uint bin, S_T *sum, uint *count) {
+  const uint lane = clprim_sg_lane();
+  const uint leader = clprim_sg_reduce_min_uint(emit ? lane : 0xFFFFFFFFu);
+  if (leader == 0xFFFFFFFFu) return 0;
+  const uint leader_bin = clprim_sg_broadcast_uint(bin, leader);
+  const int joins = emit && bin == leader_bin;
+  const uint c = clprim_sg_reduce_add_uint(joins ? *count : 0u);
+#if HAS_VALUES
+  const S_T s = CAT(clprim_sg_reduce_add_, S_T)(joins ? *sum : (S_T)0);
+#endif
+  if (lane == leader) {
+    *count = c;
+#if HAS_VALUES
+    *sum = s;
+#endif
+    return 1;
+  }
+  return emit && !joins;
 }
 #define AGGREGATE_GLOBAL 1
 #else

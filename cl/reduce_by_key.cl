@@ -38,14 +38,16 @@
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 
-/* Full runs of 8 consecutive elements are read through aligned 8-vector
- * pointers (vload compiles to scalar loads on NVIDIA). */
+/* Full runs of 8 consecutive elements are read through two aligned 4-vector
+ * pointers (vload compiles to scalar loads on NVIDIA; 8-vectors of double
+ * were split into scalar loads by LLVM's NVPTX back end). */
 #if ITEMS == 8
 #define LOAD8(T, p, i, out)                                                                        \
   do {                                                                                             \
-    CAT(T, 8) w = ((const __global CAT(T, 8) *)(p))[(i) / 8];                                      \
-    out[0] = w.s0, out[1] = w.s1, out[2] = w.s2, out[3] = w.s3;                                    \
-    out[4] = w.s4, out[5] = w.s5, out[6] = w.s6, out[7] = w.s7;                                    \
+    const __global CAT(T, 4) *q_ = (const __global CAT(T, 4) *)(p) + (i) / 4;                      \
+    CAT(T, 4) a_ = q_[0], b_ = q_[1];                                                              \
+    out[0] = a_.s0, out[1] = a_.s1, out[2] = a_.s2, out[3] = a_.s3;                                \
+    out[4] = b_.s0, out[5] = b_.s1, out[6] = b_.s2, out[7] = b_.s3;                                \
   } while (0)
 #endif
 

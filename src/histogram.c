@@ -26,7 +26,8 @@ static struct hist_config hist_config(const clprim_context *ctx) {
   struct hist_config c = {256, 0};
   size_t per_unit = 8;
   if (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU)) c.wg = 64, per_unit = 2;
-  while (c.wg > ctx->info.max_work_group_size && c.wg > 32) c.wg /= 2;
+  while (c.wg > ctx->info.max_work_group_size && c.wg > 32)
+    c.wg /= 2;
   c.max_groups = (ctx->info.compute_units ? ctx->info.compute_units : 1) * per_unit;
   return c;
 }
@@ -61,7 +62,9 @@ struct hist_call {
   size_t outside_words;
 };
 
-static int is_float(clprim_type t) { return t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE; }
+static int is_float(clprim_type t) {
+  return t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE;
+}
 
 static clprim_status check_distinct(const cl_mem *mems, int count) {
   for (int a = 0; a < count; ++a)
@@ -108,8 +111,8 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
                                  unsigned *local_copies) {
   static const char *const sum_type[CLPRIM_TYPE_COUNT] = {"uint",  "uint",  "ulong",
                                                           "ulong", "float", "double"};
-  static const char *const v_kind[CLPRIM_TYPE_COUNT] = {"", "", " -DV_IS_LONG", " -DV_IS_LONG",
-                                                        " -DV_IS_FLOAT", " -DV_IS_DOUBLE"};
+  static const char *const v_kind[CLPRIM_TYPE_COUNT] = {
+      "", "", " -DV_IS_LONG", " -DV_IS_LONG", " -DV_IS_FLOAT", " -DV_IS_DOUBLE"};
   const size_t vs = c->sums ? clprim_type_size(c->v_type) : 0;
   const size_t local_max = clprim__histogram_local_max(ctx, c->counts != NULL, vs);
   unsigned copies = 0;
@@ -128,19 +131,21 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
   for (;;) {
     const int nv_fast = want_nv_fast(ctx);
     char options[256];
-    snprintf(options, sizeof options, "-DWG=%u -DCOPIES=%u -DX_T=%s -DX_FLOAT=%d%s%s -DHAS_COUNTS=%d%s",
-             wg, copies ? copies : 1, clprim__cl_type(c->x_type), is_float(c->x_type),
+    snprintf(options, sizeof options,
+             "-DWG=%u -DCOPIES=%u -DX_T=%s -DX_FLOAT=%d%s%s -DHAS_COUNTS=%d%s", wg,
+             copies ? copies : 1, clprim__cl_type(c->x_type), is_float(c->x_type),
              c->keys_mode ? " -DMODE_KEYS" : "", values_opt, c->counts != NULL,
              nv_fast ? " -DNV_FAST" : "");
-    clprim_status st = clprim__kernel(ctx, "histogram.cl", options,
-                                      copies ? "hist_local" : "hist_global", kernel);
+    clprim_status st =
+        clprim__kernel(ctx, "histogram.cl", options, copies ? "hist_local" : "hist_global", kernel);
     if (st != CLPRIM_SUCCESS && nv_fast) {
       /* The driver refused the PTX (match.any, red.f64): portable kernels. */
       ctx->hist_nv_fast = -1;
       continue;
     }
     if (st == CLPRIM_SUCCESS && nv_fast) ctx->hist_nv_fast = 1;
-    if (st == CLPRIM_SUCCESS) st = clprim__kernel(ctx, "histogram.cl", options, "hist_zero", zero_kernel);
+    if (st == CLPRIM_SUCCESS)
+      st = clprim__kernel(ctx, "histogram.cl", options, "hist_zero", zero_kernel);
     *local_copies = copies;
     return st;
   }
@@ -164,7 +169,8 @@ static clprim_status hist_run(clprim_context *ctx, const struct hist_call *c) {
     cl_ulong words = zero_words[z];
     size_t groups = zero_words[z] / cfg.wg + 1;
     if (groups > cfg.max_groups) groups = cfg.max_groups;
-    CLPRIM_CHECK(clprim__set_args(zero_kernel, 2, sizeof zeroed[z], &zeroed[z], sizeof words, &words));
+    CLPRIM_CHECK(
+        clprim__set_args(zero_kernel, 2, sizeof zeroed[z], &zeroed[z], sizeof words, &words));
     CLPRIM_CHECK(clprim__enqueue(ctx, zero_kernel, groups, cfg.wg));
   }
   if (c->n > 0) {
@@ -184,8 +190,7 @@ static clprim_status hist_run(clprim_context *ctx, const struct hist_call *c) {
     if (copies) { /* the local bins: __local arguments 11 and 12 */
       const size_t local_bins = c->bins * copies;
       cl_int err = clSetKernelArg(kernel, 11, c->counts ? local_bins * 4 : 4, NULL);
-      if (err == CL_SUCCESS)
-        err = clSetKernelArg(kernel, 12, c->sums ? local_bins * vs : 8, NULL);
+      if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 12, c->sums ? local_bins * vs : 8, NULL);
       if (err != CL_SUCCESS) return (clprim_status)err;
     }
     CLPRIM_CHECK(clprim__enqueue(ctx, kernel, groups, cfg.wg));
@@ -193,7 +198,8 @@ static clprim_status hist_run(clprim_context *ctx, const struct hist_call *c) {
   if (c->outside) {
     cl_uint words[4];
     CLPRIM_CHECK(clprim__read(ctx, outside, 0, sizeof words, words));
-    for (size_t k = 0; k < c->outside_words; ++k) c->outside[k] = words[k];
+    for (size_t k = 0; k < c->outside_words; ++k)
+      c->outside[k] = words[k];
   }
   return CLPRIM_SUCCESS;
 }

@@ -16,7 +16,8 @@ enum {
 
 static unsigned rbk_wg(const clprim_context *ctx) {
   unsigned wg = ctx->info.device_type & CL_DEVICE_TYPE_GPU ? 256 : 64;
-  while (wg > ctx->info.max_work_group_size && wg > 32) wg /= 2;
+  while (wg > ctx->info.max_work_group_size && wg > 32)
+    wg /= 2;
   return wg;
 }
 
@@ -55,8 +56,7 @@ clprim_status clprim_reduce_by_key(clprim_context *ctx, clprim_type key_type, cl
   const size_t tile = (size_t)wg * ITEMS, tiles = n / tile + (n % tile != 0);
   char options[160];
   snprintf(options, sizeof options, "-DK_T=%s -DV_T=%s -DS_T=%s -DWG=%u -DITEMS=%d",
-           clprim__cl_type(key_type), clprim__cl_type(value_type), sum_type[value_type], wg,
-           ITEMS);
+           clprim__cl_type(key_type), clprim__cl_type(value_type), sum_type[value_type], wg, ITEMS);
   cl_kernel count_kernel, reduce_kernel, fixup_kernel;
   CLPRIM_CHECK(clprim__kernel(ctx, "reduce_by_key.cl", options, "rbk_count", &count_kernel));
   CLPRIM_CHECK(clprim__kernel(ctx, "reduce_by_key.cl", options, "rbk_reduce", &reduce_kernel));
@@ -79,11 +79,11 @@ clprim_status clprim_reduce_by_key(clprim_context *ctx, clprim_type key_type, cl
   CLPRIM_CHECK(clprim__enqueue(ctx, reduce_kernel, tiles, wg));
   if (tiles > 1) {
     CLPRIM_CHECK(clprim__set_args(fixup_kernel, 7, sizeof keys, &keys, sizeof n64, &n64,
-                                  sizeof offsets, &offsets, sizeof tiles64, &tiles64,
-                                  sizeof carry, &carry, sizeof last_part, &last_part, sizeof sums,
-                                  &sums));
+                                  sizeof offsets, &offsets, sizeof tiles64, &tiles64, sizeof carry,
+                                  &carry, sizeof last_part, &last_part, sizeof sums, &sums));
     const size_t fix_wg = 64;
-    CLPRIM_CHECK(clprim__enqueue(ctx, fixup_kernel, tiles / fix_wg + (tiles % fix_wg != 0), fix_wg));
+    CLPRIM_CHECK(
+        clprim__enqueue(ctx, fixup_kernel, tiles / fix_wg + (tiles % fix_wg != 0), fix_wg));
   }
   if (count_buffer) CLPRIM_CHECK(clprim__copy(ctx, offsets, count_buffer, tiles * 8, 0, 8));
   if (count) {

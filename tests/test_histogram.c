@@ -33,14 +33,17 @@ static const char *ctx_path(clprim_context *ctx) {
   return clprim_path_name(info.path);
 }
 
-static int is_float(clprim_type t) { return t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE; }
+static int is_float(clprim_type t) {
+  return t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE;
+}
 
 /* Sizes around 4-element quads and work-group tiles (256 or 64 work-items
  * times 4). */
 static size_t test_sizes(size_t *sizes) {
   size_t k = 0;
   const size_t fixed[] = {0, 1, 3, 4, 5, 255, 256, 257, 1023, 1024, 1025};
-  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; ++i) sizes[k++] = fixed[i];
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; ++i)
+    sizes[k++] = fixed[i];
   if (!test_small()) sizes[k++] = 100003, sizes[k++] = ((size_t)1 << 20) + 5;
   return k;
 }
@@ -69,14 +72,22 @@ static void make_keys(uint32_t *keys, size_t n, size_t K, enum key_order order, 
       uint64_t r = test_rand();
       if (r % 16) continue;
       switch ((r >> 8) % 3) {
-      case 0: keys[i] = is_signed ? (uint32_t)-(int32_t)(1 + (r >> 16) % 1000) : 0xFFFFFFFFu; break;
-      case 1: keys[i] = (uint32_t)K; break;
-      default: keys[i] = is_signed ? 0x7FFFFFFFu : 0x80000000u + (uint32_t)(r >> 40); break;
+      case 0:
+        keys[i] = is_signed ? (uint32_t) - (int32_t)(1 + (r >> 16) % 1000) : 0xFFFFFFFFu;
+        break;
+      case 1:
+        keys[i] = (uint32_t)K;
+        break;
+      default:
+        keys[i] = is_signed ? 0x7FFFFFFFu : 0x80000000u + (uint32_t)(r >> 40);
+        break;
       }
     }
 }
 
-static int key_valid(uint32_t key, size_t K) { return key < K; }
+static int key_valid(uint32_t key, size_t K) {
+  return key < K;
+}
 
 /* --------------------------------------------------- reduce-by-key */
 
@@ -85,9 +96,12 @@ static double value_f(clprim_type t, const void *p, size_t i) {
 }
 static uint64_t value_u(clprim_type t, const void *p, size_t i) {
   switch (t) {
-  case CLPRIM_INT32: return (uint64_t)(int64_t)((const int32_t *)p)[i];
-  case CLPRIM_UINT32: return ((const uint32_t *)p)[i];
-  default: return ((const uint64_t *)p)[i];
+  case CLPRIM_INT32:
+    return (uint64_t)(int64_t)((const int32_t *)p)[i];
+  case CLPRIM_UINT32:
+    return ((const uint32_t *)p)[i];
+  default:
+    return ((const uint64_t *)p)[i];
   }
 }
 
@@ -144,14 +158,16 @@ static void check_rbk(clprim_context *ctx, clprim_type kt, clprim_type vt, size_
     if (is_float(vt)) {
       double g = value_f(vt, sums, k);
       /* Any order of m additions: within m u sum|x| (docs/ACCURACY.md). */
-      double bound = (double)want_counts[k] * u * abs_f[k] + (vt == CLPRIM_FLOAT ? FLT_MIN : DBL_MIN);
+      double bound =
+          (double)want_counts[k] * u * abs_f[k] + (vt == CLPRIM_FLOAT ? FLT_MIN : DBL_MIN);
       if (!(fabs(g - want_f[k]) <= bound))
         fail_msg("%s: sum[%zu] = %.17g, expected %.17g (bound %.3g)", what, k, g, want_f[k], bound);
     } else {
       uint64_t g = value_u(vt, sums, k), w = want_u[k];
       if (vs == 4) g = (uint32_t)g, w = (uint32_t)w;
-      if (g != w) fail_msg("%s: sum[%zu] = %llu, expected %llu", what, k, (unsigned long long)g,
-                           (unsigned long long)w);
+      if (g != w)
+        fail_msg("%s: sum[%zu] = %llu, expected %llu", what, k, (unsigned long long)g,
+                 (unsigned long long)w);
     }
   }
   clReleaseMemObject(dkeys);
@@ -201,12 +217,24 @@ static void test_rbk_type(clprim_type vt) {
   }
 }
 
-static void test_rbk_int32(void **state) { (void)state, test_rbk_type(CLPRIM_INT32); }
-static void test_rbk_uint32(void **state) { (void)state, test_rbk_type(CLPRIM_UINT32); }
-static void test_rbk_int64(void **state) { (void)state, test_rbk_type(CLPRIM_INT64); }
-static void test_rbk_uint64(void **state) { (void)state, test_rbk_type(CLPRIM_UINT64); }
-static void test_rbk_float(void **state) { (void)state, test_rbk_type(CLPRIM_FLOAT); }
-static void test_rbk_double(void **state) { (void)state, test_rbk_type(CLPRIM_DOUBLE); }
+static void test_rbk_int32(void **state) {
+  (void)state, test_rbk_type(CLPRIM_INT32);
+}
+static void test_rbk_uint32(void **state) {
+  (void)state, test_rbk_type(CLPRIM_UINT32);
+}
+static void test_rbk_int64(void **state) {
+  (void)state, test_rbk_type(CLPRIM_INT64);
+}
+static void test_rbk_uint64(void **state) {
+  (void)state, test_rbk_type(CLPRIM_UINT64);
+}
+static void test_rbk_float(void **state) {
+  (void)state, test_rbk_type(CLPRIM_FLOAT);
+}
+static void test_rbk_double(void **state) {
+  (void)state, test_rbk_type(CLPRIM_DOUBLE);
+}
 
 /* ---------------------------------------------------- keys histogram */
 
@@ -282,7 +310,8 @@ static long ref_bin(clprim_type t, const void *p, size_t i, clprim_value lo, clp
     uint32_t b = (uint32_t)r;
     return b < bins ? (long)b : (long)bins - 1;
   }
-  case CLPRIM_INT32: case CLPRIM_INT64: {
+  case CLPRIM_INT32:
+  case CLPRIM_INT64: {
     int64_t x = t == CLPRIM_INT32 ? ((const int32_t *)p)[i] : ((const int64_t *)p)[i];
     int64_t l = t == CLPRIM_INT32 ? lo.i32 : lo.i64, h = t == CLPRIM_INT32 ? hi.i32 : hi.i64;
     if (x < l) return -1;
@@ -303,10 +332,19 @@ static long ref_bin(clprim_type t, const void *p, size_t i, clprim_value lo, clp
 
 static void set_elem(clprim_type t, void *p, size_t i, double f, int64_t v) {
   switch (t) {
-  case CLPRIM_FLOAT: ((float *)p)[i] = (float)f; break;
-  case CLPRIM_DOUBLE: ((double *)p)[i] = f; break;
-  case CLPRIM_INT32: case CLPRIM_UINT32: ((int32_t *)p)[i] = (int32_t)v; break;
-  default: ((int64_t *)p)[i] = v; break;
+  case CLPRIM_FLOAT:
+    ((float *)p)[i] = (float)f;
+    break;
+  case CLPRIM_DOUBLE:
+    ((double *)p)[i] = f;
+    break;
+  case CLPRIM_INT32:
+  case CLPRIM_UINT32:
+    ((int32_t *)p)[i] = (int32_t)v;
+    break;
+  default:
+    ((int64_t *)p)[i] = v;
+    break;
   }
 }
 
@@ -321,37 +359,51 @@ static void check_even(clprim_context *ctx, clprim_type t, size_t n, size_t bins
   double flo = -0.75, fhi = 1.25;
   int64_t ilo = t == CLPRIM_UINT32 || t == CLPRIM_UINT64 ? 1000 : -1000, ihi = ilo + 12345;
   switch (t) {
-  case CLPRIM_FLOAT: lo.f32 = (float)flo, hi.f32 = (float)fhi; break;
-  case CLPRIM_DOUBLE: lo.f64 = flo, hi.f64 = fhi; break;
-  case CLPRIM_INT32: case CLPRIM_UINT32: lo.i32 = (int32_t)ilo, hi.i32 = (int32_t)ihi; break;
-  default: lo.i64 = ilo, hi.i64 = ihi; break;
+  case CLPRIM_FLOAT:
+    lo.f32 = (float)flo, hi.f32 = (float)fhi;
+    break;
+  case CLPRIM_DOUBLE:
+    lo.f64 = flo, hi.f64 = fhi;
+    break;
+  case CLPRIM_INT32:
+  case CLPRIM_UINT32:
+    lo.i32 = (int32_t)ilo, hi.i32 = (int32_t)ihi;
+    break;
+  default:
+    lo.i64 = ilo, hi.i64 = ihi;
+    break;
   }
   for (size_t i = 0; i < n; ++i) {
     double u = test_uniform() * 1.25 - 0.125;
     set_elem(t, data, i, flo + u * (fhi - flo), ilo + (int64_t)(u * (double)(ihi - ilo)));
     uint64_t r = test_rand() % 64;
-    if (r == 0) set_elem(t, data, i, flo, ilo);          /* exactly lo: bin 0 */
-    if (r == 1) set_elem(t, data, i, fhi, ihi);          /* exactly hi: above */
-    if (r == 2) set_elem(t, data, i, fhi, ihi - 1);      /* hi (above) / the last bin */
+    if (r == 0) set_elem(t, data, i, flo, ilo);     /* exactly lo: bin 0 */
+    if (r == 1) set_elem(t, data, i, fhi, ihi);     /* exactly hi: above */
+    if (r == 2) set_elem(t, data, i, fhi, ihi - 1); /* hi (above) / the last bin */
     if (r == 3 && is_float(t)) set_elem(t, data, i, NAN, 0);
     if (r == 4 && is_float(t)) set_elem(t, data, i, -INFINITY, 0);
     if (r == 5 && is_float(t)) {
       /* Just below hi: rounds to bin `bins`, clamped. */
-      if (t == CLPRIM_FLOAT) ((float *)data)[i] = nextafterf((float)fhi, 0.0f);
-      else ((double *)data)[i] = nextafter(fhi, 0.0);
+      if (t == CLPRIM_FLOAT)
+        ((float *)data)[i] = nextafterf((float)fhi, 0.0f);
+      else
+        ((double *)data)[i] = nextafter(fhi, 0.0);
     }
   }
   uint64_t want_out[3] = {0, 0, 0};
   for (size_t i = 0; i < n; ++i) {
     long b = ref_bin(t, data, i, lo, hi, bins);
-    if (b >= 0) want[b]++;
-    else want_out[-b - 1]++;
+    if (b >= 0)
+      want[b]++;
+    else
+      want_out[-b - 1]++;
   }
   /* Counts start as garbage (they are overwritten); created from host data,
    * as Oclgrind sees a recycled buffer's bytes as uninitialised even after a
    * kernel writes them. */
   memset(counts, 0x3C, bins * 4);
-  cl_mem din = test_buffer(ctx, (n ? n : 1) * es, data), dcounts = test_buffer(ctx, bins * 4, counts);
+  cl_mem din = test_buffer(ctx, (n ? n : 1) * es, data),
+         dcounts = test_buffer(ctx, bins * 4, counts);
   uint64_t outside[3] = {7, 7, 7};
   TEST_OK(clprim_histogram_even(ctx, t, din, n, lo, hi, bins, dcounts, outside));
   test_read(ctx, dcounts, bins * 4, counts);
@@ -398,10 +450,13 @@ static void test_errors(void **state) {
   const size_t n = 64, K = 16;
   uint32_t keys[64];
   double values[64];
-  for (size_t i = 0; i < n; ++i) keys[i] = (uint32_t)(i % K), values[i] = (double)i;
+  for (size_t i = 0; i < n; ++i)
+    keys[i] = (uint32_t)(i % K), values[i] = (double)i;
   uint32_t poison[16];
-  for (size_t k = 0; k < K; ++k) poison[k] = 0xDEADBEEFu;
-  cl_mem dkeys = test_buffer(ctx, sizeof keys, keys), dvalues = test_buffer(ctx, sizeof values, values);
+  for (size_t k = 0; k < K; ++k)
+    poison[k] = 0xDEADBEEFu;
+  cl_mem dkeys = test_buffer(ctx, sizeof keys, keys),
+         dvalues = test_buffer(ctx, sizeof values, values);
   cl_mem counts = test_buffer(ctx, K * 4, poison), sums = test_buffer(ctx, K * 8, NULL);
   test_write(ctx, sums, K * 4, poison);
   uint32_t sums_before[32];
@@ -413,63 +468,115 @@ static void test_errors(void **state) {
   memset(&lo, 0, sizeof lo), memset(&hi, 0, sizeof hi);
   lo.f32 = 0.0f, hi.f32 = 1.0f;
 
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_histogram_keys(NULL, i32, dkeys, n, K, counts, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_histogram_keys(ctx, i32, NULL, n, K, counts, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_histogram_keys(ctx, i32, dkeys, n, K, NULL, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_histogram_keys(ctx, CLPRIM_FLOAT, dkeys, n, K, counts, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_histogram_keys(ctx, CLPRIM_INT64, dkeys, n, K, counts, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_histogram_keys(ctx, (clprim_type)9, dkeys, n, K, counts, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_histogram_keys(ctx, i32, dkeys, n, 0, counts, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_histogram_keys(ctx, i32, dkeys, n, K, dkeys, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE, clprim_histogram_keys(ctx, i32, dkeys, n, ((size_t)1 << 31) + 1, counts, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE, clprim_histogram_keys(ctx, i32, dkeys, (size_t)1 << 32, K, counts, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_histogram_keys(ctx, i32, dkeys, n + 1, K, counts, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_histogram_keys(ctx, i32, dkeys, n, K + 1, counts, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_histogram_keys(ctx, i32, dkeys, n, K, small, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_keys(NULL, i32, dkeys, n, K, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_keys(ctx, i32, NULL, n, K, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_keys(ctx, i32, dkeys, n, K, NULL, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_keys(ctx, CLPRIM_FLOAT, dkeys, n, K, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_keys(ctx, CLPRIM_INT64, dkeys, n, K, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_keys(ctx, (clprim_type)9, dkeys, n, K, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_keys(ctx, i32, dkeys, n, 0, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_keys(ctx, i32, dkeys, n, K, dkeys, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE,
+              clprim_histogram_keys(ctx, i32, dkeys, n, ((size_t)1 << 31) + 1, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE,
+              clprim_histogram_keys(ctx, i32, dkeys, (size_t)1 << 32, K, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_histogram_keys(ctx, i32, dkeys, n + 1, K, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_histogram_keys(ctx, i32, dkeys, n, K + 1, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_histogram_keys(ctx, i32, dkeys, n, K, small, &invalid));
 
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, NULL, n, K, sums, counts, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, NULL, counts, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_by_key_dense(ctx, i32, dkeys, (clprim_type)-1, dvalues, n, K, sums, counts, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, sums, sums, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, dvalues, counts, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, 0, sums, counts, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n + 1, K, sums, counts, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, small, counts, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, sums, small, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, NULL, n, K, sums, counts, &invalid));
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, NULL, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_reduce_by_key_dense(ctx, i32, dkeys, (clprim_type)-1, dvalues, n, K, sums,
+                                         counts, &invalid));
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, sums, sums, &invalid));
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, dvalues, counts, &invalid));
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, 0, sums, counts, &invalid));
+  TEST_STATUS(
+      CLPRIM_ERROR_BUFFER_TOO_SMALL,
+      clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n + 1, K, sums, counts, &invalid));
+  TEST_STATUS(
+      CLPRIM_ERROR_BUFFER_TOO_SMALL,
+      clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, small, counts, &invalid));
+  TEST_STATUS(
+      CLPRIM_ERROR_BUFFER_TOO_SMALL,
+      clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, sums, small, &invalid));
 
   /* No 64-bit atomics: int64 and double sums refused; no fp64: double. */
   int had = ctx->info.has_int64_atomics, had_fp64 = ctx->info.has_fp64;
   ctx->info.has_int64_atomics = 0;
-  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_OPERATION, clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, sums, counts, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_OPERATION, clprim_reduce_by_key_dense(ctx, i32, dkeys, CLPRIM_INT64, dvalues, n, K, sums, counts, &invalid));
+  TEST_STATUS(
+      CLPRIM_ERROR_UNSUPPORTED_OPERATION,
+      clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, sums, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_OPERATION,
+              clprim_reduce_by_key_dense(ctx, i32, dkeys, CLPRIM_INT64, dvalues, n, K, sums, counts,
+                                         &invalid));
   ctx->info.has_int64_atomics = had;
   ctx->info.has_fp64 = 0;
-  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_TYPE, clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, sums, counts, &invalid));
-  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_TYPE, clprim_histogram_even(ctx, f64, dvalues, n, lo, hi, K, counts, outside));
+  TEST_STATUS(
+      CLPRIM_ERROR_UNSUPPORTED_TYPE,
+      clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, sums, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_TYPE,
+              clprim_histogram_even(ctx, f64, dvalues, n, lo, hi, K, counts, outside));
   ctx->info.has_fp64 = had_fp64;
 
   /* Bad bounds. */
   clprim_value nan_v = lo;
   nan_v.f32 = NAN;
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, hi, lo, K, counts, outside));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, lo, lo, K, counts, outside));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, nan_v, hi, K, counts, outside));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, lo, nan_v, K, counts, outside));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, hi, lo, K, counts, outside));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, lo, lo, K, counts, outside));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, nan_v, hi, K, counts, outside));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, lo, nan_v, K, counts, outside));
   clprim_value big_lo = lo, big_hi = hi;
   big_lo.f32 = -FLT_MAX, big_hi.f32 = FLT_MAX;
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, big_lo, big_hi, K, counts, outside));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, lo, hi, 0, counts, outside));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, lo, hi, K, NULL, outside));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_histogram_even(ctx, (clprim_type)6, dvalues, n, lo, hi, K, counts, outside));
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, big_lo, big_hi, K, counts, outside));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, lo, hi, 0, counts, outside));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, lo, hi, K, NULL, outside));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_even(ctx, (clprim_type)6, dvalues, n, lo, hi, K, counts, outside));
   clprim_value ilo, ihi;
   memset(&ilo, 0, sizeof ilo), memset(&ihi, 0, sizeof ihi);
   ilo.i64 = INT64_MIN, ihi.i64 = INT64_MAX;
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_histogram_even(ctx, CLPRIM_INT64, dvalues, n / 2, ilo, ihi, 2, counts, outside));
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim_histogram_even(ctx, CLPRIM_INT64, dvalues, n / 2, ilo, ihi, 2, counts, outside));
   memset(&ilo, 0, sizeof ilo), memset(&ihi, 0, sizeof ihi);
   ilo.i32 = 5, ihi.i32 = 5;
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_histogram_even(ctx, CLPRIM_INT32, dvalues, n, ilo, ihi, K, counts, outside));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, 2 * n + 1, lo, hi, K, counts, outside));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, lo, hi, K, small, outside));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_even(ctx, CLPRIM_INT32, dvalues, n, ilo, ihi, K, counts, outside));
+  TEST_STATUS(
+      CLPRIM_ERROR_BUFFER_TOO_SMALL,
+      clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, 2 * n + 1, lo, hi, K, counts, outside));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, lo, hi, K, small, outside));
 
   /* Buffers of another OpenCL context. */
   cl_int err;
@@ -479,7 +586,8 @@ static void test_errors(void **state) {
   cl_mem foreign = clCreateBuffer(other, CL_MEM_READ_WRITE, K * 8, NULL, &err);
   assert_int_equal(err, CL_SUCCESS);
   TEST_STATUS(CL_INVALID_CONTEXT, clprim_histogram_keys(ctx, i32, dkeys, n, K, foreign, &invalid));
-  TEST_STATUS(CL_INVALID_CONTEXT, clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, foreign, counts, &invalid));
+  TEST_STATUS(CL_INVALID_CONTEXT, clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K,
+                                                             foreign, counts, &invalid));
   clReleaseMemObject(foreign);
   clReleaseContext(other);
 
@@ -496,7 +604,8 @@ static void test_errors(void **state) {
   /* n = 0 works and zeroes the outputs. */
   TEST_OK(clprim_histogram_keys(ctx, i32, dkeys, 0, K, counts, &invalid));
   test_read(ctx, counts, K * 4, after);
-  for (size_t k = 0; k < K; ++k) assert_int_equal(after[k], 0);
+  for (size_t k = 0; k < K; ++k)
+    assert_int_equal(after[k], 0);
   assert_int_equal(invalid, 0);
   clReleaseMemObject(dkeys);
   clReleaseMemObject(dvalues);
@@ -508,10 +617,10 @@ static void test_errors(void **state) {
 int main(void) {
   test_init("test_histogram");
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors),     cmocka_unit_test(test_keys),
-      cmocka_unit_test(test_rbk_int32),  cmocka_unit_test(test_rbk_uint32),
-      cmocka_unit_test(test_rbk_int64),  cmocka_unit_test(test_rbk_uint64),
-      cmocka_unit_test(test_rbk_float),  cmocka_unit_test(test_rbk_double),
+      cmocka_unit_test(test_errors),    cmocka_unit_test(test_keys),
+      cmocka_unit_test(test_rbk_int32), cmocka_unit_test(test_rbk_uint32),
+      cmocka_unit_test(test_rbk_int64), cmocka_unit_test(test_rbk_uint64),
+      cmocka_unit_test(test_rbk_float), cmocka_unit_test(test_rbk_double),
       cmocka_unit_test(test_even),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -31,7 +31,9 @@ static const char *ctx_path(clprim_context *ctx) {
   return clprim_path_name(info.path);
 }
 
-static int is_float(clprim_type t) { return t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE; }
+static int is_float(clprim_type t) {
+  return t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE;
+}
 
 static uint64_t get_key(clprim_type t, const void *p, size_t i) {
   return clprim_type_size(t) == 4 ? ((const uint32_t *)p)[i] : ((const uint64_t *)p)[i];
@@ -47,9 +49,12 @@ static double value_f(clprim_type t, const void *p, size_t i) {
 }
 static uint64_t value_u(clprim_type t, const void *p, size_t i) {
   switch (t) {
-  case CLPRIM_INT32: return (uint64_t)(int64_t)((const int32_t *)p)[i];
-  case CLPRIM_UINT32: return ((const uint32_t *)p)[i];
-  default: return ((const uint64_t *)p)[i];
+  case CLPRIM_INT32:
+    return (uint64_t)(int64_t)((const int32_t *)p)[i];
+  case CLPRIM_UINT32:
+    return ((const uint32_t *)p)[i];
+  default:
+    return ((const uint64_t *)p)[i];
   }
 }
 
@@ -63,11 +68,12 @@ static void make_keys(clprim_type kt, void *keys, size_t n, enum runs kind) {
   const double mean[RUN_KINDS] = {0, 1, 3, 700, 5000};
   uint64_t key = test_rand();
   for (size_t i = 0; i < n; ++i) {
-    int new_run = kind == ALL_DISTINCT ||
-                  (kind != ONE_RUN && i > 0 && test_uniform() * mean[kind] < 1.0);
+    int new_run =
+        kind == ALL_DISTINCT || (kind != ONE_RUN && i > 0 && test_uniform() * mean[kind] < 1.0);
     if (new_run) {
       uint64_t next;
-      do next = test_rand() % (kind == ALL_DISTINCT ? UINT64_MAX : 5);
+      do
+        next = test_rand() % (kind == ALL_DISTINCT ? UINT64_MAX : 5);
       while (next == key);
       key = kind == ALL_DISTINCT ? (uint64_t)i * 2654435761u : next;
     }
@@ -81,7 +87,8 @@ static void check(clprim_context *ctx, clprim_type kt, clprim_type vt, size_t n,
   unsigned char *got_keys = malloc(m * ks), *got_sums = malloc(m * vs);
   uint64_t *want_keys = malloc(m * 8), *want_u = calloc(m, 8), *lengths = calloc(m, 8);
   double *want_f = calloc(m, sizeof(double)), *abs_f = calloc(m, sizeof(double));
-  assert_true(keys && values && got_keys && got_sums && want_keys && want_u && lengths && want_f && abs_f);
+  assert_true(keys && values && got_keys && got_sums && want_keys && want_u && lengths && want_f &&
+              abs_f);
   make_keys(kt, keys, n, kind);
   test_random(vt, values, n, 1);
   size_t segments = 0;
@@ -108,7 +115,8 @@ static void check(clprim_context *ctx, clprim_type kt, clprim_type vt, size_t n,
   char what[200];
   snprintf(what, sizeof what, "reduce_by_key %s keys, %s values, n=%zu, %s, path %s",
            clprim_type_name(kt), clprim_type_name(vt), n, runs_name[kind], ctx_path(ctx));
-  if (count != segments) fail_msg("%s: count %llu, expected %zu", what, (unsigned long long)count, segments);
+  if (count != segments)
+    fail_msg("%s: count %llu, expected %zu", what, (unsigned long long)count, segments);
   test_read(ctx, dunique, segments * ks, got_keys);
   test_read(ctx, dsums, segments * vs, got_sums);
   const double u = vt == CLPRIM_FLOAT ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
@@ -124,7 +132,8 @@ static void check(clprim_context *ctx, clprim_type kt, clprim_type vt, size_t n,
     } else {
       uint64_t g = value_u(vt, got_sums, s), w = want_u[s];
       if (vs == 4) g = (uint32_t)g, w = (uint32_t)w;
-      if (g != w) fail_msg("%s: sum %zu (length %llu) wrong", what, s, (unsigned long long)lengths[s]);
+      if (g != w)
+        fail_msg("%s: sum %zu (length %llu) wrong", what, s, (unsigned long long)lengths[s]);
     }
   }
   clReleaseMemObject(dkeys), clReleaseMemObject(dvalues), clReleaseMemObject(dunique);
@@ -142,7 +151,8 @@ static void test_types(void **state) {
     const size_t tile = (ctx->info.device_type & CL_DEVICE_TYPE_GPU ? 256 : 64) * 8;
     size_t sizes[16], ns = 0;
     const size_t fixed[] = {1, 2, 7, 8, 9};
-    for (size_t i = 0; i < 5; ++i) sizes[ns++] = fixed[i];
+    for (size_t i = 0; i < 5; ++i)
+      sizes[ns++] = fixed[i];
     sizes[ns++] = tile - 1, sizes[ns++] = tile, sizes[ns++] = tile + 1;
     sizes[ns++] = 3 * tile + 5;
     if (!test_small()) sizes[ns++] = 100003, sizes[ns++] = ((size_t)1 << 20) + 3;
@@ -167,29 +177,53 @@ static void test_errors(void **state) {
   clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
   const size_t n = 32;
   uint32_t keys[32], poison[32];
-  for (size_t i = 0; i < n; ++i) keys[i] = (uint32_t)(i / 3), poison[i] = 0xC0FFEEu;
+  for (size_t i = 0; i < n; ++i)
+    keys[i] = (uint32_t)(i / 3), poison[i] = 0xC0FFEEu;
   cl_mem dkeys = test_buffer(ctx, sizeof keys, keys), dvalues = test_buffer(ctx, sizeof keys, keys);
-  cl_mem unique = test_buffer(ctx, sizeof poison, poison), sums = test_buffer(ctx, sizeof poison, poison);
+  cl_mem unique = test_buffer(ctx, sizeof poison, poison),
+         sums = test_buffer(ctx, sizeof poison, poison);
   cl_mem cbuf = test_buffer(ctx, 8, poison), small = test_buffer(ctx, 7, NULL);
   uint64_t count = 99;
   const clprim_type i32 = CLPRIM_INT32;
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_by_key(NULL, i32, dkeys, i32, dvalues, n, unique, sums, cbuf, &count));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_by_key(ctx, CLPRIM_FLOAT, dkeys, i32, dvalues, n, unique, sums, cbuf, &count));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_by_key(ctx, (clprim_type)7, dkeys, i32, dvalues, n, unique, sums, cbuf, &count));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_by_key(ctx, i32, dkeys, (clprim_type)-2, dvalues, n, unique, sums, cbuf, &count));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_by_key(ctx, i32, NULL, i32, dvalues, n, unique, sums, cbuf, &count));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_by_key(ctx, i32, dkeys, i32, NULL, n, unique, sums, cbuf, &count));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_by_key(ctx, i32, dkeys, i32, dvalues, n, NULL, sums, cbuf, &count));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_by_key(ctx, i32, dkeys, i32, dvalues, n, unique, NULL, cbuf, &count));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_by_key(ctx, i32, dkeys, i32, dvalues, n, unique, unique, cbuf, &count));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_by_key(ctx, i32, dkeys, i32, dvalues, n, dkeys, sums, cbuf, &count));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_reduce_by_key(ctx, i32, dkeys, i32, dvalues, n + 1, unique, sums, cbuf, &count));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_reduce_by_key(ctx, i32, dkeys, CLPRIM_INT64, dvalues, n, unique, sums, cbuf, &count));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_reduce_by_key(ctx, i32, dkeys, i32, dvalues, n, unique, sums, small, &count));
-  TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE, clprim_reduce_by_key(ctx, CLPRIM_INT64, dkeys, i32, dvalues, SIZE_MAX / 4, unique, sums, cbuf, &count));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_reduce_by_key(NULL, i32, dkeys, i32, dvalues, n, unique, sums, cbuf, &count));
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim_reduce_by_key(ctx, CLPRIM_FLOAT, dkeys, i32, dvalues, n, unique, sums, cbuf, &count));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_reduce_by_key(ctx, (clprim_type)7, dkeys, i32, dvalues, n, unique, sums, cbuf,
+                                   &count));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_reduce_by_key(ctx, i32, dkeys, (clprim_type)-2, dvalues, n, unique, sums, cbuf,
+                                   &count));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_reduce_by_key(ctx, i32, NULL, i32, dvalues, n, unique, sums, cbuf, &count));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_reduce_by_key(ctx, i32, dkeys, i32, NULL, n, unique, sums, cbuf, &count));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_reduce_by_key(ctx, i32, dkeys, i32, dvalues, n, NULL, sums, cbuf, &count));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_reduce_by_key(ctx, i32, dkeys, i32, dvalues, n, unique, NULL, cbuf, &count));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_reduce_by_key(ctx, i32, dkeys, i32, dvalues, n, unique, unique, cbuf, &count));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_reduce_by_key(ctx, i32, dkeys, i32, dvalues, n, dkeys, sums, cbuf, &count));
+  TEST_STATUS(
+      CLPRIM_ERROR_BUFFER_TOO_SMALL,
+      clprim_reduce_by_key(ctx, i32, dkeys, i32, dvalues, n + 1, unique, sums, cbuf, &count));
+  TEST_STATUS(
+      CLPRIM_ERROR_BUFFER_TOO_SMALL,
+      clprim_reduce_by_key(ctx, i32, dkeys, CLPRIM_INT64, dvalues, n, unique, sums, cbuf, &count));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_reduce_by_key(ctx, i32, dkeys, i32, dvalues, n, unique, sums, small, &count));
+  TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE,
+              clprim_reduce_by_key(ctx, CLPRIM_INT64, dkeys, i32, dvalues, SIZE_MAX / 4, unique,
+                                   sums, cbuf, &count));
   int had_fp64 = ctx->info.has_fp64;
   ctx->info.has_fp64 = 0;
-  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_TYPE, clprim_reduce_by_key(ctx, i32, dkeys, CLPRIM_DOUBLE, dvalues, n / 2, unique, sums, cbuf, &count));
+  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_TYPE,
+              clprim_reduce_by_key(ctx, i32, dkeys, CLPRIM_DOUBLE, dvalues, n / 2, unique, sums,
+                                   cbuf, &count));
   ctx->info.has_fp64 = had_fp64;
   uint32_t after[32];
   test_read(ctx, unique, sizeof after, after);

@@ -35,6 +35,7 @@
 #define ITEMS 8
 #endif
 #define TILE ((ulong)WG * ITEMS)
+#define FIX_CHUNK 16
 #define CAT_(a, b) a##b
 #define CAT(a, b) CAT_(a, b)
 
@@ -165,13 +166,28 @@ __kernel void rbk_fixup(__global const K_T *keys, ulong n, __global const ulong 
   if (t >= tiles || offsets[t + 1] == offsets[t]) return;
   const ulong last = offsets[t + 1] - 1;
   S_T acc = last_part[t];
-  int continued = 0;
-  for (ulong u = t + 1; u < tiles; ++u) {
-    const ulong start = u * TILE;
-    if (start >= n || keys[start] != keys[start - 1]) break;
-    acc += carry[u];
-    continued = 1;
-    if (offsets[u + 1] != offsets[u]) break;
+  int continued = 0, done = 0;
+  /* The following tiles FIX_CHUNK at a time, their loads issued together (a
+   * segment over many tiles would otherwise wait on one load per tile). */
+  for (ulong chunk = t + 1; chunk < tiles && !done; chunk += FIX_CHUNK) {
+    int starts_run[FIX_CHUNK], has_head[FIX_CHUNK];
+    S_T part[FIX_CHUNK];
+    for (int k = 0; k < FIX_CHUNK; ++k) {
+      const ulong u = chunk + k;
+      const int valid = u < tiles;
+      starts_run[k] = !valid || keys[u * TILE] != keys[u * TILE - 1];
+      has_head[k] = !valid || offsets[u + 1] != offsets[u];
+      part[k] = valid ? carry[u] : (S_T)0;
+    }
+    for (int k = 0; k < FIX_CHUNK && !done; ++k) {
+      if (starts_run[k]) {
+        done = 1;
+      } else {
+        acc += part[k];
+        continued = 1;
+        done = has_head[k];
+      }
+    }
   }
   if (continued) sums[last] = acc;
 }

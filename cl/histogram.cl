@@ -373,9 +373,14 @@ void hist_global(KERNEL_ARGS) {
   flush_outside(out_below, out_above, out_nan, scratch, outside);
 }
 
-/* Zeroes words 32-bit words (the outputs before the atomics; a kernel rather
- * than clEnqueueFillBuffer, whose bytes Oclgrind's checks see as
- * uninitialised when an atomic then reads them). */
-__kernel void hist_zero(__global uint *p, ulong words) {
-  for (ulong i = get_global_id(0); i < words; i += get_global_size(0)) p[i] = 0u;
+/* Zeroes the first a_words, b_words, c_words 32-bit words of a, b, c (the
+ * outputs and the outside counters before the atomics), in one launch; a
+ * kernel rather than clEnqueueFillBuffer, whose bytes Oclgrind's checks see
+ * as uninitialised when an atomic then reads them. */
+__kernel void hist_zero(__global uint *a, ulong a_words, __global uint *b, ulong b_words,
+                        __global uint *c, ulong c_words) {
+  const ulong stride = get_global_size(0);
+  for (ulong i = get_global_id(0); i < a_words; i += stride) a[i] = 0u;
+  for (ulong i = get_global_id(0); i < b_words; i += stride) b[i] = 0u;
+  for (ulong i = get_global_id(0); i < c_words; i += stride) c[i] = 0u;
 }

@@ -162,17 +162,18 @@ static clprim_status hist_run(clprim_context *ctx, const struct hist_call *c) {
 
   clprim__call_begin(ctx);
   const size_t vs = c->values ? clprim_type_size(c->v_type) : 4;
-  cl_mem zeroed[3] = {outside, c->counts, c->sums};
-  const size_t zero_words[3] = {4, c->bins, c->bins * vs / 4};
-  for (int z = 0; z < 3; ++z) {
-    if (!zeroed[z]) continue;
-    cl_ulong words = zero_words[z];
-    size_t groups = zero_words[z] / cfg.wg + 1;
-    if (groups > cfg.max_groups) groups = cfg.max_groups;
-    CLPRIM_CHECK(
-        clprim__set_args(zero_kernel, 2, sizeof zeroed[z], &zeroed[z], sizeof words, &words));
-    CLPRIM_CHECK(clprim__enqueue(ctx, zero_kernel, groups, cfg.wg));
-  }
+  /* One launch zeroes the outside counters and the outputs (an absent
+   * output: the outside buffer again, 0 words). */
+  cl_mem zeroed[3] = {outside, c->counts ? c->counts : outside, c->sums ? c->sums : outside};
+  cl_ulong zero_words[3] = {4, c->counts ? c->bins : 0, c->sums ? c->bins * vs / 4 : 0};
+  size_t most = zero_words[1] > zero_words[2] ? zero_words[1] : zero_words[2];
+  size_t zero_groups = most / cfg.wg + 1;
+  if (zero_groups > cfg.max_groups) zero_groups = cfg.max_groups;
+  CLPRIM_CHECK(clprim__set_args(zero_kernel, 6, sizeof zeroed[0], &zeroed[0], sizeof zero_words[0],
+                                &zero_words[0], sizeof zeroed[1], &zeroed[1], sizeof zero_words[1],
+                                &zero_words[1], sizeof zeroed[2], &zeroed[2], sizeof zero_words[2],
+                                &zero_words[2]));
+  CLPRIM_CHECK(clprim__enqueue(ctx, zero_kernel, zero_groups, cfg.wg));
   if (c->n > 0) {
     const size_t quads = c->n / 4 + (c->n % 4 != 0);
     size_t groups = quads / cfg.wg + (quads % cfg.wg != 0);

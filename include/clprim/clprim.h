@@ -562,8 +562,10 @@ CLPRIM_API clprim_status clprim_histogram_even(clprim_context *ctx, clprim_type 
  * int32, uint32, int64 or uint64 (compared for equality, so they need not be
  * sorted); values: any clprim_type, summed in their type (integers wrap
  * around). unique_keys and sums must hold n elements whatever the count.
- * Sums are added in a fixed order (no atomics), the same on every run:
- * pairs of ITEMS-element runs, then across tiles. n = 0 gives a count of 0.
+ * Sums are added in a fixed order (no atomics), the same on every run: each
+ * work-item adds its 8 consecutive elements in order, then the parts of a
+ * run that goes on into the next work-items and tiles are added in order
+ * (docs/ACCURACY.md). n = 0 gives a count of 0.
  * @return : CLPRIM_SUCCESS once the work is enqueued (and the count read when
  *           count is set); or CLPRIM_ERROR_INVALID_ARGUMENT (NULL ctx or
  *           buffer, float keys, a bad type, an output that is an input or

@@ -55,10 +55,18 @@
 #define S_T uint
 #endif
 
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-#define X4 CAT(X_T, 4)
-#define V4 CAT(V_T, 4)
+#ifndef QUADS
+#define QUADS 4 /* 4-vectors per work-item per chunk */
+#endif
+#define ITEMS (4 * QUADS)
+#ifndef AGGREGATE
+#define AGGREGATE                                                                                  \
+  2 /* hist_global's peer aggregation across lanes: 0 none, 1 every run,                           \
+       2 each work-item's last run of a chunk */
+#endif
+
+#define X4 CLPRIM_CAT(X_T, 4)
+#define V4 CLPRIM_CAT(V_T, 4)
 
 #ifdef cl_khr_int64_base_atomics
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
@@ -114,9 +122,22 @@ CLPRIM_INLINE uint bin_of(X_T x, uint bins, X_T lo, X_T hi, X_T scale, ulong ran
 
 /* ---------------------------------------------------------- atomics */
 
+/* Counts: red (no value returned) on nv_ptx, else atomic_add. */
+CLPRIM_INLINE void count_add(__global uint *p, uint c) {
+#ifdef NV_FAST
+  asm volatile("red.global.add.u32 [%0], %1;" : : "l"((ulong)p), "r"(c) : "memory");
+#else
+  atomic_add((volatile __global uint *)p, c);
+#endif
+}
+
 CLPRIM_INLINE void global_add(__global S_T *p, S_T v) {
 #if !HAS_VALUES
   (void)p, (void)v;
+#elif defined(NV_FAST) && defined(V_IS_LONG)
+  asm volatile("red.global.add.u64 [%0], %1;" : : "l"((ulong)p), "l"(v) : "memory");
+#elif defined(NV_FAST) && !defined(V_IS_FLOAT) && !defined(V_IS_DOUBLE)
+  asm volatile("red.global.add.u32 [%0], %1;" : : "l"((ulong)p), "r"(v) : "memory");
 #elif defined(NV_FAST) && defined(V_IS_FLOAT)
   asm volatile("red.global.add.f32 [%0], %1;" : : "l"((ulong)p), "f"(v) : "memory");
 #elif defined(NV_FAST) && defined(V_IS_DOUBLE)
@@ -168,14 +189,18 @@ CLPRIM_INLINE void local_add(__local S_T *p, S_T v) {
 
 /* ------------------------------------------- peer aggregation (nv_ptx) */
 
-#if defined(NV_FAST) && defined(CLPRIM_PATH_NV_PTX)
+#if !AGGREGATE
+#define AGGREGATE_GLOBAL 0
+#elif defined(NV_FAST) && defined(CLPRIM_PATH_NV_PTX)
 /* The lanes of the warp whose x equals this lane's (all 32 lanes call). */
 CLPRIM_INLINE uint nv_match_any(uint x) {
   uint r;
   asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(r) : "r"(x));
   return r;
 }
-CLPRIM_INLINE uint lowest_bit(uint m) { return 31u - clz(m & (0u - m)); }
+CLPRIM_INLINE uint lowest_bit(uint m) {
+  return 31u - clz(m & (0u - m));
+}
 
 /* Lanes with emit set and the same bin add their sums and counts in a
  * shuffle tree (log2 of the peers' number of steps); returns 1 in the lowest
@@ -193,7 +218,7 @@ CLPRIM_INLINE int aggregate_peers(int emit, uint bin, S_T *sum, uint *count) {
   while (clprim_sg_ballot(above != 0u)) {
     const uint next = above ? lowest_bit(above) : lane;
 #if HAS_VALUES
-    S_T ts = CAT(clprim_sg_shuffle_, S_T)(s, next);
+    S_T ts = CLPRIM_CAT(clprim_sg_shuffle_, S_T)(s, next);
 #endif
     uint tc = clprim_sg_shuffle_uint(c, next);
     if (above) {
@@ -225,7 +250,7 @@ CLPRIM_INLINE int aggregate_peers(int emit, uint bin, S_T *sum, uint *count) {
   const int joins = emit && bin == leader_bin;
   const uint c = clprim_sg_reduce_add_uint(joins ? *count : 0u);
 #if HAS_VALUES
-  const S_T s = CAT(clprim_sg_reduce_add_, S_T)(joins ? *sum : (S_T)0);
+  const S_T s = CLPRIM_CAT(clprim_sg_reduce_add_, S_T)(joins ? *sum : (S_T)0);
 #endif
   if (lane == leader) {
     *count = c;
@@ -243,61 +268,85 @@ CLPRIM_INLINE int aggregate_peers(int emit, uint bin, S_T *sum, uint *count) {
 
 /* ------------------------------------------------------- the loop */
 
-/* Emits (bin, sum, count) of a run: EMIT(flag, bin, sum, count) is a macro
- * of each kernel, called by every work-item of the work-group. */
-#define PROCESS_QUAD(EMIT)                                                                         \
+/* Processes chunk c (ITEMS consecutive elements of this work-item): all its
+ * loads are issued first (QUADS vector loads of keys / values in flight per
+ * work-item), then bins, runs of equal bins added in registers, and one
+ * EMIT(flag, bin, sum, count) per run, a macro of each kernel. EMIT is
+ * reached ITEMS times by every work-item (flag says whether it holds a run),
+ * so subgroup operations in it stay converged. */
+#define PROCESS_CHUNK(EMIT, EMIT_LAST)                                                             \
   do {                                                                                             \
-    const ulong first = 4 * q;                                                                     \
-    X_T x[4];                                                                                      \
-    V_T v[4] = {0, 0, 0, 0};                                                                       \
-    int ok[4];                                                                                     \
-    if (first + 4 <= n) {                                                                          \
-      X4 xq = ((const __global X4 *)in)[q];                                                        \
-      x[0] = xq.s0, x[1] = xq.s1, x[2] = xq.s2, x[3] = xq.s3;                                      \
-      if (HAS_VALUES) {                                                                            \
-        V4 vq = ((const __global V4 *)values)[q];                                                  \
-        v[0] = vq.s0, v[1] = vq.s1, v[2] = vq.s2, v[3] = vq.s3;                                    \
+    const ulong first = c * ITEMS;                                                                 \
+    X_T x[ITEMS];                                                                                  \
+    V_T v[ITEMS];                                                                                  \
+    if (first + ITEMS <= n) {                                                                      \
+      for (int u = 0; u < QUADS; ++u) {                                                            \
+        const X4 xq = ((const __global X4 *)in)[c * QUADS + u];                                    \
+        x[4 * u] = xq.s0, x[4 * u + 1] = xq.s1, x[4 * u + 2] = xq.s2, x[4 * u + 3] = xq.s3;        \
       }                                                                                            \
-      ok[0] = ok[1] = ok[2] = ok[3] = 1;                                                           \
+      for (int u = 0; u < QUADS; ++u) {                                                            \
+        V4 vq = (V4)0;                                                                             \
+        if (HAS_VALUES) vq = ((const __global V4 *)values)[c * QUADS + u];                         \
+        v[4 * u] = vq.s0, v[4 * u + 1] = vq.s1, v[4 * u + 2] = vq.s2, v[4 * u + 3] = vq.s3;        \
+      }                                                                                            \
     } else {                                                                                       \
-      for (int j = 0; j < 4; ++j) {                                                                \
-        ok[j] = first + j < n;                                                                     \
-        x[j] = ok[j] ? in[first + j] : (X_T)0;                                                     \
-        v[j] = (HAS_VALUES && ok[j]) ? values[first + j] : (V_T)0;                                 \
-      }                                                                                            \
-    }                                                                                              \
-    uint b[4];                                                                                     \
-    for (int j = 0; j < 4; ++j) {                                                                  \
-      uint cls = 0;                                                                                \
-      b[j] = ok[j] ? bin_of(x[j], bins, lo, hi, scale, range, &cls) : NO_BIN;                      \
-      if (ok[j] && b[j] == NO_BIN) {                                                               \
-        out_below += cls == OUT_BELOW;                                                             \
-        out_above += cls == OUT_ABOVE;                                                             \
-        out_nan += cls == OUT_NAN;                                                                 \
+      for (int j = 0; j < ITEMS; ++j) {                                                            \
+        const int ok_ = first + j < n;                                                             \
+        x[j] = ok_ ? in[first + j] : (X_T)0;                                                       \
+        v[j] = (HAS_VALUES && ok_) ? values[first + j] : (V_T)0;                                   \
       }                                                                                            \
     }                                                                                              \
     uint cur = NO_BIN, cnt = 0;                                                                    \
     S_T acc = 0;                                                                                   \
-    for (int j = 0; j < 4; ++j) {                                                                  \
-      const int change = b[j] != NO_BIN && b[j] != cur;                                            \
-      if (j > 0) EMIT(change && cnt > 0, cur, acc, cnt);                                           \
+    for (int j = 0; j < ITEMS; ++j) {                                                              \
+      const int ok = first + j < n;                                                                \
+      uint cls = 0;                                                                                \
+      const uint b = ok ? bin_of(x[j], bins, lo, hi, scale, range, &cls) : NO_BIN;                 \
+      if (ok && b == NO_BIN) {                                                                     \
+        out_below += cls == OUT_BELOW;                                                             \
+        out_above += cls == OUT_ABOVE;                                                             \
+        out_nan += cls == OUT_NAN;                                                                 \
+      }                                                                                            \
+      const int change = b != NO_BIN && b != cur;                                                  \
+      if (j > 0) EMIT(change &&cnt > 0, cur, acc, cnt);                                            \
       if (change) {                                                                                \
-        cur = b[j], acc = (S_T)v[j], cnt = 1;                                                      \
-      } else if (b[j] != NO_BIN) {                                                                 \
+        cur = b, acc = (S_T)v[j], cnt = 1;                                                         \
+      } else if (b != NO_BIN) {                                                                    \
         acc += (S_T)v[j], cnt += 1;                                                                \
       }                                                                                            \
     }                                                                                              \
-    EMIT(cnt > 0, cur, acc, cnt);                                                                  \
+    EMIT_LAST(cnt > 0, cur, acc, cnt);                                                             \
   } while (0)
 
-/* Adds the work-group's outside counts to outside[0..2]. */
+/* The grid-stride loop over chunks; its trip count is uniform per
+ * work-group. */
+#define FOR_EACH_CHUNK(EMIT, EMIT_LAST)                                                            \
+  const ulong chunks = (n + ITEMS - 1) / ITEMS, stride = get_global_size(0);                       \
+  for (ulong group_first = (ulong)get_group_id(0) * WG; group_first < chunks;                      \
+       group_first += stride) {                                                                    \
+    const ulong c = group_first + lid;                                                             \
+    PROCESS_CHUNK(EMIT, EMIT_LAST);                                                                \
+  }
+
+/* Adds the work-group's outside counts to outside[0..2]: separate
+ * reductions, not a loop over them (a loop around barriers, and subgroup
+ * operations that PoCL implements with barriers, is what its kernel compiler
+ * handles least well); keys have only one class. */
 CLPRIM_INLINE void flush_outside(uint below, uint above, uint nan_count, __local uint *scratch,
                                  __global uint *outside) {
-  const uint c[3] = {below, above, nan_count};
-  for (int k = 0; k < 3; ++k) {
-    uint total = clprim_wg_reduce_add_uint(c[k], scratch);
-    if (get_local_id(0) == 0 && total) atomic_add(&outside[k], total);
+  const uint total_below = clprim_wg_reduce_add_uint(below, scratch);
+#ifdef MODE_KEYS
+  (void)above, (void)nan_count;
+  if (get_local_id(0) == 0 && total_below) atomic_add(&outside[OUT_BELOW], total_below);
+#else
+  const uint total_above = clprim_wg_reduce_add_uint(above, scratch);
+  const uint total_nan = clprim_wg_reduce_add_uint(nan_count, scratch);
+  if (get_local_id(0) == 0) {
+    if (total_below) atomic_add(&outside[OUT_BELOW], total_below);
+    if (total_above) atomic_add(&outside[OUT_ABOVE], total_above);
+    if (total_nan) atomic_add(&outside[OUT_NAN], total_nan);
   }
+#endif
 }
 
 #define KERNEL_ARGS                                                                                \
@@ -305,8 +354,8 @@ CLPRIM_INLINE void flush_outside(uint below, uint above, uint nan_count, __local
       X_T scale, ulong range, __global uint *counts, __global S_T *sums, __global uint *outside
 
 /* Bins in local memory (COPIES * bins counts and / or sums). */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void hist_local(KERNEL_ARGS, __local uint *local_counts, __local S_T *local_sums) {
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+hist_local(KERNEL_ARGS, __local uint *local_counts, __local S_T *local_sums) {
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   const uint lid = (uint)get_local_id(0);
   for (uint i = lid; i < COPIES * bins; i += WG) {
@@ -321,12 +370,7 @@ void hist_local(KERNEL_ARGS, __local uint *local_counts, __local S_T *local_sums
     if (HAS_COUNTS) atomic_add(&local_counts[base + (bin)], (count));                              \
     if (HAS_VALUES) local_add(&local_sums[base + (bin)], (sum));                                   \
   }
-  const ulong quads = (n + 3) / 4, stride = get_global_size(0);
-  for (ulong group_first = (ulong)get_group_id(0) * WG; group_first < quads;
-       group_first += stride) {
-    const ulong q = group_first + lid;
-    PROCESS_QUAD(EMIT_LOCAL);
-  }
+  FOR_EACH_CHUNK(EMIT_LOCAL, EMIT_LOCAL)
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint i = lid; i < bins; i += WG) {
     uint c = 0;
@@ -335,41 +379,42 @@ void hist_local(KERNEL_ARGS, __local uint *local_counts, __local S_T *local_sums
       if (HAS_COUNTS) c += atomic_or(&local_counts[k * bins + i], 0u);
       if (HAS_VALUES) s += local_sums[k * bins + i];
     }
-    if (HAS_COUNTS && c) atomic_add(&counts[i], c);
+    if (HAS_COUNTS && c) count_add(&counts[i], c);
     if (HAS_VALUES && s != (S_T)0) global_add(&sums[i], s);
   }
   flush_outside(out_below, out_above, out_nan, scratch, outside);
 }
 
 /* Global atomics, aggregated over peers where the path allows. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void hist_global(KERNEL_ARGS) {
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void hist_global(KERNEL_ARGS) {
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   const uint lid = (uint)get_local_id(0);
   uint out_below = 0, out_above = 0, out_nan = 0;
+#define EMIT_DIRECT(flag, bin, sum, count)                                                         \
+  if (flag) {                                                                                      \
+    if (HAS_COUNTS) count_add(&counts[bin], (count));                                              \
+    if (HAS_VALUES) global_add(&sums[bin], (sum));                                                 \
+  }
 #if AGGREGATE_GLOBAL
-#define EMIT_GLOBAL(flag, bin, sum, count)                                                         \
+#define EMIT_AGGREGATED(flag, bin, sum, count)                                                     \
   {                                                                                                \
     S_T s_ = (sum);                                                                                \
     uint c_ = (count);                                                                             \
     if (aggregate_peers((flag), (bin), &s_, &c_)) {                                                \
-      if (HAS_COUNTS) atomic_add(&counts[bin], c_);                                                \
+      if (HAS_COUNTS) count_add(&counts[bin], c_);                                                 \
       if (HAS_VALUES) global_add(&sums[bin], s_);                                                  \
     }                                                                                              \
   }
 #else
-#define EMIT_GLOBAL(flag, bin, sum, count)                                                         \
-  if (flag) {                                                                                      \
-    if (HAS_COUNTS) atomic_add(&counts[bin], (count));                                             \
-    if (HAS_VALUES) global_add(&sums[bin], (sum));                                                 \
-  }
+#define EMIT_AGGREGATED EMIT_DIRECT
 #endif
-  const ulong quads = (n + 3) / 4, stride = get_global_size(0);
-  for (ulong group_first = (ulong)get_group_id(0) * WG; group_first < quads;
-       group_first += stride) {
-    const ulong q = group_first + lid;
-    PROCESS_QUAD(EMIT_GLOBAL);
-  }
+#if AGGREGATE == 2
+  /* Runs inside a chunk directly; each work-item's last run, which sorted
+   * or clustered keys share with the neighbouring lanes, aggregated. */
+  FOR_EACH_CHUNK(EMIT_DIRECT, EMIT_AGGREGATED)
+#else
+  FOR_EACH_CHUNK(EMIT_AGGREGATED, EMIT_AGGREGATED)
+#endif
   flush_outside(out_below, out_above, out_nan, scratch, outside);
 }
 
@@ -380,7 +425,10 @@ void hist_global(KERNEL_ARGS) {
 __kernel void hist_zero(__global uint *a, ulong a_words, __global uint *b, ulong b_words,
                         __global uint *c, ulong c_words) {
   const ulong stride = get_global_size(0);
-  for (ulong i = get_global_id(0); i < a_words; i += stride) a[i] = 0u;
-  for (ulong i = get_global_id(0); i < b_words; i += stride) b[i] = 0u;
-  for (ulong i = get_global_id(0); i < c_words; i += stride) c[i] = 0u;
+  for (ulong i = get_global_id(0); i < a_words; i += stride)
+    a[i] = 0u;
+  for (ulong i = get_global_id(0); i < b_words; i += stride)
+    b[i] = 0u;
+  for (ulong i = get_global_id(0); i < c_words; i += stride)
+    c[i] = 0u;
 }

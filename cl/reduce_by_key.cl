@@ -36,19 +36,20 @@
 #endif
 #define TILE ((ulong)WG * ITEMS)
 #define FIX_CHUNK 16
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
 
-/* Full runs of 8 consecutive elements are read through two aligned 4-vector
- * pointers (vload compiles to scalar loads on NVIDIA; 8-vectors of double
- * were split into scalar loads by LLVM's NVPTX back end). */
-#if ITEMS == 8
-#define LOAD8(T, p, i, out)                                                                        \
+/* Full runs of ITEMS (a multiple of 4) consecutive elements are read through
+ * aligned 4-vector pointers, all loads issued together (vload compiles to
+ * scalar loads on NVIDIA; 8-vectors of double were split into scalar loads
+ * by LLVM's NVPTX back end). */
+#if ITEMS % 4 == 0
+#define LOAD_ITEMS(T, p, i, out)                                                                   \
   do {                                                                                             \
-    const __global CAT(T, 4) *q_ = (const __global CAT(T, 4) *)(p) + (i) / 4;                      \
-    CAT(T, 4) a_ = q_[0], b_ = q_[1];                                                              \
-    out[0] = a_.s0, out[1] = a_.s1, out[2] = a_.s2, out[3] = a_.s3;                                \
-    out[4] = b_.s0, out[5] = b_.s1, out[6] = b_.s2, out[7] = b_.s3;                                \
+    const __global CLPRIM_CAT(T, 4) *q_ = (const __global CLPRIM_CAT(T, 4) *)(p) + (i) / 4;        \
+    for (int u_ = 0; u_ < ITEMS / 4; ++u_) {                                                       \
+      const CLPRIM_CAT(T, 4) a_ = q_[u_];                                                          \
+      out[4 * u_] = a_.s0, out[4 * u_ + 1] = a_.s1, out[4 * u_ + 2] = a_.s2;                       \
+      out[4 * u_ + 3] = a_.s3;                                                                     \
+    }                                                                                              \
   } while (0)
 #endif
 
@@ -57,13 +58,14 @@
 CLPRIM_INLINE uint load_heads(__global const K_T *keys, ulong n, ulong first, K_T *k, int *head) {
   K_T prev = first > 0 && first <= n ? keys[first - 1] : (K_T)0;
   uint heads = 0;
-#ifdef LOAD8
+#ifdef LOAD_ITEMS
   if (first + ITEMS <= n) {
-    LOAD8(K_T, keys, first, k);
+    LOAD_ITEMS(K_T, keys, first, k);
   } else
 #endif
   {
-    for (int j = 0; j < ITEMS; ++j) k[j] = first + j < n ? keys[first + j] : (K_T)0;
+    for (int j = 0; j < ITEMS; ++j)
+      k[j] = first + j < n ? keys[first + j] : (K_T)0;
   }
   for (int j = 0; j < ITEMS; ++j) {
     const ulong i = first + j;
@@ -75,8 +77,8 @@ CLPRIM_INLINE uint load_heads(__global const K_T *keys, ulong n, ulong first, K_
 }
 
 /* Phase 1: tile_counts[t] = the heads in tile t; tile_counts[tiles] = 0. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void rbk_count(__global const K_T *keys, ulong n, __global ulong *tile_counts) {
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+rbk_count(__global const K_T *keys, ulong n, __global ulong *tile_counts) {
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   const ulong first = (ulong)get_group_id(0) * TILE + (ulong)get_local_id(0) * ITEMS;
   K_T k[ITEMS];
@@ -91,12 +93,12 @@ void rbk_count(__global const K_T *keys, ulong n, __global ulong *tile_counts) {
 
 /* Phase 3: keys at heads, segment sums, tile carries (see above). offsets:
  * the scanned tile counts. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void rbk_reduce(__global const K_T *keys, __global const V_T *values, ulong n,
-                __global const ulong *offsets, __global K_T *unique_keys, __global S_T *sums,
-                __global S_T *carry, __global S_T *last_part) {
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+rbk_reduce(__global const K_T *keys, __global const V_T *values, ulong n,
+           __global const ulong *offsets, __global K_T *unique_keys, __global S_T *sums,
+           __global S_T *carry, __global S_T *last_part) {
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
-  __local S_T leading[WG];   /* each work-item's sum before its first head */
+  __local S_T leading[WG]; /* each work-item's sum before its first head */
   __local uint head_count[WG];
   const uint lid = (uint)get_local_id(0);
   const ulong first = (ulong)get_group_id(0) * TILE + (ulong)lid * ITEMS;
@@ -106,13 +108,14 @@ void rbk_reduce(__global const K_T *keys, __global const V_T *values, ulong n,
   uint tile_heads;
   const uint before = clprim_wg_scan_excl_add_uint(heads, scratch, &tile_heads);
   V_T v[ITEMS];
-#ifdef LOAD8
+#ifdef LOAD_ITEMS
   if (first + ITEMS <= n) {
-    LOAD8(V_T, values, first, v);
+    LOAD_ITEMS(V_T, values, first, v);
   } else
 #endif
   {
-    for (int j = 0; j < ITEMS; ++j) v[j] = first + j < n ? values[first + j] : (V_T)0;
+    for (int j = 0; j < ITEMS; ++j)
+      v[j] = first + j < n ? values[first + j] : (V_T)0;
   }
   ulong next_segment = offsets[get_group_id(0)] + before, current = 0;
   S_T lead = 0, run = 0;

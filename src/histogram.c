@@ -20,10 +20,20 @@ enum { SLOT_OUTSIDE = CLPRIM_SCRATCH_HIST0 };
 struct hist_config {
   unsigned wg;
   size_t max_groups;
+  unsigned quads; /* 4-vectors per work-item per chunk (the kernel's QUADS) */
+  int aggregate;  /* hist_global's peer aggregation (the kernel's AGGREGATE) */
 };
 
 static struct hist_config hist_config(const clprim_context *ctx) {
-  struct hist_config c = {256, 0};
+  /* Peer aggregation on GPUs only: CPU runtimes run subgroup operations as
+   * work-group barriers (PoCL), at a cost and with no collisions to save. */
+  struct hist_config c = {256, 0, 4, ctx->info.device_type & CL_DEVICE_TYPE_GPU ? 2 : 0};
+  /* $CLPRIM_HIST_QUADS (1, 2, 4 or 8) and $CLPRIM_HIST_AGG (0, 1, 2), to compare. */
+  const char *env = getenv("CLPRIM_HIST_QUADS");
+  if (env && (atoi(env) == 1 || atoi(env) == 2 || atoi(env) == 4 || atoi(env) == 8))
+    c.quads = (unsigned)atoi(env);
+  env = getenv("CLPRIM_HIST_AGG");
+  if (env && atoi(env) >= 0 && atoi(env) <= 2) c.aggregate = atoi(env);
   size_t per_unit = 8;
   if (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU)) c.wg = 64, per_unit = 2;
   while (c.wg > ctx->info.max_work_group_size && c.wg > 32)
@@ -106,9 +116,10 @@ static int want_nv_fast(const clprim_context *ctx) {
 
 /* Builds the kernel for the call (and hist_zero of the same program);
  * *local_copies is 0 for hist_global. */
-static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c, unsigned wg,
-                                 cl_kernel *kernel, cl_kernel *zero_kernel,
-                                 unsigned *local_copies) {
+static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
+                                 const struct hist_config *cfg, cl_kernel *kernel,
+                                 cl_kernel *zero_kernel, unsigned *local_copies) {
+  const unsigned wg = cfg->wg;
   static const char *const sum_type[CLPRIM_TYPE_COUNT] = {"uint",  "uint",  "ulong",
                                                           "ulong", "float", "double"};
   static const char *const v_kind[CLPRIM_TYPE_COUNT] = {
@@ -132,9 +143,10 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
     const int nv_fast = want_nv_fast(ctx);
     char options[256];
     snprintf(options, sizeof options,
-             "-DWG=%u -DCOPIES=%u -DX_T=%s -DX_FLOAT=%d%s%s -DHAS_COUNTS=%d%s", wg,
-             copies ? copies : 1, clprim__cl_type(c->x_type), is_float(c->x_type),
-             c->keys_mode ? " -DMODE_KEYS" : "", values_opt, c->counts != NULL,
+             "-DWG=%u -DCOPIES=%u -DQUADS=%u -DAGGREGATE=%d -DX_T=%s -DX_FLOAT=%d%s%s "
+             "-DHAS_COUNTS=%d%s",
+             wg, copies ? copies : 1, cfg->quads, cfg->aggregate, clprim__cl_type(c->x_type),
+             is_float(c->x_type), c->keys_mode ? " -DMODE_KEYS" : "", values_opt, c->counts != NULL,
              nv_fast ? " -DNV_FAST" : "");
     clprim_status st =
         clprim__kernel(ctx, "histogram.cl", options, copies ? "hist_local" : "hist_global", kernel);
@@ -156,7 +168,7 @@ static clprim_status hist_run(clprim_context *ctx, const struct hist_call *c) {
   const struct hist_config cfg = hist_config(ctx);
   cl_kernel kernel, zero_kernel;
   unsigned copies;
-  CLPRIM_CHECK(hist_kernel(ctx, c, cfg.wg, &kernel, &zero_kernel, &copies));
+  CLPRIM_CHECK(hist_kernel(ctx, c, &cfg, &kernel, &zero_kernel, &copies));
   cl_mem outside;
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_OUTSIDE, 16, &outside));
 
@@ -175,8 +187,8 @@ static clprim_status hist_run(clprim_context *ctx, const struct hist_call *c) {
                                 &zero_words[2]));
   CLPRIM_CHECK(clprim__enqueue(ctx, zero_kernel, zero_groups, cfg.wg));
   if (c->n > 0) {
-    const size_t quads = c->n / 4 + (c->n % 4 != 0);
-    size_t groups = quads / cfg.wg + (quads % cfg.wg != 0);
+    const size_t items = (size_t)cfg.quads * 4, chunks = c->n / items + (c->n % items != 0);
+    size_t groups = chunks / cfg.wg + (chunks % cfg.wg != 0);
     if (groups > cfg.max_groups) groups = cfg.max_groups;
     /* Unused buffers are bound to the outside scratch buffer. */
     cl_mem values = c->values ? c->values : outside;

@@ -4,6 +4,7 @@
  * segments that span tiles. */
 #include "internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum {
@@ -12,7 +13,13 @@ enum {
   SLOT_LAST = CLPRIM_SCRATCH_HIST0 + 3     /* per tile: its last segment's partial sum */
 };
 
-#define ITEMS 8
+/* Elements per work-item (a multiple of 4): 8, or $CLPRIM_RBK_ITEMS (4, 8,
+ * 16) to compare. */
+static unsigned rbk_items(void) {
+  const char *env = getenv("CLPRIM_RBK_ITEMS");
+  const int v = env ? atoi(env) : 0;
+  return v == 4 || v == 8 || v == 16 ? (unsigned)v : 8u;
+}
 
 static unsigned rbk_wg(const clprim_context *ctx) {
   unsigned wg = ctx->info.device_type & CL_DEVICE_TYPE_GPU ? 256 : 64;
@@ -52,11 +59,11 @@ clprim_status clprim_reduce_by_key(clprim_context *ctx, clprim_type key_type, cl
 
   static const char *const sum_type[CLPRIM_TYPE_COUNT] = {"uint",  "uint",  "ulong",
                                                           "ulong", "float", "double"};
-  const unsigned wg = rbk_wg(ctx);
-  const size_t tile = (size_t)wg * ITEMS, tiles = n / tile + (n % tile != 0);
+  const unsigned wg = rbk_wg(ctx), items = rbk_items();
+  const size_t tile = (size_t)wg * items, tiles = n / tile + (n % tile != 0);
   char options[160];
-  snprintf(options, sizeof options, "-DK_T=%s -DV_T=%s -DS_T=%s -DWG=%u -DITEMS=%d",
-           clprim__cl_type(key_type), clprim__cl_type(value_type), sum_type[value_type], wg, ITEMS);
+  snprintf(options, sizeof options, "-DK_T=%s -DV_T=%s -DS_T=%s -DWG=%u -DITEMS=%u",
+           clprim__cl_type(key_type), clprim__cl_type(value_type), sum_type[value_type], wg, items);
   cl_kernel count_kernel, reduce_kernel, fixup_kernel;
   CLPRIM_CHECK(clprim__kernel(ctx, "reduce_by_key.cl", options, "rbk_count", &count_kernel));
   CLPRIM_CHECK(clprim__kernel(ctx, "reduce_by_key.cl", options, "rbk_reduce", &reduce_kernel));

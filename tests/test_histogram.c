@@ -10,6 +10,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,18 @@ static const char *ctx_path(clprim_context *ctx) {
   clprim_device_info info;
   clprim_context_get_info(ctx, &info);
   return clprim_path_name(info.path);
+}
+
+/* With $CLPRIM_TEST_VERBOSE set, each call is printed (and flushed) before it
+ * runs: a crash inside a runtime then names its call. */
+static void announce(const char *fmt, ...) {
+  if (!getenv("CLPRIM_TEST_VERBOSE")) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  putchar('\n');
+  fflush(stdout);
 }
 
 static int is_float(clprim_type t) {
@@ -139,6 +152,9 @@ static void check_rbk(clprim_context *ctx, clprim_type kt, clprim_type vt, size_
   memset(counts, 0xA5, K * 4);
   cl_mem dsums = test_buffer(ctx, K * vs, sums), dcounts = test_buffer(ctx, K * 4, counts);
   uint64_t invalid = 12345;
+  announce("reduce_by_key_dense %s keys, %s values, n=%zu, K=%zu, %s%s, path %s",
+           clprim_type_name(kt), clprim_type_name(vt), n, K, order_name[order],
+           with_counts ? ", counts" : "", ctx_path(ctx));
   TEST_OK(clprim_reduce_by_key_dense(ctx, kt, dkeys, vt, dvalues, n, K, dsums,
                                      with_counts ? dcounts : NULL, &invalid));
   test_read(ctx, dsums, K * vs, sums);
@@ -252,6 +268,8 @@ static void check_keys_hist(clprim_context *ctx, clprim_type kt, size_t n, size_
   memset(counts, 0x5A, K * 4);
   cl_mem dkeys = test_buffer(ctx, (n ? n : 1) * 4, keys), dcounts = test_buffer(ctx, K * 4, counts);
   uint64_t invalid = 999;
+  announce("histogram_keys %s, n=%zu, K=%zu, %s, path %s", clprim_type_name(kt), n, K,
+           order_name[order], ctx_path(ctx));
   TEST_OK(clprim_histogram_keys(ctx, kt, dkeys, n, K, dcounts, n % 2 ? &invalid : NULL));
   test_read(ctx, dcounts, K * 4, counts);
   for (size_t k = 0; k < K; ++k)
@@ -405,6 +423,8 @@ static void check_even(clprim_context *ctx, clprim_type t, size_t n, size_t bins
   cl_mem din = test_buffer(ctx, (n ? n : 1) * es, data),
          dcounts = test_buffer(ctx, bins * 4, counts);
   uint64_t outside[3] = {7, 7, 7};
+  announce("histogram_even %s, n=%zu, bins=%zu, path %s", clprim_type_name(t), n, bins,
+           ctx_path(ctx));
   TEST_OK(clprim_histogram_even(ctx, t, din, n, lo, hi, bins, dcounts, outside));
   test_read(ctx, dcounts, bins * 4, counts);
   for (size_t b = 0; b < bins; ++b)

@@ -65,6 +65,10 @@
        2 each work-item's last run of a chunk */
 #endif
 
+#ifndef LOCAL_RUNS
+#define LOCAL_RUNS 1 /* hist_local adds runs of equal bins in registers first */
+#endif
+
 #define X4 CLPRIM_CAT(X_T, 4)
 #define V4 CLPRIM_CAT(V_T, 4)
 
@@ -274,7 +278,7 @@ CLPRIM_INLINE int aggregate_peers(int emit, uint bin, S_T *sum, uint *count) {
  * EMIT(flag, bin, sum, count) per run, a macro of each kernel. EMIT is
  * reached ITEMS times by every work-item (flag says whether it holds a run),
  * so subgroup operations in it stay converged. */
-#define PROCESS_CHUNK(EMIT, EMIT_LAST)                                                             \
+#define PROCESS_CHUNK(EMIT, EMIT_LAST, RUNS)                                                       \
   do {                                                                                             \
     const ulong first = c * ITEMS;                                                                 \
     X_T x[ITEMS];                                                                                  \
@@ -307,6 +311,10 @@ CLPRIM_INLINE int aggregate_peers(int emit, uint bin, S_T *sum, uint *count) {
         out_above += cls == OUT_ABOVE;                                                             \
         out_nan += cls == OUT_NAN;                                                                 \
       }                                                                                            \
+      if (!(RUNS)) { /* every element on its own: fewer instructions */                            \
+        EMIT(b != NO_BIN, b, (S_T)v[j], 1u);                                                       \
+        continue;                                                                                  \
+      }                                                                                            \
       const int change = b != NO_BIN && b != cur;                                                  \
       if (j > 0) EMIT(change &&cnt > 0, cur, acc, cnt);                                            \
       if (change) {                                                                                \
@@ -320,12 +328,12 @@ CLPRIM_INLINE int aggregate_peers(int emit, uint bin, S_T *sum, uint *count) {
 
 /* The grid-stride loop over chunks; its trip count is uniform per
  * work-group. */
-#define FOR_EACH_CHUNK(EMIT, EMIT_LAST)                                                            \
+#define FOR_EACH_CHUNK(EMIT, EMIT_LAST, RUNS)                                                      \
   const ulong chunks = (n + ITEMS - 1) / ITEMS, stride = get_global_size(0);                       \
   for (ulong group_first = (ulong)get_group_id(0) * WG; group_first < chunks;                      \
        group_first += stride) {                                                                    \
     const ulong c = group_first + lid;                                                             \
-    PROCESS_CHUNK(EMIT, EMIT_LAST);                                                                \
+    PROCESS_CHUNK(EMIT, EMIT_LAST, RUNS);                                                          \
   }
 
 /* Adds the work-group's outside counts to outside[0..2]: separate
@@ -370,7 +378,7 @@ hist_local(KERNEL_ARGS, __local uint *local_counts, __local S_T *local_sums) {
     if (HAS_COUNTS) atomic_add(&local_counts[base + (bin)], (count));                              \
     if (HAS_VALUES) local_add(&local_sums[base + (bin)], (sum));                                   \
   }
-  FOR_EACH_CHUNK(EMIT_LOCAL, EMIT_LOCAL)
+  FOR_EACH_CHUNK(EMIT_LOCAL, EMIT_LOCAL, LOCAL_RUNS)
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint i = lid; i < bins; i += WG) {
     uint c = 0;
@@ -411,9 +419,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void hist_global(KERNEL
 #if AGGREGATE == 2
   /* Runs inside a chunk directly; each work-item's last run, which sorted
    * or clustered keys share with the neighbouring lanes, aggregated. */
-  FOR_EACH_CHUNK(EMIT_DIRECT, EMIT_AGGREGATED)
+  FOR_EACH_CHUNK(EMIT_DIRECT, EMIT_AGGREGATED, 1)
 #else
-  FOR_EACH_CHUNK(EMIT_AGGREGATED, EMIT_AGGREGATED)
+  FOR_EACH_CHUNK(EMIT_AGGREGATED, EMIT_AGGREGATED, 1)
 #endif
   flush_outside(out_below, out_above, out_nan, scratch, outside);
 }

@@ -22,18 +22,21 @@ struct hist_config {
   size_t max_groups;
   unsigned quads; /* 4-vectors per work-item per chunk (the kernel's QUADS) */
   int aggregate;  /* hist_global's peer aggregation (the kernel's AGGREGATE) */
+  int local_runs; /* hist_local adds runs in registers first (LOCAL_RUNS) */
 };
 
 static struct hist_config hist_config(const clprim_context *ctx) {
   /* Peer aggregation on GPUs only: CPU runtimes run subgroup operations as
    * work-group barriers (PoCL), at a cost and with no collisions to save. */
-  struct hist_config c = {256, 0, 4, ctx->info.device_type & CL_DEVICE_TYPE_GPU ? 2 : 0};
+  struct hist_config c = {256, 0, 4, ctx->info.device_type & CL_DEVICE_TYPE_GPU ? 2 : 0, 1};
   /* $CLPRIM_HIST_QUADS (1, 2, 4 or 8) and $CLPRIM_HIST_AGG (0, 1, 2), to compare. */
   const char *env = getenv("CLPRIM_HIST_QUADS");
   if (env && (atoi(env) == 1 || atoi(env) == 2 || atoi(env) == 4 || atoi(env) == 8))
     c.quads = (unsigned)atoi(env);
   env = getenv("CLPRIM_HIST_AGG");
   if (env && atoi(env) >= 0 && atoi(env) <= 2) c.aggregate = atoi(env);
+  env = getenv("CLPRIM_HIST_RUNS"); /* "0": hist_local without runs */
+  if (env) c.local_runs = atoi(env) != 0;
   size_t per_unit = 8;
   if (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU)) c.wg = 64, per_unit = 2;
   while (c.wg > ctx->info.max_work_group_size && c.wg > 32)
@@ -142,12 +145,13 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
   for (;;) {
     const int nv_fast = want_nv_fast(ctx);
     char options[256];
-    snprintf(options, sizeof options,
-             "-DWG=%u -DCOPIES=%u -DQUADS=%u -DAGGREGATE=%d -DX_T=%s -DX_FLOAT=%d%s%s "
-             "-DHAS_COUNTS=%d%s",
-             wg, copies ? copies : 1, cfg->quads, cfg->aggregate, clprim__cl_type(c->x_type),
-             is_float(c->x_type), c->keys_mode ? " -DMODE_KEYS" : "", values_opt, c->counts != NULL,
-             nv_fast ? " -DNV_FAST" : "");
+    snprintf(
+        options, sizeof options,
+        "-DWG=%u -DCOPIES=%u -DQUADS=%u -DAGGREGATE=%d -DLOCAL_RUNS=%d -DX_T=%s -DX_FLOAT=%d%s%s "
+        "-DHAS_COUNTS=%d%s",
+        wg, copies ? copies : 1, cfg->quads, cfg->aggregate, cfg->local_runs,
+        clprim__cl_type(c->x_type), is_float(c->x_type), c->keys_mode ? " -DMODE_KEYS" : "",
+        values_opt, c->counts != NULL, nv_fast ? " -DNV_FAST" : "");
     clprim_status st =
         clprim__kernel(ctx, "histogram.cl", options, copies ? "hist_local" : "hist_global", kernel);
     if (st != CLPRIM_SUCCESS && nv_fast) {

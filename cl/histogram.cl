@@ -3,29 +3,39 @@
  *
  * Every element gets a bin (its key, or (x - lo) * scale for a value
  * histogram) or a class outside the bins (key out of range; value below lo,
- * at or above hi, or NaN). Work-items read four consecutive elements at a
- * time through aligned vector pointers (a grid-stride loop over quads, its
- * trip count uniform per work-group so subgroup operations stay converged),
- * add runs of equal bins in registers, and emit one (bin, sum, count) per run:
+ * at or above hi, or NaN). Work-items take chunks of ITEMS = 4 * QUADS
+ * consecutive elements (a grid-stride loop over chunks, its trip count
+ * uniform per work-group so subgroup operations stay converged), issue all
+ * of a chunk's vector loads before using any (a load per element and then
+ * dependent work left the loop latency-bound), and emit (bin, sum, count):
  *  - hist_local (bins fit in local memory): per-work-group bins in local
  *    memory, COPIES copies spread over the subgroups to cut contention,
- *    merged into the output with global atomics at the end;
- *  - hist_global: global atomics. With -DNV_FAST (nv_ptx on compute
- *    capability >= 7.0) lanes of a warp with the same bin find each other
- *    with match.any and add their values in a shuffle tree before one lane
- *    issues the atomic (Westphal, "Voting and shuffling to optimize atomic
- *    operations", NVIDIA 2015), and float / double sums use the native
- *    red.global.add.f32 / .f64; on other subgroup paths one round of leader
- *    election (subgroup reductions, any subgroup size) combines the lanes
- *    that share the first emitting lane's bin; float sums otherwise use
- *    32-bit and double
- *    sums 64-bit compare-and-swap (cl_khr_int64_base_atomics), int64 sums
- *    atom_add on 64-bit integers.
+ *    merged into the output with global atomics at the end. With
+ *    LOCAL_RUNS, runs of equal bins are added in registers first (the host
+ *    sets it for sums), else every element goes to a local atomic;
+ *  - hist_global: global atomics, runs of equal bins added in registers
+ *    first. With -DNV_FAST (nv_ptx on compute capability >= 7.0) lanes of a
+ *    warp with the same bin find each other with match.any and add their
+ *    values in a shuffle tree before one lane issues the atomic (Westphal,
+ *    "Voting and shuffling to optimize atomic operations", NVIDIA 2015),
+ *    counts and integer sums use red.global.add (no value returned) and
+ *    float / double sums the native red.global.add.f32 / .f64; on other
+ *    subgroup paths one round of leader election (subgroup reductions, any
+ *    subgroup size) combines the lanes that share the first emitting lane's
+ *    bin. AGGREGATE says which runs are aggregated so: 0 none, 1 all, 2 (the
+ *    host's default on GPUs) each work-item's last run of a chunk, the one
+ *    that sorted or clustered keys share with the neighbouring lanes. Float
+ *    sums otherwise use 32-bit and double sums 64-bit compare-and-swap
+ *    (cl_khr_int64_base_atomics), int64 sums atom_add on 64-bit integers.
+ *    The host sets AGGREGATE=0 on CPU devices: PoCL 5 runs subgroup
+ *    operations as work-group barriers, gains nothing from them, and its
+ *    compiled kernel crashed (segfault; seen with float sums, whose
+ *    compare-and-swap loop sits between those barriers).
  * Counts outside the bins: per work-item in registers, one work-group
  * reduction and one atomic per work-group at the end.
  *
  * Build options: -DWG (a power of two, a multiple of 32 on nv_ptx), -DCOPIES
- * (hist_local), and
+ * and -DLOCAL_RUNS=0|1 (hist_local), -DQUADS, -DAGGREGATE=0|1|2, and
  *   keys:   -DMODE_KEYS -DX_T=int|uint (a key is read as uint: negatives are
  *           out of range)
  *   values: -DX_T=int|uint|long|ulong|float|double, -DX_FLOAT=0|1

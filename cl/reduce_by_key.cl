@@ -91,16 +91,22 @@ rbk_count(__global const K_T *keys, ulong n, __global ulong *tile_counts) {
   }
 }
 
-/* Phase 3 for one tile: keys at heads, segment sums, the tile's carry and
- * last partial sum (see above). tile_offset: the segments before the tile;
- * before / tile_heads: the work-item's and the tile's heads. */
-CLPRIM_INLINE void reduce_tile(__global const V_T *values, ulong n, uint tile, const K_T *k,
-                               const int *head, uint heads, uint before, uint tile_heads,
-                               ulong tile_offset, __global K_T *unique_keys, __global S_T *sums,
-                               __global S_T *carry, __global S_T *last_part, __local S_T *leading,
-                               __local uint *head_count) {
+/* Phase 3: keys at heads, segment sums, tile carries (see above). offsets:
+ * the scanned tile counts. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+rbk_reduce(__global const K_T *keys, __global const V_T *values, ulong n,
+           __global const ulong *offsets, __global K_T *unique_keys, __global S_T *sums,
+           __global S_T *carry, __global S_T *last_part) {
+  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
+  __local S_T leading[WG]; /* each work-item's sum before its first head */
+  __local uint head_count[WG];
   const uint lid = (uint)get_local_id(0);
-  const ulong first = (ulong)tile * TILE + (ulong)lid * ITEMS;
+  const ulong first = (ulong)get_group_id(0) * TILE + (ulong)lid * ITEMS;
+  K_T k[ITEMS];
+  int head[ITEMS];
+  const uint heads = load_heads(keys, n, first, k, head);
+  uint tile_heads;
+  const uint before = clprim_wg_scan_excl_add_uint(heads, scratch, &tile_heads);
   V_T v[ITEMS];
 #ifdef LOAD_ITEMS
   if (first + ITEMS <= n) {
@@ -111,7 +117,7 @@ CLPRIM_INLINE void reduce_tile(__global const V_T *values, ulong n, uint tile, c
     for (int j = 0; j < ITEMS; ++j)
       v[j] = first + j < n ? values[first + j] : (V_T)0;
   }
-  ulong next_segment = tile_offset + before, current = 0;
+  ulong next_segment = offsets[get_group_id(0)] + before, current = 0;
   S_T lead = 0, run = 0;
   int seen = 0;
   for (int j = 0; j < ITEMS; ++j) {
@@ -142,7 +148,7 @@ CLPRIM_INLINE void reduce_tile(__global const V_T *values, ulong n, uint tile, c
     sums[current] = run;
     /* The tile's last segment: rbk_fixup adds the next tiles' carries to
      * this copy (it never reads the caller's buffer back). */
-    if (current == tile_offset + tile_heads - 1) last_part[tile] = run;
+    if (current == offsets[get_group_id(0)] + tile_heads - 1) last_part[get_group_id(0)] = run;
   }
   if (lid == 0) {
     S_T c = 0;
@@ -150,110 +156,9 @@ CLPRIM_INLINE void reduce_tile(__global const V_T *values, ulong n, uint tile, c
       c += leading[m];
       if (head_count[m]) break;
     }
-    carry[tile] = c;
+    carry[get_group_id(0)] = c;
   }
 }
-
-/* Phase 3: keys at heads, segment sums, tile carries (see above). offsets:
- * the scanned tile counts. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-rbk_reduce(__global const K_T *keys, __global const V_T *values, ulong n,
-           __global const ulong *offsets, __global K_T *unique_keys, __global S_T *sums,
-           __global S_T *carry, __global S_T *last_part) {
-  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
-  __local S_T leading[WG]; /* each work-item's sum before its first head */
-  __local uint head_count[WG];
-  const uint tile = (uint)get_group_id(0);
-  const ulong first = (ulong)tile * TILE + (ulong)get_local_id(0) * ITEMS;
-  K_T k[ITEMS];
-  int head[ITEMS];
-  const uint heads = load_heads(keys, n, first, k, head);
-  uint tile_heads;
-  const uint before = clprim_wg_scan_excl_add_uint(heads, scratch, &tile_heads);
-  reduce_tile(values, n, tile, k, head, heads, before, tile_heads, offsets[tile], unique_keys, sums,
-              carry, last_part, leading, head_count);
-}
-
-#ifdef CLPRIM_PATH_NV_PTX
-/* Phases 1-3 in one pass (nv_ptx): tiles take tickets in launch order and
- * find their segment offset by a decoupled look-back (Merrill & Garland,
- * 2016) over the preceding tiles' status words, each one 64-bit word
- * (count << 2 | flag, written and read whole): FLAG_AGGREGATE, the tile's
- * heads; FLAG_PREFIX, the heads up to and including the tile. The keys are
- * read once instead of twice. Layout of `offsets`: tiles + 1 offsets (the
- * tile's first segment, then the total), the ticket counter, the statuses
- * (counter and statuses zeroed before the launch). */
-#define FLAG_EMPTY 0ul
-#define FLAG_AGGREGATE 1ul
-#define FLAG_PREFIX 2ul
-
-/* Run by the 32 lanes of warp 0: the heads of all tiles before `tile`. */
-CLPRIM_INLINE ulong rbk_look_back(__global volatile ulong *status, uint tile) {
-  const uint lane = clprim_sg_lane();
-  ulong prefix = 0;
-  long nearest = (long)tile - 1;
-  for (;;) {
-    const long at = nearest - (long)lane;
-    ulong word;
-    do {
-      word = at < 0 ? FLAG_PREFIX : status[at];
-    } while (clprim_sg_ballot((word & 3ul) == FLAG_EMPTY) != 0);
-    const ulong value = word >> 2;
-    const uint prefixes = clprim_sg_ballot((word & 3ul) == FLAG_PREFIX);
-    if (prefixes) {
-      const uint stop = 31u - clz(prefixes & (~prefixes + 1u)); /* nearest lane with a prefix */
-      return prefix + clprim_sg_reduce_add_ulong(lane <= stop ? value : 0ul);
-    }
-    prefix += clprim_sg_reduce_add_ulong(value);
-    nearest -= 32;
-  }
-}
-
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-rbk_single_pass(__global const K_T *keys, __global const V_T *values, ulong n, uint tiles,
-                __global ulong *offsets, __global K_T *unique_keys, __global S_T *sums,
-                __global S_T *carry, __global S_T *last_part) {
-  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
-  __local S_T leading[WG];
-  __local uint head_count[WG];
-  __local uint tile_id;
-  __local ulong tile_offset;
-  const uint lid = (uint)get_local_id(0);
-  __global volatile ulong *status = (__global volatile ulong *)(offsets + tiles + 2);
-  if (lid == 0) tile_id = atomic_inc((__global volatile uint *)(offsets + tiles + 1));
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const uint tile = tile_id;
-  const ulong first = (ulong)tile * TILE + (ulong)lid * ITEMS;
-  K_T k[ITEMS];
-  int head[ITEMS];
-  const uint heads = load_heads(keys, n, first, k, head);
-  uint tile_heads;
-  const uint before = clprim_wg_scan_excl_add_uint(heads, scratch, &tile_heads);
-  if (tile == 0) {
-    if (lid == 0) {
-      status[0] = ((ulong)tile_heads << 2) | FLAG_PREFIX;
-      tile_offset = 0;
-    }
-  } else {
-    if (lid == 0) status[tile] = ((ulong)tile_heads << 2) | FLAG_AGGREGATE;
-    if (lid < 32) {
-      const ulong prior = rbk_look_back(status, tile);
-      if (lid == 0) {
-        status[tile] = ((prior + tile_heads) << 2) | FLAG_PREFIX;
-        tile_offset = prior;
-      }
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const ulong offset = tile_offset;
-  if (lid == 0) {
-    offsets[tile] = offset;
-    if (tile == tiles - 1) offsets[tiles] = offset + tile_heads;
-  }
-  reduce_tile(values, n, tile, k, head, heads, before, tile_heads, offset, unique_keys, sums, carry,
-              last_part, leading, head_count);
-}
-#endif
 
 /* Phase 4, one work-item per tile: the tile's last segment gets the carries
  * of the following tiles that continue it. */

@@ -23,9 +23,6 @@ static unsigned rbk_items(void) {
 
 static unsigned rbk_wg(const clprim_context *ctx) {
   unsigned wg = ctx->info.device_type & CL_DEVICE_TYPE_GPU ? 256 : 64;
-  const char *env = getenv("CLPRIM_RBK_WG"); /* 64, 128, 256 or 512, to compare */
-  if (env && (atoi(env) == 64 || atoi(env) == 128 || atoi(env) == 256 || atoi(env) == 512))
-    wg = (unsigned)atoi(env);
   while (wg > ctx->info.max_work_group_size && wg > 32)
     wg /= 2;
   return wg;
@@ -67,44 +64,25 @@ clprim_status clprim_reduce_by_key(clprim_context *ctx, clprim_type key_type, cl
   char options[160];
   snprintf(options, sizeof options, "-DK_T=%s -DV_T=%s -DS_T=%s -DWG=%u -DITEMS=%u",
            clprim__cl_type(key_type), clprim__cl_type(value_type), sum_type[value_type], wg, items);
-  /* nv_ptx: one pass with a decoupled look-back (keys read once);
-   * $CLPRIM_RBK_SINGLE_PASS=0 for the three-kernel form, to compare. */
-  const char *env = getenv("CLPRIM_RBK_SINGLE_PASS");
-  const int single_pass = ctx->info.path == CLPRIM_PATH_NV_PTX && tiles <= UINT32_MAX - 2 &&
-                          !(env && strcmp(env, "0") == 0);
-  cl_kernel count_kernel = NULL, reduce_kernel, fixup_kernel;
-  if (!single_pass)
-    CLPRIM_CHECK(clprim__kernel(ctx, "reduce_by_key.cl", options, "rbk_count", &count_kernel));
-  CLPRIM_CHECK(clprim__kernel(ctx, "reduce_by_key.cl", options,
-                              single_pass ? "rbk_single_pass" : "rbk_reduce", &reduce_kernel));
+  cl_kernel count_kernel, reduce_kernel, fixup_kernel;
+  CLPRIM_CHECK(clprim__kernel(ctx, "reduce_by_key.cl", options, "rbk_count", &count_kernel));
+  CLPRIM_CHECK(clprim__kernel(ctx, "reduce_by_key.cl", options, "rbk_reduce", &reduce_kernel));
   CLPRIM_CHECK(clprim__kernel(ctx, "reduce_by_key.cl", options, "rbk_fixup", &fixup_kernel));
   cl_mem offsets, carry, last_part;
-  /* Single pass: the offsets, then the ticket counter and the tile statuses. */
-  const size_t offsets_bytes = (tiles + 1) * 8 + (single_pass ? (tiles + 1) * 8 : 0);
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_OFFSETS, offsets_bytes, &offsets));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_OFFSETS, (tiles + 1) * 8, &offsets));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_CARRY, tiles * vs, &carry));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_LAST, tiles * vs, &last_part));
 
   clprim__call_begin(ctx);
   cl_ulong n64 = n, tiles64 = tiles;
-  if (single_pass) {
-    const cl_uint zero32 = 0, tiles32 = (cl_uint)tiles;
-    CLPRIM_CHECK(
-        clprim__fill(ctx, offsets, &zero32, sizeof zero32, (tiles + 1) * 8, (tiles + 1) * 8));
-    CLPRIM_CHECK(clprim__set_args(reduce_kernel, 9, sizeof keys, &keys, sizeof values, &values,
-                                  sizeof n64, &n64, sizeof tiles32, &tiles32, sizeof offsets,
-                                  &offsets, sizeof unique_keys, &unique_keys, sizeof sums, &sums,
-                                  sizeof carry, &carry, sizeof last_part, &last_part));
-  } else {
-    CLPRIM_CHECK(clprim__set_args(count_kernel, 3, sizeof keys, &keys, sizeof n64, &n64,
-                                  sizeof offsets, &offsets));
-    CLPRIM_CHECK(clprim__enqueue(ctx, count_kernel, tiles, wg));
-    CLPRIM_CHECK(clprim__scan(ctx, CLPRIM_UINT64, offsets, offsets, tiles + 1, 0));
-    CLPRIM_CHECK(clprim__set_args(reduce_kernel, 8, sizeof keys, &keys, sizeof values, &values,
-                                  sizeof n64, &n64, sizeof offsets, &offsets, sizeof unique_keys,
-                                  &unique_keys, sizeof sums, &sums, sizeof carry, &carry,
-                                  sizeof last_part, &last_part));
-  }
+  CLPRIM_CHECK(clprim__set_args(count_kernel, 3, sizeof keys, &keys, sizeof n64, &n64,
+                                sizeof offsets, &offsets));
+  CLPRIM_CHECK(clprim__enqueue(ctx, count_kernel, tiles, wg));
+  CLPRIM_CHECK(clprim__scan(ctx, CLPRIM_UINT64, offsets, offsets, tiles + 1, 0));
+  CLPRIM_CHECK(clprim__set_args(reduce_kernel, 8, sizeof keys, &keys, sizeof values, &values,
+                                sizeof n64, &n64, sizeof offsets, &offsets, sizeof unique_keys,
+                                &unique_keys, sizeof sums, &sums, sizeof carry, &carry,
+                                sizeof last_part, &last_part));
   CLPRIM_CHECK(clprim__enqueue(ctx, reduce_kernel, tiles, wg));
   if (tiles > 1) {
     CLPRIM_CHECK(clprim__set_args(fixup_kernel, 7, sizeof keys, &keys, sizeof n64, &n64,

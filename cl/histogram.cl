@@ -285,9 +285,10 @@ CLPRIM_INLINE int aggregate_peers(int emit, uint bin, S_T *sum, uint *count) {
 /* Processes chunk c (ITEMS consecutive elements of this work-item): all its
  * loads are issued first (QUADS vector loads of keys / values in flight per
  * work-item), then bins, runs of equal bins added in registers, and one
- * EMIT(flag, bin, sum, count) per run, a macro of each kernel. EMIT is
- * reached ITEMS times by every work-item (flag says whether it holds a run),
- * so subgroup operations in it stay converged. */
+ * EMIT(flag, bin, sum, count) per run (EMIT_LAST for the chunk's last run),
+ * macros of each kernel; without RUNS one EMIT per element. Every
+ * work-item reaches EMIT and EMIT_LAST equally often (flag says whether it
+ * holds a run), so subgroup operations in them stay converged. */
 #define PROCESS_CHUNK(EMIT, EMIT_LAST, RUNS)                                                       \
   do {                                                                                             \
     const ulong first = c * ITEMS;                                                                 \
@@ -326,7 +327,7 @@ CLPRIM_INLINE int aggregate_peers(int emit, uint bin, S_T *sum, uint *count) {
         continue;                                                                                  \
       }                                                                                            \
       const int change = b != NO_BIN && b != cur;                                                  \
-      if (j > 0) EMIT(change &&cnt > 0, cur, acc, cnt);                                            \
+      if (j > 0) EMIT((change && cnt > 0), cur, acc, cnt);                                         \
       if (change) {                                                                                \
         cur = b, acc = (S_T)v[j], cnt = 1;                                                         \
       } else if (b != NO_BIN) {                                                                    \

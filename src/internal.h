@@ -22,7 +22,9 @@ enum clprim_scratch_slot {
   CLPRIM_SCRATCH_SELECT0 = 8,       /* select / partition: slots 8..11 */
   CLPRIM_SCRATCH_REDUCE0 = 12,      /* reductions: slots 12..15 */
   CLPRIM_SCRATCH_NTH0 = 16,         /* selection: slots 16..23 */
-  CLPRIM_SCRATCH_SLOTS = 24
+  /* histograms and reduce-by-key (histogram.c, reduce_by_key.c): 24..27 */
+  CLPRIM_SCRATCH_HIST0 = 24,
+  CLPRIM_SCRATCH_SLOTS = 28
 };
 
 struct clprim_kernel_entry {
@@ -73,6 +75,9 @@ struct clprim_context {
    * most 32) and $CLPRIM_SELECT_SINGLE_PASS=0 for the three-phase algorithm. */
   unsigned tune_select_items;
   int tune_select_single_pass;
+  /* histogram.c: whether the nv_ptx fast kernels (match.any, red.f64) built:
+   * 0 not tried, 1 yes, -1 no (the portable kernels are used). */
+  int hist_nv_fast;
 };
 
 /* ---- context.c */
@@ -151,6 +156,10 @@ size_t clprim__scan_tile(const clprim_context *ctx, clprim_type type);
 /* Elements per work-group tile of the reductions for type on this context
  * (tests use it for sizes around tile boundaries). */
 size_t clprim__reduce_tile(const clprim_context *ctx, clprim_type type);
+/* ---- histogram.c */
+/* The most bins that hist_local keeps in local memory, for counts (has_counts)
+ * and / or sums of sum_size bytes (0: none); tests use it. */
+size_t clprim__histogram_local_max(const clprim_context *ctx, int has_counts, size_t sum_size);
 /* ---- select.c */
 /* Elements per select tile on this context (tests: sizes around tiles). */
 size_t clprim__select_tile(const clprim_context *ctx);

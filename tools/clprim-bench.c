@@ -4,6 +4,10 @@
  * and the ratio to a clEnqueueCopyBuffer of the same number of bytes (read +
  * write) measured in the same run.
  *
+ * Histograms and reduce-by-key (ops histogram, histogram_keys,
+ * reduce_by_key_dense, reduce_by_key) are compared with one READ of their
+ * inputs instead (clprim_reduce_sum over the same bytes, same run).
+ *
  * Usage: clprim-bench [--op NAME|all] [--type T|all] [--path P] [--min-log K]
  *                     [--max-log K] [--reps R] [--json] [--startup]
  * Sizes are the powers of two from 2^min-log to 2^max-log elements (default
@@ -258,6 +262,147 @@ static void bench_select(struct bench *b, clprim_type type, size_t n) {
   clReleaseMemObject(copy_dst);
 }
 
+
+/* ------------------------------------------- histograms, reduce-by-key */
+
+/* These ops are compared with ONE READ of their inputs measured in the same
+ * run: clprim_reduce_sum over the same buffers read as uint32 (a
+ * bandwidth-bound read-only pass), summed over the input buffers. */
+static double read_ms(struct bench *b, cl_mem buf, size_t bytes) {
+  struct reduce_arg a = {CLPRIM_UINT32, buf, device_buffer(b, 16, NULL), bytes / 4, 2};
+  double ms = op_ms(b, call_reduce, &a);
+  clReleaseMemObject(a.result);
+  return ms;
+}
+
+static void report_read(struct bench *b, const char *op, const char *variant, clprim_type type,
+                        size_t n, double ms, double bytes, double read) {
+  double gbs = bytes / (ms * 1e6);
+  if (b->json) {
+    printf("%s{\"op\":\"%s\",\"variant\":\"%s\",\"type\":\"%s\",\"path\":\"%s\",\"n\":%zu,"
+           "\"ms\":%.5f,\"gbps\":%.1f,\"read_ms\":%.5f,\"ratio_to_read\":%.3f}",
+           b->records++ ? ",\n" : "[\n", op, variant, clprim_type_name(type),
+           clprim_path_name(b->path), n, ms, gbs, read, ms / read);
+  } else {
+    printf("%-14s %-18s %-7s %-13s n=2^%-5.2g %9.4f ms %8.1f GB/s  read %8.4f ms  ratio %.2f\n",
+           op, variant, clprim_type_name(type), clprim_path_name(b->path), log2((double)n), ms,
+           gbs, read, ms / read);
+  }
+  fflush(stdout);
+}
+
+struct hist_arg {
+  int op; /* 0 histogram_even, 1 histogram_keys, 2 reduce_by_key_dense, 3 reduce_by_key */
+  clprim_type type;
+  cl_mem keys, values, out_a, out_b, count;
+  size_t n, bins;
+  clprim_value lo, hi;
+};
+static clprim_status call_hist(struct bench *b, void *p) {
+  struct hist_arg *a = p;
+  switch (a->op) {
+  case 0: return clprim_histogram_even(b->ctx, a->type, a->values, a->n, a->lo, a->hi, a->bins, a->out_a, NULL);
+  case 1: return clprim_histogram_keys(b->ctx, CLPRIM_UINT32, a->keys, a->n, a->bins, a->out_a, NULL);
+  case 2:
+    return clprim_reduce_by_key_dense(b->ctx, CLPRIM_INT32, a->keys, a->type, a->values, a->n,
+                                      a->bins, a->out_a, NULL, NULL);
+  default:
+    return clprim_reduce_by_key(b->ctx, CLPRIM_INT32, a->keys, a->type, a->values, a->n, a->out_a,
+                                a->out_b, a->count, NULL);
+  }
+}
+
+/* Keys in [0, bins): random, sorted, or sorted with each key swapped with
+ * its neighbour with probability 1/2 (partly sorted). */
+static uint32_t *bench_keys(size_t n, size_t bins, int order) {
+  uint32_t *k = malloc(n * 4);
+  if (!k) die("malloc", CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
+  uint64_t s = 0x243F6A8885A308D3ull;
+  for (size_t i = 0; i < n; ++i) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    k[i] = order == 0 ? (uint32_t)(s % bins) : (uint32_t)((unsigned __int128)i * bins / n);
+  }
+  if (order == 2)
+    for (size_t i = 0; i + 1 < n; ++i) {
+      s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+      if (s & 1) {
+        uint32_t t = k[i];
+        k[i] = k[i + 1], k[i + 1] = t;
+      }
+    }
+  return k;
+}
+
+/* histogram: values of type (uniform [0, 1), integers [0, 1000)) into 256
+ * and 2^20 bins; histogram_keys: 2^20 random uint32 keys;
+ * reduce_by_key_dense: int32 keys (random, sorted, partly sorted) into 2^20
+ * keys, values of type; reduce_by_key: int32 keys in 2^20 sorted runs. */
+static void bench_hist(struct bench *b, clprim_type type, size_t n, const clprim_device_info *info) {
+  const size_t es = clprim_type_size(type), bins_many = (size_t)1 << 20;
+  struct hist_arg a;
+  memset(&a, 0, sizeof a);
+  a.type = type, a.n = n;
+  void *host = random_data(type, n, 3);
+  a.values = device_buffer(b, n * es, host);
+  free(host);
+  double read_values = read_ms(b, a.values, n * es);
+  char variant[32];
+  if (want_op(b, "histogram")) {
+    a.op = 0;
+    if (type == CLPRIM_FLOAT) a.hi.f32 = 1.0f;
+    else if (type == CLPRIM_DOUBLE) a.hi.f64 = 1.0;
+    else if (es == 4) a.hi.u32 = 1000;
+    else a.hi.u64 = 1000;
+    const size_t bin_counts[2] = {256, bins_many};
+    a.out_a = device_buffer(b, bins_many * 4, NULL);
+    for (int k = 0; k < 2; ++k) {
+      a.bins = bin_counts[k];
+      snprintf(variant, sizeof variant, "%zu bins", a.bins);
+      report_read(b, "histogram", variant, type, n, op_ms(b, call_hist, &a), (double)n * es,
+                  read_values);
+    }
+    clReleaseMemObject(a.out_a);
+  }
+  const int want_keys = want_op(b, "histogram_keys"), want_dense = want_op(b, "reduce_by_key_dense");
+  const int want_runs = want_op(b, "reduce_by_key");
+  if (want_keys || want_dense || want_runs) {
+    const char *const order_names[3] = {"random", "sorted", "partly sorted"};
+    /* out_a: 2^20 sums or counts, or n unique keys */
+    a.out_a = device_buffer(b, (n > bins_many ? n : bins_many) * 8, NULL);
+    a.out_b = device_buffer(b, n * es, NULL);
+    a.count = device_buffer(b, 8, NULL);
+    a.bins = bins_many;
+    for (int order = 0; order < 3; ++order) {
+      uint32_t *keys = bench_keys(n, bins_many, order);
+      a.keys = device_buffer(b, n * 4, keys);
+      free(keys);
+      double read_keys = read_ms(b, a.keys, n * 4);
+      if (order == 0 && want_keys && (type == CLPRIM_INT32 || type == CLPRIM_UINT32)) {
+        a.op = 1;
+        report_read(b, "histogram_keys", "2^20 keys random", CLPRIM_UINT32, n,
+                    op_ms(b, call_hist, &a), (double)n * 4, read_keys);
+      }
+      if (want_dense && (es == 4 || info->has_int64_atomics)) {
+        a.op = 2;
+        snprintf(variant, sizeof variant, "2^20 keys %s", order_names[order]);
+        report_read(b, "reduce_by_key_dense", variant, type, n, op_ms(b, call_hist, &a),
+                    (double)n * (4 + es), read_keys + read_values);
+      }
+      if (order == 1 && want_runs) {
+        a.op = 3;
+        /* out_a: the unique keys (int32), out_b: the sums (type) */
+        report_read(b, "reduce_by_key", "2^20 sorted runs", type, n, op_ms(b, call_hist, &a),
+                    (double)n * (4 + es), read_keys + read_values);
+      }
+      clReleaseMemObject(a.keys);
+    }
+    clReleaseMemObject(a.out_a);
+    clReleaseMemObject(a.out_b);
+    clReleaseMemObject(a.count);
+  }
+  clReleaseMemObject(a.values);
+}
+
 /* ------------------------------------------------------------ startup */
 
 static double now_ms(void) {
@@ -409,6 +554,9 @@ int main(int argc, char **argv) {
       if (want_op(&b, "argmax") || want_op(&b, "argmin") || want_op(&b, "reduce_sum"))
         bench_reduce(&b, type, n);
       if (want_op(&b, "select")) bench_select(&b, type, n);
+      if (want_op(&b, "histogram") || want_op(&b, "histogram_keys") ||
+          want_op(&b, "reduce_by_key_dense") || want_op(&b, "reduce_by_key"))
+        bench_hist(&b, type, n, &info);
     }
   }
   if (b.json) printf("%s]\n", b.records ? "\n" : "[");

@@ -498,6 +498,95 @@ CLPRIM_API clprim_status clprim_partition_expr(clprim_context *ctx, clprim_type 
                                                size_t n, const char *expression,
                                                const clprim_select_output *out);
 
+/* ------------------------------------ histograms and reduce-by-key */
+
+/* Dense reduce-by-key and histograms. Keys are int32 or uint32 in
+ * [0, num_keys); a key outside (negative, >= num_keys) is counted as invalid
+ * and otherwise ignored. Outputs are OVERWRITTEN: every one of the num_keys
+ * (bins) entries is written, 0 where no element fell. Counts are uint32 (so
+ * n is at most 2^32 - 1: larger n gives CLPRIM_ERROR_SIZE_TOO_LARGE); sums
+ * have the values' type, integer sums wrap around (two's complement).
+ * Elements are added with atomics, so float and double sums are added in
+ * no fixed order: a sum of m values differs from the exact sum by at most
+ * about m * u * (sum of their |x|) (u = 2^-24 float, 2^-53 double) and may
+ * differ in the last bits between runs (docs/ACCURACY.md). num_keys (bins)
+ * is at most 2^31. n = 0 writes zeros. Outputs must not be inputs or each
+ * other. Nothing is written on error. */
+
+/*! clprim_histogram_keys() :
+ * counts[k] = the number of i < n with keys[i] == k, for k < num_keys
+ * (counts: num_keys uint32). invalid: NULL, or where the number of keys out
+ * of range is stored (the call then waits for the device).
+ * @return : CLPRIM_SUCCESS once the work is enqueued; or
+ *           CLPRIM_ERROR_INVALID_ARGUMENT (NULL ctx, keys or counts, key_type
+ *           not INT32 / UINT32, num_keys = 0, counts == keys),
+ *           CLPRIM_ERROR_SIZE_TOO_LARGE (num_keys > 2^31, n >= 2^32),
+ *           CLPRIM_ERROR_BUFFER_TOO_SMALL (keys under n elements, counts
+ *           under num_keys), CL_INVALID_CONTEXT, a kernel build error or
+ *           another OpenCL code. */
+CLPRIM_API clprim_status clprim_histogram_keys(clprim_context *ctx, clprim_type key_type,
+                                               cl_mem keys, size_t n, size_t num_keys,
+                                               cl_mem counts, uint64_t *invalid);
+
+/*! clprim_reduce_by_key_dense() :
+ * sums[k] = the sum of values[i] over the i < n with keys[i] == k, and, when
+ * counts is not NULL, counts[k] = their number (uint32), for k < num_keys.
+ * Values (and sums) are of value_type: any clprim_type. int64 / uint64 and
+ * double sums need 64-bit atomics (cl_khr_int64_base_atomics; double adds by
+ * 64-bit compare-and-swap). invalid: as clprim_histogram_keys().
+ * @return : as clprim_histogram_keys(), plus CLPRIM_ERROR_INVALID_ARGUMENT
+ *           for NULL values or sums or a bad value_type,
+ *           CLPRIM_ERROR_UNSUPPORTED_TYPE (double without fp64),
+ *           CLPRIM_ERROR_UNSUPPORTED_OPERATION (64-bit sums on a device
+ *           without cl_khr_int64_base_atomics). */
+CLPRIM_API clprim_status clprim_reduce_by_key_dense(clprim_context *ctx, clprim_type key_type,
+                                                    cl_mem keys, clprim_type value_type,
+                                                    cl_mem values, size_t n, size_t num_keys,
+                                                    cl_mem sums, cl_mem counts,
+                                                    uint64_t *invalid);
+
+/*! clprim_histogram_even() :
+ * Histogram of the first n elements of in (any clprim_type) into `bins`
+ * even-width bins over [lo, hi) (lo, hi: the member of type), as CUB's
+ * HistogramEven: counts[b] (bins uint32) = the elements x with lo <= x < hi
+ * and bin b, where for float / double b = (unsigned)((x - lo) * scale) with
+ * scale = bins / (hi - lo) computed in the type (clamped to bins - 1 where
+ * rounding reaches bins), and for integers b = (x - lo) * bins / (hi - lo)
+ * exactly. Elements outside are counted separately: outside (NULL, or 3
+ * words; the call then waits) receives the number below lo, at or above hi,
+ * and NaN (in that order).
+ * @return : as clprim_histogram_keys(), with CLPRIM_ERROR_INVALID_ARGUMENT
+ *           also for bins = 0, lo >= hi, a NaN bound, an infinite hi - lo,
+ *           and, for 64-bit integers, (hi - lo) * bins >= 2^64. */
+CLPRIM_API clprim_status clprim_histogram_even(clprim_context *ctx, clprim_type type, cl_mem in,
+                                               size_t n, clprim_value lo, clprim_value hi,
+                                               size_t bins, cl_mem counts, uint64_t *outside);
+
+/*! clprim_reduce_by_key() :
+ * Reduce-by-key over runs (CUB DeviceReduce::ReduceByKey): each maximal run
+ * of equal consecutive keys among the first n is a segment. Writes, in
+ * order, each segment's key to unique_keys and the sum of its values to
+ * sums, and the number of segments to count_buffer (NULL, or 8 bytes: a
+ * uint64) and / or *count (NULL, or the host; the call then waits). Keys:
+ * int32, uint32, int64 or uint64 (compared for equality, so they need not be
+ * sorted); values: any clprim_type, summed in their type (integers wrap
+ * around). unique_keys and sums must hold n elements whatever the count.
+ * Sums are added in a fixed order (no atomics), the same on every run: each
+ * work-item adds its 8 consecutive elements in order, then the parts of a
+ * run that goes on into the next work-items and tiles are added in order
+ * (docs/ACCURACY.md). n = 0 gives a count of 0.
+ * @return : CLPRIM_SUCCESS once the work is enqueued (and the count read when
+ *           count is set); or CLPRIM_ERROR_INVALID_ARGUMENT (NULL ctx or
+ *           buffer, float keys, a bad type, an output that is an input or
+ *           another output), CLPRIM_ERROR_BUFFER_TOO_SMALL,
+ *           CLPRIM_ERROR_UNSUPPORTED_TYPE (double without fp64),
+ *           CLPRIM_ERROR_SIZE_TOO_LARGE, CL_INVALID_CONTEXT, a kernel build
+ *           error or another OpenCL code. Nothing is written on error. */
+CLPRIM_API clprim_status clprim_reduce_by_key(clprim_context *ctx, clprim_type key_type,
+                                              cl_mem keys, clprim_type value_type, cl_mem values,
+                                              size_t n, cl_mem unique_keys, cl_mem sums,
+                                              cl_mem count_buffer, uint64_t *count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,453 @@
+/* histogram.cl: dense reduce-by-key (sums and counts per key in [0, BINS))
+ * and histograms of values into even-width bins over [lo, hi).
+ *
+ * Every element gets a bin (its key, or (x - lo) * scale for a value
+ * histogram) or a class outside the bins (key out of range; value below lo,
+ * at or above hi, or NaN). Work-items take chunks of ITEMS = 4 * QUADS
+ * consecutive elements (a grid-stride loop over chunks, its trip count
+ * uniform per work-group so subgroup operations stay converged), issue all
+ * of a chunk's vector loads before using any (a load per element and then
+ * dependent work left the loop latency-bound), and emit (bin, sum, count):
+ *  - hist_local (bins fit in local memory): per-work-group bins in local
+ *    memory, COPIES copies spread over the subgroups to cut contention,
+ *    merged into the output with global atomics at the end. With
+ *    LOCAL_RUNS, runs of equal bins are added in registers first (the host
+ *    sets it for sums), else every element goes to a local atomic;
+ *  - hist_global: global atomics, runs of equal bins added in registers
+ *    first. With -DNV_FAST (nv_ptx on compute capability >= 7.0) lanes of a
+ *    warp with the same bin find each other with match.any and add their
+ *    values in a shuffle tree before one lane issues the atomic (Westphal,
+ *    "Voting and shuffling to optimize atomic operations", NVIDIA 2015),
+ *    counts and integer sums use red.global.add (no value returned) and
+ *    float / double sums the native red.global.add.f32 / .f64; on other
+ *    subgroup paths one round of leader election (subgroup reductions, any
+ *    subgroup size) combines the lanes that share the first emitting lane's
+ *    bin. AGGREGATE says which runs are aggregated so: 0 none, 1 all, 2 (the
+ *    host's default on GPUs) each work-item's last run of a chunk, the one
+ *    that sorted or clustered keys share with the neighbouring lanes. Float
+ *    sums otherwise use 32-bit and double sums 64-bit compare-and-swap
+ *    (cl_khr_int64_base_atomics), int64 sums atom_add on 64-bit integers.
+ *    The host sets AGGREGATE=0 on CPU devices: PoCL 5 runs subgroup
+ *    operations as work-group barriers, gains nothing from them, and its
+ *    compiled kernel crashed (segfault; seen with float sums, whose
+ *    compare-and-swap loop sits between those barriers).
+ * Counts outside the bins: per work-item in registers, one work-group
+ * reduction and one atomic per work-group at the end.
+ *
+ * Build options: -DWG (a power of two, a multiple of 32 on nv_ptx), -DCOPIES
+ * and -DLOCAL_RUNS=0|1 (hist_local), -DQUADS, -DAGGREGATE=0|1|2, and
+ *   keys:   -DMODE_KEYS -DX_T=int|uint (a key is read as uint: negatives are
+ *           out of range)
+ *   values: -DX_T=int|uint|long|ulong|float|double, -DX_FLOAT=0|1
+ *   -DV_T=int|long|float|double and -DS_T (the type sums are added in: uint,
+ *   ulong, float, double) when values are summed; -DHAS_COUNTS=0|1. */
+#ifndef WG
+#define WG 256
+#endif
+#ifndef COPIES
+#define COPIES 1
+#endif
+#ifndef X_T
+#define X_T uint
+#define MODE_KEYS 1
+#endif
+#ifndef X_FLOAT
+#define X_FLOAT 0
+#endif
+#ifndef HAS_COUNTS
+#define HAS_COUNTS 1
+#endif
+#ifdef V_T
+#define HAS_VALUES 1
+#else
+#define HAS_VALUES 0
+#define V_T uint
+#define S_T uint
+#endif
+
+#ifndef QUADS
+#define QUADS 4 /* 4-vectors per work-item per chunk */
+#endif
+#define ITEMS (4 * QUADS)
+#ifndef AGGREGATE
+#define AGGREGATE                                                                                  \
+  2 /* hist_global's peer aggregation across lanes: 0 none, 1 every run,                           \
+       2 each work-item's last run of a chunk */
+#endif
+
+#ifndef LOCAL_RUNS
+#define LOCAL_RUNS 1 /* hist_local adds runs of equal bins in registers first */
+#endif
+
+#define X4 CLPRIM_CAT(X_T, 4)
+#define V4 CLPRIM_CAT(V_T, 4)
+
+#ifdef cl_khr_int64_base_atomics
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#endif
+
+#define NO_BIN 0xFFFFFFFFu /* never a bin: the host keeps bins <= 2^31 */
+
+/* Classes of elements outside the bins; outside[] in the output. */
+#define OUT_BELOW 0 /* value < lo, or (keys) key out of range */
+#define OUT_ABOVE 1 /* value >= hi */
+#define OUT_NAN 2
+
+/* ------------------------------------------------------------- bins */
+
+/* The bin of x, or NO_BIN with *cls set to its class. */
+CLPRIM_INLINE uint bin_of(X_T x, uint bins, X_T lo, X_T hi, X_T scale, ulong range, uint *cls) {
+#ifdef MODE_KEYS
+  uint b = as_uint(x);
+  *cls = OUT_BELOW;
+  return b < bins ? b : NO_BIN;
+#elif X_FLOAT
+  if (isnan(x)) {
+    *cls = OUT_NAN;
+    return NO_BIN;
+  }
+  if (x < lo) {
+    *cls = OUT_BELOW;
+    return NO_BIN;
+  }
+  if (x >= hi) {
+    *cls = OUT_ABOVE;
+    return NO_BIN;
+  }
+  /* The same operations as the host's reference: one subtraction and one
+   * multiplication in X_T, truncated; rounding up to bins is clamped. */
+  X_T t = (x - lo) * scale;
+  uint b = (uint)t;
+  return b < bins ? b : bins - 1;
+#else
+  if (x < lo) {
+    *cls = OUT_BELOW;
+    return NO_BIN;
+  }
+  if (x >= hi) {
+    *cls = OUT_ABOVE;
+    return NO_BIN;
+  }
+  /* (x - lo) * bins / (hi - lo) exactly: the host keeps range * bins < 2^64. */
+  ulong d = (ulong)x - (ulong)lo;
+  return (uint)(d * bins / range);
+#endif
+}
+
+/* ---------------------------------------------------------- atomics */
+
+/* Counts: red (no value returned) on nv_ptx, else atomic_add. */
+CLPRIM_INLINE void count_add(__global uint *p, uint c) {
+#ifdef NV_FAST
+  asm volatile("red.global.add.u32 [%0], %1;" : : "l"((ulong)p), "r"(c) : "memory");
+#else
+  atomic_add((volatile __global uint *)p, c);
+#endif
+}
+
+CLPRIM_INLINE void global_add(__global S_T *p, S_T v) {
+#if !HAS_VALUES
+  (void)p, (void)v;
+#elif defined(NV_FAST) && defined(V_IS_LONG)
+  asm volatile("red.global.add.u64 [%0], %1;" : : "l"((ulong)p), "l"(v) : "memory");
+#elif defined(NV_FAST) && !defined(V_IS_FLOAT) && !defined(V_IS_DOUBLE)
+  asm volatile("red.global.add.u32 [%0], %1;" : : "l"((ulong)p), "r"(v) : "memory");
+#elif defined(NV_FAST) && defined(V_IS_FLOAT)
+  asm volatile("red.global.add.f32 [%0], %1;" : : "l"((ulong)p), "f"(v) : "memory");
+#elif defined(NV_FAST) && defined(V_IS_DOUBLE)
+  asm volatile("red.global.add.f64 [%0], %1;" : : "l"((ulong)p), "d"(v) : "memory");
+#elif defined(V_IS_FLOAT)
+  volatile __global uint *q = (volatile __global uint *)p;
+  uint old = 0u, seen; /* a guess (a fresh bin is 0): no plain read racing with the atomics */
+  do {
+    seen = old;
+    old = atomic_cmpxchg(q, seen, as_uint(as_float(seen) + v));
+  } while (old != seen);
+#elif defined(V_IS_DOUBLE)
+  volatile __global ulong *q = (volatile __global ulong *)p;
+  ulong old = 0ul, seen;
+  do {
+    seen = old;
+    old = atom_cmpxchg(q, seen, as_ulong(as_double(seen) + v));
+  } while (old != seen);
+#elif defined(V_IS_LONG)
+  atom_add((volatile __global ulong *)p, v);
+#else
+  atomic_add((volatile __global uint *)p, v);
+#endif
+}
+
+CLPRIM_INLINE void local_add(__local S_T *p, S_T v) {
+#if !HAS_VALUES
+  (void)p, (void)v;
+#elif defined(V_IS_FLOAT)
+  volatile __local uint *q = (volatile __local uint *)p;
+  uint old = 0u, seen; /* a guess (a fresh bin is 0): no plain read racing with the atomics */
+  do {
+    seen = old;
+    old = atomic_cmpxchg(q, seen, as_uint(as_float(seen) + v));
+  } while (old != seen);
+#elif defined(V_IS_DOUBLE)
+  volatile __local ulong *q = (volatile __local ulong *)p;
+  ulong old = 0ul, seen;
+  do {
+    seen = old;
+    old = atom_cmpxchg(q, seen, as_ulong(as_double(seen) + v));
+  } while (old != seen);
+#elif defined(V_IS_LONG)
+  atom_add((volatile __local ulong *)p, v);
+#else
+  atomic_add((volatile __local uint *)p, v);
+#endif
+}
+
+/* ------------------------------------------- peer aggregation (nv_ptx) */
+
+#if !AGGREGATE
+#define AGGREGATE_GLOBAL 0
+#elif defined(NV_FAST) && defined(CLPRIM_PATH_NV_PTX)
+/* The lanes of the warp whose x equals this lane's (all 32 lanes call). */
+CLPRIM_INLINE uint nv_match_any(uint x) {
+  uint r;
+  asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(r) : "r"(x));
+  return r;
+}
+CLPRIM_INLINE uint lowest_bit(uint m) {
+  return 31u - clz(m & (0u - m));
+}
+
+/* Lanes with emit set and the same bin add their sums and counts in a
+ * shuffle tree (log2 of the peers' number of steps); returns 1 in the lowest
+ * lane of each group of peers, which then holds the group's totals. Every
+ * lane of the warp must call. */
+CLPRIM_INLINE int aggregate_peers(int emit, uint bin, S_T *sum, uint *count) {
+  if (!clprim_sg_ballot(emit)) return 0;
+  const uint peers = nv_match_any(emit ? bin : NO_BIN);
+  const uint lane = clprim_sg_lane();
+  uint rank = popcount(peers & clprim_sg_lanemask_lt());
+  /* Lanes that do not emit match each other (NO_BIN) but take no part. */
+  uint above = emit ? peers & (0xFFFFFFFEu << lane) : 0u;
+  S_T s = *sum;
+  uint c = *count;
+  while (clprim_sg_ballot(above != 0u)) {
+    const uint next = above ? lowest_bit(above) : lane;
+#if HAS_VALUES
+    S_T ts = CLPRIM_CAT(clprim_sg_shuffle_, S_T)(s, next);
+#endif
+    uint tc = clprim_sg_shuffle_uint(c, next);
+    if (above) {
+#if HAS_VALUES
+      s += ts;
+#endif
+      c += tc;
+    }
+    above &= clprim_sg_ballot(!(rank & 1u));
+    rank >>= 1;
+  }
+  *sum = s;
+  *count = c;
+  return emit && lane == lowest_bit(peers);
+}
+#define AGGREGATE_GLOBAL 1
+#elif defined(CLPRIM_HAS_SUBGROUPS)
+/* Any subgroup size (khr paths, nv_ptx without NV_FAST): one round of leader
+ * election. The lowest emitting lane leads; the lanes with its bin add their
+ * sums and counts by subgroup reductions and the leader issues one atomic
+ * for all of them; the other lanes issue their own. That catches the common
+ * case (sorted or clustered keys: most of a subgroup shares a bin) at a
+ * fixed cost, where a full match would loop once per distinct bin. */
+CLPRIM_INLINE int aggregate_peers(int emit, uint bin, S_T *sum, uint *count) {
+  const uint lane = clprim_sg_lane();
+  const uint leader = clprim_sg_reduce_min_uint(emit ? lane : 0xFFFFFFFFu);
+  if (leader == 0xFFFFFFFFu) return 0;
+  const uint leader_bin = clprim_sg_broadcast_uint(bin, leader);
+  const int joins = emit && bin == leader_bin;
+  const uint c = clprim_sg_reduce_add_uint(joins ? *count : 0u);
+#if HAS_VALUES
+  const S_T s = CLPRIM_CAT(clprim_sg_reduce_add_, S_T)(joins ? *sum : (S_T)0);
+#endif
+  if (lane == leader) {
+    *count = c;
+#if HAS_VALUES
+    *sum = s;
+#endif
+    return 1;
+  }
+  return emit && !joins;
+}
+#define AGGREGATE_GLOBAL 1
+#else
+#define AGGREGATE_GLOBAL 0
+#endif
+
+/* ------------------------------------------------------- the loop */
+
+/* Processes chunk c (ITEMS consecutive elements of this work-item): all its
+ * loads are issued first (QUADS vector loads of keys / values in flight per
+ * work-item), then bins, runs of equal bins added in registers, and one
+ * EMIT(flag, bin, sum, count) per run (EMIT_LAST for the chunk's last run),
+ * macros of each kernel; without RUNS one EMIT per element. Every
+ * work-item reaches EMIT and EMIT_LAST equally often (flag says whether it
+ * holds a run), so subgroup operations in them stay converged. */
+#define PROCESS_CHUNK(EMIT, EMIT_LAST, RUNS)                                                       \
+  do {                                                                                             \
+    const ulong first = c * ITEMS;                                                                 \
+    X_T x[ITEMS];                                                                                  \
+    V_T v[ITEMS];                                                                                  \
+    if (first + ITEMS <= n) {                                                                      \
+      for (int u = 0; u < QUADS; ++u) {                                                            \
+        const X4 xq = ((const __global X4 *)in)[c * QUADS + u];                                    \
+        x[4 * u] = xq.s0, x[4 * u + 1] = xq.s1, x[4 * u + 2] = xq.s2, x[4 * u + 3] = xq.s3;        \
+      }                                                                                            \
+      for (int u = 0; u < QUADS; ++u) {                                                            \
+        V4 vq = (V4)0;                                                                             \
+        if (HAS_VALUES) vq = ((const __global V4 *)values)[c * QUADS + u];                         \
+        v[4 * u] = vq.s0, v[4 * u + 1] = vq.s1, v[4 * u + 2] = vq.s2, v[4 * u + 3] = vq.s3;        \
+      }                                                                                            \
+    } else {                                                                                       \
+      for (int j = 0; j < ITEMS; ++j) {                                                            \
+        const int ok_ = first + j < n;                                                             \
+        x[j] = ok_ ? in[first + j] : (X_T)0;                                                       \
+        v[j] = (HAS_VALUES && ok_) ? values[first + j] : (V_T)0;                                   \
+      }                                                                                            \
+    }                                                                                              \
+    uint cur = NO_BIN, cnt = 0;                                                                    \
+    S_T acc = 0;                                                                                   \
+    for (int j = 0; j < ITEMS; ++j) {                                                              \
+      const int ok = first + j < n;                                                                \
+      uint cls = 0;                                                                                \
+      const uint b = ok ? bin_of(x[j], bins, lo, hi, scale, range, &cls) : NO_BIN;                 \
+      if (ok && b == NO_BIN) {                                                                     \
+        out_below += cls == OUT_BELOW;                                                             \
+        out_above += cls == OUT_ABOVE;                                                             \
+        out_nan += cls == OUT_NAN;                                                                 \
+      }                                                                                            \
+      if (!(RUNS)) { /* every element on its own: fewer instructions */                            \
+        EMIT(b != NO_BIN, b, (S_T)v[j], 1u);                                                       \
+        continue;                                                                                  \
+      }                                                                                            \
+      const int change = b != NO_BIN && b != cur;                                                  \
+      if (j > 0) EMIT((change && cnt > 0), cur, acc, cnt);                                         \
+      if (change) {                                                                                \
+        cur = b, acc = (S_T)v[j], cnt = 1;                                                         \
+      } else if (b != NO_BIN) {                                                                    \
+        acc += (S_T)v[j], cnt += 1;                                                                \
+      }                                                                                            \
+    }                                                                                              \
+    EMIT_LAST(cnt > 0, cur, acc, cnt);                                                             \
+  } while (0)
+
+/* The grid-stride loop over chunks; its trip count is uniform per
+ * work-group. */
+#define FOR_EACH_CHUNK(EMIT, EMIT_LAST, RUNS)                                                      \
+  const ulong chunks = (n + ITEMS - 1) / ITEMS, stride = get_global_size(0);                       \
+  for (ulong group_first = (ulong)get_group_id(0) * WG; group_first < chunks;                      \
+       group_first += stride) {                                                                    \
+    const ulong c = group_first + lid;                                                             \
+    PROCESS_CHUNK(EMIT, EMIT_LAST, RUNS);                                                          \
+  }
+
+/* Adds the work-group's outside counts to outside[0..2]: separate
+ * reductions, not a loop over them (a loop around barriers, and subgroup
+ * operations that PoCL implements with barriers, is what its kernel compiler
+ * handles least well); keys have only one class. */
+CLPRIM_INLINE void flush_outside(uint below, uint above, uint nan_count, __local uint *scratch,
+                                 __global uint *outside) {
+  const uint total_below = clprim_wg_reduce_add_uint(below, scratch);
+#ifdef MODE_KEYS
+  (void)above, (void)nan_count;
+  if (get_local_id(0) == 0 && total_below) atomic_add(&outside[OUT_BELOW], total_below);
+#else
+  const uint total_above = clprim_wg_reduce_add_uint(above, scratch);
+  const uint total_nan = clprim_wg_reduce_add_uint(nan_count, scratch);
+  if (get_local_id(0) == 0) {
+    if (total_below) atomic_add(&outside[OUT_BELOW], total_below);
+    if (total_above) atomic_add(&outside[OUT_ABOVE], total_above);
+    if (total_nan) atomic_add(&outside[OUT_NAN], total_nan);
+  }
+#endif
+}
+
+#define KERNEL_ARGS                                                                                \
+  __global const X_T *in, __global const V_T *values, ulong n, uint bins, X_T lo, X_T hi,          \
+      X_T scale, ulong range, __global uint *counts, __global S_T *sums, __global uint *outside
+
+/* Bins in local memory (COPIES * bins counts and / or sums). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+hist_local(KERNEL_ARGS, __local uint *local_counts, __local S_T *local_sums) {
+  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
+  const uint lid = (uint)get_local_id(0);
+  for (uint i = lid; i < COPIES * bins; i += WG) {
+    if (HAS_COUNTS) local_counts[i] = 0;
+    if (HAS_VALUES) local_sums[i] = 0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint base = (lid >> 5) % COPIES * bins;
+  uint out_below = 0, out_above = 0, out_nan = 0;
+#define EMIT_LOCAL(flag, bin, sum, count)                                                          \
+  if (flag) {                                                                                      \
+    if (HAS_COUNTS) atomic_add(&local_counts[base + (bin)], (count));                              \
+    if (HAS_VALUES) local_add(&local_sums[base + (bin)], (sum));                                   \
+  }
+  FOR_EACH_CHUNK(EMIT_LOCAL, EMIT_LOCAL, LOCAL_RUNS)
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint i = lid; i < bins; i += WG) {
+    uint c = 0;
+    S_T s = 0;
+    for (uint k = 0; k < COPIES; ++k) {
+      if (HAS_COUNTS) c += atomic_or(&local_counts[k * bins + i], 0u);
+      if (HAS_VALUES) s += local_sums[k * bins + i];
+    }
+    if (HAS_COUNTS && c) count_add(&counts[i], c);
+    if (HAS_VALUES && s != (S_T)0) global_add(&sums[i], s);
+  }
+  flush_outside(out_below, out_above, out_nan, scratch, outside);
+}
+
+/* Global atomics, aggregated over peers where the path allows. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void hist_global(KERNEL_ARGS) {
+  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
+  const uint lid = (uint)get_local_id(0);
+  uint out_below = 0, out_above = 0, out_nan = 0;
+#define EMIT_DIRECT(flag, bin, sum, count)                                                         \
+  if (flag) {                                                                                      \
+    if (HAS_COUNTS) count_add(&counts[bin], (count));                                              \
+    if (HAS_VALUES) global_add(&sums[bin], (sum));                                                 \
+  }
+#if AGGREGATE_GLOBAL
+#define EMIT_AGGREGATED(flag, bin, sum, count)                                                     \
+  {                                                                                                \
+    S_T s_ = (sum);                                                                                \
+    uint c_ = (count);                                                                             \
+    if (aggregate_peers((flag), (bin), &s_, &c_)) {                                                \
+      if (HAS_COUNTS) count_add(&counts[bin], c_);                                                 \
+      if (HAS_VALUES) global_add(&sums[bin], s_);                                                  \
+    }                                                                                              \
+  }
+#else
+#define EMIT_AGGREGATED EMIT_DIRECT
+#endif
+#if AGGREGATE == 2
+  /* Runs inside a chunk directly; each work-item's last run, which sorted
+   * or clustered keys share with the neighbouring lanes, aggregated. */
+  FOR_EACH_CHUNK(EMIT_DIRECT, EMIT_AGGREGATED, 1)
+#else
+  FOR_EACH_CHUNK(EMIT_AGGREGATED, EMIT_AGGREGATED, 1)
+#endif
+  flush_outside(out_below, out_above, out_nan, scratch, outside);
+}
+
+/* Zeroes the first a_words, b_words, c_words 32-bit words of a, b, c (the
+ * outputs and the outside counters before the atomics), in one launch; a
+ * kernel rather than clEnqueueFillBuffer, whose bytes Oclgrind's checks see
+ * as uninitialised when an atomic then reads them. */
+__kernel void hist_zero(__global uint *a, ulong a_words, __global uint *b, ulong b_words,
+                        __global uint *c, ulong c_words) {
+  const ulong stride = get_global_size(0);
+  for (ulong i = get_global_id(0); i < a_words; i += stride)
+    a[i] = 0u;
+  for (ulong i = get_global_id(0); i < b_words; i += stride)
+    b[i] = 0u;
+  for (ulong i = get_global_id(0); i < c_words; i += stride)
+    c[i] = 0u;
+}

@@ -1,0 +1,196 @@
+/* reduce_by_key.cl: reduce-by-key over runs of equal consecutive keys (CUB
+ * DeviceReduce::ReduceByKey semantics): each maximal run of equal keys is a
+ * segment; outputs its key, the sum of its values, and the segment count.
+ *
+ * The head-flag scan of Blelloch's segmented scan, over tiles of
+ * TILE = WG * ITEMS elements (each work-item ITEMS consecutive elements):
+ *  1. rbk_count: the heads (i == 0 or key[i] != key[i-1]) per tile, and a 0
+ *     after the last tile;
+ *  2. the host scans those counts (exclusive, uint64): tile offsets, and the
+ *     total after the last tile;
+ *  3. rbk_reduce: a work-group scan of the work-items' head counts gives
+ *     each head its segment index; every work-item adds its runs in
+ *     registers, writes the key at each head and the sum of each run that
+ *     ends inside it, and finishes its last run by adding the leading parts
+ *     of the following work-items (up to the next one with a head) from local
+ *     memory. The tile's part before its first head (its carry) goes to
+ *     `carry`;
+ *  4. rbk_fixup: for each tile with a head whose last segment goes on into
+ *     the next tiles, adds their carries (up to the next tile with a head)
+ *     to that segment's partial sum (kept in last_part) and writes it.
+ * No atomics: sums are added in a fixed order (deterministic).
+ *
+ * Build options: -DK_T=int|uint|long|ulong (keys, compared for equality),
+ * -DV_T (values), -DS_T (the type sums are added in: uint, ulong, float,
+ * double), -DWG (a power of two; a multiple of 32 on nv_ptx), -DITEMS. */
+#ifndef K_T
+#define K_T int
+#define V_T float
+#define S_T float
+#endif
+#ifndef WG
+#define WG 256
+#endif
+#ifndef ITEMS
+#define ITEMS 8
+#endif
+#define TILE ((ulong)WG * ITEMS)
+#define FIX_CHUNK 16
+
+/* Full runs of ITEMS (a multiple of 4) consecutive elements are read through
+ * aligned 4-vector pointers, all loads issued together (vload compiles to
+ * scalar loads on NVIDIA; 8-vectors of double were split into scalar loads
+ * by LLVM's NVPTX back end). */
+#if ITEMS % 4 == 0
+#define LOAD_ITEMS(T, p, i, out)                                                                   \
+  do {                                                                                             \
+    const __global CLPRIM_CAT(T, 4) *q_ = (const __global CLPRIM_CAT(T, 4) *)(p) + (i) / 4;        \
+    for (int u_ = 0; u_ < ITEMS / 4; ++u_) {                                                       \
+      const CLPRIM_CAT(T, 4) a_ = q_[u_];                                                          \
+      out[4 * u_] = a_.s0, out[4 * u_ + 1] = a_.s1, out[4 * u_ + 2] = a_.s2;                       \
+      out[4 * u_ + 3] = a_.s3;                                                                     \
+    }                                                                                              \
+  } while (0)
+#endif
+
+/* Loads this work-item's ITEMS keys and the key before them; sets valid
+ * elements' head flags and returns the number of heads. */
+CLPRIM_INLINE uint load_heads(__global const K_T *keys, ulong n, ulong first, K_T *k, int *head) {
+  K_T prev = first > 0 && first <= n ? keys[first - 1] : (K_T)0;
+  uint heads = 0;
+#ifdef LOAD_ITEMS
+  if (first + ITEMS <= n) {
+    LOAD_ITEMS(K_T, keys, first, k);
+  } else
+#endif
+  {
+    for (int j = 0; j < ITEMS; ++j)
+      k[j] = first + j < n ? keys[first + j] : (K_T)0;
+  }
+  for (int j = 0; j < ITEMS; ++j) {
+    const ulong i = first + j;
+    head[j] = i < n && (i == 0 || k[j] != prev);
+    heads += (uint)head[j];
+    prev = k[j];
+  }
+  return heads;
+}
+
+/* Phase 1: tile_counts[t] = the heads in tile t; tile_counts[tiles] = 0. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+rbk_count(__global const K_T *keys, ulong n, __global ulong *tile_counts) {
+  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
+  const ulong first = (ulong)get_group_id(0) * TILE + (ulong)get_local_id(0) * ITEMS;
+  K_T k[ITEMS];
+  int head[ITEMS];
+  const uint heads = load_heads(keys, n, first, k, head);
+  const uint total = clprim_wg_reduce_add_uint(heads, scratch);
+  if (get_local_id(0) == 0) {
+    tile_counts[get_group_id(0)] = total;
+    if (get_group_id(0) == get_num_groups(0) - 1) tile_counts[get_num_groups(0)] = 0;
+  }
+}
+
+/* Phase 3: keys at heads, segment sums, tile carries (see above). offsets:
+ * the scanned tile counts. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+rbk_reduce(__global const K_T *keys, __global const V_T *values, ulong n,
+           __global const ulong *offsets, __global K_T *unique_keys, __global S_T *sums,
+           __global S_T *carry, __global S_T *last_part) {
+  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
+  __local S_T leading[WG]; /* each work-item's sum before its first head */
+  __local uint head_count[WG];
+  const uint lid = (uint)get_local_id(0);
+  const ulong first = (ulong)get_group_id(0) * TILE + (ulong)lid * ITEMS;
+  K_T k[ITEMS];
+  int head[ITEMS];
+  const uint heads = load_heads(keys, n, first, k, head);
+  uint tile_heads;
+  const uint before = clprim_wg_scan_excl_add_uint(heads, scratch, &tile_heads);
+  V_T v[ITEMS];
+#ifdef LOAD_ITEMS
+  if (first + ITEMS <= n) {
+    LOAD_ITEMS(V_T, values, first, v);
+  } else
+#endif
+  {
+    for (int j = 0; j < ITEMS; ++j)
+      v[j] = first + j < n ? values[first + j] : (V_T)0;
+  }
+  ulong next_segment = offsets[get_group_id(0)] + before, current = 0;
+  S_T lead = 0, run = 0;
+  int seen = 0;
+  for (int j = 0; j < ITEMS; ++j) {
+    const ulong i = first + j;
+    if (i >= n) break;
+    const S_T x = (S_T)v[j];
+    if (head[j]) {
+      if (seen) sums[current] = run; /* a run that ends inside this work-item */
+      current = next_segment++;
+      unique_keys[current] = k[j];
+      run = x;
+      seen = 1;
+    } else if (seen) {
+      run += x;
+    } else {
+      lead += x;
+    }
+  }
+  leading[lid] = lead;
+  head_count[lid] = heads;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (seen) {
+    /* The last run goes on through the following work-items' leading parts. */
+    for (uint m = lid + 1; m < WG; ++m) {
+      run += leading[m];
+      if (head_count[m]) break;
+    }
+    sums[current] = run;
+    /* The tile's last segment: rbk_fixup adds the next tiles' carries to
+     * this copy (it never reads the caller's buffer back). */
+    if (current == offsets[get_group_id(0)] + tile_heads - 1) last_part[get_group_id(0)] = run;
+  }
+  if (lid == 0) {
+    S_T c = 0;
+    for (uint m = 0; m < WG; ++m) {
+      c += leading[m];
+      if (head_count[m]) break;
+    }
+    carry[get_group_id(0)] = c;
+  }
+}
+
+/* Phase 4, one work-item per tile: the tile's last segment gets the carries
+ * of the following tiles that continue it. */
+__kernel void rbk_fixup(__global const K_T *keys, ulong n, __global const ulong *offsets,
+                        ulong tiles, __global const S_T *carry, __global const S_T *last_part,
+                        __global S_T *sums) {
+  const ulong t = get_global_id(0);
+  if (t >= tiles || offsets[t + 1] == offsets[t]) return;
+  const ulong last = offsets[t + 1] - 1;
+  S_T acc = last_part[t];
+  int continued = 0, done = 0;
+  /* The following tiles FIX_CHUNK at a time, their loads issued together (a
+   * segment over many tiles would otherwise wait on one load per tile). */
+  for (ulong chunk = t + 1; chunk < tiles && !done; chunk += FIX_CHUNK) {
+    int starts_run[FIX_CHUNK], has_head[FIX_CHUNK];
+    S_T part[FIX_CHUNK];
+    for (int k = 0; k < FIX_CHUNK; ++k) {
+      const ulong u = chunk + k;
+      const int valid = u < tiles;
+      starts_run[k] = !valid || keys[u * TILE] != keys[u * TILE - 1];
+      has_head[k] = !valid || offsets[u + 1] != offsets[u];
+      part[k] = valid ? carry[u] : (S_T)0;
+    }
+    for (int k = 0; k < FIX_CHUNK && !done; ++k) {
+      if (starts_run[k]) {
+        done = 1;
+      } else {
+        acc += part[k];
+        continued = 1;
+        done = has_head[k];
+      }
+    }
+  }
+  if (continued) sums[last] = acc;
+}

@@ -1,0 +1,647 @@
+/* test_histogram: dense reduce-by-key (sums and counts per key), keys-only
+ * histograms and even-width value histograms against a CPU reference, for
+ * every key / value type and path the device runs: few keys (1, 2, 256),
+ * keys around the local-memory limit (both kernels), 2^20 keys, sizes around
+ * the vector and work-group boundaries, random / sorted / partly sorted
+ * keys, keys out of range (negative, == K, huge), values below lo, at lo,
+ * at hi, above, NaN; float sums within the bound of docs/ACCURACY.md, integer
+ * sums exact; every error case with nothing written. */
+#include "common.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct test_contexts contexts;
+
+static int setup(void **state) {
+  (void)state;
+  test_open_contexts(&contexts);
+  return 0;
+}
+static int teardown(void **state) {
+  (void)state;
+  test_close_contexts(&contexts);
+  return 0;
+}
+
+static const char *ctx_path(clprim_context *ctx) {
+  clprim_device_info info;
+  clprim_context_get_info(ctx, &info);
+  return clprim_path_name(info.path);
+}
+
+/* With $CLPRIM_TEST_VERBOSE set, each call is printed (and flushed) before it
+ * runs: a crash inside a runtime then names its call. */
+static void announce(const char *fmt, ...) {
+  if (!getenv("CLPRIM_TEST_VERBOSE")) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  putchar('\n');
+  fflush(stdout);
+}
+
+static int is_float(clprim_type t) {
+  return t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE;
+}
+
+/* Sizes around 4-element quads and work-group tiles (256 or 64 work-items
+ * times 4). */
+static size_t test_sizes(size_t *sizes) {
+  size_t k = 0;
+  const size_t fixed[] = {0, 1, 3, 4, 5, 255, 256, 257, 1023, 1024, 1025};
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; ++i)
+    sizes[k++] = fixed[i];
+  if (!test_small()) sizes[k++] = 100003, sizes[k++] = ((size_t)1 << 20) + 5;
+  return k;
+}
+
+enum key_order { KEYS_RANDOM, KEYS_SORTED, KEYS_PARTLY_SORTED, KEY_ORDERS };
+static const char *const order_name[KEY_ORDERS] = {"random", "sorted", "partly sorted"};
+
+/* n keys in [0, K), with about 1 in 16 out of range (negative when signed,
+ * K, huge) when `invalid` is set. */
+static void make_keys(uint32_t *keys, size_t n, size_t K, enum key_order order, int invalid,
+                      int is_signed) {
+  for (size_t i = 0; i < n; ++i) {
+    if (order == KEYS_RANDOM)
+      keys[i] = (uint32_t)(test_rand() % K);
+    else
+      keys[i] = (uint32_t)((uint64_t)i * K / (n ? n : 1));
+  }
+  if (order == KEYS_PARTLY_SORTED) /* each key moves to a neighbour with probability 1/2 */
+    for (size_t i = 0; i + 1 < n; ++i)
+      if (test_rand() % 2) {
+        uint32_t t = keys[i];
+        keys[i] = keys[i + 1], keys[i + 1] = t;
+      }
+  if (invalid)
+    for (size_t i = 0; i < n; ++i) {
+      uint64_t r = test_rand();
+      if (r % 16) continue;
+      switch ((r >> 8) % 3) {
+      case 0:
+        keys[i] = is_signed ? (uint32_t) - (int32_t)(1 + (r >> 16) % 1000) : 0xFFFFFFFFu;
+        break;
+      case 1:
+        keys[i] = (uint32_t)K;
+        break;
+      default:
+        keys[i] = is_signed ? 0x7FFFFFFFu : 0x80000000u + (uint32_t)(r >> 40);
+        break;
+      }
+    }
+}
+
+static int key_valid(uint32_t key, size_t K) {
+  return key < K;
+}
+
+/* --------------------------------------------------- reduce-by-key */
+
+static double value_f(clprim_type t, const void *p, size_t i) {
+  return t == CLPRIM_FLOAT ? ((const float *)p)[i] : ((const double *)p)[i];
+}
+static uint64_t value_u(clprim_type t, const void *p, size_t i) {
+  switch (t) {
+  case CLPRIM_INT32:
+    return (uint64_t)(int64_t)((const int32_t *)p)[i];
+  case CLPRIM_UINT32:
+    return ((const uint32_t *)p)[i];
+  default:
+    return ((const uint64_t *)p)[i];
+  }
+}
+
+/* One dense reduce-by-key (sums, and counts when with_counts), checked. */
+static void check_rbk(clprim_context *ctx, clprim_type kt, clprim_type vt, size_t n, size_t K,
+                      enum key_order order, int with_counts) {
+  const size_t vs = clprim_type_size(vt);
+  uint32_t *keys = malloc((n ? n : 1) * 4);
+  unsigned char *values = malloc((n ? n : 1) * vs);
+  unsigned char *sums = malloc(K * vs);
+  uint32_t *counts = malloc(K * 4), *want_counts = calloc(K, 4);
+  uint64_t *want_u = calloc(K, 8);
+  double *want_f = calloc(K, sizeof(double)), *abs_f = calloc(K, sizeof(double));
+  assert_true(keys && values && sums && counts && want_counts && want_u && want_f && abs_f);
+  make_keys(keys, n, K, order, 1, kt == CLPRIM_INT32);
+  test_random(vt, values, n, 1);
+  uint64_t want_invalid = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!key_valid(keys[i], K)) {
+      ++want_invalid;
+      continue;
+    }
+    want_counts[keys[i]]++;
+    if (is_float(vt)) {
+      double x = value_f(vt, values, i);
+      want_f[keys[i]] += x, abs_f[keys[i]] += fabs(x);
+    } else {
+      want_u[keys[i]] += value_u(vt, values, i);
+    }
+  }
+  cl_mem dkeys = test_buffer(ctx, (n ? n : 1) * 4, keys);
+  cl_mem dvalues = test_buffer(ctx, (n ? n : 1) * vs, values);
+  /* Outputs start as garbage: they are overwritten. */
+  memset(sums, 0xA5, K * vs);
+  memset(counts, 0xA5, K * 4);
+  cl_mem dsums = test_buffer(ctx, K * vs, sums), dcounts = test_buffer(ctx, K * 4, counts);
+  uint64_t invalid = 12345;
+  announce("reduce_by_key_dense %s keys, %s values, n=%zu, K=%zu, %s%s, path %s",
+           clprim_type_name(kt), clprim_type_name(vt), n, K, order_name[order],
+           with_counts ? ", counts" : "", ctx_path(ctx));
+  TEST_OK(clprim_reduce_by_key_dense(ctx, kt, dkeys, vt, dvalues, n, K, dsums,
+                                     with_counts ? dcounts : NULL, &invalid));
+  test_read(ctx, dsums, K * vs, sums);
+  test_read(ctx, dcounts, K * 4, counts);
+  char what[200];
+  snprintf(what, sizeof what, "reduce_by_key_dense %s keys, %s values, n=%zu, K=%zu, %s%s, path %s",
+           clprim_type_name(kt), clprim_type_name(vt), n, K, order_name[order],
+           with_counts ? ", counts" : "", ctx_path(ctx));
+  if (invalid != want_invalid)
+    fail_msg("%s: invalid %llu, expected %llu", what, (unsigned long long)invalid,
+             (unsigned long long)want_invalid);
+  const double u = vt == CLPRIM_FLOAT ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+  for (size_t k = 0; k < K; ++k) {
+    if (with_counts && counts[k] != want_counts[k])
+      fail_msg("%s: count[%zu] = %u, expected %u", what, k, counts[k], want_counts[k]);
+    if (!with_counts && counts[k] != 0xA5A5A5A5u) fail_msg("%s: counts written", what);
+    if (is_float(vt)) {
+      double g = value_f(vt, sums, k);
+      /* Any order of m additions: within m u sum|x| (docs/ACCURACY.md). */
+      double bound =
+          (double)want_counts[k] * u * abs_f[k] + (vt == CLPRIM_FLOAT ? FLT_MIN : DBL_MIN);
+      if (!(fabs(g - want_f[k]) <= bound))
+        fail_msg("%s: sum[%zu] = %.17g, expected %.17g (bound %.3g)", what, k, g, want_f[k], bound);
+    } else {
+      uint64_t g = value_u(vt, sums, k), w = want_u[k];
+      if (vs == 4) g = (uint32_t)g, w = (uint32_t)w;
+      if (g != w)
+        fail_msg("%s: sum[%zu] = %llu, expected %llu", what, k, (unsigned long long)g,
+                 (unsigned long long)w);
+    }
+  }
+  clReleaseMemObject(dkeys);
+  clReleaseMemObject(dvalues);
+  clReleaseMemObject(dsums);
+  clReleaseMemObject(dcounts);
+  free(keys), free(values), free(sums), free(counts), free(want_counts), free(want_u);
+  free(want_f), free(abs_f);
+}
+
+/* Key counts: few, around the local-memory limit (both kernels), many. */
+static size_t key_counts(clprim_context *ctx, int has_counts, size_t sum_size, size_t *ks) {
+  size_t k = 0, local_max = clprim__histogram_local_max(ctx, has_counts, sum_size);
+  ks[k++] = 1, ks[k++] = 2, ks[k++] = 256;
+  if (!test_small()) {
+    ks[k++] = local_max, ks[k++] = local_max + 1;
+    ks[k++] = (size_t)1 << 20;
+  } else {
+    ks[k++] = local_max + 1;
+  }
+  return k;
+}
+
+static void test_rbk_type(clprim_type vt) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx) continue;
+    if (clprim__check_type(ctx, vt) != CLPRIM_SUCCESS ||
+        (clprim_type_size(vt) == 8 && !ctx->info.has_int64_atomics)) {
+      printf("%s sums on %s: skipped (no fp64 or 64-bit atomics)\n", clprim_type_name(vt),
+             clprim_path_name((clprim_path)p));
+      continue;
+    }
+    size_t sizes[20], ns = test_sizes(sizes), ks[8];
+    for (int with_counts = 0; with_counts < 2; ++with_counts) {
+      size_t nk = key_counts(ctx, with_counts, clprim_type_size(vt), ks);
+      for (size_t ki = 0; ki < nk; ++ki)
+        for (size_t s = 0; s < ns; ++s) {
+          /* Large K with the largest sizes only; under Oclgrind few sizes. */
+          if (ks[ki] > 4096 && sizes[s] < 100000 && sizes[s] != 1025) continue;
+          if (test_small() && s % 3 != 1) continue;
+          enum key_order order = (enum key_order)((s + ki + (size_t)with_counts) % KEY_ORDERS);
+          clprim_type kt = (s + ki) % 2 ? CLPRIM_INT32 : CLPRIM_UINT32;
+          check_rbk(ctx, kt, vt, sizes[s], ks[ki], order, with_counts);
+        }
+    }
+  }
+}
+
+static void test_rbk_int32(void **state) {
+  (void)state, test_rbk_type(CLPRIM_INT32);
+}
+static void test_rbk_uint32(void **state) {
+  (void)state, test_rbk_type(CLPRIM_UINT32);
+}
+static void test_rbk_int64(void **state) {
+  (void)state, test_rbk_type(CLPRIM_INT64);
+}
+static void test_rbk_uint64(void **state) {
+  (void)state, test_rbk_type(CLPRIM_UINT64);
+}
+static void test_rbk_float(void **state) {
+  (void)state, test_rbk_type(CLPRIM_FLOAT);
+}
+static void test_rbk_double(void **state) {
+  (void)state, test_rbk_type(CLPRIM_DOUBLE);
+}
+
+/* ---------------------------------------------------- keys histogram */
+
+static void check_keys_hist(clprim_context *ctx, clprim_type kt, size_t n, size_t K,
+                            enum key_order order) {
+  uint32_t *keys = malloc((n ? n : 1) * 4), *counts = malloc(K * 4), *want = calloc(K, 4);
+  assert_true(keys && counts && want);
+  make_keys(keys, n, K, order, 1, kt == CLPRIM_INT32);
+  uint64_t want_invalid = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (key_valid(keys[i], K))
+      want[keys[i]]++;
+    else
+      ++want_invalid;
+  memset(counts, 0x5A, K * 4);
+  cl_mem dkeys = test_buffer(ctx, (n ? n : 1) * 4, keys), dcounts = test_buffer(ctx, K * 4, counts);
+  uint64_t invalid = 999;
+  announce("histogram_keys %s, n=%zu, K=%zu, %s, path %s", clprim_type_name(kt), n, K,
+           order_name[order], ctx_path(ctx));
+  TEST_OK(clprim_histogram_keys(ctx, kt, dkeys, n, K, dcounts, n % 2 ? &invalid : NULL));
+  test_read(ctx, dcounts, K * 4, counts);
+  for (size_t k = 0; k < K; ++k)
+    if (counts[k] != want[k])
+      fail_msg("histogram_keys %s, n=%zu, K=%zu, %s, path %s: count[%zu] = %u, expected %u",
+               clprim_type_name(kt), n, K, order_name[order], ctx_path(ctx), k, counts[k], want[k]);
+  if (n % 2 && invalid != want_invalid)
+    fail_msg("histogram_keys n=%zu K=%zu: invalid %llu, expected %llu", n, K,
+             (unsigned long long)invalid, (unsigned long long)want_invalid);
+  if (!(n % 2) && invalid != 999) fail_msg("histogram_keys: invalid written though not asked for");
+  clReleaseMemObject(dkeys);
+  clReleaseMemObject(dcounts);
+  free(keys), free(counts), free(want);
+}
+
+static void test_keys(void **state) {
+  (void)state;
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx) continue;
+    size_t sizes[20], ns = test_sizes(sizes), ks[8], nk = key_counts(ctx, 1, 0, ks);
+    for (size_t ki = 0; ki < nk; ++ki)
+      for (size_t s = 0; s < ns; ++s) {
+        if (ks[ki] > 4096 && sizes[s] < 100000 && sizes[s] != 257) continue;
+        if (test_small() && s % 2) continue;
+        for (int kt = 0; kt < 2; ++kt)
+          check_keys_hist(ctx, (clprim_type)kt, sizes[s], ks[ki],
+                          (enum key_order)((s + ki + (size_t)kt) % KEY_ORDERS));
+      }
+  }
+}
+
+/* ---------------------------------------------------- value histogram */
+
+/* The reference bin of element i, or -1 below, -2 above, -3 NaN. */
+static long ref_bin(clprim_type t, const void *p, size_t i, clprim_value lo, clprim_value hi,
+                    size_t bins) {
+  switch (t) {
+  case CLPRIM_FLOAT: {
+    float x = ((const float *)p)[i];
+    if (isnan(x)) return -3;
+    if (x < lo.f32) return -1;
+    if (x >= hi.f32) return -2;
+    float scale = (float)bins / (hi.f32 - lo.f32);
+    float r = (x - lo.f32) * scale;
+    uint32_t b = (uint32_t)r;
+    return b < bins ? (long)b : (long)bins - 1;
+  }
+  case CLPRIM_DOUBLE: {
+    double x = ((const double *)p)[i];
+    if (isnan(x)) return -3;
+    if (x < lo.f64) return -1;
+    if (x >= hi.f64) return -2;
+    double scale = (double)bins / (hi.f64 - lo.f64);
+    double r = (x - lo.f64) * scale;
+    uint32_t b = (uint32_t)r;
+    return b < bins ? (long)b : (long)bins - 1;
+  }
+  case CLPRIM_INT32:
+  case CLPRIM_INT64: {
+    int64_t x = t == CLPRIM_INT32 ? ((const int32_t *)p)[i] : ((const int64_t *)p)[i];
+    int64_t l = t == CLPRIM_INT32 ? lo.i32 : lo.i64, h = t == CLPRIM_INT32 ? hi.i32 : hi.i64;
+    if (x < l) return -1;
+    if (x >= h) return -2;
+    unsigned __int128 d = (uint64_t)x - (uint64_t)l, range = (uint64_t)h - (uint64_t)l;
+    return (long)(d * bins / range);
+  }
+  default: {
+    uint64_t x = t == CLPRIM_UINT32 ? ((const uint32_t *)p)[i] : ((const uint64_t *)p)[i];
+    uint64_t l = t == CLPRIM_UINT32 ? lo.u32 : lo.u64, h = t == CLPRIM_UINT32 ? hi.u32 : hi.u64;
+    if (x < l) return -1;
+    if (x >= h) return -2;
+    unsigned __int128 d = x - l, range = h - l;
+    return (long)(d * bins / range);
+  }
+  }
+}
+
+static void set_elem(clprim_type t, void *p, size_t i, double f, int64_t v) {
+  switch (t) {
+  case CLPRIM_FLOAT:
+    ((float *)p)[i] = (float)f;
+    break;
+  case CLPRIM_DOUBLE:
+    ((double *)p)[i] = f;
+    break;
+  case CLPRIM_INT32:
+  case CLPRIM_UINT32:
+    ((int32_t *)p)[i] = (int32_t)v;
+    break;
+  default:
+    ((int64_t *)p)[i] = v;
+    break;
+  }
+}
+
+static void check_even(clprim_context *ctx, clprim_type t, size_t n, size_t bins) {
+  const size_t es = clprim_type_size(t);
+  unsigned char *data = malloc((n ? n : 1) * es);
+  uint32_t *counts = malloc(bins * 4), *want = calloc(bins, 4);
+  assert_true(data && counts && want);
+  clprim_value lo, hi;
+  memset(&lo, 0, sizeof lo), memset(&hi, 0, sizeof hi);
+  /* Data spread over [lo - w/8, hi + w/8) and the edge cases. */
+  double flo = -0.75, fhi = 1.25;
+  int64_t ilo = t == CLPRIM_UINT32 || t == CLPRIM_UINT64 ? 1000 : -1000, ihi = ilo + 12345;
+  switch (t) {
+  case CLPRIM_FLOAT:
+    lo.f32 = (float)flo, hi.f32 = (float)fhi;
+    break;
+  case CLPRIM_DOUBLE:
+    lo.f64 = flo, hi.f64 = fhi;
+    break;
+  case CLPRIM_INT32:
+  case CLPRIM_UINT32:
+    lo.i32 = (int32_t)ilo, hi.i32 = (int32_t)ihi;
+    break;
+  default:
+    lo.i64 = ilo, hi.i64 = ihi;
+    break;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    double u = test_uniform() * 1.25 - 0.125;
+    set_elem(t, data, i, flo + u * (fhi - flo), ilo + (int64_t)(u * (double)(ihi - ilo)));
+    uint64_t r = test_rand() % 64;
+    if (r == 0) set_elem(t, data, i, flo, ilo);     /* exactly lo: bin 0 */
+    if (r == 1) set_elem(t, data, i, fhi, ihi);     /* exactly hi: above */
+    if (r == 2) set_elem(t, data, i, fhi, ihi - 1); /* hi (above) / the last bin */
+    if (r == 3 && is_float(t)) set_elem(t, data, i, NAN, 0);
+    if (r == 4 && is_float(t)) set_elem(t, data, i, -INFINITY, 0);
+    if (r == 5 && is_float(t)) {
+      /* Just below hi: rounds to bin `bins`, clamped. */
+      if (t == CLPRIM_FLOAT)
+        ((float *)data)[i] = nextafterf((float)fhi, 0.0f);
+      else
+        ((double *)data)[i] = nextafter(fhi, 0.0);
+    }
+  }
+  uint64_t want_out[3] = {0, 0, 0};
+  for (size_t i = 0; i < n; ++i) {
+    long b = ref_bin(t, data, i, lo, hi, bins);
+    if (b >= 0)
+      want[b]++;
+    else
+      want_out[-b - 1]++;
+  }
+  /* Counts start as garbage (they are overwritten); created from host data,
+   * as Oclgrind sees a recycled buffer's bytes as uninitialised even after a
+   * kernel writes them. */
+  memset(counts, 0x3C, bins * 4);
+  cl_mem din = test_buffer(ctx, (n ? n : 1) * es, data),
+         dcounts = test_buffer(ctx, bins * 4, counts);
+  uint64_t outside[3] = {7, 7, 7};
+  announce("histogram_even %s, n=%zu, bins=%zu, path %s", clprim_type_name(t), n, bins,
+           ctx_path(ctx));
+  TEST_OK(clprim_histogram_even(ctx, t, din, n, lo, hi, bins, dcounts, outside));
+  test_read(ctx, dcounts, bins * 4, counts);
+  for (size_t b = 0; b < bins; ++b)
+    if (counts[b] != want[b])
+      fail_msg("histogram_even %s, n=%zu, bins=%zu, path %s: count[%zu] = %u, expected %u",
+               clprim_type_name(t), n, bins, ctx_path(ctx), b, counts[b], want[b]);
+  for (int k = 0; k < 3; ++k)
+    if (outside[k] != want_out[k])
+      fail_msg("histogram_even %s, n=%zu, bins=%zu, path %s: outside[%d] = %llu, expected %llu",
+               clprim_type_name(t), n, bins, ctx_path(ctx), k, (unsigned long long)outside[k],
+               (unsigned long long)want_out[k]);
+  clReleaseMemObject(din);
+  clReleaseMemObject(dcounts);
+  free(data), free(counts), free(want);
+}
+
+static void test_even(void **state) {
+  (void)state;
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx) continue;
+    size_t local_max = clprim__histogram_local_max(ctx, 1, 0);
+    size_t sizes[20], ns = test_sizes(sizes);
+    const size_t bin_counts[] = {1, 7, 256, local_max + 1, (size_t)1 << 20};
+    for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t) {
+      if (clprim__check_type(ctx, (clprim_type)t) != CLPRIM_SUCCESS) continue;
+      for (size_t bi = 0; bi < 5; ++bi)
+        for (size_t s = 0; s < ns; ++s) {
+          if (bin_counts[bi] > 4096 && (test_small() || (sizes[s] < 100000 && sizes[s] != 1025)))
+            continue;
+          if (test_small() && (s + (size_t)t) % 3) continue;
+          check_even(ctx, (clprim_type)t, sizes[s], bin_counts[bi]);
+        }
+    }
+  }
+}
+
+/* ----------------------------------------------------------------- errors */
+
+static void test_errors(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  const size_t n = 64, K = 16;
+  uint32_t keys[64];
+  double values[64];
+  for (size_t i = 0; i < n; ++i)
+    keys[i] = (uint32_t)(i % K), values[i] = (double)i;
+  uint32_t poison[16];
+  for (size_t k = 0; k < K; ++k)
+    poison[k] = 0xDEADBEEFu;
+  cl_mem dkeys = test_buffer(ctx, sizeof keys, keys),
+         dvalues = test_buffer(ctx, sizeof values, values);
+  cl_mem counts = test_buffer(ctx, K * 4, poison), sums = test_buffer(ctx, K * 8, NULL);
+  test_write(ctx, sums, K * 4, poison);
+  uint32_t sums_before[32];
+  test_read(ctx, sums, K * 8, sums_before);
+  cl_mem small = test_buffer(ctx, K * 4 - 1, NULL);
+  uint64_t invalid = 77, outside[3] = {5, 6, 7};
+  const clprim_type i32 = CLPRIM_INT32, f64 = CLPRIM_DOUBLE;
+  clprim_value lo, hi;
+  memset(&lo, 0, sizeof lo), memset(&hi, 0, sizeof hi);
+  lo.f32 = 0.0f, hi.f32 = 1.0f;
+
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_keys(NULL, i32, dkeys, n, K, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_keys(ctx, i32, NULL, n, K, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_keys(ctx, i32, dkeys, n, K, NULL, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_keys(ctx, CLPRIM_FLOAT, dkeys, n, K, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_keys(ctx, CLPRIM_INT64, dkeys, n, K, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_keys(ctx, (clprim_type)9, dkeys, n, K, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_keys(ctx, i32, dkeys, n, 0, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_keys(ctx, i32, dkeys, n, K, dkeys, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE,
+              clprim_histogram_keys(ctx, i32, dkeys, n, ((size_t)1 << 31) + 1, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE,
+              clprim_histogram_keys(ctx, i32, dkeys, (size_t)1 << 32, K, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_histogram_keys(ctx, i32, dkeys, n + 1, K, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_histogram_keys(ctx, i32, dkeys, n, K + 1, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_histogram_keys(ctx, i32, dkeys, n, K, small, &invalid));
+
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, NULL, n, K, sums, counts, &invalid));
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, NULL, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_reduce_by_key_dense(ctx, i32, dkeys, (clprim_type)-1, dvalues, n, K, sums,
+                                         counts, &invalid));
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, sums, sums, &invalid));
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, dvalues, counts, &invalid));
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, 0, sums, counts, &invalid));
+  TEST_STATUS(
+      CLPRIM_ERROR_BUFFER_TOO_SMALL,
+      clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n + 1, K, sums, counts, &invalid));
+  TEST_STATUS(
+      CLPRIM_ERROR_BUFFER_TOO_SMALL,
+      clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, small, counts, &invalid));
+  TEST_STATUS(
+      CLPRIM_ERROR_BUFFER_TOO_SMALL,
+      clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, sums, small, &invalid));
+
+  /* No 64-bit atomics: int64 and double sums refused; no fp64: double. */
+  int had = ctx->info.has_int64_atomics, had_fp64 = ctx->info.has_fp64;
+  ctx->info.has_int64_atomics = 0;
+  TEST_STATUS(
+      CLPRIM_ERROR_UNSUPPORTED_OPERATION,
+      clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, sums, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_OPERATION,
+              clprim_reduce_by_key_dense(ctx, i32, dkeys, CLPRIM_INT64, dvalues, n, K, sums, counts,
+                                         &invalid));
+  ctx->info.has_int64_atomics = had;
+  ctx->info.has_fp64 = 0;
+  TEST_STATUS(
+      CLPRIM_ERROR_UNSUPPORTED_TYPE,
+      clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K, sums, counts, &invalid));
+  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_TYPE,
+              clprim_histogram_even(ctx, f64, dvalues, n, lo, hi, K, counts, outside));
+  ctx->info.has_fp64 = had_fp64;
+
+  /* Bad bounds. */
+  clprim_value nan_v = lo;
+  nan_v.f32 = NAN;
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, hi, lo, K, counts, outside));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, lo, lo, K, counts, outside));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, nan_v, hi, K, counts, outside));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, lo, nan_v, K, counts, outside));
+  clprim_value big_lo = lo, big_hi = hi;
+  big_lo.f32 = -FLT_MAX, big_hi.f32 = FLT_MAX;
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, big_lo, big_hi, K, counts, outside));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, lo, hi, 0, counts, outside));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, lo, hi, K, NULL, outside));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_even(ctx, (clprim_type)6, dvalues, n, lo, hi, K, counts, outside));
+  clprim_value ilo, ihi;
+  memset(&ilo, 0, sizeof ilo), memset(&ihi, 0, sizeof ihi);
+  ilo.i64 = INT64_MIN, ihi.i64 = INT64_MAX;
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim_histogram_even(ctx, CLPRIM_INT64, dvalues, n / 2, ilo, ihi, 2, counts, outside));
+  memset(&ilo, 0, sizeof ilo), memset(&ihi, 0, sizeof ihi);
+  ilo.i32 = 5, ihi.i32 = 5;
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_histogram_even(ctx, CLPRIM_INT32, dvalues, n, ilo, ihi, K, counts, outside));
+  TEST_STATUS(
+      CLPRIM_ERROR_BUFFER_TOO_SMALL,
+      clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, 2 * n + 1, lo, hi, K, counts, outside));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, lo, hi, K, small, outside));
+
+  /* Buffers of another OpenCL context. */
+  cl_int err;
+  cl_device_id dev = clprim_context_device(ctx);
+  cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_mem foreign = clCreateBuffer(other, CL_MEM_READ_WRITE, K * 8, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  TEST_STATUS(CL_INVALID_CONTEXT, clprim_histogram_keys(ctx, i32, dkeys, n, K, foreign, &invalid));
+  TEST_STATUS(CL_INVALID_CONTEXT, clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K,
+                                                             foreign, counts, &invalid));
+  clReleaseMemObject(foreign);
+  clReleaseContext(other);
+
+  /* Nothing was written. */
+  uint32_t after[32];
+  test_read(ctx, counts, K * 4, after);
+  assert_memory_equal(after, poison, K * 4);
+  test_read(ctx, sums, K * 8, after);
+  assert_memory_equal(after, sums_before, K * 8);
+  assert_int_equal(invalid, 77);
+  assert_int_equal(outside[0], 5);
+  assert_int_equal(outside[2], 7);
+
+  /* n = 0 works and zeroes the outputs. */
+  TEST_OK(clprim_histogram_keys(ctx, i32, dkeys, 0, K, counts, &invalid));
+  test_read(ctx, counts, K * 4, after);
+  for (size_t k = 0; k < K; ++k)
+    assert_int_equal(after[k], 0);
+  assert_int_equal(invalid, 0);
+  clReleaseMemObject(dkeys);
+  clReleaseMemObject(dvalues);
+  clReleaseMemObject(counts);
+  clReleaseMemObject(sums);
+  clReleaseMemObject(small);
+}
+
+int main(void) {
+  test_init("test_histogram");
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_errors),    cmocka_unit_test(test_keys),
+      cmocka_unit_test(test_rbk_int32), cmocka_unit_test(test_rbk_uint32),
+      cmocka_unit_test(test_rbk_int64), cmocka_unit_test(test_rbk_uint64),
+      cmocka_unit_test(test_rbk_float), cmocka_unit_test(test_rbk_double),
+      cmocka_unit_test(test_even),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,466 @@
+/* nth_element.cl: selection by rank (nth_element, approximate selection,
+ * quantiles) and top-k.
+ *
+ * SampleSelect (Ribizel and Anzt, "Parallel selection on GPUs", Parallel
+ * Computing 2020): every element is mapped to an order-preserving unsigned
+ * KEY (floats: sign-flipped bits, -0.0 as +0.0, every NaN one key above
+ * +inf; signed integers: sign bit flipped), so one kernel family per key
+ * width serves all six types. One level:
+ *  1. nth_sample (one work-group): SAMPLE keys at pseudo-random positions,
+ *     bitonic sort in local memory, 255 splitters every SAMPLE/256 keys; also
+ *     zeroes the bucket totals.
+ *  2. nth_count: each key's bucket by a branch-free binary search of the
+ *     splitters (an implicit search tree in local memory): bucket 2j is the
+ *     open interval (s[j-1], s[j]), bucket 2j+1 the keys equal to s[j]
+ *     (equality buckets: repeated splitters from duplicates make them big,
+ *     and a rank that falls in one is answered at once). Counts per
+ *     work-group in local memory (subgroup-aggregated where there is a
+ *     ballot: peers with the same bucket add once), kept per group for
+ *     step 4 and added atomically to the totals.
+ *  3. nth_choose (one work-group): scans the totals, finds each wanted
+ *     rank's bucket, answers ranks in equality buckets, places the chosen
+ *     open buckets one after another in the next level's buffer.
+ *  4. nth_extract: the same traversal as nth_count; each work-group reserves
+ *     room for its share of each chosen bucket (its count from step 2) and
+ *     writes those keys, unordered (order does not matter to selection).
+ * A bucket of at most BASE keys is finished by nth_base: one work-group
+ * sorts it in local memory.
+ *
+ * Top-k: topk_count / topk_scatter compact the elements beyond a threshold
+ * key plus the first `need` equal to it (ties to the lowest indices), in
+ * index order; topk_sort_step / topk_gather sort them on request.
+ *
+ * Build options: -DT=int|uint|long|ulong|float|double (uint / ulong for
+ * levels after the first, which hold keys), -DT_FLOAT=0|1, -DT_SIGNED=0|1,
+ * -DKEY_BITS=32|64, -DWG (a power of two), -DITEMS (top-k elements per
+ * work-item, a multiple of 4). */
+#ifndef T
+#define T uint
+#define T_FLOAT 0
+#define T_SIGNED 0
+#define KEY_BITS 32
+#endif
+#ifndef WG
+#define WG 256
+#endif
+#ifndef ITEMS
+#define ITEMS 16
+#endif
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
+#define BUCKETS 512  /* 511 buckets; slot 511 counts NaNs */
+#define NAN_SLOT 511
+#define SPLITTERS 255
+#define SAMPLE 1024
+#define BASE 2048
+#define NOT_CHOSEN 0xFFFFFFFFFFFFFFFFul
+#define NO_BASE 0xFFFFFFFFu
+
+#if KEY_BITS == 32
+#define KEY uint
+#define KEY_SIGN 0x80000000u
+#define KEY_MAX 0xFFFFFFFFu
+#define AS_KEY as_uint
+#else
+#define KEY ulong
+#define KEY_SIGN 0x8000000000000000ul
+#define KEY_MAX 0xFFFFFFFFFFFFFFFFul
+#define AS_KEY as_ulong
+#endif
+#define VEC4 CAT(T, 4)
+
+/* The small buffer of one level, in ulong words: where each chosen bucket
+ * goes in the next buffer, the bucket totals and extraction cursors (uint),
+ * and the splitters. */
+#define META_WORDS 1280
+#define META_REGION(m) (m)
+#define META_TOTALS(m) ((__global uint *)((m) + 512))
+#define META_CURSORS(m) ((__global uint *)((m) + 768))
+#define META_TREE(m) ((__global KEY *)((m) + 1024))
+
+/* The order-preserving key of x. */
+CLPRIM_INLINE KEY key_of(T x) {
+#if T_FLOAT
+  if (isnan(x)) return KEY_MAX;
+  KEY b = x == (T)0 ? (KEY)0 : AS_KEY(x); /* -0 equals +0 */
+  return (b & KEY_SIGN) ? ~b : (b | KEY_SIGN);
+#elif T_SIGNED
+  return AS_KEY(x) ^ KEY_SIGN;
+#else
+  return x;
+#endif
+}
+
+/* Bucket of k: 2j for s[j-1] < k < s[j], 2j+1 for k == s[j] (j = number of
+ * splitters below k, found in 8 steps). */
+CLPRIM_INLINE uint bucket_of(KEY k, __local const KEY *tree) {
+  uint pos = 0;
+  for (uint step = 128; step > 0; step >>= 1)
+    if (tree[pos + step - 1] < k) pos += step;
+  return 2 * pos + (pos < SPLITTERS && tree[pos] == k);
+}
+
+/* Ascending bitonic sort of s[0, len), len a power of two, by the work-group. */
+CLPRIM_INLINE void local_sort(__local KEY *s, uint len) {
+  const uint lid = (uint)get_local_id(0);
+  for (uint k = 2; k <= len; k <<= 1)
+    for (uint j = k >> 1; j > 0; j >>= 1) {
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (uint i = lid; i < len; i += WG) {
+        const uint p = i ^ j;
+        if (p > i) {
+          const KEY a = s[i], b = s[p];
+          if ((a > b) == ((i & k) == 0)) s[i] = b, s[p] = a;
+        }
+      }
+    }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+CLPRIM_INLINE ulong mix64(ulong z) { /* splitmix64's finaliser */
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ul;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBul;
+  return z ^ (z >> 31);
+}
+
+/* tree: the splitters (SPLITTERS keys); totals: BUCKETS counters, zeroed. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void nth_sample(__global const T *in, ulong offset, ulong n, ulong seed, __global ulong *meta) {
+  __global KEY *tree = META_TREE(meta);
+  __global uint *totals = META_TOTALS(meta);
+  __local KEY s[SAMPLE];
+  const uint lid = (uint)get_local_id(0);
+  in += offset;
+  for (uint j = lid; j < SAMPLE; j += WG) s[j] = key_of(in[mix64(seed + j) % n]);
+  for (uint b = lid; b < BUCKETS; b += WG) totals[b] = 0;
+  local_sort(s, SAMPLE);
+  for (uint j = lid; j < SPLITTERS; j += WG) tree[j] = s[(j + 1) * (SAMPLE / 256)];
+}
+
+CLPRIM_INLINE void load_tree(__local KEY *tree, __global const KEY *tree_g) {
+  for (uint j = (uint)get_local_id(0); j < SPLITTERS + 1; j += WG)
+    tree[j] = j < SPLITTERS ? tree_g[j] : KEY_MAX;
+}
+
+/* The traversal shared by nth_count and nth_extract, so that each
+ * work-group sees the same elements in both: vectors of 4 taken grid-stride
+ * (uniform trip count within a work-group), the last n % 4 elements by
+ * work-group 0. VISIT(key, valid) is called by every work-item each round. */
+#define TRAVERSE(VISIT)                                                                            \
+  {                                                                                                \
+    const ulong quads = n / 4, gsize = get_global_size(0);                                         \
+    __global const VEC4 *in4 = (__global const VEC4 *)(in + offset);                               \
+    for (ulong q0 = get_group_id(0) * (ulong)WG; q0 < quads; q0 += gsize) {                        \
+      const ulong q = q0 + get_local_id(0);                                                        \
+      const int valid = q < quads;                                                                 \
+      VEC4 v = valid ? in4[q] : (VEC4)(0);                                                         \
+      VISIT(key_of(v.s0), valid);                                                                  \
+      VISIT(key_of(v.s1), valid);                                                                  \
+      VISIT(key_of(v.s2), valid);                                                                  \
+      VISIT(key_of(v.s3), valid);                                                                  \
+    }                                                                                              \
+    if (get_group_id(0) == 0) {                                                                    \
+      const ulong i = 4 * quads + get_local_id(0);                                                 \
+      const int valid = i < n;                                                                     \
+      VISIT(key_of(valid ? in[offset + i] : (T)0), valid);                                         \
+    }                                                                                              \
+  }
+
+/* Adds one to counts[bucket] for each valid lane. With a ballot, lanes of a
+ * 32-lane word that share a bucket are found by voting on the bucket's 10
+ * bits, and the lowest of them adds for all (one atomic per bucket per
+ * subgroup word instead of one per element). */
+#if defined(CLPRIM_HAS_BALLOT) && !defined(NTH_NO_AGGREGATE)
+CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
+  const uint b = valid ? bucket : BUCKETS; /* 512: never a real bucket */
+  uint peers = clprim_sg_ballot(1);
+  for (uint bit = 0; bit < 10; ++bit) {
+    const uint set = clprim_sg_ballot((b >> bit) & 1u);
+    peers &= ((b >> bit) & 1u) ? set : ~set;
+  }
+  if (valid && (peers & clprim_sg_lanemask_lt()) == 0) atomic_add(&counts[b], popcount(peers));
+}
+#else
+CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
+  if (valid) atomic_inc(&counts[bucket]);
+}
+#endif
+
+/* counts[group * BUCKETS + b]: the group's keys in bucket b (b = NAN_SLOT:
+ * NaNs), also added to totals[b]. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta,
+               __global uint *counts) {
+  __global const KEY *tree_g = META_TREE(meta);
+  __global uint *totals = META_TOTALS(meta);
+  __local KEY tree[SPLITTERS + 1];
+  __local uint local_counts[BUCKETS];
+  const uint lid = (uint)get_local_id(0);
+  load_tree(tree, tree_g);
+  for (uint b = lid; b < BUCKETS; b += WG) local_counts[b] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+#if T_FLOAT
+#define COUNT_VISIT(k, valid)                                                                      \
+  {                                                                                                \
+    const KEY k_ = (k);                                                                            \
+    count_one(local_counts, bucket_of(k_, tree), (valid));                                         \
+    if ((valid) && k_ == KEY_MAX) atomic_inc(&local_counts[NAN_SLOT]);                             \
+  }
+#else
+#define COUNT_VISIT(k, valid) count_one(local_counts, bucket_of((k), tree), (valid))
+#endif
+  TRAVERSE(COUNT_VISIT)
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint b = lid; b < BUCKETS; b += WG) {
+    const uint c = local_counts[b];
+    counts[get_group_id(0) * BUCKETS + b] = c;
+    if (c) atomic_add(&totals[b], c);
+  }
+}
+
+/* One work-group. For the ranks ranks[r0, r1) (minus rank_base, sorted):
+ * state[0] = NaN count, state[1] = keys the extraction will write,
+ * state[2 + 6 (r - r0) ...] = bucket, keys before the bucket, bucket size,
+ * where the bucket goes in the next buffer (from out_base, 4-aligned), the
+ * approximate answer (nearest splitter) and its rank distance. Ranks in
+ * equality buckets get their key in results[r]. region_start[b] is set for
+ * every bucket (NOT_CHOSEN when not extracted), cursors zeroed. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void nth_choose(__global ulong *meta, __global const ulong *ranks, uint r0, uint r1,
+                ulong rank_base, ulong out_base, __global ulong *state, __global ulong *results) {
+  __global const uint *totals = META_TOTALS(meta);
+  __global const KEY *tree = META_TREE(meta);
+  __global ulong *region_start = META_REGION(meta);
+  __global uint *cursors = META_CURSORS(meta);
+  __local ulong before[BUCKETS];
+  __local uint chosen[BUCKETS];
+  __local ulong region[BUCKETS];
+  __local ulong scratch[CLPRIM_WG_SCRATCH(WG)];
+  const uint lid = (uint)get_local_id(0);
+  const uint per = BUCKETS / WG; /* buckets per work-item (WG <= 512) */
+  ulong mine = 0, total;
+  for (uint j = 0; j < per; ++j) {
+    const uint b = lid * per + j;
+    chosen[b] = 0;
+    mine += b < NAN_SLOT ? totals[b] : 0;
+  }
+  ulong run = clprim_wg_scan_excl_add_ulong(mine, scratch, &total);
+  for (uint j = 0; j < per; ++j) {
+    const uint b = lid * per + j;
+    before[b] = run;
+    run += b < NAN_SLOT ? totals[b] : 0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint r = r0 + lid; r < r1; r += WG) {
+    const ulong rel = ranks[r] - rank_base;
+    uint lo = 0, hi = NAN_SLOT - 1; /* the last bucket b with before[b] <= rel */
+    while (lo < hi) {
+      const uint mid = (lo + hi + 1) / 2;
+      if (before[mid] <= rel) lo = mid; else hi = mid - 1;
+    }
+    const uint b = lo;
+    const ulong size = totals[b];
+    __global ulong *st = state + 2 + 6 * (ulong)(r - r0);
+    st[0] = b, st[1] = before[b], st[2] = size;
+    KEY approx;
+    ulong error = 0;
+    if (b & 1u) {
+      approx = tree[b / 2];
+      results[r] = approx;
+    } else {
+      atomic_or(&chosen[b], 1u); /* ranks in one bucket: one write each */
+      const uint j = b / 2;
+      /* below: s[j-1], whose last rank is before[b] - 1; above: s[j], first
+       * rank before[b] + size. Splitters are elements, so both exist. */
+      const ulong err_below = j > 0 ? rel - (before[b] - 1) : 0xFFFFFFFFFFFFFFFFul;
+      const ulong err_above = j < SPLITTERS ? before[b] + size - rel : 0xFFFFFFFFFFFFFFFFul;
+      if (err_below <= err_above)
+        approx = tree[j - 1], error = err_below;
+      else
+        approx = tree[j], error = err_above;
+    }
+    st[4] = approx, st[5] = error;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  /* The chosen buckets, 4-aligned, one after another. */
+  mine = 0;
+  for (uint j = 0; j < per; ++j) {
+    const uint b = lid * per + j;
+    if (chosen[b]) mine += (totals[b] + 3) & ~(ulong)3;
+  }
+  run = clprim_wg_scan_excl_add_ulong(mine, scratch, &total);
+  for (uint j = 0; j < per; ++j) {
+    const uint b = lid * per + j;
+    region[b] = region_start[b] = chosen[b] ? out_base + run : NOT_CHOSEN;
+    if (chosen[b]) run += (totals[b] + 3) & ~(ulong)3;
+    cursors[b] = 0;
+  }
+  if (lid == 0) state[0] = totals[NAN_SLOT], state[1] = total;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint r = r0 + lid; r < r1; r += WG) {
+    __global ulong *st = state + 2 + 6 * (ulong)(r - r0);
+    st[3] = (st[0] & 1u) ? 0 : region[st[0]];
+  }
+}
+
+/* Writes the keys of the chosen buckets to out[region_start[b] + ...]. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *meta,
+                 __global const uint *counts, __global KEY *out) {
+  __global const KEY *tree_g = META_TREE(meta);
+  __global const ulong *region_start = META_REGION(meta);
+  __global uint *cursors = META_CURSORS(meta);
+  __local KEY tree[SPLITTERS + 1];
+  __local uint base[BUCKETS];
+  __local uint fill[BUCKETS];
+  const uint lid = (uint)get_local_id(0);
+  load_tree(tree, tree_g);
+  for (uint b = lid; b < BUCKETS; b += WG) {
+    const uint c = counts[get_group_id(0) * BUCKETS + b];
+    base[b] = b < NAN_SLOT && c && region_start[b] != NOT_CHOSEN ? atomic_add(&cursors[b], c)
+                                                                  : NO_BASE;
+    fill[b] = 0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+#define EXTRACT_VISIT(k, valid)                                                                    \
+  if (valid) {                                                                                     \
+    const KEY k_ = (k);                                                                            \
+    const uint b_ = bucket_of(k_, tree);                                                           \
+    if (base[b_] != NO_BASE) out[region_start[b_] + base[b_] + atomic_inc(&fill[b_])] = k_;        \
+  }
+  TRAVERSE(EXTRACT_VISIT)
+}
+
+/* One work-group: sorts the len (<= BASE) keys of in + offset and answers
+ * ranks[r0, r1) (minus rank_base) into results; *nan_count = the NaNs. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void nth_base(__global const T *in, ulong offset, ulong len, __global const ulong *ranks, uint r0,
+              uint r1, ulong rank_base, __global ulong *results, __global ulong *nan_count) {
+  __local KEY s[BASE];
+  __local uint nans;
+  const uint lid = (uint)get_local_id(0);
+  if (lid == 0) nans = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint len2 = 1;
+  while (len2 < len) len2 <<= 1;
+  for (uint j = lid; j < len2; j += WG) {
+    const KEY k = j < len ? key_of(in[offset + j]) : KEY_MAX;
+#if T_FLOAT
+    if (j < len && k == KEY_MAX) atomic_inc(&nans);
+#endif
+    s[j] = k;
+  }
+  local_sort(s, len2);
+  for (uint r = r0 + lid; r < r1; r += WG) results[r] = s[ranks[r] - rank_base];
+  if (lid == 0) *nan_count = nans;
+}
+
+/* ----------------------------------------------------------------- top-k */
+
+/* Whether key k is beyond the threshold t (above it for the largest, below
+ * it for the smallest). */
+CLPRIM_INLINE int beyond(KEY k, KEY t, int smallest) { return smallest ? k < t : k > t; }
+
+/* counts[tile] = (beyond << 32) | equal for the tile's WG * ITEMS elements
+ * (each work-item ITEMS consecutive ones); counts[tiles] = 0. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void topk_count(__global const T *in, ulong n, KEY t, int smallest, __global ulong *counts) {
+  __local ulong scratch[CLPRIM_WG_SCRATCH(WG)];
+  const ulong first = ((ulong)get_group_id(0) * WG + get_local_id(0)) * ITEMS;
+  ulong c = 0;
+  for (uint j = 0; j < ITEMS; ++j) {
+    if (first + j >= n) break;
+    const KEY k = key_of(in[first + j]);
+    c += beyond(k, t, smallest) ? ((ulong)1 << 32) : (k == t ? 1ul : 0ul);
+  }
+  const ulong total = clprim_wg_reduce_add_ulong(c, scratch);
+  if (get_local_id(0) == 0) {
+    counts[get_group_id(0)] = total;
+    if (get_group_id(0) == get_num_groups(0) - 1) counts[get_num_groups(0)] = 0;
+  }
+}
+
+/* After an exclusive scan of counts: element i is taken when beyond, or
+ * equal and among the first `need` equal ones (need = k - all beyond); its
+ * place is (beyond before it) + min(equal before it, need): index order.
+ * sorted = 0: values (T) and indices (uint, or ulong when index64) to the
+ * outputs; sorted = 1: sort keys (largest first: ~key) to sort_keys and
+ * indices (ulong) to sort_indices. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void topk_scatter(__global const T *in, ulong n, KEY t, int smallest,
+                  __global const ulong *offsets, ulong tiles, ulong k, __global T *values,
+                  __global uint *indices, int want_values, int want_indices, int index64,
+                  int sorted, __global KEY *sort_keys, __global ulong *sort_indices) {
+  __local ulong scratch[CLPRIM_WG_SCRATCH(WG)];
+  const ulong first = ((ulong)get_group_id(0) * WG + get_local_id(0)) * ITEMS;
+  ulong c = 0;
+  for (uint j = 0; j < ITEMS; ++j) {
+    if (first + j >= n) break;
+    const KEY key = key_of(in[first + j]);
+    c += beyond(key, t, smallest) ? ((ulong)1 << 32) : (key == t ? 1ul : 0ul);
+  }
+  ulong all;
+  const ulong b = offsets[get_group_id(0)] + clprim_wg_scan_excl_add_ulong(c, scratch, &all);
+  const ulong need = k - (offsets[tiles] >> 32);
+  ulong beyond_before = b >> 32, equal_before = b & 0xFFFFFFFFul;
+  for (uint j = 0; j < ITEMS; ++j) {
+    const ulong i = first + j;
+    if (i >= n) break;
+    const T x = in[i];
+    const KEY key = key_of(x);
+    ulong pos;
+    if (beyond(key, t, smallest)) {
+      pos = beyond_before + min(equal_before, need);
+      ++beyond_before;
+    } else if (key == t && equal_before < need) {
+      pos = beyond_before + equal_before;
+      ++equal_before;
+    } else {
+      continue;
+    }
+    if (sorted) {
+      sort_keys[pos] = smallest ? key : ~key;
+      sort_indices[pos] = i;
+    } else {
+      if (want_values) values[pos] = x;
+      if (want_indices) {
+        if (index64)
+          ((__global ulong *)indices)[pos] = i;
+        else
+          indices[pos] = (uint)i;
+      }
+    }
+  }
+}
+
+/* One step (block size `block`, distance `dist`) of an ascending bitonic
+ * sort of (key, index) pairs in global memory; one work-item per pair. */
+__kernel void topk_sort_step(__global KEY *keys, __global ulong *idx, ulong block, ulong dist) {
+  const ulong i = get_global_id(0), p = i ^ dist;
+  if (p <= i) return;
+  const KEY ka = keys[i], kb = keys[p];
+  const ulong ia = idx[i], ib = idx[p];
+  const int greater = ka > kb || (ka == kb && ia > ib);
+  if (greater == ((i & block) == 0)) {
+    keys[i] = kb, keys[p] = ka;
+    idx[i] = ib, idx[p] = ia;
+  }
+}
+
+/* The sorted pairs to the outputs: values[j] = in[idx[j]]. */
+__kernel void topk_gather(__global const T *in, __global const ulong *idx, ulong k,
+                          __global T *values, __global uint *indices, int want_values,
+                          int want_indices, int index64) {
+  const ulong j = get_global_id(0);
+  if (j >= k) return;
+  const ulong i = idx[j];
+  if (want_values) values[j] = in[i];
+  if (want_indices) {
+    if (index64)
+      ((__global ulong *)indices)[j] = i;
+    else
+      indices[j] = (uint)i;
+  }
+}

@@ -1,0 +1,398 @@
+/* nth_element.c: selection by rank (nth_element, approximate selection,
+ * quantiles, median) and top-k, kernels in cl/nth_element.cl (SampleSelect,
+ * Ribizel and Anzt).
+ *
+ * The levels are driven from the host: every sub-problem (a bucket that
+ * holds wanted ranks) costs a sample, a counting pass, a choice and one small
+ * blocking read (its buckets' sizes), then an extraction of the chosen
+ * buckets into the next level's buffer; a bucket of at most BASE keys is
+ * sorted in local memory. Level 0 reads the caller's elements (kernels built
+ * for the type), later levels read keys (built for uint / ulong). */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Scratch slots of this family. */
+enum {
+  SLOT_COUNTS = CLPRIM_SCRATCH_NTH0, /* per-group bucket counts (uint) */
+  SLOT_META = CLPRIM_SCRATCH_NTH0 + 1,   /* META_WORDS ulongs, see the kernel */
+  SLOT_STATE = CLPRIM_SCRATCH_NTH0 + 2,  /* nth_choose's answers */
+  SLOT_RANKS = CLPRIM_SCRATCH_NTH0 + 3,  /* the wanted ranks, sorted */
+  SLOT_RESULTS = CLPRIM_SCRATCH_NTH0 + 4, /* the keys of the ranks */
+  SLOT_KEYS_A = CLPRIM_SCRATCH_NTH0 + 5, /* levels' keys; top-k sort keys */
+  SLOT_KEYS_B = CLPRIM_SCRATCH_NTH0 + 6, /* levels' keys; top-k sort indices */
+  SLOT_TOPK = CLPRIM_SCRATCH_NTH0 + 7    /* top-k tile counts */
+};
+
+#define BUCKETS 512 /* as in cl/nth_element.cl */
+#define META_WORDS 1280
+#define BASE 2048
+#define STATE_WORDS 6
+
+struct nth_config {
+  unsigned wg;       /* work-items per work-group (a power of two, <= 512) */
+  size_t max_groups; /* counting / extraction work-groups */
+  unsigned items;    /* top-k elements per work-item */
+};
+
+static struct nth_config nth_config(const clprim_context *ctx) {
+  struct nth_config c = {256, 0, 16};
+  size_t per_unit = 8;
+  if (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU)) c.wg = 64, per_unit = 2;
+  while (c.wg > ctx->info.max_work_group_size && c.wg > 32) c.wg /= 2;
+  c.max_groups = (ctx->info.compute_units ? ctx->info.compute_units : 1) * per_unit;
+  return c;
+}
+
+static int is_float(clprim_type t) { return t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE; }
+static unsigned key_bits(clprim_type t) { return (unsigned)clprim_type_size(t) * 8; }
+
+static clprim_status nth_kernel(clprim_context *ctx, clprim_type type, const struct nth_config *c,
+                                const char *name, cl_kernel *kernel) {
+  char options[160];
+  snprintf(options, sizeof options,
+           "-DT=%s -DT_FLOAT=%d -DT_SIGNED=%d -DKEY_BITS=%u -DWG=%u -DITEMS=%u",
+           clprim__cl_type(type), is_float(type),
+           type == CLPRIM_INT32 || type == CLPRIM_INT64, key_bits(type), c->wg, c->items);
+  return clprim__kernel(ctx, "nth_element.cl", options, name, kernel);
+}
+
+/* The element whose key is `key` (NaN keys give a quiet NaN). */
+static clprim_value value_of_key(clprim_type type, uint64_t key) {
+  clprim_value v;
+  memset(&v, 0, sizeof v);
+  switch (type) {
+  case CLPRIM_INT32: v.u32 = (uint32_t)key ^ 0x80000000u; break;
+  case CLPRIM_UINT32: v.u32 = (uint32_t)key; break;
+  case CLPRIM_INT64: v.u64 = key ^ 0x8000000000000000ull; break;
+  case CLPRIM_UINT64: v.u64 = key; break;
+  case CLPRIM_FLOAT: {
+    uint32_t k = (uint32_t)key;
+    v.u32 = (k & 0x80000000u) ? k ^ 0x80000000u : ~k;
+    break;
+  }
+  case CLPRIM_DOUBLE:
+    v.u64 = (key & 0x8000000000000000ull) ? key ^ 0x8000000000000000ull : ~key;
+    break;
+  }
+  return v;
+}
+
+static clprim_status check_common(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                                  unsigned flags, unsigned allowed) {
+  if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__check_type(ctx, type));
+  if (n == 0 || (flags & ~allowed)) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if ((uint64_t)n >= ((uint64_t)1 << 32)) return CLPRIM_ERROR_SIZE_TOO_LARGE;
+  return clprim__check_buffer(ctx, in, clprim__bytes(n, clprim_type_size(type)));
+}
+
+/* A bucket (or the input) that holds wanted ranks: keys [offset, offset +
+ * len) of buf, whose smallest has rank rank_base; ranks[r0, r1). */
+struct sub {
+  cl_mem buf;
+  size_t offset, len;
+  uint64_t rank_base;
+  unsigned r0, r1;
+};
+
+/* The keys of the ranks `ranks` (sorted ascending, each < n, count of them)
+ * of the first n elements of in, to keys[] on the host (and left in
+ * SLOT_RESULTS). approximate: one level only; keys[] gets the nearest
+ * splitter and errors[] its rank distance. Enqueues from the first kernel
+ * on; the call is begun and its arguments checked. */
+static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                                  const uint64_t *ranks, unsigned count, unsigned flags,
+                                  int approximate, uint64_t *keys, uint64_t *errors) {
+  const struct nth_config c = nth_config(ctx);
+  const clprim_type key_type = key_bits(type) == 32 ? CLPRIM_UINT32 : CLPRIM_UINT64;
+  const size_t key_size = clprim_type_size(type);
+  const char *const names[5] = {"nth_sample", "nth_count", "nth_choose", "nth_extract",
+                                "nth_base"};
+  cl_kernel k_elem[5], k_key[5];
+  for (int j = 0; j < 5; ++j) {
+    CLPRIM_CHECK(nth_kernel(ctx, type, &c, names[j], &k_elem[j]));
+    CLPRIM_CHECK(nth_kernel(ctx, key_type, &c, names[j], &k_key[j]));
+  }
+  size_t groups = (n / 4 + c.wg - 1) / c.wg;
+  if (groups > c.max_groups) groups = c.max_groups;
+  if (groups == 0) groups = 1;
+  const size_t cap = n + 4 * (size_t)count + 8; /* keys of a level, padded regions */
+  cl_mem counts, meta, state, ranks_dev, results, level_buf[2];
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_COUNTS, groups * BUCKETS * 4, &counts));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_META, META_WORDS * 8, &meta));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_STATE, (2 + STATE_WORDS * (size_t)count) * 8, &state));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RANKS, (size_t)count * 8, &ranks_dev));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULTS, (size_t)count * 8, &results));
+  if (n > BASE && !approximate) {
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_KEYS_A, cap * key_size, &level_buf[0]));
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_KEYS_B, cap * key_size, &level_buf[1]));
+  }
+  uint64_t *host_state = malloc((2 + STATE_WORDS * (size_t)count) * 8);
+  struct sub *cur = malloc(sizeof *cur * count), *next = malloc(sizeof *next * count);
+  clprim_status st = CLPRIM_SUCCESS;
+  if (!host_state || !cur || !next) st = CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  if (st == CLPRIM_SUCCESS)
+    st = (clprim_status)clEnqueueWriteBuffer(ctx->queue, ranks_dev, CL_TRUE, 0,
+                                             (size_t)count * 8, ranks, 0, NULL, NULL);
+
+  size_t ncur = 1, nnext = 0;
+  if (st == CLPRIM_SUCCESS) {
+    struct sub first = {in, 0, n, 0, 0, count};
+    cur[0] = first;
+  }
+  int base_at_level0 = 0;
+  for (unsigned level = 0; st == CLPRIM_SUCCESS && ncur > 0; ++level) {
+    cl_kernel *k = level == 0 ? k_elem : k_key;
+    cl_mem out = level_buf[level % 2];
+    size_t fill = 0;
+    nnext = 0;
+    for (size_t s = 0; s < ncur && st == CLPRIM_SUCCESS; ++s) {
+      const struct sub *p = &cur[s];
+      cl_ulong off = p->offset, len = p->len, rank_base = p->rank_base;
+      cl_uint r0 = p->r0, r1 = p->r1;
+      if (p->len <= BASE && !approximate) {
+        if (level == 0) base_at_level0 = 1;
+        st = clprim__set_args(k[4], 9, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
+                              sizeof ranks_dev, &ranks_dev, sizeof r0, &r0, sizeof r1, &r1,
+                              sizeof rank_base, &rank_base, sizeof results, &results,
+                              sizeof state, &state);
+        if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[4], 1, c.wg);
+        continue;
+      }
+      size_t g = (p->len / 4 + c.wg - 1) / c.wg;
+      if (g > groups) g = groups;
+      if (g == 0) g = 1;
+      cl_ulong seed = 0x5EED0000ull + level * 1000003ull + s, out_base = fill;
+      st = clprim__set_args(k[0], 5, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
+                            sizeof seed, &seed, sizeof meta, &meta);
+      if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[0], 1, c.wg);
+      if (st == CLPRIM_SUCCESS)
+        st = clprim__set_args(k[1], 5, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len,
+                              &len, sizeof meta, &meta, sizeof counts, &counts);
+      if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[1], g, c.wg);
+      if (st == CLPRIM_SUCCESS)
+        st = clprim__set_args(k[2], 8, sizeof meta, &meta, sizeof ranks_dev, &ranks_dev,
+                              sizeof r0, &r0, sizeof r1, &r1, sizeof rank_base, &rank_base,
+                              sizeof out_base, &out_base, sizeof state, &state, sizeof results,
+                              &results);
+      if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[2], 1, c.wg);
+      const size_t words = 2 + STATE_WORDS * (size_t)(r1 - r0);
+      if (st == CLPRIM_SUCCESS) st = clprim__read(ctx, state, 0, words * 8, host_state);
+      if (st != CLPRIM_SUCCESS) break;
+      if (level == 0 && (flags & CLPRIM_NTH_REJECT_NAN) && host_state[0] > 0) {
+        st = CLPRIM_ERROR_INVALID_ARGUMENT;
+        break;
+      }
+      if (approximate) {
+        for (unsigned r = r0; r < r1; ++r) {
+          keys[r] = host_state[2 + STATE_WORDS * (r - r0) + 4];
+          errors[r] = host_state[2 + STATE_WORDS * (r - r0) + 5];
+        }
+        continue;
+      }
+      /* Ranks in one open bucket become one sub-problem of the next level. */
+      for (unsigned r = r0; r < r1;) {
+        const uint64_t *w = host_state + 2 + STATE_WORDS * (r - r0);
+        unsigned e = r + 1;
+        while (e < r1 && host_state[2 + STATE_WORDS * (e - r0)] == w[0]) ++e;
+        if (!(w[0] & 1u)) {
+          struct sub q = {out, (size_t)w[3], (size_t)w[2], p->rank_base + w[1], r, e};
+          next[nnext++] = q;
+        }
+        r = e;
+      }
+      fill += (size_t)host_state[1];
+      if (host_state[1] > 0) {
+        st = clprim__set_args(k[3], 6, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
+                              sizeof meta, &meta, sizeof counts, &counts, sizeof out, &out);
+        if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[3], g, c.wg);
+      }
+    }
+    struct sub *t = cur;
+    cur = next, next = t;
+    ncur = nnext;
+  }
+  if (st == CLPRIM_SUCCESS && !approximate) {
+    st = clprim__read(ctx, results, 0, (size_t)count * 8, keys);
+    if (st == CLPRIM_SUCCESS && base_at_level0 && (flags & CLPRIM_NTH_REJECT_NAN)) {
+      uint64_t nans = 0;
+      st = clprim__read(ctx, state, 0, 8, &nans);
+      if (st == CLPRIM_SUCCESS && nans > 0) st = CLPRIM_ERROR_INVALID_ARGUMENT;
+    }
+  }
+  free(host_state);
+  free(cur);
+  free(next);
+  return st;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+clprim_status clprim_quantiles(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                               const uint64_t *ranks, size_t count, unsigned flags,
+                               clprim_value *values, cl_mem result) {
+  CLPRIM_CHECK(check_common(ctx, type, in, n, flags, CLPRIM_NTH_REJECT_NAN));
+  if (!ranks || count == 0 || count > 0xFFFFFFFFu || (!values && !result))
+    return CLPRIM_ERROR_INVALID_ARGUMENT;
+  for (size_t r = 0; r < count; ++r)
+    if (ranks[r] >= n) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  const size_t es = clprim_type_size(type);
+  if (result) {
+    CLPRIM_CHECK(clprim__check_buffer(ctx, result, clprim__bytes(count, es)));
+    if (result == in) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  }
+  /* Distinct ranks, sorted; keys for them; then back in the caller's order. */
+  uint64_t *sorted = malloc(count * 8), *keys = malloc(count * 8);
+  unsigned char *bytes = malloc(count * es);
+  clprim_status st = CLPRIM_SUCCESS;
+  if (!sorted || !keys || !bytes) st = CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  size_t distinct = 0;
+  if (st == CLPRIM_SUCCESS) {
+    memcpy(sorted, ranks, count * 8);
+    qsort(sorted, count, 8, cmp_u64);
+    for (size_t r = 0; r < count; ++r)
+      if (distinct == 0 || sorted[distinct - 1] != sorted[r]) sorted[distinct++] = sorted[r];
+    clprim__call_begin(ctx);
+    st = select_ranks(ctx, type, in, n, sorted, (unsigned)distinct, flags, 0, keys, NULL);
+  }
+  if (st == CLPRIM_SUCCESS) {
+    for (size_t r = 0; r < count; ++r) {
+      size_t lo = 0, hi = distinct - 1;
+      while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (sorted[mid] < ranks[r]) lo = mid + 1; else hi = mid;
+      }
+      clprim_value v = value_of_key(type, keys[lo]);
+      memcpy(bytes + r * es, v.bytes, es);
+      if (values) values[r] = v;
+    }
+    if (result)
+      st = (clprim_status)clEnqueueWriteBuffer(ctx->queue, result, CL_TRUE, 0, count * es, bytes,
+                                               0, NULL, NULL);
+  }
+  free(sorted);
+  free(keys);
+  free(bytes);
+  return st;
+}
+
+clprim_status clprim_nth_element(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                                 uint64_t k, unsigned flags, clprim_value *value, cl_mem result) {
+  return clprim_quantiles(ctx, type, in, n, &k, 1, flags, value, result);
+}
+
+clprim_status clprim_median(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                            unsigned flags, clprim_value *value, cl_mem result) {
+  return clprim_nth_element(ctx, type, in, n, n ? (n - 1) / 2 : 0, flags, value, result);
+}
+
+uint64_t clprim_quantile_rank(uint64_t n, double q) {
+  if (n == 0 || !(q > 0.0)) return 0; /* also NaN */
+  if (q >= 1.0) return n - 1;
+  uint64_t r = (uint64_t)(q * (double)(n - 1) + 0.5);
+  return r < n ? r : n - 1;
+}
+
+clprim_status clprim_nth_element_approx(clprim_context *ctx, clprim_type type, cl_mem in,
+                                        size_t n, uint64_t k, unsigned flags, clprim_value *value,
+                                        uint64_t *rank_error) {
+  CLPRIM_CHECK(check_common(ctx, type, in, n, flags, CLPRIM_NTH_REJECT_NAN));
+  if (k >= n || !value) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  clprim__call_begin(ctx);
+  uint64_t key = 0, error = 0;
+  /* Small inputs are answered exactly (one work-group sorts them). */
+  CLPRIM_CHECK(select_ranks(ctx, type, in, n, &k, 1, flags, n > BASE, &key, &error));
+  *value = value_of_key(type, key);
+  if (rank_error) *rank_error = error;
+  return CLPRIM_SUCCESS;
+}
+
+/* ----------------------------------------------------------------- top-k */
+
+clprim_status clprim_topk(clprim_context *ctx, clprim_type type, cl_mem in, size_t n, uint64_t k,
+                          unsigned flags, cl_mem values, cl_mem indices) {
+  const unsigned allowed = CLPRIM_NTH_REJECT_NAN | CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED |
+                           CLPRIM_TOPK_INDICES_64;
+  CLPRIM_CHECK(check_common(ctx, type, in, n, flags, allowed));
+  if (k > n || (!values && !indices)) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (values == in || indices == in || (values && values == indices))
+    return CLPRIM_ERROR_INVALID_ARGUMENT;
+  const size_t es = clprim_type_size(type);
+  const int index64 = (flags & CLPRIM_TOPK_INDICES_64) != 0;
+  if (values) CLPRIM_CHECK(clprim__check_buffer(ctx, values, clprim__bytes(k, es)));
+  if (indices) CLPRIM_CHECK(clprim__check_buffer(ctx, indices, clprim__bytes(k, index64 ? 8 : 4)));
+  if (k == 0) return CLPRIM_SUCCESS;
+
+  const struct nth_config c = nth_config(ctx);
+  const int smallest = (flags & CLPRIM_TOPK_SMALLEST) != 0;
+  const int sorted = (flags & CLPRIM_TOPK_SORTED) != 0;
+  cl_kernel count_kernel, scatter_kernel, step_kernel = NULL, gather_kernel = NULL;
+  CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_count", &count_kernel));
+  CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_scatter", &scatter_kernel));
+  if (sorted) {
+    CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_sort_step", &step_kernel));
+    CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_gather", &gather_kernel));
+  }
+  const size_t tile = (size_t)c.wg * c.items, tiles = n / tile + (n % tile != 0);
+  cl_mem offsets;
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TOPK, (tiles + 1) * 8, &offsets));
+
+  /* The threshold: the key of rank n - k (largest) or k - 1 (smallest). */
+  clprim__call_begin(ctx);
+  uint64_t rank = smallest ? k - 1 : n - k, t = 0;
+  CLPRIM_CHECK(select_ranks(ctx, type, in, n, &rank, 1, flags, 0, &t, NULL));
+
+  /* The sort arrays come after selection (they reuse its level buffers). */
+  size_t len2 = 1;
+  cl_mem sort_keys = offsets, sort_indices = offsets;
+  if (sorted) {
+    while (len2 < k) len2 <<= 1;
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_KEYS_A, len2 * es, &sort_keys));
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_KEYS_B, len2 * 8, &sort_indices));
+    const cl_uint ones = 0xFFFFFFFFu;
+    CLPRIM_CHECK(clprim__fill(ctx, sort_keys, &ones, 4, 0, len2 * es));
+    CLPRIM_CHECK(clprim__fill(ctx, sort_indices, &ones, 4, 0, len2 * 8));
+  }
+  /* The threshold travels as a key of the type's width. */
+  cl_uint t32 = (cl_uint)t;
+  cl_ulong t64 = t;
+  const size_t tsize = es;
+  const void *tp = es == 4 ? (const void *)&t32 : (const void *)&t64;
+  cl_ulong n64 = n, tiles64 = tiles, k64 = k;
+  cl_int small32 = smallest, want_values = values != NULL, want_indices = indices != NULL;
+  cl_int index32 = index64, sorted32 = sorted;
+  cl_mem vbuf = values ? values : offsets, ibuf = indices ? indices : offsets;
+  CLPRIM_CHECK(clprim__set_args(count_kernel, 5, sizeof in, &in, sizeof n64, &n64, tsize, tp,
+                                sizeof small32, &small32, sizeof offsets, &offsets));
+  CLPRIM_CHECK(clprim__enqueue(ctx, count_kernel, tiles, c.wg));
+  CLPRIM_CHECK(clprim__scan(ctx, CLPRIM_UINT64, offsets, offsets, tiles + 1, 0));
+  CLPRIM_CHECK(clprim__set_args(scatter_kernel, 15, sizeof in, &in, sizeof n64, &n64, tsize, tp,
+                                sizeof small32, &small32, sizeof offsets, &offsets,
+                                sizeof tiles64, &tiles64, sizeof k64, &k64, sizeof vbuf, &vbuf,
+                                sizeof ibuf, &ibuf, sizeof want_values, &want_values,
+                                sizeof want_indices, &want_indices, sizeof index32, &index32,
+                                sizeof sorted32, &sorted32, sizeof sort_keys, &sort_keys,
+                                sizeof sort_indices, &sort_indices));
+  CLPRIM_CHECK(clprim__enqueue(ctx, scatter_kernel, tiles, c.wg));
+  if (!sorted) return CLPRIM_SUCCESS;
+
+  const size_t group = len2 < c.wg ? len2 : c.wg;
+  for (cl_ulong block = 2; block <= len2; block <<= 1)
+    for (cl_ulong dist = block >> 1; dist > 0; dist >>= 1) {
+      CLPRIM_CHECK(clprim__set_args(step_kernel, 4, sizeof sort_keys, &sort_keys,
+                                    sizeof sort_indices, &sort_indices, sizeof block, &block,
+                                    sizeof dist, &dist));
+      CLPRIM_CHECK(clprim__enqueue(ctx, step_kernel, len2 / group, group));
+    }
+  const size_t gather_groups = (k + c.wg - 1) / c.wg;
+  CLPRIM_CHECK(clprim__set_args(gather_kernel, 8, sizeof in, &in, sizeof sort_indices,
+                                &sort_indices, sizeof k64, &k64, sizeof vbuf, &vbuf, sizeof ibuf,
+                                &ibuf, sizeof want_values, &want_values, sizeof want_indices,
+                                &want_indices, sizeof index32, &index32));
+  return clprim__enqueue(ctx, gather_kernel, gather_groups, c.wg);
+}

@@ -168,19 +168,23 @@ CLPRIM_INLINE void load_tree(__local KEY *tree, __global const KEY *tree_g) {
     }                                                                                              \
   }
 
-/* Adds one to counts[bucket] for each valid lane. With a ballot, lanes of a
- * 32-lane word that share a bucket are found by voting on the bucket's 10
- * bits, and the lowest of them adds for all (one atomic per bucket per
- * subgroup word instead of one per element). */
+/* Adds one to counts[bucket] for each valid lane. With a ballot, the lanes
+ * whose bucket is the subgroup's first lane's (all of them when the data
+ * are equal or sorted: the case where plain local atomics serialise) are
+ * found by one ballot and add once per 32-lane word; the others add alone.
+ * (A full match over the bucket's 9 bits costs 9 ballots per element, more
+ * than the atomics it saves on spread data.) */
 #if defined(CLPRIM_HAS_BALLOT) && !defined(NTH_NO_AGGREGATE)
 CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
   const uint b = valid ? bucket : BUCKETS; /* 512: never a real bucket */
-  uint peers = clprim_sg_ballot(1);
-  for (uint bit = 0; bit < 10; ++bit) {
-    const uint set = clprim_sg_ballot((b >> bit) & 1u);
-    peers &= ((b >> bit) & 1u) ? set : ~set;
+  const uint first = clprim_sg_broadcast_uint(b, 0);
+  const int peer = valid && b == first;
+  const uint peers = clprim_sg_ballot(peer);
+  if (peer) {
+    if ((peers & clprim_sg_lanemask_lt()) == 0) atomic_add(&counts[b], popcount(peers));
+  } else if (valid) {
+    atomic_inc(&counts[b]);
   }
-  if (valid && (peers & clprim_sg_lanemask_lt()) == 0) atomic_add(&counts[b], popcount(peers));
 }
 #else
 CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {

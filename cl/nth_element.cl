@@ -139,6 +139,8 @@ void nth_sample(__global const T *in, ulong offset, ulong n, ulong seed, __globa
   for (uint j = lid; j < SPLITTERS; j += WG) tree[j] = s[(j + 1) * (SAMPLE / 256)];
 }
 
+CLPRIM_INLINE __global const KEY *tree_g_of(__global ulong *meta) { return META_TREE(meta); }
+
 CLPRIM_INLINE void load_tree(__local KEY *tree, __global const KEY *tree_g) {
   for (uint j = (uint)get_local_id(0); j < SPLITTERS + 1; j += WG)
     tree[j] = j < SPLITTERS ? tree_g[j] : KEY_MAX;
@@ -147,7 +149,8 @@ CLPRIM_INLINE void load_tree(__local KEY *tree, __global const KEY *tree_g) {
 /* The traversal shared by nth_count and nth_extract, so that each
  * work-group sees the same elements in both: vectors of 4 taken grid-stride
  * (uniform trip count within a work-group), the last n % 4 elements by
- * work-group 0. VISIT(key, valid) is called by every work-item each round. */
+ * work-group 0. VISIT(key, valid, index) is called by every work-item each
+ * round. */
 #define TRAVERSE(VISIT)                                                                            \
   {                                                                                                \
     const ulong quads = n / 4, gsize = get_global_size(0);                                         \
@@ -156,15 +159,15 @@ CLPRIM_INLINE void load_tree(__local KEY *tree, __global const KEY *tree_g) {
       const ulong q = q0 + get_local_id(0);                                                        \
       const int valid = q < quads;                                                                 \
       VEC4 v = valid ? in4[q] : (VEC4)(0);                                                         \
-      VISIT(key_of(v.s0), valid);                                                                  \
-      VISIT(key_of(v.s1), valid);                                                                  \
-      VISIT(key_of(v.s2), valid);                                                                  \
-      VISIT(key_of(v.s3), valid);                                                                  \
+      VISIT(key_of(v.s0), valid, 4 * q);                                                           \
+      VISIT(key_of(v.s1), valid, 4 * q + 1);                                                       \
+      VISIT(key_of(v.s2), valid, 4 * q + 2);                                                       \
+      VISIT(key_of(v.s3), valid, 4 * q + 3);                                                       \
     }                                                                                              \
     if (get_group_id(0) == 0) {                                                                    \
       const ulong i = 4 * quads + get_local_id(0);                                                 \
       const int valid = i < n;                                                                     \
-      VISIT(key_of(valid ? in[offset + i] : (T)0), valid);                                         \
+      VISIT(key_of(valid ? in[offset + i] : (T)0), valid, i);                                      \
     }                                                                                              \
   }
 
@@ -206,14 +209,14 @@ void nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta
   for (uint b = lid; b < BUCKETS; b += WG) local_counts[b] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
 #if T_FLOAT
-#define COUNT_VISIT(k, valid)                                                                      \
+#define COUNT_VISIT(k, valid, i)                                                                   \
   {                                                                                                \
     const KEY k_ = (k);                                                                            \
     count_one(local_counts, bucket_of(k_, tree), (valid));                                         \
     if ((valid) && k_ == KEY_MAX) atomic_inc(&local_counts[NAN_SLOT]);                             \
   }
 #else
-#define COUNT_VISIT(k, valid) count_one(local_counts, bucket_of((k), tree), (valid))
+#define COUNT_VISIT(k, valid, i) count_one(local_counts, bucket_of((k), tree), (valid))
 #endif
   TRAVERSE(COUNT_VISIT)
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -328,7 +331,7 @@ void nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *me
     fill[b] = 0;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-#define EXTRACT_VISIT(k, valid)                                                                    \
+#define EXTRACT_VISIT(k, valid, i)                                                                 \
   if (valid) {                                                                                     \
     const KEY k_ = (k);                                                                            \
     const uint b_ = bucket_of(k_, tree);                                                           \
@@ -439,6 +442,13 @@ void topk_scatter(__global const T *in, ulong n, KEY t, int smallest,
   }
 }
 
+/* The padding of the sort arrays, [k, len2): sorts last. (A kernel, not a
+ * fill: Oclgrind does not count filled bytes as initialised.) */
+__kernel void topk_pad(__global KEY *keys, __global ulong *idx, ulong k, ulong len2) {
+  const ulong j = k + get_global_id(0);
+  if (j < len2) keys[j] = KEY_MAX, idx[j] = 0xFFFFFFFFFFFFFFFFul;
+}
+
 /* One step (block size `block`, distance `dist`) of an ascending bitonic
  * sort of (key, index) pairs in global memory; one work-item per pair. */
 __kernel void topk_sort_step(__global KEY *keys, __global ulong *idx, ulong block, ulong dist) {
@@ -466,5 +476,119 @@ __kernel void topk_gather(__global const T *in, __global const ulong *idx, ulong
       ((__global ulong *)indices)[j] = i;
     else
       indices[j] = (uint)i;
+  }
+}
+
+/* ------------------------------------------------- top-k, small k (<= BASE)
+ * After one counting level for the threshold's rank, every element of a
+ * bucket beyond the threshold's bucket is in the top k: one pass gathers the
+ * candidates (those buckets and the threshold's, with their indices), and
+ * the rest works on the candidates only. Candidate buffer `cand`, in ulong
+ * words: keys (KEY) from 0, indices from idx_at, equal-to-threshold indices
+ * from eq_at, the chosen (sort key, index) pairs from pk_at / pi_at, and
+ * two cursors (uint) at cur_at. */
+
+/* Keys and indices of the elements in buckets [lo, hi], unordered. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *meta,
+                     __global const uint *counts, uint lo, uint hi, __global ulong *cand,
+                     ulong idx_at) {
+  __local KEY tree[SPLITTERS + 1];
+  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
+  __local uint base, fill;
+  const uint lid = (uint)get_local_id(0);
+  __global KEY *cand_keys = (__global KEY *)cand;
+  __global ulong *cand_idx = cand + idx_at;
+  load_tree(tree, tree_g_of(meta));
+  uint mine = 0;
+  for (uint b = lid; b < NAN_SLOT; b += WG)
+    if (b >= lo && b <= hi) mine += counts[get_group_id(0) * BUCKETS + b];
+  const uint total = clprim_wg_reduce_add_uint(mine, scratch);
+  if (lid == 0) base = total ? atomic_add(&META_CURSORS(meta)[0], total) : 0, fill = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+#define CANDIDATE_VISIT(k, valid, i)                                                               \
+  if (valid) {                                                                                     \
+    const KEY k_ = (k);                                                                            \
+    const uint b_ = bucket_of(k_, tree);                                                           \
+    if (b_ >= lo && b_ <= hi) {                                                                    \
+      const uint p_ = base + atomic_inc(&fill);                                                    \
+      cand_keys[p_] = k_;                                                                          \
+      cand_idx[p_] = (i);                                                                          \
+    }                                                                                              \
+  }
+  TRAVERSE(CANDIDATE_VISIT)
+}
+
+/* Splits the c candidates against the threshold key t: those beyond it go
+ * to the pairs (sort key: smallest ? key : ~key when sorted, else 0), the
+ * indices of those equal to it to eq. cursors[0] / [1] count them. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void topk_split(__global ulong *cand, ulong idx_at, ulong c, KEY t, int smallest, int sorted,
+                ulong eq_at, ulong pk_at, ulong pi_at, ulong cur_at) {
+  __global const KEY *keys = (__global const KEY *)cand;
+  __global uint *cursors = (__global uint *)(cand + cur_at);
+  for (ulong j = get_global_id(0); j < c; j += get_global_size(0)) {
+    const KEY k = keys[j];
+    if (beyond(k, t, smallest)) {
+      const uint p = atomic_inc(&cursors[0]);
+      ((__global KEY *)(cand + pk_at))[p] = sorted ? (smallest ? k : ~k) : (KEY)0;
+      cand[pi_at + p] = cand[idx_at + j];
+    } else if (k == t) {
+      cand[eq_at + atomic_inc(&cursors[1])] = cand[idx_at + j];
+    }
+  }
+}
+
+/* One work-group: the g pairs beyond the threshold and the equal ones with
+ * index <= last (k in all), sorted by (sort key, index) in local memory,
+ * to the outputs (values gathered from in). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void topk_finish(__global const T *in, __global const ulong *cand, ulong pk_at, ulong pi_at,
+                 uint g, ulong eq_at, ulong e, ulong last, KEY t, int smallest, int sorted, uint k,
+                 __global T *values, __global uint *indices, int want_values, int want_indices,
+                 int index64) {
+  __local KEY sk[BASE];
+  __local ulong si[BASE];
+  __local uint fill;
+  const uint lid = (uint)get_local_id(0);
+  uint len2 = 1;
+  while (len2 < k) len2 <<= 1;
+  if (lid == 0) fill = g;
+  for (uint j = lid; j < len2; j += WG) {
+    sk[j] = j < g ? ((__global const KEY *)(cand + pk_at))[j] : KEY_MAX;
+    si[j] = j < g ? cand[pi_at + j] : 0xFFFFFFFFFFFFFFFFul;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const KEY tk = sorted ? (smallest ? t : ~t) : (KEY)0;
+  for (ulong j = lid; j < e; j += WG) {
+    const ulong i = cand[eq_at + j];
+    if (i <= last) {
+      const uint p = atomic_inc(&fill);
+      sk[p] = tk, si[p] = i;
+    }
+  }
+  for (uint b = 2; b <= len2; b <<= 1)
+    for (uint d = b >> 1; d > 0; d >>= 1) {
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (uint i = lid; i < len2; i += WG) {
+        const uint p = i ^ d;
+        if (p > i) {
+          const KEY ka = sk[i], kb = sk[p];
+          const ulong ia = si[i], ib = si[p];
+          if ((ka > kb || (ka == kb && ia > ib)) == ((i & b) == 0))
+            sk[i] = kb, sk[p] = ka, si[i] = ib, si[p] = ia;
+        }
+      }
+    }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint j = lid; j < k; j += WG) {
+    const ulong i = si[j];
+    if (want_values) values[j] = in[i];
+    if (want_indices) {
+      if (index64)
+        ((__global ulong *)indices)[j] = i;
+      else
+        indices[j] = (uint)i;
+    }
   }
 }

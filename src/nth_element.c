@@ -29,6 +29,7 @@ enum {
 #define META_WORDS 1280
 #define BASE 2048
 #define STATE_WORDS 6
+#define TOPK_SMALL_MIN_N (16 * BASE) /* top-k by candidates from here on */
 
 struct nth_config {
   unsigned wg;       /* work-items per work-group (a power of two, <= 512) */
@@ -98,12 +99,12 @@ struct sub {
 };
 
 /* The keys of the ranks `ranks` (sorted ascending, each < n, count of them)
- * of the first n elements of in, to keys[] on the host (and left in
+ * of the n elements of in from element in_offset (a multiple of 4), to keys[] on the host (and left in
  * SLOT_RESULTS). approximate: one level only; keys[] gets the nearest
  * splitter and errors[] its rank distance. Enqueues from the first kernel
  * on; the call is begun and its arguments checked. */
-static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                                  const uint64_t *ranks, unsigned count, unsigned flags,
+static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem in,
+                                  size_t in_offset, size_t n, const uint64_t *ranks, unsigned count, unsigned flags,
                                   int approximate, uint64_t *keys, uint64_t *errors) {
   const struct nth_config c = nth_config(ctx);
   const clprim_type key_type = key_bits(type) == 32 ? CLPRIM_UINT32 : CLPRIM_UINT64;
@@ -139,7 +140,7 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
 
   size_t ncur = 1, nnext = 0;
   if (st == CLPRIM_SUCCESS) {
-    struct sub first = {in, 0, n, 0, 0, count};
+    struct sub first = {in, in_offset, n, 0, 0, count};
     cur[0] = first;
   }
   int base_at_level0 = 0;
@@ -258,7 +259,7 @@ clprim_status clprim_quantiles(clprim_context *ctx, clprim_type type, cl_mem in,
     for (size_t r = 0; r < count; ++r)
       if (distinct == 0 || sorted[distinct - 1] != sorted[r]) sorted[distinct++] = sorted[r];
     clprim__call_begin(ctx);
-    st = select_ranks(ctx, type, in, n, sorted, (unsigned)distinct, flags, 0, keys, NULL);
+    st = select_ranks(ctx, type, in, 0, n, sorted, (unsigned)distinct, flags, 0, keys, NULL);
   }
   if (st == CLPRIM_SUCCESS) {
     for (size_t r = 0; r < count; ++r) {
@@ -306,13 +307,128 @@ clprim_status clprim_nth_element_approx(clprim_context *ctx, clprim_type type, c
   clprim__call_begin(ctx);
   uint64_t key = 0, error = 0;
   /* Small inputs are answered exactly (one work-group sorts them). */
-  CLPRIM_CHECK(select_ranks(ctx, type, in, n, &k, 1, flags, n > BASE, &key, &error));
+  CLPRIM_CHECK(select_ranks(ctx, type, in, 0, n, &k, 1, flags, n > BASE, &key, &error));
   *value = value_of_key(type, key);
   if (rank_error) *rank_error = error;
   return CLPRIM_SUCCESS;
 }
 
 /* ----------------------------------------------------------------- top-k */
+
+/* Top-k for k <= BASE: one counting level for the threshold's rank, then
+ * one pass gathers the candidates (the threshold's bucket and those beyond
+ * it) with their indices, and the rest works on them: the exact threshold
+ * among the candidates, the split into those beyond it and the indices of
+ * those equal to it, the largest index that ties may take (a selection on
+ * those indices, only when more tie than are needed), and one work-group
+ * that sorts the k pairs and writes them. *done = 0 (nothing written) when
+ * the candidates are too many to be worth it (heavy duplicates). */
+static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                                uint64_t k, unsigned flags, cl_mem values, cl_mem indices,
+                                int *done) {
+  *done = 0;
+  const struct nth_config c = nth_config(ctx);
+  const clprim_type key_type = key_bits(type) == 32 ? CLPRIM_UINT32 : CLPRIM_UINT64;
+  const size_t es = clprim_type_size(type);
+  const int smallest = (flags & CLPRIM_TOPK_SMALLEST) != 0;
+  cl_kernel sample, count_kernel, choose, candidates, split, finish;
+  CLPRIM_CHECK(nth_kernel(ctx, type, &c, "nth_sample", &sample));
+  CLPRIM_CHECK(nth_kernel(ctx, type, &c, "nth_count", &count_kernel));
+  CLPRIM_CHECK(nth_kernel(ctx, type, &c, "nth_choose", &choose));
+  CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_candidates", &candidates));
+  CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_split", &split));
+  CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_finish", &finish));
+  size_t groups = (n / 4 + c.wg - 1) / c.wg;
+  if (groups > c.max_groups) groups = c.max_groups;
+  if (groups == 0) groups = 1;
+  cl_mem counts, meta, state, ranks_dev, results, cand;
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_COUNTS, groups * BUCKETS * 4, &counts));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_META, META_WORDS * 8, &meta));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_STATE, (2 + STATE_WORDS) * 8, &state));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RANKS, 8, &ranks_dev));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULTS, 8, &results));
+
+  /* Level 0 for the threshold's rank. */
+  cl_ulong rank = smallest ? k - 1 : n - k;
+  CLPRIM_CHECK((clprim_status)clEnqueueWriteBuffer(ctx->queue, ranks_dev, CL_TRUE, 0, 8, &rank, 0,
+                                                   NULL, NULL));
+  cl_ulong zero64 = 0, len = n, seed = 0x70CC0000ull;
+  cl_uint r0 = 0, r1 = 1;
+  CLPRIM_CHECK(clprim__set_args(sample, 5, sizeof in, &in, sizeof zero64, &zero64, sizeof len,
+                                &len, sizeof seed, &seed, sizeof meta, &meta));
+  CLPRIM_CHECK(clprim__enqueue(ctx, sample, 1, c.wg));
+  CLPRIM_CHECK(clprim__set_args(count_kernel, 5, sizeof in, &in, sizeof zero64, &zero64,
+                                sizeof len, &len, sizeof meta, &meta, sizeof counts, &counts));
+  CLPRIM_CHECK(clprim__enqueue(ctx, count_kernel, groups, c.wg));
+  CLPRIM_CHECK(clprim__set_args(choose, 8, sizeof meta, &meta, sizeof ranks_dev, &ranks_dev,
+                                sizeof r0, &r0, sizeof r1, &r1, sizeof zero64, &zero64,
+                                sizeof zero64, &zero64, sizeof state, &state, sizeof results,
+                                &results));
+  CLPRIM_CHECK(clprim__enqueue(ctx, choose, 1, c.wg));
+  uint64_t st[2 + STATE_WORDS];
+  CLPRIM_CHECK(clprim__read(ctx, state, 0, sizeof st, st));
+  if ((flags & CLPRIM_NTH_REJECT_NAN) && st[0] > 0) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  const uint64_t bucket = st[2], before = st[3], size = st[4];
+  const size_t cands = (size_t)(smallest ? before + size : n - before);
+  if (cands > n / 16) return CLPRIM_SUCCESS; /* not worth it: the general path */
+
+  /* The candidates' buffer, in ulong words (see cl/nth_element.cl). */
+#define ALIGN4(x) (((x) + 3) & ~(size_t)3)
+  const size_t idx_at = ALIGN4((cands * es + 7) / 8), eq_at = idx_at + ALIGN4(cands),
+               pk_at = eq_at + ALIGN4(cands), pi_at = pk_at + BASE, cur_at = pi_at + BASE;
+#undef ALIGN4
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TOPK, (cur_at + 4) * 8, &cand));
+  cl_uint lo = smallest ? 0 : (cl_uint)bucket, hi = smallest ? (cl_uint)bucket : 510;
+  cl_ulong idx_at64 = idx_at;
+  CLPRIM_CHECK(clprim__set_args(candidates, 9, sizeof in, &in, sizeof zero64, &zero64, sizeof len,
+                                &len, sizeof meta, &meta, sizeof counts, &counts, sizeof lo, &lo,
+                                sizeof hi, &hi, sizeof cand, &cand, sizeof idx_at64, &idx_at64));
+  CLPRIM_CHECK(clprim__enqueue(ctx, candidates, groups, c.wg));
+
+  /* The threshold among the candidates (keys, so the key type). */
+  uint64_t rank2 = smallest ? k - 1 : cands - k, t = 0;
+  CLPRIM_CHECK(select_ranks(ctx, key_type, cand, 0, cands, &rank2, 1, 0, 0, &t, NULL));
+
+  const cl_uint zero32 = 0;
+  CLPRIM_CHECK(clprim__fill(ctx, cand, &zero32, 4, cur_at * 8, 16));
+  cl_uint t32 = (cl_uint)t;
+  cl_ulong t64 = t, c64 = cands, eq64 = eq_at, pk64 = pk_at, pi64 = pi_at, cur64 = cur_at;
+  const void *tp = es == 4 ? (const void *)&t32 : (const void *)&t64;
+  cl_int small32 = smallest, sorted32 = (flags & CLPRIM_TOPK_SORTED) != 0;
+  size_t split_groups = (cands + c.wg - 1) / c.wg;
+  if (split_groups > groups) split_groups = groups;
+  CLPRIM_CHECK(clprim__set_args(split, 10, sizeof cand, &cand, sizeof idx_at64, &idx_at64,
+                                sizeof c64, &c64, es, tp, sizeof small32, &small32,
+                                sizeof sorted32, &sorted32, sizeof eq64, &eq64, sizeof pk64, &pk64,
+                                sizeof pi64, &pi64, sizeof cur64, &cur64));
+  CLPRIM_CHECK(clprim__enqueue(ctx, split, split_groups, c.wg));
+  cl_uint split_counts[2];
+  CLPRIM_CHECK(clprim__read(ctx, cand, cur_at * 8, 8, split_counts));
+  const uint64_t beyond_count = split_counts[0], equal_count = split_counts[1];
+  const uint64_t need = k - beyond_count;
+  /* Ties: the need lowest indices among the equal ones. */
+  uint64_t last = ~(uint64_t)0;
+  if (equal_count > need) {
+    uint64_t rank3 = need - 1;
+    CLPRIM_CHECK(select_ranks(ctx, CLPRIM_UINT64, cand, eq_at, (size_t)equal_count, &rank3, 1, 0,
+                              0, &last, NULL));
+  }
+  const int index64 = (flags & CLPRIM_TOPK_INDICES_64) != 0;
+  cl_uint g32 = (cl_uint)beyond_count, k32 = (cl_uint)k;
+  cl_ulong e64 = equal_count, last64 = last;
+  cl_int want_values = values != NULL, want_indices = indices != NULL, index32 = index64;
+  cl_mem vbuf = values ? values : cand, ibuf = indices ? indices : cand;
+  CLPRIM_CHECK(clprim__set_args(finish, 17, sizeof in, &in, sizeof cand, &cand, sizeof pk64, &pk64,
+                                sizeof pi64, &pi64, sizeof g32, &g32, sizeof eq64, &eq64,
+                                sizeof e64, &e64, sizeof last64, &last64, es, tp,
+                                sizeof small32, &small32, sizeof sorted32, &sorted32,
+                                sizeof k32, &k32, sizeof vbuf, &vbuf, sizeof ibuf, &ibuf,
+                                sizeof want_values, &want_values, sizeof want_indices,
+                                &want_indices, sizeof index32, &index32));
+  CLPRIM_CHECK(clprim__enqueue(ctx, finish, 1, c.wg));
+  *done = 1;
+  return CLPRIM_SUCCESS;
+}
 
 clprim_status clprim_topk(clprim_context *ctx, clprim_type type, cl_mem in, size_t n, uint64_t k,
                           unsigned flags, cl_mem values, cl_mem indices) {
@@ -331,21 +447,28 @@ clprim_status clprim_topk(clprim_context *ctx, clprim_type type, cl_mem in, size
   const struct nth_config c = nth_config(ctx);
   const int smallest = (flags & CLPRIM_TOPK_SMALLEST) != 0;
   const int sorted = (flags & CLPRIM_TOPK_SORTED) != 0;
-  cl_kernel count_kernel, scatter_kernel, step_kernel = NULL, gather_kernel = NULL;
+  cl_kernel count_kernel, scatter_kernel, step_kernel = NULL, gather_kernel = NULL,
+            pad_kernel = NULL;
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_count", &count_kernel));
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_scatter", &scatter_kernel));
   if (sorted) {
     CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_sort_step", &step_kernel));
     CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_gather", &gather_kernel));
+    CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_pad", &pad_kernel));
   }
   const size_t tile = (size_t)c.wg * c.items, tiles = n / tile + (n % tile != 0);
   cl_mem offsets;
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TOPK, (tiles + 1) * 8, &offsets));
 
-  /* The threshold: the key of rank n - k (largest) or k - 1 (smallest). */
   clprim__call_begin(ctx);
+  if (k <= BASE && n >= TOPK_SMALL_MIN_N) {
+    int done;
+    CLPRIM_CHECK(topk_small(ctx, type, in, n, k, flags, values, indices, &done));
+    if (done) return CLPRIM_SUCCESS;
+  }
+  /* The threshold: the key of rank n - k (largest) or k - 1 (smallest). */
   uint64_t rank = smallest ? k - 1 : n - k, t = 0;
-  CLPRIM_CHECK(select_ranks(ctx, type, in, n, &rank, 1, flags, 0, &t, NULL));
+  CLPRIM_CHECK(select_ranks(ctx, type, in, 0, n, &rank, 1, flags, 0, &t, NULL));
 
   /* The sort arrays come after selection (they reuse its level buffers). */
   size_t len2 = 1;
@@ -354,9 +477,14 @@ clprim_status clprim_topk(clprim_context *ctx, clprim_type type, cl_mem in, size
     while (len2 < k) len2 <<= 1;
     CLPRIM_CHECK(clprim__scratch(ctx, SLOT_KEYS_A, len2 * es, &sort_keys));
     CLPRIM_CHECK(clprim__scratch(ctx, SLOT_KEYS_B, len2 * 8, &sort_indices));
-    const cl_uint ones = 0xFFFFFFFFu;
-    CLPRIM_CHECK(clprim__fill(ctx, sort_keys, &ones, 4, 0, len2 * es));
-    CLPRIM_CHECK(clprim__fill(ctx, sort_indices, &ones, 4, 0, len2 * 8));
+    if (len2 > k) {
+      cl_ulong k64 = k, len64 = len2;
+      const size_t pad = len2 - k, group = pad < c.wg ? pad : c.wg;
+      CLPRIM_CHECK(clprim__set_args(pad_kernel, 4, sizeof sort_keys, &sort_keys,
+                                    sizeof sort_indices, &sort_indices, sizeof k64, &k64,
+                                    sizeof len64, &len64));
+      CLPRIM_CHECK(clprim__enqueue(ctx, pad_kernel, (pad + group - 1) / group, group));
+    }
   }
   /* The threshold travels as a key of the type's width. */
   cl_uint t32 = (cl_uint)t;

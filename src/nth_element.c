@@ -120,7 +120,7 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
   if (groups > c.max_groups) groups = c.max_groups;
   if (groups == 0) groups = 1;
   const size_t cap = n + 4 * (size_t)count + 8; /* keys of a level, padded regions */
-  cl_mem counts, meta, state, ranks_dev, results, level_buf[2];
+  cl_mem counts, meta, state, ranks_dev, results, level_buf[2] = {NULL, NULL};
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_COUNTS, groups * BUCKETS * 4, &counts));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_META, META_WORDS * 8, &meta));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_STATE, (2 + STATE_WORDS * (size_t)count) * 8, &state));

@@ -183,6 +183,32 @@ static void test_type(clprim_type type) {
   }
 }
 
+/* k <= 2048 on n >= 32768 takes the candidate path (one counting level,
+ * then work on the threshold's bucket and those beyond it); with 16
+ * distinct values the ties need a selection on indices. */
+static void test_candidates(void **state) {
+  (void)state;
+  const size_t n = test_small() ? 40000 : 300007;
+  for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx || (p == CLPRIM_PATH_AUTO && contexts.ctx[ctx->info.path])) continue;
+    const clprim_type types[2] = {CLPRIM_FLOAT, CLPRIM_INT64};
+    for (int t = 0; t < (test_small() ? 1 : 2); ++t) {
+      void *data = malloc(n * 8);
+      fill(types[t], data, n, DIST_SPECIAL);
+      check_topk(ctx, types[t], data, n, 5, CLPRIM_TOPK_SORTED, 1, 1, "candidates");
+      check_topk(ctx, types[t], data, n, 2048, CLPRIM_TOPK_SMALLEST, 1, 1, "candidates");
+      if (!test_small()) {
+        fill(types[t], data, n, DIST_UNIFORM);
+        check_topk(ctx, types[t], data, n, 1000, 0, 1, 1, "candidates");
+        check_topk(ctx, types[t], data, n, 1, CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED, 1, 1,
+                   "candidates");
+      }
+      free(data);
+    }
+  }
+}
+
 static void test_int32(void **state) { (void)state, test_type(CLPRIM_INT32); }
 static void test_uint32(void **state) { (void)state, test_type(CLPRIM_UINT32); }
 static void test_int64(void **state) { (void)state, test_type(CLPRIM_INT64); }
@@ -234,7 +260,7 @@ static void test_errors(void **state) {
 int main(void) {
   test_init("test_topk");
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors), cmocka_unit_test(test_int32), cmocka_unit_test(test_uint32),
+      cmocka_unit_test(test_errors), cmocka_unit_test(test_candidates), cmocka_unit_test(test_int32), cmocka_unit_test(test_uint32),
       cmocka_unit_test(test_int64),  cmocka_unit_test(test_uint64), cmocka_unit_test(test_float),
       cmocka_unit_test(test_double),
   };

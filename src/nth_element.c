@@ -134,8 +134,10 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
   struct sub *cur = malloc(sizeof *cur * count), *next = malloc(sizeof *next * count);
   clprim_status st = CLPRIM_SUCCESS;
   if (!host_state || !cur || !next) st = CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  /* Not blocking: the reads below wait for it (and an error path finishes
+   * the queue before `ranks` may go away). */
   if (st == CLPRIM_SUCCESS)
-    st = (clprim_status)clEnqueueWriteBuffer(ctx->queue, ranks_dev, CL_TRUE, 0,
+    st = (clprim_status)clEnqueueWriteBuffer(ctx->queue, ranks_dev, CL_FALSE, 0,
                                              (size_t)count * 8, ranks, 0, NULL, NULL);
 
   size_t ncur = 1, nnext = 0;
@@ -223,6 +225,7 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
       if (st == CLPRIM_SUCCESS && nans > 0) st = CLPRIM_ERROR_INVALID_ARGUMENT;
     }
   }
+  if (st != CLPRIM_SUCCESS) clFinish(ctx->queue);
   free(host_state);
   free(cur);
   free(next);

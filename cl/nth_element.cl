@@ -23,8 +23,9 @@
  *  4. nth_extract: the same traversal as nth_count; each work-group reserves
  *     room for its share of each chosen bucket (its count from step 2) and
  *     writes those keys, unordered (order does not matter to selection).
- * A bucket of at most BASE keys is finished by nth_base: one work-group
- * sorts it in local memory.
+ * A bucket of at most SMALL_MAX keys is finished by nth_small: one
+ * work-group per rank repeats the level on its own (no host round trips),
+ * and sorts the last BASE keys or fewer in local memory.
  *
  * Top-k: topk_count / topk_scatter compact the elements beyond a threshold
  * key plus the first `need` equal to it (ties to the lowest indices), in
@@ -340,28 +341,95 @@ void nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *me
   TRAVERSE(EXTRACT_VISIT)
 }
 
-/* One work-group: sorts the len (<= BASE) keys of in + offset and answers
- * ranks[r0, r1) (minus rank_base) into results; *nan_count = the NaNs. */
+/* Small sub-problems (at most SMALL_MAX keys), all of a level in one launch:
+ * one work-group per wanted rank, no host round trip. state[8 + 5 group ...]:
+ * offset and length of the keys in `in`, the rank within them, where the
+ * answer goes in results, and the work-group's room in `scratch` (2 length
+ * keys, ping-pong). The work-group repeats the level (sample, count in
+ * local memory, choose, extract) on its own until at most BASE keys are
+ * left, then sorts them. state[0]: the NaNs that work-group 0 read in its
+ * first round (all of in[offset, offset + length): used when the input
+ * itself is small). */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void nth_base(__global const T *in, ulong offset, ulong len, __global const ulong *ranks, uint r0,
-              uint r1, ulong rank_base, __global ulong *results, __global ulong *nan_count) {
+void nth_small(__global const T *in, __global ulong *state, __global KEY *scratch,
+               __global ulong *results) {
+  __global const ulong *jobs = state + 8;
   __local KEY s[BASE];
-  __local uint nans;
+  __local KEY tree[SPLITTERS + 1];
+  __local uint counts[BUCKETS];
+  __local ulong chosen[3]; /* bucket, keys before it, its size */
+  __local uint fill;
   const uint lid = (uint)get_local_id(0);
-  if (lid == 0) nans = 0;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  uint len2 = 1;
-  while (len2 < len) len2 <<= 1;
-  for (uint j = lid; j < len2; j += WG) {
-    const KEY k = j < len ? key_of(in[offset + j]) : KEY_MAX;
+  __global const ulong *job = jobs + 5 * (ulong)get_group_id(0);
+  const ulong offset = job[0], cap = job[1], where = job[3];
+  ulong len = job[1], rel = job[2];
+  __global KEY *room = scratch + job[4];
+  __global const KEY *src = room; /* from the second round on */
+  uint nans = 0, round = 0;
+  int answered = 0;
+#define SMALL_LOAD(i) (round == 0 ? key_of(in[offset + (i)]) : src[i])
+  for (; len > BASE; ++round) {
+    for (uint j = lid; j < SAMPLE; j += WG)
+      s[j] = SMALL_LOAD(mix64(0xC0FFEEul + round * 7919ul + j) % len);
+    for (uint b = lid; b < BUCKETS; b += WG) counts[b] = 0;
+    local_sort(s, SAMPLE);
+    for (uint j = lid; j < SPLITTERS + 1; j += WG)
+      tree[j] = j < SPLITTERS ? s[(j + 1) * (SAMPLE / 256)] : KEY_MAX;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (ulong i = lid; i < len; i += WG) {
+      const KEY k = SMALL_LOAD(i);
 #if T_FLOAT
-    if (j < len && k == KEY_MAX) atomic_inc(&nans);
+      if (round == 0 && k == KEY_MAX) ++nans;
 #endif
-    s[j] = k;
+      atomic_inc(&counts[bucket_of(k, tree)]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+      ulong before = 0;
+      uint b = 0;
+      while (b < NAN_SLOT - 1 && before + counts[b] <= rel) before += counts[b++];
+      chosen[0] = b, chosen[1] = before, chosen[2] = counts[b];
+      fill = 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint b = (uint)chosen[0];
+    if (b & 1u) { /* an equality bucket holds the answer */
+      if (lid == 0) results[where] = tree[b / 2];
+      answered = 1;
+      break;
+    }
+    __global KEY *dst = room + (round & 1u) * cap;
+    for (ulong i = lid; i < len; i += WG) {
+      const KEY k = SMALL_LOAD(i);
+      if (bucket_of(k, tree) == b) dst[atomic_inc(&fill)] = k;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    rel -= chosen[1];
+    len = chosen[2];
+    src = dst;
   }
-  local_sort(s, len2);
-  for (uint r = r0 + lid; r < r1; r += WG) results[r] = s[ranks[r] - rank_base];
-  if (lid == 0) *nan_count = nans;
+  if (!answered) { /* at most BASE keys left: sort them */
+    uint len2 = 1;
+    while (len2 < len) len2 <<= 1;
+    for (uint j = lid; j < len2; j += WG) {
+      const KEY k = j < len ? SMALL_LOAD(j) : KEY_MAX;
+#if T_FLOAT
+      if (round == 0 && j < len && k == KEY_MAX) ++nans;
+#endif
+      s[j] = k;
+    }
+    local_sort(s, len2);
+    if (lid == 0) results[where] = s[rel];
+  }
+#undef SMALL_LOAD
+  if (get_group_id(0) == 0) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) fill = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (nans) atomic_add(&fill, nans);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) state[0] = fill;
+  }
 }
 
 /* ----------------------------------------------------------------- top-k */

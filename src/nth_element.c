@@ -5,8 +5,9 @@
  * The levels are driven from the host: every sub-problem (a bucket that
  * holds wanted ranks) costs a sample, a counting pass, a choice and one small
  * blocking read (its buckets' sizes), then an extraction of the chosen
- * buckets into the next level's buffer; a bucket of at most BASE keys is
- * sorted in local memory. Level 0 reads the caller's elements (kernels built
+ * buckets into the next level's buffer. Buckets of at most SMALL_MAX keys
+ * are finished by one launch per level (nth_small: a work-group per rank,
+ * no round trips). Level 0 reads the caller's elements (kernels built
  * for the type), later levels read keys (built for uint / ulong). */
 #include "internal.h"
 
@@ -29,6 +30,7 @@ enum {
 #define META_WORDS 1280
 #define BASE 2048
 #define STATE_WORDS 6
+#define SMALL_MAX 65536 /* sub-problems finished by nth_small */
 #define TOPK_SMALL_MIN_N (16 * BASE) /* top-k by candidates from here on */
 
 struct nth_config {
@@ -110,7 +112,7 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
   const clprim_type key_type = key_bits(type) == 32 ? CLPRIM_UINT32 : CLPRIM_UINT64;
   const size_t key_size = clprim_type_size(type);
   const char *const names[5] = {"nth_sample", "nth_count", "nth_choose", "nth_extract",
-                                "nth_base"};
+                                "nth_small"};
   cl_kernel k_elem[5], k_key[5];
   for (int j = 0; j < 5; ++j) {
     CLPRIM_CHECK(nth_kernel(ctx, type, &c, names[j], &k_elem[j]));
@@ -123,17 +125,18 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
   cl_mem counts, meta, state, ranks_dev, results, level_buf[2] = {NULL, NULL};
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_COUNTS, groups * BUCKETS * 4, &counts));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_META, META_WORDS * 8, &meta));
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_STATE, (2 + STATE_WORDS * (size_t)count) * 8, &state));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_STATE, (8 + STATE_WORDS * (size_t)count) * 8, &state));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RANKS, (size_t)count * 8, &ranks_dev));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULTS, (size_t)count * 8, &results));
-  if (n > BASE && !approximate) {
+  if (n > SMALL_MAX && !approximate) {
     CLPRIM_CHECK(clprim__scratch(ctx, SLOT_KEYS_A, cap * key_size, &level_buf[0]));
     CLPRIM_CHECK(clprim__scratch(ctx, SLOT_KEYS_B, cap * key_size, &level_buf[1]));
   }
-  uint64_t *host_state = malloc((2 + STATE_WORDS * (size_t)count) * 8);
+  uint64_t *host_state = malloc((8 + STATE_WORDS * (size_t)count) * 8);
+  uint64_t *jobs = malloc((size_t)count * 5 * 8);
   struct sub *cur = malloc(sizeof *cur * count), *next = malloc(sizeof *next * count);
   clprim_status st = CLPRIM_SUCCESS;
-  if (!host_state || !cur || !next) st = CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  if (!host_state || !jobs || !cur || !next) st = CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
   /* Not blocking: the reads below wait for it (and an error path finishes
    * the queue before `ranks` may go away). */
   if (st == CLPRIM_SUCCESS)
@@ -145,23 +148,23 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
     struct sub first = {in, in_offset, n, 0, 0, count};
     cur[0] = first;
   }
-  int base_at_level0 = 0;
+  int small_at_level0 = 0;
   for (unsigned level = 0; st == CLPRIM_SUCCESS && ncur > 0; ++level) {
     cl_kernel *k = level == 0 ? k_elem : k_key;
     cl_mem out = level_buf[level % 2];
-    size_t fill = 0;
+    size_t fill = 0, njobs = 0, room = 0;
     nnext = 0;
     for (size_t s = 0; s < ncur && st == CLPRIM_SUCCESS; ++s) {
       const struct sub *p = &cur[s];
       cl_ulong off = p->offset, len = p->len, rank_base = p->rank_base;
       cl_uint r0 = p->r0, r1 = p->r1;
-      if (p->len <= BASE && !approximate) {
-        if (level == 0) base_at_level0 = 1;
-        st = clprim__set_args(k[4], 9, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
-                              sizeof ranks_dev, &ranks_dev, sizeof r0, &r0, sizeof r1, &r1,
-                              sizeof rank_base, &rank_base, sizeof results, &results,
-                              sizeof state, &state);
-        if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[4], 1, c.wg);
+      if (p->len <= SMALL_MAX && !approximate) { /* one nth_small job per rank */
+        if (level == 0) small_at_level0 = 1;
+        for (unsigned r = r0; r < r1; ++r, ++njobs) {
+          uint64_t *j = jobs + 5 * njobs;
+          j[0] = off, j[1] = len, j[2] = ranks[r] - rank_base, j[3] = r, j[4] = room;
+          if (len > BASE) room += 2 * (size_t)len;
+        }
         continue;
       }
       size_t g = (p->len / 4 + c.wg - 1) / c.wg;
@@ -213,13 +216,28 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
         if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[3], g, c.wg);
       }
     }
+    if (st == CLPRIM_SUCCESS && njobs > 0) {
+      /* The jobs' room is the counts buffer (free once this level's
+       * extractions are enqueued), grown if needed. */
+      cl_mem level_in = cur[0].buf;
+      st = clprim__scratch(ctx, SLOT_COUNTS, room * key_size > groups * BUCKETS * 4
+                                                 ? room * key_size : groups * BUCKETS * 4,
+                           &counts);
+      if (st == CLPRIM_SUCCESS)
+        st = (clprim_status)clEnqueueWriteBuffer(ctx->queue, state, CL_TRUE, 8 * 8,
+                                                 njobs * 5 * 8, jobs, 0, NULL, NULL);
+      if (st == CLPRIM_SUCCESS)
+        st = clprim__set_args(k[4], 4, sizeof level_in, &level_in, sizeof state, &state,
+                              sizeof counts, &counts, sizeof results, &results);
+      if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[4], njobs, c.wg);
+    }
     struct sub *t = cur;
     cur = next, next = t;
     ncur = nnext;
   }
   if (st == CLPRIM_SUCCESS && !approximate) {
     st = clprim__read(ctx, results, 0, (size_t)count * 8, keys);
-    if (st == CLPRIM_SUCCESS && base_at_level0 && (flags & CLPRIM_NTH_REJECT_NAN)) {
+    if (st == CLPRIM_SUCCESS && small_at_level0 && (flags & CLPRIM_NTH_REJECT_NAN)) {
       uint64_t nans = 0;
       st = clprim__read(ctx, state, 0, 8, &nans);
       if (st == CLPRIM_SUCCESS && nans > 0) st = CLPRIM_ERROR_INVALID_ARGUMENT;
@@ -227,6 +245,7 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
   }
   if (st != CLPRIM_SUCCESS) clFinish(ctx->queue);
   free(host_state);
+  free(jobs);
   free(cur);
   free(next);
   return st;

@@ -4,8 +4,9 @@
  * uniform, normal, sorted, reverse-sorted, all equal, 16 / 128 / 1024
  * distinct values, heavy duplicates of the answer, adversarial (most
  * elements in one narrow range), special values (NaN, +-inf, denormals,
- * -0.0); ranks 0, 1, n/2, n-1; sizes around the base case (2048) and the
- * vector width; the NaN policy; input unchanged; errors write nothing. */
+ * -0.0); ranks 0, 1, n/2, n-1, n/100, 9n/10; sizes around the base case
+ * (2048), the one-launch small case (65536) and the vector width; the NaN
+ * policy; input unchanged; errors write nothing. */
 #include "common.h"
 
 #include <math.h>
@@ -232,7 +233,7 @@ done:
 }
 
 static void test_type(clprim_type type) {
-  const size_t big[] = {1, 2, 3, 7, 2047, 2048, 2049, 2051, 5000, 65536 + 3, 300001};
+  const size_t big[] = {1, 2, 3, 7, 2047, 2048, 2049, 2051, 5000, 65536, 65536 + 3, 300001};
   const size_t small[] = {5, 2500};
   const size_t *sizes = test_small() ? small : big;
   const size_t count = test_small() ? 2 : sizeof big / sizeof big[0];

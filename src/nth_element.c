@@ -16,21 +16,21 @@
 
 /* Scratch slots of this family. */
 enum {
-  SLOT_COUNTS = CLPRIM_SCRATCH_NTH0, /* per-group bucket counts (uint) */
-  SLOT_META = CLPRIM_SCRATCH_NTH0 + 1,   /* META_WORDS ulongs, see the kernel */
-  SLOT_STATE = CLPRIM_SCRATCH_NTH0 + 2,  /* nth_choose's answers */
-  SLOT_RANKS = CLPRIM_SCRATCH_NTH0 + 3,  /* the wanted ranks, sorted */
+  SLOT_COUNTS = CLPRIM_SCRATCH_NTH0,      /* per-group bucket counts (uint) */
+  SLOT_META = CLPRIM_SCRATCH_NTH0 + 1,    /* META_WORDS ulongs, see the kernel */
+  SLOT_STATE = CLPRIM_SCRATCH_NTH0 + 2,   /* nth_choose's answers */
+  SLOT_RANKS = CLPRIM_SCRATCH_NTH0 + 3,   /* the wanted ranks, sorted */
   SLOT_RESULTS = CLPRIM_SCRATCH_NTH0 + 4, /* the keys of the ranks */
-  SLOT_KEYS_A = CLPRIM_SCRATCH_NTH0 + 5, /* levels' keys; top-k sort keys */
-  SLOT_KEYS_B = CLPRIM_SCRATCH_NTH0 + 6, /* levels' keys; top-k sort indices */
-  SLOT_TOPK = CLPRIM_SCRATCH_NTH0 + 7    /* top-k tile counts */
+  SLOT_KEYS_A = CLPRIM_SCRATCH_NTH0 + 5,  /* levels' keys; top-k sort keys */
+  SLOT_KEYS_B = CLPRIM_SCRATCH_NTH0 + 6,  /* levels' keys; top-k sort indices */
+  SLOT_TOPK = CLPRIM_SCRATCH_NTH0 + 7     /* top-k tile counts */
 };
 
 #define BUCKETS 512 /* as in cl/nth_element.cl */
 #define META_WORDS 1280
 #define BASE 2048
 #define STATE_WORDS 6
-#define SMALL_MAX 65536 /* sub-problems finished by nth_small */
+#define SMALL_MAX 65536              /* sub-problems finished by nth_small */
 #define TOPK_SMALL_MIN_N (16 * BASE) /* top-k by candidates from here on */
 
 struct nth_config {
@@ -43,21 +43,26 @@ static struct nth_config nth_config(const clprim_context *ctx) {
   struct nth_config c = {256, 0, 16};
   size_t per_unit = 8;
   if (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU)) c.wg = 64, per_unit = 2;
-  while (c.wg > ctx->info.max_work_group_size && c.wg > 32) c.wg /= 2;
+  while (c.wg > ctx->info.max_work_group_size && c.wg > 32)
+    c.wg /= 2;
   c.max_groups = (ctx->info.compute_units ? ctx->info.compute_units : 1) * per_unit;
   return c;
 }
 
-static int is_float(clprim_type t) { return t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE; }
-static unsigned key_bits(clprim_type t) { return (unsigned)clprim_type_size(t) * 8; }
+static int is_float(clprim_type t) {
+  return t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE;
+}
+static unsigned key_bits(clprim_type t) {
+  return (unsigned)clprim_type_size(t) * 8;
+}
 
 static clprim_status nth_kernel(clprim_context *ctx, clprim_type type, const struct nth_config *c,
                                 const char *name, cl_kernel *kernel) {
   char options[160];
   snprintf(options, sizeof options,
            "-DT=%s -DT_FLOAT=%d -DT_SIGNED=%d -DKEY_BITS=%u -DWG=%u -DITEMS=%u",
-           clprim__cl_type(type), is_float(type),
-           type == CLPRIM_INT32 || type == CLPRIM_INT64, key_bits(type), c->wg, c->items);
+           clprim__cl_type(type), is_float(type), type == CLPRIM_INT32 || type == CLPRIM_INT64,
+           key_bits(type), c->wg, c->items);
   return clprim__kernel(ctx, "nth_element.cl", options, name, kernel);
 }
 
@@ -66,10 +71,18 @@ static clprim_value value_of_key(clprim_type type, uint64_t key) {
   clprim_value v;
   memset(&v, 0, sizeof v);
   switch (type) {
-  case CLPRIM_INT32: v.u32 = (uint32_t)key ^ 0x80000000u; break;
-  case CLPRIM_UINT32: v.u32 = (uint32_t)key; break;
-  case CLPRIM_INT64: v.u64 = key ^ 0x8000000000000000ull; break;
-  case CLPRIM_UINT64: v.u64 = key; break;
+  case CLPRIM_INT32:
+    v.u32 = (uint32_t)key ^ 0x80000000u;
+    break;
+  case CLPRIM_UINT32:
+    v.u32 = (uint32_t)key;
+    break;
+  case CLPRIM_INT64:
+    v.u64 = key ^ 0x8000000000000000ull;
+    break;
+  case CLPRIM_UINT64:
+    v.u64 = key;
+    break;
   case CLPRIM_FLOAT: {
     uint32_t k = (uint32_t)key;
     v.u32 = (k & 0x80000000u) ? k ^ 0x80000000u : ~k;
@@ -101,13 +114,13 @@ struct sub {
 };
 
 /* The keys of the ranks `ranks` (sorted ascending, each < n, count of them)
- * of the n elements of in from element in_offset (a multiple of 4), to keys[] on the host (and left in
- * SLOT_RESULTS). approximate: one level only; keys[] gets the nearest
- * splitter and errors[] its rank distance. Enqueues from the first kernel
- * on; the call is begun and its arguments checked. */
+ * of the n elements of in from element in_offset (a multiple of 4), to keys[] on the host (and left
+ * in SLOT_RESULTS). approximate: one level only; keys[] gets the nearest splitter and errors[] its
+ * rank distance. Enqueues from the first kernel on; the call is begun and its arguments checked. */
 static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem in,
-                                  size_t in_offset, size_t n, const uint64_t *ranks, unsigned count, unsigned flags,
-                                  int approximate, uint64_t *keys, uint64_t *errors) {
+                                  size_t in_offset, size_t n, const uint64_t *ranks, unsigned count,
+                                  unsigned flags, int approximate, uint64_t *keys,
+                                  uint64_t *errors) {
   const struct nth_config c = nth_config(ctx);
   const clprim_type key_type = key_bits(type) == 32 ? CLPRIM_UINT32 : CLPRIM_UINT64;
   const size_t key_size = clprim_type_size(type);
@@ -140,8 +153,8 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
   /* Not blocking: the reads below wait for it (and an error path finishes
    * the queue before `ranks` may go away). */
   if (st == CLPRIM_SUCCESS)
-    st = (clprim_status)clEnqueueWriteBuffer(ctx->queue, ranks_dev, CL_FALSE, 0,
-                                             (size_t)count * 8, ranks, 0, NULL, NULL);
+    st = (clprim_status)clEnqueueWriteBuffer(ctx->queue, ranks_dev, CL_FALSE, 0, (size_t)count * 8,
+                                             ranks, 0, NULL, NULL);
 
   size_t ncur = 1, nnext = 0;
   if (st == CLPRIM_SUCCESS) {
@@ -175,14 +188,13 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
                             sizeof seed, &seed, sizeof meta, &meta);
       if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[0], 1, c.wg);
       if (st == CLPRIM_SUCCESS)
-        st = clprim__set_args(k[1], 5, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len,
-                              &len, sizeof meta, &meta, sizeof counts, &counts);
+        st = clprim__set_args(k[1], 5, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
+                              sizeof meta, &meta, sizeof counts, &counts);
       if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[1], g, c.wg);
       if (st == CLPRIM_SUCCESS)
-        st = clprim__set_args(k[2], 8, sizeof meta, &meta, sizeof ranks_dev, &ranks_dev,
-                              sizeof r0, &r0, sizeof r1, &r1, sizeof rank_base, &rank_base,
-                              sizeof out_base, &out_base, sizeof state, &state, sizeof results,
-                              &results);
+        st = clprim__set_args(k[2], 8, sizeof meta, &meta, sizeof ranks_dev, &ranks_dev, sizeof r0,
+                              &r0, sizeof r1, &r1, sizeof rank_base, &rank_base, sizeof out_base,
+                              &out_base, sizeof state, &state, sizeof results, &results);
       if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[2], 1, c.wg);
       const size_t words = 2 + STATE_WORDS * (size_t)(r1 - r0);
       if (st == CLPRIM_SUCCESS) st = clprim__read(ctx, state, 0, words * 8, host_state);
@@ -202,7 +214,8 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
       for (unsigned r = r0; r < r1;) {
         const uint64_t *w = host_state + 2 + STATE_WORDS * (r - r0);
         unsigned e = r + 1;
-        while (e < r1 && host_state[2 + STATE_WORDS * (e - r0)] == w[0]) ++e;
+        while (e < r1 && host_state[2 + STATE_WORDS * (e - r0)] == w[0])
+          ++e;
         if (!(w[0] & 1u)) {
           struct sub q = {out, (size_t)w[3], (size_t)w[2], p->rank_base + w[1], r, e};
           next[nnext++] = q;
@@ -220,12 +233,12 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
       /* The jobs' room is the counts buffer (free once this level's
        * extractions are enqueued), grown if needed. */
       cl_mem level_in = cur[0].buf;
-      st = clprim__scratch(ctx, SLOT_COUNTS, room * key_size > groups * BUCKETS * 4
-                                                 ? room * key_size : groups * BUCKETS * 4,
-                           &counts);
+      st = clprim__scratch(
+          ctx, SLOT_COUNTS,
+          room * key_size > groups * BUCKETS * 4 ? room * key_size : groups * BUCKETS * 4, &counts);
       if (st == CLPRIM_SUCCESS)
-        st = (clprim_status)clEnqueueWriteBuffer(ctx->queue, state, CL_TRUE, 8 * 8,
-                                                 njobs * 5 * 8, jobs, 0, NULL, NULL);
+        st = (clprim_status)clEnqueueWriteBuffer(ctx->queue, state, CL_TRUE, 8 * 8, njobs * 5 * 8,
+                                                 jobs, 0, NULL, NULL);
       if (st == CLPRIM_SUCCESS)
         st = clprim__set_args(k[4], 4, sizeof level_in, &level_in, sizeof state, &state,
                               sizeof counts, &counts, sizeof results, &results);
@@ -288,15 +301,18 @@ clprim_status clprim_quantiles(clprim_context *ctx, clprim_type type, cl_mem in,
       size_t lo = 0, hi = distinct - 1;
       while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (sorted[mid] < ranks[r]) lo = mid + 1; else hi = mid;
+        if (sorted[mid] < ranks[r])
+          lo = mid + 1;
+        else
+          hi = mid;
       }
       clprim_value v = value_of_key(type, keys[lo]);
       memcpy(bytes + r * es, v.bytes, es);
       if (values) values[r] = v;
     }
     if (result)
-      st = (clprim_status)clEnqueueWriteBuffer(ctx->queue, result, CL_TRUE, 0, count * es, bytes,
-                                               0, NULL, NULL);
+      st = (clprim_status)clEnqueueWriteBuffer(ctx->queue, result, CL_TRUE, 0, count * es, bytes, 0,
+                                               NULL, NULL);
   }
   free(sorted);
   free(keys);
@@ -321,8 +337,8 @@ uint64_t clprim_quantile_rank(uint64_t n, double q) {
   return r < n ? r : n - 1;
 }
 
-clprim_status clprim_nth_element_approx(clprim_context *ctx, clprim_type type, cl_mem in,
-                                        size_t n, uint64_t k, unsigned flags, clprim_value *value,
+clprim_status clprim_nth_element_approx(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                                        uint64_t k, unsigned flags, clprim_value *value,
                                         uint64_t *rank_error) {
   CLPRIM_CHECK(check_common(ctx, type, in, n, flags, CLPRIM_NTH_REJECT_NAN));
   if (k >= n || !value) return CLPRIM_ERROR_INVALID_ARGUMENT;
@@ -376,11 +392,11 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
                                                    NULL, NULL));
   cl_ulong zero64 = 0, len = n, seed = 0x70CC0000ull;
   cl_uint r0 = 0, r1 = 1;
-  CLPRIM_CHECK(clprim__set_args(sample, 5, sizeof in, &in, sizeof zero64, &zero64, sizeof len,
-                                &len, sizeof seed, &seed, sizeof meta, &meta));
+  CLPRIM_CHECK(clprim__set_args(sample, 5, sizeof in, &in, sizeof zero64, &zero64, sizeof len, &len,
+                                sizeof seed, &seed, sizeof meta, &meta));
   CLPRIM_CHECK(clprim__enqueue(ctx, sample, 1, c.wg));
-  CLPRIM_CHECK(clprim__set_args(count_kernel, 5, sizeof in, &in, sizeof zero64, &zero64,
-                                sizeof len, &len, sizeof meta, &meta, sizeof counts, &counts));
+  CLPRIM_CHECK(clprim__set_args(count_kernel, 5, sizeof in, &in, sizeof zero64, &zero64, sizeof len,
+                                &len, sizeof meta, &meta, sizeof counts, &counts));
   CLPRIM_CHECK(clprim__enqueue(ctx, count_kernel, groups, c.wg));
   CLPRIM_CHECK(clprim__set_args(choose, 8, sizeof meta, &meta, sizeof ranks_dev, &ranks_dev,
                                 sizeof r0, &r0, sizeof r1, &r1, sizeof zero64, &zero64,
@@ -394,7 +410,7 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
   const size_t cands = (size_t)(smallest ? before + size : n - before);
   if (cands > n / 16) return CLPRIM_SUCCESS; /* not worth it: the general path */
 
-  /* The candidates' buffer, in ulong words (see cl/nth_element.cl). */
+    /* The candidates' buffer, in ulong words (see cl/nth_element.cl). */
 #define ALIGN4(x) (((x) + 3) & ~(size_t)3)
   const size_t idx_at = ALIGN4((cands * es + 7) / 8), eq_at = idx_at + ALIGN4(cands),
                pk_at = eq_at + ALIGN4(cands), pi_at = pk_at + BASE, cur_at = pi_at + BASE;
@@ -420,9 +436,9 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
   size_t split_groups = (cands + c.wg - 1) / c.wg;
   if (split_groups > groups) split_groups = groups;
   CLPRIM_CHECK(clprim__set_args(split, 10, sizeof cand, &cand, sizeof idx_at64, &idx_at64,
-                                sizeof c64, &c64, es, tp, sizeof small32, &small32,
-                                sizeof sorted32, &sorted32, sizeof eq64, &eq64, sizeof pk64, &pk64,
-                                sizeof pi64, &pi64, sizeof cur64, &cur64));
+                                sizeof c64, &c64, es, tp, sizeof small32, &small32, sizeof sorted32,
+                                &sorted32, sizeof eq64, &eq64, sizeof pk64, &pk64, sizeof pi64,
+                                &pi64, sizeof cur64, &cur64));
   CLPRIM_CHECK(clprim__enqueue(ctx, split, split_groups, c.wg));
   cl_uint split_counts[2];
   CLPRIM_CHECK(clprim__read(ctx, cand, cur_at * 8, 8, split_counts));
@@ -432,8 +448,8 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
   uint64_t last = ~(uint64_t)0;
   if (equal_count > need) {
     uint64_t rank3 = need - 1;
-    CLPRIM_CHECK(select_ranks(ctx, CLPRIM_UINT64, cand, eq_at, (size_t)equal_count, &rank3, 1, 0,
-                              0, &last, NULL));
+    CLPRIM_CHECK(select_ranks(ctx, CLPRIM_UINT64, cand, eq_at, (size_t)equal_count, &rank3, 1, 0, 0,
+                              &last, NULL));
   }
   const int index64 = (flags & CLPRIM_TOPK_INDICES_64) != 0;
   cl_uint g32 = (cl_uint)beyond_count, k32 = (cl_uint)k;
@@ -442,11 +458,10 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
   cl_mem vbuf = values ? values : cand, ibuf = indices ? indices : cand;
   CLPRIM_CHECK(clprim__set_args(finish, 17, sizeof in, &in, sizeof cand, &cand, sizeof pk64, &pk64,
                                 sizeof pi64, &pi64, sizeof g32, &g32, sizeof eq64, &eq64,
-                                sizeof e64, &e64, sizeof last64, &last64, es, tp,
-                                sizeof small32, &small32, sizeof sorted32, &sorted32,
-                                sizeof k32, &k32, sizeof vbuf, &vbuf, sizeof ibuf, &ibuf,
-                                sizeof want_values, &want_values, sizeof want_indices,
-                                &want_indices, sizeof index32, &index32));
+                                sizeof e64, &e64, sizeof last64, &last64, es, tp, sizeof small32,
+                                &small32, sizeof sorted32, &sorted32, sizeof k32, &k32, sizeof vbuf,
+                                &vbuf, sizeof ibuf, &ibuf, sizeof want_values, &want_values,
+                                sizeof want_indices, &want_indices, sizeof index32, &index32));
   CLPRIM_CHECK(clprim__enqueue(ctx, finish, 1, c.wg));
   *done = 1;
   return CLPRIM_SUCCESS;
@@ -454,8 +469,8 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
 
 clprim_status clprim_topk(clprim_context *ctx, clprim_type type, cl_mem in, size_t n, uint64_t k,
                           unsigned flags, cl_mem values, cl_mem indices) {
-  const unsigned allowed = CLPRIM_NTH_REJECT_NAN | CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED |
-                           CLPRIM_TOPK_INDICES_64;
+  const unsigned allowed =
+      CLPRIM_NTH_REJECT_NAN | CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED | CLPRIM_TOPK_INDICES_64;
   CLPRIM_CHECK(check_common(ctx, type, in, n, flags, allowed));
   if (k > n || (!values && !indices)) return CLPRIM_ERROR_INVALID_ARGUMENT;
   if (values == in || indices == in || (values && values == indices))
@@ -470,7 +485,7 @@ clprim_status clprim_topk(clprim_context *ctx, clprim_type type, cl_mem in, size
   const int smallest = (flags & CLPRIM_TOPK_SMALLEST) != 0;
   const int sorted = (flags & CLPRIM_TOPK_SORTED) != 0;
   cl_kernel count_kernel, scatter_kernel, step_kernel = NULL, gather_kernel = NULL,
-            pad_kernel = NULL;
+                                          pad_kernel = NULL;
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_count", &count_kernel));
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_scatter", &scatter_kernel));
   if (sorted) {
@@ -496,7 +511,8 @@ clprim_status clprim_topk(clprim_context *ctx, clprim_type type, cl_mem in, size
   size_t len2 = 1;
   cl_mem sort_keys = offsets, sort_indices = offsets;
   if (sorted) {
-    while (len2 < k) len2 <<= 1;
+    while (len2 < k)
+      len2 <<= 1;
     CLPRIM_CHECK(clprim__scratch(ctx, SLOT_KEYS_A, len2 * es, &sort_keys));
     CLPRIM_CHECK(clprim__scratch(ctx, SLOT_KEYS_B, len2 * 8, &sort_indices));
     if (len2 > k) {
@@ -522,12 +538,11 @@ clprim_status clprim_topk(clprim_context *ctx, clprim_type type, cl_mem in, size
   CLPRIM_CHECK(clprim__enqueue(ctx, count_kernel, tiles, c.wg));
   CLPRIM_CHECK(clprim__scan(ctx, CLPRIM_UINT64, offsets, offsets, tiles + 1, 0));
   CLPRIM_CHECK(clprim__set_args(scatter_kernel, 15, sizeof in, &in, sizeof n64, &n64, tsize, tp,
-                                sizeof small32, &small32, sizeof offsets, &offsets,
-                                sizeof tiles64, &tiles64, sizeof k64, &k64, sizeof vbuf, &vbuf,
-                                sizeof ibuf, &ibuf, sizeof want_values, &want_values,
-                                sizeof want_indices, &want_indices, sizeof index32, &index32,
-                                sizeof sorted32, &sorted32, sizeof sort_keys, &sort_keys,
-                                sizeof sort_indices, &sort_indices));
+                                sizeof small32, &small32, sizeof offsets, &offsets, sizeof tiles64,
+                                &tiles64, sizeof k64, &k64, sizeof vbuf, &vbuf, sizeof ibuf, &ibuf,
+                                sizeof want_values, &want_values, sizeof want_indices,
+                                &want_indices, sizeof index32, &index32, sizeof sorted32, &sorted32,
+                                sizeof sort_keys, &sort_keys, sizeof sort_indices, &sort_indices));
   CLPRIM_CHECK(clprim__enqueue(ctx, scatter_kernel, tiles, c.wg));
   if (!sorted) return CLPRIM_SUCCESS;
 

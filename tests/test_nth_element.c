@@ -31,10 +31,14 @@ static int teardown(void **state) {
  * key_of in cl/nth_element.cl, checked against plain comparisons below). */
 static uint64_t key_of(clprim_type type, const void *data, size_t i) {
   switch (type) {
-  case CLPRIM_INT32: return (uint32_t)((const int32_t *)data)[i] ^ 0x80000000u;
-  case CLPRIM_UINT32: return ((const uint32_t *)data)[i];
-  case CLPRIM_INT64: return (uint64_t)((const int64_t *)data)[i] ^ 0x8000000000000000ull;
-  case CLPRIM_UINT64: return ((const uint64_t *)data)[i];
+  case CLPRIM_INT32:
+    return (uint32_t)((const int32_t *)data)[i] ^ 0x80000000u;
+  case CLPRIM_UINT32:
+    return ((const uint32_t *)data)[i];
+  case CLPRIM_INT64:
+    return (uint64_t)((const int64_t *)data)[i] ^ 0x8000000000000000ull;
+  case CLPRIM_UINT64:
+    return ((const uint64_t *)data)[i];
   case CLPRIM_FLOAT: {
     float x = ((const float *)data)[i];
     if (isnan(x)) return 0xFFFFFFFFu;
@@ -57,7 +61,7 @@ static uint64_t key_of(clprim_type type, const void *data, size_t i) {
 
 /* qsort comparators on the values themselves: the reference. */
 #define CMP_INT(name, CT)                                                                          \
-  static int name(const void *a, const void *b) {                                                 \
+  static int name(const void *a, const void *b) {                                                  \
     CT x = *(const CT *)a, y = *(const CT *)b;                                                     \
     return x < y ? -1 : x > y;                                                                     \
   }
@@ -66,7 +70,7 @@ CMP_INT(cmp_u32, uint32_t)
 CMP_INT(cmp_i64, int64_t)
 CMP_INT(cmp_u64, uint64_t)
 #define CMP_FLOAT(name, CT)                                                                        \
-  static int name(const void *a, const void *b) {                                                 \
+  static int name(const void *a, const void *b) {                                                  \
     CT x = *(const CT *)a, y = *(const CT *)b;                                                     \
     if (isnan(x) || isnan(y)) return isnan(x) - isnan(y); /* NaN last */                           \
     return x < y ? -1 : x > y;                                                                     \
@@ -93,22 +97,46 @@ static int same(clprim_type type, clprim_value v, const void *ref, size_t i) {
 }
 
 enum {
-  DIST_UNIFORM, DIST_NORMAL, DIST_SORTED, DIST_REVERSE, DIST_EQUAL, DIST_FEW16, DIST_FEW128,
-  DIST_FEW1024, DIST_DUP_ANSWER, DIST_ADVERSARIAL, DIST_SPECIAL, DIST_COUNT
+  DIST_UNIFORM,
+  DIST_NORMAL,
+  DIST_SORTED,
+  DIST_REVERSE,
+  DIST_EQUAL,
+  DIST_FEW16,
+  DIST_FEW128,
+  DIST_FEW1024,
+  DIST_DUP_ANSWER,
+  DIST_ADVERSARIAL,
+  DIST_SPECIAL,
+  DIST_COUNT
 };
 static const char *const dist_names[DIST_COUNT] = {
-    "uniform", "normal", "sorted", "reverse", "all equal", "16 distinct", "128 distinct",
-    "1024 distinct", "duplicates of the median", "adversarial", "special values"};
+    "uniform",      "normal",        "sorted",
+    "reverse",      "all equal",     "16 distinct",
+    "128 distinct", "1024 distinct", "duplicates of the median",
+    "adversarial",  "special values"};
 
 /* Element i as a double-ish number v, stored in the type. */
 static void put(clprim_type type, void *data, size_t i, double v) {
   switch (type) {
-  case CLPRIM_INT32: ((int32_t *)data)[i] = (int32_t)v; break;
-  case CLPRIM_UINT32: ((uint32_t *)data)[i] = (uint32_t)(v < 0 ? -v : v); break;
-  case CLPRIM_INT64: ((int64_t *)data)[i] = (int64_t)v; break;
-  case CLPRIM_UINT64: ((uint64_t *)data)[i] = (uint64_t)(v < 0 ? -v : v); break;
-  case CLPRIM_FLOAT: ((float *)data)[i] = (float)v; break;
-  case CLPRIM_DOUBLE: ((double *)data)[i] = v; break;
+  case CLPRIM_INT32:
+    ((int32_t *)data)[i] = (int32_t)v;
+    break;
+  case CLPRIM_UINT32:
+    ((uint32_t *)data)[i] = (uint32_t)(v < 0 ? -v : v);
+    break;
+  case CLPRIM_INT64:
+    ((int64_t *)data)[i] = (int64_t)v;
+    break;
+  case CLPRIM_UINT64:
+    ((uint64_t *)data)[i] = (uint64_t)(v < 0 ? -v : v);
+    break;
+  case CLPRIM_FLOAT:
+    ((float *)data)[i] = (float)v;
+    break;
+  case CLPRIM_DOUBLE:
+    ((double *)data)[i] = v;
+    break;
   }
 }
 
@@ -127,27 +155,48 @@ static void fill(clprim_type type, void *data, size_t n, unsigned dist) {
       v = sqrt(-2.0 * log(u + 1e-300)) * cos(6.283185307179586 * u2) * (fl ? 1.0 : 1e6);
       break;
     }
-    case DIST_SORTED: v = (double)i - (double)n / 2; break;
-    case DIST_REVERSE: v = (double)n / 2 - (double)i; break;
-    case DIST_EQUAL: v = 42; break;
-    case DIST_FEW16: v = (double)(test_rand() % 16) * 7 - 50; break;
-    case DIST_FEW128: v = (double)(test_rand() % 128) * 3 - 100; break;
-    case DIST_FEW1024: v = (double)(test_rand() % 1024) - 500; break;
-    case DIST_DUP_ANSWER: v = u < 0.5 ? 7 : (u - 0.5) * scale * 4 - scale; break;
+    case DIST_SORTED:
+      v = (double)i - (double)n / 2;
+      break;
+    case DIST_REVERSE:
+      v = (double)n / 2 - (double)i;
+      break;
+    case DIST_EQUAL:
+      v = 42;
+      break;
+    case DIST_FEW16:
+      v = (double)(test_rand() % 16) * 7 - 50;
+      break;
+    case DIST_FEW128:
+      v = (double)(test_rand() % 128) * 3 - 100;
+      break;
+    case DIST_FEW1024:
+      v = (double)(test_rand() % 1024) - 500;
+      break;
+    case DIST_DUP_ANSWER:
+      v = u < 0.5 ? 7 : (u - 0.5) * scale * 4 - scale;
+      break;
     case DIST_ADVERSARIAL:
       /* 99% in a range narrower than any bucket of the other 1%'s spread. */
       v = u < 0.99 ? (fl ? 1e-30 * test_uniform() : (double)(test_rand() % 5000))
                    : (test_uniform() - 0.5) * scale * 1e6;
       break;
-    case DIST_SPECIAL: v = (u - 0.5) * 100; break;
+    case DIST_SPECIAL:
+      v = (u - 0.5) * 100;
+      break;
     }
     put(type, data, i, v);
   }
   if (dist == DIST_SPECIAL && (type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE)) {
     for (size_t i = 0; i < n; ++i) {
       unsigned r = (unsigned)(test_rand() % 10);
-      double v = r == 0 ? NAN : r == 1 ? INFINITY : r == 2 ? -INFINITY : r == 3 ? -0.0
-               : r == 4 ? 0.0 : r == 5 ? (type == CLPRIM_FLOAT ? 1e-40 : 1e-310) : -1;
+      double v = r == 0   ? NAN
+                 : r == 1 ? INFINITY
+                 : r == 2 ? -INFINITY
+                 : r == 3 ? -0.0
+                 : r == 4 ? 0.0
+                 : r == 5 ? (type == CLPRIM_FLOAT ? 1e-40 : 1e-310)
+                          : -1;
       if (v != -1) put(type, data, i, v);
       if (r == 0 && (test_rand() & 1)) /* a negative NaN */
         put(type, data, i, -NAN);
@@ -175,7 +224,8 @@ static void check_case(clprim_context *ctx, clprim_type type, const void *data, 
       clprim_value d;
       memset(&d, 0, sizeof d);
       test_read(ctx, result, es, &d);
-      if (!same(type, d, ref, ranks[r])) fail_msg("%s %s: result buffer wrong", what, clprim_type_name(type));
+      if (!same(type, d, ref, ranks[r]))
+        fail_msg("%s %s: result buffer wrong", what, clprim_type_name(type));
     }
     /* approximate: the returned element really holds a rank at the reported distance */
     uint64_t err = 99;
@@ -186,7 +236,8 @@ static void check_case(clprim_context *ctx, clprim_type type, const void *data, 
         if (lo == n) lo = i;
         hi = i;
       }
-    if (lo == n) fail_msg("%s %s: approximate value not in the input", clprim_type_name(type), what);
+    if (lo == n)
+      fail_msg("%s %s: approximate value not in the input", clprim_type_name(type), what);
     uint64_t dist = ranks[r] < lo ? lo - ranks[r] : ranks[r] > hi ? ranks[r] - hi : 0;
     if (dist != err)
       fail_msg("%s %s n=%zu: approximate error %llu reported, %llu true", clprim_type_name(type),
@@ -198,8 +249,10 @@ static void check_case(clprim_context *ctx, clprim_type type, const void *data, 
   /* All ranks, plus repeats and the 9 deciles, in one call. */
   uint64_t q[17];
   clprim_value qv[17];
-  for (int r = 0; r < 6; ++r) q[r] = ranks[r];
-  for (int d = 1; d <= 9; ++d) q[5 + d] = clprim_quantile_rank(n, d / 10.0);
+  for (int r = 0; r < 6; ++r)
+    q[r] = ranks[r];
+  for (int d = 1; d <= 9; ++d)
+    q[5 + d] = clprim_quantile_rank(n, d / 10.0);
   q[15] = ranks[2], q[16] = ranks[0];
   TEST_OK(clprim_quantiles(ctx, type, in, n, q, 8, 0, qv, result));
   unsigned char dev[8 * 8];
@@ -270,12 +323,24 @@ static void test_type(clprim_type type) {
   }
 }
 
-static void test_int32(void **state) { (void)state, test_type(CLPRIM_INT32); }
-static void test_uint32(void **state) { (void)state, test_type(CLPRIM_UINT32); }
-static void test_int64(void **state) { (void)state, test_type(CLPRIM_INT64); }
-static void test_uint64(void **state) { (void)state, test_type(CLPRIM_UINT64); }
-static void test_float(void **state) { (void)state, test_type(CLPRIM_FLOAT); }
-static void test_double(void **state) { (void)state, test_type(CLPRIM_DOUBLE); }
+static void test_int32(void **state) {
+  (void)state, test_type(CLPRIM_INT32);
+}
+static void test_uint32(void **state) {
+  (void)state, test_type(CLPRIM_UINT32);
+}
+static void test_int64(void **state) {
+  (void)state, test_type(CLPRIM_INT64);
+}
+static void test_uint64(void **state) {
+  (void)state, test_type(CLPRIM_UINT64);
+}
+static void test_float(void **state) {
+  (void)state, test_type(CLPRIM_FLOAT);
+}
+static void test_double(void **state) {
+  (void)state, test_type(CLPRIM_DOUBLE);
+}
 
 /* NaN policy, and the key order against plain comparisons. */
 static void test_nan(void **state) {
@@ -285,7 +350,8 @@ static void test_nan(void **state) {
   for (int s = 0; s < 2; ++s) {
     size_t n = sizes[s];
     float *x = malloc(n * 4);
-    for (size_t i = 0; i < n; ++i) x[i] = (float)i;
+    for (size_t i = 0; i < n; ++i)
+      x[i] = (float)i;
     x[n / 3] = NAN;
     x[n / 2] = -NAN;
     x[7] = INFINITY;
@@ -309,9 +375,9 @@ static void test_nan(void **state) {
     test_read(ctx, result, 4, &got);
     assert_true(got == poison);
     uint64_t err;
-    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-                clprim_nth_element_approx(ctx, CLPRIM_FLOAT, in, n, 3, CLPRIM_NTH_REJECT_NAN, &v,
-                                          &err));
+    TEST_STATUS(
+        CLPRIM_ERROR_INVALID_ARGUMENT,
+        clprim_nth_element_approx(ctx, CLPRIM_FLOAT, in, n, 3, CLPRIM_NTH_REJECT_NAN, &v, &err));
     /* Without NaN the flag changes nothing. */
     x[n / 3] = 1.5f, x[n / 2] = 2.5f;
     test_write(ctx, in, n * 4, x);
@@ -328,7 +394,8 @@ static void test_errors(void **state) {
   clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
   const size_t n = 3000;
   float *x = malloc(n * 4);
-  for (size_t i = 0; i < n; ++i) x[i] = (float)(n - i);
+  for (size_t i = 0; i < n; ++i)
+    x[i] = (float)(n - i);
   cl_mem in = test_buffer(ctx, n * 4, x), result = test_buffer(ctx, 64, NULL);
   unsigned char before[64], after[64];
   memset(before, 0xA5, sizeof before);
@@ -336,26 +403,42 @@ static void test_errors(void **state) {
   clprim_value v;
   v.u64 = 0x1234;
   uint64_t k = 5, bad_ranks[2] = {3, n}, many[17] = {0};
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_nth_element(NULL, CLPRIM_FLOAT, in, n, k, 0, &v, result));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_nth_element(ctx, CLPRIM_FLOAT, NULL, n, k, 0, &v, result));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_nth_element(ctx, (clprim_type)9, in, n, k, 0, &v, result));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_nth_element(ctx, CLPRIM_FLOAT, in, 0, 0, 0, &v, result));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, n, 0, &v, result));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, k, 0x100, &v, result));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, k, 0, NULL, NULL));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, k, 0, &v, in));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_nth_element(ctx, CLPRIM_FLOAT, in, n + 1, k, 0, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_nth_element(NULL, CLPRIM_FLOAT, in, n, k, 0, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_nth_element(ctx, CLPRIM_FLOAT, NULL, n, k, 0, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_nth_element(ctx, (clprim_type)9, in, n, k, 0, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_nth_element(ctx, CLPRIM_FLOAT, in, 0, 0, 0, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, n, 0, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, k, 0x100, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, k, 0, NULL, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, k, 0, &v, in));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_nth_element(ctx, CLPRIM_FLOAT, in, n + 1, k, 0, &v, result));
   {
     int st = clprim_nth_element(ctx, CLPRIM_DOUBLE, in, n, k, 0, &v, result); /* 8n bytes > 4n */
     assert_true(st == CLPRIM_ERROR_BUFFER_TOO_SMALL || st == CLPRIM_ERROR_UNSUPPORTED_TYPE);
   }
-  TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE, clprim_nth_element(ctx, CLPRIM_FLOAT, in, (size_t)1 << 32, k, 0, &v, result));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_quantiles(ctx, CLPRIM_FLOAT, in, n, bad_ranks, 2, 0, &v, result));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_quantiles(ctx, CLPRIM_FLOAT, in, n, NULL, 2, 0, &v, result));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_quantiles(ctx, CLPRIM_FLOAT, in, n, bad_ranks, 0, 0, &v, result));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_quantiles(ctx, CLPRIM_FLOAT, in, n, many, 17, 0, &v, result));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_nth_element_approx(ctx, CLPRIM_FLOAT, in, n, n, 0, &v, NULL));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_nth_element_approx(ctx, CLPRIM_FLOAT, in, n, 1, 0, NULL, NULL));
+  TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE,
+              clprim_nth_element(ctx, CLPRIM_FLOAT, in, (size_t)1 << 32, k, 0, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_quantiles(ctx, CLPRIM_FLOAT, in, n, bad_ranks, 2, 0, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_quantiles(ctx, CLPRIM_FLOAT, in, n, NULL, 2, 0, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_quantiles(ctx, CLPRIM_FLOAT, in, n, bad_ranks, 0, 0, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_quantiles(ctx, CLPRIM_FLOAT, in, n, many, 17, 0, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_nth_element_approx(ctx, CLPRIM_FLOAT, in, n, n, 0, &v, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_nth_element_approx(ctx, CLPRIM_FLOAT, in, n, 1, 0, NULL, NULL));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_median(ctx, CLPRIM_FLOAT, in, 0, 0, &v, NULL));
   assert_true(v.u64 == 0x1234);
   test_read(ctx, result, 64, after);
@@ -368,7 +451,8 @@ static void test_errors(void **state) {
   assert_int_equal(err, CL_SUCCESS);
   cl_mem foreign = clCreateBuffer(other, CL_MEM_READ_WRITE, n * 4, NULL, &err);
   assert_int_equal(err, CL_SUCCESS);
-  TEST_STATUS(CL_INVALID_CONTEXT, clprim_nth_element(ctx, CLPRIM_FLOAT, foreign, n, k, 0, &v, NULL));
+  TEST_STATUS(CL_INVALID_CONTEXT,
+              clprim_nth_element(ctx, CLPRIM_FLOAT, foreign, n, k, 0, &v, NULL));
   TEST_STATUS(CL_INVALID_CONTEXT, clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, k, 0, &v, foreign));
   clReleaseMemObject(foreign);
   clReleaseContext(other);
@@ -388,9 +472,8 @@ static void test_errors(void **state) {
 int main(void) {
   test_init("test_nth_element");
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors), cmocka_unit_test(test_nan),
-      cmocka_unit_test(test_int32),  cmocka_unit_test(test_uint32),
-      cmocka_unit_test(test_int64),  cmocka_unit_test(test_uint64),
+      cmocka_unit_test(test_errors), cmocka_unit_test(test_nan),    cmocka_unit_test(test_int32),
+      cmocka_unit_test(test_uint32), cmocka_unit_test(test_int64),  cmocka_unit_test(test_uint64),
       cmocka_unit_test(test_float),  cmocka_unit_test(test_double),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -27,10 +27,14 @@ static int teardown(void **state) {
 /* Host copy of key_of in cl/nth_element.cl. */
 static uint64_t key_of(clprim_type type, const void *data, size_t i) {
   switch (type) {
-  case CLPRIM_INT32: return (uint32_t)((const int32_t *)data)[i] ^ 0x80000000u;
-  case CLPRIM_UINT32: return ((const uint32_t *)data)[i];
-  case CLPRIM_INT64: return (uint64_t)((const int64_t *)data)[i] ^ 0x8000000000000000ull;
-  case CLPRIM_UINT64: return ((const uint64_t *)data)[i];
+  case CLPRIM_INT32:
+    return (uint32_t)((const int32_t *)data)[i] ^ 0x80000000u;
+  case CLPRIM_UINT32:
+    return ((const uint32_t *)data)[i];
+  case CLPRIM_INT64:
+    return (uint64_t)((const int64_t *)data)[i] ^ 0x8000000000000000ull;
+  case CLPRIM_UINT64:
+    return ((const uint64_t *)data)[i];
   case CLPRIM_FLOAT: {
     float x = ((const float *)data)[i];
     if (isnan(x)) return 0xFFFFFFFFu;
@@ -82,16 +86,33 @@ static void fill(clprim_type type, void *data, size_t n, unsigned dist) {
     double d = (double)v;
     if (dist == DIST_SPECIAL) {
       unsigned r = (unsigned)(test_rand() % 8);
-      d = r == 0 ? NAN : r == 1 ? INFINITY : r == 2 ? -INFINITY : r == 3 ? -0.0 : r == 4 ? 0.0
-        : r == 5 ? 1e-310 : d;
+      d = r == 0   ? NAN
+          : r == 1 ? INFINITY
+          : r == 2 ? -INFINITY
+          : r == 3 ? -0.0
+          : r == 4 ? 0.0
+          : r == 5 ? 1e-310
+                   : d;
     }
     switch (type) {
-    case CLPRIM_INT32: ((int32_t *)data)[i] = (int32_t)v; break;
-    case CLPRIM_UINT32: ((uint32_t *)data)[i] = (uint32_t)(v + 5); break;
-    case CLPRIM_INT64: ((int64_t *)data)[i] = v; break;
-    case CLPRIM_UINT64: ((uint64_t *)data)[i] = (uint64_t)(v + 5); break;
-    case CLPRIM_FLOAT: ((float *)data)[i] = (float)d; break;
-    case CLPRIM_DOUBLE: ((double *)data)[i] = d; break;
+    case CLPRIM_INT32:
+      ((int32_t *)data)[i] = (int32_t)v;
+      break;
+    case CLPRIM_UINT32:
+      ((uint32_t *)data)[i] = (uint32_t)(v + 5);
+      break;
+    case CLPRIM_INT64:
+      ((int64_t *)data)[i] = v;
+      break;
+    case CLPRIM_UINT64:
+      ((uint64_t *)data)[i] = (uint64_t)(v + 5);
+      break;
+    case CLPRIM_FLOAT:
+      ((float *)data)[i] = (float)d;
+      break;
+    case CLPRIM_DOUBLE:
+      ((double *)data)[i] = d;
+      break;
     }
   }
   (void)es;
@@ -103,7 +124,8 @@ static void check_topk(clprim_context *ctx, clprim_type type, const void *data, 
   const size_t es = clprim_type_size(type);
   const int i64 = (flags & CLPRIM_TOPK_INDICES_64) != 0;
   struct pair *ref = malloc(n * sizeof *ref);
-  for (size_t i = 0; i < n; ++i) ref[i].key = key_of(type, data, i), ref[i].index = i;
+  for (size_t i = 0; i < n; ++i)
+    ref[i].key = key_of(type, data, i), ref[i].index = i;
   qsort(ref, n, sizeof *ref, (flags & CLPRIM_TOPK_SMALLEST) ? by_key_asc : by_key_desc);
   if (!(flags & CLPRIM_TOPK_SORTED)) qsort(ref, (size_t)k, sizeof *ref, by_index);
 
@@ -209,19 +231,32 @@ static void test_candidates(void **state) {
   }
 }
 
-static void test_int32(void **state) { (void)state, test_type(CLPRIM_INT32); }
-static void test_uint32(void **state) { (void)state, test_type(CLPRIM_UINT32); }
-static void test_int64(void **state) { (void)state, test_type(CLPRIM_INT64); }
-static void test_uint64(void **state) { (void)state, test_type(CLPRIM_UINT64); }
-static void test_float(void **state) { (void)state, test_type(CLPRIM_FLOAT); }
-static void test_double(void **state) { (void)state, test_type(CLPRIM_DOUBLE); }
+static void test_int32(void **state) {
+  (void)state, test_type(CLPRIM_INT32);
+}
+static void test_uint32(void **state) {
+  (void)state, test_type(CLPRIM_UINT32);
+}
+static void test_int64(void **state) {
+  (void)state, test_type(CLPRIM_INT64);
+}
+static void test_uint64(void **state) {
+  (void)state, test_type(CLPRIM_UINT64);
+}
+static void test_float(void **state) {
+  (void)state, test_type(CLPRIM_FLOAT);
+}
+static void test_double(void **state) {
+  (void)state, test_type(CLPRIM_DOUBLE);
+}
 
 static void test_errors(void **state) {
   (void)state;
   clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
   const size_t n = 3000;
   float *x = malloc(n * 4);
-  for (size_t i = 0; i < n; ++i) x[i] = (float)i;
+  for (size_t i = 0; i < n; ++i)
+    x[i] = (float)i;
   x[10] = NAN;
   cl_mem in = test_buffer(ctx, n * 4, x), values = test_buffer(ctx, n * 4, NULL),
          indices = test_buffer(ctx, n * 4, NULL), small = test_buffer(ctx, 16, NULL);
@@ -229,17 +264,28 @@ static void test_errors(void **state) {
   memset(before, 0x5A, n * 4);
   test_write(ctx, values, n * 4, before);
   test_write(ctx, indices, n * 4, before);
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_topk(NULL, CLPRIM_FLOAT, in, n, 5, 0, values, indices));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_topk(ctx, CLPRIM_FLOAT, NULL, n, 5, 0, values, indices));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_topk(ctx, CLPRIM_FLOAT, in, 0, 0, 0, values, indices));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_topk(ctx, CLPRIM_FLOAT, in, n, n + 1, 0, values, indices));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, 0x40, values, indices));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, 0, NULL, NULL));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, 0, in, indices));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, 0, values, values));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, 0, small, indices));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_topk(ctx, CLPRIM_FLOAT, in, n, 3, CLPRIM_TOPK_INDICES_64, values, small));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, CLPRIM_NTH_REJECT_NAN, values, indices));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_topk(NULL, CLPRIM_FLOAT, in, n, 5, 0, values, indices));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_topk(ctx, CLPRIM_FLOAT, NULL, n, 5, 0, values, indices));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_topk(ctx, CLPRIM_FLOAT, in, 0, 0, 0, values, indices));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_topk(ctx, CLPRIM_FLOAT, in, n, n + 1, 0, values, indices));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, 0x40, values, indices));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, 0, NULL, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, 0, in, indices));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, 0, values, values));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, 0, small, indices));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_topk(ctx, CLPRIM_FLOAT, in, n, 3, CLPRIM_TOPK_INDICES_64, values, small));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, CLPRIM_NTH_REJECT_NAN, values, indices));
   TEST_OK(clprim_topk(ctx, CLPRIM_FLOAT, in, n, 0, 0, values, indices)); /* k = 0: nothing */
   test_read(ctx, values, n * 4, after);
   assert_memory_equal(after, before, n * 4);
@@ -251,7 +297,8 @@ static void test_errors(void **state) {
   test_read(ctx, indices, 4, &top);
   assert_int_equal(top, 10);
   cl_mem all[4] = {in, values, indices, small};
-  for (int j = 0; j < 4; ++j) clReleaseMemObject(all[j]);
+  for (int j = 0; j < 4; ++j)
+    clReleaseMemObject(all[j]);
   free(x);
   free(before);
   free(after);
@@ -260,9 +307,10 @@ static void test_errors(void **state) {
 int main(void) {
   test_init("test_topk");
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors), cmocka_unit_test(test_candidates), cmocka_unit_test(test_int32), cmocka_unit_test(test_uint32),
-      cmocka_unit_test(test_int64),  cmocka_unit_test(test_uint64), cmocka_unit_test(test_float),
-      cmocka_unit_test(test_double),
+      cmocka_unit_test(test_errors), cmocka_unit_test(test_candidates),
+      cmocka_unit_test(test_int32),  cmocka_unit_test(test_uint32),
+      cmocka_unit_test(test_int64),  cmocka_unit_test(test_uint64),
+      cmocka_unit_test(test_float),  cmocka_unit_test(test_double),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

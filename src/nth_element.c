@@ -146,7 +146,8 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
     CLPRIM_CHECK(clprim__scratch(ctx, SLOT_KEYS_B, cap * key_size, &level_buf[1]));
   }
   uint64_t *host_state = malloc((8 + STATE_WORDS * (size_t)count) * 8);
-  uint64_t *jobs = malloc((size_t)count * 5 * 8);
+  /* nth_small's jobs, after 8 words (state[0] is its NaN count). */
+  uint64_t *jobs = calloc(8 + (size_t)count * 5, 8);
   struct sub *cur = malloc(sizeof *cur * count), *next = malloc(sizeof *next * count);
   clprim_status st = CLPRIM_SUCCESS;
   if (!host_state || !jobs || !cur || !next) st = CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
@@ -174,7 +175,7 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
       if (p->len <= SMALL_MAX && !approximate) { /* one nth_small job per rank */
         if (level == 0) small_at_level0 = 1;
         for (unsigned r = r0; r < r1; ++r, ++njobs) {
-          uint64_t *j = jobs + 5 * njobs;
+          uint64_t *j = jobs + 8 + 5 * njobs;
           j[0] = off, j[1] = len, j[2] = ranks[r] - rank_base, j[3] = r, j[4] = room;
           if (len > BASE) room += 2 * (size_t)len;
         }
@@ -237,7 +238,7 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
           ctx, SLOT_COUNTS,
           room * key_size > groups * BUCKETS * 4 ? room * key_size : groups * BUCKETS * 4, &counts);
       if (st == CLPRIM_SUCCESS)
-        st = (clprim_status)clEnqueueWriteBuffer(ctx->queue, state, CL_TRUE, 8 * 8, njobs * 5 * 8,
+        st = (clprim_status)clEnqueueWriteBuffer(ctx->queue, state, CL_TRUE, 0, (8 + njobs * 5) * 8,
                                                  jobs, 0, NULL, NULL);
       if (st == CLPRIM_SUCCESS)
         st = clprim__set_args(k[4], 4, sizeof level_in, &level_in, sizeof state, &state,

@@ -156,14 +156,20 @@ CLPRIM_INLINE void load_tree(__local KEY *tree, __global const KEY *tree_g) {
   {                                                                                                \
     const ulong quads = n / 4, gsize = get_global_size(0);                                         \
     __global const VEC4 *in4 = (__global const VEC4 *)(in + offset);                               \
-    for (ulong q0 = get_group_id(0) * (ulong)WG; q0 < quads; q0 += gsize) {                        \
-      const ulong q = q0 + get_local_id(0);                                                        \
-      const int valid = q < quads;                                                                 \
-      VEC4 v = valid ? in4[q] : (VEC4)(0);                                                         \
+    /* two vectors in flight per work-item and round (memory parallelism) */                       \
+    for (ulong q0 = get_group_id(0) * (ulong)WG; q0 < quads; q0 += 2 * gsize) {                    \
+      const ulong q = q0 + get_local_id(0), r = q + gsize;                                         \
+      const int valid = q < quads, valid_r = r < quads;                                            \
+      const VEC4 v = valid ? in4[q] : (VEC4)(0);                                                   \
+      const VEC4 w = valid_r ? in4[r] : (VEC4)(0);                                                 \
       VISIT(key_of(v.s0), valid, 4 * q);                                                           \
       VISIT(key_of(v.s1), valid, 4 * q + 1);                                                       \
       VISIT(key_of(v.s2), valid, 4 * q + 2);                                                       \
       VISIT(key_of(v.s3), valid, 4 * q + 3);                                                       \
+      VISIT(key_of(w.s0), valid_r, 4 * r);                                                         \
+      VISIT(key_of(w.s1), valid_r, 4 * r + 1);                                                     \
+      VISIT(key_of(w.s2), valid_r, 4 * r + 2);                                                     \
+      VISIT(key_of(w.s3), valid_r, 4 * r + 3);                                                     \
     }                                                                                              \
     if (get_group_id(0) == 0) {                                                                    \
       const ulong i = 4 * quads + get_local_id(0);                                                 \

@@ -134,17 +134,12 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
   size_t groups = (n / 4 + c.wg - 1) / c.wg;
   if (groups > c.max_groups) groups = c.max_groups;
   if (groups == 0) groups = 1;
-  const size_t cap = n + 4 * (size_t)count + 8; /* keys of a level, padded regions */
   cl_mem counts, meta, state, ranks_dev, results, level_buf[2] = {NULL, NULL};
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_COUNTS, groups * BUCKETS * 4, &counts));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_META, META_WORDS * 8, &meta));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_STATE, (8 + STATE_WORDS * (size_t)count) * 8, &state));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RANKS, (size_t)count * 8, &ranks_dev));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULTS, (size_t)count * 8, &results));
-  if (n > SMALL_MAX && !approximate) {
-    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_KEYS_A, cap * key_size, &level_buf[0]));
-    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_KEYS_B, cap * key_size, &level_buf[1]));
-  }
   uint64_t *host_state = malloc((8 + STATE_WORDS * (size_t)count) * 8);
   /* nth_small's jobs, after 8 words (state[0] is its NaN count). */
   uint64_t *jobs = calloc(8 + (size_t)count * 5, 8);
@@ -165,6 +160,16 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
   int small_at_level0 = 0;
   for (unsigned level = 0; st == CLPRIM_SUCCESS && ncur > 0; ++level) {
     cl_kernel *k = level == 0 ? k_elem : k_key;
+    /* The level's output buffer, sized by what it can receive: after level
+     * 0's one read (its chosen buckets), else the level's keys (the buckets
+     * chosen from them are fewer), plus the 4-alignment of each region. */
+    const unsigned level_slot = level % 2 ? SLOT_KEYS_B : SLOT_KEYS_A;
+    if (level > 0) {
+      size_t keys = 8 + 4 * (size_t)count;
+      for (size_t s = 0; s < ncur; ++s) keys += cur[s].len;
+      st = clprim__scratch(ctx, level_slot, keys * key_size, &level_buf[level % 2]);
+      if (st != CLPRIM_SUCCESS) break;
+    }
     cl_mem out = level_buf[level % 2];
     size_t fill = 0, njobs = 0, room = 0;
     nnext = 0;
@@ -203,6 +208,10 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
       if (level == 0 && (flags & CLPRIM_NTH_REJECT_NAN) && host_state[0] > 0) {
         st = CLPRIM_ERROR_INVALID_ARGUMENT;
         break;
+      }
+      if (level == 0 && !approximate) { /* one sub-problem at level 0 */
+        st = clprim__scratch(ctx, level_slot, ((size_t)host_state[1] + 8) * key_size, &out);
+        if (st != CLPRIM_SUCCESS) break;
       }
       if (approximate) {
         for (unsigned r = r0; r < r1; ++r) {

@@ -34,9 +34,6 @@
 #endif
 #define TILE ((ulong)WG * ITEMS)
 
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-
 /* ------------------------------------------------------ argmax / argmin */
 
 /* mode bits (kernel argument), as CLPRIM_REDUCE_ABS etc. plus MODE_MIN. */
@@ -56,7 +53,7 @@
 #define AS_KEY as_ulong
 #endif
 #define NO_INDEX 0xFFFFFFFFFFFFFFFFul
-#define VEC4 CAT(T, 4)
+#define VEC4 CLPRIM_CAT(T, 4)
 
 /* The key of x: a larger key is a better candidate. No number gets key 0
  * (for floats it is a NaN bit pattern), so key 0 with NO_INDEX is the
@@ -91,7 +88,7 @@ CLPRIM_INLINE void consider(T x, ulong i, uint mode, KEY *best, ulong *best_inde
 CLPRIM_INLINE void wg_best(KEY *k, ulong *i, __local KEY *keys, __local ulong *indices) {
   uint lid = (uint)get_local_id(0);
 #ifdef CLPRIM_HAS_SUBGROUPS
-  KEY top = CAT(clprim_sg_reduce_max_, KEY)(*k);
+  KEY top = CLPRIM_CAT(clprim_sg_reduce_max_, KEY)(*k);
   ulong first = clprim_sg_reduce_min_ulong(*k == top ? *i : NO_INDEX);
   if (clprim_sg_lane() == 0) keys[clprim_sg_id()] = top, indices[clprim_sg_id()] = first;
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -159,8 +156,8 @@ void arg_final(__global const T *in, __global const KEY *partial_keys,
 
 /* ------------------------------------------------------------------ sum */
 
-#define S4 CAT(S, 4)
-#define AS_S CAT(as_, S)
+#define S4 CLPRIM_CAT(S, 4)
+#define AS_S CLPRIM_CAT(as_, S)
 
 /* The sum of each tile of TILE elements of in[0, n), to tile_sums (the
  * buffers hold T; integers are read as the unsigned S, the same bits). */
@@ -187,6 +184,6 @@ void sum_tiles(__global const S *in, ulong n, __global S *tile_sums) {
   S s = 0;
 #pragma unroll
   for (int k = 0; k < ITEMS; ++k) s += v[k];
-  S total = CAT(clprim_wg_reduce_add_, S)(s, scratch);
+  S total = CLPRIM_CAT(clprim_wg_reduce_add_, S)(s, scratch);
   if (get_local_id(0) == 0) tile_sums[get_group_id(0)] = total;
 }

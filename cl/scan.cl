@@ -43,12 +43,10 @@
 #endif
 #define ROWS (ITEMS / VW)
 
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
-#define VEC4 CAT(T, 4)
-#define AS_T CAT(as_, T)
-#define WG_SCAN CAT(clprim_wg_scan_excl_add_, T)
-#define WG_REDUCE CAT(clprim_wg_reduce_add_, T)
+#define VEC4 CLPRIM_CAT(T, 4)
+#define AS_T CLPRIM_CAT(as_, T)
+#define WG_SCAN CLPRIM_CAT(clprim_wg_scan_excl_add_, T)
+#define WG_REDUCE CLPRIM_CAT(clprim_wg_reduce_add_, T)
 
 /* Local-memory index of tile element i: one pad word per 32 keeps the
  * work-items' ITEMS-strided reads on distinct banks. */
@@ -234,10 +232,10 @@ CLPRIM_INLINE T look_back(__global uchar *state, uint tiles, uint tile) {
     uint prefixes = clprim_sg_ballot(flag == FLAG_PREFIX);
     if (prefixes) {
       uint stop = 31u - clz(prefixes & (~prefixes + 1u)); /* nearest lane holding a prefix */
-      prefix += CAT(clprim_sg_reduce_add_, T)(lane <= stop ? value : (T)0);
+      prefix += CLPRIM_CAT(clprim_sg_reduce_add_, T)(lane <= stop ? value : (T)0);
       return prefix;
     }
-    prefix += CAT(clprim_sg_reduce_add_, T)(value);
+    prefix += CLPRIM_CAT(clprim_sg_reduce_add_, T)(value);
     nearest -= 32;
   }
 }

@@ -71,21 +71,20 @@ CLPRIM_INLINE int builtin_passes(T x, int op, T a, T b) {
   }
 }
 
-/* Whether element i passes; src is the input (or the flag array). */
+/* Whether element i, whose value (or flag) is x, passes; PASSES reads it
+ * from src, the input or the flag array. */
 #if defined(FLAG_T)
 #define SRC_T FLAG_T
-#define PASSES(src, i) ((src)[i] != 0)
+#define PASSES_X(x, i) ((x) != 0)
 #elif defined(USER_PREDICATE)
 #define SRC_T T
-CLPRIM_INLINE int user_passes(__global const T *src, ulong i) {
-  T x = src[i];
-  return (USER_PREDICATE(x, i)) != 0;
-}
-#define PASSES(src, i) user_passes(src, i)
+CLPRIM_INLINE int user_passes(T x, ulong i) { return (USER_PREDICATE(x, i)) != 0; }
+#define PASSES_X(x, i) user_passes(x, i)
 #else
 #define SRC_T T
-#define PASSES(src, i) builtin_passes((src)[i], op, a, b)
+#define PASSES_X(x, i) builtin_passes(x, op, a, b)
 #endif
+#define PASSES(src, i) PASSES_X((src)[i], i)
 
 /* Phase 1: masks[w] holds bit k set when element 32 w + k passes (words up
  * to ceil(n / 32)); tile_counts[t] the passing elements of tile t, and
@@ -180,3 +179,185 @@ void select_scatter(__global const T *in, ulong n, __global const uint *masks,
     if (want_values) values[pos] = in[i];
   }
 }
+
+#ifdef CLPRIM_PATH_NV_PTX
+/* Single pass with decoupled look-back (Merrill & Garland, as in scan.cl),
+ * nv_ptx only: each work-group takes the next tile id, reads its SP_TILE
+ * elements once (rows of WG 4-element vectors, aligned vector loads), ranks
+ * the passing ones with warp ballots, publishes its count, looks back for the
+ * count of all earlier tiles and writes its passing elements, packed in
+ * local memory first. One read of the input instead of two; no masks.
+ *
+ * Order inside a tile: row r, then warp w, then lane, then vector component
+ * c (e = (r WG + lid) 4 + c), so the chunk (r, w) holds 128 consecutive
+ * elements.
+ *
+ * state: bytes 0..3 the tile counter, from byte 8 one 64-bit status word per
+ * tile, zeroed before the launch: flag in bits 62..63 (1 = the tile's count,
+ * 2 = the count of it and every earlier tile), the count in bits 0..61. */
+#ifndef ITEMS
+#define ITEMS 16
+#endif
+#define SP_ROWS (ITEMS / 4)
+#define SP_TILE ((ulong)WG * ITEMS)
+#define SP_WARPS (WG / 32)
+#define SP_CHUNKS (SP_ROWS * SP_WARPS)
+#define SP_PER_LANE ((SP_CHUNKS + 31) / 32)
+#define SRC_VEC4 CLPRIM_CAT(SRC_T, 4)
+#ifdef FLAG_T
+#define SP_VALUE(s, k, i) in[i]
+#else
+#define SP_VALUE(s, k, i) (s)[k]
+#endif
+#define STATUS_AGGREGATE ((ulong)1 << 62)
+#define STATUS_PREFIX ((ulong)2 << 62)
+#define STATUS_COUNT(s) ((s) & (STATUS_AGGREGATE - 1))
+
+/* Run by warp 0: the passing elements of all tiles before `tile`. Each round
+ * reads the 32 nearest unread predecessors; lane 0 is the nearest. */
+CLPRIM_INLINE ulong select_look_back(__global volatile ulong *status, uint tile) {
+  const uint lane = clprim_sg_lane();
+  ulong prefix = 0;
+  long nearest = (long)tile - 1;
+  for (;;) {
+    const long at = nearest - (long)lane;
+    ulong s;
+    do {
+      s = at < 0 ? STATUS_PREFIX : status[at];
+    } while (clprim_sg_ballot(s == 0) != 0);
+    const uint prefixes = clprim_sg_ballot(s >= STATUS_PREFIX);
+    if (prefixes) {
+      const uint stop = 31u - clz(prefixes & (~prefixes + 1u)); /* nearest lane with a prefix */
+      return prefix + clprim_sg_reduce_add_ulong(lane <= stop ? STATUS_COUNT(s) : 0);
+    }
+    prefix += clprim_sg_reduce_add_ulong(STATUS_COUNT(s));
+    nearest -= 32;
+  }
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select_single_pass(__global const SRC_T *src, __global const T *in, ulong n, int op, T a,
+                        T b, __global uchar *state, uint tiles, __global T *values,
+                        __global uint *indices, int want_values, int want_indices, int index64,
+                        __global ulong *total) {
+  __local uint chunk_base[SP_CHUNKS];
+  __local T stage[SP_TILE];
+  __local uint tile_id, tile_count;
+  __local ulong tile_prefix;
+  __global volatile ulong *status = (__global volatile ulong *)(state + 8);
+  const uint lid = (uint)get_local_id(0), lane = lid & 31u, warp = lid >> 5;
+  if (lid == 0) tile_id = atomic_inc((__global volatile uint *)state);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint tile = tile_id;
+  const ulong tile_first = (ulong)tile * SP_TILE;
+  const bool full = tile_first + SP_TILE <= n;
+
+  /* Load every row first (so all loads are in flight together; a ballot
+   * between loads would wait for each row), then evaluate: bit 4 r + c of
+   * `pass` for element (r, c). */
+  SRC_T s[ITEMS];
+#pragma unroll
+  for (uint r = 0; r < SP_ROWS; ++r) {
+    const ulong first = tile_first + (ulong)(r * WG + lid) * 4;
+    if (full) {
+      SRC_VEC4 q = ((__global const SRC_VEC4 *)(src + tile_first))[r * WG + lid];
+      s[4 * r] = q.s0, s[4 * r + 1] = q.s1, s[4 * r + 2] = q.s2, s[4 * r + 3] = q.s3;
+    } else {
+#pragma unroll
+      for (uint c = 0; c < 4; ++c) s[4 * r + c] = first + c < n ? src[first + c] : (SRC_T)0;
+    }
+  }
+  uint pass = 0;
+#pragma unroll
+  for (uint r = 0; r < SP_ROWS; ++r) {
+    const ulong first = tile_first + (ulong)(r * WG + lid) * 4;
+#pragma unroll
+    for (uint c = 0; c < 4; ++c)
+      pass |= (uint)(first + c < n && PASSES_X(s[4 * r + c], first + c)) << (4 * r + c);
+  }
+  uint lane_before[SP_ROWS];
+  const uint lower = (1u << lane) - 1u;
+#pragma unroll
+  for (uint r = 0; r < SP_ROWS; ++r) {
+    uint before = 0, row_total = 0;
+#pragma unroll
+    for (uint c = 0; c < 4; ++c) {
+      const uint bits = clprim_sg_ballot((pass >> (4 * r + c)) & 1u);
+      before += popcount(bits & lower);
+      row_total += popcount(bits);
+    }
+    lane_before[r] = before;
+    if (lane == 0) chunk_base[r * SP_WARPS + warp] = row_total;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  /* Warp 0: chunk offsets inside the tile, then the look-back. */
+  if (warp == 0) {
+    uint counts[SP_PER_LANE], sum = 0;
+#pragma unroll
+    for (uint q = 0; q < SP_PER_LANE; ++q) {
+      const uint k = lane * SP_PER_LANE + q;
+      counts[q] = k < SP_CHUNKS ? chunk_base[k] : 0u;
+      sum += counts[q];
+    }
+    uint run = clprim_sg_scan_excl_add_uint(sum);
+    const uint aggregate = clprim_sg_broadcast_uint(run + sum, 31);
+#pragma unroll
+    for (uint q = 0; q < SP_PER_LANE; ++q) {
+      const uint k = lane * SP_PER_LANE + q;
+      if (k < SP_CHUNKS) chunk_base[k] = run;
+      run += counts[q];
+    }
+    ulong before = 0;
+    if (tile == 0) {
+      if (lane == 0) status[0] = STATUS_PREFIX | aggregate;
+    } else {
+      if (lane == 0) status[tile] = STATUS_AGGREGATE | aggregate;
+      before = select_look_back(status, tile);
+      if (lane == 0) status[tile] = STATUS_PREFIX | (before + aggregate);
+    }
+    if (lane == 0) {
+      tile_prefix = before;
+      tile_count = aggregate;
+      if (tile == tiles - 1) *total = before + aggregate;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+
+  /* The tile's passing elements are packed in local memory at their ranks,
+   * then written out by consecutive work-items: whole coalesced rows,
+   * instead of each lane storing its up-to-4 elements strided. Values
+   * first, then indices (tile-relative in the same buffer). */
+  const ulong base = tile_prefix;
+  const uint count = tile_count;
+  if (want_values) {
+#pragma unroll
+    for (uint r = 0; r < SP_ROWS; ++r) {
+      uint rank = chunk_base[r * SP_WARPS + warp] + lane_before[r];
+#pragma unroll
+      for (uint c = 0; c < 4; ++c)
+        if ((pass >> (4 * r + c)) & 1u)
+          stage[rank++] = SP_VALUE(s, 4 * r + c, tile_first + (ulong)(r * WG + lid) * 4 + c);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint k = lid; k < count; k += WG) values[base + k] = stage[k];
+  }
+  if (want_indices) {
+    __local uint *stage_index = (__local uint *)stage;
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (uint r = 0; r < SP_ROWS; ++r) {
+      uint rank = chunk_base[r * SP_WARPS + warp] + lane_before[r];
+#pragma unroll
+      for (uint c = 0; c < 4; ++c)
+        if ((pass >> (4 * r + c)) & 1u) stage_index[rank++] = (r * WG + lid) * 4 + c;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (index64)
+      for (uint k = lid; k < count; k += WG)
+        ((__global ulong *)indices)[base + k] = tile_first + stage_index[k];
+    else
+      for (uint k = lid; k < count; k += WG) indices[base + k] = (uint)(tile_first + stage_index[k]);
+  }
+}
+#endif

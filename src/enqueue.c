@@ -11,9 +11,23 @@ void clprim__call_begin(clprim_context *ctx) {
   ctx->first_event = ctx->last_event = NULL;
 }
 
+/* With $CLPRIM_TRACE set (and a profiling queue), prints each command's
+ * device time to stderr as it finishes: a measured breakdown of a call. */
+static void trace(const clprim_context *ctx, cl_event event, cl_kernel kernel, const char *what) {
+  if (!ctx->trace || !event || clWaitForEvents(1, &event) != CL_SUCCESS) return;
+  char name[64] = "";
+  if (kernel) clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
+  cl_ulong start = 0, end = 0;
+  clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL);
+  clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
+  fprintf(stderr, "clprim trace: %-28s %9.4f ms\n", kernel ? name : what,
+          end > start ? (double)(end - start) * 1e-6 : 0.0);
+}
+
 /* Takes ownership of an enqueued command's event (NULL when not profiling). */
-static void keep_event(clprim_context *ctx, cl_event event) {
+static void keep_event(clprim_context *ctx, cl_event event, cl_kernel kernel, const char *what) {
   if (!event) return;
+  trace(ctx, event, kernel, what);
   if (!ctx->first_event) {
     ctx->first_event = event;
     return;
@@ -57,7 +71,7 @@ clprim_status clprim__enqueue(clprim_context *ctx, cl_kernel kernel, size_t grou
   cl_event event = NULL;
   cl_int err = clEnqueueNDRangeKernel(ctx->queue, kernel, 1, NULL, &global, &group_size, 0, NULL,
                                       ctx->profiling ? &event : NULL);
-  keep_event(ctx, event);
+  keep_event(ctx, event, kernel, NULL);
   return (clprim_status)err;
 }
 
@@ -66,7 +80,7 @@ clprim_status clprim__fill(clprim_context *ctx, cl_mem buf, const void *pattern,
   cl_event event = NULL;
   cl_int err = clEnqueueFillBuffer(ctx->queue, buf, pattern, pattern_size, offset, bytes, 0, NULL,
                                    ctx->profiling ? &event : NULL);
-  keep_event(ctx, event);
+  keep_event(ctx, event, NULL, "(fill)");
   return (clprim_status)err;
 }
 
@@ -75,7 +89,7 @@ clprim_status clprim__copy(clprim_context *ctx, cl_mem src, cl_mem dst, size_t s
   cl_event event = NULL;
   cl_int err = clEnqueueCopyBuffer(ctx->queue, src, dst, src_offset, dst_offset, bytes, 0, NULL,
                                    ctx->profiling ? &event : NULL);
-  keep_event(ctx, event);
+  keep_event(ctx, event, NULL, "(copy)");
   return (clprim_status)err;
 }
 
@@ -84,7 +98,7 @@ clprim_status clprim__read(clprim_context *ctx, cl_mem buf, size_t offset, size_
   cl_event event = NULL;
   cl_int err = clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, offset, bytes, host, 0, NULL,
                                    ctx->profiling ? &event : NULL);
-  keep_event(ctx, event);
+  keep_event(ctx, event, NULL, "(read)");
   return (clprim_status)err;
 }
 

@@ -62,12 +62,17 @@ struct clprim_context {
 
   /* Profiling events of the last public call (when profiling). */
   cl_event first_event, last_event;
+  int trace; /* $CLPRIM_TRACE: print each command's device time (enqueue.c) */
 
   /* Scan tuning overrides, 0 (or -1) for the built-in choice: from
    * $CLPRIM_SCAN_WG, $CLPRIM_SCAN_ITEMS and $CLPRIM_SCAN_SINGLE_PASS (for
    * experiments), and set by tests to reach multi-level recursion at small n. */
   unsigned tune_scan_wg, tune_scan_items;
   int tune_scan_single_pass;
+  /* Select's single pass (nv_ptx): $CLPRIM_SELECT_ITEMS (a multiple of 4, at
+   * most 32) and $CLPRIM_SELECT_SINGLE_PASS=0 for the three-phase algorithm. */
+  unsigned tune_select_items;
+  int tune_select_single_pass;
 };
 
 /* ---- context.c */
@@ -149,6 +154,8 @@ size_t clprim__reduce_tile(const clprim_context *ctx, clprim_type type);
 /* ---- select.c */
 /* Elements per select tile on this context (tests: sizes around tiles). */
 size_t clprim__select_tile(const clprim_context *ctx);
+/* Elements per tile of select's single-pass kernel, 0 where it does not run. */
+size_t clprim__select_single_pass_tile(const clprim_context *ctx, clprim_type type);
 
 #define CLPRIM_CHECK(expr)                                                                         \
   do {                                                                                             \

@@ -30,6 +30,26 @@ static unsigned select_wg(const clprim_context *ctx) {
 
 size_t clprim__select_tile(const clprim_context *ctx) { return (size_t)select_wg(ctx) * 32; }
 
+/* Elements per work-item of the single-pass kernel, or 0 where the three
+ * phases run: partitions (the failing elements' positions need the total
+ * first) and every path but nv_ptx (the look-back needs work-groups that make
+ * progress while others wait). */
+static unsigned single_pass_items(const clprim_context *ctx, clprim_type type, int partition) {
+  if (partition || ctx->info.path != CLPRIM_PATH_NV_PTX || ctx->tune_select_single_pass == 0)
+    return 0;
+  /* 128 bytes per work-item (measured fastest on the H100, docs/PERFORMANCE.md);
+   * the tile is packed in 32 KiB of local memory. */
+  const unsigned es = (unsigned)clprim_type_size(type), wg = select_wg(ctx);
+  unsigned items = 128 / es;
+  unsigned tune = ctx->tune_select_items;
+  if (tune >= 4 && tune <= 32 && tune % 4 == 0 && tune * es * wg <= 32768) items = tune;
+  return items;
+}
+
+size_t clprim__select_single_pass_tile(const clprim_context *ctx, clprim_type type) {
+  return (size_t)select_wg(ctx) * single_pass_items(ctx, type, 0);
+}
+
 static int is_integer(clprim_type type) { return type != CLPRIM_FLOAT && type != CLPRIM_DOUBLE; }
 
 static int index_is_64(const clprim_select_output *out, size_t n) {
@@ -74,6 +94,54 @@ static clprim_status check_call(clprim_context *ctx, const struct select_call *c
   return CLPRIM_SUCCESS;
 }
 
+/* The count (at byte offset `at` of buf) to the caller's count buffer and
+ * host variable, as asked. */
+static clprim_status deliver_count(clprim_context *ctx, const clprim_select_output *out,
+                                   cl_mem buf, size_t at) {
+  if (out->count_buffer) CLPRIM_CHECK(clprim__copy(ctx, buf, out->count_buffer, at, 0, 8));
+  if (out->count) {
+    cl_ulong count;
+    CLPRIM_CHECK(clprim__read(ctx, buf, at, 8, &count));
+    *out->count = count;
+  }
+  return CLPRIM_SUCCESS;
+}
+
+/* The single-pass kernel (cl/select.cl, nv_ptx): one launch after zeroing
+ * the tile states. */
+static clprim_status select_single_pass(clprim_context *ctx, const struct select_call *c,
+                                        cl_kernel kernel, unsigned wg, unsigned items) {
+  const clprim_select_output *out = c->out;
+  const size_t tile = (size_t)wg * items, tiles = c->n / tile + (c->n % tile != 0);
+  if (tiles > UINT32_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
+  const size_t state_bytes = 8 + tiles * 8;
+  cl_mem state, total;
+  CLPRIM_CHECK(clprim__scratch(ctx, CLPRIM_SCRATCH_SELECT0 + 2, state_bytes, &state));
+  CLPRIM_CHECK(clprim__scratch(ctx, CLPRIM_SCRATCH_SELECT0 + 3, 8, &total));
+  const size_t es = clprim_type_size(c->type);
+  clprim_value a, b;
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  cl_int op = 0;
+  if (c->pred) op = (cl_int)c->pred->op, a = c->pred->a, b = c->pred->b;
+  /* Unused buffers are bound to the state buffer; the kernel does not touch them. */
+  cl_mem in = c->in ? c->in : state;
+  cl_mem values = out->values ? out->values : state;
+  cl_mem indices = out->indices ? out->indices : state;
+  cl_ulong n64 = c->n;
+  cl_uint tiles32 = (cl_uint)tiles, zero = 0;
+  cl_int want_values = out->values != NULL, want_indices = out->indices != NULL;
+  cl_int index64 = index_is_64(out, c->n);
+  CLPRIM_CHECK(clprim__set_args(kernel, 14, sizeof c->src, &c->src, sizeof in, &in, sizeof n64,
+                                &n64, sizeof op, &op, es, &a, es, &b, sizeof state, &state,
+                                sizeof tiles32, &tiles32, sizeof values, &values, sizeof indices,
+                                &indices, sizeof want_values, &want_values, sizeof want_indices,
+                                &want_indices, sizeof index64, &index64, sizeof total, &total));
+  CLPRIM_CHECK(clprim__fill(ctx, state, &zero, sizeof zero, 0, state_bytes));
+  CLPRIM_CHECK(clprim__enqueue(ctx, kernel, tiles, wg));
+  return deliver_count(ctx, out, total, 0);
+}
+
 /* Runs the three phases; arguments are checked and the call begun. */
 static clprim_status select_run(clprim_context *ctx, const struct select_call *c) {
   const clprim_select_output *out = c->out;
@@ -89,9 +157,15 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
   const size_t words = c->n / 32 + (c->n % 32 != 0);
   const int want_scatter = out->values || out->indices;
   static const char *const flag_option[4] = {"", " -DFLAG_T=uchar", " -DFLAG_T=int", ""};
+  /* Select and partition share one program (ITEMS as select would use it). */
+  const unsigned items = single_pass_items(ctx, c->type, c->partition);
+  const unsigned program_items = single_pass_items(ctx, c->type, 0);
   char options[160];
-  snprintf(options, sizeof options, "-DT=%s%s -DWG=%u%s", clprim__cl_type(c->type),
-           is_integer(c->type) ? " -DT_INTEGER" : "", wg, flag_option[c->source]);
+  snprintf(options, sizeof options, "-DT=%s%s -DWG=%u%s%s", clprim__cl_type(c->type),
+           is_integer(c->type) ? " -DT_INTEGER" : "", wg, flag_option[c->source],
+           program_items ? " -DITEMS=" : "");
+  if (program_items)
+    snprintf(options + strlen(options), sizeof options - strlen(options), "%u", program_items);
 
   /* A user's expression becomes a macro before the file: one program per
    * distinct expression. Line breaks would end the #define. */
@@ -110,9 +184,17 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
   }
 
   /* Every kernel (the scan's too) is built before anything is enqueued. */
-  cl_kernel masks_kernel, scatter_kernel = NULL;
-  clprim_status st = clprim__kernel_with_prefix(ctx, "select.cl", prefix, options, "select_masks",
-                                                &masks_kernel);
+  cl_kernel masks_kernel = NULL, scatter_kernel = NULL, single_kernel = NULL;
+  clprim_status st;
+  if (items) {
+    st = clprim__kernel_with_prefix(ctx, "select.cl", prefix, options, "select_single_pass",
+                                    &single_kernel);
+    free(prefix);
+    if (st != CLPRIM_SUCCESS) return st;
+    return select_single_pass(ctx, c, single_kernel, wg, items);
+  }
+  st = clprim__kernel_with_prefix(ctx, "select.cl", prefix, options, "select_masks",
+                                  &masks_kernel);
   if (st == CLPRIM_SUCCESS && want_scatter)
     st = clprim__kernel_with_prefix(ctx, "select.cl", prefix, options, "select_scatter",
                                     &scatter_kernel);
@@ -155,14 +237,7 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
     CLPRIM_CHECK(clprim__enqueue(ctx, scatter_kernel, tiles, wg));
   }
 
-  if (out->count_buffer)
-    CLPRIM_CHECK(clprim__copy(ctx, offsets, out->count_buffer, tiles * 8, 0, 8));
-  if (out->count) {
-    cl_ulong count;
-    CLPRIM_CHECK(clprim__read(ctx, offsets, tiles * 8, 8, &count));
-    *out->count = count;
-  }
-  return CLPRIM_SUCCESS;
+  return deliver_count(ctx, out, offsets, tiles * 8);
 }
 
 static clprim_status select_public(clprim_context *ctx, const struct select_call *c) {
@@ -198,20 +273,26 @@ clprim_status clprim_select_count(clprim_context *ctx, clprim_type type, cl_mem 
   return clprim_select(ctx, type, in, n, pred, &out);
 }
 
+static clprim_status flagged(clprim_context *ctx, clprim_type type, cl_mem in, cl_mem flags,
+                             clprim_flag_type flag_type, size_t n, int partition,
+                             const clprim_select_output *out) {
+  if ((unsigned)flag_type > CLPRIM_FLAGS_INT32 || !flags) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  enum select_source source =
+      flag_type == CLPRIM_FLAGS_UINT8 ? SOURCE_FLAGS_UINT8 : SOURCE_FLAGS_INT32;
+  struct select_call c = {type, in, flags, n, source, NULL, NULL, partition, out};
+  return select_public(ctx, &c);
+}
+
 clprim_status clprim_select_flagged(clprim_context *ctx, clprim_type type, cl_mem in, cl_mem flags,
                                     clprim_flag_type flag_type, size_t n,
                                     const clprim_select_output *out) {
-  if ((unsigned)flag_type > CLPRIM_FLAGS_INT32 || !flags) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  struct select_call c = {type,
-                          in,
-                          flags,
-                          n,
-                          flag_type == CLPRIM_FLAGS_UINT8 ? SOURCE_FLAGS_UINT8 : SOURCE_FLAGS_INT32,
-                          NULL,
-                          NULL,
-                          0,
-                          out};
-  return select_public(ctx, &c);
+  return flagged(ctx, type, in, flags, flag_type, n, 0, out);
+}
+
+clprim_status clprim_partition_flagged(clprim_context *ctx, clprim_type type, cl_mem in,
+                                       cl_mem flags, clprim_flag_type flag_type, size_t n,
+                                       const clprim_select_output *out) {
+  return flagged(ctx, type, in, flags, flag_type, n, 1, out);
 }
 
 clprim_status clprim_partition(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,

@@ -68,6 +68,15 @@ void test_close_contexts(struct test_contexts *t) {
   memset(t, 0, sizeof *t);
 }
 
+int test_has_type(clprim_context *ctx, clprim_type type) {
+  if (clprim__check_type(ctx, type) == CLPRIM_SUCCESS) return 1;
+  clprim_device_info info;
+  clprim_context_get_info(ctx, &info);
+  printf("%s on %s: skipped (device lacks the type)\n", clprim_type_name(type),
+         clprim_path_name(info.path));
+  return 0;
+}
+
 cl_mem test_buffer(clprim_context *ctx, size_t bytes, const void *host) {
   cl_int err;
   cl_mem m = clCreateBuffer(clprim_context_cl_context(ctx),
@@ -89,6 +98,44 @@ void test_write(clprim_context *ctx, cl_mem buf, size_t bytes, const void *host)
   cl_int err = clEnqueueWriteBuffer(clprim_context_queue(ctx), buf, CL_TRUE, 0, bytes, host, 0,
                                     NULL, NULL);
   if (err != CL_SUCCESS) fail_msg("clEnqueueWriteBuffer: %s", clprim_status_name(err));
+}
+
+void test_fill_u32(clprim_context *ctx, cl_mem buf, size_t n, cl_uint first, cl_uint step) {
+  static const char *fill_src =
+      "__kernel void fill(__global uint *p, ulong n, uint first, uint step) {\n"
+      "  for (ulong i = get_global_id(0); i < n; i += get_global_size(0))\n"
+      "    p[i] = first + step * (uint)i;\n"
+      "}\n";
+  cl_int err;
+  cl_device_id dev = clprim_context_device(ctx);
+  cl_program prog =
+      clCreateProgramWithSource(clprim_context_cl_context(ctx), 1, &fill_src, NULL, &err);
+  assert_int_equal(clBuildProgram(prog, 1, &dev, "", NULL, NULL), CL_SUCCESS);
+  cl_kernel fill = clCreateKernel(prog, "fill", &err);
+  cl_ulong n64 = n;
+  clSetKernelArg(fill, 0, sizeof buf, &buf);
+  clSetKernelArg(fill, 1, sizeof n64, &n64);
+  clSetKernelArg(fill, 2, sizeof first, &first);
+  clSetKernelArg(fill, 3, sizeof step, &step);
+  size_t global = (size_t)1 << 20;
+  err = clEnqueueNDRangeKernel(clprim_context_queue(ctx), fill, 1, NULL, &global, NULL, 0, NULL,
+                               NULL);
+  assert_int_equal(err, CL_SUCCESS);
+  clReleaseKernel(fill);
+  clReleaseProgram(prog);
+  for (int k = 0; k < 64; ++k) {
+    size_t i = k < 32 ? test_rand() % n : n - 1 - (size_t)k % n;
+    cl_uint got = test_read_u32(ctx, buf, i), want = first + step * (cl_uint)i;
+    if (got != want) fail_msg("filling %zu elements: element %zu is %u, not %u", n, i, got, want);
+  }
+}
+
+cl_uint test_read_u32(clprim_context *ctx, cl_mem buf, size_t i) {
+  cl_uint got;
+  cl_int err = clEnqueueReadBuffer(clprim_context_queue(ctx), buf, CL_TRUE, i * 4, 4, &got, 0,
+                                   NULL, NULL);
+  if (err != CL_SUCCESS) fail_msg("clEnqueueReadBuffer: %s", clprim_status_name(err));
+  return got;
 }
 
 void test_random(clprim_type type, void *data, size_t n, int wide) {

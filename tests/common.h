@@ -27,10 +27,18 @@ struct test_contexts {
 };
 void test_open_contexts(struct test_contexts *t);
 void test_close_contexts(struct test_contexts *t);
+/* Whether ctx's device has type (double needs fp64); prints a skip if not. */
+int test_has_type(clprim_context *ctx, clprim_type type);
 
 cl_mem test_buffer(clprim_context *ctx, size_t bytes, const void *host);
 void test_read(clprim_context *ctx, cl_mem buf, size_t bytes, void *host);
 void test_write(clprim_context *ctx, cl_mem buf, size_t bytes, const void *host);
+/* Element i of the uint32 buffer becomes first + step * i (mod 2^32), by a
+ * kernel of the test's own (NVIDIA's clEnqueueFillBuffer fails past 4 GiB);
+ * 64 elements are read back to check. */
+void test_fill_u32(clprim_context *ctx, cl_mem buf, size_t n, cl_uint first, cl_uint step);
+/* Element i of a uint32 buffer (one read). */
+cl_uint test_read_u32(clprim_context *ctx, cl_mem buf, size_t i);
 /* n random elements of type: integers over their whole range when wide is
  * set, else small (so sums stay exact); floats in [-1, 1). */
 void test_random(clprim_type type, void *data, size_t n, int wide);

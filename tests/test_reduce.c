@@ -212,11 +212,7 @@ static void test_arg_type(clprim_type type) {
   for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
-    if (clprim__check_type(ctx, type) != CLPRIM_SUCCESS) {
-      printf("%s on %s: skipped (device lacks the type)\n", clprim_type_name(type),
-             clprim_path_name((clprim_path)p));
-      continue;
-    }
+    if (!test_has_type(ctx, type)) continue;
     size_t sizes[16], count = reduce_sizes(ctx, type, sizes);
     for (size_t s = 0; s < count; ++s)
       for (int v = 0; v < VARIANTS; ++v) {

@@ -134,11 +134,7 @@ static void test_type(clprim_type type) {
   for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
-    if (clprim__check_type(ctx, type) != CLPRIM_SUCCESS) {
-      printf("%s on %s: skipped (device lacks the type)\n", clprim_type_name(type),
-             clprim_path_name((clprim_path)p));
-      continue;
-    }
+    if (!test_has_type(ctx, type)) continue;
     size_t sizes[32], count = scan_sizes(ctx, type, sizes);
     for (size_t s = 0; s < count; ++s)
       for (int inclusive = 0; inclusive < 2; ++inclusive)
@@ -196,41 +192,11 @@ static void test_beyond_2_32(void **state) {
     }
     cl_uint v = (cl_uint)(test_rand() | 1);
     cl_mem buf = test_buffer(ctx, bytes, NULL);
-    /* Filled by a kernel of the test's own, and checked, so a driver's
-     * limit on clEnqueueFillBuffer (NVIDIA's fails past 4 GiB) cannot pass
-     * for a scan error. */
-    static const char *fill_src =
-        "__kernel void fill(__global uint *p, ulong n, uint v) {\n"
-        "  for (ulong i = get_global_id(0); i < n; i += get_global_size(0)) p[i] = v;\n"
-        "}\n";
-    cl_int err;
-    cl_device_id dev = clprim_context_device(ctx);
-    cl_program prog = clCreateProgramWithSource(clprim_context_cl_context(ctx), 1, &fill_src, NULL, &err);
-    assert_int_equal(clBuildProgram(prog, 1, &dev, "", NULL, NULL), CL_SUCCESS);
-    cl_kernel fill = clCreateKernel(prog, "fill", &err);
-    cl_ulong n64 = n;
-    clSetKernelArg(fill, 0, sizeof buf, &buf);
-    clSetKernelArg(fill, 1, sizeof n64, &n64);
-    clSetKernelArg(fill, 2, sizeof v, &v);
-    size_t global = (size_t)1 << 20;
-    err = clEnqueueNDRangeKernel(clprim_context_queue(ctx), fill, 1, NULL, &global, NULL, 0, NULL, NULL);
-    assert_int_equal(err, CL_SUCCESS);
-    clReleaseKernel(fill);
-    clReleaseProgram(prog);
-    for (int k = 0; k < 64; ++k) {
-      size_t i = k < 32 ? test_rand() % n : n - 1 - (size_t)k;
-      cl_uint got;
-      err = clEnqueueReadBuffer(clprim_context_queue(ctx), buf, CL_TRUE, i * 4, 4, &got, 0, NULL, NULL);
-      assert_int_equal(err, CL_SUCCESS);
-      if (got != v) fail_msg("filling %zu bytes: element %zu is %u, not %u", bytes, i, got, v);
-    }
+    test_fill_u32(ctx, buf, n, v, 0);
     TEST_OK(clprim_scan_inclusive(ctx, CLPRIM_UINT32, buf, buf, n));
     for (int k = 0; k < 2000; ++k) {
       size_t i = k < 1000 ? test_rand() % n : k < 1500 ? ((size_t)1 << 32) - 750 + (k - 1000) : n - 500 + (k - 1500);
-      cl_uint got;
-      err = clEnqueueReadBuffer(clprim_context_queue(ctx), buf, CL_TRUE, i * 4, 4, &got, 0, NULL, NULL);
-      assert_int_equal(err, CL_SUCCESS);
-      cl_uint want = (cl_uint)((uint64_t)(i + 1) * v);
+      cl_uint got = test_read_u32(ctx, buf, i), want = (cl_uint)((uint64_t)(i + 1) * v);
       if (got != want) fail_msg("n=%zu path %s: element %zu is %u, expected %u", n,
                                 clprim_path_name(info.path), i, got, want);
     }

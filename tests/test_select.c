@@ -31,7 +31,7 @@ struct mode {
   int flags; /* 0: predicate; 1: uint8 flags; 2: int32 flags */
 };
 
-#define MODE_COUNT 6
+#define MODE_COUNT 7
 static struct mode mode_of(unsigned k) {
   static const struct mode modes[MODE_COUNT] = {
       {1, 1, 0, 1, 1, 0, 0}, /* everything, uint32 indices */
@@ -40,6 +40,7 @@ static struct mode mode_of(unsigned k) {
       {1, 1, 1, 1, 1, 1, 0}, /* partition */
       {0, 0, 0, 1, 1, 0, 0}, /* count only */
       {1, 1, 0, 1, 0, 1, 0}, /* partition, uint32 indices */
+      {1, 1, 0, 1, 1, 1, 1}, /* partition by uint8 flags */
   };
   return modes[k % MODE_COUNT];
 }
@@ -164,7 +165,9 @@ static void run_and_check(clprim_context *ctx, clprim_type type, const void *dat
   out.count_buffer = count_buffer;
   out.count = m.count_host ? &count_got : NULL;
 
-  if (m.flags)
+  if (m.flags && m.partition)
+    TEST_OK(clprim_partition_flagged(ctx, type, in, flags, CLPRIM_FLAGS_UINT8, n, &out));
+  else if (m.flags)
     TEST_OK(clprim_select_flagged(ctx, type, m.values ? in : NULL, flags,
                                   m.flags == 1 ? CLPRIM_FLAGS_UINT8 : CLPRIM_FLAGS_INT32, n, &out));
   else if (m.partition)
@@ -254,40 +257,55 @@ static void pattern_case(clprim_context *ctx, clprim_type type, size_t n, unsign
   clprim_device_info info;
   clprim_context_get_info(ctx, &info);
   char what[160];
-  snprintf(what, sizeof what, "%s n=%zu %s, path %s", clprim_type_name(type), n,
-           pattern_names[pattern], clprim_path_name(info.path));
+  snprintf(what, sizeof what, "%s n=%zu %s, path %s%s", clprim_type_name(type), n,
+           pattern_names[pattern], clprim_path_name(info.path),
+           clprim__select_single_pass_tile(ctx, type) ? " (single pass)" : "");
   run_and_check(ctx, type, data, pass, n, &pred, m, what);
   free(data);
   free(pass);
+}
+
+/* Every pattern at sizes around the tiles of both algorithms; on nv_ptx
+ * the single-pass kernel (the default) and the three phases both run. */
+static void type_on_context(clprim_context *ctx, clprim_type type) {
+  const size_t tile = clprim__select_tile(ctx);
+  const size_t sp_tile = clprim__select_single_pass_tile(ctx, type);
+  size_t sizes[20], count = 0;
+  const size_t fixed[] = {0, 1, 31, 32, 33, 65};
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; ++i) sizes[count++] = fixed[i];
+  sizes[count++] = tile - 1, sizes[count++] = tile, sizes[count++] = tile + 1;
+  sizes[count++] = 2 * tile + 33;
+  if (sp_tile) {
+    sizes[count++] = sp_tile - 1, sizes[count++] = sp_tile, sizes[count++] = sp_tile + 1;
+    sizes[count++] = 3 * sp_tile + 5;
+  }
+  if (!test_small()) sizes[count++] = ((size_t)1 << 20) + 12345;
+  for (size_t s = 0; s < count; ++s)
+    for (unsigned pattern = 0; pattern < PATTERN_COUNT; ++pattern) {
+      if (test_small()) {
+        /* Oclgrind is slow: one rotating mode, a third of the patterns. */
+        if ((pattern + s) % 3 != 0 && pattern > 1) continue;
+        pattern_case(ctx, type, sizes[s], pattern, mode_of((unsigned)(s + pattern)));
+      } else {
+        for (unsigned k = 0; k < MODE_COUNT; ++k)
+          pattern_case(ctx, type, sizes[s], pattern, mode_of(k));
+      }
+    }
 }
 
 static void test_type(clprim_type type) {
   for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
-    if (clprim__check_type(ctx, type) != CLPRIM_SUCCESS) {
-      printf("%s on %s: skipped (device lacks the type)\n", clprim_type_name(type),
+    if (!test_has_type(ctx, type)) continue;
+    type_on_context(ctx, type);
+    if (clprim__select_single_pass_tile(ctx, type)) {
+      printf("%s on %s: again with the three-phase algorithm\n", clprim_type_name(type),
              clprim_path_name((clprim_path)p));
-      continue;
+      ctx->tune_select_single_pass = 0;
+      type_on_context(ctx, type);
+      ctx->tune_select_single_pass = -1;
     }
-    const size_t tile = clprim__select_tile(ctx);
-    size_t sizes[16], count = 0;
-    const size_t fixed[] = {0, 1, 31, 32, 33, 65};
-    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; ++i) sizes[count++] = fixed[i];
-    sizes[count++] = tile - 1, sizes[count++] = tile, sizes[count++] = tile + 1;
-    sizes[count++] = 2 * tile + 33;
-    if (!test_small()) sizes[count++] = ((size_t)1 << 20) + 12345;
-    for (size_t s = 0; s < count; ++s)
-      for (unsigned pattern = 0; pattern < PATTERN_COUNT; ++pattern) {
-        if (test_small()) {
-          /* Oclgrind is slow: one rotating mode, a third of the patterns. */
-          if ((pattern + s) % 3 != 0 && pattern > 1) continue;
-          pattern_case(ctx, type, sizes[s], pattern, mode_of((unsigned)(s + pattern)));
-        } else {
-          for (unsigned k = 0; k < MODE_COUNT; ++k)
-            pattern_case(ctx, type, sizes[s], pattern, mode_of(k));
-        }
-      }
   }
 }
 
@@ -596,6 +614,81 @@ static void test_errors(void **state) {
   for (int k = 0; k < 7; ++k) clReleaseMemObject(all[k]);
 }
 
+/* n beyond 2^32 (uint32 elements, element i holds i mod 2^32), where the
+ * device has room: all but two elements pass, so the count and the output
+ * positions pass 2^32; values (and 64-bit indices where a buffer of 8 n
+ * bytes can be allocated) sampled. On nv_ptx both algorithms run. */
+static void check_beyond(clprim_context *ctx, cl_mem in, size_t n, cl_mem values, cl_mem indices,
+                         const char *what) {
+  const uint64_t skip1 = 3, skip2 = ((uint64_t)1 << 32) + 4;
+  clprim_select_output out;
+  memset(&out, 0, sizeof out);
+  uint64_t count = 0;
+  out.values = values, out.indices = indices, out.count = &count;
+  TEST_OK(clprim_select_expr(ctx, CLPRIM_UINT32, in, n, "i != 3 && i != 4294967300UL", &out));
+  if (count != n - 2) fail_msg("%s: count %llu, expected %zu", what, (unsigned long long)count, n - 2);
+  for (int k = 0; k < 3000; ++k) {
+    const uint64_t pos = k < 1000 ? test_rand() % (n - 2)
+                         : k < 2000 ? skip2 - 500 + (uint64_t)(k - 1000)
+                                    : (uint64_t)(k - 2000) < 10 ? (uint64_t)(k - 2000)
+                                                                : n - 2 - (uint64_t)(3000 - k);
+    const uint64_t want = pos + (pos >= skip1) + (pos + 1 >= skip2);
+    cl_uint got = test_read_u32(ctx, values, (size_t)pos);
+    if (got != (cl_uint)want)
+      fail_msg("%s: value %llu is %u, expected %u", what, (unsigned long long)pos, got, (cl_uint)want);
+    if (indices) {
+      uint64_t index;
+      cl_int err = clEnqueueReadBuffer(clprim_context_queue(ctx), indices, CL_TRUE, pos * 8, 8,
+                                       &index, 0, NULL, NULL);
+      assert_int_equal(err, CL_SUCCESS);
+      if (index != want)
+        fail_msg("%s: index %llu is %llu, expected %llu", what, (unsigned long long)pos,
+                 (unsigned long long)index, (unsigned long long)want);
+    }
+  }
+  printf("%s: passed%s\n", what, indices ? " (values and 64-bit indices)" : " (values)");
+}
+
+static void test_beyond_2_32(void **state) {
+  (void)state;
+  if (test_small()) {
+    printf("n > 2^32: skipped (small sizes)\n");
+    return;
+  }
+  const size_t n = ((size_t)1 << 32) + 4099, bytes = n * 4;
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx) continue;
+    clprim_device_info info;
+    clprim_context_get_info(ctx, &info);
+    if (info.max_alloc_size < bytes || info.global_mem_size < 2 * bytes + bytes / 4) {
+      printf("n > 2^32 on %s: skipped (largest allocation %.1f GiB, memory %.1f GiB; needs %.1f "
+             "and %.1f)\n",
+             clprim_path_name(info.path), info.max_alloc_size / 1073741824.0,
+             info.global_mem_size / 1073741824.0, bytes / 1073741824.0,
+             2.25 * bytes / 1073741824.0);
+      continue;
+    }
+    const int with_indices =
+        info.max_alloc_size >= 2 * bytes && info.global_mem_size >= 4 * bytes + bytes / 4;
+    cl_mem in = test_buffer(ctx, bytes, NULL), values = test_buffer(ctx, bytes, NULL);
+    cl_mem indices = with_indices ? test_buffer(ctx, 2 * bytes, NULL) : NULL;
+    test_fill_u32(ctx, in, n, 0, 1);
+    char what[96];
+    snprintf(what, sizeof what, "n > 2^32 on %s", clprim_path_name(info.path));
+    check_beyond(ctx, in, n, values, indices, what);
+    if (clprim__select_single_pass_tile(ctx, CLPRIM_UINT32)) {
+      ctx->tune_select_single_pass = 0;
+      snprintf(what, sizeof what, "n > 2^32 on %s, three phases", clprim_path_name(info.path));
+      check_beyond(ctx, in, n, values, indices, what);
+      ctx->tune_select_single_pass = -1;
+    }
+    clReleaseMemObject(in);
+    clReleaseMemObject(values);
+    if (indices) clReleaseMemObject(indices);
+  }
+}
+
 int main(void) {
   test_init("test_select");
   const struct CMUnitTest tests[] = {
@@ -604,6 +697,7 @@ int main(void) {
       cmocka_unit_test(test_int32),  cmocka_unit_test(test_uint32),
       cmocka_unit_test(test_int64),  cmocka_unit_test(test_uint64),
       cmocka_unit_test(test_float),  cmocka_unit_test(test_double),
+      cmocka_unit_test(test_beyond_2_32),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -197,15 +197,18 @@ struct select_arg {
   size_t n;
   clprim_predicate pred;
   clprim_select_output out;
+  int partition;
 };
 static clprim_status call_select(struct bench *b, void *p) {
   struct select_arg *a = p;
+  if (a->partition) return clprim_partition(b->ctx, a->type, a->in, a->n, &a->pred, &a->out);
   return clprim_select(b->ctx, a->type, a->in, a->n, &a->pred, &a->out);
 }
 
 /* Values x > 1 - p of uniform data in [0, 1) (integers: x > 1000 (1 - p)),
- * so about a fraction p passes; minimal bytes: the input read, the
- * selected values written. */
+ * so about a fraction p passes. Variants: the selected values, their uint32
+ * indices, both, and a partition's values. Minimal bytes: the input read
+ * once and what is written; the copy reference moves the same traffic. */
 static void bench_select(struct bench *b, clprim_type type, size_t n) {
   size_t es = clprim_type_size(type), bytes = n * es;
   void *host = random_data(type, n, 2);
@@ -214,10 +217,14 @@ static void bench_select(struct bench *b, clprim_type type, size_t n) {
   a.type = type;
   a.in = device_buffer(b, bytes, host);
   a.n = n;
-  a.out.values = device_buffer(b, bytes, NULL);
+  cl_mem values = device_buffer(b, bytes, NULL), indices = device_buffer(b, n * 4, NULL);
   a.out.count_buffer = device_buffer(b, 8, NULL);
+  /* The copy moves up to (n es + n (es + 4)) / 2 bytes. */
+  size_t copy_bytes = bytes + n * 2 + 64;
+  cl_mem copy_src = device_buffer(b, copy_bytes, NULL), copy_dst = device_buffer(b, copy_bytes, NULL);
   free(host);
   const double rates[3] = {0.01, 0.5, 0.99};
+  static const char *const kinds[4] = {"values", "indices", "both", "partition"};
   for (int r = 0; r < 3; ++r) {
     double threshold = 1.0 - rates[r];
     a.pred.op = CLPRIM_PRED_GT;
@@ -232,17 +239,25 @@ static void bench_select(struct bench *b, clprim_type type, size_t n) {
     uint64_t selected = 0;
     clprim_status st = clprim_select_count(b->ctx, type, a.in, n, &a.pred, &selected);
     if (st != CLPRIM_SUCCESS) die("select count", st);
-    /* The copy reference moves the same traffic: half of it read, half written. */
-    size_t traffic = bytes + (size_t)selected * es;
-    double copy = copy_ms(b, a.in, a.out.values, (traffic / 2 + es - 1) / es * es);
-    double ms = op_ms(b, call_select, &a);
-    char variant[32];
-    snprintf(variant, sizeof variant, "values p=%.2f", rates[r]);
-    report(b, "select", variant, type, n, ms, (double)traffic, copy);
+    for (int k = 0; k < 4; ++k) {
+      a.out.values = k != 1 ? values : NULL;
+      a.out.indices = k == 1 || k == 2 ? indices : NULL;
+      a.partition = k == 3;
+      size_t written = k == 3 ? n * es : (size_t)selected * (k == 0 ? es : k == 1 ? 4 : es + 4);
+      size_t traffic = bytes + written;
+      double copy = copy_ms(b, copy_src, copy_dst, (traffic / 2 + 7) / 8 * 8);
+      double ms = op_ms(b, call_select, &a);
+      char variant[32];
+      snprintf(variant, sizeof variant, "%s p=%.2f", kinds[k], rates[r]);
+      report(b, "select", variant, type, n, ms, (double)traffic, copy);
+    }
   }
   clReleaseMemObject(a.in);
-  clReleaseMemObject(a.out.values);
+  clReleaseMemObject(values);
+  clReleaseMemObject(indices);
   clReleaseMemObject(a.out.count_buffer);
+  clReleaseMemObject(copy_src);
+  clReleaseMemObject(copy_dst);
 }
 
 /* ---------------------------------------------- selection, top-k, read */

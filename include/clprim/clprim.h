@@ -471,6 +471,15 @@ CLPRIM_API clprim_status clprim_partition(clprim_context *ctx, clprim_type type,
                                           size_t n, const clprim_predicate *pred,
                                           const clprim_select_output *out);
 
+/*! clprim_partition_flagged() :
+ * As clprim_partition(), but element i passes when flags[i] is nonzero. in
+ * may be NULL when out->values is NULL.
+ * @return : as clprim_select_flagged(). */
+CLPRIM_API clprim_status clprim_partition_flagged(clprim_context *ctx, clprim_type type,
+                                                  cl_mem in, cl_mem flags,
+                                                  clprim_flag_type flag_type, size_t n,
+                                                  const clprim_select_output *out);
+
 /*! clprim_select_expr(), clprim_partition_expr() :
  * As clprim_select() and clprim_partition(), with your own predicate: an
  * OpenCL C expression over x (the element, of the call's type: int, uint,

@@ -44,6 +44,10 @@
 
 #define CLPRIM_INLINE static inline
 #define CLPRIM_WG_SCRATCH(wg) (wg)
+/* Pastes two tokens after expanding them, to name a typed operation:
+ * CLPRIM_CAT(clprim_sg_reduce_add_, T), CLPRIM_CAT(T, 4). */
+#define CLPRIM_CAT_(a, b) a##b
+#define CLPRIM_CAT(a, b) CLPRIM_CAT_(a, b)
 
 /* Calls M(T) for every element type the device has. */
 #ifdef CLPRIM_HAS_FP64

@@ -48,10 +48,21 @@
 #define ITEMS 16
 #endif
 
-#define CAT_(a, b) a##b
-#define CAT(a, b) CAT_(a, b)
+#ifndef NTH_VEC
+#define NTH_VEC 2 /* vectors of 4 per work-item and round in the full passes */
+#endif
+#ifndef NTH_TOP
+#define NTH_TOP 2 /* search-tree levels held in registers (0, 1 or 2) */
+#endif
+#ifndef NTH_MAXC
+#define NTH_MAXC 16 /* chosen buckets extracted by key ranges, not searched */
+#endif
+#ifndef NTH_NO_RANGE
+#define NTH_NO_RANGE 0 /* 1: extraction always searches (for comparisons) */
+#endif
+#define NTH_E (4 * NTH_VEC)
 
-#define BUCKETS 512  /* 511 buckets; slot 511 counts NaNs */
+#define BUCKETS 512 /* 511 buckets; slot 511 counts NaNs */
 #define NAN_SLOT 511
 #define SPLITTERS 255
 #define SAMPLE 1024
@@ -70,16 +81,18 @@
 #define KEY_MAX 0xFFFFFFFFFFFFFFFFul
 #define AS_KEY as_ulong
 #endif
-#define VEC4 CAT(T, 4)
+#define VEC4 CLPRIM_CAT(T, 4)
 
 /* The small buffer of one level, in ulong words: where each chosen bucket
  * goes in the next buffer, the bucket totals and extraction cursors (uint),
  * and the splitters. */
-#define META_WORDS 1280
+#define META_WORDS 1312
 #define META_REGION(m) (m)
 #define META_TOTALS(m) ((__global uint *)((m) + 512))
 #define META_CURSORS(m) ((__global uint *)((m) + 768))
 #define META_TREE(m) ((__global KEY *)((m) + 1024))
+#define META_NCHOSEN(m) ((m)[1280]) /* open buckets chosen */
+#define META_CHOSEN(m) ((m) + 1281) /* the first NTH_MAXC of them */
 
 /* The order-preserving key of x. */
 CLPRIM_INLINE KEY key_of(T x) {
@@ -127,49 +140,138 @@ CLPRIM_INLINE ulong mix64(ulong z) { /* splitmix64's finaliser */
 }
 
 /* tree: the splitters (SPLITTERS keys); totals: BUCKETS counters, zeroed. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void nth_sample(__global const T *in, ulong offset, ulong n, ulong seed, __global ulong *meta) {
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+nth_sample(__global const T *in, ulong offset, ulong n, ulong seed, __global ulong *meta,
+           ulong meta_at) {
+  meta += meta_at;
   __global KEY *tree = META_TREE(meta);
   __global uint *totals = META_TOTALS(meta);
   __local KEY s[SAMPLE];
   const uint lid = (uint)get_local_id(0);
   in += offset;
-  for (uint j = lid; j < SAMPLE; j += WG) s[j] = key_of(in[mix64(seed + j) % n]);
-  for (uint b = lid; b < BUCKETS; b += WG) totals[b] = 0;
+  for (uint j = lid; j < SAMPLE; j += WG)
+    s[j] = key_of(in[mix64(seed + j) % n]);
+  for (uint b = lid; b < BUCKETS; b += WG)
+    totals[b] = 0;
   local_sort(s, SAMPLE);
-  for (uint j = lid; j < SPLITTERS; j += WG) tree[j] = s[(j + 1) * (SAMPLE / 256)];
+  for (uint j = lid; j < SPLITTERS; j += WG)
+    tree[j] = s[(j + 1) * (SAMPLE / 256)];
 }
 
-CLPRIM_INLINE __global const KEY *tree_g_of(__global ulong *meta) { return META_TREE(meta); }
+CLPRIM_INLINE __global const KEY *tree_g_of(__global ulong *meta) {
+  return META_TREE(meta);
+}
 
 CLPRIM_INLINE void load_tree(__local KEY *tree, __global const KEY *tree_g) {
   for (uint j = (uint)get_local_id(0); j < SPLITTERS + 1; j += WG)
     tree[j] = j < SPLITTERS ? tree_g[j] : KEY_MAX;
 }
 
-/* The traversal shared by nth_count and nth_extract, so that each
- * work-group sees the same elements in both: vectors of 4 taken grid-stride
- * (uniform trip count within a work-group), the last n % 4 elements by
- * work-group 0. VISIT(key, valid, index) is called by every work-item each
- * round. */
-#define TRAVERSE(VISIT)                                                                            \
+/* The splitters in Eytzinger (breadth-first) order, 1-based: node j at
+ * depth d = log2(j) is splitter (2 (j - 2^d) + 1) 2^(7-d) - 1. A level's
+ * nodes sit side by side, so the lanes of a subgroup that search one level
+ * hit different banks (in sorted order a level's nodes are 2^(8-d) apart:
+ * up to 8 of them in one bank). */
+CLPRIM_INLINE void load_eytz(__local KEY *eytz, __global const KEY *tree_g) {
+  for (uint j = (uint)get_local_id(0); j < SPLITTERS + 1; j += WG) {
+    if (j == 0) continue;
+    const uint d = 31 - clz(j);
+    eytz[j] = tree_g[(2 * (j - (1u << d)) + 1) * (1u << (7 - d)) - 1];
+  }
+}
+
+/* The buckets of NTH_E keys at once (the same as bucket_of): the searches
+ * are independent, so their local-memory loads overlap (one search alone is
+ * 9 dependent loads). The top NTH_TOP levels of the tree come from
+ * registers (top[0..2] = eytz[1..3]); then i = 2 i + (eytz[i] < k), branch
+ * free, and the splitters below k are i - 256. */
+CLPRIM_INLINE void buckets_of(const KEY *k, uint *bucket, __local const KEY *tree,
+                              __local const KEY *eytz, const KEY *top) {
+  uint i[NTH_E];
+#pragma unroll
+  for (uint e = 0; e < NTH_E; ++e) {
+#if NTH_TOP >= 1
+    i[e] = 2 + (top[0] < k[e]);
+#if NTH_TOP >= 2
+    i[e] = 2 * i[e] + ((i[e] == 2 ? top[1] : top[2]) < k[e]);
+#endif
+#else
+    i[e] = 1;
+#endif
+  }
+#pragma unroll
+  for (uint level = NTH_TOP; level < 8; ++level)
+#pragma unroll
+    for (uint e = 0; e < NTH_E; ++e)
+      i[e] = 2 * i[e] + (eytz[i[e]] < k[e]);
+#pragma unroll
+  for (uint e = 0; e < NTH_E; ++e) {
+    const uint pos = i[e] - 256;
+    bucket[e] = 2 * pos + (pos < SPLITTERS && tree[pos] == k[e]);
+  }
+}
+
+CLPRIM_INLINE void load_top(KEY *top, __local const KEY *eytz) {
+  top[0] = eytz[1], top[1] = eytz[2], top[2] = eytz[3];
+}
+
+/* The smallest key whose bucket is at least b (bucket_of is monotone in the
+ * key); *none when no key has. Splitters repeat under duplicates: an
+ * equality bucket 2j+1 whose splitter equals s[j-1] stays empty. */
+CLPRIM_INLINE KEY first_key_from(uint b, __local const KEY *tree, int *none) {
+  const uint j = b / 2;
+  *none = 0;
+  if (b >= NAN_SLOT) {
+    *none = 1;
+    return 0;
+  }
+  if (!(b & 1u)) {
+    if (j == 0) return 0;
+    if (tree[j - 1] == KEY_MAX) *none = 1;
+    return tree[j - 1] + 1;
+  }
+  if (j > 0 && tree[j - 1] == tree[j]) {
+    if (tree[j] == KEY_MAX) *none = 1;
+    return tree[j] + 1;
+  }
+  return tree[j];
+}
+
+/* The keys of buckets [lo, hi]: the keys k with k - *first <= *span
+ * (unsigned); 0 when there are none. */
+CLPRIM_INLINE int key_range(uint lo, uint hi, __local const KEY *tree, KEY *first, KEY *span) {
+  int none_lo, none_hi;
+  const KEY a = first_key_from(lo, tree, &none_lo);
+  const KEY after = first_key_from(hi + 1, tree, &none_hi);
+  const KEY b = none_hi ? KEY_MAX : after - 1;
+  *first = a, *span = b - a;
+  return !none_lo && !(!none_hi && after == 0) && a <= b;
+}
+
+/* The traversal shared by nth_count, nth_extract and topk_candidates, so
+ * that each work-group sees the same elements in all: vectors of 4 taken
+ * grid-stride, NTH_VEC of them per work-item and round (loads in flight;
+ * uniform trip count within a work-group), the last n % 4 elements by
+ * work-group 0, one per work-item. BATCH(keys, valid, quad) is called by
+ * every work-item each round with NTH_E keys (key e from quad[e / 4]);
+ * VISIT(key, valid, index) for the tail. */
+#define TRAVERSE(BATCH, VISIT)                                                                     \
   {                                                                                                \
     const ulong quads = n / 4, gsize = get_global_size(0);                                         \
     __global const VEC4 *in4 = (__global const VEC4 *)(in + offset);                               \
-    /* two vectors in flight per work-item and round (memory parallelism) */                       \
-    for (ulong q0 = get_group_id(0) * (ulong)WG; q0 < quads; q0 += 2 * gsize) {                    \
-      const ulong q = q0 + get_local_id(0), r = q + gsize;                                         \
-      const int valid = q < quads, valid_r = r < quads;                                            \
-      const VEC4 v = valid ? in4[q] : (VEC4)(0);                                                   \
-      const VEC4 w = valid_r ? in4[r] : (VEC4)(0);                                                 \
-      VISIT(key_of(v.s0), valid, 4 * q);                                                           \
-      VISIT(key_of(v.s1), valid, 4 * q + 1);                                                       \
-      VISIT(key_of(v.s2), valid, 4 * q + 2);                                                       \
-      VISIT(key_of(v.s3), valid, 4 * q + 3);                                                       \
-      VISIT(key_of(w.s0), valid_r, 4 * r);                                                         \
-      VISIT(key_of(w.s1), valid_r, 4 * r + 1);                                                     \
-      VISIT(key_of(w.s2), valid_r, 4 * r + 2);                                                     \
-      VISIT(key_of(w.s3), valid_r, 4 * r + 3);                                                     \
+    for (ulong q0 = get_group_id(0) * (ulong)WG + get_local_id(0); q0 < quads + get_local_id(0);   \
+         q0 += NTH_VEC * gsize) {                                                                  \
+      KEY keys_[NTH_E];                                                                            \
+      int valid_[NTH_VEC];                                                                         \
+      ulong quad_[NTH_VEC];                                                                        \
+      _Pragma("unroll") for (uint v = 0; v < NTH_VEC; ++v) {                                       \
+        quad_[v] = q0 + v * gsize;                                                                 \
+        valid_[v] = quad_[v] < quads;                                                              \
+        const VEC4 x_ = valid_[v] ? in4[quad_[v]] : (VEC4)(0);                                     \
+        keys_[4 * v] = key_of(x_.s0), keys_[4 * v + 1] = key_of(x_.s1);                            \
+        keys_[4 * v + 2] = key_of(x_.s2), keys_[4 * v + 3] = key_of(x_.s3);                        \
+      }                                                                                            \
+      BATCH(keys_, valid_, quad_)                                                                  \
     }                                                                                              \
     if (get_group_id(0) == 0) {                                                                    \
       const ulong i = 4 * quads + get_local_id(0);                                                 \
@@ -204,28 +306,45 @@ CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
 
 /* counts[group * BUCKETS + b]: the group's keys in bucket b (b = NAN_SLOT:
  * NaNs), also added to totals[b]. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta,
-               __global uint *counts) {
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulong meta_at,
+          __global uint *counts, ulong counts_at) {
+  meta += meta_at;
+  counts += counts_at;
   __global const KEY *tree_g = META_TREE(meta);
   __global uint *totals = META_TOTALS(meta);
-  __local KEY tree[SPLITTERS + 1];
+  __local KEY tree[SPLITTERS + 1], eytz[SPLITTERS + 1];
   __local uint local_counts[BUCKETS];
   const uint lid = (uint)get_local_id(0);
   load_tree(tree, tree_g);
-  for (uint b = lid; b < BUCKETS; b += WG) local_counts[b] = 0;
+  load_eytz(eytz, tree_g);
+  for (uint b = lid; b < BUCKETS; b += WG)
+    local_counts[b] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
+  KEY top[3];
+  load_top(top, eytz);
 #if T_FLOAT
+#define COUNT_NAN(k, valid)                                                                        \
+  if ((valid) && (k) == KEY_MAX) atomic_inc(&local_counts[NAN_SLOT]);
+#else
+#define COUNT_NAN(k, valid)
+#endif
+#define COUNT_BATCH(keys, valid, quad)                                                             \
+  {                                                                                                \
+    uint b_[NTH_E];                                                                                \
+    buckets_of(keys, b_, tree, eytz, top);                                                         \
+    _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) {                                           \
+      count_one(local_counts, b_[e], valid[e / 4]);                                                \
+      COUNT_NAN(keys[e], valid[e / 4])                                                             \
+    }                                                                                              \
+  }
 #define COUNT_VISIT(k, valid, i)                                                                   \
   {                                                                                                \
     const KEY k_ = (k);                                                                            \
     count_one(local_counts, bucket_of(k_, tree), (valid));                                         \
-    if ((valid) && k_ == KEY_MAX) atomic_inc(&local_counts[NAN_SLOT]);                             \
+    COUNT_NAN(k_, valid)                                                                           \
   }
-#else
-#define COUNT_VISIT(k, valid, i) count_one(local_counts, bucket_of((k), tree), (valid))
-#endif
-  TRAVERSE(COUNT_VISIT)
+  TRAVERSE(COUNT_BATCH, COUNT_VISIT)
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint b = lid; b < BUCKETS; b += WG) {
     const uint c = local_counts[b];
@@ -240,10 +359,16 @@ void nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta
  * where the bucket goes in the next buffer (from out_base, 4-aligned), the
  * approximate answer (nearest splitter) and its rank distance. Ranks in
  * equality buckets get their key in results[r]. region_start[b] is set for
- * every bucket (NOT_CHOSEN when not extracted), cursors zeroed. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void nth_choose(__global ulong *meta, __global const ulong *ranks, uint r0, uint r1,
-                ulong rank_base, ulong out_base, __global ulong *state, __global ulong *results) {
+ * every bucket (NOT_CHOSEN when not extracted), cursors zeroed.
+ * meta_at, counts_at, state_at (here and in the other level kernels): where
+ * this sub-problem's parts start, so that all of a level's sub-problems are
+ * enqueued before one read of their states. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+nth_choose(__global ulong *meta, ulong meta_at, __global const ulong *ranks, uint r0, uint r1,
+           ulong rank_base, ulong out_base, __global ulong *state, ulong state_at,
+           __global ulong *results) {
+  meta += meta_at;
+  state += state_at;
   __global const uint *totals = META_TOTALS(meta);
   __global const KEY *tree = META_TREE(meta);
   __global ulong *region_start = META_REGION(meta);
@@ -252,9 +377,11 @@ void nth_choose(__global ulong *meta, __global const ulong *ranks, uint r0, uint
   __local uint chosen[BUCKETS];
   __local ulong region[BUCKETS];
   __local ulong scratch[CLPRIM_WG_SCRATCH(WG)];
+  __local uint nchosen;
   const uint lid = (uint)get_local_id(0);
   const uint per = BUCKETS / WG; /* buckets per work-item (WG <= 512) */
   ulong mine = 0, total;
+  if (lid == 0) nchosen = 0;
   for (uint j = 0; j < per; ++j) {
     const uint b = lid * per + j;
     chosen[b] = 0;
@@ -272,7 +399,10 @@ void nth_choose(__global ulong *meta, __global const ulong *ranks, uint r0, uint
     uint lo = 0, hi = NAN_SLOT - 1; /* the last bucket b with before[b] <= rel */
     while (lo < hi) {
       const uint mid = (lo + hi + 1) / 2;
-      if (before[mid] <= rel) lo = mid; else hi = mid - 1;
+      if (before[mid] <= rel)
+        lo = mid;
+      else
+        hi = mid - 1;
     }
     const uint b = lo;
     const ulong size = totals[b];
@@ -308,43 +438,93 @@ void nth_choose(__global ulong *meta, __global const ulong *ranks, uint r0, uint
   for (uint j = 0; j < per; ++j) {
     const uint b = lid * per + j;
     region[b] = region_start[b] = chosen[b] ? out_base + run : NOT_CHOSEN;
-    if (chosen[b]) run += (totals[b] + 3) & ~(ulong)3;
+    if (chosen[b]) {
+      run += (totals[b] + 3) & ~(ulong)3;
+      const uint c = atomic_inc(&nchosen); /* any order */
+      if (c < NTH_MAXC) META_CHOSEN(meta)[c] = b;
+    }
     cursors[b] = 0;
   }
   if (lid == 0) state[0] = totals[NAN_SLOT], state[1] = total;
   barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid == 0) META_NCHOSEN(meta) = nchosen;
   for (uint r = r0 + lid; r < r1; r += WG) {
     __global ulong *st = state + 2 + 6 * (ulong)(r - r0);
     st[3] = (st[0] & 1u) ? 0 : region[st[0]];
   }
 }
 
-/* Writes the keys of the chosen buckets to out[region_start[b] + ...]. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *meta,
-                 __global const uint *counts, __global KEY *out) {
+/* Writes the keys of the chosen buckets to out[region_start[b] + ...]. Up
+ * to NTH_MAXC chosen buckets are told by their key ranges (a streaming pass:
+ * no search), more by the search. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulong meta_at,
+            __global const uint *counts, ulong counts_at, __global KEY *out) {
+  meta += meta_at;
+  counts += counts_at;
   __global const KEY *tree_g = META_TREE(meta);
   __global const ulong *region_start = META_REGION(meta);
   __global uint *cursors = META_CURSORS(meta);
-  __local KEY tree[SPLITTERS + 1];
+  __local KEY tree[SPLITTERS + 1], eytz[SPLITTERS + 1];
   __local uint base[BUCKETS];
   __local uint fill[BUCKETS];
+  __local KEY first[NTH_MAXC], span[NTH_MAXC];
+  __local uint bucket_c[NTH_MAXC];
+  __local ulong at[NTH_MAXC];
+  __local uint ranged;
   const uint lid = (uint)get_local_id(0);
+  const uint nchosen = (uint)META_NCHOSEN(meta);
   load_tree(tree, tree_g);
+  if (lid == 0) ranged = 0;
   for (uint b = lid; b < BUCKETS; b += WG) {
     const uint c = counts[get_group_id(0) * BUCKETS + b];
-    base[b] = b < NAN_SLOT && c && region_start[b] != NOT_CHOSEN ? atomic_add(&cursors[b], c)
-                                                                  : NO_BASE;
+    base[b] =
+        b < NAN_SLOT && c && region_start[b] != NOT_CHOSEN ? atomic_add(&cursors[b], c) : NO_BASE;
     fill[b] = 0;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+  if (nchosen <= NTH_MAXC && !NTH_NO_RANGE) {
+    /* The chosen buckets this group holds keys of, compacted. */
+    if (lid < nchosen) {
+      const uint b = (uint)META_CHOSEN(meta)[lid];
+      KEY f, s;
+      if (base[b] != NO_BASE && key_range(b, b, tree, &f, &s)) {
+        const uint c = atomic_inc(&ranged);
+        first[c] = f, span[c] = s, bucket_c[c] = b, at[c] = region_start[b] + base[b];
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint nr = ranged;
+    if (nr == 0) return; /* uniform */
+#define RANGE_VISIT(k, valid, i)                                                                   \
+  if (valid) {                                                                                     \
+    const KEY k_ = (k);                                                                            \
+    for (uint c_ = 0; c_ < nr; ++c_)                                                               \
+      if (k_ - first[c_] <= span[c_]) out[at[c_] + atomic_inc(&fill[bucket_c[c_]])] = k_;          \
+  }
+#define RANGE_BATCH(keys, valid, quad)                                                             \
+  _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) RANGE_VISIT(keys[e], valid[e / 4], 0)
+    TRAVERSE(RANGE_BATCH, RANGE_VISIT)
+    return;
+  }
+  load_eytz(eytz, tree_g);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  KEY top[3];
+  load_top(top, eytz);
 #define EXTRACT_VISIT(k, valid, i)                                                                 \
   if (valid) {                                                                                     \
     const KEY k_ = (k);                                                                            \
     const uint b_ = bucket_of(k_, tree);                                                           \
     if (base[b_] != NO_BASE) out[region_start[b_] + base[b_] + atomic_inc(&fill[b_])] = k_;        \
   }
-  TRAVERSE(EXTRACT_VISIT)
+#define EXTRACT_BATCH(keys, valid, quad)                                                           \
+  {                                                                                                \
+    uint b_[NTH_E];                                                                                \
+    buckets_of(keys, b_, tree, eytz, top);                                                         \
+    _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) if (valid[e / 4] && base[b_[e]] != NO_BASE) \
+        out[region_start[b_[e]] + base[b_[e]] + atomic_inc(&fill[b_[e]])] = keys[e];               \
+  }
+  TRAVERSE(EXTRACT_BATCH, EXTRACT_VISIT)
 }
 
 /* Small sub-problems (at most SMALL_MAX keys), all of a level in one launch:
@@ -356,9 +536,10 @@ void nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *me
  * left, then sorts them. state[0]: the NaNs that work-group 0 read in its
  * first round (all of in[offset, offset + length): used when the input
  * itself is small). */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void nth_small(__global const T *in, __global ulong *state, __global KEY *scratch,
-               __global ulong *results) {
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void nth_small(__global const T *in,
+                                                                        __global ulong *state,
+                                                                        __global KEY *scratch,
+                                                                        __global ulong *results) {
   __global const ulong *jobs = state + 8;
   __local KEY s[BASE];
   __local KEY tree[SPLITTERS + 1];
@@ -377,7 +558,8 @@ void nth_small(__global const T *in, __global ulong *state, __global KEY *scratc
   for (; len > BASE; ++round) {
     for (uint j = lid; j < SAMPLE; j += WG)
       s[j] = SMALL_LOAD(mix64(0xC0FFEEul + round * 7919ul + j) % len);
-    for (uint b = lid; b < BUCKETS; b += WG) counts[b] = 0;
+    for (uint b = lid; b < BUCKETS; b += WG)
+      counts[b] = 0;
     local_sort(s, SAMPLE);
     for (uint j = lid; j < SPLITTERS + 1; j += WG)
       tree[j] = j < SPLITTERS ? s[(j + 1) * (SAMPLE / 256)] : KEY_MAX;
@@ -393,7 +575,8 @@ void nth_small(__global const T *in, __global ulong *state, __global KEY *scratc
     if (lid == 0) {
       ulong before = 0;
       uint b = 0;
-      while (b < NAN_SLOT - 1 && before + counts[b] <= rel) before += counts[b++];
+      while (b < NAN_SLOT - 1 && before + counts[b] <= rel)
+        before += counts[b++];
       chosen[0] = b, chosen[1] = before, chosen[2] = counts[b];
       fill = 0;
     }
@@ -416,7 +599,8 @@ void nth_small(__global const T *in, __global ulong *state, __global KEY *scratc
   }
   if (!answered) { /* at most BASE keys left: sort them */
     uint len2 = 1;
-    while (len2 < len) len2 <<= 1;
+    while (len2 < len)
+      len2 <<= 1;
     for (uint j = lid; j < len2; j += WG) {
       const KEY k = j < len ? SMALL_LOAD(j) : KEY_MAX;
 #if T_FLOAT
@@ -442,12 +626,14 @@ void nth_small(__global const T *in, __global ulong *state, __global KEY *scratc
 
 /* Whether key k is beyond the threshold t (above it for the largest, below
  * it for the smallest). */
-CLPRIM_INLINE int beyond(KEY k, KEY t, int smallest) { return smallest ? k < t : k > t; }
+CLPRIM_INLINE int beyond(KEY k, KEY t, int smallest) {
+  return smallest ? k < t : k > t;
+}
 
 /* counts[tile] = (beyond << 32) | equal for the tile's WG * ITEMS elements
  * (each work-item ITEMS consecutive ones); counts[tiles] = 0. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void topk_count(__global const T *in, ulong n, KEY t, int smallest, __global ulong *counts) {
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+topk_count(__global const T *in, ulong n, KEY t, int smallest, __global ulong *counts) {
   __local ulong scratch[CLPRIM_WG_SCRATCH(WG)];
   const ulong first = ((ulong)get_group_id(0) * WG + get_local_id(0)) * ITEMS;
   ulong c = 0;
@@ -469,11 +655,11 @@ void topk_count(__global const T *in, ulong n, KEY t, int smallest, __global ulo
  * sorted = 0: values (T) and indices (uint, or ulong when index64) to the
  * outputs; sorted = 1: sort keys (largest first: ~key) to sort_keys and
  * indices (ulong) to sort_indices. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void topk_scatter(__global const T *in, ulong n, KEY t, int smallest,
-                  __global const ulong *offsets, ulong tiles, ulong k, __global T *values,
-                  __global uint *indices, int want_values, int want_indices, int index64,
-                  int sorted, __global KEY *sort_keys, __global ulong *sort_indices) {
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+topk_scatter(__global const T *in, ulong n, KEY t, int smallest, __global const ulong *offsets,
+             ulong tiles, ulong k, __global T *values, __global uint *indices, int want_values,
+             int want_indices, int index64, int sorted, __global KEY *sort_keys,
+             __global ulong *sort_indices) {
   __local ulong scratch[CLPRIM_WG_SCRATCH(WG)];
   const ulong first = ((ulong)get_group_id(0) * WG + get_local_id(0)) * ITEMS;
   ulong c = 0;
@@ -562,11 +748,11 @@ __kernel void topk_gather(__global const T *in, __global const ulong *idx, ulong
  * from eq_at, the chosen (sort key, index) pairs from pk_at / pi_at, and
  * two cursors (uint) at cur_at. */
 
-/* Keys and indices of the elements in buckets [lo, hi], unordered. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *meta,
-                     __global const uint *counts, uint lo, uint hi, __global ulong *cand,
-                     ulong idx_at) {
+/* Keys and indices of the elements in buckets [lo, hi], unordered: told by
+ * the buckets' key range (a streaming pass, no search). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *meta,
+                __global const uint *counts, uint lo, uint hi, __global ulong *cand, ulong idx_at) {
   __local KEY tree[SPLITTERS + 1];
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   __local uint base, fill;
@@ -580,25 +766,30 @@ void topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong
   const uint total = clprim_wg_reduce_add_uint(mine, scratch);
   if (lid == 0) base = total ? atomic_add(&META_CURSORS(meta)[0], total) : 0, fill = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
+  if (total == 0) return; /* uniform */
+  KEY first, span;
+  key_range(lo, hi, tree, &first, &span); /* not empty: total > 0 */
 #define CANDIDATE_VISIT(k, valid, i)                                                               \
   if (valid) {                                                                                     \
     const KEY k_ = (k);                                                                            \
-    const uint b_ = bucket_of(k_, tree);                                                           \
-    if (b_ >= lo && b_ <= hi) {                                                                    \
+    if (k_ - first <= span) {                                                                      \
       const uint p_ = base + atomic_inc(&fill);                                                    \
       cand_keys[p_] = k_;                                                                          \
       cand_idx[p_] = (i);                                                                          \
     }                                                                                              \
   }
-  TRAVERSE(CANDIDATE_VISIT)
+#define CANDIDATE_BATCH(keys, valid, quad)                                                         \
+  _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e)                                               \
+      CANDIDATE_VISIT(keys[e], valid[e / 4], 4 * quad[e / 4] + e % 4)
+  TRAVERSE(CANDIDATE_BATCH, CANDIDATE_VISIT)
 }
 
 /* Splits the c candidates against the threshold key t: those beyond it go
  * to the pairs (sort key: smallest ? key : ~key when sorted, else 0), the
  * indices of those equal to it to eq. cursors[0] / [1] count them. */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void topk_split(__global ulong *cand, ulong idx_at, ulong c, KEY t, int smallest, int sorted,
-                ulong eq_at, ulong pk_at, ulong pi_at, ulong cur_at) {
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+topk_split(__global ulong *cand, ulong idx_at, ulong c, KEY t, int smallest, int sorted,
+           ulong eq_at, ulong pk_at, ulong pi_at, ulong cur_at) {
   __global const KEY *keys = (__global const KEY *)cand;
   __global uint *cursors = (__global uint *)(cand + cur_at);
   for (ulong j = get_global_id(0); j < c; j += get_global_size(0)) {
@@ -616,17 +807,18 @@ void topk_split(__global ulong *cand, ulong idx_at, ulong c, KEY t, int smallest
 /* One work-group: the g pairs beyond the threshold and the equal ones with
  * index <= last (k in all), sorted by (sort key, index) in local memory,
  * to the outputs (values gathered from in). */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void topk_finish(__global const T *in, __global const ulong *cand, ulong pk_at, ulong pi_at,
-                 uint g, ulong eq_at, ulong e, ulong last, KEY t, int smallest, int sorted, uint k,
-                 __global T *values, __global uint *indices, int want_values, int want_indices,
-                 int index64) {
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+topk_finish(__global const T *in, __global const ulong *cand, ulong pk_at, ulong pi_at, uint g,
+            ulong eq_at, ulong e, ulong last, KEY t, int smallest, int sorted, uint k,
+            __global T *values, __global uint *indices, int want_values, int want_indices,
+            int index64) {
   __local KEY sk[BASE];
   __local ulong si[BASE];
   __local uint fill;
   const uint lid = (uint)get_local_id(0);
   uint len2 = 1;
-  while (len2 < k) len2 <<= 1;
+  while (len2 < k)
+    len2 <<= 1;
   if (lid == 0) fill = g;
   for (uint j = lid; j < len2; j += WG) {
     sk[j] = j < g ? ((__global const KEY *)(cand + pk_at))[j] : KEY_MAX;

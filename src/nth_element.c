@@ -27,7 +27,7 @@ enum {
 };
 
 #define BUCKETS 512 /* as in cl/nth_element.cl */
-#define META_WORDS 1280
+#define META_WORDS 1312
 #define BASE 2048
 #define STATE_WORDS 6
 #define SMALL_MAX 65536              /* sub-problems finished by nth_small */
@@ -58,11 +58,14 @@ static unsigned key_bits(clprim_type t) {
 
 static clprim_status nth_kernel(clprim_context *ctx, clprim_type type, const struct nth_config *c,
                                 const char *name, cl_kernel *kernel) {
-  char options[160];
+  /* CLPRIM_NTH_OPTIONS: extra -D options for comparisons of the kernels'
+   * variants (NTH_VEC, NTH_TOP, NTH_MAXC, NTH_NO_AGGREGATE). */
+  const char *extra = getenv("CLPRIM_NTH_OPTIONS");
+  char options[400];
   snprintf(options, sizeof options,
-           "-DT=%s -DT_FLOAT=%d -DT_SIGNED=%d -DKEY_BITS=%u -DWG=%u -DITEMS=%u",
+           "-DT=%s -DT_FLOAT=%d -DT_SIGNED=%d -DKEY_BITS=%u -DWG=%u -DITEMS=%u %.200s",
            clprim__cl_type(type), is_float(type), type == CLPRIM_INT32 || type == CLPRIM_INT64,
-           key_bits(type), c->wg, c->items);
+           key_bits(type), c->wg, c->items, extra ? extra : "");
   return clprim__kernel(ctx, "nth_element.cl", options, name, kernel);
 }
 
@@ -137,15 +140,23 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
   cl_mem counts, meta, state, ranks_dev, results, level_buf[2] = {NULL, NULL};
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_COUNTS, groups * BUCKETS * 4, &counts));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_META, META_WORDS * 8, &meta));
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_STATE, (8 + STATE_WORDS * (size_t)count) * 8, &state));
+  /* state: 8 words (nth_small's), then per sub-problem 2 words and
+   * STATE_WORDS per rank (at most count of each). */
+  const size_t state_words = 8 + (2 + STATE_WORDS) * (size_t)count;
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_STATE, state_words * 8, &state));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RANKS, (size_t)count * 8, &ranks_dev));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULTS, (size_t)count * 8, &results));
-  uint64_t *host_state = malloc((8 + STATE_WORDS * (size_t)count) * 8);
+  uint64_t *host_state = malloc(state_words * 8);
+  /* Per sub-problem of a level: its groups and where its parts start. */
+  size_t *cur_groups = malloc(sizeof(size_t) * count);
+  cl_ulong *cur_meta = malloc(sizeof(cl_ulong) * 3 * count), *cur_counts = cur_meta + count,
+           *cur_state = cur_meta + 2 * count;
   /* nth_small's jobs, after 8 words (state[0] is its NaN count). */
   uint64_t *jobs = calloc(8 + (size_t)count * 5, 8);
   struct sub *cur = malloc(sizeof *cur * count), *next = malloc(sizeof *next * count);
   clprim_status st = CLPRIM_SUCCESS;
-  if (!host_state || !jobs || !cur || !next) st = CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  if (!host_state || !jobs || !cur || !next || !cur_groups || !cur_meta)
+    st = CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
   /* Not blocking: the reads below wait for it (and an error path finishes
    * the queue before `ranks` may go away). */
   if (st == CLPRIM_SUCCESS)
@@ -166,13 +177,42 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
     const unsigned level_slot = level % 2 ? SLOT_KEYS_B : SLOT_KEYS_A;
     if (level > 0) {
       size_t keys = 8 + 4 * (size_t)count;
-      for (size_t s = 0; s < ncur; ++s) keys += cur[s].len;
+      for (size_t s = 0; s < ncur; ++s)
+        keys += cur[s].len;
       st = clprim__scratch(ctx, level_slot, keys * key_size, &level_buf[level % 2]);
       if (st != CLPRIM_SUCCESS) break;
     }
     cl_mem out = level_buf[level % 2];
-    size_t fill = 0, njobs = 0, room = 0;
+    size_t fill = 0, njobs = 0, room = 0, nbig = 0, all_groups = 0;
     nnext = 0;
+    /* Pass 1: small sub-problems become nth_small jobs; the others get
+     * their sample, count and choice enqueued side by side (each its own
+     * meta, counts and state parts), then one read of all their states. */
+    for (size_t s = 0; s < ncur; ++s) {
+      const struct sub *p = &cur[s];
+      if (p->len <= SMALL_MAX && !approximate)
+        ++njobs;
+      else
+        ++nbig;
+    }
+    /* Many sub-problems share the groups (their counts stay small). */
+    const size_t group_cap = nbig > 2 ? (2 * groups + nbig - 1) / nbig : groups;
+    for (size_t s = 0; s < ncur; ++s) {
+      const struct sub *p = &cur[s];
+      size_t g = (p->len / 4 + c.wg - 1) / c.wg;
+      if (g > group_cap) g = group_cap;
+      if (g == 0) g = 1;
+      cur_groups[s] = g;
+      if (!(p->len <= SMALL_MAX && !approximate)) all_groups += g;
+    }
+    if (nbig > 0) {
+      st = clprim__scratch(ctx, SLOT_META, nbig * META_WORDS * 8, &meta);
+      if (st == CLPRIM_SUCCESS)
+        st = clprim__scratch(ctx, SLOT_COUNTS, all_groups * BUCKETS * 4, &counts);
+      if (st != CLPRIM_SUCCESS) break;
+    }
+    njobs = 0;
+    size_t big = 0, counts_words = 0;
     for (size_t s = 0; s < ncur && st == CLPRIM_SUCCESS; ++s) {
       const struct sub *p = &cur[s];
       cl_ulong off = p->offset, len = p->len, rank_base = p->rank_base;
@@ -186,45 +226,64 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
         }
         continue;
       }
-      size_t g = (p->len / 4 + c.wg - 1) / c.wg;
-      if (g > groups) g = groups;
-      if (g == 0) g = 1;
+      const size_t g = cur_groups[s];
       cl_ulong seed = 0x5EED0000ull + level * 1000003ull + s, out_base = fill;
-      st = clprim__set_args(k[0], 5, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
-                            sizeof seed, &seed, sizeof meta, &meta);
+      cl_ulong meta_at = big * META_WORDS, counts_at = counts_words,
+               state_at = 2 * big + STATE_WORDS * r0;
+      cur_meta[s] = meta_at, cur_counts[s] = counts_at, cur_state[s] = state_at;
+      /* Each sub-problem's chosen buckets fit in its keys plus the
+       * 4-alignment of each (level 0: placed after the read, at 0). */
+      fill += (size_t)len + 4 * (size_t)(r1 - r0);
+      ++big, counts_words += g * BUCKETS;
+      st = clprim__set_args(k[0], 6, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
+                            sizeof seed, &seed, sizeof meta, &meta, sizeof meta_at, &meta_at);
       if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[0], 1, c.wg);
       if (st == CLPRIM_SUCCESS)
-        st = clprim__set_args(k[1], 5, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
-                              sizeof meta, &meta, sizeof counts, &counts);
+        st = clprim__set_args(k[1], 7, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
+                              sizeof meta, &meta, sizeof meta_at, &meta_at, sizeof counts, &counts,
+                              sizeof counts_at, &counts_at);
       if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[1], g, c.wg);
       if (st == CLPRIM_SUCCESS)
-        st = clprim__set_args(k[2], 8, sizeof meta, &meta, sizeof ranks_dev, &ranks_dev, sizeof r0,
-                              &r0, sizeof r1, &r1, sizeof rank_base, &rank_base, sizeof out_base,
-                              &out_base, sizeof state, &state, sizeof results, &results);
+        st = clprim__set_args(
+            k[2], 10, sizeof meta, &meta, sizeof meta_at, &meta_at, sizeof ranks_dev, &ranks_dev,
+            sizeof r0, &r0, sizeof r1, &r1, sizeof rank_base, &rank_base, sizeof out_base,
+            &out_base, sizeof state, &state, sizeof state_at, &state_at, sizeof results, &results);
       if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[2], 1, c.wg);
-      const size_t words = 2 + STATE_WORDS * (size_t)(r1 - r0);
-      if (st == CLPRIM_SUCCESS) st = clprim__read(ctx, state, 0, words * 8, host_state);
-      if (st != CLPRIM_SUCCESS) break;
-      if (level == 0 && (flags & CLPRIM_NTH_REJECT_NAN) && host_state[0] > 0) {
+    }
+    if (st == CLPRIM_SUCCESS && nbig > 0) {
+      size_t words = 0;
+      for (size_t s = 0; s < ncur; ++s)
+        if (!(cur[s].len <= SMALL_MAX && !approximate))
+          words = cur_state[s] + 2 + STATE_WORDS * (size_t)(cur[s].r1 - cur[s].r0);
+      st = clprim__read(ctx, state, 0, words * 8, host_state);
+    }
+    /* Pass 2: the next level's sub-problems, and the extractions. */
+    for (size_t s = 0; s < ncur && st == CLPRIM_SUCCESS; ++s) {
+      const struct sub *p = &cur[s];
+      if (p->len <= SMALL_MAX && !approximate) continue;
+      cl_ulong off = p->offset, len = p->len, meta_at = cur_meta[s], counts_at = cur_counts[s];
+      const unsigned r0 = p->r0, r1 = p->r1;
+      const uint64_t *hs = host_state + cur_state[s];
+      if (level == 0 && (flags & CLPRIM_NTH_REJECT_NAN) && hs[0] > 0) {
         st = CLPRIM_ERROR_INVALID_ARGUMENT;
         break;
       }
       if (level == 0 && !approximate) { /* one sub-problem at level 0 */
-        st = clprim__scratch(ctx, level_slot, ((size_t)host_state[1] + 8) * key_size, &out);
+        st = clprim__scratch(ctx, level_slot, ((size_t)hs[1] + 8) * key_size, &out);
         if (st != CLPRIM_SUCCESS) break;
       }
       if (approximate) {
         for (unsigned r = r0; r < r1; ++r) {
-          keys[r] = host_state[2 + STATE_WORDS * (r - r0) + 4];
-          errors[r] = host_state[2 + STATE_WORDS * (r - r0) + 5];
+          keys[r] = hs[2 + STATE_WORDS * (r - r0) + 4];
+          errors[r] = hs[2 + STATE_WORDS * (r - r0) + 5];
         }
         continue;
       }
       /* Ranks in one open bucket become one sub-problem of the next level. */
       for (unsigned r = r0; r < r1;) {
-        const uint64_t *w = host_state + 2 + STATE_WORDS * (r - r0);
+        const uint64_t *w = hs + 2 + STATE_WORDS * (r - r0);
         unsigned e = r + 1;
-        while (e < r1 && host_state[2 + STATE_WORDS * (e - r0)] == w[0])
+        while (e < r1 && hs[2 + STATE_WORDS * (e - r0)] == w[0])
           ++e;
         if (!(w[0] & 1u)) {
           struct sub q = {out, (size_t)w[3], (size_t)w[2], p->rank_base + w[1], r, e};
@@ -232,11 +291,11 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
         }
         r = e;
       }
-      fill += (size_t)host_state[1];
-      if (host_state[1] > 0) {
-        st = clprim__set_args(k[3], 6, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
-                              sizeof meta, &meta, sizeof counts, &counts, sizeof out, &out);
-        if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[3], g, c.wg);
+      if (hs[1] > 0) {
+        st = clprim__set_args(k[3], 8, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
+                              sizeof meta, &meta, sizeof meta_at, &meta_at, sizeof counts, &counts,
+                              sizeof counts_at, &counts_at, sizeof out, &out);
+        if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[3], cur_groups[s], c.wg);
       }
     }
     if (st == CLPRIM_SUCCESS && njobs > 0) {
@@ -268,6 +327,8 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
   }
   if (st != CLPRIM_SUCCESS) clFinish(ctx->queue);
   free(host_state);
+  free(cur_groups);
+  free(cur_meta);
   free(jobs);
   free(cur);
   free(next);
@@ -402,16 +463,17 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
                                                    NULL, NULL));
   cl_ulong zero64 = 0, len = n, seed = 0x70CC0000ull;
   cl_uint r0 = 0, r1 = 1;
-  CLPRIM_CHECK(clprim__set_args(sample, 5, sizeof in, &in, sizeof zero64, &zero64, sizeof len, &len,
-                                sizeof seed, &seed, sizeof meta, &meta));
+  CLPRIM_CHECK(clprim__set_args(sample, 6, sizeof in, &in, sizeof zero64, &zero64, sizeof len, &len,
+                                sizeof seed, &seed, sizeof meta, &meta, sizeof zero64, &zero64));
   CLPRIM_CHECK(clprim__enqueue(ctx, sample, 1, c.wg));
-  CLPRIM_CHECK(clprim__set_args(count_kernel, 5, sizeof in, &in, sizeof zero64, &zero64, sizeof len,
-                                &len, sizeof meta, &meta, sizeof counts, &counts));
+  CLPRIM_CHECK(clprim__set_args(count_kernel, 7, sizeof in, &in, sizeof zero64, &zero64, sizeof len,
+                                &len, sizeof meta, &meta, sizeof zero64, &zero64, sizeof counts,
+                                &counts, sizeof zero64, &zero64));
   CLPRIM_CHECK(clprim__enqueue(ctx, count_kernel, groups, c.wg));
-  CLPRIM_CHECK(clprim__set_args(choose, 8, sizeof meta, &meta, sizeof ranks_dev, &ranks_dev,
-                                sizeof r0, &r0, sizeof r1, &r1, sizeof zero64, &zero64,
-                                sizeof zero64, &zero64, sizeof state, &state, sizeof results,
-                                &results));
+  CLPRIM_CHECK(clprim__set_args(choose, 10, sizeof meta, &meta, sizeof zero64, &zero64,
+                                sizeof ranks_dev, &ranks_dev, sizeof r0, &r0, sizeof r1, &r1,
+                                sizeof zero64, &zero64, sizeof zero64, &zero64, sizeof state,
+                                &state, sizeof zero64, &zero64, sizeof results, &results));
   CLPRIM_CHECK(clprim__enqueue(ctx, choose, 1, c.wg));
   uint64_t st[2 + STATE_WORDS];
   CLPRIM_CHECK(clprim__read(ctx, state, 0, sizeof st, st));

@@ -59,7 +59,7 @@ static unsigned key_bits(clprim_type t) {
 static clprim_status nth_kernel(clprim_context *ctx, clprim_type type, const struct nth_config *c,
                                 const char *name, cl_kernel *kernel) {
   /* CLPRIM_NTH_OPTIONS: extra -D options for comparisons of the kernels'
-   * variants (NTH_VEC, NTH_TOP, NTH_MAXC, NTH_NO_AGGREGATE). */
+   * variants (NTH_VEC, NTH_TOP, NTH_MAXC, NTH_NO_RANGE, NTH_AGGREGATE). */
   const char *extra = getenv("CLPRIM_NTH_OPTIONS");
   char options[400];
   snprintf(options, sizeof options,
@@ -424,14 +424,17 @@ clprim_status clprim_nth_element_approx(clprim_context *ctx, clprim_type type, c
 
 /* ----------------------------------------------------------------- top-k */
 
-/* Top-k for k <= BASE: one counting level for the threshold's rank, then
- * one pass gathers the candidates (the threshold's bucket and those beyond
- * it) with their indices, and the rest works on them: the exact threshold
+/* Top-k for k <= BASE: a sample's splitter that leaves a few times k keys
+ * beyond it (one streaming pass counts them per group; with
+ * CLPRIM_NTH_REJECT_NAN a counting level for the threshold's rank instead,
+ * which also counts NaNs), then one pass gathers the candidates (the keys
+ * beyond it) with their indices, and the rest works on them: the exact threshold
  * among the candidates, the split into those beyond it and the indices of
  * those equal to it, the largest index that ties may take (a selection on
  * those indices, only when more tie than are needed), and one work-group
  * that sorts the k pairs and writes them. *done = 0 (nothing written) when
- * the candidates are too many to be worth it (heavy duplicates). */
+ * the candidates are too many to be worth it (heavy duplicates) or, by
+ * chance, fewer than k. */
 static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
                                 uint64_t k, unsigned flags, cl_mem values, cl_mem indices,
                                 int *done) {
@@ -440,8 +443,9 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
   const clprim_type key_type = key_bits(type) == 32 ? CLPRIM_UINT32 : CLPRIM_UINT64;
   const size_t es = clprim_type_size(type);
   const int smallest = (flags & CLPRIM_TOPK_SMALLEST) != 0;
-  cl_kernel sample, count_kernel, choose, candidates, split, finish;
+  cl_kernel sample, count_kernel, choose, range_count, candidates, split, finish;
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "nth_sample", &sample));
+  CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_range_count", &range_count));
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "nth_count", &count_kernel));
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "nth_choose", &choose));
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_candidates", &candidates));
@@ -457,29 +461,58 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RANKS, 8, &ranks_dev));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULTS, 8, &results));
 
-  /* Level 0 for the threshold's rank. */
-  cl_ulong rank = smallest ? k - 1 : n - k;
-  CLPRIM_CHECK((clprim_status)clEnqueueWriteBuffer(ctx->queue, ranks_dev, CL_TRUE, 0, 8, &rank, 0,
-                                                   NULL, NULL));
   cl_ulong zero64 = 0, len = n, seed = 0x70CC0000ull;
-  cl_uint r0 = 0, r1 = 1;
   CLPRIM_CHECK(clprim__set_args(sample, 6, sizeof in, &in, sizeof zero64, &zero64, sizeof len, &len,
                                 sizeof seed, &seed, sizeof meta, &meta, sizeof zero64, &zero64));
   CLPRIM_CHECK(clprim__enqueue(ctx, sample, 1, c.wg));
-  CLPRIM_CHECK(clprim__set_args(count_kernel, 7, sizeof in, &in, sizeof zero64, &zero64, sizeof len,
-                                &len, sizeof meta, &meta, sizeof zero64, &zero64, sizeof counts,
-                                &counts, sizeof zero64, &zero64));
-  CLPRIM_CHECK(clprim__enqueue(ctx, count_kernel, groups, c.wg));
-  CLPRIM_CHECK(clprim__set_args(choose, 10, sizeof meta, &meta, sizeof zero64, &zero64,
-                                sizeof ranks_dev, &ranks_dev, sizeof r0, &r0, sizeof r1, &r1,
-                                sizeof zero64, &zero64, sizeof zero64, &zero64, sizeof state,
-                                &state, sizeof zero64, &zero64, sizeof results, &results));
-  CLPRIM_CHECK(clprim__enqueue(ctx, choose, 1, c.wg));
-  uint64_t st[2 + STATE_WORDS];
-  CLPRIM_CHECK(clprim__read(ctx, state, 0, sizeof st, st));
-  if ((flags & CLPRIM_NTH_REJECT_NAN) && st[0] > 0) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  const uint64_t bucket = st[2], before = st[3], size = st[4];
-  const size_t cands = (size_t)(smallest ? before + size : n - before);
+  size_t cands;
+  cl_uint lo, hi;
+  if (!(flags & CLPRIM_NTH_REJECT_NAN)) {
+    /* The sample alone picks the candidates' buckets: beyond the splitter
+     * whose sample rank leaves about 4k + 256 keys expected beyond it (the
+     * chance of fewer than k is negligible; then the general path). One
+     * streaming pass counts them per group. */
+    const uint64_t want = 4 * k + 256;
+    unsigned j;
+    if (smallest) {
+      for (j = 0; j < 254 && (uint64_t)n * 4 * (j + 1) < want * 1024; ++j)
+        ;
+      lo = 0, hi = 2 * j; /* keys below s[j] */
+    } else {
+      for (j = 255; j > 1 && (uint64_t)n * (1024 - 4 * j) < want * 1024; --j)
+        ;
+      lo = 2 * j, hi = 510; /* keys above s[j-1] */
+    }
+    CLPRIM_CHECK(clprim__set_args(range_count, 7, sizeof in, &in, sizeof zero64, &zero64,
+                                  sizeof len, &len, sizeof meta, &meta, sizeof counts, &counts,
+                                  sizeof lo, &lo, sizeof hi, &hi));
+    CLPRIM_CHECK(clprim__enqueue(ctx, range_count, groups, c.wg));
+    cl_uint total = 0;
+    CLPRIM_CHECK(clprim__read(ctx, meta, 512 * 8 + (size_t)lo * 4, 4, &total));
+    cands = total;
+    if (cands < k) return CLPRIM_SUCCESS; /* the general path */
+  } else {
+    /* Level 0 for the threshold's rank (its NaN count is wanted). */
+    cl_ulong rank = smallest ? k - 1 : n - k;
+    CLPRIM_CHECK((clprim_status)clEnqueueWriteBuffer(ctx->queue, ranks_dev, CL_TRUE, 0, 8, &rank, 0,
+                                                     NULL, NULL));
+    cl_uint r0 = 0, r1 = 1;
+    CLPRIM_CHECK(clprim__set_args(count_kernel, 7, sizeof in, &in, sizeof zero64, &zero64,
+                                  sizeof len, &len, sizeof meta, &meta, sizeof zero64, &zero64,
+                                  sizeof counts, &counts, sizeof zero64, &zero64));
+    CLPRIM_CHECK(clprim__enqueue(ctx, count_kernel, groups, c.wg));
+    CLPRIM_CHECK(clprim__set_args(choose, 10, sizeof meta, &meta, sizeof zero64, &zero64,
+                                  sizeof ranks_dev, &ranks_dev, sizeof r0, &r0, sizeof r1, &r1,
+                                  sizeof zero64, &zero64, sizeof zero64, &zero64, sizeof state,
+                                  &state, sizeof zero64, &zero64, sizeof results, &results));
+    CLPRIM_CHECK(clprim__enqueue(ctx, choose, 1, c.wg));
+    uint64_t st[2 + STATE_WORDS];
+    CLPRIM_CHECK(clprim__read(ctx, state, 0, sizeof st, st));
+    if (st[0] > 0) return CLPRIM_ERROR_INVALID_ARGUMENT;
+    const uint64_t bucket = st[2], before = st[3], size = st[4];
+    cands = (size_t)(smallest ? before + size : n - before);
+    lo = smallest ? 0 : (cl_uint)bucket, hi = smallest ? (cl_uint)bucket : 510;
+  }
   if (cands > n / 16) return CLPRIM_SUCCESS; /* not worth it: the general path */
 
     /* The candidates' buffer, in ulong words (see cl/nth_element.cl). */
@@ -488,7 +521,6 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
                pk_at = eq_at + ALIGN4(cands), pi_at = pk_at + BASE, cur_at = pi_at + BASE;
 #undef ALIGN4
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TOPK, (cur_at + 4) * 8, &cand));
-  cl_uint lo = smallest ? 0 : (cl_uint)bucket, hi = smallest ? (cl_uint)bucket : 510;
   cl_ulong idx_at64 = idx_at;
   CLPRIM_CHECK(clprim__set_args(candidates, 9, sizeof in, &in, sizeof zero64, &zero64, sizeof len,
                                 &len, sizeof meta, &meta, sizeof counts, &counts, sizeof lo, &lo,

@@ -52,7 +52,7 @@
 #define NTH_VEC 4 /* vectors of 4 per work-item and round in the full passes */
 #endif
 #ifndef NTH_TOP
-#define NTH_TOP 0 /* search-tree levels held in registers (0, 1 or 2) */
+#define NTH_TOP 2 /* search-tree levels held in registers (0, 1 or 2) */
 #endif
 #ifndef NTH_MAXC
 #define NTH_MAXC 16 /* chosen buckets extracted by key ranges, not searched */
@@ -139,10 +139,34 @@ CLPRIM_INLINE ulong mix64(ulong z) { /* splitmix64's finaliser */
   return z ^ (z >> 31);
 }
 
+/* A level's sub-problems in one launch per kernel (nsubs > 0; else the
+ * scalar arguments describe the one sub-problem): subs[SUB_WORDS s ...] =
+ * offset, length, first work-group, work-groups, meta_at, counts_at,
+ * state_at, r0, r1, rank_base, out_base, seed. nth_sample and nth_choose
+ * run one work-group per sub-problem, nth_count and nth_extract the
+ * sub-problem's work-groups. */
+#define SUB_WORDS 12
+CLPRIM_INLINE __global const ulong *sub_of_group(__global const ulong *subs, uint nsubs,
+                                                 uint group) {
+  uint lo = 0, hi = nsubs - 1; /* the last one whose first group <= group */
+  while (lo < hi) {
+    const uint mid = (lo + hi + 1) / 2;
+    if (subs[SUB_WORDS * mid + 2] <= group)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return subs + SUB_WORDS * lo;
+}
+
 /* tree: the splitters (SPLITTERS keys); totals: BUCKETS counters, zeroed. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 nth_sample(__global const T *in, ulong offset, ulong n, ulong seed, __global ulong *meta,
-           ulong meta_at) {
+           ulong meta_at, __global const ulong *subs, ulong subs_at, uint nsubs) {
+  if (nsubs) {
+    __global const ulong *sub = subs + subs_at + SUB_WORDS * get_group_id(0);
+    offset = sub[0], n = sub[1], meta_at = sub[4], seed = sub[11];
+  }
   meta += meta_at;
   __global KEY *tree = META_TREE(meta);
   __global uint *totals = META_TOTALS(meta);
@@ -184,10 +208,13 @@ CLPRIM_INLINE void load_eytz(__local KEY *eytz, __global const KEY *tree_g) {
  * are independent, so their local-memory loads overlap (one search alone is
  * 9 dependent loads). The top NTH_TOP levels of the tree come from
  * registers (top[0..2] = eytz[1..3]); then i = 2 i + (eytz[i] < k), branch
- * free, and the splitters below k are i - 256. The last node where the
- * search went left is the first splitter not below k (s[pos]): the
- * equality test needs no further load. */
-CLPRIM_INLINE void buckets_of(const KEY *k, uint *bucket, __local const KEY *eytz, const KEY *top) {
+ * free, and the splitters below k are i - 256. With -DNTH_TRACK_NEXT the
+ * last node where the search went left (the first splitter not below k,
+ * s[pos]) answers the equality test instead of a load of tree[pos]: on the
+ * H100 that build (with NTH_TOP=0) counted in 0.90 ms, the load (NTH_TOP=2)
+ * in 0.83. */
+CLPRIM_INLINE void buckets_of(const KEY *k, uint *bucket, __local const KEY *tree,
+                              __local const KEY *eytz, const KEY *top) {
   uint i[NTH_E];
   KEY next[NTH_E];
 #pragma unroll
@@ -217,7 +244,11 @@ CLPRIM_INLINE void buckets_of(const KEY *k, uint *bucket, __local const KEY *eyt
 #pragma unroll
   for (uint e = 0; e < NTH_E; ++e) {
     const uint pos = i[e] - 256;
+#ifdef NTH_TRACK_NEXT
     bucket[e] = 2 * pos + (pos < SPLITTERS && next[e] == k[e]);
+#else
+    bucket[e] = 2 * pos + (pos < SPLITTERS && tree[pos] == k[e]);
+#endif
   }
 }
 
@@ -262,14 +293,15 @@ CLPRIM_INLINE int key_range(uint lo, uint hi, __local const KEY *tree, KEY *firs
  * that each work-group sees the same elements in all: vectors of 4 taken
  * grid-stride, NTH_VEC of them per work-item and round (loads in flight;
  * uniform trip count within a work-group), the last n % 4 elements by
- * work-group 0, one per work-item. BATCH(keys, valid, quad) is called by
+ * work-group 0, one per work-item (`group` of `groups`: the work-group
+ * within its sub-problem). BATCH(keys, valid, quad) is called by
  * every work-item each round with NTH_E keys (key e from quad[e / 4]);
  * VISIT(key, valid, index) for the tail. */
 #define TRAVERSE(BATCH, VISIT)                                                                     \
   {                                                                                                \
-    const ulong quads = n / 4, gsize = get_global_size(0);                                         \
+    const ulong quads = n / 4, gsize = (ulong)groups * WG;                                         \
     __global const VEC4 *in4 = (__global const VEC4 *)(in + offset);                               \
-    for (ulong q0 = get_group_id(0) * (ulong)WG + get_local_id(0); q0 < quads + get_local_id(0);   \
+    for (ulong q0 = group * (ulong)WG + get_local_id(0); q0 < quads + get_local_id(0);             \
          q0 += NTH_VEC * gsize) {                                                                  \
       KEY keys_[NTH_E];                                                                            \
       int valid_[NTH_VEC];                                                                         \
@@ -283,7 +315,7 @@ CLPRIM_INLINE int key_range(uint lo, uint hi, __local const KEY *tree, KEY *firs
       }                                                                                            \
       BATCH(keys_, valid_, quad_)                                                                  \
     }                                                                                              \
-    if (get_group_id(0) == 0) {                                                                    \
+    if (group == 0) {                                                                              \
       const ulong i = 4 * quads + get_local_id(0);                                                 \
       const int valid = i < n;                                                                     \
       VISIT(key_of(valid ? in[offset + i] : (T)0), valid, i);                                      \
@@ -320,7 +352,14 @@ CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
  * NaNs), also added to totals[b]. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulong meta_at,
-          __global uint *counts, ulong counts_at) {
+          __global uint *counts, ulong counts_at, __global const ulong *subs, ulong subs_at,
+          uint nsubs) {
+  uint group = (uint)get_group_id(0), groups = (uint)(get_global_size(0) / WG);
+  if (nsubs) {
+    __global const ulong *sub = sub_of_group(subs + subs_at, nsubs, group);
+    offset = sub[0], n = sub[1], group -= (uint)sub[2], groups = (uint)sub[3];
+    meta_at = sub[4], counts_at = sub[5];
+  }
   meta += meta_at;
   counts += counts_at;
   __global const KEY *tree_g = META_TREE(meta);
@@ -344,7 +383,7 @@ nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulo
 #define COUNT_BATCH(keys, valid, quad)                                                             \
   {                                                                                                \
     uint b_[NTH_E];                                                                                \
-    buckets_of(keys, b_, eytz, top);                                                               \
+    buckets_of(keys, b_, tree, eytz, top);                                                         \
     _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) {                                           \
       count_one(local_counts, b_[e], valid[e / 4]);                                                \
       COUNT_NAN(keys[e], valid[e / 4])                                                             \
@@ -360,7 +399,7 @@ nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulo
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint b = lid; b < BUCKETS; b += WG) {
     const uint c = local_counts[b];
-    counts[get_group_id(0) * BUCKETS + b] = c;
+    counts[group * BUCKETS + b] = c;
     if (c) atomic_add(&totals[b], c);
   }
 }
@@ -378,7 +417,12 @@ nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulo
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 nth_choose(__global ulong *meta, ulong meta_at, __global const ulong *ranks, uint r0, uint r1,
            ulong rank_base, ulong out_base, __global ulong *state, ulong state_at,
-           __global ulong *results) {
+           __global ulong *results, __global const ulong *subs, ulong subs_at, uint nsubs) {
+  if (nsubs) {
+    __global const ulong *sub = subs + subs_at + SUB_WORDS * get_group_id(0);
+    meta_at = sub[4], state_at = sub[6], r0 = (uint)sub[7], r1 = (uint)sub[8];
+    rank_base = sub[9], out_base = sub[10];
+  }
   meta += meta_at;
   state += state_at;
   __global const uint *totals = META_TOTALS(meta);
@@ -471,7 +515,14 @@ nth_choose(__global ulong *meta, ulong meta_at, __global const ulong *ranks, uin
  * no search), more by the search. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulong meta_at,
-            __global const uint *counts, ulong counts_at, __global KEY *out) {
+            __global const uint *counts, ulong counts_at, __global KEY *out,
+            __global const ulong *subs, ulong subs_at, uint nsubs) {
+  uint group = (uint)get_group_id(0), groups = (uint)(get_global_size(0) / WG);
+  if (nsubs) {
+    __global const ulong *sub = sub_of_group(subs + subs_at, nsubs, group);
+    offset = sub[0], n = sub[1], group -= (uint)sub[2], groups = (uint)sub[3];
+    meta_at = sub[4], counts_at = sub[5];
+  }
   meta += meta_at;
   counts += counts_at;
   __global const KEY *tree_g = META_TREE(meta);
@@ -489,7 +540,7 @@ nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *meta, u
   load_tree(tree, tree_g);
   if (lid == 0) ranged = 0;
   for (uint b = lid; b < BUCKETS; b += WG) {
-    const uint c = counts[get_group_id(0) * BUCKETS + b];
+    const uint c = counts[group * BUCKETS + b];
     base[b] =
         b < NAN_SLOT && c && region_start[b] != NOT_CHOSEN ? atomic_add(&cursors[b], c) : NO_BASE;
     fill[b] = 0;
@@ -532,7 +583,7 @@ nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *meta, u
 #define EXTRACT_BATCH(keys, valid, quad)                                                           \
   {                                                                                                \
     uint b_[NTH_E];                                                                                \
-    buckets_of(keys, b_, eytz, top);                                                               \
+    buckets_of(keys, b_, tree, eytz, top);                                                         \
     _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) if (valid[e / 4] && base[b_[e]] != NO_BASE) \
         out[region_start[b_[e]] + base[b_[e]] + atomic_inc(&fill[b_[e]])] = keys[e];               \
   }
@@ -770,6 +821,7 @@ topk_range_count(__global const T *in, ulong offset, ulong n, __global ulong *me
   __local KEY tree[SPLITTERS + 1];
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   const uint lid = (uint)get_local_id(0);
+  const uint group = (uint)get_group_id(0), groups = (uint)(get_global_size(0) / WG);
   load_tree(tree, tree_g_of(meta));
   barrier(CLK_LOCAL_MEM_FENCE);
   KEY first, span;
@@ -797,6 +849,7 @@ topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *met
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   __local uint base, fill;
   const uint lid = (uint)get_local_id(0);
+  const uint group = (uint)get_group_id(0), groups = (uint)(get_global_size(0) / WG);
   __global KEY *cand_keys = (__global KEY *)cand;
   __global ulong *cand_idx = cand + idx_at;
   load_tree(tree, tree_g_of(meta));

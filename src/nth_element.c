@@ -30,6 +30,7 @@ enum {
 #define META_WORDS 1312
 #define BASE 2048
 #define STATE_WORDS 6
+#define SUB_WORDS 12                 /* as in cl/nth_element.cl */
 #define SMALL_MAX 65536              /* sub-problems finished by nth_small */
 #define TOPK_SMALL_MIN_N (16 * BASE) /* top-k by candidates from here on */
 
@@ -137,6 +138,11 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
   size_t groups = (n / 4 + c.wg - 1) / c.wg;
   if (groups > c.max_groups) groups = c.max_groups;
   if (groups == 0) groups = 1;
+  /* CLPRIM_NTH_SMALL_MAX (tests): smaller sub-problems go to nth_small, so
+   * that small inputs reach the levels that share launches. */
+  size_t small_max = SMALL_MAX;
+  const char *small_env = getenv("CLPRIM_NTH_SMALL_MAX");
+  if (small_env && atol(small_env) >= 16) small_max = (size_t)atol(small_env);
   cl_mem counts, meta, state, ranks_dev, results, level_buf[2] = {NULL, NULL};
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_COUNTS, groups * BUCKETS * 4, &counts));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_META, META_WORDS * 8, &meta));
@@ -144,9 +150,11 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
    * STATE_WORDS per rank (at most count of each). */
   const size_t state_words = 8 + (2 + STATE_WORDS) * (size_t)count;
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_STATE, state_words * 8, &state));
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RANKS, (size_t)count * 8, &ranks_dev));
+  /* The ranks, then a level's table of sub-problems (SUB_WORDS each). */
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RANKS, (size_t)count * 8 * (1 + SUB_WORDS), &ranks_dev));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULTS, (size_t)count * 8, &results));
-  uint64_t *host_state = malloc(state_words * 8);
+  uint64_t *host_state = malloc(state_words * 8),
+           *table = malloc((size_t)count * 8 * (1 + SUB_WORDS));
   /* Per sub-problem of a level: its groups and where its parts start. */
   size_t *cur_groups = malloc(sizeof(size_t) * count);
   cl_ulong *cur_meta = malloc(sizeof(cl_ulong) * 3 * count), *cur_counts = cur_meta + count,
@@ -155,7 +163,7 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
   uint64_t *jobs = calloc(8 + (size_t)count * 5, 8);
   struct sub *cur = malloc(sizeof *cur * count), *next = malloc(sizeof *next * count);
   clprim_status st = CLPRIM_SUCCESS;
-  if (!host_state || !jobs || !cur || !next || !cur_groups || !cur_meta)
+  if (!host_state || !jobs || !cur || !next || !cur_groups || !cur_meta || !table)
     st = CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
   /* Not blocking: the reads below wait for it (and an error path finishes
    * the queue before `ranks` may go away). */
@@ -173,10 +181,11 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
     cl_kernel *k = level == 0 ? k_elem : k_key;
     /* The level's output buffer, sized by what it can receive: after level
      * 0's one read (its chosen buckets), else the level's keys (the buckets
-     * chosen from them are fewer), plus the 4-alignment of each region. */
+     * chosen from them are fewer), plus the 4-alignment of each region and
+     * of each sub-problem's part. */
     const unsigned level_slot = level % 2 ? SLOT_KEYS_B : SLOT_KEYS_A;
     if (level > 0) {
-      size_t keys = 8 + 4 * (size_t)count;
+      size_t keys = 8 + 8 * (size_t)count;
       for (size_t s = 0; s < ncur; ++s)
         keys += cur[s].len;
       st = clprim__scratch(ctx, level_slot, keys * key_size, &level_buf[level % 2]);
@@ -190,7 +199,7 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
      * meta, counts and state parts), then one read of all their states. */
     for (size_t s = 0; s < ncur; ++s) {
       const struct sub *p = &cur[s];
-      if (p->len <= SMALL_MAX && !approximate)
+      if (p->len <= small_max && !approximate)
         ++njobs;
       else
         ++nbig;
@@ -203,7 +212,7 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
       if (g > group_cap) g = group_cap;
       if (g == 0) g = 1;
       cur_groups[s] = g;
-      if (!(p->len <= SMALL_MAX && !approximate)) all_groups += g;
+      if (!(p->len <= small_max && !approximate)) all_groups += g;
     }
     if (nbig > 0) {
       st = clprim__scratch(ctx, SLOT_META, nbig * META_WORDS * 8, &meta);
@@ -213,11 +222,15 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
     }
     njobs = 0;
     size_t big = 0, counts_words = 0;
+    /* After level 0, several sub-problems share each launch (a table). */
+    const int batched = level > 0 && nbig > 1;
+    const cl_uint no_subs = 0;
+    const cl_ulong subs_at = count, zero64 = 0;
     for (size_t s = 0; s < ncur && st == CLPRIM_SUCCESS; ++s) {
       const struct sub *p = &cur[s];
       cl_ulong off = p->offset, len = p->len, rank_base = p->rank_base;
       cl_uint r0 = p->r0, r1 = p->r1;
-      if (p->len <= SMALL_MAX && !approximate) { /* one nth_small job per rank */
+      if (p->len <= small_max && !approximate) { /* one nth_small job per rank */
         if (level == 0) small_at_level0 = 1;
         for (unsigned r = r0; r < r1; ++r, ++njobs) {
           uint64_t *j = jobs + 8 + 5 * njobs;
@@ -233,34 +246,76 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
       cur_meta[s] = meta_at, cur_counts[s] = counts_at, cur_state[s] = state_at;
       /* Each sub-problem's chosen buckets fit in its keys plus the
        * 4-alignment of each (level 0: placed after the read, at 0). */
-      fill += (size_t)len + 4 * (size_t)(r1 - r0);
+      fill += (((size_t)len + 3) & ~(size_t)3) + 4 * (size_t)(r1 - r0); /* 4-aligned: VEC4 loads */
+      if (batched) {
+        uint64_t *row = table + count + SUB_WORDS * big;
+        row[0] = off, row[1] = len, row[2] = counts_words / BUCKETS, row[3] = g;
+        row[4] = meta_at, row[5] = counts_at, row[6] = state_at, row[7] = r0, row[8] = r1;
+        row[9] = rank_base, row[10] = out_base, row[11] = seed;
+      }
       ++big, counts_words += g * BUCKETS;
-      st = clprim__set_args(k[0], 6, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
-                            sizeof seed, &seed, sizeof meta, &meta, sizeof meta_at, &meta_at);
+      if (batched) continue;
+      st = clprim__set_args(k[0], 9, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
+                            sizeof seed, &seed, sizeof meta, &meta, sizeof meta_at, &meta_at,
+                            sizeof ranks_dev, &ranks_dev, sizeof subs_at, &subs_at, sizeof no_subs,
+                            &no_subs);
       if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[0], 1, c.wg);
       if (st == CLPRIM_SUCCESS)
-        st = clprim__set_args(k[1], 7, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
+        st = clprim__set_args(k[1], 10, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
                               sizeof meta, &meta, sizeof meta_at, &meta_at, sizeof counts, &counts,
-                              sizeof counts_at, &counts_at);
+                              sizeof counts_at, &counts_at, sizeof ranks_dev, &ranks_dev,
+                              sizeof subs_at, &subs_at, sizeof no_subs, &no_subs);
       if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[1], g, c.wg);
       if (st == CLPRIM_SUCCESS)
         st = clprim__set_args(
-            k[2], 10, sizeof meta, &meta, sizeof meta_at, &meta_at, sizeof ranks_dev, &ranks_dev,
+            k[2], 13, sizeof meta, &meta, sizeof meta_at, &meta_at, sizeof ranks_dev, &ranks_dev,
             sizeof r0, &r0, sizeof r1, &r1, sizeof rank_base, &rank_base, sizeof out_base,
-            &out_base, sizeof state, &state, sizeof state_at, &state_at, sizeof results, &results);
+            &out_base, sizeof state, &state, sizeof state_at, &state_at, sizeof results, &results,
+            sizeof ranks_dev, &ranks_dev, sizeof subs_at, &subs_at, sizeof no_subs, &no_subs);
       if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[2], 1, c.wg);
+    }
+    cl_mem level_in = ncur > 0 ? cur[0].buf : NULL; /* after level 0, one buffer */
+    const cl_uint nsubs = (cl_uint)nbig;
+    if (st == CLPRIM_SUCCESS && batched) {
+      /* With the ranks before it (Oclgrind counts a write that leaves the
+       * buffer's head out as uninitialised). Not blocking: the state read
+       * below waits for it. */
+      memcpy(table, ranks, (size_t)count * 8);
+      st = (clprim_status)clEnqueueWriteBuffer(
+          ctx->queue, ranks_dev, CL_FALSE, 0, (count + nbig * SUB_WORDS) * 8, table, 0, NULL, NULL);
+      if (st == CLPRIM_SUCCESS)
+        st = clprim__set_args(k[0], 9, sizeof level_in, &level_in, sizeof zero64, &zero64,
+                              sizeof zero64, &zero64, sizeof zero64, &zero64, sizeof meta, &meta,
+                              sizeof zero64, &zero64, sizeof ranks_dev, &ranks_dev, sizeof subs_at,
+                              &subs_at, sizeof nsubs, &nsubs);
+      if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[0], nbig, c.wg);
+      if (st == CLPRIM_SUCCESS)
+        st = clprim__set_args(k[1], 10, sizeof level_in, &level_in, sizeof zero64, &zero64,
+                              sizeof zero64, &zero64, sizeof meta, &meta, sizeof zero64, &zero64,
+                              sizeof counts, &counts, sizeof zero64, &zero64, sizeof ranks_dev,
+                              &ranks_dev, sizeof subs_at, &subs_at, sizeof nsubs, &nsubs);
+      if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[1], all_groups, c.wg);
+      const cl_uint zero32 = 0;
+      if (st == CLPRIM_SUCCESS)
+        st = clprim__set_args(
+            k[2], 13, sizeof meta, &meta, sizeof zero64, &zero64, sizeof ranks_dev, &ranks_dev,
+            sizeof zero32, &zero32, sizeof zero32, &zero32, sizeof zero64, &zero64, sizeof zero64,
+            &zero64, sizeof state, &state, sizeof zero64, &zero64, sizeof results, &results,
+            sizeof ranks_dev, &ranks_dev, sizeof subs_at, &subs_at, sizeof nsubs, &nsubs);
+      if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[2], nbig, c.wg);
     }
     if (st == CLPRIM_SUCCESS && nbig > 0) {
       size_t words = 0;
       for (size_t s = 0; s < ncur; ++s)
-        if (!(cur[s].len <= SMALL_MAX && !approximate))
+        if (!(cur[s].len <= small_max && !approximate))
           words = cur_state[s] + 2 + STATE_WORDS * (size_t)(cur[s].r1 - cur[s].r0);
       st = clprim__read(ctx, state, 0, words * 8, host_state);
     }
     /* Pass 2: the next level's sub-problems, and the extractions. */
+    int any_extract = 0;
     for (size_t s = 0; s < ncur && st == CLPRIM_SUCCESS; ++s) {
       const struct sub *p = &cur[s];
-      if (p->len <= SMALL_MAX && !approximate) continue;
+      if (p->len <= small_max && !approximate) continue;
       cl_ulong off = p->offset, len = p->len, meta_at = cur_meta[s], counts_at = cur_counts[s];
       const unsigned r0 = p->r0, r1 = p->r1;
       const uint64_t *hs = host_state + cur_state[s];
@@ -291,17 +346,26 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
         }
         r = e;
       }
-      if (hs[1] > 0) {
-        st = clprim__set_args(k[3], 8, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
+      if (hs[1] > 0) any_extract = 1;
+      if (hs[1] > 0 && !batched) {
+        st = clprim__set_args(k[3], 11, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
                               sizeof meta, &meta, sizeof meta_at, &meta_at, sizeof counts, &counts,
-                              sizeof counts_at, &counts_at, sizeof out, &out);
+                              sizeof counts_at, &counts_at, sizeof out, &out, sizeof ranks_dev,
+                              &ranks_dev, sizeof subs_at, &subs_at, sizeof no_subs, &no_subs);
         if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[3], cur_groups[s], c.wg);
       }
+    }
+    if (st == CLPRIM_SUCCESS && batched && any_extract) {
+      st = clprim__set_args(k[3], 11, sizeof level_in, &level_in, sizeof zero64, &zero64,
+                            sizeof zero64, &zero64, sizeof meta, &meta, sizeof zero64, &zero64,
+                            sizeof counts, &counts, sizeof zero64, &zero64, sizeof out, &out,
+                            sizeof ranks_dev, &ranks_dev, sizeof subs_at, &subs_at, sizeof nsubs,
+                            &nsubs);
+      if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[3], all_groups, c.wg);
     }
     if (st == CLPRIM_SUCCESS && njobs > 0) {
       /* The jobs' room is the counts buffer (free once this level's
        * extractions are enqueued), grown if needed. */
-      cl_mem level_in = cur[0].buf;
       st = clprim__scratch(
           ctx, SLOT_COUNTS,
           room * key_size > groups * BUCKETS * 4 ? room * key_size : groups * BUCKETS * 4, &counts);
@@ -329,6 +393,7 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
   free(host_state);
   free(cur_groups);
   free(cur_meta);
+  free(table);
   free(jobs);
   free(cur);
   free(next);
@@ -462,8 +527,11 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULTS, 8, &results));
 
   cl_ulong zero64 = 0, len = n, seed = 0x70CC0000ull;
-  CLPRIM_CHECK(clprim__set_args(sample, 6, sizeof in, &in, sizeof zero64, &zero64, sizeof len, &len,
-                                sizeof seed, &seed, sizeof meta, &meta, sizeof zero64, &zero64));
+  const cl_uint no_subs = 0;
+  CLPRIM_CHECK(clprim__set_args(sample, 9, sizeof in, &in, sizeof zero64, &zero64, sizeof len, &len,
+                                sizeof seed, &seed, sizeof meta, &meta, sizeof zero64, &zero64,
+                                sizeof meta, &meta, sizeof zero64, &zero64, sizeof no_subs,
+                                &no_subs));
   CLPRIM_CHECK(clprim__enqueue(ctx, sample, 1, c.wg));
   size_t cands;
   cl_uint lo, hi;
@@ -497,14 +565,16 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
     CLPRIM_CHECK((clprim_status)clEnqueueWriteBuffer(ctx->queue, ranks_dev, CL_TRUE, 0, 8, &rank, 0,
                                                      NULL, NULL));
     cl_uint r0 = 0, r1 = 1;
-    CLPRIM_CHECK(clprim__set_args(count_kernel, 7, sizeof in, &in, sizeof zero64, &zero64,
+    CLPRIM_CHECK(clprim__set_args(count_kernel, 10, sizeof in, &in, sizeof zero64, &zero64,
                                   sizeof len, &len, sizeof meta, &meta, sizeof zero64, &zero64,
-                                  sizeof counts, &counts, sizeof zero64, &zero64));
+                                  sizeof counts, &counts, sizeof zero64, &zero64, sizeof meta,
+                                  &meta, sizeof zero64, &zero64, sizeof no_subs, &no_subs));
     CLPRIM_CHECK(clprim__enqueue(ctx, count_kernel, groups, c.wg));
-    CLPRIM_CHECK(clprim__set_args(choose, 10, sizeof meta, &meta, sizeof zero64, &zero64,
-                                  sizeof ranks_dev, &ranks_dev, sizeof r0, &r0, sizeof r1, &r1,
-                                  sizeof zero64, &zero64, sizeof zero64, &zero64, sizeof state,
-                                  &state, sizeof zero64, &zero64, sizeof results, &results));
+    CLPRIM_CHECK(clprim__set_args(
+        choose, 13, sizeof meta, &meta, sizeof zero64, &zero64, sizeof ranks_dev, &ranks_dev,
+        sizeof r0, &r0, sizeof r1, &r1, sizeof zero64, &zero64, sizeof zero64, &zero64,
+        sizeof state, &state, sizeof zero64, &zero64, sizeof results, &results, sizeof meta, &meta,
+        sizeof zero64, &zero64, sizeof no_subs, &no_subs));
     CLPRIM_CHECK(clprim__enqueue(ctx, choose, 1, c.wg));
     uint64_t st[2 + STATE_WORDS];
     CLPRIM_CHECK(clprim__read(ctx, state, 0, sizeof st, st));

@@ -13,7 +13,9 @@
  * Sizes are the powers of two from 2^min-log to 2^max-log elements (default
  * 16..28), bounded by device memory. The device: $CLPRIM_DEVICE.
  * --startup measures context creation plus a first scan, in fresh processes,
- * with a cold and then a warm disk cache. */
+ * with a cold and then a warm disk cache.
+ * Selection ops (nth_element, nth_approx, quantiles, topk) report the ratio
+ * to one read of the input ("read", a minimal kernel) instead of a copy. */
 #include "../src/internal.h"
 
 #include <math.h>
@@ -262,34 +264,166 @@ static void bench_select(struct bench *b, clprim_type type, size_t n) {
   clReleaseMemObject(copy_dst);
 }
 
+/* ------------------------------------------------- one-read baseline */
 
-/* ------------------------------------------- histograms, reduce-by-key */
+/* The read baseline: a minimal kernel that reads every byte once (uint4
+ * loads, grid-stride), measured in the same run as the calls it is compared
+ * with (histograms, reduce-by-key, selection). */
+static const char *read_source =
+    "__kernel void read_all(__global const uint4 *in, ulong n4, __global uint *out) {\n"
+    "  uint acc = 0;\n"
+    "  for (ulong i = get_global_id(0); i < n4; i += get_global_size(0)) {\n"
+    "    uint4 v = in[i];\n"
+    "    acc ^= v.x ^ v.y ^ v.z ^ v.w;\n"
+    "  }\n"
+    "  if (acc == 0x9E3779B9u) out[0] = acc;\n"
+    "}\n";
 
-/* These ops are compared with ONE READ of their inputs measured in the same
- * run: clprim_reduce_sum over the same buffers read as uint32 (a
- * bandwidth-bound read-only pass), summed over the input buffers. */
-static double read_ms(struct bench *b, cl_mem buf, size_t bytes) {
-  struct reduce_arg a = {CLPRIM_UINT32, buf, device_buffer(b, 16, NULL), bytes / 4, 2};
-  double ms = op_ms(b, call_reduce, &a);
-  clReleaseMemObject(a.result);
-  return ms;
+static double read_ms(struct bench *b, cl_mem in, size_t bytes) {
+  cl_int err;
+  cl_program program = clCreateProgramWithSource(b->cl, 1, &read_source, NULL, &err);
+  if (err != CL_SUCCESS) die("read program", err);
+  cl_device_id dev = clprim_context_device(b->ctx);
+  err = clBuildProgram(program, 1, &dev, "", NULL, NULL);
+  if (err != CL_SUCCESS) die("read build", err);
+  cl_kernel kernel = clCreateKernel(program, "read_all", &err);
+  if (err != CL_SUCCESS) die("read kernel", err);
+  clprim_device_info info;
+  clprim_context_get_info(b->ctx, &info);
+  cl_mem out = device_buffer(b, 4, NULL);
+  cl_ulong n4 = bytes / 16;
+  size_t local = 256, global = local * (info.compute_units ? info.compute_units : 1) * 8;
+  if (!(info.device_type & CL_DEVICE_TYPE_GPU)) local = 64, global = 64 * 64;
+  clSetKernelArg(kernel, 0, sizeof in, &in);
+  clSetKernelArg(kernel, 1, sizeof n4, &n4);
+  clSetKernelArg(kernel, 2, sizeof out, &out);
+  double t[256];
+  for (int r = -3; r < b->reps; ++r) {
+    cl_event e;
+    err = clEnqueueNDRangeKernel(b->queue, kernel, 1, NULL, &global, &local, 0, NULL, &e);
+    if (err != CL_SUCCESS) die("read", err);
+    clWaitForEvents(1, &e);
+    cl_ulong s0, f;
+    clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof s0, &s0, NULL);
+    clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof f, &f, NULL);
+    clReleaseEvent(e);
+    if (r >= 0) t[r] = (double)(f - s0) * 1e-6;
+  }
+  clReleaseMemObject(out);
+  clReleaseKernel(kernel);
+  clReleaseProgram(program);
+  return median(t, b->reps);
 }
 
-static void report_read(struct bench *b, const char *op, const char *variant, clprim_type type,
-                        size_t n, double ms, double bytes, double read) {
-  double gbs = bytes / (ms * 1e6);
+/* One result against the read baseline (ratio = ms / one read of the input). */
+static void report_vs_read(struct bench *b, const char *op, const char *variant, clprim_type type,
+                           size_t n, double ms, double read) {
   if (b->json) {
     printf("%s{\"op\":\"%s\",\"variant\":\"%s\",\"type\":\"%s\",\"path\":\"%s\",\"n\":%zu,"
-           "\"ms\":%.5f,\"gbps\":%.1f,\"read_ms\":%.5f,\"ratio_to_read\":%.3f}",
+           "\"ms\":%.5f,\"read_ms\":%.5f,\"ratio_to_read\":%.3f}",
            b->records++ ? ",\n" : "[\n", op, variant, clprim_type_name(type),
-           clprim_path_name(b->path), n, ms, gbs, read, ms / read);
+           clprim_path_name(b->path), n, ms, read, ms / read);
   } else {
-    printf("%-14s %-18s %-7s %-13s n=2^%-5.2g %9.4f ms %8.1f GB/s  read %8.4f ms  ratio %.2f\n",
-           op, variant, clprim_type_name(type), clprim_path_name(b->path), log2((double)n), ms,
-           gbs, read, ms / read);
+    printf("%-14s %-22s %-7s %-13s n=2^%-5.2g %9.4f ms  read %8.4f ms  ratio %.2f\n", op, variant,
+           clprim_type_name(type), clprim_path_name(b->path), log2((double)n), ms, read, ms / read);
   }
   fflush(stdout);
 }
+
+/* ------------------------------------------------- selection, top-k */
+
+struct nth_arg {
+  clprim_type type;
+  cl_mem in, out, indices;
+  size_t n;
+  int op; /* 0 nth, 1 approx, 2 quantiles, 3 topk */
+  uint64_t k;
+  const uint64_t *ranks;
+  size_t count;
+};
+static clprim_status call_nth(struct bench *b, void *p) {
+  struct nth_arg *a = p;
+  clprim_value v, vs[128];
+  uint64_t err;
+  switch (a->op) {
+  case 0: return clprim_nth_element(b->ctx, a->type, a->in, a->n, a->k, 0, &v, NULL);
+  case 1: return clprim_nth_element_approx(b->ctx, a->type, a->in, a->n, a->k, 0, &v, &err);
+  case 2: return clprim_quantiles(b->ctx, a->type, a->in, a->n, a->ranks, a->count, 0, vs, NULL);
+  default: return clprim_topk(b->ctx, a->type, a->in, a->n, a->k, 0, a->out, a->indices);
+  }
+}
+
+/* nth_element (k = n/2, n/100, n-1), approximate (k = n/2), quantiles (9
+ * deciles, 99 percentiles), top-k (k = 1, 1000, n/2; values and uint32
+ * indices) on uniform data and on 16 distinct values. */
+static void bench_nth(struct bench *b, clprim_type type, size_t n) {
+  size_t es = clprim_type_size(type), bytes = n * es;
+  unsigned char *host = random_data(type, n, 3);
+  struct nth_arg a;
+  memset(&a, 0, sizeof a);
+  a.type = type, a.n = n;
+  a.in = device_buffer(b, bytes, host);
+  a.out = device_buffer(b, bytes / 2 + es, NULL);
+  a.indices = device_buffer(b, n / 2 * 4 + 4, NULL);
+  uint64_t deciles[9], percentiles[99];
+  for (int j = 0; j < 9; ++j) deciles[j] = clprim_quantile_rank(n, (j + 1) / 10.0);
+  for (int j = 0; j < 99; ++j) percentiles[j] = clprim_quantile_rank(n, (j + 1) / 100.0);
+  for (int data = 0; data < 2; ++data) {
+    const char *dname = data ? "16distinct" : "uniform";
+    if (data) { /* 16 distinct values: uniform data rounded down to sixteenths */
+      for (size_t i = 0; i < n; ++i) switch (type) {
+        case CLPRIM_INT32: case CLPRIM_UINT32: ((uint32_t *)host)[i] = ((uint32_t *)host)[i] / 64 * 64; break;
+        case CLPRIM_INT64: case CLPRIM_UINT64: ((uint64_t *)host)[i] = ((uint64_t *)host)[i] / 64 * 64; break;
+        case CLPRIM_FLOAT: ((float *)host)[i] = floorf(((float *)host)[i] * 16) / 16; break;
+        case CLPRIM_DOUBLE: ((double *)host)[i] = floor(((double *)host)[i] * 16) / 16; break;
+        }
+      cl_int err = clEnqueueWriteBuffer(b->queue, a.in, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
+      if (err != CL_SUCCESS) die("write", err);
+    }
+    double read = read_ms(b, a.in, bytes);
+    char variant[48];
+    if (want_op(b, "read")) report_vs_read(b, "read", dname, type, n, read, read);
+    if (want_op(b, "nth_element")) {
+      const uint64_t ks[3] = {n / 2, n / 100, n - 1};
+      const char *kn[3] = {"n/2", "n/100", "n-1"};
+      a.op = 0;
+      for (int j = 0; j < 3; ++j) {
+        a.k = ks[j];
+        snprintf(variant, sizeof variant, "%s k=%s", dname, kn[j]);
+        report_vs_read(b, "nth_element", variant, type, n, op_ms(b, call_nth, &a), read);
+      }
+    }
+    if (want_op(b, "nth_approx")) {
+      a.op = 1, a.k = n / 2;
+      snprintf(variant, sizeof variant, "%s k=n/2", dname);
+      report_vs_read(b, "nth_approx", variant, type, n, op_ms(b, call_nth, &a), read);
+    }
+    if (want_op(b, "quantiles")) {
+      a.op = 2, a.ranks = deciles, a.count = 9;
+      snprintf(variant, sizeof variant, "%s 9 deciles", dname);
+      report_vs_read(b, "quantiles", variant, type, n, op_ms(b, call_nth, &a), read);
+      a.ranks = percentiles, a.count = 99;
+      snprintf(variant, sizeof variant, "%s 99 percentiles", dname);
+      report_vs_read(b, "quantiles", variant, type, n, op_ms(b, call_nth, &a), read);
+    }
+    if (want_op(b, "topk")) {
+      const uint64_t ks[3] = {1, 1000, n / 2};
+      const char *kn[3] = {"1", "1000", "n/2"};
+      a.op = 3;
+      for (int j = 0; j < 3; ++j) {
+        a.k = ks[j] < n ? ks[j] : n;
+        snprintf(variant, sizeof variant, "%s k=%s", dname, kn[j]);
+        report_vs_read(b, "topk", variant, type, n, op_ms(b, call_nth, &a), read);
+      }
+    }
+  }
+  free(host);
+  clReleaseMemObject(a.in);
+  clReleaseMemObject(a.out);
+  clReleaseMemObject(a.indices);
+}
+
+/* ------------------------------------------- histograms, reduce-by-key */
 
 struct hist_arg {
   int op; /* 0 histogram_even, 1 histogram_keys, 2 reduce_by_key_dense, 3 reduce_by_key */
@@ -358,8 +492,7 @@ static void bench_hist(struct bench *b, clprim_type type, size_t n, const clprim
     for (int k = 0; k < 2; ++k) {
       a.bins = bin_counts[k];
       snprintf(variant, sizeof variant, "%zu bins", a.bins);
-      report_read(b, "histogram", variant, type, n, op_ms(b, call_hist, &a), (double)n * es,
-                  read_values);
+      report_vs_read(b, "histogram", variant, type, n, op_ms(b, call_hist, &a), read_values);
     }
     clReleaseMemObject(a.out_a);
   }
@@ -379,20 +512,18 @@ static void bench_hist(struct bench *b, clprim_type type, size_t n, const clprim
       double read_keys = read_ms(b, a.keys, n * 4);
       if (order == 0 && want_keys && (type == CLPRIM_INT32 || type == CLPRIM_UINT32)) {
         a.op = 1;
-        report_read(b, "histogram_keys", "2^20 keys random", CLPRIM_UINT32, n,
-                    op_ms(b, call_hist, &a), (double)n * 4, read_keys);
+        report_vs_read(b, "histogram_keys", "2^20 keys random", CLPRIM_UINT32, n,
+                    op_ms(b, call_hist, &a), read_keys);
       }
       if (want_dense && (es == 4 || info->has_int64_atomics)) {
         a.op = 2;
         snprintf(variant, sizeof variant, "2^20 keys %s", order_names[order]);
-        report_read(b, "reduce_by_key_dense", variant, type, n, op_ms(b, call_hist, &a),
-                    (double)n * (4 + es), read_keys + read_values);
+        report_vs_read(b, "reduce_by_key_dense", variant, type, n, op_ms(b, call_hist, &a), read_keys + read_values);
       }
       if (order == 1 && want_runs) {
         a.op = 3;
         /* out_a: the unique keys (int32), out_b: the sums (type) */
-        report_read(b, "reduce_by_key", "2^20 sorted runs", type, n, op_ms(b, call_hist, &a),
-                    (double)n * (4 + es), read_keys + read_values);
+        report_vs_read(b, "reduce_by_key", "2^20 sorted runs", type, n, op_ms(b, call_hist, &a), read_keys + read_values);
       }
       clReleaseMemObject(a.keys);
     }
@@ -557,6 +688,9 @@ int main(int argc, char **argv) {
       if (want_op(&b, "histogram") || want_op(&b, "histogram_keys") ||
           want_op(&b, "reduce_by_key_dense") || want_op(&b, "reduce_by_key"))
         bench_hist(&b, type, n, &info);
+      if (want_op(&b, "read") || want_op(&b, "nth_element") || want_op(&b, "nth_approx") ||
+          want_op(&b, "quantiles") || want_op(&b, "topk"))
+        bench_nth(&b, type, n);
     }
   }
   if (b.json) printf("%s]\n", b.records ? "\n" : "[");

@@ -587,6 +587,101 @@ CLPRIM_API clprim_status clprim_reduce_by_key(clprim_context *ctx, clprim_type k
                                               size_t n, cl_mem unique_keys, cl_mem sums,
                                               cl_mem count_buffer, uint64_t *count);
 
+/* ------------------------------------------- selection by rank, top-k */
+
+/* Order of the selection calls: elements compare as numbers, -0.0 equals
+ * +0.0 (a zero is returned as +0.0), every NaN is one value larger than
+ * +inf, infinities and denormals are ordinary numbers. Ranks are 0-based:
+ * rank k is the element that sorting the input ascending puts at index k.
+ * The input is only read, never modified. n must be below 2^32
+ * (CLPRIM_ERROR_SIZE_TOO_LARGE otherwise).
+ * Algorithm: SampleSelect (Ribizel and Anzt): per level one counting pass
+ * over the data into 511 buckets (255 sampled splitters; equality buckets
+ * for repeated values) and one pass that extracts the bucket holding the
+ * rank, then the same on that bucket, until one work-group sorts the rest. */
+
+/* Flags (OR them; 0 is the default). */
+#define CLPRIM_NTH_REJECT_NAN 1u  /* fail with CLPRIM_ERROR_INVALID_ARGUMENT if
+                                     the input holds a NaN (nothing written) */
+#define CLPRIM_TOPK_SMALLEST 2u   /* clprim_topk: the k smallest, not largest */
+#define CLPRIM_TOPK_SORTED 4u     /* clprim_topk: best first, ties by index */
+#define CLPRIM_TOPK_INDICES_64 8u /* clprim_topk: uint64 indices, not uint32 */
+
+/*! clprim_nth_element() :
+ * The element of rank k (0 <= k < n) among the first n elements of in, to
+ * *value (may be NULL) and / or to the first element of `result` (NULL, or a
+ * device buffer of at least one element, not in). Waits for the device.
+ * @return : CLPRIM_SUCCESS; or CLPRIM_ERROR_INVALID_ARGUMENT (NULL ctx or in,
+ *           bad type, n = 0, k >= n, unknown flags, no output given, result
+ *           is in, a NaN with CLPRIM_NTH_REJECT_NAN),
+ *           CLPRIM_ERROR_BUFFER_TOO_SMALL, CLPRIM_ERROR_SIZE_TOO_LARGE (n >=
+ *           2^32), CLPRIM_ERROR_UNSUPPORTED_TYPE (double without fp64),
+ *           CL_INVALID_CONTEXT, a kernel build error or another OpenCL code.
+ *           Nothing is written on failure. */
+CLPRIM_API clprim_status clprim_nth_element(clprim_context *ctx, clprim_type type, cl_mem in,
+                                            size_t n, uint64_t k, unsigned flags,
+                                            clprim_value *value, cl_mem result);
+
+/*! clprim_median() :
+ * clprim_nth_element() with k = (n - 1) / 2: the lower median.
+ * @return : as clprim_nth_element(). */
+CLPRIM_API clprim_status clprim_median(clprim_context *ctx, clprim_type type, cl_mem in,
+                                       size_t n, unsigned flags, clprim_value *value,
+                                       cl_mem result);
+
+/*! clprim_quantiles() :
+ * The elements of many ranks in one call (the counting passes are shared):
+ * ranks[j] (each < n, in any order, repeats allowed) gives values[j] (may be
+ * NULL) and / or element j of `result` (NULL, or a device buffer of at least
+ * count elements, not in). Waits for the device.
+ * @return : as clprim_nth_element(); CLPRIM_ERROR_INVALID_ARGUMENT also for
+ *           NULL ranks, count = 0 or a rank >= n. Nothing is written on
+ *           failure. */
+CLPRIM_API clprim_status clprim_quantiles(clprim_context *ctx, clprim_type type, cl_mem in,
+                                          size_t n, const uint64_t *ranks, size_t count,
+                                          unsigned flags, clprim_value *values, cl_mem result);
+
+/*! clprim_quantile_rank() :
+ * The rank of quantile q (0 <= q <= 1) of n elements: round(q (n - 1)),
+ * clamped to [0, n - 1] (0 for n = 0 or a NaN q). E.g. the 99th percentile
+ * of n: clprim_quantile_rank(n, 0.99).
+ * @return : the rank. */
+CLPRIM_API uint64_t clprim_quantile_rank(uint64_t n, double q);
+
+/*! clprim_nth_element_approx() :
+ * An element whose rank is near k, from one level of bucketing (one pass
+ * over the data plus small work): a sampled splitter next to the bucket
+ * that holds rank k. *rank_error (may be NULL) receives the exact distance
+ * between k and the nearest rank that the returned element holds (0: it is
+ * the exact answer). Inputs of at most 2048 elements are answered exactly.
+ * With random splitters the error is typically below n / 256.
+ * @return : as clprim_nth_element() (value must not be NULL). Nothing is
+ *           written on failure. */
+CLPRIM_API clprim_status clprim_nth_element_approx(clprim_context *ctx, clprim_type type,
+                                                   cl_mem in, size_t n, uint64_t k,
+                                                   unsigned flags, clprim_value *value,
+                                                   uint64_t *rank_error);
+
+/*! clprim_topk() :
+ * The k largest (CLPRIM_TOPK_SMALLEST: smallest) of the first n elements of
+ * in, 0 <= k <= n: their values to `values` (NULL, or room for k elements)
+ * and / or their positions in in to `indices` (NULL, or room for k uint32,
+ * or uint64 with CLPRIM_TOPK_INDICES_64). Elements equal to the k-th best
+ * are taken from the lowest indices, so the result is deterministic. The
+ * order is the input order by default; with CLPRIM_TOPK_SORTED best first,
+ * equal elements by index. NaN is the largest element (see above). k = 0
+ * writes nothing. Returns once the work is enqueued (after the threshold's
+ * small reads).
+ * @return : CLPRIM_SUCCESS; or CLPRIM_ERROR_INVALID_ARGUMENT (NULL ctx or
+ *           in, bad type, n = 0, k > n, unknown flags, neither output, an
+ *           output that is in or the other output, a NaN with
+ *           CLPRIM_NTH_REJECT_NAN), CLPRIM_ERROR_BUFFER_TOO_SMALL,
+ *           CLPRIM_ERROR_SIZE_TOO_LARGE, CLPRIM_ERROR_UNSUPPORTED_TYPE,
+ *           CL_INVALID_CONTEXT, a kernel build error or another OpenCL code.
+ *           Nothing is written on failure. */
+CLPRIM_API clprim_status clprim_topk(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                                     uint64_t k, unsigned flags, cl_mem values, cl_mem indices);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,953 @@
+/* nth_element.cl: selection by rank (nth_element, approximate selection,
+ * quantiles) and top-k.
+ *
+ * SampleSelect (Ribizel and Anzt, "Parallel selection on GPUs", Parallel
+ * Computing 2020): every element is mapped to an order-preserving unsigned
+ * KEY (floats: sign-flipped bits, -0.0 as +0.0, every NaN one key above
+ * +inf; signed integers: sign bit flipped), so one kernel family per key
+ * width serves all six types. One level:
+ *  1. nth_sample (one work-group): SAMPLE keys at pseudo-random positions,
+ *     bitonic sort in local memory, 255 splitters every SAMPLE/256 keys; also
+ *     zeroes the bucket totals.
+ *  2. nth_count: each key's bucket by a branch-free binary search of the
+ *     splitters (an implicit search tree in local memory): bucket 2j is the
+ *     open interval (s[j-1], s[j]), bucket 2j+1 the keys equal to s[j]
+ *     (equality buckets: repeated splitters from duplicates make them big,
+ *     and a rank that falls in one is answered at once). Counts per
+ *     work-group in local memory (subgroup-aggregated where there is a
+ *     ballot: peers with the same bucket add once), kept per group for
+ *     step 4 and added atomically to the totals.
+ *  3. nth_choose (one work-group): scans the totals, finds each wanted
+ *     rank's bucket, answers ranks in equality buckets, places the chosen
+ *     open buckets one after another in the next level's buffer.
+ *  4. nth_extract: the same traversal as nth_count; each work-group reserves
+ *     room for its share of each chosen bucket (its count from step 2) and
+ *     writes those keys, unordered (order does not matter to selection).
+ * A bucket of at most SMALL_MAX keys is finished by nth_small: one
+ * work-group per rank repeats the level on its own (no host round trips),
+ * and sorts the last BASE keys or fewer in local memory.
+ *
+ * Top-k: topk_count / topk_scatter compact the elements beyond a threshold
+ * key plus the first `need` equal to it (ties to the lowest indices), in
+ * index order; topk_sort_step / topk_gather sort them on request.
+ *
+ * Build options: -DT=int|uint|long|ulong|float|double (uint / ulong for
+ * levels after the first, which hold keys), -DT_FLOAT=0|1, -DT_SIGNED=0|1,
+ * -DKEY_BITS=32|64, -DWG (a power of two), -DITEMS (top-k elements per
+ * work-item, a multiple of 4). */
+#ifndef T
+#define T uint
+#define T_FLOAT 0
+#define T_SIGNED 0
+#define KEY_BITS 32
+#endif
+#ifndef WG
+#define WG 256
+#endif
+#ifndef ITEMS
+#define ITEMS 16
+#endif
+
+#ifndef NTH_VEC
+#define NTH_VEC 4 /* vectors of 4 per work-item and round in the full passes */
+#endif
+#ifndef NTH_TOP
+#define NTH_TOP 2 /* search-tree levels held in registers (0, 1 or 2) */
+#endif
+#ifndef NTH_MAXC
+#define NTH_MAXC 16 /* chosen buckets extracted by key ranges, not searched */
+#endif
+#ifndef NTH_NO_RANGE
+#define NTH_NO_RANGE 0 /* 1: extraction always searches (for comparisons) */
+#endif
+#define NTH_E (4 * NTH_VEC)
+
+#define BUCKETS 512 /* 511 buckets; slot 511 counts NaNs */
+#define NAN_SLOT 511
+#define SPLITTERS 255
+#define SAMPLE 1024
+#define BASE 2048
+#define NOT_CHOSEN 0xFFFFFFFFFFFFFFFFul
+#define NO_BASE 0xFFFFFFFFu
+
+#if KEY_BITS == 32
+#define KEY uint
+#define KEY_SIGN 0x80000000u
+#define KEY_MAX 0xFFFFFFFFu
+#define AS_KEY as_uint
+#else
+#define KEY ulong
+#define KEY_SIGN 0x8000000000000000ul
+#define KEY_MAX 0xFFFFFFFFFFFFFFFFul
+#define AS_KEY as_ulong
+#endif
+#define VEC4 CLPRIM_CAT(T, 4)
+
+/* The small buffer of one level, in ulong words: where each chosen bucket
+ * goes in the next buffer, the bucket totals and extraction cursors (uint),
+ * and the splitters. */
+#define META_WORDS 1312
+#define META_REGION(m) (m)
+#define META_TOTALS(m) ((__global uint *)((m) + 512))
+#define META_CURSORS(m) ((__global uint *)((m) + 768))
+#define META_TREE(m) ((__global KEY *)((m) + 1024))
+#define META_NCHOSEN(m) ((m)[1280]) /* open buckets chosen */
+#define META_CHOSEN(m) ((m) + 1281) /* the first NTH_MAXC of them */
+
+/* The order-preserving key of x. */
+CLPRIM_INLINE KEY key_of(T x) {
+#if T_FLOAT
+  if (isnan(x)) return KEY_MAX;
+  KEY b = x == (T)0 ? (KEY)0 : AS_KEY(x); /* -0 equals +0 */
+  return (b & KEY_SIGN) ? ~b : (b | KEY_SIGN);
+#elif T_SIGNED
+  return AS_KEY(x) ^ KEY_SIGN;
+#else
+  return x;
+#endif
+}
+
+/* Bucket of k: 2j for s[j-1] < k < s[j], 2j+1 for k == s[j] (j = number of
+ * splitters below k, found in 8 steps). */
+CLPRIM_INLINE uint bucket_of(KEY k, __local const KEY *tree) {
+  uint pos = 0;
+  for (uint step = 128; step > 0; step >>= 1)
+    if (tree[pos + step - 1] < k) pos += step;
+  return 2 * pos + (pos < SPLITTERS && tree[pos] == k);
+}
+
+/* Ascending bitonic sort of s[0, len), len a power of two, by the work-group. */
+CLPRIM_INLINE void local_sort(__local KEY *s, uint len) {
+  const uint lid = (uint)get_local_id(0);
+  for (uint k = 2; k <= len; k <<= 1)
+    for (uint j = k >> 1; j > 0; j >>= 1) {
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (uint i = lid; i < len; i += WG) {
+        const uint p = i ^ j;
+        if (p > i) {
+          const KEY a = s[i], b = s[p];
+          if ((a > b) == ((i & k) == 0)) s[i] = b, s[p] = a;
+        }
+      }
+    }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+CLPRIM_INLINE ulong mix64(ulong z) { /* splitmix64's finaliser */
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ul;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBul;
+  return z ^ (z >> 31);
+}
+
+/* A level's sub-problems in one launch per kernel (nsubs > 0; else the
+ * scalar arguments describe the one sub-problem): subs[SUB_WORDS s ...] =
+ * offset, length, first work-group, work-groups, meta_at, counts_at,
+ * state_at, r0, r1, rank_base, out_base, seed. nth_sample and nth_choose
+ * run one work-group per sub-problem, nth_count and nth_extract the
+ * sub-problem's work-groups. */
+#define SUB_WORDS 12
+CLPRIM_INLINE __global const ulong *sub_of_group(__global const ulong *subs, uint nsubs,
+                                                 uint group) {
+  uint lo = 0, hi = nsubs - 1; /* the last one whose first group <= group */
+  while (lo < hi) {
+    const uint mid = (lo + hi + 1) / 2;
+    if (subs[SUB_WORDS * mid + 2] <= group)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return subs + SUB_WORDS * lo;
+}
+
+/* tree: the splitters (SPLITTERS keys); totals: BUCKETS counters, zeroed. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+nth_sample(__global const T *in, ulong offset, ulong n, ulong seed, __global ulong *meta,
+           ulong meta_at, __global const ulong *subs, ulong subs_at, uint nsubs) {
+  if (nsubs) {
+    __global const ulong *sub = subs + subs_at + SUB_WORDS * get_group_id(0);
+    offset = sub[0], n = sub[1], meta_at = sub[4], seed = sub[11];
+  }
+  meta += meta_at;
+  __global KEY *tree = META_TREE(meta);
+  __global uint *totals = META_TOTALS(meta);
+  __local KEY s[SAMPLE];
+  const uint lid = (uint)get_local_id(0);
+  in += offset;
+  for (uint j = lid; j < SAMPLE; j += WG)
+    s[j] = key_of(in[mix64(seed + j) % n]);
+  for (uint b = lid; b < BUCKETS; b += WG)
+    totals[b] = 0;
+  local_sort(s, SAMPLE);
+  for (uint j = lid; j < SPLITTERS; j += WG)
+    tree[j] = s[(j + 1) * (SAMPLE / 256)];
+}
+
+CLPRIM_INLINE __global const KEY *tree_g_of(__global ulong *meta) {
+  return META_TREE(meta);
+}
+
+CLPRIM_INLINE void load_tree(__local KEY *tree, __global const KEY *tree_g) {
+  for (uint j = (uint)get_local_id(0); j < SPLITTERS + 1; j += WG)
+    tree[j] = j < SPLITTERS ? tree_g[j] : KEY_MAX;
+}
+
+/* The splitters in Eytzinger (breadth-first) order, 1-based: node j at
+ * depth d = log2(j) is splitter (2 (j - 2^d) + 1) 2^(7-d) - 1. A level's
+ * nodes sit side by side, so the lanes of a subgroup that search one level
+ * hit different banks (in sorted order a level's nodes are 2^(8-d) apart:
+ * up to 8 of them in one bank). */
+CLPRIM_INLINE void load_eytz(__local KEY *eytz, __global const KEY *tree_g) {
+  for (uint j = (uint)get_local_id(0); j < SPLITTERS + 1; j += WG) {
+    if (j == 0) continue;
+    const uint d = 31 - clz(j);
+    eytz[j] = tree_g[(2 * (j - (1u << d)) + 1) * (1u << (7 - d)) - 1];
+  }
+}
+
+/* The buckets of NTH_E keys at once (the same as bucket_of): the searches
+ * are independent, so their local-memory loads overlap (one search alone is
+ * 9 dependent loads). The top NTH_TOP levels of the tree come from
+ * registers (top[0..2] = eytz[1..3]); then i = 2 i + (eytz[i] < k), branch
+ * free, and the splitters below k are i - 256. With -DNTH_TRACK_NEXT the
+ * last node where the search went left (the first splitter not below k,
+ * s[pos]) answers the equality test instead of a load of tree[pos]: on the
+ * H100 that build (with NTH_TOP=0) counted in 0.90 ms, the load (NTH_TOP=2)
+ * in 0.83. */
+CLPRIM_INLINE void buckets_of(const KEY *k, uint *bucket, __local const KEY *tree,
+                              __local const KEY *eytz, const KEY *top) {
+  uint i[NTH_E];
+  KEY next[NTH_E];
+#pragma unroll
+  for (uint e = 0; e < NTH_E; ++e) {
+    i[e] = 1, next[e] = KEY_MAX;
+#if NTH_TOP >= 1
+    const int right = top[0] < k[e];
+    next[e] = right ? next[e] : top[0];
+    i[e] = 2 + right;
+#endif
+#if NTH_TOP >= 2
+    const KEY v = i[e] == 2 ? top[1] : top[2];
+    const int right2 = v < k[e];
+    next[e] = right2 ? next[e] : v;
+    i[e] = 2 * i[e] + right2;
+#endif
+  }
+#pragma unroll
+  for (uint level = NTH_TOP; level < 8; ++level)
+#pragma unroll
+    for (uint e = 0; e < NTH_E; ++e) {
+      const KEY v = eytz[i[e]];
+      const int right = v < k[e];
+      next[e] = right ? next[e] : v;
+      i[e] = 2 * i[e] + right;
+    }
+#pragma unroll
+  for (uint e = 0; e < NTH_E; ++e) {
+    const uint pos = i[e] - 256;
+#ifdef NTH_TRACK_NEXT
+    bucket[e] = 2 * pos + (pos < SPLITTERS && next[e] == k[e]);
+#else
+    bucket[e] = 2 * pos + (pos < SPLITTERS && tree[pos] == k[e]);
+#endif
+  }
+}
+
+CLPRIM_INLINE void load_top(KEY *top, __local const KEY *eytz) {
+  top[0] = eytz[1], top[1] = eytz[2], top[2] = eytz[3];
+}
+
+/* The smallest key whose bucket is at least b (bucket_of is monotone in the
+ * key); *none when no key has. Splitters repeat under duplicates: an
+ * equality bucket 2j+1 whose splitter equals s[j-1] stays empty. */
+CLPRIM_INLINE KEY first_key_from(uint b, __local const KEY *tree, int *none) {
+  const uint j = b / 2;
+  *none = 0;
+  if (b >= NAN_SLOT) {
+    *none = 1;
+    return 0;
+  }
+  if (!(b & 1u)) {
+    if (j == 0) return 0;
+    if (tree[j - 1] == KEY_MAX) *none = 1;
+    return tree[j - 1] + 1;
+  }
+  if (j > 0 && tree[j - 1] == tree[j]) {
+    if (tree[j] == KEY_MAX) *none = 1;
+    return tree[j] + 1;
+  }
+  return tree[j];
+}
+
+/* The keys of buckets [lo, hi]: the keys k with k - *first <= *span
+ * (unsigned); 0 when there are none. */
+CLPRIM_INLINE int key_range(uint lo, uint hi, __local const KEY *tree, KEY *first, KEY *span) {
+  int none_lo, none_hi;
+  const KEY a = first_key_from(lo, tree, &none_lo);
+  const KEY after = first_key_from(hi + 1, tree, &none_hi);
+  const KEY b = none_hi ? KEY_MAX : after - 1;
+  *first = a, *span = b - a;
+  return !none_lo && !(!none_hi && after == 0) && a <= b;
+}
+
+/* The traversal shared by nth_count, nth_extract and topk_candidates, so
+ * that each work-group sees the same elements in all: vectors of 4 taken
+ * grid-stride, NTH_VEC of them per work-item and round (loads in flight;
+ * uniform trip count within a work-group), the last n % 4 elements by
+ * work-group 0, one per work-item (`group` of `groups`: the work-group
+ * within its sub-problem). BATCH(keys, valid, quad) is called by
+ * every work-item each round with NTH_E keys (key e from quad[e / 4]);
+ * VISIT(key, valid, index) for the tail. */
+#define TRAVERSE(BATCH, VISIT)                                                                     \
+  {                                                                                                \
+    const ulong quads = n / 4, gsize = (ulong)groups * WG;                                         \
+    __global const VEC4 *in4 = (__global const VEC4 *)(in + offset);                               \
+    for (ulong q0 = group * (ulong)WG + get_local_id(0); q0 < quads + get_local_id(0);             \
+         q0 += NTH_VEC * gsize) {                                                                  \
+      KEY keys_[NTH_E];                                                                            \
+      int valid_[NTH_VEC];                                                                         \
+      ulong quad_[NTH_VEC];                                                                        \
+      _Pragma("unroll") for (uint v = 0; v < NTH_VEC; ++v) {                                       \
+        quad_[v] = q0 + v * gsize;                                                                 \
+        valid_[v] = quad_[v] < quads;                                                              \
+        const VEC4 x_ = valid_[v] ? in4[quad_[v]] : (VEC4)(0);                                     \
+        keys_[4 * v] = key_of(x_.s0), keys_[4 * v + 1] = key_of(x_.s1);                            \
+        keys_[4 * v + 2] = key_of(x_.s2), keys_[4 * v + 3] = key_of(x_.s3);                        \
+      }                                                                                            \
+      BATCH(keys_, valid_, quad_)                                                                  \
+    }                                                                                              \
+    if (group == 0) {                                                                              \
+      const ulong i = 4 * quads + get_local_id(0);                                                 \
+      const int valid = i < n;                                                                     \
+      VISIT(key_of(valid ? in[offset + i] : (T)0), valid, i);                                      \
+    }                                                                                              \
+  }
+
+/* Adds one to counts[bucket] for each valid lane. With a ballot, the lanes
+ * whose bucket is the subgroup's first lane's (all of them when the data
+ * are equal or sorted: the case where plain local atomics serialise) are
+ * found by one ballot and add once per 32-lane word; the others add alone.
+ * (A full match over the bucket's 9 bits costs 9 ballots per element, more
+ * than the atomics it saves on spread data.) Only with -DNTH_AGGREGATE: on
+ * the H100 plain atomics counted 2^28 floats faster, uniform (0.86 against
+ * 1.04 ms) and of 16 distinct values (0.87 against 1.05 ms). */
+#if defined(CLPRIM_HAS_BALLOT) && defined(NTH_AGGREGATE)
+CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
+  const uint b = valid ? bucket : BUCKETS; /* 512: never a real bucket */
+  const uint first = clprim_sg_broadcast_uint(b, 0);
+  const int peer = valid && b == first;
+  const uint peers = clprim_sg_ballot(peer);
+  if (peer) {
+    if ((peers & clprim_sg_lanemask_lt()) == 0) atomic_add(&counts[b], popcount(peers));
+  } else if (valid) {
+    atomic_inc(&counts[b]);
+  }
+}
+#else
+CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
+  if (valid) atomic_inc(&counts[bucket]);
+}
+#endif
+
+/* counts[group * BUCKETS + b]: the group's keys in bucket b (b = NAN_SLOT:
+ * NaNs), also added to totals[b]. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulong meta_at,
+          __global uint *counts, ulong counts_at, __global const ulong *subs, ulong subs_at,
+          uint nsubs) {
+  uint group = (uint)get_group_id(0), groups = (uint)(get_global_size(0) / WG);
+  if (nsubs) {
+    __global const ulong *sub = sub_of_group(subs + subs_at, nsubs, group);
+    offset = sub[0], n = sub[1], group -= (uint)sub[2], groups = (uint)sub[3];
+    meta_at = sub[4], counts_at = sub[5];
+  }
+  meta += meta_at;
+  counts += counts_at;
+  __global const KEY *tree_g = META_TREE(meta);
+  __global uint *totals = META_TOTALS(meta);
+  __local KEY tree[SPLITTERS + 1], eytz[SPLITTERS + 1];
+  __local uint local_counts[BUCKETS];
+  const uint lid = (uint)get_local_id(0);
+  load_tree(tree, tree_g);
+  load_eytz(eytz, tree_g);
+  for (uint b = lid; b < BUCKETS; b += WG)
+    local_counts[b] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  KEY top[3];
+  load_top(top, eytz);
+#if T_FLOAT
+#define COUNT_NAN(k, valid)                                                                        \
+  if ((valid) && (k) == KEY_MAX) atomic_inc(&local_counts[NAN_SLOT]);
+#else
+#define COUNT_NAN(k, valid)
+#endif
+#define COUNT_BATCH(keys, valid, quad)                                                             \
+  {                                                                                                \
+    uint b_[NTH_E];                                                                                \
+    buckets_of(keys, b_, tree, eytz, top);                                                         \
+    _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) {                                           \
+      count_one(local_counts, b_[e], valid[e / 4]);                                                \
+      COUNT_NAN(keys[e], valid[e / 4])                                                             \
+    }                                                                                              \
+  }
+#define COUNT_VISIT(k, valid, i)                                                                   \
+  {                                                                                                \
+    const KEY k_ = (k);                                                                            \
+    count_one(local_counts, bucket_of(k_, tree), (valid));                                         \
+    COUNT_NAN(k_, valid)                                                                           \
+  }
+  TRAVERSE(COUNT_BATCH, COUNT_VISIT)
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint b = lid; b < BUCKETS; b += WG) {
+    const uint c = local_counts[b];
+    counts[group * BUCKETS + b] = c;
+    if (c) atomic_add(&totals[b], c);
+  }
+}
+
+/* One work-group. For the ranks ranks[r0, r1) (minus rank_base, sorted):
+ * state[0] = NaN count, state[1] = keys the extraction will write,
+ * state[2 + 6 (r - r0) ...] = bucket, keys before the bucket, bucket size,
+ * where the bucket goes in the next buffer (from out_base, 4-aligned), the
+ * approximate answer (nearest splitter) and its rank distance. Ranks in
+ * equality buckets get their key in results[r]. region_start[b] is set for
+ * every bucket (NOT_CHOSEN when not extracted), cursors zeroed.
+ * meta_at, counts_at, state_at (here and in the other level kernels): where
+ * this sub-problem's parts start, so that all of a level's sub-problems are
+ * enqueued before one read of their states. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+nth_choose(__global ulong *meta, ulong meta_at, __global const ulong *ranks, uint r0, uint r1,
+           ulong rank_base, ulong out_base, __global ulong *state, ulong state_at,
+           __global ulong *results, __global const ulong *subs, ulong subs_at, uint nsubs) {
+  if (nsubs) {
+    __global const ulong *sub = subs + subs_at + SUB_WORDS * get_group_id(0);
+    meta_at = sub[4], state_at = sub[6], r0 = (uint)sub[7], r1 = (uint)sub[8];
+    rank_base = sub[9], out_base = sub[10];
+  }
+  meta += meta_at;
+  state += state_at;
+  __global const uint *totals = META_TOTALS(meta);
+  __global const KEY *tree = META_TREE(meta);
+  __global ulong *region_start = META_REGION(meta);
+  __global uint *cursors = META_CURSORS(meta);
+  __local ulong before[BUCKETS];
+  __local uint chosen[BUCKETS];
+  __local ulong region[BUCKETS];
+  __local ulong scratch[CLPRIM_WG_SCRATCH(WG)];
+  __local uint nchosen;
+  const uint lid = (uint)get_local_id(0);
+  const uint per = BUCKETS / WG; /* buckets per work-item (WG <= 512) */
+  ulong mine = 0, total;
+  if (lid == 0) nchosen = 0;
+  for (uint j = 0; j < per; ++j) {
+    const uint b = lid * per + j;
+    chosen[b] = 0;
+    mine += b < NAN_SLOT ? totals[b] : 0;
+  }
+  ulong run = clprim_wg_scan_excl_add_ulong(mine, scratch, &total);
+  for (uint j = 0; j < per; ++j) {
+    const uint b = lid * per + j;
+    before[b] = run;
+    run += b < NAN_SLOT ? totals[b] : 0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint r = r0 + lid; r < r1; r += WG) {
+    const ulong rel = ranks[r] - rank_base;
+    uint lo = 0, hi = NAN_SLOT - 1; /* the last bucket b with before[b] <= rel */
+    while (lo < hi) {
+      const uint mid = (lo + hi + 1) / 2;
+      if (before[mid] <= rel)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    const uint b = lo;
+    const ulong size = totals[b];
+    __global ulong *st = state + 2 + 6 * (ulong)(r - r0);
+    st[0] = b, st[1] = before[b], st[2] = size;
+    KEY approx;
+    ulong error = 0;
+    if (b & 1u) {
+      approx = tree[b / 2];
+      results[r] = approx;
+    } else {
+      atomic_or(&chosen[b], 1u); /* ranks in one bucket: one write each */
+      const uint j = b / 2;
+      /* below: s[j-1], whose last rank is before[b] - 1; above: s[j], first
+       * rank before[b] + size. Splitters are elements, so both exist. */
+      const ulong err_below = j > 0 ? rel - (before[b] - 1) : 0xFFFFFFFFFFFFFFFFul;
+      const ulong err_above = j < SPLITTERS ? before[b] + size - rel : 0xFFFFFFFFFFFFFFFFul;
+      if (err_below <= err_above)
+        approx = tree[j - 1], error = err_below;
+      else
+        approx = tree[j], error = err_above;
+    }
+    st[4] = approx, st[5] = error;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  /* The chosen buckets, 4-aligned, one after another. */
+  mine = 0;
+  for (uint j = 0; j < per; ++j) {
+    const uint b = lid * per + j;
+    if (chosen[b]) mine += (totals[b] + 3) & ~(ulong)3;
+  }
+  run = clprim_wg_scan_excl_add_ulong(mine, scratch, &total);
+  for (uint j = 0; j < per; ++j) {
+    const uint b = lid * per + j;
+    region[b] = region_start[b] = chosen[b] ? out_base + run : NOT_CHOSEN;
+    if (chosen[b]) {
+      run += (totals[b] + 3) & ~(ulong)3;
+      const uint c = atomic_inc(&nchosen); /* any order */
+      if (c < NTH_MAXC) META_CHOSEN(meta)[c] = b;
+    }
+    cursors[b] = 0;
+  }
+  if (lid == 0) state[0] = totals[NAN_SLOT], state[1] = total;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid == 0) META_NCHOSEN(meta) = nchosen;
+  for (uint r = r0 + lid; r < r1; r += WG) {
+    __global ulong *st = state + 2 + 6 * (ulong)(r - r0);
+    st[3] = (st[0] & 1u) ? 0 : region[st[0]];
+  }
+}
+
+/* Writes the keys of the chosen buckets to out[region_start[b] + ...]. Up
+ * to NTH_MAXC chosen buckets are told by their key ranges (a streaming pass:
+ * no search), more by the search. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulong meta_at,
+            __global const uint *counts, ulong counts_at, __global KEY *out,
+            __global const ulong *subs, ulong subs_at, uint nsubs) {
+  uint group = (uint)get_group_id(0), groups = (uint)(get_global_size(0) / WG);
+  if (nsubs) {
+    __global const ulong *sub = sub_of_group(subs + subs_at, nsubs, group);
+    offset = sub[0], n = sub[1], group -= (uint)sub[2], groups = (uint)sub[3];
+    meta_at = sub[4], counts_at = sub[5];
+  }
+  meta += meta_at;
+  counts += counts_at;
+  __global const KEY *tree_g = META_TREE(meta);
+  __global const ulong *region_start = META_REGION(meta);
+  __global uint *cursors = META_CURSORS(meta);
+  __local KEY tree[SPLITTERS + 1], eytz[SPLITTERS + 1];
+  __local uint base[BUCKETS];
+  __local uint fill[BUCKETS];
+  __local KEY first[NTH_MAXC], span[NTH_MAXC];
+  __local uint bucket_c[NTH_MAXC];
+  __local ulong at[NTH_MAXC];
+  __local uint ranged;
+  const uint lid = (uint)get_local_id(0);
+  const uint nchosen = (uint)META_NCHOSEN(meta);
+  load_tree(tree, tree_g);
+  if (lid == 0) ranged = 0;
+  for (uint b = lid; b < BUCKETS; b += WG) {
+    const uint c = counts[group * BUCKETS + b];
+    base[b] =
+        b < NAN_SLOT && c && region_start[b] != NOT_CHOSEN ? atomic_add(&cursors[b], c) : NO_BASE;
+    fill[b] = 0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (nchosen <= NTH_MAXC && !NTH_NO_RANGE) {
+    /* The chosen buckets this group holds keys of, compacted. */
+    if (lid < nchosen) {
+      const uint b = (uint)META_CHOSEN(meta)[lid];
+      KEY f, s;
+      if (base[b] != NO_BASE && key_range(b, b, tree, &f, &s)) {
+        const uint c = atomic_inc(&ranged);
+        first[c] = f, span[c] = s, bucket_c[c] = b, at[c] = region_start[b] + base[b];
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint nr = ranged;
+    if (nr == 0) return; /* uniform */
+#define RANGE_VISIT(k, valid, i)                                                                   \
+  if (valid) {                                                                                     \
+    const KEY k_ = (k);                                                                            \
+    for (uint c_ = 0; c_ < nr; ++c_)                                                               \
+      if (k_ - first[c_] <= span[c_]) out[at[c_] + atomic_inc(&fill[bucket_c[c_]])] = k_;          \
+  }
+#define RANGE_BATCH(keys, valid, quad)                                                             \
+  _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) RANGE_VISIT(keys[e], valid[e / 4], 0)
+    TRAVERSE(RANGE_BATCH, RANGE_VISIT)
+    return;
+  }
+  load_eytz(eytz, tree_g);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  KEY top[3];
+  load_top(top, eytz);
+#define EXTRACT_VISIT(k, valid, i)                                                                 \
+  if (valid) {                                                                                     \
+    const KEY k_ = (k);                                                                            \
+    const uint b_ = bucket_of(k_, tree);                                                           \
+    if (base[b_] != NO_BASE) out[region_start[b_] + base[b_] + atomic_inc(&fill[b_])] = k_;        \
+  }
+#define EXTRACT_BATCH(keys, valid, quad)                                                           \
+  {                                                                                                \
+    uint b_[NTH_E];                                                                                \
+    buckets_of(keys, b_, tree, eytz, top);                                                         \
+    _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) if (valid[e / 4] && base[b_[e]] != NO_BASE) \
+        out[region_start[b_[e]] + base[b_[e]] + atomic_inc(&fill[b_[e]])] = keys[e];               \
+  }
+  TRAVERSE(EXTRACT_BATCH, EXTRACT_VISIT)
+}
+
+/* Small sub-problems (at most SMALL_MAX keys), all of a level in one launch:
+ * one work-group per wanted rank, no host round trip. state[8 + 5 group ...]:
+ * offset and length of the keys in `in`, the rank within them, where the
+ * answer goes in results, and the work-group's room in `scratch` (2 length
+ * keys, ping-pong). The work-group repeats the level (sample, count in
+ * local memory, choose, extract) on its own until at most BASE keys are
+ * left, then sorts them. state[0]: the NaNs that work-group 0 read in its
+ * first round (all of in[offset, offset + length): used when the input
+ * itself is small). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void nth_small(__global const T *in,
+                                                                        __global ulong *state,
+                                                                        __global KEY *scratch,
+                                                                        __global ulong *results) {
+  __global const ulong *jobs = state + 8;
+  __local KEY s[BASE];
+  __local KEY tree[SPLITTERS + 1];
+  __local uint counts[BUCKETS];
+  __local ulong chosen[3]; /* bucket, keys before it, its size */
+  __local uint fill;
+  const uint lid = (uint)get_local_id(0);
+  __global const ulong *job = jobs + 5 * (ulong)get_group_id(0);
+  const ulong offset = job[0], cap = job[1], where = job[3];
+  ulong len = job[1], rel = job[2];
+  __global KEY *room = scratch + job[4];
+  __global const KEY *src = room; /* from the second round on */
+  uint nans = 0, round = 0;
+  int answered = 0;
+#define SMALL_LOAD(i) (round == 0 ? key_of(in[offset + (i)]) : src[i])
+  for (; len > BASE; ++round) {
+    for (uint j = lid; j < SAMPLE; j += WG)
+      s[j] = SMALL_LOAD(mix64(0xC0FFEEul + round * 7919ul + j) % len);
+    for (uint b = lid; b < BUCKETS; b += WG)
+      counts[b] = 0;
+    local_sort(s, SAMPLE);
+    for (uint j = lid; j < SPLITTERS + 1; j += WG)
+      tree[j] = j < SPLITTERS ? s[(j + 1) * (SAMPLE / 256)] : KEY_MAX;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (ulong i = lid; i < len; i += WG) {
+      const KEY k = SMALL_LOAD(i);
+#if T_FLOAT
+      if (round == 0 && k == KEY_MAX) ++nans;
+#endif
+      atomic_inc(&counts[bucket_of(k, tree)]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+      ulong before = 0;
+      uint b = 0;
+      while (b < NAN_SLOT - 1 && before + counts[b] <= rel)
+        before += counts[b++];
+      chosen[0] = b, chosen[1] = before, chosen[2] = counts[b];
+      fill = 0;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint b = (uint)chosen[0];
+    if (b & 1u) { /* an equality bucket holds the answer */
+      if (lid == 0) results[where] = tree[b / 2];
+      answered = 1;
+      break;
+    }
+    __global KEY *dst = room + (round & 1u) * cap;
+    for (ulong i = lid; i < len; i += WG) {
+      const KEY k = SMALL_LOAD(i);
+      if (bucket_of(k, tree) == b) dst[atomic_inc(&fill)] = k;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    rel -= chosen[1];
+    len = chosen[2];
+    src = dst;
+  }
+  if (!answered) { /* at most BASE keys left: sort them */
+    uint len2 = 1;
+    while (len2 < len)
+      len2 <<= 1;
+    for (uint j = lid; j < len2; j += WG) {
+      const KEY k = j < len ? SMALL_LOAD(j) : KEY_MAX;
+#if T_FLOAT
+      if (round == 0 && j < len && k == KEY_MAX) ++nans;
+#endif
+      s[j] = k;
+    }
+    local_sort(s, len2);
+    if (lid == 0) results[where] = s[rel];
+  }
+#undef SMALL_LOAD
+  if (get_group_id(0) == 0) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) fill = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (nans) atomic_add(&fill, nans);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) state[0] = fill;
+  }
+}
+
+/* ----------------------------------------------------------------- top-k */
+
+/* Whether key k is beyond the threshold t (above it for the largest, below
+ * it for the smallest). */
+CLPRIM_INLINE int beyond(KEY k, KEY t, int smallest) {
+  return smallest ? k < t : k > t;
+}
+
+/* counts[tile] = (beyond << 32) | equal for the tile's WG * ITEMS elements
+ * (each work-item ITEMS consecutive ones); counts[tiles] = 0. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+topk_count(__global const T *in, ulong n, KEY t, int smallest, __global ulong *counts) {
+  __local ulong scratch[CLPRIM_WG_SCRATCH(WG)];
+  const ulong first = ((ulong)get_group_id(0) * WG + get_local_id(0)) * ITEMS;
+  ulong c = 0;
+  for (uint j = 0; j < ITEMS; ++j) {
+    if (first + j >= n) break;
+    const KEY k = key_of(in[first + j]);
+    c += beyond(k, t, smallest) ? ((ulong)1 << 32) : (k == t ? 1ul : 0ul);
+  }
+  const ulong total = clprim_wg_reduce_add_ulong(c, scratch);
+  if (get_local_id(0) == 0) {
+    counts[get_group_id(0)] = total;
+    if (get_group_id(0) == get_num_groups(0) - 1) counts[get_num_groups(0)] = 0;
+  }
+}
+
+/* After an exclusive scan of counts: element i is taken when beyond, or
+ * equal and among the first `need` equal ones (need = k - all beyond); its
+ * place is (beyond before it) + min(equal before it, need): index order.
+ * sorted = 0: values (T) and indices (uint, or ulong when index64) to the
+ * outputs; sorted = 1: sort keys (largest first: ~key) to sort_keys and
+ * indices (ulong) to sort_indices. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+topk_scatter(__global const T *in, ulong n, KEY t, int smallest, __global const ulong *offsets,
+             ulong tiles, ulong k, __global T *values, __global uint *indices, int want_values,
+             int want_indices, int index64, int sorted, __global KEY *sort_keys,
+             __global ulong *sort_indices) {
+  __local ulong scratch[CLPRIM_WG_SCRATCH(WG)];
+  const ulong first = ((ulong)get_group_id(0) * WG + get_local_id(0)) * ITEMS;
+  ulong c = 0;
+  for (uint j = 0; j < ITEMS; ++j) {
+    if (first + j >= n) break;
+    const KEY key = key_of(in[first + j]);
+    c += beyond(key, t, smallest) ? ((ulong)1 << 32) : (key == t ? 1ul : 0ul);
+  }
+  ulong all;
+  const ulong b = offsets[get_group_id(0)] + clprim_wg_scan_excl_add_ulong(c, scratch, &all);
+  const ulong need = k - (offsets[tiles] >> 32);
+  ulong beyond_before = b >> 32, equal_before = b & 0xFFFFFFFFul;
+  for (uint j = 0; j < ITEMS; ++j) {
+    const ulong i = first + j;
+    if (i >= n) break;
+    const T x = in[i];
+    const KEY key = key_of(x);
+    ulong pos;
+    if (beyond(key, t, smallest)) {
+      pos = beyond_before + min(equal_before, need);
+      ++beyond_before;
+    } else if (key == t && equal_before < need) {
+      pos = beyond_before + equal_before;
+      ++equal_before;
+    } else {
+      continue;
+    }
+    if (sorted) {
+      sort_keys[pos] = smallest ? key : ~key;
+      sort_indices[pos] = i;
+    } else {
+      if (want_values) values[pos] = x;
+      if (want_indices) {
+        if (index64)
+          ((__global ulong *)indices)[pos] = i;
+        else
+          indices[pos] = (uint)i;
+      }
+    }
+  }
+}
+
+/* The padding of the sort arrays, [k, len2): sorts last. (A kernel, not a
+ * fill: Oclgrind does not count filled bytes as initialised.) */
+__kernel void topk_pad(__global KEY *keys, __global ulong *idx, ulong k, ulong len2) {
+  const ulong j = k + get_global_id(0);
+  if (j < len2) keys[j] = KEY_MAX, idx[j] = 0xFFFFFFFFFFFFFFFFul;
+}
+
+/* One step (block size `block`, distance `dist`) of an ascending bitonic
+ * sort of (key, index) pairs in global memory; one work-item per pair. */
+__kernel void topk_sort_step(__global KEY *keys, __global ulong *idx, ulong block, ulong dist) {
+  const ulong i = get_global_id(0), p = i ^ dist;
+  if (p <= i) return;
+  const KEY ka = keys[i], kb = keys[p];
+  const ulong ia = idx[i], ib = idx[p];
+  const int greater = ka > kb || (ka == kb && ia > ib);
+  if (greater == ((i & block) == 0)) {
+    keys[i] = kb, keys[p] = ka;
+    idx[i] = ib, idx[p] = ia;
+  }
+}
+
+/* The sorted pairs to the outputs: values[j] = in[idx[j]]. */
+__kernel void topk_gather(__global const T *in, __global const ulong *idx, ulong k,
+                          __global T *values, __global uint *indices, int want_values,
+                          int want_indices, int index64) {
+  const ulong j = get_global_id(0);
+  if (j >= k) return;
+  const ulong i = idx[j];
+  if (want_values) values[j] = in[i];
+  if (want_indices) {
+    if (index64)
+      ((__global ulong *)indices)[j] = i;
+    else
+      indices[j] = (uint)i;
+  }
+}
+
+/* ------------------------------------------------- top-k, small k (<= BASE)
+ * After one counting level for the threshold's rank, every element of a
+ * bucket beyond the threshold's bucket is in the top k: one pass gathers the
+ * candidates (those buckets and the threshold's, with their indices), and
+ * the rest works on the candidates only. Candidate buffer `cand`, in ulong
+ * words: keys (KEY) from 0, indices from idx_at, equal-to-threshold indices
+ * from eq_at, the chosen (sort key, index) pairs from pk_at / pi_at, and
+ * two cursors (uint) at cur_at. */
+
+/* The group's keys in buckets [lo, hi] (one key range: a streaming pass, no
+ * search) to counts[group * BUCKETS + lo] (the other counts of [lo, hi]
+ * zero), their sum to totals[lo]; cursor 0 zeroed. Instead of a full
+ * counting level when the sample alone picks the candidates' buckets. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+topk_range_count(__global const T *in, ulong offset, ulong n, __global ulong *meta,
+                 __global uint *counts, uint lo, uint hi) {
+  __local KEY tree[SPLITTERS + 1];
+  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
+  const uint lid = (uint)get_local_id(0);
+  const uint group = (uint)get_group_id(0), groups = (uint)(get_global_size(0) / WG);
+  load_tree(tree, tree_g_of(meta));
+  barrier(CLK_LOCAL_MEM_FENCE);
+  KEY first, span;
+  const int any = key_range(lo, hi, tree, &first, &span);
+  uint mine = 0;
+#define RANGE_COUNT_VISIT(k, valid, i) mine += (valid) && any && (k)-first <= span;
+#define RANGE_COUNT_BATCH(keys, valid, quad)                                                       \
+  _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) RANGE_COUNT_VISIT(keys[e], valid[e / 4], 0)
+  TRAVERSE(RANGE_COUNT_BATCH, RANGE_COUNT_VISIT)
+  const uint total = clprim_wg_reduce_add_uint(mine, scratch);
+  for (uint b = lo + lid; b <= hi; b += WG)
+    counts[get_group_id(0) * BUCKETS + b] = b == lo ? total : 0;
+  if (lid == 0) {
+    if (total) atomic_add(&META_TOTALS(meta)[lo], total);
+    if (get_group_id(0) == 0) META_CURSORS(meta)[0] = 0;
+  }
+}
+
+/* Keys and indices of the elements in buckets [lo, hi], unordered: told by
+ * the buckets' key range (a streaming pass, no search). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *meta,
+                __global const uint *counts, uint lo, uint hi, __global ulong *cand, ulong idx_at) {
+  __local KEY tree[SPLITTERS + 1];
+  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
+  __local uint base, fill;
+  const uint lid = (uint)get_local_id(0);
+  const uint group = (uint)get_group_id(0), groups = (uint)(get_global_size(0) / WG);
+  __global KEY *cand_keys = (__global KEY *)cand;
+  __global ulong *cand_idx = cand + idx_at;
+  load_tree(tree, tree_g_of(meta));
+  uint mine = 0;
+  for (uint b = lid; b < NAN_SLOT; b += WG)
+    if (b >= lo && b <= hi) mine += counts[get_group_id(0) * BUCKETS + b];
+  const uint total = clprim_wg_reduce_add_uint(mine, scratch);
+  if (lid == 0) base = total ? atomic_add(&META_CURSORS(meta)[0], total) : 0, fill = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (total == 0) return; /* uniform */
+  KEY first, span;
+  key_range(lo, hi, tree, &first, &span); /* not empty: total > 0 */
+#define CANDIDATE_VISIT(k, valid, i)                                                               \
+  if (valid) {                                                                                     \
+    const KEY k_ = (k);                                                                            \
+    if (k_ - first <= span) {                                                                      \
+      const uint p_ = base + atomic_inc(&fill);                                                    \
+      cand_keys[p_] = k_;                                                                          \
+      cand_idx[p_] = (i);                                                                          \
+    }                                                                                              \
+  }
+#define CANDIDATE_BATCH(keys, valid, quad)                                                         \
+  _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e)                                               \
+      CANDIDATE_VISIT(keys[e], valid[e / 4], 4 * quad[e / 4] + e % 4)
+  TRAVERSE(CANDIDATE_BATCH, CANDIDATE_VISIT)
+}
+
+/* Splits the c candidates against the threshold key t: those beyond it go
+ * to the pairs (sort key: smallest ? key : ~key when sorted, else 0), the
+ * indices of those equal to it to eq. cursors[0] / [1] count them. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+topk_split(__global ulong *cand, ulong idx_at, ulong c, KEY t, int smallest, int sorted,
+           ulong eq_at, ulong pk_at, ulong pi_at, ulong cur_at) {
+  __global const KEY *keys = (__global const KEY *)cand;
+  __global uint *cursors = (__global uint *)(cand + cur_at);
+  for (ulong j = get_global_id(0); j < c; j += get_global_size(0)) {
+    const KEY k = keys[j];
+    if (beyond(k, t, smallest)) {
+      const uint p = atomic_inc(&cursors[0]);
+      ((__global KEY *)(cand + pk_at))[p] = sorted ? (smallest ? k : ~k) : (KEY)0;
+      cand[pi_at + p] = cand[idx_at + j];
+    } else if (k == t) {
+      cand[eq_at + atomic_inc(&cursors[1])] = cand[idx_at + j];
+    }
+  }
+}
+
+/* One work-group: the g pairs beyond the threshold and the equal ones with
+ * index <= last (k in all), sorted by (sort key, index) in local memory,
+ * to the outputs (values gathered from in). */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+topk_finish(__global const T *in, __global const ulong *cand, ulong pk_at, ulong pi_at, uint g,
+            ulong eq_at, ulong e, ulong last, KEY t, int smallest, int sorted, uint k,
+            __global T *values, __global uint *indices, int want_values, int want_indices,
+            int index64) {
+  __local KEY sk[BASE];
+  __local ulong si[BASE];
+  __local uint fill;
+  const uint lid = (uint)get_local_id(0);
+  uint len2 = 1;
+  while (len2 < k)
+    len2 <<= 1;
+  if (lid == 0) fill = g;
+  for (uint j = lid; j < len2; j += WG) {
+    sk[j] = j < g ? ((__global const KEY *)(cand + pk_at))[j] : KEY_MAX;
+    si[j] = j < g ? cand[pi_at + j] : 0xFFFFFFFFFFFFFFFFul;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const KEY tk = sorted ? (smallest ? t : ~t) : (KEY)0;
+  for (ulong j = lid; j < e; j += WG) {
+    const ulong i = cand[eq_at + j];
+    if (i <= last) {
+      const uint p = atomic_inc(&fill);
+      sk[p] = tk, si[p] = i;
+    }
+  }
+  for (uint b = 2; b <= len2; b <<= 1)
+    for (uint d = b >> 1; d > 0; d >>= 1) {
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (uint i = lid; i < len2; i += WG) {
+        const uint p = i ^ d;
+        if (p > i) {
+          const KEY ka = sk[i], kb = sk[p];
+          const ulong ia = si[i], ib = si[p];
+          if ((ka > kb || (ka == kb && ia > ib)) == ((i & b) == 0))
+            sk[i] = kb, sk[p] = ka, si[i] = ib, si[p] = ia;
+        }
+      }
+    }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint j = lid; j < k; j += WG) {
+    const ulong i = si[j];
+    if (want_values) values[j] = in[i];
+    if (want_indices) {
+      if (index64)
+        ((__global ulong *)indices)[j] = i;
+      else
+        indices[j] = (uint)i;
+    }
+  }
+}

@@ -1,0 +1,480 @@
+/* test_nth_element: nth_element, median, quantiles and approximate
+ * selection against a CPU reference (qsort of a copy, NaN after +inf, -0.0
+ * equal to +0.0), for every type and path the device runs: distributions
+ * uniform, normal, sorted, reverse-sorted, all equal, 16 / 128 / 1024
+ * distinct values, heavy duplicates of the answer, adversarial (most
+ * elements in one narrow range), special values (NaN, +-inf, denormals,
+ * -0.0); ranks 0, 1, n/2, n-1, n/100, 9n/10; sizes around the base case
+ * (2048), the one-launch small case (65536) and the vector width; the NaN
+ * policy; input unchanged; errors write nothing. */
+#include "common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct test_contexts contexts;
+
+static int setup(void **state) {
+  (void)state;
+  test_open_contexts(&contexts);
+  return 0;
+}
+static int teardown(void **state) {
+  (void)state;
+  test_close_contexts(&contexts);
+  return 0;
+}
+
+/* The order of the selection calls as an unsigned key (host copy of
+ * key_of in cl/nth_element.cl, checked against plain comparisons below). */
+static uint64_t key_of(clprim_type type, const void *data, size_t i) {
+  switch (type) {
+  case CLPRIM_INT32:
+    return (uint32_t)((const int32_t *)data)[i] ^ 0x80000000u;
+  case CLPRIM_UINT32:
+    return ((const uint32_t *)data)[i];
+  case CLPRIM_INT64:
+    return (uint64_t)((const int64_t *)data)[i] ^ 0x8000000000000000ull;
+  case CLPRIM_UINT64:
+    return ((const uint64_t *)data)[i];
+  case CLPRIM_FLOAT: {
+    float x = ((const float *)data)[i];
+    if (isnan(x)) return 0xFFFFFFFFu;
+    if (x == 0.0f) x = 0.0f;
+    uint32_t b;
+    memcpy(&b, &x, 4);
+    return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+  }
+  case CLPRIM_DOUBLE: {
+    double x = ((const double *)data)[i];
+    if (isnan(x)) return ~0ull;
+    if (x == 0.0) x = 0.0;
+    uint64_t b;
+    memcpy(&b, &x, 8);
+    return (b & 0x8000000000000000ull) ? ~b : (b | 0x8000000000000000ull);
+  }
+  }
+  return 0;
+}
+
+/* qsort comparators on the values themselves: the reference. */
+#define CMP_INT(name, CT)                                                                          \
+  static int name(const void *a, const void *b) {                                                  \
+    CT x = *(const CT *)a, y = *(const CT *)b;                                                     \
+    return x < y ? -1 : x > y;                                                                     \
+  }
+CMP_INT(cmp_i32, int32_t)
+CMP_INT(cmp_u32, uint32_t)
+CMP_INT(cmp_i64, int64_t)
+CMP_INT(cmp_u64, uint64_t)
+#define CMP_FLOAT(name, CT)                                                                        \
+  static int name(const void *a, const void *b) {                                                  \
+    CT x = *(const CT *)a, y = *(const CT *)b;                                                     \
+    if (isnan(x) || isnan(y)) return isnan(x) - isnan(y); /* NaN last */                           \
+    return x < y ? -1 : x > y;                                                                     \
+  }
+CMP_FLOAT(cmp_f32, float)
+CMP_FLOAT(cmp_f64, double)
+
+static void *sorted_copy(clprim_type type, const void *data, size_t n) {
+  size_t es = clprim_type_size(type);
+  void *s = malloc(n * es + 1);
+  memcpy(s, data, n * es);
+  int (*const cmps[6])(const void *, const void *) = {cmp_i32, cmp_u32, cmp_i64,
+                                                      cmp_u64, cmp_f32, cmp_f64};
+  qsort(s, n, es, cmps[type]);
+  return s;
+}
+
+/* Equal as the selection calls define it (NaN == NaN, -0 == +0). */
+static int same(clprim_type type, clprim_value v, const void *ref, size_t i) {
+  clprim_value w;
+  memset(&w, 0, sizeof w);
+  memcpy(&w, (const unsigned char *)ref + i * clprim_type_size(type), clprim_type_size(type));
+  return key_of(type, &v, 0) == key_of(type, &w, 0);
+}
+
+enum {
+  DIST_UNIFORM,
+  DIST_NORMAL,
+  DIST_SORTED,
+  DIST_REVERSE,
+  DIST_EQUAL,
+  DIST_FEW16,
+  DIST_FEW128,
+  DIST_FEW1024,
+  DIST_DUP_ANSWER,
+  DIST_ADVERSARIAL,
+  DIST_SPECIAL,
+  DIST_COUNT
+};
+static const char *const dist_names[DIST_COUNT] = {
+    "uniform",      "normal",        "sorted",
+    "reverse",      "all equal",     "16 distinct",
+    "128 distinct", "1024 distinct", "duplicates of the median",
+    "adversarial",  "special values"};
+
+/* Element i as a double-ish number v, stored in the type. */
+static void put(clprim_type type, void *data, size_t i, double v) {
+  switch (type) {
+  case CLPRIM_INT32:
+    ((int32_t *)data)[i] = (int32_t)v;
+    break;
+  case CLPRIM_UINT32:
+    ((uint32_t *)data)[i] = (uint32_t)(v < 0 ? -v : v);
+    break;
+  case CLPRIM_INT64:
+    ((int64_t *)data)[i] = (int64_t)v;
+    break;
+  case CLPRIM_UINT64:
+    ((uint64_t *)data)[i] = (uint64_t)(v < 0 ? -v : v);
+    break;
+  case CLPRIM_FLOAT:
+    ((float *)data)[i] = (float)v;
+    break;
+  case CLPRIM_DOUBLE:
+    ((double *)data)[i] = v;
+    break;
+  }
+}
+
+static void fill(clprim_type type, void *data, size_t n, unsigned dist) {
+  const int fl = type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE;
+  const double scale = fl ? 1.0 : 1e9;
+  if (dist == DIST_UNIFORM) {
+    test_random(type, data, n, 1);
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    double u = test_uniform(), v = 0;
+    switch (dist) {
+    case DIST_NORMAL: {
+      double u2 = test_uniform();
+      v = sqrt(-2.0 * log(u + 1e-300)) * cos(6.283185307179586 * u2) * (fl ? 1.0 : 1e6);
+      break;
+    }
+    case DIST_SORTED:
+      v = (double)i - (double)n / 2;
+      break;
+    case DIST_REVERSE:
+      v = (double)n / 2 - (double)i;
+      break;
+    case DIST_EQUAL:
+      v = 42;
+      break;
+    case DIST_FEW16:
+      v = (double)(test_rand() % 16) * 7 - 50;
+      break;
+    case DIST_FEW128:
+      v = (double)(test_rand() % 128) * 3 - 100;
+      break;
+    case DIST_FEW1024:
+      v = (double)(test_rand() % 1024) - 500;
+      break;
+    case DIST_DUP_ANSWER:
+      v = u < 0.5 ? 7 : (u - 0.5) * scale * 4 - scale;
+      break;
+    case DIST_ADVERSARIAL:
+      /* 99% in a range narrower than any bucket of the other 1%'s spread. */
+      v = u < 0.99 ? (fl ? 1e-30 * test_uniform() : (double)(test_rand() % 5000))
+                   : (test_uniform() - 0.5) * scale * 1e6;
+      break;
+    case DIST_SPECIAL:
+      v = (u - 0.5) * 100;
+      break;
+    }
+    put(type, data, i, v);
+  }
+  if (dist == DIST_SPECIAL && (type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE)) {
+    for (size_t i = 0; i < n; ++i) {
+      unsigned r = (unsigned)(test_rand() % 10);
+      double v = r == 0   ? NAN
+                 : r == 1 ? INFINITY
+                 : r == 2 ? -INFINITY
+                 : r == 3 ? -0.0
+                 : r == 4 ? 0.0
+                 : r == 5 ? (type == CLPRIM_FLOAT ? 1e-40 : 1e-310)
+                          : -1;
+      if (v != -1) put(type, data, i, v);
+      if (r == 0 && (test_rand() & 1)) /* a negative NaN */
+        put(type, data, i, -NAN);
+    }
+  }
+}
+
+/* Checks nth_element at ranks, quantiles of all of them at once, and the
+ * approximate call's bound, on data (n elements). */
+static void check_case(clprim_context *ctx, clprim_type type, const void *data, size_t n,
+                       const char *what) {
+  const size_t es = clprim_type_size(type);
+  void *ref = sorted_copy(type, data, n);
+  cl_mem in = test_buffer(ctx, n * es, data);
+  cl_mem result = test_buffer(ctx, 8 * 8, NULL);
+  uint64_t ranks[6] = {0, n / 2, n - 1, n > 1 ? 1 : 0, n / 100, (n * 9) / 10};
+  const int nranks = test_small() ? 3 : 6; /* Oclgrind: fewer calls */
+  for (int r = 0; r < nranks; ++r) {
+    clprim_value v;
+    TEST_OK(clprim_nth_element(ctx, type, in, n, ranks[r], 0, &v, r == 1 ? result : NULL));
+    if (!same(type, v, ref, ranks[r]))
+      fail_msg("%s %s n=%zu: rank %llu wrong", clprim_type_name(type), what, n,
+               (unsigned long long)ranks[r]);
+    if (r == 1) {
+      clprim_value d;
+      memset(&d, 0, sizeof d);
+      test_read(ctx, result, es, &d);
+      if (!same(type, d, ref, ranks[r]))
+        fail_msg("%s %s: result buffer wrong", what, clprim_type_name(type));
+    }
+    /* approximate: the returned element really holds a rank at the reported distance */
+    uint64_t err = 99;
+    TEST_OK(clprim_nth_element_approx(ctx, type, in, n, ranks[r], 0, &v, &err));
+    uint64_t vkey = key_of(type, &v, 0), lo = n, hi = 0;
+    for (size_t i = 0; i < n; ++i)
+      if (key_of(type, ref, i) == vkey) {
+        if (lo == n) lo = i;
+        hi = i;
+      }
+    if (lo == n)
+      fail_msg("%s %s: approximate value not in the input", clprim_type_name(type), what);
+    uint64_t dist = ranks[r] < lo ? lo - ranks[r] : ranks[r] > hi ? ranks[r] - hi : 0;
+    if (dist != err)
+      fail_msg("%s %s n=%zu: approximate error %llu reported, %llu true", clprim_type_name(type),
+               what, n, (unsigned long long)err, (unsigned long long)dist);
+    if (n > 4096 && dist > n / 16)
+      fail_msg("%s %s: approximate error %llu too large", what, clprim_type_name(type),
+               (unsigned long long)dist);
+  }
+  /* All ranks, plus repeats and the 9 deciles, in one call. */
+  uint64_t q[17];
+  clprim_value qv[17];
+  for (int r = 0; r < 6; ++r)
+    q[r] = ranks[r];
+  for (int d = 1; d <= 9; ++d)
+    q[5 + d] = clprim_quantile_rank(n, d / 10.0);
+  q[15] = ranks[2], q[16] = ranks[0];
+  TEST_OK(clprim_quantiles(ctx, type, in, n, q, 8, 0, qv, result));
+  unsigned char dev[8 * 8];
+  test_read(ctx, result, 8 * es, dev);
+  for (int r = 0; r < 8; ++r) {
+    clprim_value d;
+    memset(&d, 0, sizeof d);
+    memcpy(&d, dev + r * es, es);
+    if (!same(type, qv[r], ref, q[r]) || !same(type, d, ref, q[r]))
+      fail_msg("%s %s n=%zu: quantile rank %llu wrong", clprim_type_name(type), what, n,
+               (unsigned long long)q[r]);
+  }
+  if (test_small()) goto done;
+  TEST_OK(clprim_quantiles(ctx, type, in, n, q, 17, 0, qv, NULL));
+  for (int r = 0; r < 17; ++r)
+    if (!same(type, qv[r], ref, q[r]))
+      fail_msg("%s %s n=%zu: quantile %d wrong", clprim_type_name(type), what, n, r);
+  clprim_value med;
+  TEST_OK(clprim_median(ctx, type, in, n, 0, &med, NULL));
+  assert_true(same(type, med, ref, (n - 1) / 2));
+
+done:
+  /* The input is unchanged. */
+  void *after = malloc(n * es);
+  test_read(ctx, in, n * es, after);
+  assert_memory_equal(after, data, n * es);
+  free(after);
+  free(ref);
+  clReleaseMemObject(in);
+  clReleaseMemObject(result);
+}
+
+static void test_type(clprim_type type) {
+  const size_t big[] = {1, 2, 3, 7, 2047, 2048, 2049, 2051, 5000, 65536, 65536 + 3, 300001};
+  const size_t small[] = {5, 2500};
+  const size_t *sizes = test_small() ? small : big;
+  const size_t count = test_small() ? 2 : sizeof big / sizeof big[0];
+  const size_t es = clprim_type_size(type);
+  for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx || (p == CLPRIM_PATH_AUTO && contexts.ctx[ctx->info.path])) continue;
+    if (clprim__check_type(ctx, type) != CLPRIM_SUCCESS) {
+      printf("%s: skipped (no fp64)\n", clprim_type_name(type));
+      return;
+    }
+    for (size_t s = 0; s < count; ++s) {
+      size_t n = sizes[s];
+      void *data = malloc(n * es);
+      for (unsigned d = 0; d < DIST_COUNT; ++d) {
+        /* every distribution at a few sizes, uniform at all */
+        if (d != DIST_UNIFORM && n != 2049 && n != 5000 && n != 300001 && n != 2500) continue;
+        if (test_small() && d != DIST_SPECIAL && (d != DIST_EQUAL || n < 100)) continue;
+        fill(type, data, n, d);
+        check_case(ctx, type, data, n, dist_names[d]);
+      }
+      free(data);
+    }
+    /* Large and few-distinct, once per path. */
+    if (!test_small()) {
+      size_t n = ((size_t)1 << 20) + 5;
+      void *data = malloc(n * es);
+      fill(type, data, n, DIST_FEW16);
+      check_case(ctx, type, data, n, "16 distinct, 2^20");
+      fill(type, data, n, DIST_UNIFORM);
+      check_case(ctx, type, data, n, "uniform, 2^20");
+      free(data);
+    }
+  }
+}
+
+static void test_int32(void **state) {
+  (void)state, test_type(CLPRIM_INT32);
+}
+static void test_uint32(void **state) {
+  (void)state, test_type(CLPRIM_UINT32);
+}
+static void test_int64(void **state) {
+  (void)state, test_type(CLPRIM_INT64);
+}
+static void test_uint64(void **state) {
+  (void)state, test_type(CLPRIM_UINT64);
+}
+static void test_float(void **state) {
+  (void)state, test_type(CLPRIM_FLOAT);
+}
+static void test_double(void **state) {
+  (void)state, test_type(CLPRIM_DOUBLE);
+}
+
+/* NaN policy, and the key order against plain comparisons. */
+static void test_nan(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  const size_t sizes[2] = {100, 5000};
+  for (int s = 0; s < 2; ++s) {
+    size_t n = sizes[s];
+    float *x = malloc(n * 4);
+    for (size_t i = 0; i < n; ++i)
+      x[i] = (float)i;
+    x[n / 3] = NAN;
+    x[n / 2] = -NAN;
+    x[7] = INFINITY;
+    x[8] = -0.0f;
+    cl_mem in = test_buffer(ctx, n * 4, x);
+    cl_mem result = test_buffer(ctx, 4, NULL);
+    float poison = 123.0f, got;
+    test_write(ctx, result, 4, &poison);
+    clprim_value v;
+    v.f32 = 5.0f;
+    TEST_OK(clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, n - 1, 0, &v, NULL));
+    assert_true(isnan(v.f32));
+    TEST_OK(clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, n - 3, 0, &v, NULL));
+    assert_true(v.f32 == INFINITY);
+    TEST_OK(clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, 0, 0, &v, NULL));
+    assert_true(v.f32 == 0.0f && !signbit(v.f32)); /* -0.0 and 0.0 equal, +0.0 returned */
+    v.f32 = 5.0f;
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+                clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, 3, CLPRIM_NTH_REJECT_NAN, &v, result));
+    assert_true(v.f32 == 5.0f);
+    test_read(ctx, result, 4, &got);
+    assert_true(got == poison);
+    uint64_t err;
+    TEST_STATUS(
+        CLPRIM_ERROR_INVALID_ARGUMENT,
+        clprim_nth_element_approx(ctx, CLPRIM_FLOAT, in, n, 3, CLPRIM_NTH_REJECT_NAN, &v, &err));
+    /* Without NaN the flag changes nothing. */
+    x[n / 3] = 1.5f, x[n / 2] = 2.5f;
+    test_write(ctx, in, n * 4, x);
+    TEST_OK(clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, n - 1, CLPRIM_NTH_REJECT_NAN, &v, NULL));
+    assert_true(v.f32 == INFINITY);
+    clReleaseMemObject(in);
+    clReleaseMemObject(result);
+    free(x);
+  }
+}
+
+static void test_errors(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  const size_t n = 3000;
+  float *x = malloc(n * 4);
+  for (size_t i = 0; i < n; ++i)
+    x[i] = (float)(n - i);
+  cl_mem in = test_buffer(ctx, n * 4, x), result = test_buffer(ctx, 64, NULL);
+  unsigned char before[64], after[64];
+  memset(before, 0xA5, sizeof before);
+  test_write(ctx, result, 64, before);
+  clprim_value v;
+  v.u64 = 0x1234;
+  uint64_t k = 5, bad_ranks[2] = {3, n}, many[17] = {0};
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_nth_element(NULL, CLPRIM_FLOAT, in, n, k, 0, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_nth_element(ctx, CLPRIM_FLOAT, NULL, n, k, 0, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_nth_element(ctx, (clprim_type)9, in, n, k, 0, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_nth_element(ctx, CLPRIM_FLOAT, in, 0, 0, 0, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, n, 0, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, k, 0x100, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, k, 0, NULL, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, k, 0, &v, in));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_nth_element(ctx, CLPRIM_FLOAT, in, n + 1, k, 0, &v, result));
+  {
+    int st = clprim_nth_element(ctx, CLPRIM_DOUBLE, in, n, k, 0, &v, result); /* 8n bytes > 4n */
+    assert_true(st == CLPRIM_ERROR_BUFFER_TOO_SMALL || st == CLPRIM_ERROR_UNSUPPORTED_TYPE);
+  }
+  TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE,
+              clprim_nth_element(ctx, CLPRIM_FLOAT, in, (size_t)1 << 32, k, 0, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_quantiles(ctx, CLPRIM_FLOAT, in, n, bad_ranks, 2, 0, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_quantiles(ctx, CLPRIM_FLOAT, in, n, NULL, 2, 0, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_quantiles(ctx, CLPRIM_FLOAT, in, n, bad_ranks, 0, 0, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_quantiles(ctx, CLPRIM_FLOAT, in, n, many, 17, 0, &v, result));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_nth_element_approx(ctx, CLPRIM_FLOAT, in, n, n, 0, &v, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_nth_element_approx(ctx, CLPRIM_FLOAT, in, n, 1, 0, NULL, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_median(ctx, CLPRIM_FLOAT, in, 0, 0, &v, NULL));
+  assert_true(v.u64 == 0x1234);
+  test_read(ctx, result, 64, after);
+  assert_memory_equal(after, before, 64);
+
+  /* A buffer of another OpenCL context. */
+  cl_int err;
+  cl_device_id dev = clprim_context_device(ctx);
+  cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_mem foreign = clCreateBuffer(other, CL_MEM_READ_WRITE, n * 4, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  TEST_STATUS(CL_INVALID_CONTEXT,
+              clprim_nth_element(ctx, CLPRIM_FLOAT, foreign, n, k, 0, &v, NULL));
+  TEST_STATUS(CL_INVALID_CONTEXT, clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, k, 0, &v, foreign));
+  clReleaseMemObject(foreign);
+  clReleaseContext(other);
+
+  /* k = n - 1 on a reversed array; the quantile rank helper. */
+  TEST_OK(clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, n - 1, 0, &v, NULL));
+  assert_true(v.f32 == (float)n);
+  assert_int_equal(clprim_quantile_rank(101, 0.5), 50);
+  assert_int_equal(clprim_quantile_rank(101, 1.5), 100);
+  assert_int_equal(clprim_quantile_rank(101, -1), 0);
+  assert_int_equal(clprim_quantile_rank(0, 0.5), 0);
+  clReleaseMemObject(in);
+  clReleaseMemObject(result);
+  free(x);
+}
+
+int main(void) {
+  test_init("test_nth_element");
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_errors), cmocka_unit_test(test_nan),    cmocka_unit_test(test_int32),
+      cmocka_unit_test(test_uint32), cmocka_unit_test(test_int64),  cmocka_unit_test(test_uint64),
+      cmocka_unit_test(test_float),  cmocka_unit_test(test_double),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,316 @@
+/* test_topk: top-k largest and smallest against a CPU reference (qsort of
+ * (key, index) pairs: ties to the lowest indices), for every type and path
+ * the device runs: uniform, all equal, 16 distinct values and special
+ * values (NaN largest, -0.0 equal to +0.0); k = 0, 1, 2, n/2, n-1, n;
+ * unordered (input order) and sorted output, values and / or uint32 /
+ * uint64 indices; the input unchanged; errors write nothing. */
+#include "common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct test_contexts contexts;
+
+static int setup(void **state) {
+  (void)state;
+  test_open_contexts(&contexts);
+  return 0;
+}
+static int teardown(void **state) {
+  (void)state;
+  test_close_contexts(&contexts);
+  return 0;
+}
+
+/* Host copy of key_of in cl/nth_element.cl. */
+static uint64_t key_of(clprim_type type, const void *data, size_t i) {
+  switch (type) {
+  case CLPRIM_INT32:
+    return (uint32_t)((const int32_t *)data)[i] ^ 0x80000000u;
+  case CLPRIM_UINT32:
+    return ((const uint32_t *)data)[i];
+  case CLPRIM_INT64:
+    return (uint64_t)((const int64_t *)data)[i] ^ 0x8000000000000000ull;
+  case CLPRIM_UINT64:
+    return ((const uint64_t *)data)[i];
+  case CLPRIM_FLOAT: {
+    float x = ((const float *)data)[i];
+    if (isnan(x)) return 0xFFFFFFFFu;
+    if (x == 0.0f) x = 0.0f;
+    uint32_t b;
+    memcpy(&b, &x, 4);
+    return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+  }
+  case CLPRIM_DOUBLE: {
+    double x = ((const double *)data)[i];
+    if (isnan(x)) return ~0ull;
+    if (x == 0.0) x = 0.0;
+    uint64_t b;
+    memcpy(&b, &x, 8);
+    return (b & 0x8000000000000000ull) ? ~b : (b | 0x8000000000000000ull);
+  }
+  }
+  return 0;
+}
+
+struct pair {
+  uint64_t key, index;
+};
+static int by_key_desc(const void *a, const void *b) {
+  const struct pair *x = a, *y = b;
+  if (x->key != y->key) return x->key > y->key ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+static int by_key_asc(const void *a, const void *b) {
+  const struct pair *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+static int by_index(const void *a, const void *b) {
+  const struct pair *x = a, *y = b;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+enum { DIST_UNIFORM, DIST_EQUAL, DIST_FEW16, DIST_SPECIAL, DIST_COUNT };
+static const char *const dist_names[DIST_COUNT] = {"uniform", "all equal", "16 distinct",
+                                                   "special values"};
+
+static void fill(clprim_type type, void *data, size_t n, unsigned dist) {
+  test_random(type, data, n, 1);
+  if (dist == DIST_UNIFORM) return;
+  const size_t es = clprim_type_size(type);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t v = dist == DIST_EQUAL ? 3 : (int64_t)(test_rand() % 16) - 5;
+    double d = (double)v;
+    if (dist == DIST_SPECIAL) {
+      unsigned r = (unsigned)(test_rand() % 8);
+      d = r == 0   ? NAN
+          : r == 1 ? INFINITY
+          : r == 2 ? -INFINITY
+          : r == 3 ? -0.0
+          : r == 4 ? 0.0
+          : r == 5 ? 1e-310
+                   : d;
+    }
+    switch (type) {
+    case CLPRIM_INT32:
+      ((int32_t *)data)[i] = (int32_t)v;
+      break;
+    case CLPRIM_UINT32:
+      ((uint32_t *)data)[i] = (uint32_t)(v + 5);
+      break;
+    case CLPRIM_INT64:
+      ((int64_t *)data)[i] = v;
+      break;
+    case CLPRIM_UINT64:
+      ((uint64_t *)data)[i] = (uint64_t)(v + 5);
+      break;
+    case CLPRIM_FLOAT:
+      ((float *)data)[i] = (float)d;
+      break;
+    case CLPRIM_DOUBLE:
+      ((double *)data)[i] = d;
+      break;
+    }
+  }
+  (void)es;
+}
+
+static void check_topk(clprim_context *ctx, clprim_type type, const void *data, size_t n,
+                       uint64_t k, unsigned flags, int want_values, int want_indices,
+                       const char *what) {
+  const size_t es = clprim_type_size(type);
+  const int i64 = (flags & CLPRIM_TOPK_INDICES_64) != 0;
+  struct pair *ref = malloc(n * sizeof *ref);
+  for (size_t i = 0; i < n; ++i)
+    ref[i].key = key_of(type, data, i), ref[i].index = i;
+  qsort(ref, n, sizeof *ref, (flags & CLPRIM_TOPK_SMALLEST) ? by_key_asc : by_key_desc);
+  if (!(flags & CLPRIM_TOPK_SORTED)) qsort(ref, (size_t)k, sizeof *ref, by_index);
+
+  cl_mem in = test_buffer(ctx, n * es, data);
+  const size_t vbytes = (size_t)k * es + 8, ibytes = (size_t)k * 8 + 8;
+  unsigned char *poison = malloc(ibytes), *got_v = malloc(vbytes), *got_i = malloc(ibytes);
+  memset(poison, 0xA5, ibytes);
+  cl_mem values = want_values ? test_buffer(ctx, vbytes, poison) : NULL;
+  cl_mem indices = want_indices ? test_buffer(ctx, ibytes, poison) : NULL;
+  TEST_OK(clprim_topk(ctx, type, in, n, k, flags, values, indices));
+  if (values) test_read(ctx, values, vbytes, got_v);
+  if (indices) test_read(ctx, indices, ibytes, got_i);
+  for (uint64_t j = 0; j < k; ++j) {
+    uint64_t idx = ref[j].index;
+    if (indices) {
+      uint64_t g = i64 ? ((uint64_t *)got_i)[j] : ((uint32_t *)got_i)[j];
+      if (g != idx)
+        fail_msg("%s %s n=%zu k=%llu flags=%u: index %llu is %llu, expected %llu",
+                 clprim_type_name(type), what, n, (unsigned long long)k, flags,
+                 (unsigned long long)j, (unsigned long long)g, (unsigned long long)idx);
+    }
+    if (values && memcmp(got_v + j * es, (const unsigned char *)data + idx * es, es) != 0)
+      fail_msg("%s %s n=%zu k=%llu flags=%u: value %llu wrong", clprim_type_name(type), what, n,
+               (unsigned long long)k, flags, (unsigned long long)j);
+  }
+  /* nothing written past k */
+  if (values) assert_memory_equal(got_v + k * es, poison, 8);
+  if (indices) assert_memory_equal(got_i + k * (i64 ? 8 : 4), poison, 8);
+  void *after = malloc(n * es);
+  test_read(ctx, in, n * es, after);
+  assert_memory_equal(after, data, n * es);
+  free(after);
+  free(ref);
+  free(poison);
+  free(got_v);
+  free(got_i);
+  clReleaseMemObject(in);
+  if (values) clReleaseMemObject(values);
+  if (indices) clReleaseMemObject(indices);
+}
+
+static void test_type(clprim_type type) {
+  const size_t big[] = {1, 3, 2048, 2049, 5001, 100003};
+  const size_t small[] = {7, 2500};
+  const size_t *sizes = test_small() ? small : big;
+  const size_t count = test_small() ? 2 : sizeof big / sizeof big[0];
+  const size_t es = clprim_type_size(type);
+  for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx || (p == CLPRIM_PATH_AUTO && contexts.ctx[ctx->info.path])) continue;
+    if (clprim__check_type(ctx, type) != CLPRIM_SUCCESS) {
+      printf("%s: skipped (no fp64)\n", clprim_type_name(type));
+      return;
+    }
+    for (size_t s = 0; s < count; ++s) {
+      const size_t n = sizes[s];
+      void *data = malloc(n * es);
+      for (unsigned d = 0; d < DIST_COUNT; ++d) {
+        if (test_small() && d != DIST_SPECIAL) continue; /* Oclgrind: fewer calls */
+        fill(type, data, n, d);
+        const uint64_t ks[7] = {0, 1, 2, n / 2, n - 1, n, 1000};
+        for (int j = 0; j < 7; ++j) {
+          uint64_t k = ks[j];
+          if (k > n || (test_small() && (j == 2 || j == 4 || j == 6))) continue;
+          /* rotate through the output modes */
+          unsigned m = (unsigned)(j + d + s);
+          unsigned flags = ((m & 1) ? CLPRIM_TOPK_SMALLEST : 0) |
+                           ((m & 2) ? CLPRIM_TOPK_SORTED : 0) |
+                           ((m % 3 == 0) ? CLPRIM_TOPK_INDICES_64 : 0);
+          if (test_small() && (flags & CLPRIM_TOPK_SORTED) && k > 600) flags &= ~CLPRIM_TOPK_SORTED;
+          check_topk(ctx, type, data, n, k, flags, m % 4 != 3, m % 4 != 2, dist_names[d]);
+          check_topk(ctx, type, data, n, k, flags ^ CLPRIM_TOPK_SMALLEST, 1, 1, dist_names[d]);
+        }
+      }
+      free(data);
+    }
+  }
+}
+
+/* k <= 2048 on n >= 32768 takes the candidate path (one counting level,
+ * then work on the threshold's bucket and those beyond it); with 16
+ * distinct values the ties need a selection on indices. */
+static void test_candidates(void **state) {
+  (void)state;
+  const size_t n = test_small() ? 40000 : 300007;
+  for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx || (p == CLPRIM_PATH_AUTO && contexts.ctx[ctx->info.path])) continue;
+    const clprim_type types[2] = {CLPRIM_FLOAT, CLPRIM_INT64};
+    for (int t = 0; t < (test_small() ? 1 : 2); ++t) {
+      void *data = malloc(n * 8);
+      fill(types[t], data, n, DIST_SPECIAL);
+      check_topk(ctx, types[t], data, n, 5, CLPRIM_TOPK_SORTED, 1, 1, "candidates");
+      check_topk(ctx, types[t], data, n, 2048, CLPRIM_TOPK_SMALLEST, 1, 1, "candidates");
+      if (!test_small()) {
+        fill(types[t], data, n, DIST_UNIFORM);
+        check_topk(ctx, types[t], data, n, 1000, 0, 1, 1, "candidates");
+        check_topk(ctx, types[t], data, n, 1, CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED, 1, 1,
+                   "candidates");
+      }
+      free(data);
+    }
+  }
+}
+
+static void test_int32(void **state) {
+  (void)state, test_type(CLPRIM_INT32);
+}
+static void test_uint32(void **state) {
+  (void)state, test_type(CLPRIM_UINT32);
+}
+static void test_int64(void **state) {
+  (void)state, test_type(CLPRIM_INT64);
+}
+static void test_uint64(void **state) {
+  (void)state, test_type(CLPRIM_UINT64);
+}
+static void test_float(void **state) {
+  (void)state, test_type(CLPRIM_FLOAT);
+}
+static void test_double(void **state) {
+  (void)state, test_type(CLPRIM_DOUBLE);
+}
+
+static void test_errors(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  const size_t n = 3000;
+  float *x = malloc(n * 4);
+  for (size_t i = 0; i < n; ++i)
+    x[i] = (float)i;
+  x[10] = NAN;
+  cl_mem in = test_buffer(ctx, n * 4, x), values = test_buffer(ctx, n * 4, NULL),
+         indices = test_buffer(ctx, n * 4, NULL), small = test_buffer(ctx, 16, NULL);
+  unsigned char *before = malloc(n * 4), *after = malloc(n * 4);
+  memset(before, 0x5A, n * 4);
+  test_write(ctx, values, n * 4, before);
+  test_write(ctx, indices, n * 4, before);
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_topk(NULL, CLPRIM_FLOAT, in, n, 5, 0, values, indices));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_topk(ctx, CLPRIM_FLOAT, NULL, n, 5, 0, values, indices));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_topk(ctx, CLPRIM_FLOAT, in, 0, 0, 0, values, indices));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_topk(ctx, CLPRIM_FLOAT, in, n, n + 1, 0, values, indices));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, 0x40, values, indices));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, 0, NULL, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, 0, in, indices));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, 0, values, values));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, 0, small, indices));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_topk(ctx, CLPRIM_FLOAT, in, n, 3, CLPRIM_TOPK_INDICES_64, values, small));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, CLPRIM_NTH_REJECT_NAN, values, indices));
+  TEST_OK(clprim_topk(ctx, CLPRIM_FLOAT, in, n, 0, 0, values, indices)); /* k = 0: nothing */
+  test_read(ctx, values, n * 4, after);
+  assert_memory_equal(after, before, n * 4);
+  test_read(ctx, indices, n * 4, after);
+  assert_memory_equal(after, before, n * 4);
+  /* NaN is the largest. */
+  uint32_t top;
+  TEST_OK(clprim_topk(ctx, CLPRIM_FLOAT, in, n, 1, 0, NULL, indices));
+  test_read(ctx, indices, 4, &top);
+  assert_int_equal(top, 10);
+  cl_mem all[4] = {in, values, indices, small};
+  for (int j = 0; j < 4; ++j)
+    clReleaseMemObject(all[j]);
+  free(x);
+  free(before);
+  free(after);
+}
+
+int main(void) {
+  test_init("test_topk");
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_errors), cmocka_unit_test(test_candidates),
+      cmocka_unit_test(test_int32),  cmocka_unit_test(test_uint32),
+      cmocka_unit_test(test_int64),  cmocka_unit_test(test_uint64),
+      cmocka_unit_test(test_float),  cmocka_unit_test(test_double),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

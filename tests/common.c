@@ -1,5 +1,6 @@
 #include "common.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,20 @@ void test_open_contexts(struct test_contexts *t) {
     printf("path %s: tested\n", clprim_path_name((clprim_path)p));
   }
   fflush(stdout);
+}
+
+struct test_contexts contexts;
+
+int test_setup(void **state) {
+  (void)state;
+  test_open_contexts(&contexts);
+  return 0;
+}
+
+int test_teardown(void **state) {
+  (void)state;
+  test_close_contexts(&contexts);
+  return 0;
 }
 
 void test_close_contexts(struct test_contexts *t) {
@@ -172,4 +187,34 @@ void test_random(clprim_type type, void *data, size_t n, int wide) {
       break;
     }
   }
+}
+
+uint64_t test_order_key(clprim_type type, const void *data, size_t i) {
+  switch (type) {
+  case CLPRIM_INT32:
+    return (uint32_t)((const int32_t *)data)[i] ^ 0x80000000u;
+  case CLPRIM_UINT32:
+    return ((const uint32_t *)data)[i];
+  case CLPRIM_INT64:
+    return (uint64_t)((const int64_t *)data)[i] ^ 0x8000000000000000ull;
+  case CLPRIM_UINT64:
+    return ((const uint64_t *)data)[i];
+  case CLPRIM_FLOAT: {
+    float x = ((const float *)data)[i];
+    if (isnan(x)) return 0xFFFFFFFFu;
+    if (x == 0.0f) x = 0.0f;
+    uint32_t b;
+    memcpy(&b, &x, 4);
+    return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
+  }
+  case CLPRIM_DOUBLE: {
+    double x = ((const double *)data)[i];
+    if (isnan(x)) return ~0ull;
+    if (x == 0.0) x = 0.0;
+    uint64_t b;
+    memcpy(&b, &x, 8);
+    return (b & 0x8000000000000000ull) ? ~b : (b | 0x8000000000000000ull);
+  }
+  }
+  return 0;
 }

@@ -27,6 +27,12 @@ struct test_contexts {
 };
 void test_open_contexts(struct test_contexts *t);
 void test_close_contexts(struct test_contexts *t);
+/* The suites' contexts, opened by test_setup and closed by test_teardown
+ * (cmocka group fixtures: cmocka_run_group_tests(tests, test_setup,
+ * test_teardown)). */
+extern struct test_contexts contexts;
+int test_setup(void **state);
+int test_teardown(void **state);
 /* Whether ctx's device can allocate a buffer of `largest` bytes and hold
  * `total` bytes in all; prints "<what> on <path>: skipped (...)" if not. */
 int test_has_room(clprim_context *ctx, size_t largest, size_t total, const char *what);
@@ -45,6 +51,10 @@ cl_uint test_read_u32(clprim_context *ctx, cl_mem buf, size_t i);
 /* n random elements of type: integers over their whole range when wide is
  * set, else small (so sums stay exact); floats in [-1, 1). */
 void test_random(clprim_type type, void *data, size_t n, int wide);
+/* Element i of data as the selection calls order it, an unsigned key (host
+ * copy of key_of in cl/nth_element.cl): -0.0 equals +0.0, every NaN is one
+ * key above +inf. */
+uint64_t test_order_key(clprim_type type, const void *data, size_t i);
 
 #define TEST_OK(expr)                                                                              \
   do {                                                                                             \

@@ -15,19 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct test_contexts contexts;
-
-static int setup(void **state) {
-  (void)state;
-  test_open_contexts(&contexts);
-  return 0;
-}
-static int teardown(void **state) {
-  (void)state;
-  test_close_contexts(&contexts);
-  return 0;
-}
-
 static const char *ctx_path(clprim_context *ctx) {
   clprim_device_info info;
   clprim_context_get_info(ctx, &info);
@@ -643,5 +630,5 @@ int main(void) {
       cmocka_unit_test(test_rbk_float), cmocka_unit_test(test_rbk_double),
       cmocka_unit_test(test_even),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

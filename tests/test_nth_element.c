@@ -14,51 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct test_contexts contexts;
-
-static int setup(void **state) {
-  (void)state;
-  test_open_contexts(&contexts);
-  return 0;
-}
-static int teardown(void **state) {
-  (void)state;
-  test_close_contexts(&contexts);
-  return 0;
-}
-
-/* The order of the selection calls as an unsigned key (host copy of
- * key_of in cl/nth_element.cl, checked against plain comparisons below). */
-static uint64_t key_of(clprim_type type, const void *data, size_t i) {
-  switch (type) {
-  case CLPRIM_INT32:
-    return (uint32_t)((const int32_t *)data)[i] ^ 0x80000000u;
-  case CLPRIM_UINT32:
-    return ((const uint32_t *)data)[i];
-  case CLPRIM_INT64:
-    return (uint64_t)((const int64_t *)data)[i] ^ 0x8000000000000000ull;
-  case CLPRIM_UINT64:
-    return ((const uint64_t *)data)[i];
-  case CLPRIM_FLOAT: {
-    float x = ((const float *)data)[i];
-    if (isnan(x)) return 0xFFFFFFFFu;
-    if (x == 0.0f) x = 0.0f;
-    uint32_t b;
-    memcpy(&b, &x, 4);
-    return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
-  }
-  case CLPRIM_DOUBLE: {
-    double x = ((const double *)data)[i];
-    if (isnan(x)) return ~0ull;
-    if (x == 0.0) x = 0.0;
-    uint64_t b;
-    memcpy(&b, &x, 8);
-    return (b & 0x8000000000000000ull) ? ~b : (b | 0x8000000000000000ull);
-  }
-  }
-  return 0;
-}
-
 /* qsort comparators on the values themselves: the reference. */
 #define CMP_INT(name, CT)                                                                          \
   static int name(const void *a, const void *b) {                                                  \
@@ -93,7 +48,7 @@ static int same(clprim_type type, clprim_value v, const void *ref, size_t i) {
   clprim_value w;
   memset(&w, 0, sizeof w);
   memcpy(&w, (const unsigned char *)ref + i * clprim_type_size(type), clprim_type_size(type));
-  return key_of(type, &v, 0) == key_of(type, &w, 0);
+  return test_order_key(type, &v, 0) == test_order_key(type, &w, 0);
 }
 
 enum {
@@ -230,9 +185,9 @@ static void check_case(clprim_context *ctx, clprim_type type, const void *data, 
     /* approximate: the returned element really holds a rank at the reported distance */
     uint64_t err = 99;
     TEST_OK(clprim_nth_element_approx(ctx, type, in, n, ranks[r], 0, &v, &err));
-    uint64_t vkey = key_of(type, &v, 0), lo = n, hi = 0;
+    uint64_t vkey = test_order_key(type, &v, 0), lo = n, hi = 0;
     for (size_t i = 0; i < n; ++i)
-      if (key_of(type, ref, i) == vkey) {
+      if (test_order_key(type, ref, i) == vkey) {
         if (lo == n) lo = i;
         hi = i;
       }
@@ -476,5 +431,5 @@ int main(void) {
       cmocka_unit_test(test_uint32), cmocka_unit_test(test_int64),  cmocka_unit_test(test_uint64),
       cmocka_unit_test(test_float),  cmocka_unit_test(test_double),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

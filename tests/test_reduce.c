@@ -10,19 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct test_contexts contexts;
-
-static int setup(void **state) {
-  (void)state;
-  test_open_contexts(&contexts);
-  return 0;
-}
-static int teardown(void **state) {
-  (void)state;
-  test_close_contexts(&contexts);
-  return 0;
-}
-
 static int is_float(clprim_type t) { return t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE; }
 
 static double get_f(clprim_type t, const void *p, size_t i) {
@@ -380,5 +367,5 @@ int main(void) {
       cmocka_unit_test(test_arg_uint64),  cmocka_unit_test(test_arg_float),
       cmocka_unit_test(test_arg_double),  cmocka_unit_test(test_sum),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

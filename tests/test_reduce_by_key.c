@@ -12,19 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct test_contexts contexts;
-
-static int setup(void **state) {
-  (void)state;
-  test_open_contexts(&contexts);
-  return 0;
-}
-static int teardown(void **state) {
-  (void)state;
-  test_close_contexts(&contexts);
-  return 0;
-}
-
 static const char *ctx_path(clprim_context *ctx) {
   clprim_device_info info;
   clprim_context_get_info(ctx, &info);
@@ -246,5 +233,5 @@ static void test_errors(void **state) {
 int main(void) {
   test_init("test_reduce_by_key");
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_errors), cmocka_unit_test(test_types)};
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

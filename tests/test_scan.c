@@ -10,19 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct test_contexts contexts;
-
-static int setup(void **state) {
-  (void)state;
-  test_open_contexts(&contexts);
-  return 0;
-}
-static int teardown(void **state) {
-  (void)state;
-  test_close_contexts(&contexts);
-  return 0;
-}
-
 /* Reference scan; integers wrap as on the device, floats in double. */
 static void reference(clprim_type type, const void *in, double *exact, void *out, size_t n,
                       int inclusive) {
@@ -255,5 +242,5 @@ int main(void) {
       cmocka_unit_test(test_double),    cmocka_unit_test(test_recursion),
       cmocka_unit_test(test_beyond_2_32),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

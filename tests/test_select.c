@@ -11,19 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct test_contexts contexts;
-
-static int setup(void **state) {
-  (void)state;
-  test_open_contexts(&contexts);
-  return 0;
-}
-static int teardown(void **state) {
-  (void)state;
-  test_close_contexts(&contexts);
-  return 0;
-}
-
 /* What one call asks for. */
 struct mode {
   int values, indices, indices_64, count_host, count_buffer;
@@ -692,5 +679,5 @@ int main(void) {
       cmocka_unit_test(test_float),  cmocka_unit_test(test_double),
       cmocka_unit_test(test_beyond_2_32),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

@@ -11,50 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct test_contexts contexts;
-
-static int setup(void **state) {
-  (void)state;
-  test_open_contexts(&contexts);
-  return 0;
-}
-static int teardown(void **state) {
-  (void)state;
-  test_close_contexts(&contexts);
-  return 0;
-}
-
-/* Host copy of key_of in cl/nth_element.cl. */
-static uint64_t key_of(clprim_type type, const void *data, size_t i) {
-  switch (type) {
-  case CLPRIM_INT32:
-    return (uint32_t)((const int32_t *)data)[i] ^ 0x80000000u;
-  case CLPRIM_UINT32:
-    return ((const uint32_t *)data)[i];
-  case CLPRIM_INT64:
-    return (uint64_t)((const int64_t *)data)[i] ^ 0x8000000000000000ull;
-  case CLPRIM_UINT64:
-    return ((const uint64_t *)data)[i];
-  case CLPRIM_FLOAT: {
-    float x = ((const float *)data)[i];
-    if (isnan(x)) return 0xFFFFFFFFu;
-    if (x == 0.0f) x = 0.0f;
-    uint32_t b;
-    memcpy(&b, &x, 4);
-    return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
-  }
-  case CLPRIM_DOUBLE: {
-    double x = ((const double *)data)[i];
-    if (isnan(x)) return ~0ull;
-    if (x == 0.0) x = 0.0;
-    uint64_t b;
-    memcpy(&b, &x, 8);
-    return (b & 0x8000000000000000ull) ? ~b : (b | 0x8000000000000000ull);
-  }
-  }
-  return 0;
-}
-
 struct pair {
   uint64_t key, index;
 };
@@ -125,7 +81,7 @@ static void check_topk(clprim_context *ctx, clprim_type type, const void *data, 
   const int i64 = (flags & CLPRIM_TOPK_INDICES_64) != 0;
   struct pair *ref = malloc(n * sizeof *ref);
   for (size_t i = 0; i < n; ++i)
-    ref[i].key = key_of(type, data, i), ref[i].index = i;
+    ref[i].key = test_order_key(type, data, i), ref[i].index = i;
   qsort(ref, n, sizeof *ref, (flags & CLPRIM_TOPK_SMALLEST) ? by_key_asc : by_key_desc);
   if (!(flags & CLPRIM_TOPK_SORTED)) qsort(ref, (size_t)k, sizeof *ref, by_index);
 
@@ -312,5 +268,5 @@ int main(void) {
       cmocka_unit_test(test_int64),  cmocka_unit_test(test_uint64),
       cmocka_unit_test(test_float),  cmocka_unit_test(test_double),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

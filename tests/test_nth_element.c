@@ -229,7 +229,7 @@ static void check_case(clprim_context *ctx, clprim_type type, const void *data, 
   TEST_OK(clprim_median(ctx, type, in, n, 0, &med, NULL));
   assert_true(same(type, med, ref, (n - 1) / 2));
 
-done:
+done:; /* C11: a label precedes a statement, not a declaration */
   /* The input is unchanged. */
   void *after = malloc(n * es);
   test_read(ctx, in, n * es, after);

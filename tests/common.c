@@ -218,3 +218,18 @@ uint64_t test_order_key(clprim_type type, const void *data, size_t i) {
   }
   return 0;
 }
+
+double test_value_f(clprim_type type, const void *data, size_t i) {
+  return type == CLPRIM_FLOAT ? ((const float *)data)[i] : ((const double *)data)[i];
+}
+
+uint64_t test_value_u(clprim_type type, const void *data, size_t i) {
+  switch (type) {
+  case CLPRIM_INT32:
+    return (uint64_t)(int64_t)((const int32_t *)data)[i];
+  case CLPRIM_UINT32:
+    return ((const uint32_t *)data)[i];
+  default:
+    return ((const uint64_t *)data)[i];
+  }
+}

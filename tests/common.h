@@ -55,6 +55,10 @@ void test_random(clprim_type type, void *data, size_t n, int wide);
  * copy of key_of in cl/nth_element.cl): -0.0 equals +0.0, every NaN is one
  * key above +inf. */
 uint64_t test_order_key(clprim_type type, const void *data, size_t i);
+/* Element i of a float / double array as a double; of an integer array as
+ * its 64-bit pattern (int32 sign-extended). */
+double test_value_f(clprim_type type, const void *data, size_t i);
+uint64_t test_value_u(clprim_type type, const void *data, size_t i);
 
 #define TEST_OK(expr)                                                                              \
   do {                                                                                             \

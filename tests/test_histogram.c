@@ -91,19 +91,6 @@ static int key_valid(uint32_t key, size_t K) {
 
 /* --------------------------------------------------- reduce-by-key */
 
-static double value_f(clprim_type t, const void *p, size_t i) {
-  return t == CLPRIM_FLOAT ? ((const float *)p)[i] : ((const double *)p)[i];
-}
-static uint64_t value_u(clprim_type t, const void *p, size_t i) {
-  switch (t) {
-  case CLPRIM_INT32:
-    return (uint64_t)(int64_t)((const int32_t *)p)[i];
-  case CLPRIM_UINT32:
-    return ((const uint32_t *)p)[i];
-  default:
-    return ((const uint64_t *)p)[i];
-  }
-}
 
 /* One dense reduce-by-key (sums, and counts when with_counts), checked. */
 static void check_rbk(clprim_context *ctx, clprim_type kt, clprim_type vt, size_t n, size_t K,
@@ -126,10 +113,10 @@ static void check_rbk(clprim_context *ctx, clprim_type kt, clprim_type vt, size_
     }
     want_counts[keys[i]]++;
     if (is_float(vt)) {
-      double x = value_f(vt, values, i);
+      double x = test_value_f(vt, values, i);
       want_f[keys[i]] += x, abs_f[keys[i]] += fabs(x);
     } else {
-      want_u[keys[i]] += value_u(vt, values, i);
+      want_u[keys[i]] += test_value_u(vt, values, i);
     }
   }
   cl_mem dkeys = test_buffer(ctx, (n ? n : 1) * 4, keys);
@@ -159,14 +146,14 @@ static void check_rbk(clprim_context *ctx, clprim_type kt, clprim_type vt, size_
       fail_msg("%s: count[%zu] = %u, expected %u", what, k, counts[k], want_counts[k]);
     if (!with_counts && counts[k] != 0xA5A5A5A5u) fail_msg("%s: counts written", what);
     if (is_float(vt)) {
-      double g = value_f(vt, sums, k);
+      double g = test_value_f(vt, sums, k);
       /* Any order of m additions: within m u sum|x| (docs/ACCURACY.md). */
       double bound =
           (double)want_counts[k] * u * abs_f[k] + (vt == CLPRIM_FLOAT ? FLT_MIN : DBL_MIN);
       if (!(fabs(g - want_f[k]) <= bound))
         fail_msg("%s: sum[%zu] = %.17g, expected %.17g (bound %.3g)", what, k, g, want_f[k], bound);
     } else {
-      uint64_t g = value_u(vt, sums, k), w = want_u[k];
+      uint64_t g = test_value_u(vt, sums, k), w = want_u[k];
       if (vs == 4) g = (uint32_t)g, w = (uint32_t)w;
       if (g != w)
         fail_msg("%s: sum[%zu] = %llu, expected %llu", what, k, (unsigned long long)g,

@@ -31,19 +31,6 @@ static void set_key(clprim_type t, void *p, size_t i, uint64_t k) {
   else
     ((uint64_t *)p)[i] = k;
 }
-static double value_f(clprim_type t, const void *p, size_t i) {
-  return t == CLPRIM_FLOAT ? ((const float *)p)[i] : ((const double *)p)[i];
-}
-static uint64_t value_u(clprim_type t, const void *p, size_t i) {
-  switch (t) {
-  case CLPRIM_INT32:
-    return (uint64_t)(int64_t)((const int32_t *)p)[i];
-  case CLPRIM_UINT32:
-    return ((const uint32_t *)p)[i];
-  default:
-    return ((const uint64_t *)p)[i];
-  }
-}
 
 enum runs { ONE_RUN, ALL_DISTINCT, SHORT_RUNS, TILE_RUNS, LONG_RUNS, RUN_KINDS };
 static const char *const runs_name[RUN_KINDS] = {"one run", "all distinct", "short runs",
@@ -85,10 +72,10 @@ static void check(clprim_context *ctx, clprim_type kt, clprim_type vt, size_t n,
     size_t s = segments - 1;
     lengths[s]++;
     if (is_float(vt)) {
-      double x = value_f(vt, values, i);
+      double x = test_value_f(vt, values, i);
       want_f[s] += x, abs_f[s] += fabs(x);
     } else {
-      want_u[s] += value_u(vt, values, i);
+      want_u[s] += test_value_u(vt, values, i);
     }
   }
   cl_mem dkeys = test_buffer(ctx, m * ks, keys), dvalues = test_buffer(ctx, m * vs, values);
@@ -111,13 +98,13 @@ static void check(clprim_context *ctx, clprim_type kt, clprim_type vt, size_t n,
     if (get_key(kt, got_keys, s) != (ks == 4 ? (uint32_t)want_keys[s] : want_keys[s]))
       fail_msg("%s: key %zu wrong", what, s);
     if (is_float(vt)) {
-      double g = value_f(vt, got_sums, s);
+      double g = test_value_f(vt, got_sums, s);
       double bound = (double)lengths[s] * u * abs_f[s] + (vt == CLPRIM_FLOAT ? FLT_MIN : DBL_MIN);
       if (!(fabs(g - want_f[s]) <= bound))
         fail_msg("%s: sum %zu (length %llu) = %.17g, expected %.17g", what, s,
                  (unsigned long long)lengths[s], g, want_f[s]);
     } else {
-      uint64_t g = value_u(vt, got_sums, s), w = want_u[s];
+      uint64_t g = test_value_u(vt, got_sums, s), w = want_u[s];
       if (vs == 4) g = (uint32_t)g, w = (uint32_t)w;
       if (g != w)
         fail_msg("%s: sum %zu (length %llu) wrong", what, s, (unsigned long long)lengths[s]);

@@ -11,8 +11,8 @@
  * ties go to the lower index, which makes the result independent of the
  * order in which work-items visit elements.
  *
- * sum: pairwise within a tile (each work-item adds ITEMS consecutive
- * elements, then the work-group tree), one sum per tile, and the tile sums
+ * sum: pairwise within a tile (each work-item adds ITEMS elements, its
+ * 4-vectors WG apart, then the work-group tree), one sum per tile, and the tile sums
  * reduced again by the same kernel until one is left (accuracy bound in
  * docs/ACCURACY.md).
  *
@@ -160,26 +160,37 @@ void arg_final(__global const T *in, __global const KEY *partial_keys,
 #define AS_S CLPRIM_CAT(as_, S)
 
 /* The sum of each tile of TILE elements of in[0, n), to tile_sums (the
- * buffers hold T; integers are read as the unsigned S, the same bits). */
+ * buffers hold T; integers are read as the unsigned S, the same bits).
+ * Work-item j of a full tile adds the 4-vectors j, j + WG, j + 2 WG, ... of
+ * its tile (ITEMS elements, in that order): each load instruction of a
+ * subgroup reads consecutive 16-byte vectors (coalesced), where ITEMS
+ * consecutive elements per work-item spread each load over ITEMS * 4 bytes
+ * per lane. The order of additions still depends only on n and the tile
+ * shape. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void sum_tiles(__global const S *in, ulong n, __global S *tile_sums) {
   __local S scratch[CLPRIM_WG_SCRATCH(WG)];
-  ulong first = (ulong)get_group_id(0) * TILE + (ulong)get_local_id(0) * ITEMS;
+  const ulong base = (ulong)get_group_id(0) * TILE;
+  const uint lid = (uint)get_local_id(0);
   /* Loaded into registers first, then added in order (as scan.cl does;
    * Oclgrind's uninitialised-value check crashed on the fused form). */
   S v[ITEMS];
-  if (first + ITEMS <= n) {
+  if (base + TILE <= n) {
 #pragma unroll
     for (int k = 0; k < ITEMS / 4; ++k) {
-      S4 q = vload4(k, in + first);
+      S4 q = vload4(k * WG + lid, in + base);
       v[4 * k] = q.s0;
       v[4 * k + 1] = q.s1;
       v[4 * k + 2] = q.s2;
       v[4 * k + 3] = q.s3;
     }
-  } else {
+  } else { /* the last tile: the same elements, one by one */
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) v[k] = first + k < n ? in[first + k] : (S)0;
+    for (int k = 0; k < ITEMS / 4; ++k)
+      for (int e = 0; e < 4; ++e) {
+        const ulong i = base + 4 * ((ulong)k * WG + lid) + e;
+        v[4 * k + e] = i < n ? in[i] : (S)0;
+      }
   }
   S s = 0;
 #pragma unroll

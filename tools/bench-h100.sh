@@ -17,6 +17,7 @@ export CLPRIM_DEVICE=NVIDIA
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 $B --op scan --type int32 --min-log 28 --max-log 28 --reps 25
 $B --op argmax --type float --min-log 28 --max-log 28 --reps 25
+$B --op reduce_sum --type float --min-log 28 --max-log 28 --reps 25
 $B --op select --type float --min-log 28 --max-log 28 --reps 25
 $B --op histogram --type float --min-log 28 --max-log 28 --reps 25
 $B --op histogram_keys --type uint32 --min-log 28 --max-log 28 --reps 25

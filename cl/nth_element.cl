@@ -60,6 +60,9 @@
 #ifndef NTH_NO_RANGE
 #define NTH_NO_RANGE 0 /* 1: extraction always searches (for comparisons) */
 #endif
+#ifndef NTH_TABLE_BITS
+#define NTH_TABLE_BITS 12 /* 0: the tree search alone (for comparisons); at most 13 */
+#endif
 #define NTH_E (4 * NTH_VEC)
 
 #define BUCKETS 512 /* 511 buckets; slot 511 counts NaNs */
@@ -86,13 +89,22 @@
 /* The small buffer of one level, in ulong words: where each chosen bucket
  * goes in the next buffer, the bucket totals and extraction cursors (uint),
  * and the splitters. */
-#define META_WORDS 1312
+#define META_WORDS 3368
 #define META_REGION(m) (m)
 #define META_TOTALS(m) ((__global uint *)((m) + 512))
 #define META_CURSORS(m) ((__global uint *)((m) + 768))
 #define META_TREE(m) ((__global KEY *)((m) + 1024))
 #define META_NCHOSEN(m) ((m)[1280]) /* open buckets chosen */
 #define META_CHOSEN(m) ((m) + 1281) /* the first NTH_MAXC of them */
+#define META_TABLE(m) ((__global uint *)((m) + 1312)) /* up to 2^13 + 2 ushorts */
+#define META_SCALE(m) ((m)[3361])
+
+/* The bucket table: TABLE_E entries over the splitters' key interval
+ * [s_min, s_max] plus one for the keys below it and one for those above. */
+#define TABLE_E (1u << NTH_TABLE_BITS)
+#define TABLE_BELOW TABLE_E
+#define TABLE_ABOVE (TABLE_E + 1)
+#define TABLE_SIZE (TABLE_E + 2)
 
 /* The order-preserving key of x. */
 CLPRIM_INLINE KEY key_of(T x) {
@@ -115,6 +127,74 @@ CLPRIM_INLINE uint bucket_of(KEY k, __local const KEY *tree) {
     if (tree[pos + step - 1] < k) pos += step;
   return 2 * pos + (pos < SPLITTERS && tree[pos] == k);
 }
+
+/* The bucket table (idea: a lookup by the key's position in the splitters'
+ * interval replaces most of the search). entry_of is monotone in k, so for
+ * a key in entry e the splitters below it number between lo(e) = #{j :
+ * entry_of(s[j]) < e} and hi(e) = #{j : entry_of(s[j]) <= e}; table[e] =
+ * lo | hi << 8. Keys below s[0] have entry TABLE_BELOW (0, 0), above
+ * s[254] TABLE_ABOVE (255, 255). Where lo == hi (no splitter maps to the
+ * entry: most entries when the table is several times finer than the
+ * splitters) the bucket is 2 lo, no splitter read; else a binary search of
+ * s[lo, hi) with the equality test from its last step. Correct for any
+ * data: only the speed depends on how keys spread over the entries.
+ * scale: entry = mul_hi(k - s_min, scale), clamped to TABLE_E - 1. */
+#if NTH_TABLE_BITS
+CLPRIM_INLINE uint entry_of(KEY k, KEY smin, KEY smax, KEY scale) {
+  const KEY e = min(mul_hi((KEY)(k - smin), scale), (KEY)(TABLE_E - 1));
+  return k < smin ? TABLE_BELOW : k > smax ? TABLE_ABOVE : (uint)e;
+}
+
+/* The scale that spreads [smin, smax] over the TABLE_E entries (rounding
+ * does not matter: entry_of clamps, and any monotone map is correct). */
+CLPRIM_INLINE KEY table_scale(KEY smin, KEY smax) {
+  if (smax == smin) return 0;
+#if KEY_BITS == 32
+  const float two_kb = 4294967296.0f;
+#else
+  const float two_kb = 18446744073709551616.0f;
+#endif
+  const float f = (float)(TABLE_E - 1) * (two_kb / ((float)(smax - smin) + 1.0f));
+  return f >= two_kb ? KEY_MAX : (KEY)f;
+}
+
+CLPRIM_INLINE uint bucket_in(KEY k, uint t, __local const KEY *tree) {
+  uint lo = t & 0xFFu, hi = t >> 8;
+  int eq = 0;
+  while (lo < hi) { /* s[hi] > k when hi < SPLITTERS: no equality there */
+    const uint mid = (lo + hi) / 2;
+    const KEY v = tree[mid];
+    if (v < k)
+      lo = mid + 1;
+    else
+      hi = mid, eq = v == k;
+  }
+  return 2 * lo + eq;
+}
+
+CLPRIM_INLINE uint bucket_by_table(KEY k, __local const ushort *table, __local const KEY *tree,
+                                   KEY smin, KEY smax, KEY scale) {
+  return bucket_in(k, table[entry_of(k, smin, smax, scale)], tree);
+}
+
+/* NTH_E keys: the table loads first (independent), then the searches. */
+CLPRIM_INLINE void buckets_by_table(const KEY *k, uint *bucket, __local const ushort *table,
+                                    __local const KEY *tree, KEY smin, KEY smax, KEY scale) {
+  uint t[NTH_E];
+#pragma unroll
+  for (uint e = 0; e < NTH_E; ++e)
+    t[e] = table[entry_of(k[e], smin, smax, scale)];
+#pragma unroll
+  for (uint e = 0; e < NTH_E; ++e)
+    bucket[e] = (t[e] & 0xFFu) == (t[e] >> 8) ? 2 * (t[e] & 0xFFu) : bucket_in(k[e], t[e], tree);
+}
+
+/* The table to local memory (table_w: TABLE_SIZE / 2 uints). */
+CLPRIM_INLINE void load_table(__local uint *table_w, __global const ulong *meta) {
+  for (uint j = (uint)get_local_id(0); j < TABLE_SIZE / 2; j += WG)
+    table_w[j] = META_TABLE(meta)[j];
+}
+#endif
 
 /* Ascending bitonic sort of s[0, len), len a power of two, by the work-group. */
 CLPRIM_INLINE void local_sort(__local KEY *s, uint len) {
@@ -180,6 +260,30 @@ nth_sample(__global const T *in, ulong offset, ulong n, ulong seed, __global ulo
   local_sort(s, SAMPLE);
   for (uint j = lid; j < SPLITTERS; j += WG)
     tree[j] = s[(j + 1) * (SAMPLE / 256)];
+#if NTH_TABLE_BITS
+  /* The bucket table (see entry_of): the splitters' entries, then per entry
+   * the splitters of lower entries by a binary search of those. */
+  __local uint ent[SPLITTERS + 1];
+  const KEY smin = s[SAMPLE / 256], smax = s[SPLITTERS * (SAMPLE / 256)];
+  const KEY scale = table_scale(smin, smax);
+  for (uint j = lid; j < SPLITTERS + 1; j += WG)
+    ent[j] = j < SPLITTERS ? entry_of(s[(j + 1) * (SAMPLE / 256)], smin, smax, scale) : TABLE_E;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  __global ushort *table = (__global ushort *)META_TABLE(meta);
+  for (uint e = lid; e < TABLE_SIZE; e += WG) {
+    uint lo = 0, hi = 0;
+    if (e == TABLE_ABOVE) {
+      lo = hi = SPLITTERS;
+    } else if (e < TABLE_E) {
+      for (uint step = 128; step > 0; step >>= 1)
+        if (ent[lo + step - 1] < e) lo += step;
+      for (uint step = 128; step > 0; step >>= 1)
+        if (ent[hi + step - 1] <= e) hi += step;
+    }
+    table[e] = (ushort)(lo | hi << 8);
+  }
+  if (lid == 0) META_SCALE(meta) = scale;
+#endif
 }
 
 CLPRIM_INLINE __global const KEY *tree_g_of(__global ulong *meta) {
@@ -348,6 +452,30 @@ CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
 }
 #endif
 
+/* The bucket search of nth_count and nth_extract: by the table, or with
+ * -DNTH_TABLE_BITS=0 by the tree alone. SEARCH_SETUP declares and loads
+ * (before a barrier), SEARCH_TOP reads what the searches keep in registers
+ * (after it). */
+#if NTH_TABLE_BITS
+#define SEARCH_SETUP                                                                               \
+  __local uint table_w[TABLE_SIZE / 2];                                                            \
+  load_table(table_w, meta);
+#define SEARCH_TOP                                                                                 \
+  __local const ushort *table = (__local const ushort *)table_w;                                   \
+  const KEY smin = tree[0], smax = tree[SPLITTERS - 1], scale = (KEY)META_SCALE(meta);
+#define SEARCH_BATCH(keys, b) buckets_by_table(keys, b, table, tree, smin, smax, scale)
+#define SEARCH_ONE(k) bucket_by_table(k, table, tree, smin, smax, scale)
+#else
+#define SEARCH_SETUP                                                                               \
+  __local KEY eytz[SPLITTERS + 1];                                                                 \
+  load_eytz(eytz, tree_g);
+#define SEARCH_TOP                                                                                 \
+  KEY top[3];                                                                                      \
+  load_top(top, eytz);
+#define SEARCH_BATCH(keys, b) buckets_of(keys, b, tree, eytz, top)
+#define SEARCH_ONE(k) bucket_of(k, tree)
+#endif
+
 /* counts[group * BUCKETS + b]: the group's keys in bucket b (b = NAN_SLOT:
  * NaNs), also added to totals[b]. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
@@ -364,16 +492,15 @@ nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulo
   counts += counts_at;
   __global const KEY *tree_g = META_TREE(meta);
   __global uint *totals = META_TOTALS(meta);
-  __local KEY tree[SPLITTERS + 1], eytz[SPLITTERS + 1];
+  __local KEY tree[SPLITTERS + 1];
   __local uint local_counts[BUCKETS];
   const uint lid = (uint)get_local_id(0);
   load_tree(tree, tree_g);
-  load_eytz(eytz, tree_g);
+  SEARCH_SETUP
   for (uint b = lid; b < BUCKETS; b += WG)
     local_counts[b] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
-  KEY top[3];
-  load_top(top, eytz);
+  SEARCH_TOP
 #if T_FLOAT
 #define COUNT_NAN(k, valid)                                                                        \
   if ((valid) && (k) == KEY_MAX) atomic_inc(&local_counts[NAN_SLOT]);
@@ -383,7 +510,7 @@ nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulo
 #define COUNT_BATCH(keys, valid, quad)                                                             \
   {                                                                                                \
     uint b_[NTH_E];                                                                                \
-    buckets_of(keys, b_, tree, eytz, top);                                                         \
+    SEARCH_BATCH(keys, b_);                                                                        \
     _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) {                                           \
       count_one(local_counts, b_[e], valid[e / 4]);                                                \
       COUNT_NAN(keys[e], valid[e / 4])                                                             \
@@ -392,7 +519,7 @@ nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulo
 #define COUNT_VISIT(k, valid, i)                                                                   \
   {                                                                                                \
     const KEY k_ = (k);                                                                            \
-    count_one(local_counts, bucket_of(k_, tree), (valid));                                         \
+    count_one(local_counts, SEARCH_ONE(k_), (valid));                                               \
     COUNT_NAN(k_, valid)                                                                           \
   }
   TRAVERSE(COUNT_BATCH, COUNT_VISIT)
@@ -528,7 +655,7 @@ nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *meta, u
   __global const KEY *tree_g = META_TREE(meta);
   __global const ulong *region_start = META_REGION(meta);
   __global uint *cursors = META_CURSORS(meta);
-  __local KEY tree[SPLITTERS + 1], eytz[SPLITTERS + 1];
+  __local KEY tree[SPLITTERS + 1];
   __local uint base[BUCKETS];
   __local uint fill[BUCKETS];
   __local KEY first[NTH_MAXC], span[NTH_MAXC];
@@ -570,20 +697,19 @@ nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *meta, u
     TRAVERSE(RANGE_BATCH, RANGE_VISIT)
     return;
   }
-  load_eytz(eytz, tree_g);
+  SEARCH_SETUP
   barrier(CLK_LOCAL_MEM_FENCE);
-  KEY top[3];
-  load_top(top, eytz);
+  SEARCH_TOP
 #define EXTRACT_VISIT(k, valid, i)                                                                 \
   if (valid) {                                                                                     \
     const KEY k_ = (k);                                                                            \
-    const uint b_ = bucket_of(k_, tree);                                                           \
+    const uint b_ = SEARCH_ONE(k_);                                                                \
     if (base[b_] != NO_BASE) out[region_start[b_] + base[b_] + atomic_inc(&fill[b_])] = k_;        \
   }
 #define EXTRACT_BATCH(keys, valid, quad)                                                           \
   {                                                                                                \
     uint b_[NTH_E];                                                                                \
-    buckets_of(keys, b_, tree, eytz, top);                                                         \
+    SEARCH_BATCH(keys, b_);                                                                        \
     _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) if (valid[e / 4] && base[b_[e]] != NO_BASE) \
         out[region_start[b_[e]] + base[b_[e]] + atomic_inc(&fill[b_[e]])] = keys[e];               \
   }

@@ -27,7 +27,7 @@ enum {
 };
 
 #define BUCKETS 512 /* as in cl/nth_element.cl */
-#define META_WORDS 1312
+#define META_WORDS 3368
 #define BASE 2048
 #define STATE_WORDS 6
 #define SUB_WORDS 12                 /* as in cl/nth_element.cl */

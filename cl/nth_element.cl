@@ -54,14 +54,21 @@
 #ifndef NTH_TOP
 #define NTH_TOP 2 /* search-tree levels held in registers (0, 1 or 2) */
 #endif
+#ifndef NTH_TABLE_BITS
+#define NTH_TABLE_BITS 12 /* 0: the tree search alone (for comparisons); at most 13 */
+#endif
 #ifndef NTH_MAXC
-#define NTH_MAXC 16 /* chosen buckets extracted by key ranges, not searched */
+#define NTH_MAXC 16 /* chosen buckets listed in the meta (NTH_RANGE_MAX at most) */
+#endif
+#ifndef NTH_RANGE_MAX /* chosen buckets extracted by key ranges, not searched */
+#if NTH_TABLE_BITS
+#define NTH_RANGE_MAX 1 /* more: the table search is cheaper than NTH_RANGE_MAX compares */
+#else
+#define NTH_RANGE_MAX NTH_MAXC
+#endif
 #endif
 #ifndef NTH_NO_RANGE
 #define NTH_NO_RANGE 0 /* 1: extraction always searches (for comparisons) */
-#endif
-#ifndef NTH_TABLE_BITS
-#define NTH_TABLE_BITS 12 /* 0: the tree search alone (for comparisons); at most 13 */
 #endif
 #define NTH_E (4 * NTH_VEC)
 
@@ -160,6 +167,12 @@ CLPRIM_INLINE KEY table_scale(KEY smin, KEY smax) {
 
 CLPRIM_INLINE uint bucket_in(KEY k, uint t, __local const KEY *tree) {
   uint lo = t & 0xFFu, hi = t >> 8;
+  if (lo == hi) return 2 * lo;
+  /* The entry's first splitter first: it answers keys up to it (an entry
+   * of one splitter, or of one value repeated: duplicates), else the rest. */
+  const KEY first = tree[lo];
+  if (k <= first) return 2 * lo + (k == first);
+  ++lo;
   int eq = 0;
   while (lo < hi) { /* s[hi] > k when hi < SPLITTERS: no equality there */
     const uint mid = (lo + hi) / 2;
@@ -186,7 +199,7 @@ CLPRIM_INLINE void buckets_by_table(const KEY *k, uint *bucket, __local const us
     t[e] = table[entry_of(k[e], smin, smax, scale)];
 #pragma unroll
   for (uint e = 0; e < NTH_E; ++e)
-    bucket[e] = (t[e] & 0xFFu) == (t[e] >> 8) ? 2 * (t[e] & 0xFFu) : bucket_in(k[e], t[e], tree);
+    bucket[e] = bucket_in(k[e], t[e], tree);
 }
 
 /* The table to local memory (table_w: TABLE_SIZE / 2 uints). */
@@ -446,6 +459,14 @@ CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
     atomic_inc(&counts[b]);
   }
 }
+#elif defined(NTH_PROBE) /* measurement only, wrong counts: 1 conflict-free atomics, 2 none */
+CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
+#if NTH_PROBE == 1
+  if (valid) atomic_inc(&counts[(get_local_id(0) + bucket * 0) & 511]);
+#else
+  if (valid && bucket == 12345u) atomic_inc(&counts[0]);
+#endif
+}
 #else
 CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
   if (valid) atomic_inc(&counts[bucket]);
@@ -673,7 +694,7 @@ nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *meta, u
     fill[b] = 0;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (nchosen <= NTH_MAXC && !NTH_NO_RANGE) {
+  if (nchosen <= NTH_RANGE_MAX && !NTH_NO_RANGE) {
     /* The chosen buckets this group holds keys of, compacted. */
     if (lid < nchosen) {
       const uint b = (uint)META_CHOSEN(meta)[lid];
@@ -1001,6 +1022,56 @@ topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *met
   _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e)                                               \
       CANDIDATE_VISIT(keys[e], valid[e / 4], 4 * quad[e / 4] + e % 4)
   TRAVERSE(CANDIDATE_BATCH, CANDIDATE_VISIT)
+}
+
+/* The same candidates without a counting pass before: each round of the
+ * traversal the group's candidates take local places (a local atomic), one
+ * global atomic on META_CURSORS(meta)[0] (zeroed before) reserves
+ * room for all of them, and only places below cap are written. The cursor
+ * ends as the number of candidates: more than cap, and the host repeats
+ * the work with topk_range_count and topk_candidates. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+topk_candidates_direct(__global const T *in, ulong offset, ulong n, __global ulong *meta,
+                       uint lo, uint hi, __global ulong *cand, ulong idx_at, ulong cap) {
+  __local KEY tree[SPLITTERS + 1];
+  __local uint fill[2], base;
+  const uint lid = (uint)get_local_id(0);
+  const uint group = (uint)get_group_id(0), groups = (uint)(get_global_size(0) / WG);
+  __global KEY *cand_keys = (__global KEY *)cand;
+  __global ulong *cand_idx = cand + idx_at;
+  __global uint *cursor = META_CURSORS(meta);
+  load_tree(tree, tree_g_of(meta));
+  if (lid == 0) fill[0] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  KEY first, span;
+  if (!key_range(lo, hi, tree, &first, &span)) return; /* uniform */
+  uint par = 0;
+#define DIRECT_VISIT(k, valid, i)                                                                  \
+  if ((valid) && (k)-first <= span) {                                                              \
+    const uint p_ = atomic_inc(cursor);                                                            \
+    if (p_ < cap) cand_keys[p_] = (k), cand_idx[p_] = (i);                                         \
+  }
+#define DIRECT_BATCH(keys, valid, quad)                                                            \
+  {                                                                                                \
+    uint r_[NTH_E];                                                                                \
+    _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) r_[e] =                                     \
+        valid[e / 4] && keys[e] - first <= span ? atomic_inc(&fill[par]) : 0xFFFFFFFFu;            \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    if (lid == 0) {                                                                                \
+      const uint c_ = fill[par];                                                                   \
+      base = c_ ? atomic_add(cursor, c_) : 0;                                                      \
+      fill[par ^ 1u] = 0;                                                                          \
+    }                                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    const ulong b_ = base;                                                                         \
+    _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) if (r_[e] != 0xFFFFFFFFu &&                 \
+                                                           b_ + r_[e] < cap) {                     \
+      cand_keys[b_ + r_[e]] = keys[e];                                                             \
+      cand_idx[b_ + r_[e]] = 4 * quad[e / 4] + e % 4;                                              \
+    }                                                                                              \
+    par ^= 1u;                                                                                     \
+  }
+  TRAVERSE(DIRECT_BATCH, DIRECT_VISIT)
 }
 
 /* Splits the c candidates against the threshold key t: those beyond it go

@@ -508,8 +508,9 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
   const clprim_type key_type = key_bits(type) == 32 ? CLPRIM_UINT32 : CLPRIM_UINT64;
   const size_t es = clprim_type_size(type);
   const int smallest = (flags & CLPRIM_TOPK_SMALLEST) != 0;
-  cl_kernel sample, count_kernel, choose, range_count, candidates, split, finish;
+  cl_kernel sample, count_kernel, choose, range_count, candidates, direct, split, finish;
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "nth_sample", &sample));
+  CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_candidates_direct", &direct));
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_range_count", &range_count));
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "nth_count", &count_kernel));
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "nth_choose", &choose));
@@ -519,7 +520,7 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
   size_t groups = (n / 4 + c.wg - 1) / c.wg;
   if (groups > c.max_groups) groups = c.max_groups;
   if (groups == 0) groups = 1;
-  cl_mem counts, meta, state, ranks_dev, results, cand;
+  cl_mem counts, meta, state, ranks_dev, results;
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_COUNTS, groups * BUCKETS * 4, &counts));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_META, META_WORDS * 8, &meta));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_STATE, (2 + STATE_WORDS) * 8, &state));
@@ -533,8 +534,18 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
                                 sizeof meta, &meta, sizeof zero64, &zero64, sizeof no_subs,
                                 &no_subs));
   CLPRIM_CHECK(clprim__enqueue(ctx, sample, 1, c.wg));
-  size_t cands;
+  size_t cands, room; /* candidates, and the room laid out for them */
   cl_uint lo, hi;
+  cl_mem cand;
+  const size_t pairs = BASE; /* room for the chosen pairs */
+  /* The candidates' buffer, in ulong words (see cl/nth_element.cl), for
+   * room candidates. */
+#define ALIGN4(x) (((x) + 3) & ~(size_t)3)
+#define CAND_LAYOUT(room)                                                                          \
+  idx_at = ALIGN4(((room)*es + 7) / 8), eq_at = idx_at + ALIGN4(room),                             \
+  pk_at = eq_at + ALIGN4(room), pi_at = pk_at + pairs, cur_at = pi_at + pairs
+  size_t idx_at, eq_at, pk_at, pi_at, cur_at;
+  int gathered = 0; /* the candidates are in cand already */
   if (!(flags & CLPRIM_NTH_REJECT_NAN)) {
     /* The sample alone picks the candidates' buckets: beyond the splitter
      * whose sample rank leaves about 4k + 256 keys expected beyond it (the
@@ -551,14 +562,32 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
         ;
       lo = 2 * j, hi = 510; /* keys above s[j-1] */
     }
-    CLPRIM_CHECK(clprim__set_args(range_count, 7, sizeof in, &in, sizeof zero64, &zero64,
-                                  sizeof len, &len, sizeof meta, &meta, sizeof counts, &counts,
-                                  sizeof lo, &lo, sizeof hi, &hi));
-    CLPRIM_CHECK(clprim__enqueue(ctx, range_count, groups, c.wg));
+    /* One pass gathers them into room for 4 times the expected number (the
+     * sample's share beyond the splitter); more, and the counted way. */
+    const uint64_t expected = smallest ? (uint64_t)n * 4 * (j + 1) / 1024
+                                       : (uint64_t)n * (1024 - 4 * (uint64_t)j) / 1024;
+    size_t cap = (size_t)(4 * expected + 4096);
+    if (cap > n / 16 + 1) cap = n / 16 + 1;
+    CAND_LAYOUT(cap);
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TOPK, (cur_at + 4) * 8, &cand));
+    cl_ulong idx_at64 = idx_at, cap64 = cap;
+    CLPRIM_CHECK(clprim__set_args(direct, 9, sizeof in, &in, sizeof zero64, &zero64, sizeof len,
+                                  &len, sizeof meta, &meta, sizeof lo, &lo, sizeof hi, &hi,
+                                  sizeof cand, &cand, sizeof idx_at64, &idx_at64, sizeof cap64,
+                                  &cap64));
+    const cl_uint zero32 = 0;
+    CLPRIM_CHECK(clprim__fill(ctx, meta, &zero32, 4, 768 * 8, 4)); /* its cursor */
+    CLPRIM_CHECK(clprim__enqueue(ctx, direct, groups, c.wg));
     cl_uint total = 0;
-    CLPRIM_CHECK(clprim__read(ctx, meta, 512 * 8 + (size_t)lo * 4, 4, &total));
-    cands = total;
-    if (cands < k) return CLPRIM_SUCCESS; /* the general path */
+    CLPRIM_CHECK(clprim__read(ctx, meta, 768 * 8, 4, &total));
+    cands = total, room = cap, gathered = total <= cap;
+    if (cands < k || cands > n / 16) return CLPRIM_SUCCESS; /* the general path */
+    if (!gathered) {
+      CLPRIM_CHECK(clprim__set_args(range_count, 7, sizeof in, &in, sizeof zero64, &zero64,
+                                    sizeof len, &len, sizeof meta, &meta, sizeof counts, &counts,
+                                    sizeof lo, &lo, sizeof hi, &hi));
+      CLPRIM_CHECK(clprim__enqueue(ctx, range_count, groups, c.wg));
+    }
   } else {
     /* Level 0 for the threshold's rank (its NaN count is wanted). */
     cl_ulong rank = smallest ? k - 1 : n - k;
@@ -582,20 +611,23 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
     const uint64_t bucket = st[2], before = st[3], size = st[4];
     cands = (size_t)(smallest ? before + size : n - before);
     lo = smallest ? 0 : (cl_uint)bucket, hi = smallest ? (cl_uint)bucket : 510;
+    room = cands;
   }
   if (cands > n / 16) return CLPRIM_SUCCESS; /* not worth it: the general path */
-
-    /* The candidates' buffer, in ulong words (see cl/nth_element.cl). */
-#define ALIGN4(x) (((x) + 3) & ~(size_t)3)
-  const size_t idx_at = ALIGN4((cands * es + 7) / 8), eq_at = idx_at + ALIGN4(cands),
-               pk_at = eq_at + ALIGN4(cands), pi_at = pk_at + BASE, cur_at = pi_at + BASE;
+  if (!gathered) {
+    room = cands;
+    CAND_LAYOUT(room);
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TOPK, (cur_at + 4) * 8, &cand));
+    cl_ulong idx_at64 = idx_at;
+    CLPRIM_CHECK(clprim__set_args(candidates, 9, sizeof in, &in, sizeof zero64, &zero64,
+                                  sizeof len, &len, sizeof meta, &meta, sizeof counts, &counts,
+                                  sizeof lo, &lo, sizeof hi, &hi, sizeof cand, &cand,
+                                  sizeof idx_at64, &idx_at64));
+    CLPRIM_CHECK(clprim__enqueue(ctx, candidates, groups, c.wg));
+  }
+#undef CAND_LAYOUT
 #undef ALIGN4
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TOPK, (cur_at + 4) * 8, &cand));
   cl_ulong idx_at64 = idx_at;
-  CLPRIM_CHECK(clprim__set_args(candidates, 9, sizeof in, &in, sizeof zero64, &zero64, sizeof len,
-                                &len, sizeof meta, &meta, sizeof counts, &counts, sizeof lo, &lo,
-                                sizeof hi, &hi, sizeof cand, &cand, sizeof idx_at64, &idx_at64));
-  CLPRIM_CHECK(clprim__enqueue(ctx, candidates, groups, c.wg));
 
   /* The threshold among the candidates (keys, so the key type). */
   uint64_t rank2 = smallest ? k - 1 : cands - k, t = 0;

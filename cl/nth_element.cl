@@ -9,8 +9,13 @@
  *  1. nth_sample (one work-group): SAMPLE keys at pseudo-random positions,
  *     bitonic sort in local memory, 255 splitters every SAMPLE/256 keys; also
  *     zeroes the bucket totals.
- *  2. nth_count: each key's bucket by a branch-free binary search of the
- *     splitters (an implicit search tree in local memory): bucket 2j is the
+ *     It also builds the bucket table (entry_of): 4096 entries over the
+ *     splitters' key interval, each the range of splitters its keys can
+ *     lie between.
+ *  2. nth_count: each key's bucket by one load of the bucket table, and
+ *     only where an entry holds splitters, a compare with its first and a
+ *     binary search of the rest (-DNTH_TABLE_BITS=0: the branch-free search
+ *     of an implicit tree, 8 local loads per key): bucket 2j is the
  *     open interval (s[j-1], s[j]), bucket 2j+1 the keys equal to s[j]
  *     (equality buckets: repeated splitters from duplicates make them big,
  *     and a rank that falls in one is answered at once). Counts per
@@ -23,10 +28,16 @@
  *  4. nth_extract: the same traversal as nth_count; each work-group reserves
  *     room for its share of each chosen bucket (its count from step 2) and
  *     writes those keys, unordered (order does not matter to selection).
+ *     One chosen bucket is told by its key range (no search), more by the
+ *     table search.
  * A bucket of at most SMALL_MAX keys is finished by nth_small: one
  * work-group per rank repeats the level on its own (no host round trips),
  * and sorts the last BASE keys or fewer in local memory.
  *
+ * Top-k, k <= BASE: the keys beyond one splitter of the sample (a key
+ * range) are the candidates; topk_candidates_direct gathers them in one
+ * pass (topk_range_count + topk_candidates, two passes, when they overflow
+ * the room the host expected), then selection among them.
  * Top-k: topk_count / topk_scatter compact the elements beyond a threshold
  * key plus the first `need` equal to it (ties to the lowest indices), in
  * index order; topk_sort_step / topk_gather sort them on request.
@@ -147,9 +158,16 @@ CLPRIM_INLINE uint bucket_of(KEY k, __local const KEY *tree) {
  * data: only the speed depends on how keys spread over the entries.
  * scale: entry = mul_hi(k - s_min, scale), clamped to TABLE_E - 1. */
 #if NTH_TABLE_BITS
+#ifndef NTH_CLAMP
+#define NTH_CLAMP 0
+#endif
 CLPRIM_INLINE uint entry_of(KEY k, KEY smin, KEY smax, KEY scale) {
+#if NTH_CLAMP /* keys outside [smin, smax] to the end entries: fewer instructions, a search */
+  return (uint)min(mul_hi((KEY)(clamp(k, smin, smax) - smin), scale), (KEY)(TABLE_E - 1));
+#else
   const KEY e = min(mul_hi((KEY)(k - smin), scale), (KEY)(TABLE_E - 1));
   return k < smin ? TABLE_BELOW : k > smax ? TABLE_ABOVE : (uint)e;
+#endif
 }
 
 /* The scale that spreads [smin, smax] over the TABLE_E entries (rounding
@@ -270,6 +288,7 @@ nth_sample(__global const T *in, ulong offset, ulong n, ulong seed, __global ulo
     s[j] = key_of(in[mix64(seed + j) % n]);
   for (uint b = lid; b < BUCKETS; b += WG)
     totals[b] = 0;
+  if (lid == 0) META_CURSORS(meta)[0] = 0; /* for topk_candidates_direct */
   local_sort(s, SAMPLE);
   for (uint j = lid; j < SPLITTERS; j += WG)
     tree[j] = s[(j + 1) * (SAMPLE / 256)];
@@ -1026,7 +1045,7 @@ topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *met
 
 /* The same candidates without a counting pass before: each round of the
  * traversal the group's candidates take local places (a local atomic), one
- * global atomic on META_CURSORS(meta)[0] (zeroed before) reserves
+ * global atomic on META_CURSORS(meta)[0] (zeroed by nth_sample) reserves
  * room for all of them, and only places below cap are written. The cursor
  * ends as the number of candidates: more than cap, and the host repeats
  * the work with topk_range_count and topk_candidates. */

@@ -46,6 +46,8 @@ static struct nth_config nth_config(const clprim_context *ctx) {
   if (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU)) c.wg = 64, per_unit = 2;
   while (c.wg > ctx->info.max_work_group_size && c.wg > 32)
     c.wg /= 2;
+  const char *env = getenv("CLPRIM_NTH_GROUPS_PER_UNIT"); /* for comparisons */
+  if (env && atoi(env) > 0) per_unit = (size_t)atoi(env);
   c.max_groups = (ctx->info.compute_units ? ctx->info.compute_units : 1) * per_unit;
   return c;
 }
@@ -575,8 +577,6 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
                                   &len, sizeof meta, &meta, sizeof lo, &lo, sizeof hi, &hi,
                                   sizeof cand, &cand, sizeof idx_at64, &idx_at64, sizeof cap64,
                                   &cap64));
-    const cl_uint zero32 = 0;
-    CLPRIM_CHECK(clprim__fill(ctx, meta, &zero32, 4, 768 * 8, 4)); /* its cursor */
     CLPRIM_CHECK(clprim__enqueue(ctx, direct, groups, c.wg));
     cl_uint total = 0;
     CLPRIM_CHECK(clprim__read(ctx, meta, 768 * 8, 4, &total));

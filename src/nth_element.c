@@ -130,10 +130,10 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
   const struct nth_config c = nth_config(ctx);
   const clprim_type key_type = key_bits(type) == 32 ? CLPRIM_UINT32 : CLPRIM_UINT64;
   const size_t key_size = clprim_type_size(type);
-  const char *const names[5] = {"nth_sample", "nth_count", "nth_choose", "nth_extract",
-                                "nth_small"};
-  cl_kernel k_elem[5], k_key[5];
-  for (int j = 0; j < 5; ++j) {
+  const char *const names[6] = {"nth_sample", "nth_count",  "nth_choose",
+                                "nth_extract", "nth_small", "nth_extract_one"};
+  cl_kernel k_elem[6], k_key[6];
+  for (int j = 0; j < 6; ++j) {
     CLPRIM_CHECK(nth_kernel(ctx, type, &c, names[j], &k_elem[j]));
     CLPRIM_CHECK(nth_kernel(ctx, key_type, &c, names[j], &k_key[j]));
   }
@@ -350,11 +350,21 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
       }
       if (hs[1] > 0) any_extract = 1;
       if (hs[1] > 0 && !batched) {
-        st = clprim__set_args(k[3], 11, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
+        /* One open bucket chosen: nth_extract_one, a streaming pass by its
+         * key range. */
+        cl_uint one = 0, nopen = 0;
+        for (unsigned r = r0; r < r1; ++r) {
+          const uint64_t b = hs[2 + STATE_WORDS * (r - r0)];
+          if (!(b & 1u) && (nopen == 0 || b != one)) one = (cl_uint)b, ++nopen;
+        }
+        cl_kernel x = nopen == 1 ? k[5] : k[3];
+        st = clprim__set_args(x, 11, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
                               sizeof meta, &meta, sizeof meta_at, &meta_at, sizeof counts, &counts,
                               sizeof counts_at, &counts_at, sizeof out, &out, sizeof ranks_dev,
                               &ranks_dev, sizeof subs_at, &subs_at, sizeof no_subs, &no_subs);
-        if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[3], cur_groups[s], c.wg);
+        if (st == CLPRIM_SUCCESS && nopen == 1)
+          st = (clprim_status)clSetKernelArg(x, 11, sizeof one, &one);
+        if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, x, cur_groups[s], c.wg);
       }
     }
     if (st == CLPRIM_SUCCESS && batched && any_extract) {

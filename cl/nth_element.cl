@@ -9,8 +9,13 @@
  *  1. nth_sample (one work-group): SAMPLE keys at pseudo-random positions,
  *     bitonic sort in local memory, 255 splitters every SAMPLE/256 keys; also
  *     zeroes the bucket totals.
- *  2. nth_count: each key's bucket by a branch-free binary search of the
- *     splitters (an implicit search tree in local memory): bucket 2j is the
+ *     It also builds the bucket table (entry_of): 8192 entries over the
+ *     splitters' key interval, each the range of splitters its keys can
+ *     lie between.
+ *  2. nth_count: each key's bucket by one load of the bucket table, and
+ *     only where an entry holds splitters, a compare with its first and a
+ *     binary search of the rest (-DNTH_TABLE_BITS=0: the branch-free search
+ *     of an implicit tree, 8 local loads per key): bucket 2j is the
  *     open interval (s[j-1], s[j]), bucket 2j+1 the keys equal to s[j]
  *     (equality buckets: repeated splitters from duplicates make them big,
  *     and a rank that falls in one is answered at once). Counts per
@@ -23,10 +28,16 @@
  *  4. nth_extract: the same traversal as nth_count; each work-group reserves
  *     room for its share of each chosen bucket (its count from step 2) and
  *     writes those keys, unordered (order does not matter to selection).
+ *     One chosen bucket is told by its key range (no search), more by the
+ *     table search.
  * A bucket of at most SMALL_MAX keys is finished by nth_small: one
  * work-group per rank repeats the level on its own (no host round trips),
  * and sorts the last BASE keys or fewer in local memory.
  *
+ * Top-k, k <= BASE: the keys beyond one splitter of the sample (a key
+ * range) are the candidates; topk_candidates_direct gathers them in one
+ * pass (topk_range_count + topk_candidates, two passes, when they overflow
+ * the room the host expected), then selection among them.
  * Top-k: topk_count / topk_scatter compact the elements beyond a threshold
  * key plus the first `need` equal to it (ties to the lowest indices), in
  * index order; topk_sort_step / topk_gather sort them on request.
@@ -54,8 +65,18 @@
 #ifndef NTH_TOP
 #define NTH_TOP 2 /* search-tree levels held in registers (0, 1 or 2) */
 #endif
+#ifndef NTH_TABLE_BITS
+#define NTH_TABLE_BITS 13 /* 0: the tree search alone (for comparisons); at most 13 */
+#endif
 #ifndef NTH_MAXC
-#define NTH_MAXC 16 /* chosen buckets extracted by key ranges, not searched */
+#define NTH_MAXC 16 /* chosen buckets listed in the meta (NTH_RANGE_MAX at most) */
+#endif
+#ifndef NTH_RANGE_MAX /* chosen buckets extracted by key ranges, not searched */
+#if NTH_TABLE_BITS
+#define NTH_RANGE_MAX 1 /* more: the table search is cheaper than NTH_RANGE_MAX compares */
+#else
+#define NTH_RANGE_MAX NTH_MAXC
+#endif
 #endif
 #ifndef NTH_NO_RANGE
 #define NTH_NO_RANGE 0 /* 1: extraction always searches (for comparisons) */
@@ -86,13 +107,22 @@
 /* The small buffer of one level, in ulong words: where each chosen bucket
  * goes in the next buffer, the bucket totals and extraction cursors (uint),
  * and the splitters. */
-#define META_WORDS 1312
+#define META_WORDS 3368
 #define META_REGION(m) (m)
 #define META_TOTALS(m) ((__global uint *)((m) + 512))
 #define META_CURSORS(m) ((__global uint *)((m) + 768))
 #define META_TREE(m) ((__global KEY *)((m) + 1024))
 #define META_NCHOSEN(m) ((m)[1280]) /* open buckets chosen */
 #define META_CHOSEN(m) ((m) + 1281) /* the first NTH_MAXC of them */
+#define META_TABLE(m) ((__global uint *)((m) + 1312)) /* up to 2^13 + 2 ushorts */
+#define META_SCALE(m) ((m)[3361])
+
+/* The bucket table: TABLE_E entries over the splitters' key interval
+ * [s_min, s_max] plus one for the keys below it and one for those above. */
+#define TABLE_E (1u << NTH_TABLE_BITS)
+#define TABLE_BELOW TABLE_E
+#define TABLE_ABOVE (TABLE_E + 1)
+#define TABLE_SIZE (TABLE_E + 2)
 
 /* The order-preserving key of x. */
 CLPRIM_INLINE KEY key_of(T x) {
@@ -115,6 +145,88 @@ CLPRIM_INLINE uint bucket_of(KEY k, __local const KEY *tree) {
     if (tree[pos + step - 1] < k) pos += step;
   return 2 * pos + (pos < SPLITTERS && tree[pos] == k);
 }
+
+/* The bucket table (idea: a lookup by the key's position in the splitters'
+ * interval replaces most of the search). entry_of is monotone in k, so for
+ * a key in entry e the splitters below it number between lo(e) = #{j :
+ * entry_of(s[j]) < e} and hi(e) = #{j : entry_of(s[j]) <= e}; table[e] =
+ * lo | hi << 8. Keys below s[0] have entry TABLE_BELOW (0, 0), above
+ * s[254] TABLE_ABOVE (255, 255). Where lo == hi (no splitter maps to the
+ * entry: most entries when the table is several times finer than the
+ * splitters) the bucket is 2 lo, no splitter read; else a binary search of
+ * s[lo, hi) with the equality test from its last step. Correct for any
+ * data: only the speed depends on how keys spread over the entries.
+ * scale: entry = mul_hi(k - s_min, scale), clamped to TABLE_E - 1. */
+#if NTH_TABLE_BITS
+#ifndef NTH_CLAMP
+#define NTH_CLAMP 1
+#endif
+CLPRIM_INLINE uint entry_of(KEY k, KEY smin, KEY smax, KEY scale) {
+#if NTH_CLAMP /* keys outside [smin, smax] to the end entries: fewer instructions (H100,
+                * 2^28 floats: nth_approx 0.70 against 0.73 ms); those keys then search */
+  return (uint)min(mul_hi((KEY)(clamp(k, smin, smax) - smin), scale), (KEY)(TABLE_E - 1));
+#else
+  const KEY e = min(mul_hi((KEY)(k - smin), scale), (KEY)(TABLE_E - 1));
+  return k < smin ? TABLE_BELOW : k > smax ? TABLE_ABOVE : (uint)e;
+#endif
+}
+
+/* The scale that spreads [smin, smax] over the TABLE_E entries (rounding
+ * does not matter: entry_of clamps, and any monotone map is correct). */
+CLPRIM_INLINE KEY table_scale(KEY smin, KEY smax) {
+  if (smax == smin) return 0;
+#if KEY_BITS == 32
+  const float two_kb = 4294967296.0f;
+#else
+  const float two_kb = 18446744073709551616.0f;
+#endif
+  const float f = (float)(TABLE_E - 1) * (two_kb / ((float)(smax - smin) + 1.0f));
+  return f >= two_kb ? KEY_MAX : (KEY)f;
+}
+
+CLPRIM_INLINE uint bucket_in(KEY k, uint t, __local const KEY *tree) {
+  uint lo = t & 0xFFu, hi = t >> 8;
+  if (lo == hi) return 2 * lo;
+  /* The entry's first splitter first: it answers keys up to it (an entry
+   * of one splitter, or of one value repeated: duplicates), else the rest. */
+  const KEY first = tree[lo];
+  if (k <= first) return 2 * lo + (k == first);
+  ++lo;
+  int eq = 0;
+  while (lo < hi) { /* s[hi] > k when hi < SPLITTERS: no equality there */
+    const uint mid = (lo + hi) / 2;
+    const KEY v = tree[mid];
+    if (v < k)
+      lo = mid + 1;
+    else
+      hi = mid, eq = v == k;
+  }
+  return 2 * lo + eq;
+}
+
+CLPRIM_INLINE uint bucket_by_table(KEY k, __local const ushort *table, __local const KEY *tree,
+                                   KEY smin, KEY smax, KEY scale) {
+  return bucket_in(k, table[entry_of(k, smin, smax, scale)], tree);
+}
+
+/* NTH_E keys: the table loads first (independent), then the searches. */
+CLPRIM_INLINE void buckets_by_table(const KEY *k, uint *bucket, __local const ushort *table,
+                                    __local const KEY *tree, KEY smin, KEY smax, KEY scale) {
+  uint t[NTH_E];
+#pragma unroll
+  for (uint e = 0; e < NTH_E; ++e)
+    t[e] = table[entry_of(k[e], smin, smax, scale)];
+#pragma unroll
+  for (uint e = 0; e < NTH_E; ++e)
+    bucket[e] = bucket_in(k[e], t[e], tree);
+}
+
+/* The table to local memory (table_w: TABLE_SIZE / 2 uints). */
+CLPRIM_INLINE void load_table(__local uint *table_w, __global const ulong *meta) {
+  for (uint j = (uint)get_local_id(0); j < TABLE_SIZE / 2; j += WG)
+    table_w[j] = META_TABLE(meta)[j];
+}
+#endif
 
 /* Ascending bitonic sort of s[0, len), len a power of two, by the work-group. */
 CLPRIM_INLINE void local_sort(__local KEY *s, uint len) {
@@ -177,9 +289,34 @@ nth_sample(__global const T *in, ulong offset, ulong n, ulong seed, __global ulo
     s[j] = key_of(in[mix64(seed + j) % n]);
   for (uint b = lid; b < BUCKETS; b += WG)
     totals[b] = 0;
+  if (lid == 0) META_CURSORS(meta)[0] = 0; /* for topk_candidates_direct */
   local_sort(s, SAMPLE);
   for (uint j = lid; j < SPLITTERS; j += WG)
     tree[j] = s[(j + 1) * (SAMPLE / 256)];
+#if NTH_TABLE_BITS
+  /* The bucket table (see entry_of): the splitters' entries, then per entry
+   * the splitters of lower entries by a binary search of those. */
+  __local uint ent[SPLITTERS + 1];
+  const KEY smin = s[SAMPLE / 256], smax = s[SPLITTERS * (SAMPLE / 256)];
+  const KEY scale = table_scale(smin, smax);
+  for (uint j = lid; j < SPLITTERS + 1; j += WG)
+    ent[j] = j < SPLITTERS ? entry_of(s[(j + 1) * (SAMPLE / 256)], smin, smax, scale) : TABLE_E;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  __global ushort *table = (__global ushort *)META_TABLE(meta);
+  for (uint e = lid; e < TABLE_SIZE; e += WG) {
+    uint lo = 0, hi = 0;
+    if (e == TABLE_ABOVE) {
+      lo = hi = SPLITTERS;
+    } else if (e < TABLE_E) {
+      for (uint step = 128; step > 0; step >>= 1)
+        if (ent[lo + step - 1] < e) lo += step;
+      for (uint step = 128; step > 0; step >>= 1)
+        if (ent[hi + step - 1] <= e) hi += step;
+    }
+    table[e] = (ushort)(lo | hi << 8);
+  }
+  if (lid == 0) META_SCALE(meta) = scale;
+#endif
 }
 
 CLPRIM_INLINE __global const KEY *tree_g_of(__global ulong *meta) {
@@ -342,10 +479,42 @@ CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
     atomic_inc(&counts[b]);
   }
 }
+#elif defined(NTH_PROBE) /* measurement only, wrong counts: 1 conflict-free atomics, 2 none */
+CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
+#if NTH_PROBE == 1
+  if (valid) atomic_inc(&counts[(get_local_id(0) + bucket * 0) & 511]);
+#else
+  if (valid && bucket == 12345u) atomic_inc(&counts[0]);
+#endif
+}
 #else
 CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
   if (valid) atomic_inc(&counts[bucket]);
 }
+#endif
+
+/* The bucket search of nth_count and nth_extract: by the table, or with
+ * -DNTH_TABLE_BITS=0 by the tree alone. SEARCH_SETUP declares and loads
+ * (before a barrier), SEARCH_TOP reads what the searches keep in registers
+ * (after it). */
+#if NTH_TABLE_BITS
+#define SEARCH_SETUP                                                                               \
+  __local uint table_w[TABLE_SIZE / 2];                                                            \
+  load_table(table_w, meta);
+#define SEARCH_TOP                                                                                 \
+  __local const ushort *table = (__local const ushort *)table_w;                                   \
+  const KEY smin = tree[0], smax = tree[SPLITTERS - 1], scale = (KEY)META_SCALE(meta);
+#define SEARCH_BATCH(keys, b) buckets_by_table(keys, b, table, tree, smin, smax, scale)
+#define SEARCH_ONE(k) bucket_by_table(k, table, tree, smin, smax, scale)
+#else
+#define SEARCH_SETUP                                                                               \
+  __local KEY eytz[SPLITTERS + 1];                                                                 \
+  load_eytz(eytz, tree_g);
+#define SEARCH_TOP                                                                                 \
+  KEY top[3];                                                                                      \
+  load_top(top, eytz);
+#define SEARCH_BATCH(keys, b) buckets_of(keys, b, tree, eytz, top)
+#define SEARCH_ONE(k) bucket_of(k, tree)
 #endif
 
 /* counts[group * BUCKETS + b]: the group's keys in bucket b (b = NAN_SLOT:
@@ -364,16 +533,15 @@ nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulo
   counts += counts_at;
   __global const KEY *tree_g = META_TREE(meta);
   __global uint *totals = META_TOTALS(meta);
-  __local KEY tree[SPLITTERS + 1], eytz[SPLITTERS + 1];
+  __local KEY tree[SPLITTERS + 1];
   __local uint local_counts[BUCKETS];
   const uint lid = (uint)get_local_id(0);
   load_tree(tree, tree_g);
-  load_eytz(eytz, tree_g);
+  SEARCH_SETUP
   for (uint b = lid; b < BUCKETS; b += WG)
     local_counts[b] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
-  KEY top[3];
-  load_top(top, eytz);
+  SEARCH_TOP
 #if T_FLOAT
 #define COUNT_NAN(k, valid)                                                                        \
   if ((valid) && (k) == KEY_MAX) atomic_inc(&local_counts[NAN_SLOT]);
@@ -383,7 +551,7 @@ nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulo
 #define COUNT_BATCH(keys, valid, quad)                                                             \
   {                                                                                                \
     uint b_[NTH_E];                                                                                \
-    buckets_of(keys, b_, tree, eytz, top);                                                         \
+    SEARCH_BATCH(keys, b_);                                                                        \
     _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) {                                           \
       count_one(local_counts, b_[e], valid[e / 4]);                                                \
       COUNT_NAN(keys[e], valid[e / 4])                                                             \
@@ -392,7 +560,7 @@ nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulo
 #define COUNT_VISIT(k, valid, i)                                                                   \
   {                                                                                                \
     const KEY k_ = (k);                                                                            \
-    count_one(local_counts, bucket_of(k_, tree), (valid));                                         \
+    count_one(local_counts, SEARCH_ONE(k_), (valid));                                               \
     COUNT_NAN(k_, valid)                                                                           \
   }
   TRAVERSE(COUNT_BATCH, COUNT_VISIT)
@@ -528,7 +696,7 @@ nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *meta, u
   __global const KEY *tree_g = META_TREE(meta);
   __global const ulong *region_start = META_REGION(meta);
   __global uint *cursors = META_CURSORS(meta);
-  __local KEY tree[SPLITTERS + 1], eytz[SPLITTERS + 1];
+  __local KEY tree[SPLITTERS + 1];
   __local uint base[BUCKETS];
   __local uint fill[BUCKETS];
   __local KEY first[NTH_MAXC], span[NTH_MAXC];
@@ -546,7 +714,7 @@ nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *meta, u
     fill[b] = 0;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (nchosen <= NTH_MAXC && !NTH_NO_RANGE) {
+  if (nchosen <= NTH_RANGE_MAX && !NTH_NO_RANGE) {
     /* The chosen buckets this group holds keys of, compacted. */
     if (lid < nchosen) {
       const uint b = (uint)META_CHOSEN(meta)[lid];
@@ -570,24 +738,63 @@ nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *meta, u
     TRAVERSE(RANGE_BATCH, RANGE_VISIT)
     return;
   }
-  load_eytz(eytz, tree_g);
+  SEARCH_SETUP
   barrier(CLK_LOCAL_MEM_FENCE);
-  KEY top[3];
-  load_top(top, eytz);
+  SEARCH_TOP
 #define EXTRACT_VISIT(k, valid, i)                                                                 \
   if (valid) {                                                                                     \
     const KEY k_ = (k);                                                                            \
-    const uint b_ = bucket_of(k_, tree);                                                           \
+    const uint b_ = SEARCH_ONE(k_);                                                                \
     if (base[b_] != NO_BASE) out[region_start[b_] + base[b_] + atomic_inc(&fill[b_])] = k_;        \
   }
 #define EXTRACT_BATCH(keys, valid, quad)                                                           \
   {                                                                                                \
     uint b_[NTH_E];                                                                                \
-    buckets_of(keys, b_, tree, eytz, top);                                                         \
+    SEARCH_BATCH(keys, b_);                                                                        \
     _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) if (valid[e / 4] && base[b_[e]] != NO_BASE) \
         out[region_start[b_[e]] + base[b_[e]] + atomic_inc(&fill[b_[e]])] = keys[e];               \
   }
   TRAVERSE(EXTRACT_BATCH, EXTRACT_VISIT)
+}
+
+/* nth_extract for one chosen open bucket b (the host saw one in the state):
+ * its key range tells its keys, a streaming pass with no search and no
+ * list of ranges. Same arguments as nth_extract, plus b. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+nth_extract_one(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulong meta_at,
+                __global const uint *counts, ulong counts_at, __global KEY *out,
+                __global const ulong *subs, ulong subs_at, uint nsubs, uint b) {
+  uint group = (uint)get_group_id(0), groups = (uint)(get_global_size(0) / WG);
+  if (nsubs) {
+    __global const ulong *sub = sub_of_group(subs + subs_at, nsubs, group);
+    offset = sub[0], n = sub[1], group -= (uint)sub[2], groups = (uint)sub[3];
+    meta_at = sub[4], counts_at = sub[5];
+  }
+  meta += meta_at;
+  counts += counts_at;
+  __local KEY tree[SPLITTERS + 1];
+  __local ulong at_l;
+  __local uint fill;
+  const uint lid = (uint)get_local_id(0);
+  load_tree(tree, tree_g_of(meta));
+  if (lid == 0) {
+    const uint c = counts[group * BUCKETS + b];
+    at_l = c ? META_REGION(meta)[b] + atomic_add(&META_CURSORS(meta)[b], c) : NOT_CHOSEN;
+    fill = 0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const ulong at = at_l;
+  if (at == NOT_CHOSEN) return; /* uniform: none of the group's keys */
+  KEY first, span;
+  key_range(b, b, tree, &first, &span); /* not empty: the group holds keys of b */
+#define ONE_VISIT(k, valid, i)                                                                     \
+  if (valid) {                                                                                     \
+    const KEY k_ = (k);                                                                            \
+    if (k_ - first <= span) out[at + atomic_inc(&fill)] = k_;                                      \
+  }
+#define ONE_BATCH(keys, valid, quad)                                                               \
+  _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) ONE_VISIT(keys[e], valid[e / 4], 0)
+  TRAVERSE(ONE_BATCH, ONE_VISIT)
 }
 
 /* Small sub-problems (at most SMALL_MAX keys), all of a level in one launch:
@@ -875,6 +1082,56 @@ topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *met
   _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e)                                               \
       CANDIDATE_VISIT(keys[e], valid[e / 4], 4 * quad[e / 4] + e % 4)
   TRAVERSE(CANDIDATE_BATCH, CANDIDATE_VISIT)
+}
+
+/* The same candidates without a counting pass before: each round of the
+ * traversal the group's candidates take local places (a local atomic), one
+ * global atomic on META_CURSORS(meta)[0] (zeroed by nth_sample) reserves
+ * room for all of them, and only places below cap are written. The cursor
+ * ends as the number of candidates: more than cap, and the host repeats
+ * the work with topk_range_count and topk_candidates. */
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+topk_candidates_direct(__global const T *in, ulong offset, ulong n, __global ulong *meta,
+                       uint lo, uint hi, __global ulong *cand, ulong idx_at, ulong cap) {
+  __local KEY tree[SPLITTERS + 1];
+  __local uint fill[2], base;
+  const uint lid = (uint)get_local_id(0);
+  const uint group = (uint)get_group_id(0), groups = (uint)(get_global_size(0) / WG);
+  __global KEY *cand_keys = (__global KEY *)cand;
+  __global ulong *cand_idx = cand + idx_at;
+  __global uint *cursor = META_CURSORS(meta);
+  load_tree(tree, tree_g_of(meta));
+  if (lid == 0) fill[0] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  KEY first, span;
+  if (!key_range(lo, hi, tree, &first, &span)) return; /* uniform */
+  uint par = 0;
+#define DIRECT_VISIT(k, valid, i)                                                                  \
+  if ((valid) && (k)-first <= span) {                                                              \
+    const uint p_ = atomic_inc(cursor);                                                            \
+    if (p_ < cap) cand_keys[p_] = (k), cand_idx[p_] = (i);                                         \
+  }
+#define DIRECT_BATCH(keys, valid, quad)                                                            \
+  {                                                                                                \
+    uint r_[NTH_E];                                                                                \
+    _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) r_[e] =                                     \
+        valid[e / 4] && keys[e] - first <= span ? atomic_inc(&fill[par]) : 0xFFFFFFFFu;            \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    if (lid == 0) {                                                                                \
+      const uint c_ = fill[par];                                                                   \
+      base = c_ ? atomic_add(cursor, c_) : 0;                                                      \
+      fill[par ^ 1u] = 0;                                                                          \
+    }                                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    const ulong b_ = base;                                                                         \
+    _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) if (r_[e] != 0xFFFFFFFFu &&                 \
+                                                           b_ + r_[e] < cap) {                     \
+      cand_keys[b_ + r_[e]] = keys[e];                                                             \
+      cand_idx[b_ + r_[e]] = 4 * quad[e / 4] + e % 4;                                              \
+    }                                                                                              \
+    par ^= 1u;                                                                                     \
+  }
+  TRAVERSE(DIRECT_BATCH, DIRECT_VISIT)
 }
 
 /* Splits the c candidates against the threshold key t: those beyond it go

@@ -27,7 +27,7 @@ enum {
 };
 
 #define BUCKETS 512 /* as in cl/nth_element.cl */
-#define META_WORDS 1312
+#define META_WORDS 3368
 #define BASE 2048
 #define STATE_WORDS 6
 #define SUB_WORDS 12                 /* as in cl/nth_element.cl */
@@ -46,6 +46,8 @@ static struct nth_config nth_config(const clprim_context *ctx) {
   if (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU)) c.wg = 64, per_unit = 2;
   while (c.wg > ctx->info.max_work_group_size && c.wg > 32)
     c.wg /= 2;
+  const char *env = getenv("CLPRIM_NTH_GROUPS_PER_UNIT"); /* for comparisons */
+  if (env && atoi(env) > 0) per_unit = (size_t)atoi(env);
   c.max_groups = (ctx->info.compute_units ? ctx->info.compute_units : 1) * per_unit;
   return c;
 }
@@ -128,10 +130,10 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
   const struct nth_config c = nth_config(ctx);
   const clprim_type key_type = key_bits(type) == 32 ? CLPRIM_UINT32 : CLPRIM_UINT64;
   const size_t key_size = clprim_type_size(type);
-  const char *const names[5] = {"nth_sample", "nth_count", "nth_choose", "nth_extract",
-                                "nth_small"};
-  cl_kernel k_elem[5], k_key[5];
-  for (int j = 0; j < 5; ++j) {
+  const char *const names[6] = {"nth_sample", "nth_count",  "nth_choose",
+                                "nth_extract", "nth_small", "nth_extract_one"};
+  cl_kernel k_elem[6], k_key[6];
+  for (int j = 0; j < 6; ++j) {
     CLPRIM_CHECK(nth_kernel(ctx, type, &c, names[j], &k_elem[j]));
     CLPRIM_CHECK(nth_kernel(ctx, key_type, &c, names[j], &k_key[j]));
   }
@@ -348,11 +350,21 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
       }
       if (hs[1] > 0) any_extract = 1;
       if (hs[1] > 0 && !batched) {
-        st = clprim__set_args(k[3], 11, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
+        /* One open bucket chosen: nth_extract_one, a streaming pass by its
+         * key range. */
+        cl_uint one = 0, nopen = 0;
+        for (unsigned r = r0; r < r1; ++r) {
+          const uint64_t b = hs[2 + STATE_WORDS * (r - r0)];
+          if (!(b & 1u) && (nopen == 0 || b != one)) one = (cl_uint)b, ++nopen;
+        }
+        cl_kernel x = nopen == 1 ? k[5] : k[3];
+        st = clprim__set_args(x, 11, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
                               sizeof meta, &meta, sizeof meta_at, &meta_at, sizeof counts, &counts,
                               sizeof counts_at, &counts_at, sizeof out, &out, sizeof ranks_dev,
                               &ranks_dev, sizeof subs_at, &subs_at, sizeof no_subs, &no_subs);
-        if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[3], cur_groups[s], c.wg);
+        if (st == CLPRIM_SUCCESS && nopen == 1)
+          st = (clprim_status)clSetKernelArg(x, 11, sizeof one, &one);
+        if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, x, cur_groups[s], c.wg);
       }
     }
     if (st == CLPRIM_SUCCESS && batched && any_extract) {
@@ -508,8 +520,9 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
   const clprim_type key_type = key_bits(type) == 32 ? CLPRIM_UINT32 : CLPRIM_UINT64;
   const size_t es = clprim_type_size(type);
   const int smallest = (flags & CLPRIM_TOPK_SMALLEST) != 0;
-  cl_kernel sample, count_kernel, choose, range_count, candidates, split, finish;
+  cl_kernel sample, count_kernel, choose, range_count, candidates, direct, split, finish;
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "nth_sample", &sample));
+  CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_candidates_direct", &direct));
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_range_count", &range_count));
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "nth_count", &count_kernel));
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "nth_choose", &choose));
@@ -519,7 +532,7 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
   size_t groups = (n / 4 + c.wg - 1) / c.wg;
   if (groups > c.max_groups) groups = c.max_groups;
   if (groups == 0) groups = 1;
-  cl_mem counts, meta, state, ranks_dev, results, cand;
+  cl_mem counts, meta, state, ranks_dev, results;
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_COUNTS, groups * BUCKETS * 4, &counts));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_META, META_WORDS * 8, &meta));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_STATE, (2 + STATE_WORDS) * 8, &state));
@@ -533,8 +546,18 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
                                 sizeof meta, &meta, sizeof zero64, &zero64, sizeof no_subs,
                                 &no_subs));
   CLPRIM_CHECK(clprim__enqueue(ctx, sample, 1, c.wg));
-  size_t cands;
+  size_t cands, room; /* candidates, and the room laid out for them */
   cl_uint lo, hi;
+  cl_mem cand;
+  const size_t pairs = BASE; /* room for the chosen pairs */
+  /* The candidates' buffer, in ulong words (see cl/nth_element.cl), for
+   * room candidates. */
+#define ALIGN4(x) (((x) + 3) & ~(size_t)3)
+#define CAND_LAYOUT(room)                                                                          \
+  idx_at = ALIGN4(((room)*es + 7) / 8), eq_at = idx_at + ALIGN4(room),                             \
+  pk_at = eq_at + ALIGN4(room), pi_at = pk_at + pairs, cur_at = pi_at + pairs
+  size_t idx_at, eq_at, pk_at, pi_at, cur_at;
+  int gathered = 0; /* the candidates are in cand already */
   if (!(flags & CLPRIM_NTH_REJECT_NAN)) {
     /* The sample alone picks the candidates' buckets: beyond the splitter
      * whose sample rank leaves about 4k + 256 keys expected beyond it (the
@@ -551,14 +574,34 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
         ;
       lo = 2 * j, hi = 510; /* keys above s[j-1] */
     }
-    CLPRIM_CHECK(clprim__set_args(range_count, 7, sizeof in, &in, sizeof zero64, &zero64,
-                                  sizeof len, &len, sizeof meta, &meta, sizeof counts, &counts,
-                                  sizeof lo, &lo, sizeof hi, &hi));
-    CLPRIM_CHECK(clprim__enqueue(ctx, range_count, groups, c.wg));
+    /* One pass gathers them into room for 4 times the expected number (the
+     * sample's share beyond the splitter); more, and the counted way. */
+    const uint64_t expected = smallest ? (uint64_t)n * 4 * (j + 1) / 1024
+                                       : (uint64_t)n * (1024 - 4 * (uint64_t)j) / 1024;
+    size_t cap = (size_t)(4 * expected + 4096);
+    if (cap > n / 16 + 1) cap = n / 16 + 1;
+    /* CLPRIM_NTH_TOPK_ROOM (tests): a smaller room, so that the counted
+     * way after an overflow runs. */
+    const char *room_env = getenv("CLPRIM_NTH_TOPK_ROOM");
+    if (room_env && atoi(room_env) > 0 && (size_t)atoi(room_env) < cap) cap = (size_t)atoi(room_env);
+    CAND_LAYOUT(cap);
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TOPK, (cur_at + 4) * 8, &cand));
+    cl_ulong idx_at64 = idx_at, cap64 = cap;
+    CLPRIM_CHECK(clprim__set_args(direct, 9, sizeof in, &in, sizeof zero64, &zero64, sizeof len,
+                                  &len, sizeof meta, &meta, sizeof lo, &lo, sizeof hi, &hi,
+                                  sizeof cand, &cand, sizeof idx_at64, &idx_at64, sizeof cap64,
+                                  &cap64));
+    CLPRIM_CHECK(clprim__enqueue(ctx, direct, groups, c.wg));
     cl_uint total = 0;
-    CLPRIM_CHECK(clprim__read(ctx, meta, 512 * 8 + (size_t)lo * 4, 4, &total));
-    cands = total;
-    if (cands < k) return CLPRIM_SUCCESS; /* the general path */
+    CLPRIM_CHECK(clprim__read(ctx, meta, 768 * 8, 4, &total));
+    cands = total, room = cap, gathered = total <= cap;
+    if (cands < k || cands > n / 16) return CLPRIM_SUCCESS; /* the general path */
+    if (!gathered) {
+      CLPRIM_CHECK(clprim__set_args(range_count, 7, sizeof in, &in, sizeof zero64, &zero64,
+                                    sizeof len, &len, sizeof meta, &meta, sizeof counts, &counts,
+                                    sizeof lo, &lo, sizeof hi, &hi));
+      CLPRIM_CHECK(clprim__enqueue(ctx, range_count, groups, c.wg));
+    }
   } else {
     /* Level 0 for the threshold's rank (its NaN count is wanted). */
     cl_ulong rank = smallest ? k - 1 : n - k;
@@ -582,20 +625,23 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
     const uint64_t bucket = st[2], before = st[3], size = st[4];
     cands = (size_t)(smallest ? before + size : n - before);
     lo = smallest ? 0 : (cl_uint)bucket, hi = smallest ? (cl_uint)bucket : 510;
+    room = cands;
   }
   if (cands > n / 16) return CLPRIM_SUCCESS; /* not worth it: the general path */
-
-    /* The candidates' buffer, in ulong words (see cl/nth_element.cl). */
-#define ALIGN4(x) (((x) + 3) & ~(size_t)3)
-  const size_t idx_at = ALIGN4((cands * es + 7) / 8), eq_at = idx_at + ALIGN4(cands),
-               pk_at = eq_at + ALIGN4(cands), pi_at = pk_at + BASE, cur_at = pi_at + BASE;
+  if (!gathered) {
+    room = cands;
+    CAND_LAYOUT(room);
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TOPK, (cur_at + 4) * 8, &cand));
+    cl_ulong idx_at64 = idx_at;
+    CLPRIM_CHECK(clprim__set_args(candidates, 9, sizeof in, &in, sizeof zero64, &zero64,
+                                  sizeof len, &len, sizeof meta, &meta, sizeof counts, &counts,
+                                  sizeof lo, &lo, sizeof hi, &hi, sizeof cand, &cand,
+                                  sizeof idx_at64, &idx_at64));
+    CLPRIM_CHECK(clprim__enqueue(ctx, candidates, groups, c.wg));
+  }
+#undef CAND_LAYOUT
 #undef ALIGN4
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TOPK, (cur_at + 4) * 8, &cand));
   cl_ulong idx_at64 = idx_at;
-  CLPRIM_CHECK(clprim__set_args(candidates, 9, sizeof in, &in, sizeof zero64, &zero64, sizeof len,
-                                &len, sizeof meta, &meta, sizeof counts, &counts, sizeof lo, &lo,
-                                sizeof hi, &hi, sizeof cand, &cand, sizeof idx_at64, &idx_at64));
-  CLPRIM_CHECK(clprim__enqueue(ctx, candidates, groups, c.wg));
 
   /* The threshold among the candidates (keys, so the key type). */
   uint64_t rank2 = smallest ? k - 1 : cands - k, t = 0;

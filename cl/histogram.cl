@@ -496,7 +496,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void hist_global(KERNEL
 
 #define PART_ARGS                                                                                  \
   __global const X_T *in, __global const V_T *values, ulong n, uint bins, X_T lo, X_T hi,          \
-      X_T scale, ulong range, uint ranges, uint tiles_per_group
+      X_T scale, ulong range, uint ranges, uint tiles_per_group, uint direct_bins
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 hist_part_count(PART_ARGS, __global uint *range_counts, __global uint *outside,
@@ -525,7 +525,7 @@ hist_part_count(PART_ARGS, __global uint *range_counts, __global uint *outside,
         out_above += cls == OUT_ABOVE;
         out_nan += cls == OUT_NAN;
       }
-      const uint r = b == NO_BIN ? NO_BIN : b >> RANGE_SHIFT;
+      const uint r = b == NO_BIN || b < direct_bins ? NO_BIN : b >> RANGE_SHIFT;
       if (r != cur) {
         if (len) atomic_add(&counts_l[cur], len);
         cur = r, len = 0;
@@ -543,9 +543,9 @@ hist_part_count(PART_ARGS, __global uint *range_counts, __global uint *outside,
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 hist_part_scatter(PART_ARGS, __global const uint *range_offsets, __global ushort *part_bins,
-                  __global V_T *part_values, __local uint *tile_count, __local uint *tile_offset,
-                  __local uint *cursor, __local uint *write_base, __local uint *staged_bins,
-                  __local V_T *staged_values) {
+                  __global V_T *part_values, __global uint *counts, __global S_T *sums,
+                  __local uint *tile_count, __local uint *tile_offset, __local uint *cursor,
+                  __local uint *write_base, __local uint *staged_bins, __local V_T *staged_values) {
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   const uint lid = (uint)get_local_id(0), group = (uint)get_group_id(0);
   const uint groups = (uint)get_num_groups(0);
@@ -567,6 +567,11 @@ hist_part_scatter(PART_ARGS, __global const uint *range_offsets, __global ushort
     for (int j = 0; j < PITEMS; ++j) {
       uint cls = 0;
       b[j] = first + j < n ? bin_of(x[j], bins, lo, hi, scale, range, &cls) : NO_BIN;
+      if (b[j] < direct_bins) { /* the first ranges: straight to the global atomics */
+        if (HAS_COUNTS) count_add(&counts[b[j]], 1u);
+        if (HAS_VALUES) global_add(&sums[b[j]], (S_T)v[j]);
+        b[j] = NO_BIN;
+      }
     }
     /* run[j]: the length of the run of equal ranges from j on. */
     run[PITEMS - 1] = 1u;
@@ -618,6 +623,20 @@ hist_part_scatter(PART_ARGS, __global const uint *range_offsets, __global ushort
     /* The next tile's first barrier separates these reads from its writes. */
   }
 }
+
+/* Float sums in the local pass: with -DNV_SHARED_RED (nv_ptx) the native
+ * red.shared.add.f32 / .f64 on the local address, else local_add. */
+#if defined(NV_FAST) && defined(NV_SHARED_RED) && defined(V_IS_DOUBLE)
+CLPRIM_INLINE void local_sum_add(__local S_T *p, S_T v) {
+  asm volatile("red.shared.add.f64 [%0], %1;" : : "r"((uint)(ulong)p), "d"(v) : "memory");
+}
+#elif defined(NV_FAST) && defined(NV_SHARED_RED) && defined(V_IS_FLOAT)
+CLPRIM_INLINE void local_sum_add(__local S_T *p, S_T v) {
+  asm volatile("red.shared.add.f32 [%0], %1;" : : "r"((uint)(ulong)p), "f"(v) : "memory");
+}
+#else
+#define local_sum_add local_add
+#endif
 
 /* The range holding element i of the partitioned buffer: the last r whose
  * start (its group 0 offset) is <= i. */
@@ -671,13 +690,13 @@ hist_part_local(__global const ushort *part_bins, __global const V_T *part_value
         }
         for (int u = 0; u < 4; ++u) {
           if (HAS_COUNTS) atomic_add(&local_counts[bq[u]], 1u);
-          if (HAS_VALUES) local_add(&local_sums[bq[u]], (S_T)vq[u]);
+          if (HAS_VALUES) local_sum_add(&local_sums[bq[u]], (S_T)vq[u]);
         }
       }
       for (; i < stop; i += WG) {
         const uint bin = part_bins[i];
         if (HAS_COUNTS) atomic_add(&local_counts[bin], 1u);
-        if (HAS_VALUES) local_add(&local_sums[bin], (S_T)part_values[i]);
+        if (HAS_VALUES) local_sum_add(&local_sums[bin], (S_T)part_values[i]);
       }
       barrier(CLK_LOCAL_MEM_FENCE);
       for (uint k = lid; k < RANGE_BINS && base + k < bins; k += WG) {

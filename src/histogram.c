@@ -134,6 +134,8 @@ struct hist_binned {
   size_t groups;          /* work-groups of the count and scatter passes */
   size_t tiles_per_group; /* consecutive tiles per work-group */
   size_t slice;           /* partitioned elements per work-group of the local pass */
+  size_t direct_bins;     /* bins below go straight to global atomics in the scatter pass */
+  int shared_red;         /* nv_ptx: float sums with red.shared in the local pass */
 };
 
 static size_t env_size(const char *name, size_t fallback) {
@@ -203,6 +205,13 @@ static int plan_binned(const clprim_context *ctx, const struct hist_call *c,
   p->groups = (tiles - 1) / p->tiles_per_group + 1;
   p->slice = env_size("CLPRIM_HIST_SLICE", (size_t)1 << 18);
   if (p->slice > UINT32_MAX) p->slice = UINT32_MAX;
+  /* Experiments: $CLPRIM_HIST_DIRECT (percent of the ranges, from the
+   * first, whose elements the scatter pass adds with global atomics rather
+   * than partitioning them) and $CLPRIM_HIST_SHARED_RED=1. */
+  const size_t direct_percent = env_size("CLPRIM_HIST_DIRECT", 0);
+  p->direct_bins = direct_percent >= 100 ? 0 : (p->ranges * direct_percent / 100) << shift;
+  if (p->direct_bins > c->bins) p->direct_bins = c->bins;
+  p->shared_red = env_size("CLPRIM_HIST_SHARED_RED", 0) == 1;
   return 1;
 }
 
@@ -243,8 +252,9 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
     const int nv_fast = want_nv_fast(ctx);
     char options[320], binned_opt[64] = "";
     if (binned)
-      snprintf(binned_opt, sizeof binned_opt, " -DRANGE_SHIFT=%u -DPQUADS=%u", binned->range_shift,
-               binned->pquads);
+      snprintf(binned_opt, sizeof binned_opt, " -DRANGE_SHIFT=%u -DPQUADS=%u%s",
+               binned->range_shift, binned->pquads,
+               binned->shared_red && nv_fast ? " -DNV_SHARED_RED" : "");
     snprintf(
         options, sizeof options,
         "-DWG=%u -DCOPIES=%u -DQUADS=%u -DAGGREGATE=%d -DLOCAL_RUNS=%d -DX_T=%s -DX_FLOAT=%d%s%s "
@@ -288,26 +298,28 @@ static clprim_status hist_run_binned(clprim_context *ctx, const struct hist_call
   cl_ulong n64 = c->n, range = c->range;
   cl_uint bins = (cl_uint)c->bins, ranges = (cl_uint)p->ranges;
   cl_uint tiles_per_group = (cl_uint)p->tiles_per_group, groups = (cl_uint)p->groups;
-  cl_uint slice = (cl_uint)p->slice;
+  cl_uint slice = (cl_uint)p->slice, direct_bins = (cl_uint)p->direct_bins;
   for (int k = 0; k < 2; ++k) /* the arguments count and scatter share */
-    CLPRIM_CHECK(clprim__set_args(kernel[k], 10, sizeof c->in, &c->in, sizeof values, &values,
-                                  sizeof n64, &n64, sizeof bins, &bins, xs, &c->lo, xs, &c->hi, xs,
-                                  &c->scale, sizeof range, &range, sizeof ranges, &ranges,
-                                  sizeof tiles_per_group, &tiles_per_group));
-  cl_int err = clSetKernelArg(kernel[0], 10, sizeof range_counts, &range_counts);
-  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[0], 11, sizeof outside, &outside);
-  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[0], 12, p->ranges * 4, NULL);
+    CLPRIM_CHECK(clprim__set_args(
+        kernel[k], 11, sizeof c->in, &c->in, sizeof values, &values, sizeof n64, &n64, sizeof bins,
+        &bins, xs, &c->lo, xs, &c->hi, xs, &c->scale, sizeof range, &range, sizeof ranges, &ranges,
+        sizeof tiles_per_group, &tiles_per_group, sizeof direct_bins, &direct_bins));
+  cl_int err = clSetKernelArg(kernel[0], 11, sizeof range_counts, &range_counts);
+  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[0], 12, sizeof outside, &outside);
+  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[0], 13, p->ranges * 4, NULL);
   if (err != CL_SUCCESS) return (clprim_status)err;
   CLPRIM_CHECK(clprim__enqueue(ctx, kernel[0], p->groups, cfg->wg));
   CLPRIM_CHECK(
       clprim__scan(ctx, CLPRIM_UINT32, range_counts, range_counts, p->ranges * p->groups + 1, 0));
   const size_t local_sizes[6] = {p->ranges * 4, p->ranges * 4, p->ranges * 4,
                                  p->ranges * 4, tile * 4,      tile * (vs ? vs : 4)};
-  err = clSetKernelArg(kernel[1], 10, sizeof range_counts, &range_counts);
-  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[1], 11, sizeof part_bins, &part_bins);
-  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[1], 12, sizeof part_values, &part_values);
+  err = clSetKernelArg(kernel[1], 11, sizeof range_counts, &range_counts);
+  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[1], 12, sizeof part_bins, &part_bins);
+  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[1], 13, sizeof part_values, &part_values);
+  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[1], 14, sizeof counts, &counts);
+  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[1], 15, sizeof sums, &sums);
   for (cl_uint k = 0; k < 6 && err == CL_SUCCESS; ++k)
-    err = clSetKernelArg(kernel[1], 13 + k, local_sizes[k], NULL);
+    err = clSetKernelArg(kernel[1], 16 + k, local_sizes[k], NULL);
   if (err != CL_SUCCESS) return (clprim_status)err;
   CLPRIM_CHECK(clprim__enqueue(ctx, kernel[1], p->groups, cfg->wg));
   const size_t range_bins = (size_t)1 << p->range_shift;

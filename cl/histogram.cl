@@ -470,6 +470,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void hist_global(KERNEL
 #endif
 #define PITEMS (4 * PQUADS)
 #define PTILE (WG * PITEMS)
+#ifndef PART_RUNS
+#define PART_RUNS 1 /* hist_part_scatter: one local atomic per run of equal ranges */
+#endif
 
 /* Loads this work-item's PITEMS elements starting at first (a multiple of
  * 4) into x[], and with LOAD_VALUES (and HAS_VALUES) their values into v[]. */
@@ -562,7 +565,7 @@ hist_part_scatter(PART_ARGS, __global const uint *range_offsets, __global ushort
     const ulong first = tile_first + (ulong)lid * PITEMS;
     X_T x[PITEMS];
     V_T v[PITEMS];
-    uint b[PITEMS], rank[PITEMS] = {0}, run[PITEMS];
+    uint b[PITEMS], rank[PITEMS] = {0};
     PART_LOAD(first, x, v, 1);
     for (int j = 0; j < PITEMS; ++j) {
       uint cls = 0;
@@ -573,19 +576,24 @@ hist_part_scatter(PART_ARGS, __global const uint *range_offsets, __global ushort
         b[j] = NO_BIN;
       }
     }
-    /* run[j]: the length of the run of equal ranges from j on. */
-    run[PITEMS - 1] = 1u;
+#if PART_RUNS
+    /* rank[j] first holds the length of the run of equal ranges from j on,
+     * then (one local atomic per run) the rank of each element among the
+     * tile's elements of its range. */
+    rank[PITEMS - 1] = 1u;
     for (int j = PITEMS - 2; j >= 0; --j)
-      run[j] = (b[j] >> RANGE_SHIFT) == (b[j + 1] >> RANGE_SHIFT) ? run[j + 1] + 1u : 1u;
-    /* One local atomic per run: the rank of each element among the tile's
-     * elements of its range. */
+      rank[j] = (b[j] >> RANGE_SHIFT) == (b[j + 1] >> RANGE_SHIFT) ? rank[j + 1] + 1u : 1u;
     for (int j = 0; j < PITEMS; ++j) {
       if (b[j] == NO_BIN) continue;
       if (j > 0 && (b[j] >> RANGE_SHIFT) == (b[j - 1] >> RANGE_SHIFT))
         rank[j] = rank[j - 1] + 1u;
       else
-        rank[j] = atomic_add(&tile_count[b[j] >> RANGE_SHIFT], run[j]);
+        rank[j] = atomic_add(&tile_count[b[j] >> RANGE_SHIFT], rank[j]);
     }
+#else
+    for (int j = 0; j < PITEMS; ++j)
+      if (b[j] != NO_BIN) rank[j] = atomic_inc(&tile_count[b[j] >> RANGE_SHIFT]);
+#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     /* The tile's offset per range; the counts are reset for the next tile. */
     uint mine = 0;

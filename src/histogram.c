@@ -136,6 +136,7 @@ struct hist_binned {
   size_t slice;           /* partitioned elements per work-group of the local pass */
   size_t direct_bins;     /* bins below go straight to global atomics in the scatter pass */
   int shared_red;         /* nv_ptx: float sums with red.shared in the local pass */
+  int runs;               /* the scatter pass ranks runs of equal ranges (PART_RUNS) */
 };
 
 static size_t env_size(const char *name, size_t fallback) {
@@ -153,8 +154,8 @@ static size_t scatter_local_bytes(size_t ranges, size_t tile, size_t vs, unsigne
 }
 
 /* Whether the binned path runs the call, and its plan. Automatically on GPUs
- * when the bins do not fit in local memory, n is large (at least 2^22
- * elements and 8 per bin) and there are at most 256 ranges;
+ * for counts (no sums) when the bins do not fit in local memory, n is large
+ * (at least 2^22 elements and 8 per bin) and there are at most 256 ranges;
  * $CLPRIM_HIST_BINNED=0|1 turns it off / on wherever it can run (tests,
  * comparisons), and $CLPRIM_HIST_RANGE_SHIFT (smaller ranges: tests),
  * $CLPRIM_HIST_SLICE and $CLPRIM_HIST_PQUADS change the plan. */
@@ -166,8 +167,11 @@ static int plan_binned(const clprim_context *ctx, const struct hist_call *c,
   const size_t vs = c->sums ? clprim_type_size(c->v_type) : 0;
   const size_t per_bin = (c->counts ? 4 : 0) + vs;
   if (!forced && c->bins <= clprim__histogram_local_max(ctx, c->counts != NULL, vs)) return 0;
-  if (!forced && (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU) || c->n < ((size_t)1 << 22) ||
-                  c->n / 8 < c->bins))
+  /* Sums: forced only. Their partitioned copy (a value per element) made
+   * the path slower than hist_global on the H100 (reduce_by_key_dense,
+   * double, 2^20 keys, 2^28 random: 10.8 against 3.9 ms). */
+  if (!forced && (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU) || c->values ||
+                  c->n < ((size_t)1 << 22) || c->n / 8 < c->bins))
     return 0;
   /* The local pass's bins: at most 32 KiB and a ushort's worth. */
   size_t budget = ctx->info.local_mem_size > 1024 ? (size_t)ctx->info.local_mem_size - 1024 : 0;
@@ -212,6 +216,8 @@ static int plan_binned(const clprim_context *ctx, const struct hist_call *c,
   p->direct_bins = direct_percent >= 100 ? 0 : (p->ranges * direct_percent / 100) << shift;
   if (p->direct_bins > c->bins) p->direct_bins = c->bins;
   p->shared_red = env_size("CLPRIM_HIST_SHARED_RED", 0) == 1;
+  env = getenv("CLPRIM_HIST_PART_RUNS"); /* 0|1 */
+  p->runs = !(env && strcmp(env, "0") == 0);
   return 1;
 }
 
@@ -252,8 +258,8 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
     const int nv_fast = want_nv_fast(ctx);
     char options[320], binned_opt[64] = "";
     if (binned)
-      snprintf(binned_opt, sizeof binned_opt, " -DRANGE_SHIFT=%u -DPQUADS=%u%s",
-               binned->range_shift, binned->pquads,
+      snprintf(binned_opt, sizeof binned_opt, " -DRANGE_SHIFT=%u -DPQUADS=%u -DPART_RUNS=%d%s",
+               binned->range_shift, binned->pquads, binned->runs,
                binned->shared_red && nv_fast ? " -DNV_SHARED_RED" : "");
     snprintf(
         options, sizeof options,

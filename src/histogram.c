@@ -129,6 +129,7 @@ static int want_nv_fast(const clprim_context *ctx) {
 /* The binned path's plan for a call (see the file's header). */
 struct hist_binned {
   unsigned range_shift;   /* 2^range_shift bins per range */
+  unsigned wg;            /* the binned program's work-group size */
   unsigned pquads;        /* the binned passes' tile: wg * 4 * pquads elements */
   size_t ranges;          /* bins / 2^range_shift, rounded up */
   size_t groups;          /* work-groups of the count and scatter passes */
@@ -191,19 +192,24 @@ static int plan_binned(const clprim_context *ctx, const struct hist_call *c,
   if (p->ranges > max_ranges) return 0;
   /* Tiles of 4096 elements for counts, 2048 with values (256 work-items),
    * halved until the scatter pass's local memory fits. */
+  p->wg = cfg->wg;
+  const size_t wg_env = env_size("CLPRIM_HIST_PWG", 0); /* a power of two, 32..1024 */
+  if (wg_env >= 32 && wg_env <= 1024 && !(wg_env & (wg_env - 1)) &&
+      wg_env <= ctx->info.max_work_group_size)
+    p->wg = (unsigned)wg_env;
   p->pquads = (unsigned)env_size("CLPRIM_HIST_PQUADS", c->values ? 2 : 4);
   if (p->pquads > 8) p->pquads = 8;
-  while (p->pquads > 1 && scatter_local_bytes(p->ranges, (size_t)cfg->wg * 4 * p->pquads, vs,
-                                              cfg->wg) > ctx->info.local_mem_size)
+  while (p->pquads > 1 && scatter_local_bytes(p->ranges, (size_t)p->wg * 4 * p->pquads, vs, p->wg) >
+                              ctx->info.local_mem_size)
     p->pquads /= 2;
-  if (scatter_local_bytes(p->ranges, (size_t)cfg->wg * 4 * p->pquads, vs, cfg->wg) >
+  if (scatter_local_bytes(p->ranges, (size_t)p->wg * 4 * p->pquads, vs, p->wg) >
       ctx->info.local_mem_size)
     return 0;
   /* The partitioned copy: a ushort and a value per element. */
   if (c->n * 2 > ctx->info.max_alloc_size || c->n * vs > ctx->info.max_alloc_size ||
       c->n * (2 + vs) > ctx->info.global_mem_size / 2)
     return 0;
-  const size_t tile = (size_t)cfg->wg * 4 * p->pquads, tiles = (c->n - 1) / tile + 1;
+  const size_t tile = (size_t)p->wg * 4 * p->pquads, tiles = (c->n - 1) / tile + 1;
   p->groups = tiles < cfg->max_groups ? tiles : cfg->max_groups;
   p->tiles_per_group = (tiles - 1) / p->groups + 1;
   p->groups = (tiles - 1) / p->tiles_per_group + 1;
@@ -228,7 +234,7 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
                                  const struct hist_config *cfg, const struct hist_binned *binned,
                                  cl_kernel *kernel, cl_kernel *zero_kernel,
                                  unsigned *local_copies) {
-  const unsigned wg = cfg->wg;
+  const unsigned wg = binned ? binned->wg : cfg->wg;
   static const char *const sum_type[CLPRIM_TYPE_COUNT] = {"uint",  "uint",  "ulong",
                                                           "ulong", "float", "double"};
   static const char *const v_kind[CLPRIM_TYPE_COUNT] = {
@@ -293,12 +299,12 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
 /* The binned path's four steps (count, scan, scatter, local), after the
  * outputs are zeroed. */
 static clprim_status hist_run_binned(clprim_context *ctx, const struct hist_call *c,
-                                     const struct hist_config *cfg, const struct hist_binned *p,
-                                     const cl_kernel *kernel, cl_mem outside, cl_mem range_counts,
-                                     cl_mem part_bins, cl_mem part_values) {
+                                     const struct hist_binned *p, const cl_kernel *kernel,
+                                     cl_mem outside, cl_mem range_counts, cl_mem part_bins,
+                                     cl_mem part_values) {
   const size_t xs = clprim_type_size(c->x_type);
   const size_t vs = c->values ? clprim_type_size(c->v_type) : 0;
-  const size_t tile = (size_t)cfg->wg * 4 * p->pquads;
+  const size_t tile = (size_t)p->wg * 4 * p->pquads;
   cl_mem values = c->values ? c->values : outside;
   cl_mem counts = c->counts ? c->counts : outside, sums = c->sums ? c->sums : outside;
   cl_ulong n64 = c->n, range = c->range;
@@ -314,11 +320,11 @@ static clprim_status hist_run_binned(clprim_context *ctx, const struct hist_call
   if (err == CL_SUCCESS) err = clSetKernelArg(kernel[0], 12, sizeof outside, &outside);
   if (err == CL_SUCCESS) err = clSetKernelArg(kernel[0], 13, p->ranges * 4, NULL);
   if (err != CL_SUCCESS) return (clprim_status)err;
-  CLPRIM_CHECK(clprim__enqueue(ctx, kernel[0], p->groups, cfg->wg));
+  CLPRIM_CHECK(clprim__enqueue(ctx, kernel[0], p->groups, p->wg));
   CLPRIM_CHECK(
       clprim__scan(ctx, CLPRIM_UINT32, range_counts, range_counts, p->ranges * p->groups + 1, 0));
   const size_t local_sizes[6] = {p->ranges * 4, p->ranges * 4, p->ranges * 4,
-                                 p->ranges * 4, tile * 4,      tile * (vs ? vs : 4)};
+                                 p->ranges * 4, tile * 4,      vs ? tile * vs : 8};
   err = clSetKernelArg(kernel[1], 11, sizeof range_counts, &range_counts);
   if (err == CL_SUCCESS) err = clSetKernelArg(kernel[1], 12, sizeof part_bins, &part_bins);
   if (err == CL_SUCCESS) err = clSetKernelArg(kernel[1], 13, sizeof part_values, &part_values);
@@ -327,7 +333,7 @@ static clprim_status hist_run_binned(clprim_context *ctx, const struct hist_call
   for (cl_uint k = 0; k < 6 && err == CL_SUCCESS; ++k)
     err = clSetKernelArg(kernel[1], 16 + k, local_sizes[k], NULL);
   if (err != CL_SUCCESS) return (clprim_status)err;
-  CLPRIM_CHECK(clprim__enqueue(ctx, kernel[1], p->groups, cfg->wg));
+  CLPRIM_CHECK(clprim__enqueue(ctx, kernel[1], p->groups, p->wg));
   const size_t range_bins = (size_t)1 << p->range_shift;
   CLPRIM_CHECK(clprim__set_args(kernel[2], 9, sizeof part_bins, &part_bins, sizeof part_values,
                                 &part_values, sizeof range_counts, &range_counts, sizeof ranges,
@@ -336,7 +342,7 @@ static clprim_status hist_run_binned(clprim_context *ctx, const struct hist_call
   err = clSetKernelArg(kernel[2], 9, c->counts ? range_bins * 4 : 4, NULL);
   if (err == CL_SUCCESS) err = clSetKernelArg(kernel[2], 10, c->sums ? range_bins * vs : 8, NULL);
   if (err != CL_SUCCESS) return (clprim_status)err;
-  return clprim__enqueue(ctx, kernel[2], (c->n - 1) / p->slice + 1, cfg->wg);
+  return clprim__enqueue(ctx, kernel[2], (c->n - 1) / p->slice + 1, p->wg);
 }
 
 static clprim_status hist_run(clprim_context *ctx, const struct hist_call *c) {
@@ -373,8 +379,8 @@ static clprim_status hist_run(clprim_context *ctx, const struct hist_call *c) {
                                 &zero_words[2]));
   CLPRIM_CHECK(clprim__enqueue(ctx, zero_kernel, zero_groups, cfg.wg));
   if (binned) {
-    CLPRIM_CHECK(hist_run_binned(ctx, c, &cfg, &plan, kernel, outside, range_counts, part_bins,
-                                 part_values));
+    CLPRIM_CHECK(
+        hist_run_binned(ctx, c, &plan, kernel, outside, range_counts, part_bins, part_values));
   } else if (c->n > 0) {
     const size_t items = (size_t)cfg.quads * 4, chunks = c->n / items + (c->n % items != 0);
     size_t groups = chunks / cfg.wg + (chunks % cfg.wg != 0);

@@ -31,6 +31,11 @@
  *    operations as work-group barriers, gains nothing from them, and its
  *    compiled kernel crashed (segfault; seen with float sums, whose
  *    compare-and-swap loop sits between those barriers).
+ *  - hist_part_count / hist_part_scatter / hist_part_local (the binned
+ *    path, below): bins beyond local memory partitioned by range of bins,
+ *    then counted per range in local memory; the host's choice for large
+ *    counts-only inputs on GPUs (2^20 bins, 2^28 elements on the H100:
+ *    2.09 against 3.22 ms for hist_global).
  * Counts outside the bins: per work-item in registers, one work-group
  * reduction and one atomic per work-group at the end.
  *
@@ -40,7 +45,8 @@
  *           out of range)
  *   values: -DX_T=int|uint|long|ulong|float|double, -DX_FLOAT=0|1
  *   -DV_T=int|long|float|double and -DS_T (the type sums are added in: uint,
- *   ulong, float, double) when values are summed; -DHAS_COUNTS=0|1. */
+ *   ulong, float, double) when values are summed; -DHAS_COUNTS=0|1;
+ *   binned path: -DRANGE_SHIFT, -DPQUADS, -DPART_RUNS=0|1, -DNV_SHARED_RED. */
 #ifndef WG
 #define WG 256
 #endif

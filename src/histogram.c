@@ -192,7 +192,11 @@ static int plan_binned(const clprim_context *ctx, const struct hist_call *c,
   if (p->ranges > max_ranges) return 0;
   /* Tiles of 4096 elements for counts, 2048 with values (256 work-items),
    * halved until the scatter pass's local memory fits. */
+  /* 512 work-items on GPUs: tiles of 8192 elements, longer runs per range in
+   * the scatter's writes (H100, keys: 1.70 against 2.09 ms with 256). */
   p->wg = cfg->wg;
+  if ((ctx->info.device_type & CL_DEVICE_TYPE_GPU) && ctx->info.max_work_group_size >= 512)
+    p->wg = 512;
   const size_t wg_env = env_size("CLPRIM_HIST_PWG", 0); /* a power of two, 32..1024 */
   if (wg_env >= 32 && wg_env <= 1024 && !(wg_env & (wg_env - 1)) &&
       wg_env <= ctx->info.max_work_group_size)

@@ -190,8 +190,6 @@ static int plan_binned(const clprim_context *ctx, const struct hist_call *c,
   p->range_shift = shift;
   p->ranges = ((c->bins - 1) >> shift) + 1;
   if (p->ranges > max_ranges) return 0;
-  /* Tiles of 4096 elements for counts, 2048 with values (256 work-items),
-   * halved until the scatter pass's local memory fits. */
   /* 512 work-items on GPUs: tiles of 8192 elements, longer runs per range in
    * the scatter's writes (H100, keys: 1.70 against 2.09 ms with 256). */
   p->wg = cfg->wg;
@@ -201,6 +199,8 @@ static int plan_binned(const clprim_context *ctx, const struct hist_call *c,
   if (wg_env >= 32 && wg_env <= 1024 && !(wg_env & (wg_env - 1)) &&
       wg_env <= ctx->info.max_work_group_size)
     p->wg = (unsigned)wg_env;
+  /* 16 elements per work-item for counts, 8 with values, halved until the
+   * scatter pass's local memory fits. */
   p->pquads = (unsigned)env_size("CLPRIM_HIST_PQUADS", c->values ? 2 : 4);
   if (p->pquads > 8) p->pquads = 8;
   while (p->pquads > 1 && scatter_local_bytes(p->ranges, (size_t)p->wg * 4 * p->pquads, vs, p->wg) >

@@ -31,6 +31,11 @@
  *    operations as work-group barriers, gains nothing from them, and its
  *    compiled kernel crashed (segfault; seen with float sums, whose
  *    compare-and-swap loop sits between those barriers).
+ *  - hist_part_count / hist_part_scatter / hist_part_local (the binned
+ *    path, below): bins beyond local memory partitioned by range of bins,
+ *    then counted per range in local memory; the host's choice for large
+ *    counts-only inputs on GPUs (2^20 bins, 2^28 elements on the H100:
+ *    2.09 against 3.22 ms for hist_global).
  * Counts outside the bins: per work-item in registers, one work-group
  * reduction and one atomic per work-group at the end.
  *
@@ -40,7 +45,8 @@
  *           out of range)
  *   values: -DX_T=int|uint|long|ulong|float|double, -DX_FLOAT=0|1
  *   -DV_T=int|long|float|double and -DS_T (the type sums are added in: uint,
- *   ulong, float, double) when values are summed; -DHAS_COUNTS=0|1. */
+ *   ulong, float, double) when values are summed; -DHAS_COUNTS=0|1;
+ *   binned path: -DRANGE_SHIFT, -DPQUADS, -DPART_RUNS=0|1, -DNV_SHARED_RED. */
 #ifndef WG
 #define WG 256
 #endif
@@ -435,6 +441,292 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void hist_global(KERNEL
   FOR_EACH_CHUNK(EMIT_AGGREGATED, EMIT_AGGREGATED, 1)
 #endif
   flush_outside(out_below, out_above, out_nan, scratch, outside);
+}
+
+/* ---------------------------------------------------- the binned path */
+
+/* Bins that do not fit in local memory, partitioned first (the split of a
+ * radix sort pass, by the bin's high bits, then per-range local histograms;
+ * the "binned" strategy of GPU histogramming): a range is 2^RANGE_SHIFT
+ * consecutive bins, as many as a work-group's local memory holds.
+ *  1. hist_part_count: each work-group takes tiles_per_group consecutive
+ *     tiles of PTILE elements and counts its elements per range (local
+ *     atomics, runs of equal ranges added first); range_counts[r * groups +
+ *     g] (range-major), plus a 0 after the last; counts outside the bins.
+ *  2. the host scans range_counts (exclusive): each (range, group)'s offset
+ *     in the partitioned buffer; the extra entry becomes the total.
+ *  3. hist_part_scatter: the same tiles again; each tile is ranked by range
+ *     in local memory (one local atomic per run of equal ranges, a scan of
+ *     the tile's range counts) and written out range by range, so global
+ *     writes are runs per range: bin & RANGE_MASK as a ushort (and the
+ *     value) at the range's cursor.
+ *  4. hist_part_local: each work-group takes a slice of the partitioned
+ *     buffer, which may cross range boundaries: per range it meets, local
+ *     bins are cleared, counted / summed, and the nonzero ones added to the
+ *     output with global atomics; a short piece of a range goes straight to
+ *     the global atomics.
+ * Elements outside the bins are counted in pass 1 only and never written. */
+#ifndef RANGE_SHIFT
+#define RANGE_SHIFT 13
+#endif
+#define RANGE_BINS (1u << RANGE_SHIFT)
+#define RANGE_MASK (RANGE_BINS - 1u)
+#ifndef PQUADS
+#define PQUADS 4 /* 4-vectors per work-item per tile of the binned passes */
+#endif
+#define PITEMS (4 * PQUADS)
+#define PTILE (WG * PITEMS)
+#ifndef PART_RUNS
+#define PART_RUNS 1 /* hist_part_scatter: one local atomic per run of equal ranges */
+#endif
+
+/* Loads this work-item's PITEMS elements starting at first (a multiple of
+ * 4) into x[], and with LOAD_VALUES (and HAS_VALUES) their values into v[]. */
+#define PART_LOAD(first, x, v, LOAD_VALUES)                                                        \
+  do {                                                                                             \
+    if ((first) + PITEMS <= n) {                                                                   \
+      for (int u = 0; u < PQUADS; ++u) {                                                           \
+        const X4 xq = ((const __global X4 *)in)[(first) / 4 + u];                                  \
+        x[4 * u] = xq.s0, x[4 * u + 1] = xq.s1, x[4 * u + 2] = xq.s2, x[4 * u + 3] = xq.s3;        \
+      }                                                                                            \
+      for (int u = 0; u < PQUADS; ++u) {                                                           \
+        V4 vq = (V4)0;                                                                             \
+        if (HAS_VALUES && (LOAD_VALUES)) vq = ((const __global V4 *)values)[(first) / 4 + u];      \
+        v[4 * u] = vq.s0, v[4 * u + 1] = vq.s1, v[4 * u + 2] = vq.s2, v[4 * u + 3] = vq.s3;        \
+      }                                                                                            \
+    } else {                                                                                       \
+      for (int j = 0; j < PITEMS; ++j) {                                                           \
+        const int ok_ = (first) + j < n;                                                           \
+        x[j] = ok_ ? in[(first) + j] : (X_T)0;                                                     \
+        v[j] = (HAS_VALUES && (LOAD_VALUES) && ok_) ? values[(first) + j] : (V_T)0;                \
+      }                                                                                            \
+    }                                                                                              \
+  } while (0)
+
+#define PART_ARGS                                                                                  \
+  __global const X_T *in, __global const V_T *values, ulong n, uint bins, X_T lo, X_T hi,          \
+      X_T scale, ulong range, uint ranges, uint tiles_per_group, uint direct_bins
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+hist_part_count(PART_ARGS, __global uint *range_counts, __global uint *outside,
+                __local uint *counts_l) {
+  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
+  const uint lid = (uint)get_local_id(0), group = (uint)get_group_id(0);
+  const uint groups = (uint)get_num_groups(0);
+  for (uint r = lid; r < ranges; r += WG)
+    counts_l[r] = 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint out_below = 0, out_above = 0, out_nan = 0;
+  const ulong tile0 = (ulong)group * tiles_per_group;
+  for (uint t = 0; t < tiles_per_group; ++t) {
+    const ulong first = (tile0 + t) * PTILE + (ulong)lid * PITEMS;
+    if (first >= n) break; /* no barrier in this loop */
+    X_T x[PITEMS];
+    V_T v[PITEMS];
+    PART_LOAD(first, x, v, 0);
+    uint cur = NO_BIN, len = 0;
+    for (int j = 0; j < PITEMS; ++j) {
+      const int ok = first + j < n;
+      uint cls = 0;
+      const uint b = ok ? bin_of(x[j], bins, lo, hi, scale, range, &cls) : NO_BIN;
+      if (ok && b == NO_BIN) {
+        out_below += cls == OUT_BELOW;
+        out_above += cls == OUT_ABOVE;
+        out_nan += cls == OUT_NAN;
+      }
+      const uint r = b == NO_BIN || b < direct_bins ? NO_BIN : b >> RANGE_SHIFT;
+      if (r != cur) {
+        if (len) atomic_add(&counts_l[cur], len);
+        cur = r, len = 0;
+      }
+      len += r != NO_BIN;
+    }
+    if (len) atomic_add(&counts_l[cur], len);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint r = lid; r < ranges; r += WG)
+    range_counts[(ulong)r * groups + group] = atomic_or(&counts_l[r], 0u);
+  if (group == 0 && lid == 0) range_counts[(ulong)ranges * groups] = 0u;
+  flush_outside(out_below, out_above, out_nan, scratch, outside);
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+hist_part_scatter(PART_ARGS, __global const uint *range_offsets, __global ushort *part_bins,
+                  __global V_T *part_values, __global uint *counts, __global S_T *sums,
+                  __local uint *tile_count, __local uint *tile_offset, __local uint *cursor,
+                  __local uint *write_base, __local uint *staged_bins, __local V_T *staged_values) {
+  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
+  const uint lid = (uint)get_local_id(0), group = (uint)get_group_id(0);
+  const uint groups = (uint)get_num_groups(0);
+  for (uint r = lid; r < ranges; r += WG) {
+    cursor[r] = range_offsets[(ulong)r * groups + group];
+    tile_count[r] = 0u;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint per_item = (ranges + WG - 1) / WG; /* ranges each work-item scans */
+  const ulong tile0 = (ulong)group * tiles_per_group;
+  for (uint t = 0; t < tiles_per_group; ++t) {
+    const ulong tile_first = (tile0 + t) * PTILE;
+    if (tile_first >= n) break; /* uniform over the work-group */
+    const ulong first = tile_first + (ulong)lid * PITEMS;
+    X_T x[PITEMS];
+    V_T v[PITEMS];
+    uint b[PITEMS], rank[PITEMS] = {0};
+    PART_LOAD(first, x, v, 1);
+    for (int j = 0; j < PITEMS; ++j) {
+      uint cls = 0;
+      b[j] = first + j < n ? bin_of(x[j], bins, lo, hi, scale, range, &cls) : NO_BIN;
+      if (b[j] < direct_bins) { /* the first ranges: straight to the global atomics */
+        if (HAS_COUNTS) count_add(&counts[b[j]], 1u);
+        if (HAS_VALUES) global_add(&sums[b[j]], (S_T)v[j]);
+        b[j] = NO_BIN;
+      }
+    }
+#if PART_RUNS
+    /* rank[j] first holds the length of the run of equal ranges from j on,
+     * then (one local atomic per run) the rank of each element among the
+     * tile's elements of its range. */
+    rank[PITEMS - 1] = 1u;
+    for (int j = PITEMS - 2; j >= 0; --j)
+      rank[j] = (b[j] >> RANGE_SHIFT) == (b[j + 1] >> RANGE_SHIFT) ? rank[j + 1] + 1u : 1u;
+    for (int j = 0; j < PITEMS; ++j) {
+      if (b[j] == NO_BIN) continue;
+      if (j > 0 && (b[j] >> RANGE_SHIFT) == (b[j - 1] >> RANGE_SHIFT))
+        rank[j] = rank[j - 1] + 1u;
+      else
+        rank[j] = atomic_add(&tile_count[b[j] >> RANGE_SHIFT], rank[j]);
+    }
+#else
+    for (int j = 0; j < PITEMS; ++j)
+      if (b[j] != NO_BIN) rank[j] = atomic_inc(&tile_count[b[j] >> RANGE_SHIFT]);
+#endif
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* The tile's offset per range; the counts are reset for the next tile. */
+    uint mine = 0;
+    for (uint k = 0; k < per_item; ++k) {
+      const uint r = lid * per_item + k;
+      if (r < ranges) mine += atomic_or(&tile_count[r], 0u);
+    }
+    uint total;
+    uint offset = clprim_wg_scan_excl_add_uint(mine, scratch, &total);
+    for (uint k = 0; k < per_item; ++k) {
+      const uint r = lid * per_item + k;
+      if (r < ranges) {
+        const uint count = atomic_xchg(&tile_count[r], 0u);
+        tile_offset[r] = offset;
+        write_base[r] = cursor[r] - offset;
+        cursor[r] += count;
+        offset += count;
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int j = 0; j < PITEMS; ++j)
+      if (b[j] != NO_BIN) {
+        const uint p = tile_offset[b[j] >> RANGE_SHIFT] + rank[j];
+        staged_bins[p] = b[j];
+        if (HAS_VALUES) staged_values[p] = v[j];
+      }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* Consecutive work-items write consecutive elements of a range. */
+    for (uint p = lid; p < total; p += WG) {
+      const uint bin = staged_bins[p];
+      const uint dst = write_base[bin >> RANGE_SHIFT] + p;
+      part_bins[dst] = (ushort)(bin & RANGE_MASK);
+      if (HAS_VALUES) part_values[dst] = staged_values[p];
+    }
+    /* The next tile's first barrier separates these reads from its writes. */
+  }
+}
+
+/* Float sums in the local pass: with -DNV_SHARED_RED (nv_ptx) the native
+ * red.shared.add.f32 / .f64 on the local address, else local_add. */
+#if defined(NV_FAST) && defined(NV_SHARED_RED) && defined(V_IS_DOUBLE)
+CLPRIM_INLINE void local_sum_add(__local S_T *p, S_T v) {
+  asm volatile("red.shared.add.f64 [%0], %1;" : : "r"((uint)(ulong)p), "d"(v) : "memory");
+}
+#elif defined(NV_FAST) && defined(NV_SHARED_RED) && defined(V_IS_FLOAT)
+CLPRIM_INLINE void local_sum_add(__local S_T *p, S_T v) {
+  asm volatile("red.shared.add.f32 [%0], %1;" : : "r"((uint)(ulong)p), "f"(v) : "memory");
+}
+#else
+#define local_sum_add local_add
+#endif
+
+/* The range holding element i of the partitioned buffer: the last r whose
+ * start (its group 0 offset) is <= i. */
+CLPRIM_INLINE uint range_of(__global const uint *range_offsets, uint ranges, uint groups, uint i) {
+  uint a = 0, z = ranges - 1; /* start(a) <= i always (start(0) = 0) */
+  while (a < z) {
+    const uint m = (a + z + 1) / 2;
+    if (range_offsets[(ulong)m * groups] <= i)
+      a = m;
+    else
+      z = m - 1;
+  }
+  return a;
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+hist_part_local(__global const ushort *part_bins, __global const V_T *part_values,
+                __global const uint *range_offsets, uint ranges, uint groups, uint slice, uint bins,
+                __global uint *counts, __global S_T *sums, __local uint *local_counts,
+                __local S_T *local_sums) {
+  const uint lid = (uint)get_local_id(0);
+  const uint total = range_offsets[(ulong)ranges * groups];
+  const ulong s0 = (ulong)get_group_id(0) * slice;
+  if (s0 >= total) return; /* uniform over the work-group */
+  const uint end = (uint)min(s0 + slice, (ulong)total);
+  uint pos = (uint)s0;
+  for (uint r = range_of(range_offsets, ranges, groups, pos); pos < end; ++r) {
+    const uint range_end = r + 1 < ranges ? range_offsets[(ulong)(r + 1) * groups] : total;
+    const uint stop = min(end, range_end);
+    const uint base = r << RANGE_SHIFT;
+    if (stop - pos < RANGE_BINS / 2) {
+      /* A short piece: cheaper than clearing and flushing the local bins. */
+      for (ulong i = (ulong)pos + lid; i < stop; i += WG) {
+        const uint bin = base + part_bins[i];
+        if (HAS_COUNTS) count_add(&counts[bin], 1u);
+        if (HAS_VALUES) global_add(&sums[bin], (S_T)part_values[i]);
+      }
+    } else if (stop > pos) {
+      for (uint i = lid; i < RANGE_BINS; i += WG) {
+        if (HAS_COUNTS) local_counts[i] = 0u;
+        if (HAS_VALUES) local_sums[i] = 0;
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      ulong i = (ulong)pos + lid;
+      for (; i + 3 * WG < stop; i += 4 * WG) {
+        uint bq[4];
+        V_T vq[4];
+        for (int u = 0; u < 4; ++u) {
+          bq[u] = part_bins[i + u * WG];
+          vq[u] = HAS_VALUES ? part_values[i + u * WG] : (V_T)0;
+        }
+        for (int u = 0; u < 4; ++u) {
+          if (HAS_COUNTS) atomic_add(&local_counts[bq[u]], 1u);
+          if (HAS_VALUES) local_sum_add(&local_sums[bq[u]], (S_T)vq[u]);
+        }
+      }
+      for (; i < stop; i += WG) {
+        const uint bin = part_bins[i];
+        if (HAS_COUNTS) atomic_add(&local_counts[bin], 1u);
+        if (HAS_VALUES) local_sum_add(&local_sums[bin], (S_T)part_values[i]);
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      for (uint k = lid; k < RANGE_BINS && base + k < bins; k += WG) {
+        if (HAS_COUNTS) {
+          const uint c = atomic_or(&local_counts[k], 0u);
+          if (c) count_add(&counts[base + k], c);
+        }
+        if (HAS_VALUES) {
+          const S_T s = local_sums[k];
+          if (s != (S_T)0) global_add(&sums[base + k], s);
+        }
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    pos = stop;
+  }
 }
 
 /* Zeroes the first a_words, b_words, c_words 32-bit words of a, b, c (the

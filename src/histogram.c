@@ -4,16 +4,24 @@
  * Outputs are overwritten: they are zero-filled, then the kernel adds into
  * them. Bins that fit in local memory (with room to spare for occupancy) are
  * counted per work-group in local memory (hist_local), others with global
- * atomics (hist_global). Counts outside the bins go to a 3-word scratch
- * buffer (below / above / NaN; keys out of range count as "below"), read
- * back only when the caller asks. */
+ * atomics (hist_global), or, for large inputs on GPUs, by the binned path:
+ * elements partitioned by range of bins (2^range_shift bins, what local
+ * memory holds), then each range counted in local memory (hist_part_* in
+ * cl/histogram.cl; plan_binned says when). Counts outside the bins go to a
+ * 3-word scratch buffer (below / above / NaN; keys out of range count as
+ * "below"), read back only when the caller asks. */
 #include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { SLOT_OUTSIDE = CLPRIM_SCRATCH_HIST0 };
+enum {
+  SLOT_OUTSIDE = CLPRIM_SCRATCH_HIST0,
+  SLOT_RANGE_COUNTS = CLPRIM_SCRATCH_HIST_PART0,   /* binned: per (range, group), scanned */
+  SLOT_PART_BINS = CLPRIM_SCRATCH_HIST_PART0 + 1,  /* binned: bin & mask per element (ushort) */
+  SLOT_PART_VALUES = CLPRIM_SCRATCH_HIST_PART0 + 2 /* binned: the values, partitioned */
+};
 
 #define MAX_BINS ((size_t)1 << 31)
 
@@ -118,12 +126,119 @@ static int want_nv_fast(const clprim_context *ctx) {
   return !(env && strcmp(env, "0") == 0);
 }
 
+/* The binned path's plan for a call (see the file's header). */
+struct hist_binned {
+  unsigned range_shift;   /* 2^range_shift bins per range */
+  unsigned wg;            /* the binned program's work-group size */
+  unsigned pquads;        /* the binned passes' tile: wg * 4 * pquads elements */
+  size_t ranges;          /* bins / 2^range_shift, rounded up */
+  size_t groups;          /* work-groups of the count and scatter passes */
+  size_t tiles_per_group; /* consecutive tiles per work-group */
+  size_t slice;           /* partitioned elements per work-group of the local pass */
+  size_t direct_bins;     /* bins below go straight to global atomics in the scatter pass */
+  int shared_red;         /* nv_ptx: float sums with red.shared in the local pass */
+  int runs;               /* the scatter pass ranks runs of equal ranges (PART_RUNS) */
+};
+
+static size_t env_size(const char *name, size_t fallback) {
+  const char *env = getenv(name);
+  if (!env || !*env) return fallback;
+  char *end;
+  unsigned long long v = strtoull(env, &end, 10);
+  return *end || v == 0 ? fallback : (size_t)v;
+}
+
+/* Local memory of the scatter pass: four words per range, the staged tile
+ * (bins and values) and the scan's scratch. */
+static size_t scatter_local_bytes(size_t ranges, size_t tile, size_t vs, unsigned wg) {
+  return ranges * 16 + tile * (4 + vs) + (size_t)wg * 4 + 64;
+}
+
+/* Whether the binned path runs the call, and its plan. Automatically on GPUs
+ * for counts (no sums) when the bins do not fit in local memory, n is large
+ * (at least 2^22 elements and 8 per bin) and there are at most 256 ranges;
+ * $CLPRIM_HIST_BINNED=0|1 turns it off / on wherever it can run (tests,
+ * comparisons), and $CLPRIM_HIST_RANGE_SHIFT (smaller ranges: tests),
+ * $CLPRIM_HIST_SLICE and $CLPRIM_HIST_PQUADS change the plan. */
+static int plan_binned(const clprim_context *ctx, const struct hist_call *c,
+                       const struct hist_config *cfg, struct hist_binned *p) {
+  const char *env = getenv("CLPRIM_HIST_BINNED");
+  const int forced = env && strcmp(env, "1") == 0;
+  if ((env && strcmp(env, "0") == 0) || c->n == 0) return 0;
+  const size_t vs = c->sums ? clprim_type_size(c->v_type) : 0;
+  const size_t per_bin = (c->counts ? 4 : 0) + vs;
+  if (!forced && c->bins <= clprim__histogram_local_max(ctx, c->counts != NULL, vs)) return 0;
+  /* Sums: forced only. Their partitioned copy (a value per element) made
+   * the path slower than hist_global on the H100 (reduce_by_key_dense,
+   * double, 2^20 keys, 2^28 random: 10.8 against 3.9 ms). */
+  if (!forced && (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU) || c->values ||
+                  c->n < ((size_t)1 << 22) || c->n / 8 < c->bins))
+    return 0;
+  /* The local pass's bins: at most 32 KiB and a ushort's worth. */
+  size_t budget = ctx->info.local_mem_size > 1024 ? (size_t)ctx->info.local_mem_size - 1024 : 0;
+  if (budget > 32768) budget = 32768;
+  unsigned shift = 0;
+  while (shift < 16 && ((size_t)2 << shift) * per_bin <= budget)
+    ++shift;
+  if (((size_t)1 << shift) * per_bin > budget) return 0;
+  const size_t max_shift = shift;
+  shift = (unsigned)env_size("CLPRIM_HIST_RANGE_SHIFT", shift);
+  if (shift > max_shift) shift = (unsigned)max_shift;
+  const size_t max_ranges = forced ? 512 : 256;
+  while (((c->bins - 1) >> shift) + 1 > max_ranges && shift < max_shift)
+    ++shift;
+  p->range_shift = shift;
+  p->ranges = ((c->bins - 1) >> shift) + 1;
+  if (p->ranges > max_ranges) return 0;
+  /* 512 work-items on GPUs: tiles of 8192 elements, longer runs per range in
+   * the scatter's writes (H100, keys: 1.70 against 2.09 ms with 256). */
+  p->wg = cfg->wg;
+  if ((ctx->info.device_type & CL_DEVICE_TYPE_GPU) && ctx->info.max_work_group_size >= 512)
+    p->wg = 512;
+  const size_t wg_env = env_size("CLPRIM_HIST_PWG", 0); /* a power of two, 32..1024 */
+  if (wg_env >= 32 && wg_env <= 1024 && !(wg_env & (wg_env - 1)) &&
+      wg_env <= ctx->info.max_work_group_size)
+    p->wg = (unsigned)wg_env;
+  /* 16 elements per work-item for counts, 8 with values, halved until the
+   * scatter pass's local memory fits. */
+  p->pquads = (unsigned)env_size("CLPRIM_HIST_PQUADS", c->values ? 2 : 4);
+  if (p->pquads > 8) p->pquads = 8;
+  while (p->pquads > 1 && scatter_local_bytes(p->ranges, (size_t)p->wg * 4 * p->pquads, vs, p->wg) >
+                              ctx->info.local_mem_size)
+    p->pquads /= 2;
+  if (scatter_local_bytes(p->ranges, (size_t)p->wg * 4 * p->pquads, vs, p->wg) >
+      ctx->info.local_mem_size)
+    return 0;
+  /* The partitioned copy: a ushort and a value per element. */
+  if (c->n * 2 > ctx->info.max_alloc_size || c->n * vs > ctx->info.max_alloc_size ||
+      c->n * (2 + vs) > ctx->info.global_mem_size / 2)
+    return 0;
+  const size_t tile = (size_t)p->wg * 4 * p->pquads, tiles = (c->n - 1) / tile + 1;
+  p->groups = tiles < cfg->max_groups ? tiles : cfg->max_groups;
+  p->tiles_per_group = (tiles - 1) / p->groups + 1;
+  p->groups = (tiles - 1) / p->tiles_per_group + 1;
+  p->slice = env_size("CLPRIM_HIST_SLICE", (size_t)1 << 18);
+  if (p->slice > UINT32_MAX) p->slice = UINT32_MAX;
+  /* Experiments: $CLPRIM_HIST_DIRECT (percent of the ranges, from the
+   * first, whose elements the scatter pass adds with global atomics rather
+   * than partitioning them) and $CLPRIM_HIST_SHARED_RED=1. */
+  const size_t direct_percent = env_size("CLPRIM_HIST_DIRECT", 0);
+  p->direct_bins = direct_percent >= 100 ? 0 : (p->ranges * direct_percent / 100) << shift;
+  if (p->direct_bins > c->bins) p->direct_bins = c->bins;
+  p->shared_red = env_size("CLPRIM_HIST_SHARED_RED", 0) == 1;
+  env = getenv("CLPRIM_HIST_PART_RUNS"); /* 0|1 */
+  p->runs = !(env && strcmp(env, "0") == 0);
+  return 1;
+}
+
 /* Builds the kernel for the call (and hist_zero of the same program);
- * *local_copies is 0 for hist_global. */
+ * *local_copies is 0 for hist_global. With binned, kernel[0..2] are
+ * hist_part_count, hist_part_scatter and hist_part_local. */
 static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
-                                 const struct hist_config *cfg, cl_kernel *kernel,
-                                 cl_kernel *zero_kernel, unsigned *local_copies) {
-  const unsigned wg = cfg->wg;
+                                 const struct hist_config *cfg, const struct hist_binned *binned,
+                                 cl_kernel *kernel, cl_kernel *zero_kernel,
+                                 unsigned *local_copies) {
+  const unsigned wg = binned ? binned->wg : cfg->wg;
   static const char *const sum_type[CLPRIM_TYPE_COUNT] = {"uint",  "uint",  "ulong",
                                                           "ulong", "float", "double"};
   static const char *const v_kind[CLPRIM_TYPE_COUNT] = {
@@ -131,7 +246,7 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
   const size_t vs = c->sums ? clprim_type_size(c->v_type) : 0;
   const size_t local_max = clprim__histogram_local_max(ctx, c->counts != NULL, vs);
   unsigned copies = 0;
-  if (c->bins <= local_max) {
+  if (c->bins <= local_max && !binned) {
     copies = 1;
     /* Several copies of the bins (one per group of 32 work-items) on GPUs,
      * where work-items of a work-group run at once and collide. */
@@ -151,16 +266,27 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
   const int local_runs = cfg->local_runs >= 0 ? cfg->local_runs : c->sums != NULL;
   for (;;) {
     const int nv_fast = want_nv_fast(ctx);
-    char options[256];
+    char options[320], binned_opt[64] = "";
+    if (binned)
+      snprintf(binned_opt, sizeof binned_opt, " -DRANGE_SHIFT=%u -DPQUADS=%u -DPART_RUNS=%d%s",
+               binned->range_shift, binned->pquads, binned->runs,
+               binned->shared_red && nv_fast ? " -DNV_SHARED_RED" : "");
     snprintf(
         options, sizeof options,
         "-DWG=%u -DCOPIES=%u -DQUADS=%u -DAGGREGATE=%d -DLOCAL_RUNS=%d -DX_T=%s -DX_FLOAT=%d%s%s "
-        "-DHAS_COUNTS=%d%s",
+        "-DHAS_COUNTS=%d%s%s",
         wg, copies ? copies : 1, cfg->quads, cfg->aggregate, local_runs, clprim__cl_type(c->x_type),
         is_float(c->x_type), c->keys_mode ? " -DMODE_KEYS" : "", values_opt, c->counts != NULL,
-        nv_fast ? " -DNV_FAST" : "");
-    clprim_status st =
-        clprim__kernel(ctx, "histogram.cl", options, copies ? "hist_local" : "hist_global", kernel);
+        nv_fast ? " -DNV_FAST" : "", binned_opt);
+    static const char *const binned_names[3] = {"hist_part_count", "hist_part_scatter",
+                                                "hist_part_local"};
+    clprim_status st = clprim__kernel(ctx, "histogram.cl", options,
+                                      binned   ? binned_names[0]
+                                      : copies ? "hist_local"
+                                               : "hist_global",
+                                      kernel);
+    for (int k = 1; binned && k < 3 && st == CLPRIM_SUCCESS; ++k)
+      st = clprim__kernel(ctx, "histogram.cl", options, binned_names[k], &kernel[k]);
     if (st != CLPRIM_SUCCESS && nv_fast) {
       /* The driver refused the PTX (match.any, red.f64): portable kernels. */
       ctx->hist_nv_fast = -1;
@@ -174,14 +300,73 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
   }
 }
 
+/* The binned path's four steps (count, scan, scatter, local), after the
+ * outputs are zeroed. */
+static clprim_status hist_run_binned(clprim_context *ctx, const struct hist_call *c,
+                                     const struct hist_binned *p, const cl_kernel *kernel,
+                                     cl_mem outside, cl_mem range_counts, cl_mem part_bins,
+                                     cl_mem part_values) {
+  const size_t xs = clprim_type_size(c->x_type);
+  const size_t vs = c->values ? clprim_type_size(c->v_type) : 0;
+  const size_t tile = (size_t)p->wg * 4 * p->pquads;
+  cl_mem values = c->values ? c->values : outside;
+  cl_mem counts = c->counts ? c->counts : outside, sums = c->sums ? c->sums : outside;
+  cl_ulong n64 = c->n, range = c->range;
+  cl_uint bins = (cl_uint)c->bins, ranges = (cl_uint)p->ranges;
+  cl_uint tiles_per_group = (cl_uint)p->tiles_per_group, groups = (cl_uint)p->groups;
+  cl_uint slice = (cl_uint)p->slice, direct_bins = (cl_uint)p->direct_bins;
+  for (int k = 0; k < 2; ++k) /* the arguments count and scatter share */
+    CLPRIM_CHECK(clprim__set_args(
+        kernel[k], 11, sizeof c->in, &c->in, sizeof values, &values, sizeof n64, &n64, sizeof bins,
+        &bins, xs, &c->lo, xs, &c->hi, xs, &c->scale, sizeof range, &range, sizeof ranges, &ranges,
+        sizeof tiles_per_group, &tiles_per_group, sizeof direct_bins, &direct_bins));
+  cl_int err = clSetKernelArg(kernel[0], 11, sizeof range_counts, &range_counts);
+  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[0], 12, sizeof outside, &outside);
+  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[0], 13, p->ranges * 4, NULL);
+  if (err != CL_SUCCESS) return (clprim_status)err;
+  CLPRIM_CHECK(clprim__enqueue(ctx, kernel[0], p->groups, p->wg));
+  CLPRIM_CHECK(
+      clprim__scan(ctx, CLPRIM_UINT32, range_counts, range_counts, p->ranges * p->groups + 1, 0));
+  const size_t local_sizes[6] = {p->ranges * 4, p->ranges * 4, p->ranges * 4,
+                                 p->ranges * 4, tile * 4,      vs ? tile * vs : 8};
+  err = clSetKernelArg(kernel[1], 11, sizeof range_counts, &range_counts);
+  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[1], 12, sizeof part_bins, &part_bins);
+  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[1], 13, sizeof part_values, &part_values);
+  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[1], 14, sizeof counts, &counts);
+  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[1], 15, sizeof sums, &sums);
+  for (cl_uint k = 0; k < 6 && err == CL_SUCCESS; ++k)
+    err = clSetKernelArg(kernel[1], 16 + k, local_sizes[k], NULL);
+  if (err != CL_SUCCESS) return (clprim_status)err;
+  CLPRIM_CHECK(clprim__enqueue(ctx, kernel[1], p->groups, p->wg));
+  const size_t range_bins = (size_t)1 << p->range_shift;
+  CLPRIM_CHECK(clprim__set_args(kernel[2], 9, sizeof part_bins, &part_bins, sizeof part_values,
+                                &part_values, sizeof range_counts, &range_counts, sizeof ranges,
+                                &ranges, sizeof groups, &groups, sizeof slice, &slice, sizeof bins,
+                                &bins, sizeof counts, &counts, sizeof sums, &sums));
+  err = clSetKernelArg(kernel[2], 9, c->counts ? range_bins * 4 : 4, NULL);
+  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[2], 10, c->sums ? range_bins * vs : 8, NULL);
+  if (err != CL_SUCCESS) return (clprim_status)err;
+  return clprim__enqueue(ctx, kernel[2], (c->n - 1) / p->slice + 1, p->wg);
+}
+
 static clprim_status hist_run(clprim_context *ctx, const struct hist_call *c) {
   CLPRIM_CHECK(check_call(ctx, c));
   const struct hist_config cfg = hist_config(ctx);
-  cl_kernel kernel, zero_kernel;
+  struct hist_binned plan;
+  const int binned = plan_binned(ctx, c, &cfg, &plan);
+  cl_kernel kernel[3], zero_kernel;
   unsigned copies;
-  CLPRIM_CHECK(hist_kernel(ctx, c, &cfg, &kernel, &zero_kernel, &copies));
-  cl_mem outside;
+  CLPRIM_CHECK(hist_kernel(ctx, c, &cfg, binned ? &plan : NULL, kernel, &zero_kernel, &copies));
+  cl_mem outside, range_counts = NULL, part_bins = NULL, part_values = NULL;
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_OUTSIDE, 16, &outside));
+  if (binned) {
+    const size_t vs = c->values ? clprim_type_size(c->v_type) : 0;
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RANGE_COUNTS, (plan.ranges * plan.groups + 1) * 4,
+                                 &range_counts));
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_PART_BINS, c->n * 2, &part_bins));
+    part_values = part_bins;
+    if (vs) CLPRIM_CHECK(clprim__scratch(ctx, SLOT_PART_VALUES, c->n * vs, &part_values));
+  }
 
   clprim__call_begin(ctx);
   const size_t vs = c->values ? clprim_type_size(c->v_type) : 4;
@@ -197,7 +382,10 @@ static clprim_status hist_run(clprim_context *ctx, const struct hist_call *c) {
                                 &zero_words[1], sizeof zeroed[2], &zeroed[2], sizeof zero_words[2],
                                 &zero_words[2]));
   CLPRIM_CHECK(clprim__enqueue(ctx, zero_kernel, zero_groups, cfg.wg));
-  if (c->n > 0) {
+  if (binned) {
+    CLPRIM_CHECK(
+        hist_run_binned(ctx, c, &plan, kernel, outside, range_counts, part_bins, part_values));
+  } else if (c->n > 0) {
     const size_t items = (size_t)cfg.quads * 4, chunks = c->n / items + (c->n % items != 0);
     size_t groups = chunks / cfg.wg + (chunks % cfg.wg != 0);
     if (groups > cfg.max_groups) groups = cfg.max_groups;
@@ -207,17 +395,18 @@ static clprim_status hist_run(clprim_context *ctx, const struct hist_call *c) {
     const size_t xs = clprim_type_size(c->x_type);
     cl_ulong n64 = c->n, range = c->range;
     cl_uint bins = (cl_uint)c->bins;
-    CLPRIM_CHECK(clprim__set_args(kernel, 11, sizeof c->in, &c->in, sizeof values, &values,
+    CLPRIM_CHECK(clprim__set_args(kernel[0], 11, sizeof c->in, &c->in, sizeof values, &values,
                                   sizeof n64, &n64, sizeof bins, &bins, xs, &c->lo, xs, &c->hi, xs,
                                   &c->scale, sizeof range, &range, sizeof counts, &counts,
                                   sizeof sums, &sums, sizeof outside, &outside));
     if (copies) { /* the local bins: __local arguments 11 and 12 */
       const size_t local_bins = c->bins * copies;
-      cl_int err = clSetKernelArg(kernel, 11, c->counts ? local_bins * 4 : 4, NULL);
-      if (err == CL_SUCCESS) err = clSetKernelArg(kernel, 12, c->sums ? local_bins * vs : 8, NULL);
+      cl_int err = clSetKernelArg(kernel[0], 11, c->counts ? local_bins * 4 : 4, NULL);
+      if (err == CL_SUCCESS)
+        err = clSetKernelArg(kernel[0], 12, c->sums ? local_bins * vs : 8, NULL);
       if (err != CL_SUCCESS) return (clprim_status)err;
     }
-    CLPRIM_CHECK(clprim__enqueue(ctx, kernel, groups, cfg.wg));
+    CLPRIM_CHECK(clprim__enqueue(ctx, kernel[0], groups, cfg.wg));
   }
   if (c->outside) {
     cl_uint words[4];

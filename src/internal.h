@@ -24,7 +24,8 @@ enum clprim_scratch_slot {
   CLPRIM_SCRATCH_NTH0 = 16,         /* selection: slots 16..23 */
   /* histograms and reduce-by-key (histogram.c, reduce_by_key.c): 24..27 */
   CLPRIM_SCRATCH_HIST0 = 24,
-  CLPRIM_SCRATCH_SLOTS = 28
+  CLPRIM_SCRATCH_HIST_PART0 = 28, /* histogram.c's binned path: 28..30 */
+  CLPRIM_SCRATCH_SLOTS = 31
 };
 
 struct clprim_kernel_entry {

@@ -5,7 +5,9 @@
  * the vector and work-group boundaries, random / sorted / partly sorted
  * keys, keys out of range (negative, == K, huge), values below lo, at lo,
  * at hi, above, NaN; float sums within the bound of docs/ACCURACY.md, integer
- * sums exact; every error case with nothing written. */
+ * sums exact; every error case with nothing written; the binned path forced
+ * at small sizes. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "common.h"
 
 #include <float.h>
@@ -48,8 +50,18 @@ static size_t test_sizes(size_t *sizes) {
   return k;
 }
 
-enum key_order { KEYS_RANDOM, KEYS_SORTED, KEYS_PARTLY_SORTED, KEY_ORDERS };
-static const char *const order_name[KEY_ORDERS] = {"random", "sorted", "partly sorted"};
+/* The last two (skewed: every key in one bin, keys random in the first 16)
+ * only for the binned path's tests. */
+enum key_order {
+  KEYS_RANDOM,
+  KEYS_SORTED,
+  KEYS_PARTLY_SORTED,
+  KEY_ORDERS,
+  KEYS_ONE_BIN = KEY_ORDERS,
+  KEYS_FIRST_16
+};
+static const char *const order_name[KEY_ORDERS + 2] = {"random", "sorted", "partly sorted",
+                                                       "one bin", "first 16"};
 
 /* n keys in [0, K), with about 1 in 16 out of range (negative when signed,
  * K, huge) when `invalid` is set. */
@@ -58,6 +70,10 @@ static void make_keys(uint32_t *keys, size_t n, size_t K, enum key_order order, 
   for (size_t i = 0; i < n; ++i) {
     if (order == KEYS_RANDOM)
       keys[i] = (uint32_t)(test_rand() % K);
+    else if (order == KEYS_ONE_BIN)
+      keys[i] = (uint32_t)(K / 2);
+    else if (order == KEYS_FIRST_16)
+      keys[i] = (uint32_t)(test_rand() % (K < 16 ? K : 16));
     else
       keys[i] = (uint32_t)((uint64_t)i * K / (n ? n : 1));
   }
@@ -90,7 +106,6 @@ static int key_valid(uint32_t key, size_t K) {
 }
 
 /* --------------------------------------------------- reduce-by-key */
-
 
 /* One dense reduce-by-key (sums, and counts when with_counts), checked. */
 static void check_rbk(clprim_context *ctx, clprim_type kt, clprim_type vt, size_t n, size_t K,
@@ -436,6 +451,80 @@ static void test_even(void **state) {
   }
 }
 
+/* ------------------------------------------------------- the binned path */
+
+/* The binned path (partition by range of bins, then local bins per range),
+ * forced with $CLPRIM_HIST_BINNED=1 at small sizes: ranges of 16 bins
+ * ($CLPRIM_HIST_RANGE_SHIFT=4; the host widens them where more than 512
+ * would be needed), slices of the local pass that cross range boundaries,
+ * sizes around its tiles (work-group size times 16 elements, 8 with
+ * values), skewed keys. */
+static void test_binned(void **state) {
+  (void)state;
+  const char *old = getenv("CLPRIM_HIST_BINNED");
+  char saved[16] = "";
+  if (old) snprintf(saved, sizeof saved, "%s", old);
+  setenv("CLPRIM_HIST_BINNED", "1", 1);
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx) continue;
+    /* The binned program's work-group size (plan_binned in histogram.c). */
+    const int gpu = (ctx->info.device_type & CL_DEVICE_TYPE_GPU) != 0;
+    const size_t wg = gpu && ctx->info.max_work_group_size >= 512 ? 512 : gpu ? 256 : 64;
+    const size_t t16 = wg * 16, t8 = wg * 8;
+    const size_t sizes[] = {1, 5, t8 - 1, t8, t8 + 1, t16 - 1, t16, t16 + 1, 3 * t16 + 7, 100003};
+    const size_t ks[] = {1, 7, 300, 5000};
+    const size_t ns = test_small() ? 7 : sizeof sizes / sizeof sizes[0];
+    /* Ranges of 16 bins, slices of 100 elements: many ranges, slices that
+     * cross them. Each value type with one key type and either with or
+     * without counts (every program build costs seconds on PoCL). */
+    setenv("CLPRIM_HIST_RANGE_SHIFT", "4", 1);
+    setenv("CLPRIM_HIST_SLICE", "100", 1);
+    /* The largest call first: the binned path's scratch buffers are then
+     * allocated once (Oclgrind sees a buffer's bytes as uninitialised, even
+     * after a kernel writes them, where the buffer is made after another
+     * was released). */
+    check_rbk(ctx, CLPRIM_UINT32, ctx->info.has_int64_atomics ? CLPRIM_UINT64 : CLPRIM_UINT32,
+              sizes[ns - 1], 7, KEYS_RANDOM, 1);
+    for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ++ki)
+      for (size_t s = 0; s < ns; ++s) {
+        if (test_small() && (s + ki) % 2) continue;
+        const enum key_order order = (enum key_order)((s + ki) % (KEY_ORDERS + 2));
+        check_keys_hist(ctx, (s + ki) % 2 ? CLPRIM_INT32 : CLPRIM_UINT32, sizes[s], ks[ki], order);
+        for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t) {
+          const clprim_type vt = (clprim_type)t;
+          if (clprim__check_type(ctx, vt) != CLPRIM_SUCCESS ||
+              (clprim_type_size(vt) == 8 && !ctx->info.has_int64_atomics))
+            continue;
+          if (test_small() && (s + (size_t)t) % 3) continue;
+          check_rbk(ctx, t / 2 % 2 ? CLPRIM_INT32 : CLPRIM_UINT32, vt, sizes[s], ks[ki],
+                    (enum key_order)((s + ki + (size_t)t) % (KEY_ORDERS + 2)), t % 2 == 0);
+          if (test_small() && (s + ki + (size_t)t) % 2) continue;
+          check_even(ctx, vt, sizes[s], ks[ki]);
+        }
+      }
+    /* The default plan (ranges as large as local memory allows), 2^20
+     * bins. */
+    unsetenv("CLPRIM_HIST_RANGE_SHIFT");
+    unsetenv("CLPRIM_HIST_SLICE");
+    if (!test_small())
+      for (size_t s = 0; s < ns; ++s) {
+        const size_t K = s + 1 == ns ? (size_t)1 << 20 : 5000;
+        check_keys_hist(ctx, s % 2 ? CLPRIM_INT32 : CLPRIM_UINT32, sizes[s], K,
+                        (enum key_order)(s % (KEY_ORDERS + 2)));
+        if (ctx->info.has_int64_atomics && clprim__check_type(ctx, CLPRIM_DOUBLE) == CLPRIM_SUCCESS)
+          check_rbk(ctx, CLPRIM_INT32, CLPRIM_DOUBLE, sizes[s], K,
+                    (enum key_order)((s + 1) % (KEY_ORDERS + 2)), 0);
+      }
+  }
+  if (old)
+    setenv("CLPRIM_HIST_BINNED", saved, 1);
+  else
+    unsetenv("CLPRIM_HIST_BINNED");
+  unsetenv("CLPRIM_HIST_RANGE_SHIFT");
+  unsetenv("CLPRIM_HIST_SLICE");
+}
+
 /* ----------------------------------------------------------------- errors */
 
 static void test_errors(void **state) {
@@ -615,7 +704,7 @@ int main(void) {
       cmocka_unit_test(test_rbk_int32), cmocka_unit_test(test_rbk_uint32),
       cmocka_unit_test(test_rbk_int64), cmocka_unit_test(test_rbk_uint64),
       cmocka_unit_test(test_rbk_float), cmocka_unit_test(test_rbk_double),
-      cmocka_unit_test(test_even),
+      cmocka_unit_test(test_even),      cmocka_unit_test(test_binned),
   };
   return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

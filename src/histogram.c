@@ -300,6 +300,19 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
   }
 }
 
+/* Whether the three binned kernels each run work-groups of wg work-items
+ * (CL_KERNEL_WORK_GROUP_SIZE: a kernel needing many registers may not). */
+static int kernels_fit(const clprim_context *ctx, const cl_kernel *kernel, unsigned wg) {
+  for (int k = 0; k < 3; ++k) {
+    size_t most = 0;
+    if (clGetKernelWorkGroupInfo(kernel[k], ctx->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof most,
+                                 &most, NULL) != CL_SUCCESS ||
+        most < wg)
+      return 0;
+  }
+  return 1;
+}
+
 /* The binned path's four steps (count, scan, scatter, local), after the
  * outputs are zeroed. */
 static clprim_status hist_run_binned(clprim_context *ctx, const struct hist_call *c,
@@ -353,10 +366,16 @@ static clprim_status hist_run(clprim_context *ctx, const struct hist_call *c) {
   CLPRIM_CHECK(check_call(ctx, c));
   const struct hist_config cfg = hist_config(ctx);
   struct hist_binned plan;
-  const int binned = plan_binned(ctx, c, &cfg, &plan);
+  int binned = plan_binned(ctx, c, &cfg, &plan);
   cl_kernel kernel[3], zero_kernel;
   unsigned copies;
   CLPRIM_CHECK(hist_kernel(ctx, c, &cfg, binned ? &plan : NULL, kernel, &zero_kernel, &copies));
+  if (binned && !kernels_fit(ctx, kernel, plan.wg)) {
+    /* The compiled binned kernels cannot run plan.wg work-items (registers):
+     * the global-atomics path instead. */
+    binned = 0;
+    CLPRIM_CHECK(hist_kernel(ctx, c, &cfg, NULL, kernel, &zero_kernel, &copies));
+  }
   cl_mem outside, range_counts = NULL, part_bins = NULL, part_values = NULL;
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_OUTSIDE, 16, &outside));
   if (binned) {

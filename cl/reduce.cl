@@ -175,22 +175,18 @@ void sum_tiles(__global const S *in, ulong n, __global S *tile_sums) {
   /* Loaded into registers first, then added in order (as scan.cl does;
    * Oclgrind's uninitialised-value check crashed on the fused form). */
   S v[ITEMS];
-  if (base + TILE <= n) {
 #pragma unroll
-    for (int k = 0; k < ITEMS / 4; ++k) {
-      S4 q = vload4(k * WG + lid, in + base);
+  for (int k = 0; k < ITEMS / 4; ++k) {
+    const ulong quad = (ulong)k * WG + lid, i = base + 4 * quad;
+    if (i + 4 <= n) {
+      S4 q = vload4(quad, in + base);
       v[4 * k] = q.s0;
       v[4 * k + 1] = q.s1;
       v[4 * k + 2] = q.s2;
       v[4 * k + 3] = q.s3;
+    } else { /* the end of the last tile */
+      for (int e = 0; e < 4; ++e) v[4 * k + e] = i + e < n ? in[i + e] : (S)0;
     }
-  } else { /* the last tile: the same elements, one by one */
-#pragma unroll
-    for (int k = 0; k < ITEMS / 4; ++k)
-      for (int e = 0; e < 4; ++e) {
-        const ulong i = base + 4 * ((ulong)k * WG + lid) + e;
-        v[4 * k + e] = i < n ? in[i] : (S)0;
-      }
   }
   S s = 0;
 #pragma unroll

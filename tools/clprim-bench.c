@@ -32,6 +32,7 @@ struct bench {
   int records;
   const char *op_filter;
   int type_filter; /* -1: all */
+  int all_data;    /* --data all: selection on every distribution of its tests */
   clprim_path path;
 };
 
@@ -353,9 +354,52 @@ static clprim_status call_nth(struct bench *b, void *p) {
   }
 }
 
+/* The distributions of the selection tests (tests/test_nth_element.c), for
+ * float and double: `data` 0 uniform in [0, 1), 1 16 distinct values (the
+ * uniform data rounded down to sixteenths), then normal, sorted, reverse
+ * sorted, all equal, 128 and 1024 distinct values, half the elements equal
+ * to one value (the median's: heavy duplicates of the answer), adversarial
+ * (99% within 1e-30 of 0, 1% spread over +-5e5). */
+static const char *const nth_data_names[] = {"uniform", "16distinct", "normal", "sorted",
+                                             "reverse", "equal", "128distinct", "1024distinct",
+                                             "dup_answer", "adversarial"};
+#define NTH_DATA_COUNT (int)(sizeof nth_data_names / sizeof nth_data_names[0])
+
+static void nth_data(clprim_type type, unsigned char *host, size_t n, int data) {
+  if (data == 1) {
+    for (size_t i = 0; i < n; ++i) switch (type) {
+      case CLPRIM_INT32: case CLPRIM_UINT32: ((uint32_t *)host)[i] = ((uint32_t *)host)[i] / 64 * 64; break;
+      case CLPRIM_INT64: case CLPRIM_UINT64: ((uint64_t *)host)[i] = ((uint64_t *)host)[i] / 64 * 64; break;
+      case CLPRIM_FLOAT: ((float *)host)[i] = floorf(((float *)host)[i] * 16) / 16; break;
+      case CLPRIM_DOUBLE: ((double *)host)[i] = floor(((double *)host)[i] * 16) / 16; break;
+      }
+    return;
+  }
+  uint64_t s = 0x2545F4914F6CDD1Dull + (uint64_t)data;
+  for (size_t i = 0; i < n; ++i) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    const double u = (double)(s >> 11) * (1.0 / 9007199254740992.0);
+    const double u2 = (double)(s & 0x7FFu) / 2048.0 + (double)i / (double)n / 2048.0;
+    double v = 0;
+    switch (data) {
+    case 2: v = sqrt(-2.0 * log(u + 1e-300)) * cos(6.283185307179586 * u2); break;
+    case 3: v = (double)i / (double)n; break;
+    case 4: v = 1.0 - (double)i / (double)n; break;
+    case 5: v = 0.5; break;
+    case 6: v = (double)(s % 128) / 128; break;
+    case 7: v = (double)(s % 1024) / 1024; break;
+    case 8: v = u < 0.5 ? 0.5 : u; break;
+    default: v = u < 0.99 ? 1e-30 * u2 : (u - 0.995) * 1e8; break;
+    }
+    if (type == CLPRIM_FLOAT) ((float *)host)[i] = (float)v;
+    else ((double *)host)[i] = v;
+  }
+}
+
 /* nth_element (k = n/2, n/100, n-1), approximate (k = n/2), quantiles (9
  * deciles, 99 percentiles), top-k (k = 1, 1000, n/2; values and uint32
- * indices) on uniform data and on 16 distinct values. */
+ * indices) on uniform data and on 16 distinct values; with --data all (float
+ * and double) also on the other distributions of nth_data. */
 static void bench_nth(struct bench *b, clprim_type type, size_t n) {
   size_t es = clprim_type_size(type), bytes = n * es;
   unsigned char *host = random_data(type, n, 3);
@@ -368,15 +412,11 @@ static void bench_nth(struct bench *b, clprim_type type, size_t n) {
   uint64_t deciles[9], percentiles[99];
   for (int j = 0; j < 9; ++j) deciles[j] = clprim_quantile_rank(n, (j + 1) / 10.0);
   for (int j = 0; j < 99; ++j) percentiles[j] = clprim_quantile_rank(n, (j + 1) / 100.0);
-  for (int data = 0; data < 2; ++data) {
-    const char *dname = data ? "16distinct" : "uniform";
-    if (data) { /* 16 distinct values: uniform data rounded down to sixteenths */
-      for (size_t i = 0; i < n; ++i) switch (type) {
-        case CLPRIM_INT32: case CLPRIM_UINT32: ((uint32_t *)host)[i] = ((uint32_t *)host)[i] / 64 * 64; break;
-        case CLPRIM_INT64: case CLPRIM_UINT64: ((uint64_t *)host)[i] = ((uint64_t *)host)[i] / 64 * 64; break;
-        case CLPRIM_FLOAT: ((float *)host)[i] = floorf(((float *)host)[i] * 16) / 16; break;
-        case CLPRIM_DOUBLE: ((double *)host)[i] = floor(((double *)host)[i] * 16) / 16; break;
-        }
+  const int ndata = b->all_data && (type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE) ? NTH_DATA_COUNT : 2;
+  for (int data = 0; data < ndata; ++data) {
+    const char *dname = nth_data_names[data];
+    if (data) {
+      nth_data(type, host, n, data);
       cl_int err = clEnqueueWriteBuffer(b->queue, a.in, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
       if (err != CL_SUCCESS) die("write", err);
     }
@@ -640,11 +680,13 @@ int main(int argc, char **argv) {
       min_log = atoi(v), ++i;
     } else if (strcmp(a, "--max-log") == 0 && v) {
       max_log = atoi(v), ++i;
+    } else if (strcmp(a, "--data") == 0 && v) {
+      b.all_data = strcmp(v, "all") == 0, ++i;
     } else if (strcmp(a, "--reps") == 0 && v) {
       b.reps = atoi(v), ++i;
     } else {
       fprintf(stderr, "usage: clprim-bench [--op NAME|all] [--type T|all] [--path P] "
-                      "[--min-log K] [--max-log K] [--reps R>=20] [--json] [--startup]\n");
+                      "[--min-log K] [--max-log K] [--reps R>=20] [--data all] [--json] [--startup]\n");
       return 2;
     }
   }

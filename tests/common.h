@@ -74,4 +74,14 @@ uint64_t test_value_u(clprim_type type, const void *data, size_t i);
                clprim_status_name(expected));                                                      \
   } while (0)
 
+/* The six cmocka tests test_int32 ... test_double, each calling
+ * test_type(type): the suites that test every element type alike. */
+#define TEST_EVERY_TYPE                                                                            \
+  static void test_int32(void **state) { (void)state, test_type(CLPRIM_INT32); }                  \
+  static void test_uint32(void **state) { (void)state, test_type(CLPRIM_UINT32); }                \
+  static void test_int64(void **state) { (void)state, test_type(CLPRIM_INT64); }                  \
+  static void test_uint64(void **state) { (void)state, test_type(CLPRIM_UINT64); }                \
+  static void test_float(void **state) { (void)state, test_type(CLPRIM_FLOAT); }                  \
+  static void test_double(void **state) { (void)state, test_type(CLPRIM_DOUBLE); }
+
 #endif

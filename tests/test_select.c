@@ -296,12 +296,7 @@ static void test_type(clprim_type type) {
   }
 }
 
-static void test_int32(void **state) { (void)state, test_type(CLPRIM_INT32); }
-static void test_uint32(void **state) { (void)state, test_type(CLPRIM_UINT32); }
-static void test_int64(void **state) { (void)state, test_type(CLPRIM_INT64); }
-static void test_uint64(void **state) { (void)state, test_type(CLPRIM_UINT64); }
-static void test_float(void **state) { (void)state, test_type(CLPRIM_FLOAT); }
-static void test_double(void **state) { (void)state, test_type(CLPRIM_DOUBLE); }
+TEST_EVERY_TYPE
 
 /* --------------------------------------------------------- predicates */
 

@@ -233,3 +233,14 @@ uint64_t test_value_u(clprim_type type, const void *data, size_t i) {
     return ((const uint64_t *)data)[i];
   }
 }
+
+cl_mem test_foreign_buffer(clprim_context *ctx, size_t bytes) {
+  cl_int err;
+  cl_device_id dev = clprim_context_device(ctx);
+  cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_mem foreign = clCreateBuffer(other, CL_MEM_READ_WRITE, bytes, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  clReleaseContext(other); /* the buffer keeps it */
+  return foreign;
+}

@@ -59,6 +59,10 @@ uint64_t test_order_key(clprim_type type, const void *data, size_t i);
  * its 64-bit pattern (int32 sign-extended). */
 double test_value_f(clprim_type type, const void *data, size_t i);
 uint64_t test_value_u(clprim_type type, const void *data, size_t i);
+/* A buffer of `bytes` in another OpenCL context on ctx's device (the calls
+ * must answer CL_INVALID_CONTEXT); the buffer holds that context, so
+ * clReleaseMemObject frees both. */
+cl_mem test_foreign_buffer(clprim_context *ctx, size_t bytes);
 
 #define TEST_OK(expr)                                                                              \
   do {                                                                                             \

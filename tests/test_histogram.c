@@ -662,17 +662,11 @@ static void test_errors(void **state) {
               clprim_histogram_even(ctx, CLPRIM_FLOAT, dvalues, n, lo, hi, K, small, outside));
 
   /* Buffers of another OpenCL context. */
-  cl_int err;
-  cl_device_id dev = clprim_context_device(ctx);
-  cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  assert_int_equal(err, CL_SUCCESS);
-  cl_mem foreign = clCreateBuffer(other, CL_MEM_READ_WRITE, K * 8, NULL, &err);
-  assert_int_equal(err, CL_SUCCESS);
+  cl_mem foreign = test_foreign_buffer(ctx, K * 8);
   TEST_STATUS(CL_INVALID_CONTEXT, clprim_histogram_keys(ctx, i32, dkeys, n, K, foreign, &invalid));
   TEST_STATUS(CL_INVALID_CONTEXT, clprim_reduce_by_key_dense(ctx, i32, dkeys, f64, dvalues, n, K,
                                                              foreign, counts, &invalid));
   clReleaseMemObject(foreign);
-  clReleaseContext(other);
 
   /* Nothing was written. */
   uint32_t after[32];

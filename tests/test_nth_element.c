@@ -383,17 +383,11 @@ static void test_errors(void **state) {
   assert_memory_equal(after, before, 64);
 
   /* A buffer of another OpenCL context. */
-  cl_int err;
-  cl_device_id dev = clprim_context_device(ctx);
-  cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  assert_int_equal(err, CL_SUCCESS);
-  cl_mem foreign = clCreateBuffer(other, CL_MEM_READ_WRITE, n * 4, NULL, &err);
-  assert_int_equal(err, CL_SUCCESS);
+  cl_mem foreign = test_foreign_buffer(ctx, n * 4);
   TEST_STATUS(CL_INVALID_CONTEXT,
               clprim_nth_element(ctx, CLPRIM_FLOAT, foreign, n, k, 0, &v, NULL));
   TEST_STATUS(CL_INVALID_CONTEXT, clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, k, 0, &v, foreign));
   clReleaseMemObject(foreign);
-  clReleaseContext(other);
 
   /* k = n - 1 on a reversed array; the quantile rank helper. */
   TEST_OK(clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, n - 1, 0, &v, NULL));

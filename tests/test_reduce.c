@@ -336,17 +336,11 @@ static void test_errors(void **state) {
   ctx->info.has_fp64 = had_fp64;
 
   /* Buffers of another OpenCL context. */
-  cl_int err;
-  cl_device_id dev = clprim_context_device(ctx);
-  cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  assert_int_equal(err, CL_SUCCESS);
-  cl_mem foreign = clCreateBuffer(other, CL_MEM_READ_WRITE, n * 4, NULL, &err);
-  assert_int_equal(err, CL_SUCCESS);
+  cl_mem foreign = test_foreign_buffer(ctx, n * 4);
   TEST_STATUS(CL_INVALID_CONTEXT, clprim_argmax(ctx, i32, foreign, n, 0, &value, &index, NULL));
   TEST_STATUS(CL_INVALID_CONTEXT, clprim_argmax(ctx, i32, in, n, 0, &value, &index, foreign));
   TEST_STATUS(CL_INVALID_CONTEXT, clprim_reduce_sum(ctx, i32, in, n, &value, foreign));
   clReleaseMemObject(foreign);
-  clReleaseContext(other);
 
   /* Nothing was written. */
   uint64_t after[2];

@@ -209,16 +209,10 @@ static void test_errors(void **state) {
   ctx->info.has_fp64 = had_fp64;
 
   /* A buffer of another OpenCL context. */
-  cl_int err;
-  cl_device_id dev = clprim_context_device(ctx);
-  cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  assert_int_equal(err, CL_SUCCESS);
-  cl_mem foreign = clCreateBuffer(other, CL_MEM_READ_WRITE, n * 4, NULL, &err);
-  assert_int_equal(err, CL_SUCCESS);
+  cl_mem foreign = test_foreign_buffer(ctx, n * 4);
   TEST_STATUS(CL_INVALID_CONTEXT, clprim_scan_exclusive(ctx, CLPRIM_INT32, in, foreign, n));
   TEST_STATUS(CL_INVALID_CONTEXT, clprim_scan_exclusive(ctx, CLPRIM_INT32, foreign, out, n));
   clReleaseMemObject(foreign);
-  clReleaseContext(other);
 
   /* n = 0 succeeds and writes nothing. */
   TEST_OK(clprim_scan_exclusive(ctx, CLPRIM_INT32, in, out, 0));

@@ -559,18 +559,12 @@ static void test_errors(void **state) {
   ctx->info.has_fp64 = had_fp64;
 
   /* A buffer of another OpenCL context. */
-  cl_int err;
-  cl_device_id dev = clprim_context_device(ctx);
-  cl_context other = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
-  assert_int_equal(err, CL_SUCCESS);
-  cl_mem foreign = clCreateBuffer(other, CL_MEM_READ_WRITE, n * 8, NULL, &err);
-  assert_int_equal(err, CL_SUCCESS);
+  cl_mem foreign = test_foreign_buffer(ctx, n * 8);
   TEST_STATUS(CL_INVALID_CONTEXT, clprim_select(ctx, CLPRIM_FLOAT, foreign, n, &pred, &out));
   out.indices = foreign;
   TEST_STATUS(CL_INVALID_CONTEXT, clprim_select(ctx, CLPRIM_FLOAT, in, n, &pred, &out));
   out.indices = indices;
   clReleaseMemObject(foreign);
-  clReleaseContext(other);
 
   cl_mem outputs[3] = {values, indices, count_buffer};
   const size_t sizes[3] = {n * 4, n * 4, 8};

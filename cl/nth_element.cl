@@ -45,7 +45,7 @@
  * Build options: -DT=int|uint|long|ulong|float|double (uint / ulong for
  * levels after the first, which hold keys), -DT_FLOAT=0|1, -DT_SIGNED=0|1,
  * -DKEY_BITS=32|64, -DWG (a power of two), -DITEMS (top-k elements per
- * work-item, a multiple of 4). */
+ * work-item and tile, a multiple of 4). */
 #ifndef T
 #define T uint
 #define T_FLOAT 0
@@ -77,6 +77,9 @@
 #else
 #define NTH_RANGE_MAX NTH_MAXC
 #endif
+#endif
+#ifndef NTH_COUNT_NANS
+#define NTH_COUNT_NANS 0 /* nth_count: NaNs also in the NaN slot */
 #endif
 #ifndef NTH_NO_RANGE
 #define NTH_NO_RANGE 0 /* 1: extraction always searches (for comparisons) */
@@ -286,7 +289,7 @@ nth_sample(__global const T *in, ulong offset, ulong n, ulong seed, __global ulo
   const uint lid = (uint)get_local_id(0);
   in += offset;
   for (uint j = lid; j < SAMPLE; j += WG)
-    s[j] = key_of(in[mix64(seed + j) % n]);
+    s[j] = key_of(in[mul_hi(mix64(seed + j), n)]); /* in [0, n) */
   for (uint b = lid; b < BUCKETS; b += WG)
     totals[b] = 0;
   if (lid == 0) META_CURSORS(meta)[0] = 0; /* for topk_candidates_direct */
@@ -294,8 +297,9 @@ nth_sample(__global const T *in, ulong offset, ulong n, ulong seed, __global ulo
   for (uint j = lid; j < SPLITTERS; j += WG)
     tree[j] = s[(j + 1) * (SAMPLE / 256)];
 #if NTH_TABLE_BITS
-  /* The bucket table (see entry_of): the splitters' entries, then per entry
-   * the splitters of lower entries by a binary search of those. */
+  /* The bucket table (see entry_of): the splitters' entries, then each
+   * work-item walks TABLE_E / WG consecutive entries: lo(e + 1) = hi(e),
+   * found by one binary search at its first entry and steps after. */
   __local uint ent[SPLITTERS + 1];
   const KEY smin = s[SAMPLE / 256], smax = s[SPLITTERS * (SAMPLE / 256)];
   const KEY scale = table_scale(smin, smax);
@@ -303,17 +307,20 @@ nth_sample(__global const T *in, ulong offset, ulong n, ulong seed, __global ulo
     ent[j] = j < SPLITTERS ? entry_of(s[(j + 1) * (SAMPLE / 256)], smin, smax, scale) : TABLE_E;
   barrier(CLK_LOCAL_MEM_FENCE);
   __global ushort *table = (__global ushort *)META_TABLE(meta);
-  for (uint e = lid; e < TABLE_SIZE; e += WG) {
-    uint lo = 0, hi = 0;
-    if (e == TABLE_ABOVE) {
-      lo = hi = SPLITTERS;
-    } else if (e < TABLE_E) {
-      for (uint step = 128; step > 0; step >>= 1)
-        if (ent[lo + step - 1] < e) lo += step;
-      for (uint step = 128; step > 0; step >>= 1)
-        if (ent[hi + step - 1] <= e) hi += step;
-    }
+  const uint per = (TABLE_E + WG - 1) / WG, e0 = lid * per;
+  uint lo = 0; /* splitters whose entry is below e: ent[lo] is the first not */
+  for (uint step = 128; step > 0; step >>= 1)
+    if (ent[lo + step - 1] < e0) lo += step;
+  for (uint e = e0; e < e0 + per && e < TABLE_E; ++e) {
+    uint hi = lo; /* splitters whose entry is at most e */
+    while (ent[hi] <= e) /* ent[SPLITTERS] = TABLE_E stops it */
+      ++hi;
     table[e] = (ushort)(lo | hi << 8);
+    lo = hi;
+  }
+  if (lid == 0) {
+    table[TABLE_BELOW] = 0;
+    table[TABLE_ABOVE] = (ushort)(SPLITTERS | SPLITTERS << 8);
   }
   if (lid == 0) META_SCALE(meta) = scale;
 #endif
@@ -517,8 +524,10 @@ CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
 #define SEARCH_ONE(k) bucket_of(k, tree)
 #endif
 
-/* counts[group * BUCKETS + b]: the group's keys in bucket b (b = NAN_SLOT:
- * NaNs), also added to totals[b]. */
+/* counts[group * BUCKETS + b]: the group's keys in bucket b, also added to
+ * totals[b]; b = NAN_SLOT: NaNs, counted only when built with
+ * -DNTH_COUNT_NANS=1 (for callers that reject NaN input: the count costs
+ * instructions per key, and the pass is bound by them). */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulong meta_at,
           __global uint *counts, ulong counts_at, __global const ulong *subs, ulong subs_at,
@@ -542,7 +551,7 @@ nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulo
     local_counts[b] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
   SEARCH_TOP
-#if T_FLOAT
+#if T_FLOAT && NTH_COUNT_NANS
 #define COUNT_NAN(k, valid)                                                                        \
   if ((valid) && (k) == KEY_MAX) atomic_inc(&local_counts[NAN_SLOT]);
 #else
@@ -798,7 +807,8 @@ nth_extract_one(__global const T *in, ulong offset, ulong n, __global ulong *met
 }
 
 /* Small sub-problems (at most SMALL_MAX keys), all of a level in one launch:
- * one work-group per wanted rank, no host round trip. state[8 + 5 group ...]:
+ * one work-group per wanted rank, no host round trip. state[8 + 5 (job_base
+ * + group) ...]:
  * offset and length of the keys in `in`, the rank within them, where the
  * answer goes in results, and the work-group's room in `scratch` (2 length
  * keys, ping-pong). The work-group repeats the level (sample, count in
@@ -806,11 +816,10 @@ nth_extract_one(__global const T *in, ulong offset, ulong n, __global ulong *met
  * left, then sorts them. state[0]: the NaNs that work-group 0 read in its
  * first round (all of in[offset, offset + length): used when the input
  * itself is small). */
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void nth_small(__global const T *in,
-                                                                        __global ulong *state,
-                                                                        __global KEY *scratch,
-                                                                        __global ulong *results) {
-  __global const ulong *jobs = state + 8;
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+nth_small(__global const T *in, __global ulong *state, ulong job_base, __global KEY *scratch,
+          __global ulong *results) {
+  __global const ulong *jobs = state + 8 + 5 * job_base;
   __local KEY s[BASE];
   __local KEY tree[SPLITTERS + 1];
   __local uint counts[BUCKETS];
@@ -900,17 +909,42 @@ CLPRIM_INLINE int beyond(KEY k, KEY t, int smallest) {
   return smallest ? k < t : k > t;
 }
 
-/* counts[tile] = (beyond << 32) | equal for the tile's WG * ITEMS elements
- * (each work-item ITEMS consecutive ones); counts[tiles] = 0. */
+/* The general top-k passes read a tile of WG * ITEMS elements as ITEMS / 4
+ * rows of WG 4-vectors (coalesced): element (r, lid, c) is tile_first +
+ * (r WG + lid) 4 + c, so index order is row, then work-item, then c. */
+#define TK_ROWS (ITEMS / 4)
+#define TK_TILE ((ulong)WG * ITEMS)
+#define TK_EQUAL 0xFFFFFFFFul /* the equal count: the low half of a packed count */
+
+/* The 4 elements from `first` (a multiple of 4); those at n or beyond
+ * read as 0 (the callers ignore them). */
+CLPRIM_INLINE VEC4 topk_load4(__global const T *in, ulong n, ulong first) {
+  if (first + 4 <= n) return ((__global const VEC4 *)in)[first / 4];
+  VEC4 x = (VEC4)(0);
+  if (first < n) x.s0 = in[first];
+  if (first + 1 < n) x.s1 = in[first + 1];
+  if (first + 2 < n) x.s2 = in[first + 2];
+  return x;
+}
+
+/* (beyond << 32) | equal for one element, zero past n. */
+CLPRIM_INLINE ulong topk_flag(T x, ulong i, ulong n, KEY t, int smallest) {
+  const KEY k = key_of(x);
+  return i >= n ? 0ul : beyond(k, t, smallest) ? ((ulong)1 << 32) : (k == t ? 1ul : 0ul);
+}
+
+/* counts[tile] = (beyond << 32) | equal for the tile; counts[tiles] = 0. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 topk_count(__global const T *in, ulong n, KEY t, int smallest, __global ulong *counts) {
   __local ulong scratch[CLPRIM_WG_SCRATCH(WG)];
-  const ulong first = ((ulong)get_group_id(0) * WG + get_local_id(0)) * ITEMS;
+  const ulong tile_first = (ulong)get_group_id(0) * TK_TILE;
   ulong c = 0;
-  for (uint j = 0; j < ITEMS; ++j) {
-    if (first + j >= n) break;
-    const KEY k = key_of(in[first + j]);
-    c += beyond(k, t, smallest) ? ((ulong)1 << 32) : (k == t ? 1ul : 0ul);
+  for (uint r = 0; r < TK_ROWS; ++r) {
+    const ulong first = tile_first + (ulong)(r * WG + get_local_id(0)) * 4;
+    if (first >= n) break;
+    const VEC4 x = topk_load4(in, n, first);
+    c += topk_flag(x.s0, first, n, t, smallest) + topk_flag(x.s1, first + 1, n, t, smallest) +
+         topk_flag(x.s2, first + 2, n, t, smallest) + topk_flag(x.s3, first + 3, n, t, smallest);
   }
   const ulong total = clprim_wg_reduce_add_ulong(c, scratch);
   if (get_local_id(0) == 0) {
@@ -922,6 +956,10 @@ topk_count(__global const T *in, ulong n, KEY t, int smallest, __global ulong *c
 /* After an exclusive scan of counts: element i is taken when beyond, or
  * equal and among the first `need` equal ones (need = k - all beyond); its
  * place is (beyond before it) + min(equal before it, need): index order.
+ * A tile that takes nothing (no element beyond, and no equal one or the
+ * ties used up before it: small k on few distinct values) returns at once,
+ * without reading its elements. Each row: a work-group scan of the packed
+ * counts of the work-items' 4 elements.
  * sorted = 0: values (T) and indices (uint, or ulong when index64) to the
  * outputs; sorted = 1: sort keys (largest first: ~key) to sort_keys and
  * indices (ulong) to sort_indices. */
@@ -931,42 +969,48 @@ topk_scatter(__global const T *in, ulong n, KEY t, int smallest, __global const 
              int want_indices, int index64, int sorted, __global KEY *sort_keys,
              __global ulong *sort_indices) {
   __local ulong scratch[CLPRIM_WG_SCRATCH(WG)];
-  const ulong first = ((ulong)get_group_id(0) * WG + get_local_id(0)) * ITEMS;
-  ulong c = 0;
-  for (uint j = 0; j < ITEMS; ++j) {
-    if (first + j >= n) break;
-    const KEY key = key_of(in[first + j]);
-    c += beyond(key, t, smallest) ? ((ulong)1 << 32) : (key == t ? 1ul : 0ul);
-  }
-  ulong all;
-  const ulong b = offsets[get_group_id(0)] + clprim_wg_scan_excl_add_ulong(c, scratch, &all);
+  const ulong tile_first = (ulong)get_group_id(0) * TK_TILE;
+  const ulong at = offsets[get_group_id(0)], after = offsets[get_group_id(0) + 1];
   const ulong need = k - (offsets[tiles] >> 32);
-  ulong beyond_before = b >> 32, equal_before = b & 0xFFFFFFFFul;
-  for (uint j = 0; j < ITEMS; ++j) {
-    const ulong i = first + j;
-    if (i >= n) break;
-    const T x = in[i];
-    const KEY key = key_of(x);
-    ulong pos;
-    if (beyond(key, t, smallest)) {
-      pos = beyond_before + min(equal_before, need);
-      ++beyond_before;
-    } else if (key == t && equal_before < need) {
-      pos = beyond_before + equal_before;
-      ++equal_before;
-    } else {
-      continue;
-    }
-    if (sorted) {
-      sort_keys[pos] = smallest ? key : ~key;
-      sort_indices[pos] = i;
-    } else {
-      if (want_values) values[pos] = x;
-      if (want_indices) {
-        if (index64)
-          ((__global ulong *)indices)[pos] = i;
-        else
-          indices[pos] = (uint)i;
+  ulong beyond_before = at >> 32, equal_before = at & TK_EQUAL;
+  if ((after >> 32) == beyond_before &&
+      ((after & TK_EQUAL) == equal_before || equal_before >= need))
+    return; /* the same for the whole work-group */
+  for (uint r = 0; r < TK_ROWS; ++r) {
+    const ulong first = tile_first + (ulong)(r * WG + get_local_id(0)) * 4;
+    const VEC4 x4 = topk_load4(in, n, first);
+    const T x[4] = {x4.s0, x4.s1, x4.s2, x4.s3};
+    ulong f[4], c = 0;
+    for (uint e = 0; e < 4; ++e)
+      f[e] = topk_flag(x[e], first + e, n, t, smallest), c += f[e];
+    ulong row;
+    const ulong b = clprim_wg_scan_excl_add_ulong(c, scratch, &row);
+    ulong bb = beyond_before + (b >> 32), eb = equal_before + (b & TK_EQUAL);
+    beyond_before += row >> 32, equal_before += row & TK_EQUAL;
+    for (uint e = 0; e < 4; ++e) {
+      ulong pos;
+      if (f[e] >> 32) {
+        pos = bb + min(eb, need);
+        ++bb;
+      } else if (f[e] && eb < need) {
+        pos = bb + eb;
+        ++eb;
+      } else {
+        continue;
+      }
+      const ulong i = first + e;
+      if (sorted) {
+        const KEY key = key_of(x[e]);
+        sort_keys[pos] = smallest ? key : ~key;
+        sort_indices[pos] = i;
+      } else {
+        if (want_values) values[pos] = x[e];
+        if (want_indices) {
+          if (index64)
+            ((__global ulong *)indices)[pos] = i;
+          else
+            indices[pos] = (uint)i;
+        }
       }
     }
   }

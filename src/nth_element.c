@@ -59,17 +59,26 @@ static unsigned key_bits(clprim_type t) {
   return (unsigned)clprim_type_size(t) * 8;
 }
 
-static clprim_status nth_kernel(clprim_context *ctx, clprim_type type, const struct nth_config *c,
-                                const char *name, cl_kernel *kernel) {
+/* A kernel of cl/nth_element.cl built for the type; count_nans: the build
+ * whose nth_count also counts NaNs (for CLPRIM_NTH_REJECT_NAN). */
+static clprim_status nth_kernel_built(clprim_context *ctx, clprim_type type,
+                                      const struct nth_config *c, const char *name, int count_nans,
+                                      cl_kernel *kernel) {
   /* CLPRIM_NTH_OPTIONS: extra -D options for comparisons of the kernels'
    * variants (NTH_VEC, NTH_TOP, NTH_MAXC, NTH_NO_RANGE, NTH_AGGREGATE). */
   const char *extra = getenv("CLPRIM_NTH_OPTIONS");
   char options[400];
   snprintf(options, sizeof options,
-           "-DT=%s -DT_FLOAT=%d -DT_SIGNED=%d -DKEY_BITS=%u -DWG=%u -DITEMS=%u %.200s",
+           "-DT=%s -DT_FLOAT=%d -DT_SIGNED=%d -DKEY_BITS=%u -DWG=%u -DITEMS=%u%s %.200s",
            clprim__cl_type(type), is_float(type), type == CLPRIM_INT32 || type == CLPRIM_INT64,
-           key_bits(type), c->wg, c->items, extra ? extra : "");
+           key_bits(type), c->wg, c->items, count_nans ? " -DNTH_COUNT_NANS=1" : "",
+           extra ? extra : "");
   return clprim__kernel(ctx, "nth_element.cl", options, name, kernel);
+}
+
+static clprim_status nth_kernel(clprim_context *ctx, clprim_type type, const struct nth_config *c,
+                                const char *name, cl_kernel *kernel) {
+  return nth_kernel_built(ctx, type, c, name, 0, kernel);
 }
 
 /* The element whose key is `key` (NaN keys give a quiet NaN). */
@@ -137,6 +146,8 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
     CLPRIM_CHECK(nth_kernel(ctx, type, &c, names[j], &k_elem[j]));
     CLPRIM_CHECK(nth_kernel(ctx, key_type, &c, names[j], &k_key[j]));
   }
+  if (is_float(type) && (flags & CLPRIM_NTH_REJECT_NAN)) /* level 0 counts NaNs too */
+    CLPRIM_CHECK(nth_kernel_built(ctx, type, &c, "nth_count", 1, &k_elem[1]));
   size_t groups = (n / 4 + c.wg - 1) / c.wg;
   if (groups > c.max_groups) groups = c.max_groups;
   if (groups == 0) groups = 1;
@@ -161,7 +172,8 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
   size_t *cur_groups = malloc(sizeof(size_t) * count);
   cl_ulong *cur_meta = malloc(sizeof(cl_ulong) * 3 * count), *cur_counts = cur_meta + count,
            *cur_state = cur_meta + 2 * count;
-  /* nth_small's jobs, after 8 words (state[0] is its NaN count). */
+  /* nth_small's jobs, after 8 words (state[0] is its NaN count); each rank
+   * is a job at most once, so every level's jobs get words of their own. */
   uint64_t *jobs = calloc(8 + (size_t)count * 5, 8);
   struct sub *cur = malloc(sizeof *cur * count), *next = malloc(sizeof *next * count);
   clprim_status st = CLPRIM_SUCCESS;
@@ -179,6 +191,7 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
     cur[0] = first;
   }
   int small_at_level0 = 0;
+  size_t job_base = 0; /* jobs of the levels before */
   for (unsigned level = 0; st == CLPRIM_SUCCESS && ncur > 0; ++level) {
     cl_kernel *k = level == 0 ? k_elem : k_key;
     /* The level's output buffer, sized by what it can receive: after level
@@ -235,7 +248,7 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
       if (p->len <= small_max && !approximate) { /* one nth_small job per rank */
         if (level == 0) small_at_level0 = 1;
         for (unsigned r = r0; r < r1; ++r, ++njobs) {
-          uint64_t *j = jobs + 8 + 5 * njobs;
+          uint64_t *j = jobs + 8 + 5 * (job_base + njobs);
           j[0] = off, j[1] = len, j[2] = ranks[r] - rank_base, j[3] = r, j[4] = room;
           if (len > BASE) room += 2 * (size_t)len;
         }
@@ -381,13 +394,19 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
       st = clprim__scratch(
           ctx, SLOT_COUNTS,
           room * key_size > groups * BUCKETS * 4 ? room * key_size : groups * BUCKETS * 4, &counts);
+      /* Not blocking (no round trip before nth_small): each level's jobs
+       * have their own words of `jobs`, unchanged until the final read. */
+      const size_t at = (8 + 5 * job_base) * 8;
+      cl_ulong base64 = job_base;
       if (st == CLPRIM_SUCCESS)
-        st = (clprim_status)clEnqueueWriteBuffer(ctx->queue, state, CL_TRUE, 0, (8 + njobs * 5) * 8,
-                                                 jobs, 0, NULL, NULL);
+        st = (clprim_status)clEnqueueWriteBuffer(ctx->queue, state, CL_FALSE, at, njobs * 5 * 8,
+                                                 (const char *)jobs + at, 0, NULL, NULL);
       if (st == CLPRIM_SUCCESS)
-        st = clprim__set_args(k[4], 4, sizeof level_in, &level_in, sizeof state, &state,
-                              sizeof counts, &counts, sizeof results, &results);
+        st = clprim__set_args(k[4], 5, sizeof level_in, &level_in, sizeof state, &state,
+                              sizeof base64, &base64, sizeof counts, &counts, sizeof results,
+                              &results);
       if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[4], njobs, c.wg);
+      job_base += njobs;
     }
     struct sub *t = cur;
     cur = next, next = t;
@@ -524,7 +543,8 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "nth_sample", &sample));
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_candidates_direct", &direct));
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_range_count", &range_count));
-  CLPRIM_CHECK(nth_kernel(ctx, type, &c, "nth_count", &count_kernel));
+  CLPRIM_CHECK(nth_kernel_built(ctx, type, &c, "nth_count",
+                                is_float(type) && (flags & CLPRIM_NTH_REJECT_NAN), &count_kernel));
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "nth_choose", &choose));
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_candidates", &candidates));
   CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_split", &split));

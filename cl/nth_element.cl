@@ -231,18 +231,19 @@ CLPRIM_INLINE void load_table(__local uint *table_w, __global const ulong *meta)
 }
 #endif
 
-/* Ascending bitonic sort of s[0, len), len a power of two, by the work-group. */
+/* Ascending bitonic sort of s[0, len), len a power of two, by the work-group.
+ * Each step's work-items take the len / 2 pairs (i, i + j), i without bit j:
+ * pair t has i = 2 t - t % j (none idle, half the iterations of one
+ * work-item per element). */
 CLPRIM_INLINE void local_sort(__local KEY *s, uint len) {
   const uint lid = (uint)get_local_id(0);
   for (uint k = 2; k <= len; k <<= 1)
     for (uint j = k >> 1; j > 0; j >>= 1) {
       barrier(CLK_LOCAL_MEM_FENCE);
-      for (uint i = lid; i < len; i += WG) {
-        const uint p = i ^ j;
-        if (p > i) {
-          const KEY a = s[i], b = s[p];
-          if ((a > b) == ((i & k) == 0)) s[i] = b, s[p] = a;
-        }
+      for (uint t = lid; t < len / 2; t += WG) {
+        const uint i = 2 * t - (t & (j - 1)), p = i + j;
+        const KEY a = s[i], b = s[p];
+        if ((a > b) == ((i & k) == 0)) s[i] = b, s[p] = a;
       }
     }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -288,8 +289,12 @@ nth_sample(__global const T *in, ulong offset, ulong n, ulong seed, __global ulo
   __local KEY s[SAMPLE];
   const uint lid = (uint)get_local_id(0);
   in += offset;
-  for (uint j = lid; j < SAMPLE; j += WG)
+  /* A fixed trip count, so that the loads are issued together. */
+#pragma unroll
+  for (uint r = 0; r < SAMPLE / WG; ++r) {
+    const uint j = r * WG + lid;
     s[j] = key_of(in[mul_hi(mix64(seed + j), n)]); /* in [0, n) */
+  }
   for (uint b = lid; b < BUCKETS; b += WG)
     totals[b] = 0;
   if (lid == 0) META_CURSORS(meta)[0] = 0; /* for topk_candidates_direct */
@@ -440,31 +445,43 @@ CLPRIM_INLINE int key_range(uint lo, uint hi, __local const KEY *tree, KEY *firs
  * work-group 0, one per work-item (`group` of `groups`: the work-group
  * within its sub-problem). BATCH(keys, valid, quad) is called by
  * every work-item each round with NTH_E keys (key e from quad[e / 4]);
- * VISIT(key, valid, index) for the tail. */
-#define TRAVERSE(BATCH, VISIT)                                                                     \
+ * VISIT(key, valid, index) for the tail. TRAVERSE_FULL_FIRST (nth_count):
+ * the rounds where all of the work-group's vectors lie inside come first,
+ * with valid constant (no checks per key; the counting pass is bound by
+ * instructions per key: H100, nth_approx 0.596 -> 0.588 ms; nth_extract_one
+ * measured no better, so the other passes keep one loop). */
+#define TRAVERSE_ROUND(BATCH, CHECK)                                                               \
   {                                                                                                \
-    const ulong quads = n / 4, gsize = (ulong)groups * WG;                                         \
-    __global const VEC4 *in4 = (__global const VEC4 *)(in + offset);                               \
-    for (ulong q0 = group * (ulong)WG + get_local_id(0); q0 < quads + get_local_id(0);             \
-         q0 += NTH_VEC * gsize) {                                                                  \
-      KEY keys_[NTH_E];                                                                            \
-      int valid_[NTH_VEC];                                                                         \
-      ulong quad_[NTH_VEC];                                                                        \
-      _Pragma("unroll") for (uint v = 0; v < NTH_VEC; ++v) {                                       \
-        quad_[v] = q0 + v * gsize;                                                                 \
-        valid_[v] = quad_[v] < quads;                                                              \
-        const VEC4 x_ = valid_[v] ? in4[quad_[v]] : (VEC4)(0);                                     \
-        keys_[4 * v] = key_of(x_.s0), keys_[4 * v + 1] = key_of(x_.s1);                            \
-        keys_[4 * v + 2] = key_of(x_.s2), keys_[4 * v + 3] = key_of(x_.s3);                        \
-      }                                                                                            \
-      BATCH(keys_, valid_, quad_)                                                                  \
+    KEY keys_[NTH_E];                                                                              \
+    int valid_[NTH_VEC];                                                                           \
+    ulong quad_[NTH_VEC];                                                                          \
+    _Pragma("unroll") for (uint v = 0; v < NTH_VEC; ++v) {                                         \
+      quad_[v] = q0 + v * gsize;                                                                   \
+      valid_[v] = !(CHECK) || quad_[v] < quads;                                                    \
+      const VEC4 x_ = valid_[v] ? in4[quad_[v]] : (VEC4)(0);                                       \
+      keys_[4 * v] = key_of(x_.s0), keys_[4 * v + 1] = key_of(x_.s1);                              \
+      keys_[4 * v + 2] = key_of(x_.s2), keys_[4 * v + 3] = key_of(x_.s3);                          \
     }                                                                                              \
+    BATCH(keys_, valid_, quad_)                                                                    \
+  }
+#define TRAVERSE_LOOPS(BATCH, VISIT, FULL_FIRST)                                                    \
+  {                                                                                                \
+    const ulong quads = n / 4, gsize = (ulong)groups * WG, lid_ = get_local_id(0);                 \
+    __global const VEC4 *in4 = (__global const VEC4 *)(in + offset);                               \
+    ulong q0 = group * (ulong)WG + lid_;                                                           \
+    if (FULL_FIRST)                                                                                \
+      for (; q0 - lid_ + (WG - 1) + (NTH_VEC - 1) * gsize < quads; q0 += NTH_VEC * gsize)          \
+        TRAVERSE_ROUND(BATCH, 0)                                                                   \
+    for (; q0 < quads + lid_; q0 += NTH_VEC * gsize)                                               \
+      TRAVERSE_ROUND(BATCH, 1)                                                                     \
     if (group == 0) {                                                                              \
-      const ulong i = 4 * quads + get_local_id(0);                                                 \
+      const ulong i = 4 * quads + lid_;                                                            \
       const int valid = i < n;                                                                     \
       VISIT(key_of(valid ? in[offset + i] : (T)0), valid, i);                                      \
     }                                                                                              \
   }
+#define TRAVERSE(BATCH, VISIT) TRAVERSE_LOOPS(BATCH, VISIT, 0)
+#define TRAVERSE_FULL_FIRST(BATCH, VISIT) TRAVERSE_LOOPS(BATCH, VISIT, 1)
 
 /* Adds one to counts[bucket] for each valid lane. With a ballot, the lanes
  * whose bucket is the subgroup's first lane's (all of them when the data
@@ -572,7 +589,7 @@ nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulo
     count_one(local_counts, SEARCH_ONE(k_), (valid));                                               \
     COUNT_NAN(k_, valid)                                                                           \
   }
-  TRAVERSE(COUNT_BATCH, COUNT_VISIT)
+  TRAVERSE_FULL_FIRST(COUNT_BATCH, COUNT_VISIT)
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint b = lid; b < BUCKETS; b += WG) {
     const uint c = local_counts[b];
@@ -1060,7 +1077,9 @@ __kernel void topk_gather(__global const T *in, __global const ulong *idx, ulong
  * the rest works on the candidates only. Candidate buffer `cand`, in ulong
  * words: keys (KEY) from 0, indices from idx_at, equal-to-threshold indices
  * from eq_at, the chosen (sort key, index) pairs from pk_at / pi_at, and
- * two cursors (uint) at cur_at. */
+ * two cursors (uint) at cur_at, zeroed by the kernel that gathers the
+ * candidates (not by a fill: Oclgrind does not count filled bytes after a
+ * buffer's head as initialised). */
 
 /* The group's keys in buckets [lo, hi] (one key range: a streaming pass, no
  * search) to counts[group * BUCKETS + lo] (the other counts of [lo, hi]
@@ -1095,7 +1114,8 @@ topk_range_count(__global const T *in, ulong offset, ulong n, __global ulong *me
  * the buckets' key range (a streaming pass, no search). */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *meta,
-                __global const uint *counts, uint lo, uint hi, __global ulong *cand, ulong idx_at) {
+                __global const uint *counts, uint lo, uint hi, __global ulong *cand, ulong idx_at,
+                ulong cur_at) {
   __local KEY tree[SPLITTERS + 1];
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   __local uint base, fill;
@@ -1104,6 +1124,7 @@ topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *met
   __global KEY *cand_keys = (__global KEY *)cand;
   __global ulong *cand_idx = cand + idx_at;
   load_tree(tree, tree_g_of(meta));
+  if (group == 0 && lid == 0) cand[cur_at] = cand[cur_at + 1] = 0; /* topk_split's cursors */
   uint mine = 0;
   for (uint b = lid; b < NAN_SLOT; b += WG)
     if (b >= lo && b <= hi) mine += counts[get_group_id(0) * BUCKETS + b];
@@ -1136,7 +1157,8 @@ topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *met
  * the work with topk_range_count and topk_candidates. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 topk_candidates_direct(__global const T *in, ulong offset, ulong n, __global ulong *meta,
-                       uint lo, uint hi, __global ulong *cand, ulong idx_at, ulong cap) {
+                       uint lo, uint hi, __global ulong *cand, ulong idx_at, ulong cap,
+                       ulong cur_at) {
   __local KEY tree[SPLITTERS + 1];
   __local uint fill[2], base;
   const uint lid = (uint)get_local_id(0);
@@ -1146,6 +1168,7 @@ topk_candidates_direct(__global const T *in, ulong offset, ulong n, __global ulo
   __global uint *cursor = META_CURSORS(meta);
   load_tree(tree, tree_g_of(meta));
   if (lid == 0) fill[0] = 0;
+  if (group == 0 && lid == 0) cand[cur_at] = cand[cur_at + 1] = 0; /* topk_split's cursors */
   barrier(CLK_LOCAL_MEM_FENCE);
   KEY first, span;
   if (!key_range(lo, hi, tree, &first, &span)) return; /* uniform */

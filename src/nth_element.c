@@ -395,12 +395,15 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
           ctx, SLOT_COUNTS,
           room * key_size > groups * BUCKETS * 4 ? room * key_size : groups * BUCKETS * 4, &counts);
       /* Not blocking (no round trip before nth_small): each level's jobs
-       * have their own words of `jobs`, unchanged until the final read. */
-      const size_t at = (8 + 5 * job_base) * 8;
+       * have their own words of `jobs`, unchanged until the final read.
+       * The write starts at the buffer's head (rewriting the earlier
+       * levels' jobs as they were): Oclgrind counts a write that leaves
+       * the head out as uninitialised. */
       cl_ulong base64 = job_base;
       if (st == CLPRIM_SUCCESS)
-        st = (clprim_status)clEnqueueWriteBuffer(ctx->queue, state, CL_FALSE, at, njobs * 5 * 8,
-                                                 (const char *)jobs + at, 0, NULL, NULL);
+        st = (clprim_status)clEnqueueWriteBuffer(ctx->queue, state, CL_FALSE, 0,
+                                                 (8 + 5 * (job_base + njobs)) * 8, jobs, 0, NULL,
+                                                 NULL);
       if (st == CLPRIM_SUCCESS)
         st = clprim__set_args(k[4], 5, sizeof level_in, &level_in, sizeof state, &state,
                               sizeof base64, &base64, sizeof counts, &counts, sizeof results,
@@ -606,11 +609,11 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
     if (room_env && atoi(room_env) > 0 && (size_t)atoi(room_env) < cap) cap = (size_t)atoi(room_env);
     CAND_LAYOUT(cap);
     CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TOPK, (cur_at + 4) * 8, &cand));
-    cl_ulong idx_at64 = idx_at, cap64 = cap;
-    CLPRIM_CHECK(clprim__set_args(direct, 9, sizeof in, &in, sizeof zero64, &zero64, sizeof len,
+    cl_ulong idx_at64 = idx_at, cap64 = cap, cur64 = cur_at;
+    CLPRIM_CHECK(clprim__set_args(direct, 10, sizeof in, &in, sizeof zero64, &zero64, sizeof len,
                                   &len, sizeof meta, &meta, sizeof lo, &lo, sizeof hi, &hi,
                                   sizeof cand, &cand, sizeof idx_at64, &idx_at64, sizeof cap64,
-                                  &cap64));
+                                  &cap64, sizeof cur64, &cur64));
     CLPRIM_CHECK(clprim__enqueue(ctx, direct, groups, c.wg));
     cl_uint total = 0;
     CLPRIM_CHECK(clprim__read(ctx, meta, 768 * 8, 4, &total));
@@ -652,11 +655,11 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
     room = cands;
     CAND_LAYOUT(room);
     CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TOPK, (cur_at + 4) * 8, &cand));
-    cl_ulong idx_at64 = idx_at;
-    CLPRIM_CHECK(clprim__set_args(candidates, 9, sizeof in, &in, sizeof zero64, &zero64,
+    cl_ulong idx_at64 = idx_at, cur64 = cur_at;
+    CLPRIM_CHECK(clprim__set_args(candidates, 10, sizeof in, &in, sizeof zero64, &zero64,
                                   sizeof len, &len, sizeof meta, &meta, sizeof counts, &counts,
                                   sizeof lo, &lo, sizeof hi, &hi, sizeof cand, &cand,
-                                  sizeof idx_at64, &idx_at64));
+                                  sizeof idx_at64, &idx_at64, sizeof cur64, &cur64));
     CLPRIM_CHECK(clprim__enqueue(ctx, candidates, groups, c.wg));
   }
 #undef CAND_LAYOUT
@@ -667,8 +670,7 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
   uint64_t rank2 = smallest ? k - 1 : cands - k, t = 0;
   CLPRIM_CHECK(select_ranks(ctx, key_type, cand, 0, cands, &rank2, 1, 0, 0, &t, NULL));
 
-  const cl_uint zero32 = 0;
-  CLPRIM_CHECK(clprim__fill(ctx, cand, &zero32, 4, cur_at * 8, 16));
+  /* (The split's two cursors were zeroed by the gathering kernel.) */
   cl_uint t32 = (cl_uint)t;
   cl_ulong t64 = t, c64 = cands, eq64 = eq_at, pk64 = pk_at, pi64 = pi_at, cur64 = cur_at;
   const void *tp = es == 4 ? (const void *)&t32 : (const void *)&t64;

@@ -944,6 +944,19 @@ CLPRIM_INLINE VEC4 topk_load4(__global const T *in, ulong n, ulong first) {
   return x;
 }
 
+/* Output j of top-k: the value x (want_values) and the index i (uint, or
+ * ulong with index64; want_indices). */
+CLPRIM_INLINE void topk_put(__global T *values, __global uint *indices, ulong j, T x, ulong i,
+                            int want_values, int want_indices, int index64) {
+  if (want_values) values[j] = x;
+  if (want_indices) {
+    if (index64)
+      ((__global ulong *)indices)[j] = i;
+    else
+      indices[j] = (uint)i;
+  }
+}
+
 /* (beyond << 32) | equal for one element, zero past n. */
 CLPRIM_INLINE ulong topk_flag(T x, ulong i, ulong n, KEY t, int smallest) {
   const KEY k = key_of(x);
@@ -1021,13 +1034,7 @@ topk_scatter(__global const T *in, ulong n, KEY t, int smallest, __global const 
         sort_keys[pos] = smallest ? key : ~key;
         sort_indices[pos] = i;
       } else {
-        if (want_values) values[pos] = x[e];
-        if (want_indices) {
-          if (index64)
-            ((__global ulong *)indices)[pos] = i;
-          else
-            indices[pos] = (uint)i;
-        }
+        topk_put(values, indices, pos, x[e], i, want_values, want_indices, index64);
       }
     }
   }
@@ -1061,13 +1068,7 @@ __kernel void topk_gather(__global const T *in, __global const ulong *idx, ulong
   const ulong j = get_global_id(0);
   if (j >= k) return;
   const ulong i = idx[j];
-  if (want_values) values[j] = in[i];
-  if (want_indices) {
-    if (index64)
-      ((__global ulong *)indices)[j] = i;
-    else
-      indices[j] = (uint)i;
-  }
+  topk_put(values, indices, j, want_values ? in[i] : (T)0, i, want_values, want_indices, index64);
 }
 
 /* ------------------------------------------------- top-k, small k (<= BASE)
@@ -1266,12 +1267,7 @@ topk_finish(__global const T *in, __global const ulong *cand, ulong pk_at, ulong
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint j = lid; j < k; j += WG) {
     const ulong i = si[j];
-    if (want_values) values[j] = in[i];
-    if (want_indices) {
-      if (index64)
-        ((__global ulong *)indices)[j] = i;
-      else
-        indices[j] = (uint)i;
-    }
+    topk_put(values, indices, j, want_values ? in[i] : (T)0, i, want_values, want_indices,
+             index64);
   }
 }

@@ -275,6 +275,20 @@ CLPRIM_INLINE __global const ulong *sub_of_group(__global const ulong *subs, uin
   return subs + SUB_WORDS * lo;
 }
 
+/* The start of nth_count, nth_extract and nth_extract_one: group and
+ * groups (the work-group within its sub-problem, and the sub-problem's
+ * work-groups), and with nsubs the sub-problem's offset, n, meta_at and
+ * counts_at from its row; meta and counts moved to the parts. */
+#define SUB_PROBLEM_SETUP                                                                          \
+  uint group = (uint)get_group_id(0), groups = (uint)(get_global_size(0) / WG);                    \
+  if (nsubs) {                                                                                     \
+    __global const ulong *sub = sub_of_group(subs + subs_at, nsubs, group);                        \
+    offset = sub[0], n = sub[1], group -= (uint)sub[2], groups = (uint)sub[3];                     \
+    meta_at = sub[4], counts_at = sub[5];                                                          \
+  }                                                                                                \
+  meta += meta_at;                                                                                 \
+  counts += counts_at;
+
 /* tree: the splitters (SPLITTERS keys); totals: BUCKETS counters, zeroed. */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 nth_sample(__global const T *in, ulong offset, ulong n, ulong seed, __global ulong *meta,
@@ -549,14 +563,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulong meta_at,
           __global uint *counts, ulong counts_at, __global const ulong *subs, ulong subs_at,
           uint nsubs) {
-  uint group = (uint)get_group_id(0), groups = (uint)(get_global_size(0) / WG);
-  if (nsubs) {
-    __global const ulong *sub = sub_of_group(subs + subs_at, nsubs, group);
-    offset = sub[0], n = sub[1], group -= (uint)sub[2], groups = (uint)sub[3];
-    meta_at = sub[4], counts_at = sub[5];
-  }
-  meta += meta_at;
-  counts += counts_at;
+  SUB_PROBLEM_SETUP
   __global const KEY *tree_g = META_TREE(meta);
   __global uint *totals = META_TOTALS(meta);
   __local KEY tree[SPLITTERS + 1];
@@ -711,14 +718,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulong meta_at,
             __global const uint *counts, ulong counts_at, __global KEY *out,
             __global const ulong *subs, ulong subs_at, uint nsubs) {
-  uint group = (uint)get_group_id(0), groups = (uint)(get_global_size(0) / WG);
-  if (nsubs) {
-    __global const ulong *sub = sub_of_group(subs + subs_at, nsubs, group);
-    offset = sub[0], n = sub[1], group -= (uint)sub[2], groups = (uint)sub[3];
-    meta_at = sub[4], counts_at = sub[5];
-  }
-  meta += meta_at;
-  counts += counts_at;
+  SUB_PROBLEM_SETUP
   __global const KEY *tree_g = META_TREE(meta);
   __global const ulong *region_start = META_REGION(meta);
   __global uint *cursors = META_CURSORS(meta);
@@ -790,14 +790,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 nth_extract_one(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulong meta_at,
                 __global const uint *counts, ulong counts_at, __global KEY *out,
                 __global const ulong *subs, ulong subs_at, uint nsubs, uint b) {
-  uint group = (uint)get_group_id(0), groups = (uint)(get_global_size(0) / WG);
-  if (nsubs) {
-    __global const ulong *sub = sub_of_group(subs + subs_at, nsubs, group);
-    offset = sub[0], n = sub[1], group -= (uint)sub[2], groups = (uint)sub[3];
-    meta_at = sub[4], counts_at = sub[5];
-  }
-  meta += meta_at;
-  counts += counts_at;
+  SUB_PROBLEM_SETUP
   __local KEY tree[SPLITTERS + 1];
   __local ulong at_l;
   __local uint fill;

@@ -1,10 +1,10 @@
 #!/bin/bash
 # The figures of docs/PERFORMANCE.md in one device call: run on the GPU
 # machine from the project root (see ../shared/device/README.md), e.g.
-#   bash .device/gpu-env.sh bash tools/bench-h100.sh
+#   bash .device/gpu-env.sh bash scripts/bench-h100.sh
 # with the anchors copied to .device/anchors (../shared/anchors). Builds in
 # Release, then clprim-bench on NVIDIA at 2^28 and the CUB and torch anchors
-# (tools/torch-reduce-anchor.py: bincount, histc and index_add_).
+# (scripts/torch-reduce-anchor.py: bincount, histc and index_add_).
 set -uo pipefail
 build=${BUILD:-/tmp/build}
 out=${OUT:-/tmp/out}
@@ -28,6 +28,6 @@ cd .device/anchors
 nvcc -O3 -arch=sm_90 -std=c++17 cub_anchor.cu -o /tmp/cub_anchor -lcurand 2>/dev/null && /tmp/cub_anchor 268435456
 nvcc -O3 -arch=sm_90 -std=c++17 cub_reduce_anchor.cu -o /tmp/cub_reduce_anchor -lcurand 2>/dev/null && /tmp/cub_reduce_anchor 268435456
 cd - >/dev/null
-timeout 120 python3 tools/torch-reduce-anchor.py 268435456
+timeout 120 python3 scripts/torch-reduce-anchor.py 268435456
 PYTHONUNBUFFERED=1 timeout 240 python3 .device/anchors/torch_anchor.py 268435456
 } 2>&1 | tee "$out/bench-h100.txt"

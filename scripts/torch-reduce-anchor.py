@@ -3,7 +3,7 @@
 # medians of 20 runs timed with CUDA events after two warm-up calls.
 # ../shared/anchors/torch_anchor.py covers selection, compaction and argmax;
 # this covers what that one lacks. Run on the GPU machine:
-#   python3 tools/torch-reduce-anchor.py 268435456
+#   python3 scripts/torch-reduce-anchor.py 268435456
 import sys
 
 import torch

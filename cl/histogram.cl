@@ -379,6 +379,7 @@ CLPRIM_INLINE void flush_outside(uint below, uint above, uint nan_count, __local
       X_T scale, ulong range, __global uint *counts, __global S_T *sums, __global uint *outside
 
 /* Bins in local memory (COPIES * bins counts and / or sums). */
+#ifdef KERNEL_hist_local
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 hist_local(KERNEL_ARGS, __local uint *local_counts, __local S_T *local_sums) {
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
@@ -409,8 +410,10 @@ hist_local(KERNEL_ARGS, __local uint *local_counts, __local S_T *local_sums) {
   }
   flush_outside(out_below, out_above, out_nan, scratch, outside);
 }
+#endif
 
 /* Global atomics, aggregated over peers where the path allows. */
+#ifdef KERNEL_hist_global
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void hist_global(KERNEL_ARGS) {
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   const uint lid = (uint)get_local_id(0);
@@ -442,6 +445,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void hist_global(KERNEL
 #endif
   flush_outside(out_below, out_above, out_nan, scratch, outside);
 }
+#endif
 
 /* ---------------------------------------------------- the binned path */
 
@@ -507,6 +511,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void hist_global(KERNEL
   __global const X_T *in, __global const V_T *values, ulong n, uint bins, X_T lo, X_T hi,          \
       X_T scale, ulong range, uint ranges, uint tiles_per_group, uint direct_bins
 
+#ifdef KERNEL_hist_part_count
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 hist_part_count(PART_ARGS, __global uint *range_counts, __global uint *outside,
                 __local uint *counts_l) {
@@ -549,7 +554,9 @@ hist_part_count(PART_ARGS, __global uint *range_counts, __global uint *outside,
   if (group == 0 && lid == 0) range_counts[(ulong)ranges * groups] = 0u;
   flush_outside(out_below, out_above, out_nan, scratch, outside);
 }
+#endif
 
+#ifdef KERNEL_hist_part_scatter
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 hist_part_scatter(PART_ARGS, __global const uint *range_offsets, __global ushort *part_bins,
                   __global V_T *part_values, __global uint *counts, __global S_T *sums,
@@ -637,6 +644,7 @@ hist_part_scatter(PART_ARGS, __global const uint *range_offsets, __global ushort
     /* The next tile's first barrier separates these reads from its writes. */
   }
 }
+#endif
 
 /* Float sums in the local pass: with -DNV_SHARED_RED (nv_ptx) the native
  * red.shared.add.f32 / .f64 on the local address, else local_add. */
@@ -666,6 +674,7 @@ CLPRIM_INLINE uint range_of(__global const uint *range_offsets, uint ranges, uin
   return a;
 }
 
+#ifdef KERNEL_hist_part_local
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 hist_part_local(__global const ushort *part_bins, __global const V_T *part_values,
                 __global const uint *range_offsets, uint ranges, uint groups, uint slice, uint bins,
@@ -728,11 +737,13 @@ hist_part_local(__global const ushort *part_bins, __global const V_T *part_value
     pos = stop;
   }
 }
+#endif
 
 /* Zeroes the first a_words, b_words, c_words 32-bit words of a, b, c (the
  * outputs and the outside counters before the atomics), in one launch; a
  * kernel rather than clEnqueueFillBuffer, whose bytes Oclgrind's checks see
  * as uninitialised when an atomic then reads them. */
+#ifdef KERNEL_hist_zero
 __kernel void hist_zero(__global uint *a, ulong a_words, __global uint *b, ulong b_words,
                         __global uint *c, ulong c_words) {
   const ulong stride = get_global_size(0);
@@ -743,3 +754,4 @@ __kernel void hist_zero(__global uint *a, ulong a_words, __global uint *b, ulong
   for (ulong i = get_global_id(0); i < c_words; i += stride)
     c[i] = 0u;
 }
+#endif

@@ -81,9 +81,6 @@
 #ifndef NTH_COUNT_NANS
 #define NTH_COUNT_NANS 0 /* nth_count: NaNs also in the NaN slot */
 #endif
-#ifndef NTH_NO_RANGE
-#define NTH_NO_RANGE 0 /* 1: extraction always searches (for comparisons) */
-#endif
 #define NTH_E (4 * NTH_VEC)
 
 #define BUCKETS 512 /* 511 buckets; slot 511 counts NaNs */
@@ -290,6 +287,7 @@ CLPRIM_INLINE __global const ulong *sub_of_group(__global const ulong *subs, uin
   counts += counts_at;
 
 /* tree: the splitters (SPLITTERS keys); totals: BUCKETS counters, zeroed. */
+#ifdef KERNEL_nth_sample
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 nth_sample(__global const T *in, ulong offset, ulong n, ulong seed, __global ulong *meta,
            ulong meta_at, __global const ulong *subs, ulong subs_at, uint nsubs) {
@@ -344,6 +342,7 @@ nth_sample(__global const T *in, ulong offset, ulong n, ulong seed, __global ulo
   if (lid == 0) META_SCALE(meta) = scale;
 #endif
 }
+#endif
 
 CLPRIM_INLINE __global const KEY *tree_g_of(__global ulong *meta) {
   return META_TREE(meta);
@@ -371,47 +370,30 @@ CLPRIM_INLINE void load_eytz(__local KEY *eytz, __global const KEY *tree_g) {
  * are independent, so their local-memory loads overlap (one search alone is
  * 9 dependent loads). The top NTH_TOP levels of the tree come from
  * registers (top[0..2] = eytz[1..3]); then i = 2 i + (eytz[i] < k), branch
- * free, and the splitters below k are i - 256. With -DNTH_TRACK_NEXT the
- * last node where the search went left (the first splitter not below k,
- * s[pos]) answers the equality test instead of a load of tree[pos]: on the
- * H100 that build (with NTH_TOP=0) counted in 0.90 ms, the load (NTH_TOP=2)
- * in 0.83. */
+ * free, and the splitters below k are i - 256. */
 CLPRIM_INLINE void buckets_of(const KEY *k, uint *bucket, __local const KEY *tree,
                               __local const KEY *eytz, const KEY *top) {
   uint i[NTH_E];
-  KEY next[NTH_E];
 #pragma unroll
   for (uint e = 0; e < NTH_E; ++e) {
-    i[e] = 1, next[e] = KEY_MAX;
+    i[e] = 1;
 #if NTH_TOP >= 1
-    const int right = top[0] < k[e];
-    next[e] = right ? next[e] : top[0];
-    i[e] = 2 + right;
+    i[e] = 2 + (top[0] < k[e]);
 #endif
 #if NTH_TOP >= 2
     const KEY v = i[e] == 2 ? top[1] : top[2];
-    const int right2 = v < k[e];
-    next[e] = right2 ? next[e] : v;
-    i[e] = 2 * i[e] + right2;
+    i[e] = 2 * i[e] + (v < k[e]);
 #endif
   }
 #pragma unroll
   for (uint level = NTH_TOP; level < 8; ++level)
 #pragma unroll
-    for (uint e = 0; e < NTH_E; ++e) {
-      const KEY v = eytz[i[e]];
-      const int right = v < k[e];
-      next[e] = right ? next[e] : v;
-      i[e] = 2 * i[e] + right;
-    }
+    for (uint e = 0; e < NTH_E; ++e)
+      i[e] = 2 * i[e] + (eytz[i[e]] < k[e]);
 #pragma unroll
   for (uint e = 0; e < NTH_E; ++e) {
     const uint pos = i[e] - 256;
-#ifdef NTH_TRACK_NEXT
-    bucket[e] = 2 * pos + (pos < SPLITTERS && next[e] == k[e]);
-#else
     bucket[e] = 2 * pos + (pos < SPLITTERS && tree[pos] == k[e]);
-#endif
   }
 }
 
@@ -497,39 +479,13 @@ CLPRIM_INLINE int key_range(uint lo, uint hi, __local const KEY *tree, KEY *firs
 #define TRAVERSE(BATCH, VISIT) TRAVERSE_LOOPS(BATCH, VISIT, 0)
 #define TRAVERSE_FULL_FIRST(BATCH, VISIT) TRAVERSE_LOOPS(BATCH, VISIT, 1)
 
-/* Adds one to counts[bucket] for each valid lane. With a ballot, the lanes
- * whose bucket is the subgroup's first lane's (all of them when the data
- * are equal or sorted: the case where plain local atomics serialise) are
- * found by one ballot and add once per 32-lane word; the others add alone.
- * (A full match over the bucket's 9 bits costs 9 ballots per element, more
- * than the atomics it saves on spread data.) Only with -DNTH_AGGREGATE: on
- * the H100 plain atomics counted 2^28 floats faster, uniform (0.86 against
- * 1.04 ms) and of 16 distinct values (0.87 against 1.05 ms). */
-#if defined(CLPRIM_HAS_BALLOT) && defined(NTH_AGGREGATE)
-CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
-  const uint b = valid ? bucket : BUCKETS; /* 512: never a real bucket */
-  const uint first = clprim_sg_broadcast_uint(b, 0);
-  const int peer = valid && b == first;
-  const uint peers = clprim_sg_ballot(peer);
-  if (peer) {
-    if ((peers & clprim_sg_lanemask_lt()) == 0) atomic_add(&counts[b], popcount(peers));
-  } else if (valid) {
-    atomic_inc(&counts[b]);
-  }
-}
-#elif defined(NTH_PROBE) /* measurement only, wrong counts: 1 conflict-free atomics, 2 none */
-CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
-#if NTH_PROBE == 1
-  if (valid) atomic_inc(&counts[(get_local_id(0) + bucket * 0) & 511]);
-#else
-  if (valid && bucket == 12345u) atomic_inc(&counts[0]);
-#endif
-}
-#else
+/* Adds one to counts[bucket] for a valid lane. (A subgroup-aggregated form,
+ * where lanes that share a bucket add once, measured slower on the H100:
+ * uniform 1.04 against 0.86 ms, 16 distinct values 1.05 against 0.87 ms for
+ * the counting pass over 2^28 floats; docs/PERFORMANCE.md.) */
 CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
   if (valid) atomic_inc(&counts[bucket]);
 }
-#endif
 
 /* The bucket search of nth_count and nth_extract: by the table, or with
  * -DNTH_TABLE_BITS=0 by the tree alone. SEARCH_SETUP declares and loads
@@ -559,6 +515,7 @@ CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
  * totals[b]; b = NAN_SLOT: NaNs, counted only when built with
  * -DNTH_COUNT_NANS=1 (for callers that reject NaN input: the count costs
  * instructions per key, and the pass is bound by them). */
+#ifdef KERNEL_nth_count
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulong meta_at,
           __global uint *counts, ulong counts_at, __global const ulong *subs, ulong subs_at,
@@ -604,6 +561,7 @@ nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulo
     if (c) atomic_add(&totals[b], c);
   }
 }
+#endif
 
 /* One work-group. For the ranks ranks[r0, r1) (minus rank_base, sorted):
  * state[0] = NaN count, state[1] = keys the extraction will write,
@@ -615,6 +573,7 @@ nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulo
  * meta_at, counts_at, state_at (here and in the other level kernels): where
  * this sub-problem's parts start, so that all of a level's sub-problems are
  * enqueued before one read of their states. */
+#ifdef KERNEL_nth_choose
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 nth_choose(__global ulong *meta, ulong meta_at, __global const ulong *ranks, uint r0, uint r1,
            ulong rank_base, ulong out_base, __global ulong *state, ulong state_at,
@@ -710,10 +669,12 @@ nth_choose(__global ulong *meta, ulong meta_at, __global const ulong *ranks, uin
     st[3] = (st[0] & 1u) ? 0 : region[st[0]];
   }
 }
+#endif
 
 /* Writes the keys of the chosen buckets to out[region_start[b] + ...]. Up
  * to NTH_MAXC chosen buckets are told by their key ranges (a streaming pass:
  * no search), more by the search. */
+#ifdef KERNEL_nth_extract
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulong meta_at,
             __global const uint *counts, ulong counts_at, __global KEY *out,
@@ -740,7 +701,7 @@ nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *meta, u
     fill[b] = 0;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (nchosen <= NTH_RANGE_MAX && !NTH_NO_RANGE) {
+  if (nchosen <= NTH_RANGE_MAX) {
     /* The chosen buckets this group holds keys of, compacted. */
     if (lid < nchosen) {
       const uint b = (uint)META_CHOSEN(meta)[lid];
@@ -782,10 +743,12 @@ nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *meta, u
   }
   TRAVERSE(EXTRACT_BATCH, EXTRACT_VISIT)
 }
+#endif
 
 /* nth_extract for one chosen open bucket b (the host saw one in the state):
  * its key range tells its keys, a streaming pass with no search and no
  * list of ranges. Same arguments as nth_extract, plus b. */
+#ifdef KERNEL_nth_extract_one
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 nth_extract_one(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulong meta_at,
                 __global const uint *counts, ulong counts_at, __global KEY *out,
@@ -815,6 +778,7 @@ nth_extract_one(__global const T *in, ulong offset, ulong n, __global ulong *met
   _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) ONE_VISIT(keys[e], valid[e / 4], 0)
   TRAVERSE(ONE_BATCH, ONE_VISIT)
 }
+#endif
 
 /* Small sub-problems (at most SMALL_MAX keys), all of a level in one launch:
  * one work-group per wanted rank, no host round trip. state[8 + 5 (job_base
@@ -826,6 +790,7 @@ nth_extract_one(__global const T *in, ulong offset, ulong n, __global ulong *met
  * left, then sorts them. state[0]: the NaNs that work-group 0 read in its
  * first round (all of in[offset, offset + length): used when the input
  * itself is small). */
+#ifdef KERNEL_nth_small
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 nth_small(__global const T *in, __global ulong *state, ulong job_base, __global KEY *scratch,
           __global ulong *results) {
@@ -910,6 +875,7 @@ nth_small(__global const T *in, __global ulong *state, ulong job_base, __global 
     if (lid == 0) state[0] = fill;
   }
 }
+#endif
 
 /* ----------------------------------------------------------------- top-k */
 
@@ -957,6 +923,7 @@ CLPRIM_INLINE ulong topk_flag(T x, ulong i, ulong n, KEY t, int smallest) {
 }
 
 /* counts[tile] = (beyond << 32) | equal for the tile; counts[tiles] = 0. */
+#ifdef KERNEL_topk_count
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 topk_count(__global const T *in, ulong n, KEY t, int smallest, __global ulong *counts) {
   __local ulong scratch[CLPRIM_WG_SCRATCH(WG)];
@@ -975,6 +942,7 @@ topk_count(__global const T *in, ulong n, KEY t, int smallest, __global ulong *c
     if (get_group_id(0) == get_num_groups(0) - 1) counts[get_num_groups(0)] = 0;
   }
 }
+#endif
 
 /* After an exclusive scan of counts: element i is taken when beyond, or
  * equal and among the first `need` equal ones (need = k - all beyond); its
@@ -986,6 +954,7 @@ topk_count(__global const T *in, ulong n, KEY t, int smallest, __global ulong *c
  * sorted = 0: values (T) and indices (uint, or ulong when index64) to the
  * outputs; sorted = 1: sort keys (largest first: ~key) to sort_keys and
  * indices (ulong) to sort_indices. */
+#ifdef KERNEL_topk_scatter
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 topk_scatter(__global const T *in, ulong n, KEY t, int smallest, __global const ulong *offsets,
              ulong tiles, ulong k, __global T *values, __global uint *indices, int want_values,
@@ -1032,16 +1001,20 @@ topk_scatter(__global const T *in, ulong n, KEY t, int smallest, __global const 
     }
   }
 }
+#endif
 
 /* The padding of the sort arrays, [k, len2): sorts last. (A kernel, not a
  * fill: Oclgrind does not count filled bytes as initialised.) */
+#ifdef KERNEL_topk_pad
 __kernel void topk_pad(__global KEY *keys, __global ulong *idx, ulong k, ulong len2) {
   const ulong j = k + get_global_id(0);
   if (j < len2) keys[j] = KEY_MAX, idx[j] = 0xFFFFFFFFFFFFFFFFul;
 }
+#endif
 
 /* One step (block size `block`, distance `dist`) of an ascending bitonic
  * sort of (key, index) pairs in global memory; one work-item per pair. */
+#ifdef KERNEL_topk_sort_step
 __kernel void topk_sort_step(__global KEY *keys, __global ulong *idx, ulong block, ulong dist) {
   const ulong i = get_global_id(0), p = i ^ dist;
   if (p <= i) return;
@@ -1053,8 +1026,10 @@ __kernel void topk_sort_step(__global KEY *keys, __global ulong *idx, ulong bloc
     idx[i] = ib, idx[p] = ia;
   }
 }
+#endif
 
 /* The sorted pairs to the outputs: values[j] = in[idx[j]]. */
+#ifdef KERNEL_topk_gather
 __kernel void topk_gather(__global const T *in, __global const ulong *idx, ulong k,
                           __global T *values, __global uint *indices, int want_values,
                           int want_indices, int index64) {
@@ -1063,6 +1038,7 @@ __kernel void topk_gather(__global const T *in, __global const ulong *idx, ulong
   const ulong i = idx[j];
   topk_put(values, indices, j, want_values ? in[i] : (T)0, i, want_values, want_indices, index64);
 }
+#endif
 
 /* ------------------------------------------------- top-k, small k (<= BASE)
  * After one counting level for the threshold's rank, every element of a
@@ -1079,6 +1055,7 @@ __kernel void topk_gather(__global const T *in, __global const ulong *idx, ulong
  * search) to counts[group * BUCKETS + lo] (the other counts of [lo, hi]
  * zero), their sum to totals[lo]; cursor 0 zeroed. Instead of a full
  * counting level when the sample alone picks the candidates' buckets. */
+#ifdef KERNEL_topk_range_count
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 topk_range_count(__global const T *in, ulong offset, ulong n, __global ulong *meta,
                  __global uint *counts, uint lo, uint hi) {
@@ -1103,9 +1080,11 @@ topk_range_count(__global const T *in, ulong offset, ulong n, __global ulong *me
     if (get_group_id(0) == 0) META_CURSORS(meta)[0] = 0;
   }
 }
+#endif
 
 /* Keys and indices of the elements in buckets [lo, hi], unordered: told by
  * the buckets' key range (a streaming pass, no search). */
+#ifdef KERNEL_topk_candidates
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *meta,
                 __global const uint *counts, uint lo, uint hi, __global ulong *cand, ulong idx_at,
@@ -1142,6 +1121,7 @@ topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *met
       CANDIDATE_VISIT(keys[e], valid[e / 4], 4 * quad[e / 4] + e % 4)
   TRAVERSE(CANDIDATE_BATCH, CANDIDATE_VISIT)
 }
+#endif
 
 /* The same candidates without a counting pass before: each round of the
  * traversal the group's candidates take local places (a local atomic), one
@@ -1149,6 +1129,7 @@ topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *met
  * room for all of them, and only places below cap are written. The cursor
  * ends as the number of candidates: more than cap, and the host repeats
  * the work with topk_range_count and topk_candidates. */
+#ifdef KERNEL_topk_candidates_direct
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 topk_candidates_direct(__global const T *in, ulong offset, ulong n, __global ulong *meta,
                        uint lo, uint hi, __global ulong *cand, ulong idx_at, ulong cap,
@@ -1194,10 +1175,12 @@ topk_candidates_direct(__global const T *in, ulong offset, ulong n, __global ulo
   }
   TRAVERSE(DIRECT_BATCH, DIRECT_VISIT)
 }
+#endif
 
 /* Splits the c candidates against the threshold key t: those beyond it go
  * to the pairs (sort key: smallest ? key : ~key when sorted, else 0), the
  * indices of those equal to it to eq. cursors[0] / [1] count them. */
+#ifdef KERNEL_topk_split
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 topk_split(__global ulong *cand, ulong idx_at, ulong c, KEY t, int smallest, int sorted,
            ulong eq_at, ulong pk_at, ulong pi_at, ulong cur_at) {
@@ -1214,10 +1197,12 @@ topk_split(__global ulong *cand, ulong idx_at, ulong c, KEY t, int smallest, int
     }
   }
 }
+#endif
 
 /* One work-group: the g pairs beyond the threshold and the equal ones with
  * index <= last (k in all), sorted by (sort key, index) in local memory,
  * to the outputs (values gathered from in). */
+#ifdef KERNEL_topk_finish
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 topk_finish(__global const T *in, __global const ulong *cand, ulong pk_at, ulong pi_at, uint g,
             ulong eq_at, ulong e, ulong last, KEY t, int smallest, int sorted, uint k,
@@ -1264,3 +1249,4 @@ topk_finish(__global const T *in, __global const ulong *cand, ulong pk_at, ulong
              index64);
   }
 }
+#endif

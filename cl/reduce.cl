@@ -111,6 +111,7 @@ CLPRIM_INLINE void wg_best(KEY *k, ulong *i, __local KEY *keys, __local ulong *i
 }
 
 /* Pass 1: the best (key, index) of each work-group's share of in[0, n). */
+#ifdef KERNEL_arg_partial
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void arg_partial(__global const T *in, ulong n, uint mode, __global KEY *partial_keys,
                  __global ulong *partial_indices) {
@@ -134,9 +135,11 @@ void arg_partial(__global const T *in, ulong n, uint mode, __global KEY *partial
     partial_indices[get_group_id(0)] = best_index;
   }
 }
+#endif
 
 /* Pass 2, one work-group: the best of `count` partials; result[0] = the
  * element's bits (zero-extended), result[1] = its index. */
+#ifdef KERNEL_arg_final
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void arg_final(__global const T *in, __global const KEY *partial_keys,
                __global const ulong *partial_indices, uint count, __global ulong *result) {
@@ -153,6 +156,7 @@ void arg_final(__global const T *in, __global const KEY *partial_keys,
     result[1] = best_index;
   }
 }
+#endif
 
 /* ------------------------------------------------------------------ sum */
 
@@ -167,6 +171,7 @@ void arg_final(__global const T *in, __global const KEY *partial_keys,
  * consecutive elements per work-item spread each load over ITEMS * 4 bytes
  * per lane. The order of additions still depends only on n and the tile
  * shape. */
+#ifdef KERNEL_sum_tiles
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void sum_tiles(__global const S *in, ulong n, __global S *tile_sums) {
   __local S scratch[CLPRIM_WG_SCRATCH(WG)];
@@ -194,3 +199,4 @@ void sum_tiles(__global const S *in, ulong n, __global S *tile_sums) {
   S total = CLPRIM_CAT(clprim_wg_reduce_add_, S)(s, scratch);
   if (get_local_id(0) == 0) tile_sums[get_group_id(0)] = total;
 }
+#endif

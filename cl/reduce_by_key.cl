@@ -77,6 +77,7 @@ CLPRIM_INLINE uint load_heads(__global const K_T *keys, ulong n, ulong first, K_
 }
 
 /* Phase 1: tile_counts[t] = the heads in tile t; tile_counts[tiles] = 0. */
+#ifdef KERNEL_rbk_count
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 rbk_count(__global const K_T *keys, ulong n, __global ulong *tile_counts) {
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
@@ -90,9 +91,11 @@ rbk_count(__global const K_T *keys, ulong n, __global ulong *tile_counts) {
     if (get_group_id(0) == get_num_groups(0) - 1) tile_counts[get_num_groups(0)] = 0;
   }
 }
+#endif
 
 /* Phase 3: keys at heads, segment sums, tile carries (see above). offsets:
  * the scanned tile counts. */
+#ifdef KERNEL_rbk_reduce
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 rbk_reduce(__global const K_T *keys, __global const V_T *values, ulong n,
            __global const ulong *offsets, __global K_T *unique_keys, __global S_T *sums,
@@ -159,9 +162,11 @@ rbk_reduce(__global const K_T *keys, __global const V_T *values, ulong n,
     carry[get_group_id(0)] = c;
   }
 }
+#endif
 
 /* Phase 4, one work-item per tile: the tile's last segment gets the carries
  * of the following tiles that continue it. */
+#ifdef KERNEL_rbk_fixup
 __kernel void rbk_fixup(__global const K_T *keys, ulong n, __global const ulong *offsets,
                         ulong tiles, __global const S_T *carry, __global const S_T *last_part,
                         __global S_T *sums) {
@@ -194,3 +199,4 @@ __kernel void rbk_fixup(__global const K_T *keys, ulong n, __global const ulong 
   }
   if (continued) sums[last] = acc;
 }
+#endif

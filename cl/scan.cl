@@ -128,6 +128,7 @@ CLPRIM_INLINE void store_tile(__global T *out, ulong n, ulong tile_first, __loca
 
 /* Reduce-then-scan, step 1: the sum of each tile (order does not matter here,
  * so no transpose). */
+#ifdef KERNEL_scan_reduce
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void scan_reduce(__global const T *in, ulong n, __global T *tile_sums) {
   __local T scratch[CLPRIM_WG_SCRATCH(WG)];
@@ -152,9 +153,11 @@ void scan_reduce(__global const T *in, ulong n, __global T *tile_sums) {
   T total = WG_REDUCE(s, scratch);
   if (lid == 0) tile_sums[get_group_id(0)] = total;
 }
+#endif
 
 /* Reduce-then-scan, step 3 (or the whole scan of a single tile): scans each
  * tile, starting from tile_offsets[tile] when use_offsets is set. */
+#ifdef KERNEL_scan_tiles
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void scan_tiles(__global const T *in, __global T *out, ulong n, __global const T *tile_offsets,
                 int use_offsets, int inclusive) {
@@ -168,6 +171,7 @@ void scan_tiles(__global const T *in, __global T *out, ulong n, __global const T
   if (use_offsets) run += tile_offsets[get_group_id(0)];
   store_tile(out, n, tile_first, buf, v, run, inclusive);
 }
+#endif
 
 #ifdef CLPRIM_PATH_NV_PTX
 /* Tile status for the look-back, in `state` (zeroed before the launch):
@@ -240,6 +244,7 @@ CLPRIM_INLINE T look_back(__global uchar *state, uint tiles, uint tile) {
   }
 }
 
+#ifdef KERNEL_scan_single_pass
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void scan_single_pass(__global const T *in, __global T *out, ulong n, __global uchar *state,
                       uint tiles, int inclusive) {
@@ -272,4 +277,5 @@ void scan_single_pass(__global const T *in, __global T *out, ulong n, __global u
   }
   store_tile(out, n, tile_first, buf, v, run, inclusive);
 }
+#endif
 #endif

@@ -89,6 +89,7 @@ CLPRIM_INLINE int user_passes(T x, ulong i) { return (USER_PREDICATE(x, i)) != 0
 /* Phase 1: masks[w] holds bit k set when element 32 w + k passes (words up
  * to ceil(n / 32)); tile_counts[t] the passing elements of tile t, and
  * tile_counts[tiles] = 0. */
+#ifdef KERNEL_select_masks
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_masks(__global const SRC_T *src, ulong n, int op, T a, T b, __global uint *masks,
                   __global ulong *tile_counts) {
@@ -134,11 +135,13 @@ void select_masks(__global const SRC_T *src, ulong n, int op, T a, T b, __global
     if (group == get_num_groups(0) - 1) tile_counts[group + 1] = 0;
   }
 }
+#endif
 
 /* Phase 3: writes each passing element (and with `partition` each failing
  * one, after offsets[tiles] passing ones) to its position: the index (uint,
  * or ulong when index64) and / or the value. Work-items take the tile's
  * elements in turn (e = k WG + lid), so reads and writes are coalesced. */
+#ifdef KERNEL_select_scatter
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_scatter(__global const T *in, ulong n, __global const uint *masks,
                     __global const ulong *offsets, ulong tiles, __global T *values,
@@ -179,6 +182,7 @@ void select_scatter(__global const T *in, ulong n, __global const uint *masks,
     if (want_values) values[pos] = in[i];
   }
 }
+#endif
 
 #ifdef CLPRIM_PATH_NV_PTX
 /* Single pass with decoupled look-back (Merrill & Garland, as in scan.cl),
@@ -235,6 +239,7 @@ CLPRIM_INLINE ulong select_look_back(__global volatile ulong *status, uint tile)
   }
 }
 
+#ifdef KERNEL_select_single_pass
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_single_pass(__global const SRC_T *src, __global const T *in, ulong n, int op, T a,
                         T b, __global uchar *state, uint tiles, __global T *values,
@@ -360,4 +365,5 @@ void select_single_pass(__global const SRC_T *src, __global const T *in, ulong n
       for (uint k = lid; k < count; k += WG) indices[base + k] = (uint)(tile_first + stage_index[k]);
   }
 }
+#endif
 #endif

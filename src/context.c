@@ -3,8 +3,11 @@
 #include "internal.h"
 
 #include <ctype.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -302,6 +305,55 @@ static char *dup_string(const char *s) {
   return d;
 }
 
+/* Creates dir and its missing parents; 1 when it exists and takes a file. */
+static int usable_dir(const char *dir) {
+  char path[4096];
+  if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) return 0;
+  for (char *p = path + 1; *p; ++p)
+    if (*p == '/') {
+      *p = 0;
+      mkdir(path, 0777); /* may exist */
+      *p = '/';
+    }
+  mkdir(path, 0777);
+  char probe[4200];
+  snprintf(probe, sizeof probe, "%s/.clprim-probe-XXXXXX", dir);
+  int fd = mkstemp(probe);
+  if (fd < 0) return 0;
+  close(fd);
+  remove(probe);
+  return 1;
+}
+
+/* The disk cache folder: options->cache_dir, else $CLPRIM_CACHE_DIR, else
+ * $XDG_CACHE_HOME/clprim, else $HOME/.cache/clprim; "" or "off" turns the
+ * cache off. A folder that cannot be created or written is reported on
+ * stderr (once per process) and the cache is off. */
+static clprim_status choose_cache_dir(clprim_context *ctx, const clprim_options *options) {
+  static atomic_int warned;
+  const char *dir = options && options->cache_dir ? options->cache_dir : getenv("CLPRIM_CACHE_DIR");
+  char fallback[4096];
+  if (!dir) {
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg)
+      snprintf(fallback, sizeof fallback, "%s/clprim", xdg);
+    else if (home && *home)
+      snprintf(fallback, sizeof fallback, "%s/.cache/clprim", home);
+    else
+      return CLPRIM_SUCCESS;
+    dir = fallback;
+  }
+  if (!*dir || strcmp(dir, "off") == 0) return CLPRIM_SUCCESS;
+  if (!usable_dir(dir)) {
+    if (atomic_exchange(&warned, 1) == 0)
+      fprintf(stderr, "clprim: the kernel cache folder %s cannot be written; the disk cache is "
+                      "off (set CLPRIM_CACHE_DIR to another folder, or to off)\n", dir);
+    return CLPRIM_SUCCESS;
+  }
+  ctx->cache_dir = dup_string(dir);
+  return ctx->cache_dir ? CLPRIM_SUCCESS : CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+}
+
 /* Everything after the OpenCL objects exist: options, probing, path choice. */
 static clprim_status finish_create(clprim_context *ctx, const clprim_options *options) {
   cl_command_queue_properties props = 0;
@@ -310,11 +362,7 @@ static clprim_status finish_create(clprim_context *ctx, const clprim_options *op
   if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) return CLPRIM_ERROR_UNSUPPORTED_DEVICE;
   ctx->profiling = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
 
-  const char *dir = options && options->cache_dir ? options->cache_dir : getenv("CLPRIM_CACHE_DIR");
-  if (dir && *dir) {
-    ctx->cache_dir = dup_string(dir);
-    if (!ctx->cache_dir) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
-  }
+  CLPRIM_CHECK(choose_cache_dir(ctx, options));
 
   clprim_path want = options ? options->path : CLPRIM_PATH_AUTO;
   if ((unsigned)want >= CLPRIM_PATH_COUNT) return CLPRIM_ERROR_INVALID_ARGUMENT;
@@ -423,9 +471,7 @@ void clprim_context_free(clprim_context *ctx) {
   if (ctx->queue) clFinish(ctx->queue);
   clprim__call_begin(ctx); /* releases profiling events */
   clprim__release_programs(ctx);
-  for (unsigned s = 0; s < CLPRIM_SCRATCH_SLOTS; ++s)
-    if (ctx->scratch[s]) clReleaseMemObject(ctx->scratch[s]);
-  for (unsigned r = 0; r < ctx->retired_count; ++r) clReleaseMemObject(ctx->retired[r]);
+  clprim__release_scratch(ctx);
   if (ctx->queue) clReleaseCommandQueue(ctx->queue);
   if (ctx->cl_ctx) clReleaseContext(ctx->cl_ctx);
   free(ctx->cache_dir);

@@ -16,12 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-  SLOT_OUTSIDE = CLPRIM_SCRATCH_HIST0,
-  SLOT_RANGE_COUNTS = CLPRIM_SCRATCH_HIST_PART0,   /* binned: per (range, group), scanned */
-  SLOT_PART_BINS = CLPRIM_SCRATCH_HIST_PART0 + 1,  /* binned: bin & mask per element (ushort) */
-  SLOT_PART_VALUES = CLPRIM_SCRATCH_HIST_PART0 + 2 /* binned: the values, partitioned */
-};
+/* Scratch buffers of this family (clprim__scratch names them). */
+#define SLOT_OUTSIDE "histogram: outside counts"
+#define SLOT_RANGE_COUNTS "histogram: counts per range and group" /* binned, scanned */
+#define SLOT_PART_BINS "histogram: partitioned bins"   /* binned: bin & mask per element (ushort) */
+#define SLOT_PART_VALUES "histogram: partitioned values" /* binned */
 
 #define MAX_BINS ((size_t)1 << 31)
 
@@ -280,21 +279,25 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
         nv_fast ? " -DNV_FAST" : "", binned_opt);
     static const char *const binned_names[3] = {"hist_part_count", "hist_part_scatter",
                                                 "hist_part_local"};
-    clprim_status st = clprim__kernel(ctx, "histogram.cl", options,
-                                      binned   ? binned_names[0]
-                                      : copies ? "hist_local"
-                                               : "hist_global",
-                                      kernel);
-    for (int k = 1; binned && k < 3 && st == CLPRIM_SUCCESS; ++k)
-      st = clprim__kernel(ctx, "histogram.cl", options, binned_names[k], &kernel[k]);
+    struct clprim_kernel_request req[4];
+    for (int k = 0; k < 3; ++k) {
+      const struct clprim_kernel_request r = {"histogram.cl", NULL, options, binned_names[k],
+                                              NULL, &kernel[k]};
+      req[k] = r;
+    }
+    if (!binned) req[0].name = copies ? "hist_local" : "hist_global";
+    const unsigned main_kernels = binned ? 3 : 1;
+    /* hist_zero depends on no option: one program for every call. */
+    const struct clprim_kernel_request zero = {"histogram.cl", NULL, NULL, "hist_zero",
+                                               NULL, zero_kernel};
+    req[main_kernels] = zero;
+    clprim_status st = clprim__kernels(ctx, req, main_kernels + 1);
     if (st != CLPRIM_SUCCESS && nv_fast) {
       /* The driver refused the PTX (match.any, red.f64): portable kernels. */
       ctx->hist_nv_fast = -1;
       continue;
     }
     if (st == CLPRIM_SUCCESS && nv_fast) ctx->hist_nv_fast = 1;
-    if (st == CLPRIM_SUCCESS)
-      st = clprim__kernel(ctx, "histogram.cl", options, "hist_zero", zero_kernel);
     *local_copies = copies;
     return st;
   }

@@ -12,34 +12,42 @@
 
 #include <stdio.h>
 
-/* Device buffers that a family keeps between calls, grown on demand. Each
- * family owns its slots, so a family can call another (select calls scan)
- * without the callee overwriting the caller's temporaries. */
-enum clprim_scratch_slot {
-  CLPRIM_SCRATCH_SCAN_LEVEL0 = 0, /* scan: tile sums, one slot per recursion level */
-  CLPRIM_SCRATCH_SCAN_LEVELS = 6,
-  CLPRIM_SCRATCH_SCAN_LOOKBACK = 6, /* scan: single-pass tile status + counter */
-  CLPRIM_SCRATCH_SELECT0 = 8,       /* select / partition: slots 8..11 */
-  CLPRIM_SCRATCH_REDUCE0 = 12,      /* reductions: slots 12..15 */
-  CLPRIM_SCRATCH_NTH0 = 16,         /* selection: slots 16..23 */
-  /* histograms and reduce-by-key (histogram.c, reduce_by_key.c): 24..27 */
-  CLPRIM_SCRATCH_HIST0 = 24,
-  CLPRIM_SCRATCH_HIST_PART0 = 28, /* histogram.c's binned path: 28..30 */
-  CLPRIM_SCRATCH_SLOTS = 31
+/* A device buffer that a family keeps between calls, grown on demand,
+ * under a name the family gives it ("scan: tile sums 0"): each family owns
+ * its names, so a family can call another (select calls scan) without the
+ * callee overwriting the caller's temporaries. */
+struct clprim_scratch_entry {
+  char *name;
+  cl_mem buf;
+  size_t size;
+  struct clprim_scratch_entry *next;
 };
 
+/* A kernel object of a built program, made on first use. */
 struct clprim_kernel_entry {
-  char name[64];
+  char *name;
   cl_kernel kernel;
+  struct clprim_kernel_entry *next;
 };
 
-/* One built program: its cache key (file name + build options) and kernels. */
+/* One built program (one kernel or a small group: see program.c): what
+ * identifies it (file, the family's build options, the kernels it holds,
+ * "" for the whole file, source prefix) and its kernel objects. */
 struct clprim_program_entry {
-  char *key;
+  char *file, *options, *kernels, *prefix;
   cl_program program;
-  struct clprim_kernel_entry kernels[16];
-  unsigned kernel_count;
+  struct clprim_kernel_entry *kernels_made;
   struct clprim_program_entry *next;
+};
+
+/* A kernel a call needs: kernel `name` of cl/<file>, built with `options`
+ * (-D...) and `prefix` (source text put before the file, e.g. a user's
+ * expression; NULL for none), for the context's path, in a program of its
+ * own or, when `together` lists kernel names (space-separated, name among
+ * them), in one program with those; the kernel object goes to *kernel. */
+struct clprim_kernel_request {
+  const char *file, *prefix, *options, *name, *together;
+  cl_kernel *kernel;
 };
 
 struct clprim_context {
@@ -58,10 +66,11 @@ struct clprim_context {
   char *build_log;
   struct clprim_program_entry *programs;
 
-  cl_mem scratch[CLPRIM_SCRATCH_SLOTS];
-  size_t scratch_size[CLPRIM_SCRATCH_SLOTS];
-  cl_mem retired[64]; /* outgrown scratch buffers, released with the context */
-  unsigned retired_count;
+  struct clprim_scratch_entry *scratch;
+  /* Outgrown scratch buffers, released with the context: a handle taken
+   * earlier in a call stays valid when a later step grows the buffer. */
+  cl_mem *retired;
+  size_t retired_count, retired_room;
 
   /* Profiling events of the last public call (when profiling). */
   cl_event first_event, last_event;
@@ -102,20 +111,15 @@ clprim_status clprim__probe(clprim_context *ctx);
 /* ---- program.c */
 /* The embedded text of a file from cl/ or include/clprim/ ("scan.cl"). */
 const char *clprim__source(const char *file_name);
-/* The kernel `kernel_name` of cl/<file> built for the context's path with the
- * family's extra build options; built (or loaded from the disk cache) on first
- * use, then kept. On a build failure the log is kept in ctx->build_log. */
+/* Builds (or loads from the disk cache) the programs of the requests that
+ * are not built yet, several at once (threads), then gives each request its
+ * kernel. Families ask for every kernel a call runs before they enqueue
+ * anything. On a build failure the log is kept in ctx->build_log. */
+clprim_status clprim__kernels(clprim_context *ctx, const struct clprim_kernel_request *requests,
+                              unsigned count);
+/* clprim__kernels for one kernel without a prefix. */
 clprim_status clprim__kernel(clprim_context *ctx, const char *file, const char *options,
                              const char *kernel_name, cl_kernel *kernel);
-/* The same for a path other than the context's own (tests, probing). */
-clprim_status clprim__kernel_for_path(clprim_context *ctx, clprim_path path, const char *file,
-                                      const char *options, const char *kernel_name,
-                                      cl_kernel *kernel);
-/* The same with source text (e.g. #defines) put before the file's text;
- * the prefix is part of the program cache key. */
-clprim_status clprim__kernel_with_prefix(clprim_context *ctx, const char *file, const char *prefix,
-                                         const char *options, const char *kernel_name,
-                                         cl_kernel *kernel);
 /* Builds source text (device header + source) with options, using the disk
  * cache when set. Used by clprim__kernel and by probing. */
 clprim_status clprim__build(clprim_context *ctx, const char *source, const char *options,
@@ -141,8 +145,11 @@ clprim_status clprim__copy(clprim_context *ctx, cl_mem src, cl_mem dst, size_t s
 /* Blocking read of device memory into host memory. */
 clprim_status clprim__read(clprim_context *ctx, cl_mem buf, size_t offset, size_t bytes,
                            void *host);
-/* A device buffer of at least `bytes` bytes in the given slot (see above). */
-clprim_status clprim__scratch(clprim_context *ctx, unsigned slot, size_t bytes, cl_mem *buf);
+/* The scratch buffer `name` (see struct clprim_scratch_entry), of at least
+ * `bytes` bytes. A handle stays valid until the context is freed. */
+clprim_status clprim__scratch(clprim_context *ctx, const char *name, size_t bytes, cl_mem *buf);
+/* Releases every scratch buffer (clprim_context_free). */
+void clprim__release_scratch(clprim_context *ctx);
 
 /* ---- scan.c */
 /* Prefix sum without argument checks or clprim__call_begin, for other

@@ -15,16 +15,16 @@
 #include <string.h>
 
 /* Scratch slots of this family. */
-enum {
-  SLOT_COUNTS = CLPRIM_SCRATCH_NTH0,      /* per-group bucket counts (uint) */
-  SLOT_META = CLPRIM_SCRATCH_NTH0 + 1,    /* META_WORDS ulongs, see the kernel */
-  SLOT_STATE = CLPRIM_SCRATCH_NTH0 + 2,   /* nth_choose's answers */
-  SLOT_RANKS = CLPRIM_SCRATCH_NTH0 + 3,   /* the wanted ranks, sorted */
-  SLOT_RESULTS = CLPRIM_SCRATCH_NTH0 + 4, /* the keys of the ranks */
-  SLOT_KEYS_A = CLPRIM_SCRATCH_NTH0 + 5,  /* levels' keys; top-k sort keys */
-  SLOT_KEYS_B = CLPRIM_SCRATCH_NTH0 + 6,  /* levels' keys; top-k sort indices */
-  SLOT_TOPK = CLPRIM_SCRATCH_NTH0 + 7     /* top-k tile counts */
-};
+/* Scratch buffers of this family (clprim__scratch names them). */
+#define SLOT_COUNTS "nth: per-group bucket counts" /* uint */
+#define SLOT_META "nth: meta"                      /* META_WORDS ulongs, see the kernel */
+#define SLOT_STATE "nth: state"                    /* nth_choose's answers */
+#define SLOT_RANKS "nth: ranks"                    /* the wanted ranks, sorted */
+#define SLOT_RESULTS "nth: results"                /* the keys of the ranks */
+#define SLOT_KEYS_A "nth: keys A"                  /* levels' keys; top-k sort keys */
+#define SLOT_KEYS_B "nth: keys B"                  /* levels' keys; top-k sort indices */
+#define SLOT_TOPK_COUNTS "topk: tile counts"       /* the general path's scanned counts */
+#define SLOT_TOPK_CANDIDATES "topk: candidates"    /* topk_small's candidates */
 
 #define BUCKETS 512 /* as in cl/nth_element.cl */
 #define META_WORDS 3368
@@ -59,27 +59,80 @@ static unsigned key_bits(clprim_type t) {
   return (unsigned)clprim_type_size(t) * 8;
 }
 
-/* A kernel of cl/nth_element.cl built for the type; count_nans: the build
- * whose nth_count also counts NaNs (for CLPRIM_NTH_REJECT_NAN). */
-static clprim_status nth_kernel_built(clprim_context *ctx, clprim_type type,
-                                      const struct nth_config *c, const char *name, int count_nans,
-                                      cl_kernel *kernel) {
-  /* CLPRIM_NTH_OPTIONS: extra -D options for comparisons of the kernels'
-   * variants (NTH_VEC, NTH_TOP, NTH_MAXC, NTH_NO_RANGE, NTH_AGGREGATE). */
-  const char *extra = getenv("CLPRIM_NTH_OPTIONS");
-  char options[400];
-  snprintf(options, sizeof options,
-           "-DT=%s -DT_FLOAT=%d -DT_SIGNED=%d -DKEY_BITS=%u -DWG=%u -DITEMS=%u%s %.200s",
-           clprim__cl_type(type), is_float(type), type == CLPRIM_INT32 || type == CLPRIM_INT64,
-           key_bits(type), c->wg, c->items, count_nans ? " -DNTH_COUNT_NANS=1" : "",
-           extra ? extra : "");
-  return clprim__kernel(ctx, "nth_element.cl", options, name, kernel);
+/* The programs of cl/nth_element.cl: the level kernels in one, the top-k
+ * kernels in another (not one program per kernel: PoCL 3.1 optimised
+ * nth_count built alone into wrong buckets, and was right with
+ * -cl-opt-disable or with the other level kernels beside it). */
+#define LEVEL_KERNELS "nth_sample nth_count nth_choose nth_extract nth_small nth_extract_one"
+#define TOPK_KERNELS                                                                               \
+  "topk_count topk_scatter topk_pad topk_sort_step topk_gather topk_range_count "                 \
+  "topk_candidates topk_candidates_direct topk_split topk_finish"
+static const char *together_of(const char *name) {
+  return strncmp(name, "nth_", 4) == 0 ? LEVEL_KERNELS : TOPK_KERNELS;
 }
 
-static clprim_status nth_kernel(clprim_context *ctx, clprim_type type, const struct nth_config *c,
-                                const char *name, cl_kernel *kernel) {
-  return nth_kernel_built(ctx, type, c, name, 0, kernel);
+/* Build options of cl/nth_element.cl for type; count_nans: the build whose
+ * nth_count also counts NaNs (for CLPRIM_NTH_REJECT_NAN). */
+static void nth_options(clprim_type type, const struct nth_config *c, int count_nans,
+                        char *options, size_t size) {
+  snprintf(options, size, "-DT=%s -DT_FLOAT=%d -DT_SIGNED=%d -DKEY_BITS=%u -DWG=%u -DITEMS=%u%s",
+           clprim__cl_type(type), is_float(type), type == CLPRIM_INT32 || type == CLPRIM_INT64,
+           key_bits(type), c->wg, c->items, count_nans ? " -DNTH_COUNT_NANS=1" : "");
 }
+
+/* Builds names[j] of cl/nth_element.cl for type into kernels[j], together;
+ * count_nans: nth_count's build that counts NaNs. */
+static clprim_status nth_kernels_named(clprim_context *ctx, clprim_type type,
+                                       const struct nth_config *c, int count_nans, unsigned count,
+                                       const char *const *names, cl_kernel *kernels) {
+  char options[2][200];
+  nth_options(type, c, 0, options[0], sizeof options[0]);
+  nth_options(type, c, 1, options[1], sizeof options[1]);
+  struct clprim_kernel_request req[8];
+  if (count > 8) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  for (unsigned j = 0; j < count; ++j) {
+    const int nans = count_nans && strcmp(names[j], "nth_count") == 0;
+    const struct clprim_kernel_request r = {"nth_element.cl", NULL, options[nans], names[j],
+                                            together_of(names[j]), &kernels[j]};
+    req[j] = r;
+  }
+  return clprim__kernels(ctx, req, count);
+}
+
+/* The level kernels of one selection, built when first needed (a median
+ * runs five of the twelve): k[0] for the elements (level 0), k[1] for the
+ * keys of later levels, in the order of NTH_KERNEL_*. */
+enum { K_SAMPLE, K_COUNT, K_CHOOSE, K_EXTRACT, K_SMALL, K_EXTRACT_ONE, K_COUNT_OF_KERNELS };
+struct nth_kernels {
+  clprim_type type[2];
+  int count_nans; /* level 0's nth_count counts NaNs */
+  cl_kernel k[2][K_COUNT_OF_KERNELS];
+};
+
+/* Builds the kernels of masks[0] (bits 1 << K_*, for the elements) and
+ * masks[1] (for the keys) that are not built yet, together. */
+static clprim_status nth_need(clprim_context *ctx, const struct nth_config *c,
+                              struct nth_kernels *s, unsigned mask_elements, unsigned mask_keys) {
+  static const char *const names[K_COUNT_OF_KERNELS] = {
+      "nth_sample", "nth_count", "nth_choose", "nth_extract", "nth_small", "nth_extract_one"};
+  char options[2][2][200];
+  struct clprim_kernel_request req[2 * K_COUNT_OF_KERNELS];
+  unsigned count = 0;
+  for (int side = 0; side < 2; ++side) {
+    const unsigned mask = side ? mask_keys : mask_elements;
+    nth_options(s->type[side], c, 0, options[side][0], sizeof options[side][0]);
+    nth_options(s->type[side], c, 1, options[side][1], sizeof options[side][1]);
+    for (int j = 0; j < K_COUNT_OF_KERNELS; ++j) {
+      if (!(mask & (1u << j)) || s->k[side][j]) continue;
+      const int nans = side == 0 && j == K_COUNT && s->count_nans;
+      const struct clprim_kernel_request r = {"nth_element.cl", NULL, options[side][nans],
+                                              names[j], LEVEL_KERNELS, &s->k[side][j]};
+      req[count++] = r;
+    }
+  }
+  return clprim__kernels(ctx, req, count);
+}
+#define NTH_BIT(k) (1u << (k))
 
 /* The element whose key is `key` (NaN keys give a quiet NaN). */
 static clprim_value value_of_key(clprim_type type, uint64_t key) {
@@ -139,15 +192,10 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
   const struct nth_config c = nth_config(ctx);
   const clprim_type key_type = key_bits(type) == 32 ? CLPRIM_UINT32 : CLPRIM_UINT64;
   const size_t key_size = clprim_type_size(type);
-  const char *const names[6] = {"nth_sample", "nth_count",  "nth_choose",
-                                "nth_extract", "nth_small", "nth_extract_one"};
-  cl_kernel k_elem[6], k_key[6];
-  for (int j = 0; j < 6; ++j) {
-    CLPRIM_CHECK(nth_kernel(ctx, type, &c, names[j], &k_elem[j]));
-    CLPRIM_CHECK(nth_kernel(ctx, key_type, &c, names[j], &k_key[j]));
-  }
-  if (is_float(type) && (flags & CLPRIM_NTH_REJECT_NAN)) /* level 0 counts NaNs too */
-    CLPRIM_CHECK(nth_kernel_built(ctx, type, &c, "nth_count", 1, &k_elem[1]));
+  struct nth_kernels ks;
+  memset(&ks, 0, sizeof ks);
+  ks.type[0] = type, ks.type[1] = key_type;
+  ks.count_nans = is_float(type) && (flags & CLPRIM_NTH_REJECT_NAN); /* level 0 counts NaNs too */
   size_t groups = (n / 4 + c.wg - 1) / c.wg;
   if (groups > c.max_groups) groups = c.max_groups;
   if (groups == 0) groups = 1;
@@ -156,6 +204,17 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
   size_t small_max = SMALL_MAX;
   const char *small_env = getenv("CLPRIM_NTH_SMALL_MAX");
   if (small_env && atol(small_env) >= 16) small_max = (size_t)atol(small_env);
+  /* What most calls run, built together before anything is enqueued: one
+   * counting level over the elements whose chosen bucket nth_small finishes,
+   * or nth_small alone for a small input. Later needs are built as they come
+   * (nothing of the caller's is written before the last step). */
+  if (n <= small_max && !approximate)
+    CLPRIM_CHECK(nth_need(ctx, &c, &ks, NTH_BIT(K_SMALL), 0));
+  else
+    CLPRIM_CHECK(nth_need(ctx, &c, &ks,
+                          NTH_BIT(K_SAMPLE) | NTH_BIT(K_COUNT) | NTH_BIT(K_CHOOSE) |
+                              (approximate ? 0 : NTH_BIT(K_EXTRACT_ONE)),
+                          approximate ? 0 : NTH_BIT(K_SMALL)));
   cl_mem counts, meta, state, ranks_dev, results, level_buf[2] = {NULL, NULL};
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_COUNTS, groups * BUCKETS * 4, &counts));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_META, META_WORDS * 8, &meta));
@@ -193,12 +252,12 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
   int small_at_level0 = 0;
   size_t job_base = 0; /* jobs of the levels before */
   for (unsigned level = 0; st == CLPRIM_SUCCESS && ncur > 0; ++level) {
-    cl_kernel *k = level == 0 ? k_elem : k_key;
+    cl_kernel *k = ks.k[level == 0 ? 0 : 1];
     /* The level's output buffer, sized by what it can receive: after level
      * 0's one read (its chosen buckets), else the level's keys (the buckets
      * chosen from them are fewer), plus the 4-alignment of each region and
      * of each sub-problem's part. */
-    const unsigned level_slot = level % 2 ? SLOT_KEYS_B : SLOT_KEYS_A;
+    const char *level_slot = level % 2 ? SLOT_KEYS_B : SLOT_KEYS_A;
     if (level > 0) {
       size_t keys = 8 + 8 * (size_t)count;
       for (size_t s = 0; s < ncur; ++s)
@@ -233,6 +292,12 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
       st = clprim__scratch(ctx, SLOT_META, nbig * META_WORDS * 8, &meta);
       if (st == CLPRIM_SUCCESS)
         st = clprim__scratch(ctx, SLOT_COUNTS, all_groups * BUCKETS * 4, &counts);
+      if (st != CLPRIM_SUCCESS) break;
+    }
+    {
+      const unsigned level_mask = (nbig ? NTH_BIT(K_SAMPLE) | NTH_BIT(K_COUNT) | NTH_BIT(K_CHOOSE) : 0) |
+                                  (njobs ? NTH_BIT(K_SMALL) : 0);
+      st = nth_need(ctx, &c, &ks, level == 0 ? level_mask : 0, level == 0 ? 0 : level_mask);
       if (st != CLPRIM_SUCCESS) break;
     }
     njobs = 0;
@@ -370,7 +435,10 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
           const uint64_t b = hs[2 + STATE_WORDS * (r - r0)];
           if (!(b & 1u) && (nopen == 0 || b != one)) one = (cl_uint)b, ++nopen;
         }
-        cl_kernel x = nopen == 1 ? k[5] : k[3];
+        st = nth_need(ctx, &c, &ks, level == 0 ? NTH_BIT(nopen == 1 ? K_EXTRACT_ONE : K_EXTRACT) : 0,
+                      level == 0 ? 0 : NTH_BIT(nopen == 1 ? K_EXTRACT_ONE : K_EXTRACT));
+        if (st != CLPRIM_SUCCESS) break;
+        cl_kernel x = nopen == 1 ? k[K_EXTRACT_ONE] : k[K_EXTRACT];
         st = clprim__set_args(x, 11, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
                               sizeof meta, &meta, sizeof meta_at, &meta_at, sizeof counts, &counts,
                               sizeof counts_at, &counts_at, sizeof out, &out, sizeof ranks_dev,
@@ -380,6 +448,8 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
         if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, x, cur_groups[s], c.wg);
       }
     }
+    if (st == CLPRIM_SUCCESS && batched && any_extract)
+      st = nth_need(ctx, &c, &ks, 0, NTH_BIT(K_EXTRACT)); /* batched: after level 0 */
     if (st == CLPRIM_SUCCESS && batched && any_extract) {
       st = clprim__set_args(k[3], 11, sizeof level_in, &level_in, sizeof zero64, &zero64,
                             sizeof zero64, &zero64, sizeof meta, &meta, sizeof zero64, &zero64,
@@ -542,16 +612,23 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
   const clprim_type key_type = key_bits(type) == 32 ? CLPRIM_UINT32 : CLPRIM_UINT64;
   const size_t es = clprim_type_size(type);
   const int smallest = (flags & CLPRIM_TOPK_SMALLEST) != 0;
-  cl_kernel sample, count_kernel, choose, range_count, candidates, direct, split, finish;
-  CLPRIM_CHECK(nth_kernel(ctx, type, &c, "nth_sample", &sample));
-  CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_candidates_direct", &direct));
-  CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_range_count", &range_count));
-  CLPRIM_CHECK(nth_kernel_built(ctx, type, &c, "nth_count",
-                                is_float(type) && (flags & CLPRIM_NTH_REJECT_NAN), &count_kernel));
-  CLPRIM_CHECK(nth_kernel(ctx, type, &c, "nth_choose", &choose));
-  CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_candidates", &candidates));
-  CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_split", &split));
-  CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_finish", &finish));
+  /* The kernels of this path, built together: the one-pass gather
+   * (topk_candidates_direct) without NaN rejection, a counting level and the
+   * counted gather with it; the overflow's pair of passes only when it
+   * happens. */
+  const int reject_nan = (flags & CLPRIM_NTH_REJECT_NAN) != 0;
+  static const char *const names_direct[4] = {"nth_sample", "topk_candidates_direct",
+                                              "topk_split", "topk_finish"};
+  static const char *const names_counted[6] = {"nth_sample", "topk_split", "topk_finish",
+                                               "nth_count",  "nth_choose", "topk_candidates"};
+  static const char *const names_overflow[2] = {"topk_range_count", "topk_candidates"};
+  cl_kernel kernels[6] = {NULL}, more[2] = {NULL};
+  CLPRIM_CHECK(nth_kernels_named(ctx, type, &c, is_float(type) && reject_nan, reject_nan ? 6 : 4,
+                                 reject_nan ? names_counted : names_direct, kernels));
+  cl_kernel sample = kernels[0], direct = reject_nan ? NULL : kernels[1];
+  cl_kernel split = kernels[reject_nan ? 1 : 2], finish = kernels[reject_nan ? 2 : 3];
+  cl_kernel count_kernel = kernels[3], choose = kernels[4], candidates = kernels[5];
+  cl_kernel range_count = NULL;
   size_t groups = (n / 4 + c.wg - 1) / c.wg;
   if (groups > c.max_groups) groups = c.max_groups;
   if (groups == 0) groups = 1;
@@ -608,7 +685,7 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
     const char *room_env = getenv("CLPRIM_NTH_TOPK_ROOM");
     if (room_env && atoi(room_env) > 0 && (size_t)atoi(room_env) < cap) cap = (size_t)atoi(room_env);
     CAND_LAYOUT(cap);
-    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TOPK, (cur_at + 4) * 8, &cand));
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TOPK_CANDIDATES, (cur_at + 4) * 8, &cand));
     cl_ulong idx_at64 = idx_at, cap64 = cap, cur64 = cur_at;
     CLPRIM_CHECK(clprim__set_args(direct, 10, sizeof in, &in, sizeof zero64, &zero64, sizeof len,
                                   &len, sizeof meta, &meta, sizeof lo, &lo, sizeof hi, &hi,
@@ -620,6 +697,8 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
     cands = total, room = cap, gathered = total <= cap;
     if (cands < k || cands > n / 16) return CLPRIM_SUCCESS; /* the general path */
     if (!gathered) {
+      CLPRIM_CHECK(nth_kernels_named(ctx, type, &c, 0, 2, names_overflow, more));
+      range_count = more[0], candidates = more[1];
       CLPRIM_CHECK(clprim__set_args(range_count, 7, sizeof in, &in, sizeof zero64, &zero64,
                                     sizeof len, &len, sizeof meta, &meta, sizeof counts, &counts,
                                     sizeof lo, &lo, sizeof hi, &hi));
@@ -654,7 +733,7 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
   if (!gathered) {
     room = cands;
     CAND_LAYOUT(room);
-    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TOPK, (cur_at + 4) * 8, &cand));
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TOPK_CANDIDATES, (cur_at + 4) * 8, &cand));
     cl_ulong idx_at64 = idx_at, cur64 = cur_at;
     CLPRIM_CHECK(clprim__set_args(candidates, 10, sizeof in, &in, sizeof zero64, &zero64,
                                   sizeof len, &len, sizeof meta, &meta, sizeof counts, &counts,
@@ -726,18 +805,9 @@ clprim_status clprim_topk(clprim_context *ctx, clprim_type type, cl_mem in, size
   const struct nth_config c = nth_config(ctx);
   const int smallest = (flags & CLPRIM_TOPK_SMALLEST) != 0;
   const int sorted = (flags & CLPRIM_TOPK_SORTED) != 0;
-  cl_kernel count_kernel, scatter_kernel, step_kernel = NULL, gather_kernel = NULL,
-                                          pad_kernel = NULL;
-  CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_count", &count_kernel));
-  CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_scatter", &scatter_kernel));
-  if (sorted) {
-    CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_sort_step", &step_kernel));
-    CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_gather", &gather_kernel));
-    CLPRIM_CHECK(nth_kernel(ctx, type, &c, "topk_pad", &pad_kernel));
-  }
   const size_t tile = (size_t)c.wg * c.items, tiles = n / tile + (n % tile != 0);
   cl_mem offsets;
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TOPK, (tiles + 1) * 8, &offsets));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TOPK_COUNTS, (tiles + 1) * 8, &offsets));
 
   clprim__call_begin(ctx);
   if (k <= BASE && n >= TOPK_SMALL_MIN_N) {
@@ -745,7 +815,14 @@ clprim_status clprim_topk(clprim_context *ctx, clprim_type type, cl_mem in, size
     CLPRIM_CHECK(topk_small(ctx, type, in, n, k, flags, values, indices, &done));
     if (done) return CLPRIM_SUCCESS;
   }
-  /* The threshold: the key of rank n - k (largest) or k - 1 (smallest). */
+  /* The general path: its kernels, then the threshold, the key of rank
+   * n - k (largest) or k - 1 (smallest). */
+  static const char *const names[5] = {"topk_count", "topk_scatter", "topk_sort_step",
+                                       "topk_gather", "topk_pad"};
+  cl_kernel kernels[5] = {NULL};
+  CLPRIM_CHECK(nth_kernels_named(ctx, type, &c, 0, sorted ? 5 : 2, names, kernels));
+  cl_kernel count_kernel = kernels[0], scatter_kernel = kernels[1], step_kernel = kernels[2],
+            gather_kernel = kernels[3], pad_kernel = kernels[4];
   uint64_t rank = smallest ? k - 1 : n - k, t = 0;
   CLPRIM_CHECK(select_ranks(ctx, type, in, 0, n, &rank, 1, flags, 0, &t, NULL));
 

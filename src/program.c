@@ -9,6 +9,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -147,26 +148,8 @@ void clprim__cache_put_text(const clprim_context *ctx, const char *key, const ch
 
 /* ------------------------------------------------------------ building */
 
-static void keep_build_log(clprim_context *ctx, cl_program program) {
-  size_t size = 0;
-  if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) !=
-          CL_SUCCESS ||
-      size == 0)
-    return;
-  char *log = malloc(size + 1);
-  if (!log) return;
-  if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, size, log, NULL) !=
-      CL_SUCCESS) {
-    free(log);
-    return;
-  }
-  log[size] = 0;
-  free(ctx->build_log);
-  ctx->build_log = log;
-}
-
 /* A program from a cached binary, or NULL. */
-static cl_program load_binary(clprim_context *ctx, hash128 key, const char *options) {
+static cl_program load_binary(const clprim_context *ctx, hash128 key, const char *options) {
   size_t size = 0;
   unsigned char *binary = cache_read(ctx, key, "bin", &size);
   if (!binary) return NULL;
@@ -186,7 +169,7 @@ static cl_program load_binary(clprim_context *ctx, hash128 key, const char *opti
   return program;
 }
 
-static void store_binary(clprim_context *ctx, hash128 key, cl_program program) {
+static void store_binary(const clprim_context *ctx, hash128 key, cl_program program) {
   size_t size = 0;
   if (clGetProgramInfo(program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS ||
       size == 0)
@@ -198,8 +181,13 @@ static void store_binary(clprim_context *ctx, hash128 key, cl_program program) {
   free(binary);
 }
 
-clprim_status clprim__build(clprim_context *ctx, const char *source, const char *options,
-                            cl_program *out) {
+static char *build_log_of(const clprim_context *ctx, cl_program program);
+
+/* Builds source with options, from the disk cache when it holds the binary
+ * (then stores what it built). Thread-safe: touches nothing of ctx but
+ * reads. On a build failure *log gets the compiler's messages. */
+static clprim_status build_program(const clprim_context *ctx, const char *source,
+                                   const char *options, cl_program *out, char **log) {
   hash128 key = hash_start();
   hash_device(&key, ctx);
   hash_string(&key, options);
@@ -214,7 +202,7 @@ clprim_status clprim__build(clprim_context *ctx, const char *source, const char 
   if (err != CL_SUCCESS) return (clprim_status)err;
   err = clBuildProgram(program, 1, &ctx->device, options, NULL, NULL);
   if (err != CL_SUCCESS) {
-    keep_build_log(ctx, program);
+    *log = build_log_of(ctx, program);
     clReleaseProgram(program);
     return (clprim_status)err;
   }
@@ -223,110 +211,257 @@ clprim_status clprim__build(clprim_context *ctx, const char *source, const char 
   return CLPRIM_SUCCESS;
 }
 
-/* ------------------------------------------------ per-context program cache */
-
-/* The program of cl/<file> with `prefix` (source text put before the file,
- * e.g. #defines; "" for none) built with the path's and the given options. The
- * cache key holds all three. */
-static struct clprim_program_entry *find_or_build(clprim_context *ctx, clprim_path path,
-                                                  const char *file, const char *prefix,
-                                                  const char *options, clprim_status *st) {
-  const char *path_opts = ctx->path_options[path];
-  size_t options_len = strlen(path_opts) + strlen(options) + 2;
-  size_t key_len = strlen(file) + options_len + strlen(prefix) + 3;
-  char *key = malloc(key_len), *build_options = malloc(options_len);
-  if (!key || !build_options) {
-    free(key);
-    free(build_options);
-    *st = CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
-    return NULL;
+clprim_status clprim__build(clprim_context *ctx, const char *source, const char *options,
+                            cl_program *out) {
+  char *log = NULL;
+  clprim_status st = build_program(ctx, source, options, out, &log);
+  if (log) {
+    free(ctx->build_log);
+    ctx->build_log = log;
   }
-  snprintf(build_options, options_len, "%s %s", path_opts, options);
-  snprintf(key, key_len, "%s\n%s\n%s", file, build_options, prefix);
-  for (struct clprim_program_entry *e = ctx->programs; e; e = e->next)
-    if (strcmp(e->key, key) == 0) {
-      free(key);
-      free(build_options);
-      return e;
-    }
-
-  const char *header = clprim__source("clprim_device.h"), *body = clprim__source(file);
-  struct clprim_program_entry *e = calloc(1, sizeof *e);
-  size_t len = body ? strlen(header) + strlen(prefix) + strlen(body) + 64 : 0;
-  char *source = body ? malloc(len) : NULL;
-  if (!e || !source) {
-    *st = body ? CLPRIM_ERROR_OUT_OF_HOST_MEMORY : CLPRIM_ERROR_INVALID_ARGUMENT;
-    free(e);
-    free(source);
-    free(key);
-    free(build_options);
-    return NULL;
-  }
-  snprintf(source, len, "%s\n%s%s#line 1 \"%s\"\n%s", header, prefix, *prefix ? "\n" : "", file,
-           body);
-  *st = clprim__build(ctx, source, build_options, &e->program);
-  free(source);
-  free(build_options);
-  if (*st != CLPRIM_SUCCESS) {
-    free(e);
-    free(key);
-    return NULL;
-  }
-  e->key = key;
-  e->next = ctx->programs;
-  ctx->programs = e;
-  return e;
+  return st;
 }
 
-static clprim_status kernel_of(clprim_context *ctx, clprim_path path, const char *file,
-                               const char *prefix, const char *options, const char *kernel_name,
-                               cl_kernel *kernel) {
-  clprim_status st;
-  struct clprim_program_entry *e =
-      find_or_build(ctx, path, file, prefix ? prefix : "", options ? options : "", &st);
-  if (!e) return st;
-  for (unsigned k = 0; k < e->kernel_count; ++k)
-    if (strcmp(e->kernels[k].name, kernel_name) == 0) {
-      *kernel = e->kernels[k].kernel;
-      return CLPRIM_SUCCESS;
-    }
-  if (e->kernel_count == sizeof e->kernels / sizeof e->kernels[0] ||
-      strlen(kernel_name) >= sizeof e->kernels[0].name)
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
-  cl_int err;
-  cl_kernel k = clCreateKernel(e->program, kernel_name, &err);
-  if (err != CL_SUCCESS) return (clprim_status)err;
-  struct clprim_kernel_entry *ke = &e->kernels[e->kernel_count++];
-  snprintf(ke->name, sizeof ke->name, "%s", kernel_name);
-  ke->kernel = k;
-  *kernel = k;
+/* ------------------------------------------------ per-context program cache */
+
+/* One program per kernel (or per small group the family names): cl/<file>
+ * built with -DKERNEL_<name> for each kernel it holds, so that only those are
+ * compiled (each .cl file guards its kernels with #ifdef KERNEL_<name>). A
+ * call builds what it runs and little else: runtimes compile every kernel
+ * of a program at build time (PoCL 3.1 generates each kernel's code in
+ * clBuildProgram), so file-wide programs cost seconds. */
+struct build_job {
+  /* in */
+  clprim_context *ctx;
+  char *source, *options;
+  /* out */
+  cl_program program;
+  clprim_status status;
+  char *log; /* the compiler's messages on failure (malloc'ed) */
+};
+
+/* The compiler's log of program (malloc'ed), or NULL. */
+static char *build_log_of(const clprim_context *ctx, cl_program program) {
+  size_t size = 0;
+  if (clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &size) !=
+          CL_SUCCESS ||
+      size == 0)
+    return NULL;
+  char *log = malloc(size + 1);
+  if (log && clGetProgramBuildInfo(program, ctx->device, CL_PROGRAM_BUILD_LOG, size, log, NULL) !=
+                 CL_SUCCESS) {
+    free(log);
+    return NULL;
+  }
+  if (log) log[size] = 0;
+  return log;
+}
+
+static void *run_build_job(void *arg) {
+  struct build_job *j = arg;
+  j->status = build_program(j->ctx, j->source, j->options, &j->program, &j->log);
+  return NULL;
+}
+
+/* What a request's program is: its file, options, the kernels it holds
+ * ("" for the whole file) and source prefix. */
+struct program_id {
+  const char *file, *options, *kernels, *prefix;
+};
+
+static struct program_id program_id_of(const clprim_context *ctx,
+                                       const struct clprim_kernel_request *r) {
+  /* CPU devices: the whole file in one program, as before programs were
+   * split. PoCL 3.1 miscompiled kernels built without the rest of their
+   * file (nth_count and hist_local gave wrong counts; right with
+   * -cl-opt-disable), and CPU builds gain little from the split. */
+  const int whole_file = !(ctx->info.device_type & CL_DEVICE_TYPE_GPU);
+  struct program_id id = {r->file, r->options ? r->options : "",
+                          whole_file ? "" : r->together ? r->together : r->name,
+                          r->prefix ? r->prefix : ""};
+  return id;
+}
+
+static struct clprim_program_entry *find_entry(const clprim_context *ctx,
+                                               const struct program_id *id) {
+  for (struct clprim_program_entry *e = ctx->programs; e; e = e->next)
+    if (strcmp(e->file, id->file) == 0 && strcmp(e->options, id->options) == 0 &&
+        strcmp(e->kernels, id->kernels) == 0 && strcmp(e->prefix, id->prefix) == 0)
+      return e;
+  return NULL;
+}
+
+static char *dup_text(const char *s) {
+  char *d = malloc(strlen(s) + 1);
+  if (d) strcpy(d, s);
+  return d;
+}
+
+/* The build of a program: its source and full options (malloc'ed). */
+static clprim_status prepare_job(clprim_context *ctx, const struct program_id *id,
+                                 struct build_job *j) {
+  const char *path_opts = ctx->path_options[ctx->info.path];
+  const char *header = clprim__source("clprim_device.h"), *body = clprim__source(id->file);
+  if (!body) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  /* -DKERNEL_<name> for each kernel the program holds: those listed, or
+   * every one the file guards. */
+  const int whole_file = !*id->kernels;
+  size_t options_len = strlen(path_opts) + strlen(id->options) + 2 +
+                       (whole_file ? strlen(body) / 4 : strlen(id->kernels) * 10) + 16;
+  size_t source_len = strlen(header) + strlen(id->prefix) + strlen(body) + strlen(id->file) + 32;
+  j->options = malloc(options_len);
+  j->source = malloc(source_len);
+  if (!j->options || !j->source) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  size_t used = (size_t)snprintf(j->options, options_len, "%s %s", path_opts, id->options);
+  for (const char *k = id->kernels; *k;) {
+    size_t len = strcspn(k, " ");
+    if (len) used += (size_t)snprintf(j->options + used, options_len - used, " -DKERNEL_%.*s",
+                                      (int)len, k);
+    k += len;
+    k += strspn(k, " ");
+  }
+  for (const char *k = body; whole_file && (k = strstr(k, "#ifdef KERNEL_")) != NULL;) {
+    k += strlen("#ifdef ");
+    size_t len = strcspn(k, " \r\n");
+    used += (size_t)snprintf(j->options + used, options_len - used, " -D%.*s", (int)len, k);
+  }
+  snprintf(j->source, source_len, "%s\n%s%s#line 1 \"%s\"\n%s", header, id->prefix,
+           *id->prefix ? "\n" : "", id->file, body);
   return CLPRIM_SUCCESS;
 }
 
-clprim_status clprim__kernel_for_path(clprim_context *ctx, clprim_path path, const char *file,
-                                      const char *options, const char *kernel_name,
-                                      cl_kernel *kernel) {
-  return kernel_of(ctx, path, file, NULL, options, kernel_name, kernel);
+/* At most this many builds run at once (threads), on GPUs only: NVIDIA's
+ * compiler gains from them; CPU runtimes compile with the same cores that
+ * would run the threads, and Oclgrind crashed with programs built
+ * concurrently. */
+#define MAX_PARALLEL_BUILDS 8
+
+clprim_status clprim__kernels(clprim_context *ctx, const struct clprim_kernel_request *requests,
+                              unsigned count) {
+  /* The programs not built yet, each once. */
+  struct build_job *jobs = NULL;
+  struct program_id *ids = NULL;
+  unsigned todo = 0;
+  clprim_status st = CLPRIM_SUCCESS;
+  for (unsigned r = 0; r < count; ++r) {
+    const struct program_id id = program_id_of(ctx, &requests[r]);
+    if (find_entry(ctx, &id)) continue;
+    int known = 0;
+    for (unsigned o = 0; o < todo && !known; ++o)
+      known = strcmp(ids[o].file, id.file) == 0 && strcmp(ids[o].options, id.options) == 0 &&
+              strcmp(ids[o].kernels, id.kernels) == 0 && strcmp(ids[o].prefix, id.prefix) == 0;
+    if (known) continue;
+    if (!jobs) {
+      jobs = calloc(count, sizeof *jobs);
+      ids = calloc(count, sizeof *ids);
+      if (!jobs || !ids) {
+        st = CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+        break;
+      }
+    }
+    ids[todo] = id;
+    jobs[todo].ctx = ctx;
+    st = prepare_job(ctx, &id, &jobs[todo++]);
+    if (st != CLPRIM_SUCCESS) break;
+  }
+  /* Builds in threads, `parallel` at a time; the first in this one.
+   * (Oclgrind calls its device every type at once: CPU too, so serial.) */
+  const cl_device_type type = ctx->info.device_type;
+  const unsigned parallel =
+      (type & CL_DEVICE_TYPE_GPU) && !(type & CL_DEVICE_TYPE_CPU) ? MAX_PARALLEL_BUILDS : 1;
+  for (unsigned first = 0; st == CLPRIM_SUCCESS && first < todo; first += parallel) {
+    unsigned last = first + parallel < todo ? first + parallel : todo;
+    pthread_t threads[MAX_PARALLEL_BUILDS];
+    int started[MAX_PARALLEL_BUILDS] = {0};
+    for (unsigned k = first + 1; k < last; ++k)
+      started[k - first] = pthread_create(&threads[k - first], NULL, run_build_job, &jobs[k]) == 0;
+    run_build_job(&jobs[first]);
+    for (unsigned k = first + 1; k < last; ++k) {
+      if (started[k - first])
+        pthread_join(threads[k - first], NULL);
+      else
+        run_build_job(&jobs[k]);
+    }
+  }
+  /* Keep what built; the first failure's log becomes the context's. */
+  for (unsigned k = 0; k < todo; ++k) {
+    struct build_job *j = &jobs[k];
+    if (j->program) {
+      struct clprim_program_entry *e = calloc(1, sizeof *e);
+      if (e) {
+        e->file = dup_text(ids[k].file), e->options = dup_text(ids[k].options);
+        e->kernels = dup_text(ids[k].kernels), e->prefix = dup_text(ids[k].prefix);
+      }
+      if (e && e->file && e->options && e->kernels && e->prefix) {
+        e->program = j->program;
+        e->next = ctx->programs;
+        ctx->programs = e;
+      } else {
+        if (e) free(e->file), free(e->options), free(e->kernels), free(e->prefix);
+        free(e);
+        clReleaseProgram(j->program);
+        j->status = CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+      }
+    }
+    if (j->status != CLPRIM_SUCCESS && st == CLPRIM_SUCCESS) {
+      st = j->status;
+      if (j->log) {
+        free(ctx->build_log);
+        ctx->build_log = j->log, j->log = NULL;
+      }
+    }
+    free(j->source), free(j->options), free(j->log);
+  }
+  free(jobs);
+  free(ids);
+  /* The kernel objects, made on first request. */
+  for (unsigned r = 0; r < count && st == CLPRIM_SUCCESS; ++r) {
+    const struct program_id id = program_id_of(ctx, &requests[r]);
+    struct clprim_program_entry *e = find_entry(ctx, &id);
+    if (!e) return CLPRIM_ERROR_INVALID_ARGUMENT; /* not reached: built above */
+    struct clprim_kernel_entry *k = e->kernels_made;
+    while (k && strcmp(k->name, requests[r].name) != 0) k = k->next;
+    if (!k) {
+      k = calloc(1, sizeof *k);
+      if (k) k->name = dup_text(requests[r].name);
+      if (!k || !k->name) {
+        free(k);
+        return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+      }
+      cl_int err;
+      k->kernel = clCreateKernel(e->program, requests[r].name, &err);
+      if (err != CL_SUCCESS) {
+        free(k->name);
+        free(k);
+        return (clprim_status)err;
+      }
+      k->next = e->kernels_made;
+      e->kernels_made = k;
+    }
+    *requests[r].kernel = k->kernel;
+  }
+  return st;
 }
 
 clprim_status clprim__kernel(clprim_context *ctx, const char *file, const char *options,
                              const char *kernel_name, cl_kernel *kernel) {
-  return kernel_of(ctx, ctx->info.path, file, NULL, options, kernel_name, kernel);
-}
-
-clprim_status clprim__kernel_with_prefix(clprim_context *ctx, const char *file, const char *prefix,
-                                         const char *options, const char *kernel_name,
-                                         cl_kernel *kernel) {
-  return kernel_of(ctx, ctx->info.path, file, prefix, options, kernel_name, kernel);
+  const struct clprim_kernel_request r = {file, NULL, options, kernel_name, NULL, kernel};
+  return clprim__kernels(ctx, &r, 1);
 }
 
 void clprim__release_programs(clprim_context *ctx) {
   struct clprim_program_entry *e = ctx->programs;
   while (e) {
     struct clprim_program_entry *next = e->next;
-    for (unsigned k = 0; k < e->kernel_count; ++k) clReleaseKernel(e->kernels[k].kernel);
+    while (e->kernels_made) {
+      struct clprim_kernel_entry *k = e->kernels_made->next;
+      clReleaseKernel(e->kernels_made->kernel);
+      free(e->kernels_made->name);
+      free(e->kernels_made);
+      e->kernels_made = k;
+    }
     clReleaseProgram(e->program);
-    free(e->key);
+    free(e->file), free(e->options), free(e->kernels), free(e->prefix);
     free(e);
     e = next;
   }

@@ -10,13 +10,11 @@
 
 #include <string.h>
 
-/* Scratch slots of this family. */
-enum {
-  SLOT_PARTIAL_KEYS = CLPRIM_SCRATCH_REDUCE0,
-  SLOT_RESULT = CLPRIM_SCRATCH_REDUCE0 + 1,
-  SLOT_PARTIAL_INDICES = CLPRIM_SCRATCH_REDUCE0 + 2, /* also sum level A */
-  SLOT_SUM_B = CLPRIM_SCRATCH_REDUCE0 + 3
-};
+/* Scratch buffers of this family (clprim__scratch names them). */
+#define SLOT_PARTIAL_KEYS "reduce: partial keys"
+#define SLOT_RESULT "reduce: result"
+#define SLOT_PARTIAL_INDICES "reduce: partial indices" /* also sum level A */
+#define SLOT_SUM_B "reduce: sum level B"
 #define SLOT_SUM_A SLOT_PARTIAL_INDICES
 
 #define MODE_MIN 0x100u /* as in cl/reduce.cl */
@@ -46,10 +44,10 @@ size_t clprim__reduce_tile(const clprim_context *ctx, clprim_type type) {
   return (size_t)c.wg * c.items;
 }
 
-/* Fetches (builds) a kernel of reduce.cl for type. */
-static clprim_status reduce_kernel(clprim_context *ctx, clprim_type type,
-                                   const struct reduce_config *c, const char *name,
-                                   cl_kernel *kernel) {
+/* Fetches (builds) kernels of reduce.cl for type: names[j] to kernels[j]. */
+static clprim_status reduce_kernels(clprim_context *ctx, clprim_type type,
+                                    const struct reduce_config *c, unsigned count,
+                                    const char *const *names, cl_kernel *kernels) {
   static const char *const sum_type[CLPRIM_TYPE_COUNT] = {"uint",  "uint",  "ulong",
                                                           "ulong", "float", "double"};
   char options[160];
@@ -58,7 +56,13 @@ static clprim_status reduce_kernel(clprim_context *ctx, clprim_type type,
            clprim__cl_type(type), (unsigned)clprim_type_size(type) * 8,
            type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE,
            type == CLPRIM_INT32 || type == CLPRIM_INT64, sum_type[type], c->wg, c->items);
-  return clprim__kernel(ctx, "reduce.cl", options, name, kernel);
+  struct clprim_kernel_request req[2];
+  for (unsigned j = 0; j < count; ++j) {
+    const struct clprim_kernel_request r = {"reduce.cl", NULL, options, names[j], NULL,
+                                            &kernels[j]};
+    req[j] = r;
+  }
+  return clprim__kernels(ctx, req, count);
 }
 
 /* The element's bits (zero-extended) as a clprim_value of type. */
@@ -98,9 +102,10 @@ static clprim_status arg_reduce(clprim_context *ctx, clprim_type type, cl_mem in
   if (result) CLPRIM_CHECK(clprim__check_buffer(ctx, result, result_bytes));
 
   struct reduce_config c = reduce_config(ctx, type);
-  cl_kernel partial, final;
-  CLPRIM_CHECK(reduce_kernel(ctx, type, &c, "arg_partial", &partial));
-  CLPRIM_CHECK(reduce_kernel(ctx, type, &c, "arg_final", &final));
+  static const char *const names[2] = {"arg_partial", "arg_final"};
+  cl_kernel kernels[2];
+  CLPRIM_CHECK(reduce_kernels(ctx, type, &c, 2, names, kernels));
+  cl_kernel partial = kernels[0], final = kernels[1];
   const size_t tile = (size_t)c.wg * c.items;
   size_t groups = n / tile + (n % tile != 0);
   if (groups > c.max_groups) groups = c.max_groups;
@@ -157,7 +162,8 @@ clprim_status clprim_reduce_sum(clprim_context *ctx, clprim_type type, cl_mem in
   struct reduce_config c = reduce_config(ctx, type);
   const size_t tile = (size_t)c.wg * c.items, elem = clprim_type_size(type);
   cl_kernel tiles_kernel;
-  CLPRIM_CHECK(reduce_kernel(ctx, type, &c, "sum_tiles", &tiles_kernel));
+  static const char *const name = "sum_tiles";
+  CLPRIM_CHECK(reduce_kernels(ctx, type, &c, 1, &name, &tiles_kernel));
   size_t first_tiles = n / tile + (n % tile != 0);
   cl_mem level[2], out;
   if (first_tiles > 1) {

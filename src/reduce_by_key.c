@@ -7,11 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-  SLOT_OFFSETS = CLPRIM_SCRATCH_HIST0 + 1, /* tile head counts, scanned */
-  SLOT_CARRY = CLPRIM_SCRATCH_HIST0 + 2,   /* per tile: the sum before its first head */
-  SLOT_LAST = CLPRIM_SCRATCH_HIST0 + 3     /* per tile: its last segment's partial sum */
-};
+/* Scratch buffers of this family (clprim__scratch names them). */
+#define SLOT_OFFSETS "reduce_by_key: tile offsets" /* tile head counts, scanned */
+#define SLOT_CARRY "reduce_by_key: carries"        /* per tile: the sum before its first head */
+#define SLOT_LAST "reduce_by_key: last parts"      /* per tile: its last segment's partial sum */
 
 /* Elements per work-item (a multiple of 4): 8, or $CLPRIM_RBK_ITEMS (4, 8,
  * 16) to compare. */
@@ -65,9 +64,11 @@ clprim_status clprim_reduce_by_key(clprim_context *ctx, clprim_type key_type, cl
   snprintf(options, sizeof options, "-DK_T=%s -DV_T=%s -DS_T=%s -DWG=%u -DITEMS=%u",
            clprim__cl_type(key_type), clprim__cl_type(value_type), sum_type[value_type], wg, items);
   cl_kernel count_kernel, reduce_kernel, fixup_kernel;
-  CLPRIM_CHECK(clprim__kernel(ctx, "reduce_by_key.cl", options, "rbk_count", &count_kernel));
-  CLPRIM_CHECK(clprim__kernel(ctx, "reduce_by_key.cl", options, "rbk_reduce", &reduce_kernel));
-  CLPRIM_CHECK(clprim__kernel(ctx, "reduce_by_key.cl", options, "rbk_fixup", &fixup_kernel));
+  const struct clprim_kernel_request req[3] = {
+      {"reduce_by_key.cl", NULL, options, "rbk_count", NULL, &count_kernel},
+      {"reduce_by_key.cl", NULL, options, "rbk_reduce", NULL, &reduce_kernel},
+      {"reduce_by_key.cl", NULL, options, "rbk_fixup", NULL, &fixup_kernel}};
+  CLPRIM_CHECK(clprim__kernels(ctx, req, tiles > 1 ? 3 : 2));
   cl_mem offsets, carry, last_part;
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_OFFSETS, (tiles + 1) * 8, &offsets));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_CARRY, tiles * vs, &carry));

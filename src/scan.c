@@ -62,14 +62,14 @@ static clprim_status scan_level(clprim_context *ctx, const struct scan_kernels *
     return clprim__enqueue(ctx, k->tiles, 1, k->config.wg);
   }
 
-  if (k->single_pass) {
+  if (k->config.single_pass) {
     if (tiles > UINT32_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
     /* Layout in cl/scan.cl: counter, then per tile a 64-bit status word
      * (32-bit types) or a flag plus an aggregate and a prefix (64-bit). */
     size_t state_bytes = 8 + (k->elem == 4 ? tiles * 8 : (tiles * 4 + 7) / 8 * 8 + tiles * 16);
     cl_mem state;
     cl_uint zero = 0, tiles32 = (cl_uint)tiles;
-    CLPRIM_CHECK(clprim__scratch(ctx, CLPRIM_SCRATCH_SCAN_LOOKBACK, state_bytes, &state));
+    CLPRIM_CHECK(clprim__scratch(ctx, "scan: tile states", state_bytes, &state));
     CLPRIM_CHECK(clprim__set_args(k->single_pass, 6, sizeof in, &in, sizeof out, &out, sizeof n64,
                                   &n64, sizeof state, &state, sizeof tiles32, &tiles32, sizeof inc,
                                   &inc));
@@ -77,10 +77,11 @@ static clprim_status scan_level(clprim_context *ctx, const struct scan_kernels *
     return clprim__enqueue(ctx, k->single_pass, tiles, k->config.wg);
   }
 
-  if (level >= CLPRIM_SCRATCH_SCAN_LEVELS) return CLPRIM_ERROR_SIZE_TOO_LARGE;
   cl_mem sums;
   cl_int use_offsets = 1;
-  CLPRIM_CHECK(clprim__scratch(ctx, CLPRIM_SCRATCH_SCAN_LEVEL0 + level, tiles * k->elem, &sums));
+  char name[32]; /* each level of the recursion its own tile sums */
+  snprintf(name, sizeof name, "scan: tile sums %u", level);
+  CLPRIM_CHECK(clprim__scratch(ctx, name, tiles * k->elem, &sums));
   CLPRIM_CHECK(
       clprim__set_args(k->reduce, 3, sizeof in, &in, sizeof n64, &n64, sizeof sums, &sums));
   CLPRIM_CHECK(clprim__enqueue(ctx, k->reduce, tiles, k->config.wg));
@@ -104,11 +105,15 @@ clprim_status clprim__scan(clprim_context *ctx, clprim_type type, cl_mem in, cl_
   char options[128];
   snprintf(options, sizeof options, "-DT=%s -DT_BITS=%u -DWG=%u -DITEMS=%u", program_type[type],
            (unsigned)k.elem * 8, k.config.wg, k.config.items);
-  /* Every kernel is fetched (so built) before anything is enqueued. */
-  CLPRIM_CHECK(clprim__kernel(ctx, "scan.cl", options, "scan_reduce", &k.reduce));
-  CLPRIM_CHECK(clprim__kernel(ctx, "scan.cl", options, "scan_tiles", &k.tiles));
-  if (k.config.single_pass)
-    CLPRIM_CHECK(clprim__kernel(ctx, "scan.cl", options, "scan_single_pass", &k.single_pass));
+  /* The kernels this scan runs, built before anything is enqueued: one tile
+   * needs scan_tiles alone, the single pass scan_single_pass, else
+   * reduce-then-scan both of its kernels. */
+  const size_t tile = (size_t)k.config.wg * k.config.items;
+  struct clprim_kernel_request req[2] = {
+      {"scan.cl", NULL, options, "scan_tiles", NULL, &k.tiles},
+      {"scan.cl", NULL, options, "scan_reduce", NULL, &k.reduce}};
+  if (n > tile && k.config.single_pass) req[0].name = "scan_single_pass", req[0].kernel = &k.single_pass;
+  CLPRIM_CHECK(clprim__kernels(ctx, req, n <= tile || k.config.single_pass ? 1 : 2));
   return scan_level(ctx, &k, in, out, n, inclusive, 0);
 }
 

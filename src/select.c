@@ -128,8 +128,8 @@ static clprim_status select_single_pass(clprim_context *ctx, const struct select
   if (tiles > UINT32_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
   const size_t state_bytes = 8 + tiles * 8;
   cl_mem state, total;
-  CLPRIM_CHECK(clprim__scratch(ctx, CLPRIM_SCRATCH_SELECT0 + 2, state_bytes, &state));
-  CLPRIM_CHECK(clprim__scratch(ctx, CLPRIM_SCRATCH_SELECT0 + 3, 8, &total));
+  CLPRIM_CHECK(clprim__scratch(ctx, "select: tile states", state_bytes, &state));
+  CLPRIM_CHECK(clprim__scratch(ctx, "select: total", 8, &total));
   const size_t es = clprim_type_size(c->type);
   struct pred_args p = pred_args(c);
   /* Unused buffers are bound to the state buffer; the kernel does not touch them. */
@@ -193,24 +193,17 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
 
   /* Every kernel (the scan's too) is built before anything is enqueued. */
   cl_kernel masks_kernel = NULL, scatter_kernel = NULL, single_kernel = NULL;
-  clprim_status st;
-  if (items) {
-    st = clprim__kernel_with_prefix(ctx, "select.cl", prefix, options, "select_single_pass",
-                                    &single_kernel);
-    free(prefix);
-    if (st != CLPRIM_SUCCESS) return st;
-    return select_single_pass(ctx, c, single_kernel, wg, items);
-  }
-  st = clprim__kernel_with_prefix(ctx, "select.cl", prefix, options, "select_masks",
-                                  &masks_kernel);
-  if (st == CLPRIM_SUCCESS && want_scatter)
-    st = clprim__kernel_with_prefix(ctx, "select.cl", prefix, options, "select_scatter",
-                                    &scatter_kernel);
+  struct clprim_kernel_request req[2] = {
+      {"select.cl", prefix, options, "select_masks", NULL, &masks_kernel},
+      {"select.cl", prefix, options, "select_scatter", NULL, &scatter_kernel}};
+  if (items) req[0].name = "select_single_pass", req[0].kernel = &single_kernel;
+  clprim_status st = clprim__kernels(ctx, req, items || !want_scatter ? 1 : 2);
   free(prefix);
   if (st != CLPRIM_SUCCESS) return st;
+  if (items) return select_single_pass(ctx, c, single_kernel, wg, items);
   cl_mem masks, offsets;
-  CLPRIM_CHECK(clprim__scratch(ctx, CLPRIM_SCRATCH_SELECT0, words * 4, &masks));
-  CLPRIM_CHECK(clprim__scratch(ctx, CLPRIM_SCRATCH_SELECT0 + 1, (tiles + 1) * 8, &offsets));
+  CLPRIM_CHECK(clprim__scratch(ctx, "select: masks", words * 4, &masks));
+  CLPRIM_CHECK(clprim__scratch(ctx, "select: tile offsets", (tiles + 1) * 8, &offsets));
 
   /* Phase 1: masks and tile counts. The parameters travel in their own type. */
   const size_t es = clprim_type_size(c->type);

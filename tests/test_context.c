@@ -273,12 +273,50 @@ static void test_disk_cache(void **state) {
   TEST_OK(clprim_context_create(&ctx, &o));
   scan_check(ctx);
   clprim_context_free(ctx);
-  /* "" disables the cache even when the environment names one. */
+  /* "" and "off" disable the cache even when the environment names one. */
+  const char *old_env = getenv("CLPRIM_CACHE_DIR");
+  char saved[4096] = "";
+  if (old_env) snprintf(saved, sizeof saved, "%s", old_env);
   setenv("CLPRIM_CACHE_DIR", dir, 1);
   o.cache_dir = "";
   TEST_OK(clprim_context_create(&ctx, &o));
   assert_null(ctx->cache_dir);
   clprim_context_free(ctx);
+  o.cache_dir = NULL;
+  setenv("CLPRIM_CACHE_DIR", "off", 1);
+  TEST_OK(clprim_context_create(&ctx, &o));
+  assert_null(ctx->cache_dir);
+  clprim_context_free(ctx);
+  /* On by default: $XDG_CACHE_HOME/clprim, created with its parents. */
+  unsetenv("CLPRIM_CACHE_DIR");
+  char xdg[4200], expected[4300];
+  snprintf(xdg, sizeof xdg, "%s/xdg/deeper", dir);
+  snprintf(expected, sizeof expected, "%s/clprim", xdg);
+  const char *old_xdg = getenv("XDG_CACHE_HOME");
+  char saved_xdg[4096] = "";
+  if (old_xdg) snprintf(saved_xdg, sizeof saved_xdg, "%s", old_xdg);
+  setenv("XDG_CACHE_HOME", xdg, 1);
+  TEST_OK(clprim_context_create(&ctx, &o));
+  assert_non_null(ctx->cache_dir);
+  assert_string_equal(ctx->cache_dir, expected);
+  scan_check(ctx);
+  clprim_context_free(ctx);
+  assert_true(cache_files(expected, ".bin", 0) >= 1);
+  /* A folder that cannot be made (a file is in the way): the cache is off,
+   * everything else works. */
+  char blocked[4300];
+  snprintf(blocked, sizeof blocked, "%s/a-file", dir);
+  FILE *f = fopen(blocked, "wb");
+  assert_non_null(f);
+  fclose(f);
+  setenv("XDG_CACHE_HOME", blocked, 1);
+  TEST_OK(clprim_context_create(&ctx, &o));
+  assert_null(ctx->cache_dir);
+  scan_check(ctx);
+  clprim_context_free(ctx);
+  if (old_xdg) setenv("XDG_CACHE_HOME", saved_xdg, 1);
+  else unsetenv("XDG_CACHE_HOME");
+  if (old_env) setenv("CLPRIM_CACHE_DIR", saved, 1);
   char cmd[4200];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
   assert_int_equal(system(cmd), 0);

@@ -265,10 +265,80 @@ static void test_errors(void **state) {
   free(after);
 }
 
+/* One long-lived context, as an application keeps it: the other families
+ * grow their scratch buffers over many sizes first, then top-k runs on
+ * duplicate-heavy data. Top-k once took a buffer from a scratch slot that a
+ * later step of the same call grew, and used the old handle: a segmentation
+ * fault once more than 64 outgrown buffers had piled up (int32, n = 40000,
+ * two distinct values, k = 1, local path, PoCL 3.1). */
+static void test_long_lived_context(void **state) {
+  (void)state;
+  clprim_options o;
+  clprim_options_init(&o);
+  o.path = CLPRIM_PATH_LOCAL;
+  clprim_context *ctx;
+  TEST_OK(clprim_context_create(&ctx, &o));
+  const unsigned top_log = test_small() ? 12 : 20;
+  const size_t topk_n = 40000; /* top-k by candidates (n >= TOPK_SMALL_MIN_N) */
+  const size_t most = ((size_t)1 << top_log) + 1 > topk_n ? ((size_t)1 << top_log) + 1 : topk_n;
+  int32_t *host = malloc(most * sizeof *host);
+  assert_non_null(host);
+  for (size_t i = 0; i < most; ++i) host[i] = (int32_t)(test_rand() % 1000);
+  cl_mem in = test_buffer(ctx, most * 8, NULL), out = test_buffer(ctx, most * 8, NULL);
+  cl_mem out2 = test_buffer(ctx, most * 8, NULL), small = test_buffer(ctx, 16, NULL);
+  cl_mem values = test_buffer(ctx, most * 8, NULL);
+  test_write(ctx, in, most * sizeof *host, host);
+  test_write(ctx, values, most * sizeof *host, host);
+  for (unsigned lg = 4; lg <= top_log; ++lg) {
+    const size_t n = ((size_t)1 << lg) + 1;
+    clprim_value v;
+    uint64_t count;
+    TEST_OK(clprim_scan_exclusive(ctx, CLPRIM_INT32, in, out, n));
+    TEST_OK(clprim_reduce_sum(ctx, CLPRIM_INT32, in, n, &v, NULL));
+    TEST_OK(clprim_argmax(ctx, CLPRIM_INT32, in, n, 0, &v, &count, small));
+    clprim_predicate pred;
+    memset(&pred, 0, sizeof pred);
+    pred.op = CLPRIM_PRED_GT, pred.a.i32 = 500;
+    clprim_select_output so;
+    memset(&so, 0, sizeof so);
+    so.values = out, so.count = &count;
+    TEST_OK(clprim_select(ctx, CLPRIM_INT32, in, n, &pred, &so));
+    TEST_OK(clprim_reduce_by_key(ctx, CLPRIM_INT32, in, CLPRIM_INT32, values, n, out, out2, NULL,
+                                 &count));
+    TEST_OK(clprim_nth_element(ctx, CLPRIM_INT32, in, n, n / 2, 0, &v, NULL));
+    clprim_value lo, hi;
+    memset(&lo, 0, sizeof lo), memset(&hi, 0, sizeof hi);
+    hi.i32 = 1000;
+    TEST_OK(clprim_histogram_even(ctx, CLPRIM_INT32, in, n, lo, hi, 256, out, NULL));
+  }
+  /* Two distinct values; the top 1 is the first 7. */
+  const size_t n = topk_n;
+  for (size_t i = 0; i < n; ++i) host[i] = (test_rand() & 1) ? 7 : 3;
+  host[n - 1] = 7;
+  size_t first = 0;
+  while (host[first] != 7) ++first;
+  test_write(ctx, in, n * sizeof *host, host);
+  TEST_OK(clprim_topk(ctx, CLPRIM_INT32, in, n, 1, 0, out, out2));
+  int32_t value;
+  uint32_t index;
+  test_read(ctx, out, 4, &value);
+  test_read(ctx, out2, 4, &index);
+  assert_int_equal(value, 7);
+  assert_int_equal(index, first);
+  clReleaseMemObject(in);
+  clReleaseMemObject(out);
+  clReleaseMemObject(out2);
+  clReleaseMemObject(small);
+  clReleaseMemObject(values);
+  free(host);
+  clprim_context_free(ctx);
+}
+
 int main(void) {
   test_init("test_topk");
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_errors), cmocka_unit_test(test_candidates),
+      cmocka_unit_test(test_long_lived_context),
       cmocka_unit_test(test_int32),  cmocka_unit_test(test_uint32),
       cmocka_unit_test(test_int64),  cmocka_unit_test(test_uint64),
       cmocka_unit_test(test_float),  cmocka_unit_test(test_double),

@@ -12,8 +12,8 @@
  *                     [--max-log K] [--reps R] [--json] [--startup]
  * Sizes are the powers of two from 2^min-log to 2^max-log elements (default
  * 16..28), bounded by device memory. The device: $CLPRIM_DEVICE.
- * --startup measures context creation plus a first scan, in fresh processes,
- * with a cold and then a warm disk cache.
+ * --startup measures, per family (--op picks one), context creation plus a
+ * first call in fresh processes: cold (every cache empty) and warm.
  * Selection ops (nth_element, nth_approx, quantiles, topk) report the ratio
  * to one read of the input ("read", a minimal kernel) instead of a copy. */
 #include "../src/internal.h"
@@ -582,11 +582,51 @@ static double now_ms(void) {
   return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
+/* The families --startup times, each by one call on 2^20 elements. */
+static const char *const startup_families[] = {"scan",      "reduce_sum",  "argmax",
+                                               "select",    "select_expr", "histogram",
+                                               "reduce_by_key", "reduce_by_key_dense",
+                                               "median",    "topk"};
+#define STARTUP_FAMILIES (int)(sizeof startup_families / sizeof startup_families[0])
+
+static clprim_status startup_call(clprim_context *ctx, const char *family, cl_mem in, cl_mem keys,
+                                  cl_mem out, cl_mem out2, size_t n) {
+  clprim_value v;
+  uint64_t count;
+  if (strcmp(family, "scan") == 0) return clprim_scan_exclusive(ctx, CLPRIM_FLOAT, in, out, n);
+  if (strcmp(family, "reduce_sum") == 0) return clprim_reduce_sum(ctx, CLPRIM_FLOAT, in, n, &v, NULL);
+  if (strcmp(family, "argmax") == 0) return clprim_argmax(ctx, CLPRIM_FLOAT, in, n, 0, &v, &count, NULL);
+  if (strcmp(family, "select") == 0 || strcmp(family, "select_expr") == 0) {
+    clprim_select_output o;
+    memset(&o, 0, sizeof o);
+    o.values = out, o.count = &count;
+    if (family[6]) return clprim_select_expr(ctx, CLPRIM_FLOAT, in, n, "x > 0.5f", &o);
+    clprim_predicate pred;
+    memset(&pred, 0, sizeof pred);
+    pred.op = CLPRIM_PRED_GT, pred.a.f32 = 0.5f;
+    return clprim_select(ctx, CLPRIM_FLOAT, in, n, &pred, &o);
+  }
+  if (strcmp(family, "histogram") == 0) {
+    clprim_value lo, hi;
+    memset(&lo, 0, sizeof lo), memset(&hi, 0, sizeof hi);
+    hi.f32 = 1.0f;
+    return clprim_histogram_even(ctx, CLPRIM_FLOAT, in, n, lo, hi, 256, out, NULL);
+  }
+  if (strcmp(family, "reduce_by_key") == 0)
+    return clprim_reduce_by_key(ctx, CLPRIM_INT32, keys, CLPRIM_FLOAT, in, n, out, out2, NULL, &count);
+  if (strcmp(family, "reduce_by_key_dense") == 0)
+    return clprim_reduce_by_key_dense(ctx, CLPRIM_INT32, keys, CLPRIM_FLOAT, in, n, 1024, out,
+                                      NULL, NULL);
+  if (strcmp(family, "median") == 0) return clprim_median(ctx, CLPRIM_FLOAT, in, n, 0, &v, NULL);
+  return clprim_topk(ctx, CLPRIM_FLOAT, in, n, 100, 0, out, out2);
+}
+
 /* Child mode: loads the OpenCL platforms (the ICD loader and drivers), then
- * creates a context and runs a first scan with the given cache dir; prints
- * platform load, context creation, first scan, and a bare OpenCL
- * context+queue on the same device (the driver's share of the creation). */
-static int startup_child(const char *dir) {
+ * creates a context with the given cache dir and runs the family's first
+ * call; prints platform load, context creation, first call, and a bare
+ * OpenCL context+queue on the same device (the driver's share of the
+ * creation). */
+static int startup_child(const char *dir, const char *family) {
   double t0 = now_ms();
   cl_platform_id platforms[16];
   cl_uint np = 0;
@@ -599,15 +639,22 @@ static int startup_child(const char *dir) {
   clprim_status st = clprim_context_create(&ctx, &o);
   if (st != CLPRIM_SUCCESS) die("context", st);
   double t2 = now_ms();
-  size_t n = 1 << 16;
+  const size_t n = (size_t)1 << 20;
+  float *host = malloc(n * sizeof *host);
+  int32_t *keys = malloc(n * sizeof *keys);
+  if (!host || !keys) die("malloc", CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
+  for (size_t i = 0; i < n; ++i)
+    host[i] = (float)((i * 2654435761u) % 1000003u) / 1000003.0f, keys[i] = (int32_t)(i / 64 % 1024);
   cl_int err;
-  cl_mem m = clCreateBuffer(clprim_context_cl_context(ctx), CL_MEM_READ_WRITE, n * 4, NULL, &err);
-  cl_uint zero = 0;
-  clEnqueueFillBuffer(clprim_context_queue(ctx), m, &zero, 4, 0, n * 4, 0, NULL, NULL);
+  cl_context cl = clprim_context_cl_context(ctx);
+  cl_mem in = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, host, &err);
+  cl_mem kbuf = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, keys, &err);
+  cl_mem out = clCreateBuffer(cl, CL_MEM_READ_WRITE, n * 8, NULL, &err);
+  cl_mem out2 = clCreateBuffer(cl, CL_MEM_READ_WRITE, n * 8, NULL, &err);
   clFinish(clprim_context_queue(ctx));
   double t3 = now_ms();
-  st = clprim_scan_exclusive(ctx, CLPRIM_UINT32, m, m, n);
-  if (st != CLPRIM_SUCCESS) die("scan", st);
+  st = startup_call(ctx, family, in, kbuf, out, out2, n);
+  if (st != CLPRIM_SUCCESS) die(family, st);
   clFinish(clprim_context_queue(ctx));
   double t4 = now_ms();
   cl_device_id dev = clprim_context_device(ctx);
@@ -617,30 +664,41 @@ static int startup_child(const char *dir) {
   double t6 = now_ms();
   clReleaseCommandQueue(q2);
   clReleaseContext(c2);
-  clReleaseMemObject(m);
+  clReleaseMemObject(in), clReleaseMemObject(kbuf), clReleaseMemObject(out), clReleaseMemObject(out2);
+  free(host), free(keys);
   clprim_context_free(ctx);
   printf("%.2f %.2f %.2f %.2f\n", t1 - t0, t2 - t1, t4 - t3, t6 - t5);
   return 0;
 }
 
-static void startup(const char *self) {
-  char dir[] = "/tmp/clprim-bench-cache-XXXXXX";
-  if (!mkdtemp(dir)) die("mkdtemp", CLPRIM_ERROR_INVALID_ARGUMENT);
-  const char *names[3] = {"cold (empty disk cache)", "warm (disk cache filled)", "warm again"};
-  for (int k = 0; k < 3; ++k) {
-    char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' --startup-child '%s'", self, dir);
-    FILE *p = popen(cmd, "r");
-    double load = 0, create = 0, scan = 0, bare = 0;
-    if (!p || fscanf(p, "%lf %lf %lf %lf", &load, &create, &scan, &bare) != 4) die("startup child", -1);
-    pclose(p);
-    printf("startup %-25s platforms load %7.2f ms | clprim_context_create %7.2f ms (a bare "
-           "OpenCL context+queue: %6.2f ms) | first scan %7.2f ms | clprim's own: %7.2f ms\n",
-           names[k], load, create, bare, scan, create - bare + scan);
+/* Per family, a truly cold first call (a new empty clprim cache folder, a
+ * fresh POCL_CACHE_DIR, CUDA_CACHE_DISABLE=1) and a warm one (a new process
+ * with the folder the cold one filled, CUDA's cache on), each in a fresh
+ * process. */
+static void startup(const char *self, const char *only) {
+  for (int f = 0; f < STARTUP_FAMILIES; ++f) {
+    if (strcmp(only, "all") != 0 && strcmp(only, startup_families[f]) != 0) continue;
+    char dir[] = "/tmp/clprim-bench-cache-XXXXXX", pocl[] = "/tmp/clprim-bench-pocl-XXXXXX";
+    if (!mkdtemp(dir) || !mkdtemp(pocl)) die("mkdtemp", CLPRIM_ERROR_INVALID_ARGUMENT);
+    for (int warm = 0; warm < 2; ++warm) {
+      char cmd[4096];
+      snprintf(cmd, sizeof cmd, "%s POCL_CACHE_DIR='%s' '%s' --startup-child '%s' %s",
+               warm ? "" : "CUDA_CACHE_DISABLE=1", pocl, self, dir, startup_families[f]);
+      FILE *p = popen(cmd, "r");
+      double load = 0, create = 0, call = 0, bare = 0;
+      if (!p || fscanf(p, "%lf %lf %lf %lf", &load, &create, &call, &bare) != 4)
+        die("startup child", -1);
+      pclose(p);
+      printf("startup %-20s %-4s platforms %7.1f ms | clprim_context_create %7.1f ms (bare "
+             "context+queue %7.1f ms) | first call %8.1f ms | clprim's own %8.1f ms\n",
+             startup_families[f], warm ? "warm" : "cold", load, create, bare, call,
+             create - bare + call);
+      fflush(stdout);
+    }
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", dir, pocl);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
   }
-  char cmd[4200];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
 }
 
 /* --------------------------------------------------------------- main */
@@ -655,15 +713,14 @@ int main(int argc, char **argv) {
   b.reps = 25;
   b.op_filter = "all";
   b.type_filter = -1;
-  int min_log = 16, max_log = 28;
+  int min_log = 16, max_log = 28, run_startup = 0;
   clprim_options opts;
   clprim_options_init(&opts);
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "--startup-child") == 0 && v) return startup_child(v);
+    if (strcmp(a, "--startup-child") == 0 && v && i + 2 < argc) return startup_child(v, argv[i + 2]);
     if (strcmp(a, "--startup") == 0) {
-      startup(argv[0]);
-      return 0;
+      run_startup = 1;
     } else if (strcmp(a, "--json") == 0) {
       b.json = 1;
     } else if (strcmp(a, "--op") == 0 && v) {
@@ -689,6 +746,10 @@ int main(int argc, char **argv) {
                       "[--min-log K] [--max-log K] [--reps R>=20] [--data all] [--json] [--startup]\n");
       return 2;
     }
+  }
+  if (run_startup) {
+    startup(argv[0], b.op_filter);
+    return 0;
   }
   if (b.reps < 20) b.reps = 20;
   if (b.reps > 256) b.reps = 256;

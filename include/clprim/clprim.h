@@ -164,7 +164,10 @@ typedef struct clprim_options {
    * creation fail with CLPRIM_ERROR_PATH_UNAVAILABLE. */
   clprim_path path;
   /* Folder for the disk cache of built kernels and probe results. NULL:
-   * $CLPRIM_CACHE_DIR if set, else no disk cache. "": no disk cache. */
+   * $CLPRIM_CACHE_DIR if set, else $XDG_CACHE_HOME/clprim, else
+   * ~/.cache/clprim (the cache is on by default). "" or "off": no disk
+   * cache. A folder that cannot be created or written is reported once on
+   * stderr, and the context works without the cache. */
   const char *cache_dir;
 } clprim_options;
 

@@ -374,17 +374,8 @@ static clprim_status finish_create(clprim_context *ctx, const clprim_options *op
       return CLPRIM_ERROR_INVALID_ARGUMENT;
     }
 
+  clprim__read_tuning(ctx);
   CLPRIM_CHECK(clprim__probe(ctx));
-  const char *tune;
-  ctx->tune_scan_single_pass = -1;
-  if ((tune = getenv("CLPRIM_SCAN_WG"))) ctx->tune_scan_wg = (unsigned)atoi(tune);
-  if ((tune = getenv("CLPRIM_SCAN_ITEMS"))) ctx->tune_scan_items = (unsigned)atoi(tune);
-  if ((tune = getenv("CLPRIM_SCAN_SINGLE_PASS"))) ctx->tune_scan_single_pass = atoi(tune) != 0;
-  ctx->trace = getenv("CLPRIM_TRACE") != NULL;
-  ctx->tune_select_single_pass = -1;
-  if ((tune = getenv("CLPRIM_SELECT_ITEMS"))) ctx->tune_select_items = (unsigned)atoi(tune);
-  if ((tune = getenv("CLPRIM_SELECT_SINGLE_PASS")))
-    ctx->tune_select_single_pass = atoi(tune) != 0;
 
   if (want == CLPRIM_PATH_AUTO) {
     want = CLPRIM_PATH_LOCAL;

@@ -38,13 +38,11 @@ static struct hist_config hist_config(const clprim_context *ctx) {
    * work-group barriers (PoCL), at a cost and with no collisions to save. */
   struct hist_config c = {256, 0, 4, ctx->info.device_type & CL_DEVICE_TYPE_GPU ? 2 : 0, -1};
   /* $CLPRIM_HIST_QUADS (1, 2, 4 or 8) and $CLPRIM_HIST_AGG (0, 1, 2), to compare. */
-  const char *env = getenv("CLPRIM_HIST_QUADS");
-  if (env && (atoi(env) == 1 || atoi(env) == 2 || atoi(env) == 4 || atoi(env) == 8))
-    c.quads = (unsigned)atoi(env);
-  env = getenv("CLPRIM_HIST_AGG");
-  if (env && atoi(env) >= 0 && atoi(env) <= 2) c.aggregate = atoi(env);
-  env = getenv("CLPRIM_HIST_RUNS"); /* 0|1: hist_local without / with runs */
-  if (env) c.local_runs = atoi(env) != 0;
+  const long long quads = ctx->tuning[CLPRIM_KNOB_HIST_QUADS], agg = ctx->tuning[CLPRIM_KNOB_HIST_AGG];
+  if (quads == 1 || quads == 2 || quads == 4 || quads == 8) c.quads = (unsigned)quads;
+  if (agg >= 0 && agg <= 2) c.aggregate = (int)agg;
+  /* $CLPRIM_HIST_RUNS=0|1: hist_local without / with runs */
+  if (ctx->tuning[CLPRIM_KNOB_HIST_RUNS] >= 0) c.local_runs = ctx->tuning[CLPRIM_KNOB_HIST_RUNS] != 0;
   size_t per_unit = 8;
   if (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU)) c.wg = 64, per_unit = 2;
   while (c.wg > ctx->info.max_work_group_size && c.wg > 32)
@@ -121,8 +119,7 @@ static clprim_status check_call(clprim_context *ctx, const struct hist_call *c) 
 static int want_nv_fast(const clprim_context *ctx) {
   if (ctx->info.path != CLPRIM_PATH_NV_PTX || ctx->hist_nv_fast < 0) return 0;
   if (!strstr(ctx->path_options[CLPRIM_PATH_NV_PTX], "CLPRIM_NV_SYNC=1")) return 0;
-  const char *env = getenv("CLPRIM_HIST_NV_FAST"); /* "0": the portable kernels, to compare */
-  return !(env && strcmp(env, "0") == 0);
+  return ctx->tuning[CLPRIM_KNOB_HIST_NV_FAST] != 0; /* 0: the portable kernels, to compare */
 }
 
 /* The binned path's plan for a call (see the file's header). */
@@ -139,12 +136,10 @@ struct hist_binned {
   int runs;               /* the scatter pass ranks runs of equal ranges (PART_RUNS) */
 };
 
-static size_t env_size(const char *name, size_t fallback) {
-  const char *env = getenv(name);
-  if (!env || !*env) return fallback;
-  char *end;
-  unsigned long long v = strtoull(env, &end, 10);
-  return *end || v == 0 ? fallback : (size_t)v;
+/* A knob's value when set and positive, else fallback. */
+static size_t knob_size(const clprim_context *ctx, enum clprim_knob knob, size_t fallback) {
+  const long long v = ctx->tuning[knob];
+  return v > 0 ? (size_t)v : fallback;
 }
 
 /* Local memory of the scatter pass: four words per range, the staged tile
@@ -161,9 +156,8 @@ static size_t scatter_local_bytes(size_t ranges, size_t tile, size_t vs, unsigne
  * $CLPRIM_HIST_SLICE and $CLPRIM_HIST_PQUADS change the plan. */
 static int plan_binned(const clprim_context *ctx, const struct hist_call *c,
                        const struct hist_config *cfg, struct hist_binned *p) {
-  const char *env = getenv("CLPRIM_HIST_BINNED");
-  const int forced = env && strcmp(env, "1") == 0;
-  if ((env && strcmp(env, "0") == 0) || c->n == 0) return 0;
+  const int forced = ctx->tuning[CLPRIM_KNOB_HIST_BINNED] == 1;
+  if (ctx->tuning[CLPRIM_KNOB_HIST_BINNED] == 0 || c->n == 0) return 0;
   const size_t vs = c->sums ? clprim_type_size(c->v_type) : 0;
   const size_t per_bin = (c->counts ? 4 : 0) + vs;
   if (!forced && c->bins <= clprim__histogram_local_max(ctx, c->counts != NULL, vs)) return 0;
@@ -181,7 +175,7 @@ static int plan_binned(const clprim_context *ctx, const struct hist_call *c,
     ++shift;
   if (((size_t)1 << shift) * per_bin > budget) return 0;
   const size_t max_shift = shift;
-  shift = (unsigned)env_size("CLPRIM_HIST_RANGE_SHIFT", shift);
+  shift = (unsigned)knob_size(ctx, CLPRIM_KNOB_HIST_RANGE_SHIFT, shift);
   if (shift > max_shift) shift = (unsigned)max_shift;
   const size_t max_ranges = forced ? 512 : 256;
   while (((c->bins - 1) >> shift) + 1 > max_ranges && shift < max_shift)
@@ -194,13 +188,13 @@ static int plan_binned(const clprim_context *ctx, const struct hist_call *c,
   p->wg = cfg->wg;
   if ((ctx->info.device_type & CL_DEVICE_TYPE_GPU) && ctx->info.max_work_group_size >= 512)
     p->wg = 512;
-  const size_t wg_env = env_size("CLPRIM_HIST_PWG", 0); /* a power of two, 32..1024 */
+  const size_t wg_env = knob_size(ctx, CLPRIM_KNOB_HIST_PWG, 0); /* a power of two, 32..1024 */
   if (wg_env >= 32 && wg_env <= 1024 && !(wg_env & (wg_env - 1)) &&
       wg_env <= ctx->info.max_work_group_size)
     p->wg = (unsigned)wg_env;
   /* 16 elements per work-item for counts, 8 with values, halved until the
    * scatter pass's local memory fits. */
-  p->pquads = (unsigned)env_size("CLPRIM_HIST_PQUADS", c->values ? 2 : 4);
+  p->pquads = (unsigned)knob_size(ctx, CLPRIM_KNOB_HIST_PQUADS, c->values ? 2 : 4);
   if (p->pquads > 8) p->pquads = 8;
   while (p->pquads > 1 && scatter_local_bytes(p->ranges, (size_t)p->wg * 4 * p->pquads, vs, p->wg) >
                               ctx->info.local_mem_size)
@@ -216,17 +210,16 @@ static int plan_binned(const clprim_context *ctx, const struct hist_call *c,
   p->groups = tiles < cfg->max_groups ? tiles : cfg->max_groups;
   p->tiles_per_group = (tiles - 1) / p->groups + 1;
   p->groups = (tiles - 1) / p->tiles_per_group + 1;
-  p->slice = env_size("CLPRIM_HIST_SLICE", (size_t)1 << 18);
+  p->slice = knob_size(ctx, CLPRIM_KNOB_HIST_SLICE, (size_t)1 << 18);
   if (p->slice > UINT32_MAX) p->slice = UINT32_MAX;
   /* Experiments: $CLPRIM_HIST_DIRECT (percent of the ranges, from the
    * first, whose elements the scatter pass adds with global atomics rather
    * than partitioning them) and $CLPRIM_HIST_SHARED_RED=1. */
-  const size_t direct_percent = env_size("CLPRIM_HIST_DIRECT", 0);
+  const size_t direct_percent = knob_size(ctx, CLPRIM_KNOB_HIST_DIRECT, 0);
   p->direct_bins = direct_percent >= 100 ? 0 : (p->ranges * direct_percent / 100) << shift;
   if (p->direct_bins > c->bins) p->direct_bins = c->bins;
-  p->shared_red = env_size("CLPRIM_HIST_SHARED_RED", 0) == 1;
-  env = getenv("CLPRIM_HIST_PART_RUNS"); /* 0|1 */
-  p->runs = !(env && strcmp(env, "0") == 0);
+  p->shared_red = knob_size(ctx, CLPRIM_KNOB_HIST_SHARED_RED, 0) == 1;
+  p->runs = ctx->tuning[CLPRIM_KNOB_HIST_PART_RUNS] != 0; /* $CLPRIM_HIST_PART_RUNS=0|1 */
   return 1;
 }
 

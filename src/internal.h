@@ -50,6 +50,36 @@ struct clprim_kernel_request {
   cl_kernel *kernel;
 };
 
+/* The knobs of docs/TUNING.md, one per environment variable of the same
+ * name (CLPRIM_KNOB_SCAN_WG: $CLPRIM_SCAN_WG), read once per context into
+ * ctx->tuning: -1 where unset (the library's own choice). */
+enum clprim_knob {
+  CLPRIM_KNOB_SCAN_WG,
+  CLPRIM_KNOB_SCAN_ITEMS,
+  CLPRIM_KNOB_SCAN_SINGLE_PASS,
+  CLPRIM_KNOB_SELECT_ITEMS,
+  CLPRIM_KNOB_SELECT_SINGLE_PASS,
+  CLPRIM_KNOB_HIST_QUADS,
+  CLPRIM_KNOB_HIST_AGG,
+  CLPRIM_KNOB_HIST_RUNS,
+  CLPRIM_KNOB_HIST_NV_FAST,
+  CLPRIM_KNOB_HIST_BINNED,
+  CLPRIM_KNOB_HIST_RANGE_SHIFT,
+  CLPRIM_KNOB_HIST_SLICE,
+  CLPRIM_KNOB_HIST_PQUADS,
+  CLPRIM_KNOB_HIST_PWG,
+  CLPRIM_KNOB_HIST_PART_RUNS,
+  CLPRIM_KNOB_HIST_DIRECT,
+  CLPRIM_KNOB_HIST_SHARED_RED,
+  CLPRIM_KNOB_RBK_ITEMS,
+  CLPRIM_KNOB_NTH_GROUPS_PER_UNIT,
+  CLPRIM_KNOB_NTH_SMALL_MAX,
+  CLPRIM_KNOB_NTH_TOPK_ROOM,
+  CLPRIM_KNOB_TRACE,
+  CLPRIM_KNOB_DEBUG,
+  CLPRIM_KNOB_COUNT
+};
+
 struct clprim_context {
   cl_platform_id platform;
   cl_device_id device;
@@ -74,17 +104,8 @@ struct clprim_context {
 
   /* Profiling events of the last public call (when profiling). */
   cl_event first_event, last_event;
-  int trace; /* $CLPRIM_TRACE: print each command's device time (enqueue.c) */
 
-  /* Scan tuning overrides, 0 (or -1) for the built-in choice: from
-   * $CLPRIM_SCAN_WG, $CLPRIM_SCAN_ITEMS and $CLPRIM_SCAN_SINGLE_PASS (for
-   * experiments), and set by tests to reach multi-level recursion at small n. */
-  unsigned tune_scan_wg, tune_scan_items;
-  int tune_scan_single_pass;
-  /* Select's single pass (nv_ptx): $CLPRIM_SELECT_ITEMS (a multiple of 4, at
-   * most 32) and $CLPRIM_SELECT_SINGLE_PASS=0 for the three-phase algorithm. */
-  unsigned tune_select_items;
-  int tune_select_single_pass;
+  long long tuning[CLPRIM_KNOB_COUNT]; /* see enum clprim_knob */
   /* histogram.c: whether the nv_ptx fast kernels (match.any, red.f64) built:
    * 0 not tried, 1 yes, -1 no (the portable kernels are used). */
   int hist_nv_fast;
@@ -102,6 +123,12 @@ clprim_status clprim__check_type(const clprim_context *ctx, clprim_type type);
 clprim_status clprim__check_buffer(const clprim_context *ctx, cl_mem buf, size_t bytes);
 /* n elements of elem_size bytes, with overflow checked; SIZE_MAX on overflow. */
 size_t clprim__bytes(size_t n, size_t elem_size);
+
+/* ---- tuning.c */
+/* Reads every knob from the environment into ctx->tuning (context creation). */
+void clprim__read_tuning(clprim_context *ctx);
+/* Sets a knob (tests; -1: the library's choice); takes effect at the next call. */
+void clprim__tune(clprim_context *ctx, enum clprim_knob knob, long long value);
 
 /* ---- probe.c */
 /* Fills ctx->info's device facts and ctx->info.paths_available, and

@@ -46,8 +46,8 @@ static struct nth_config nth_config(const clprim_context *ctx) {
   if (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU)) c.wg = 64, per_unit = 2;
   while (c.wg > ctx->info.max_work_group_size && c.wg > 32)
     c.wg /= 2;
-  const char *env = getenv("CLPRIM_NTH_GROUPS_PER_UNIT"); /* for comparisons */
-  if (env && atoi(env) > 0) per_unit = (size_t)atoi(env);
+  const long long tune = ctx->tuning[CLPRIM_KNOB_NTH_GROUPS_PER_UNIT]; /* for comparisons */
+  if (tune > 0 && tune <= 1024) per_unit = (size_t)tune;
   c.max_groups = (ctx->info.compute_units ? ctx->info.compute_units : 1) * per_unit;
   return c;
 }
@@ -202,8 +202,8 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
   /* CLPRIM_NTH_SMALL_MAX (tests): smaller sub-problems go to nth_small, so
    * that small inputs reach the levels that share launches. */
   size_t small_max = SMALL_MAX;
-  const char *small_env = getenv("CLPRIM_NTH_SMALL_MAX");
-  if (small_env && atol(small_env) >= 16) small_max = (size_t)atol(small_env);
+  const long long small_tune = ctx->tuning[CLPRIM_KNOB_NTH_SMALL_MAX];
+  if (small_tune >= 16 && small_tune <= SMALL_MAX) small_max = (size_t)small_tune;
   /* What most calls run, built together before anything is enqueued: one
    * counting level over the elements whose chosen bucket nth_small finishes,
    * or nth_small alone for a small input. Later needs are built as they come
@@ -682,8 +682,8 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
     if (cap > n / 16 + 1) cap = n / 16 + 1;
     /* CLPRIM_NTH_TOPK_ROOM (tests): a smaller room, so that the counted
      * way after an overflow runs. */
-    const char *room_env = getenv("CLPRIM_NTH_TOPK_ROOM");
-    if (room_env && atoi(room_env) > 0 && (size_t)atoi(room_env) < cap) cap = (size_t)atoi(room_env);
+    const long long room_tune = ctx->tuning[CLPRIM_KNOB_NTH_TOPK_ROOM];
+    if (room_tune > 0 && (unsigned long long)room_tune < cap) cap = (size_t)room_tune;
     CAND_LAYOUT(cap);
     CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TOPK_CANDIDATES, (cur_at + 4) * 8, &cand));
     cl_ulong idx_at64 = idx_at, cap64 = cap, cur64 = cur_at;

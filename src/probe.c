@@ -137,7 +137,7 @@ static int probe_path(clprim_context *ctx, clprim_path path, const char *options
   cl_program program = NULL;
   clprim_status st = clprim__build(ctx, source, full, &program);
   free(source);
-  const int debug = getenv("CLPRIM_DEBUG") != NULL;
+  const int debug = ctx->tuning[CLPRIM_KNOB_DEBUG] == 1;
   if (st != CLPRIM_SUCCESS) {
     if (debug)
       fprintf(stderr, "clprim probe: %s with \"%s\" does not build (%s):\n%s\n",

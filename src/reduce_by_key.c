@@ -14,9 +14,8 @@
 
 /* Elements per work-item (a multiple of 4): 8, or $CLPRIM_RBK_ITEMS (4, 8,
  * 16) to compare. */
-static unsigned rbk_items(void) {
-  const char *env = getenv("CLPRIM_RBK_ITEMS");
-  const int v = env ? atoi(env) : 0;
+static unsigned rbk_items(const clprim_context *ctx) {
+  const long long v = ctx->tuning[CLPRIM_KNOB_RBK_ITEMS];
   return v == 4 || v == 8 || v == 16 ? (unsigned)v : 8u;
 }
 
@@ -58,7 +57,7 @@ clprim_status clprim_reduce_by_key(clprim_context *ctx, clprim_type key_type, cl
 
   static const char *const sum_type[CLPRIM_TYPE_COUNT] = {"uint",  "uint",  "ulong",
                                                           "ulong", "float", "double"};
-  const unsigned wg = rbk_wg(ctx), items = rbk_items();
+  const unsigned wg = rbk_wg(ctx), items = rbk_items(ctx);
   const size_t tile = (size_t)wg * items, tiles = n / tile + (n % tile != 0);
   char options[160];
   snprintf(options, sizeof options, "-DK_T=%s -DV_T=%s -DS_T=%s -DWG=%u -DITEMS=%u",

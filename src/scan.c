@@ -27,10 +27,10 @@ static struct scan_config scan_config(const clprim_context *ctx, clprim_type typ
   }
   /* Overrides (see internal.h): a power-of-two group size of at least 32
    * (whole warps on nv_ptx), any positive item count. */
-  unsigned wg = ctx->tune_scan_wg;
-  if (wg >= 32 && (wg & (wg - 1)) == 0) c.wg = wg;
-  if (ctx->tune_scan_items) c.items = ctx->tune_scan_items;
-  if (ctx->tune_scan_single_pass == 0) c.single_pass = 0;
+  const long long wg = ctx->tuning[CLPRIM_KNOB_SCAN_WG], items = ctx->tuning[CLPRIM_KNOB_SCAN_ITEMS];
+  if (wg >= 32 && wg <= 1024 && (wg & (wg - 1)) == 0) c.wg = (unsigned)wg;
+  if (items > 0 && items <= 64) c.items = (unsigned)items;
+  if (ctx->tuning[CLPRIM_KNOB_SCAN_SINGLE_PASS] == 0) c.single_pass = 0;
   while (c.wg > ctx->info.max_work_group_size && c.wg > 32) c.wg /= 2;
   return c;
 }

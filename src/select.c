@@ -35,14 +35,14 @@ size_t clprim__select_tile(const clprim_context *ctx) { return (size_t)select_wg
  * first) and every path but nv_ptx (the look-back needs work-groups that make
  * progress while others wait). */
 static unsigned single_pass_items(const clprim_context *ctx, clprim_type type, int partition) {
-  if (partition || ctx->info.path != CLPRIM_PATH_NV_PTX || ctx->tune_select_single_pass == 0)
+  if (partition || ctx->info.path != CLPRIM_PATH_NV_PTX || ctx->tuning[CLPRIM_KNOB_SELECT_SINGLE_PASS] == 0)
     return 0;
   /* 128 bytes per work-item (measured fastest on the H100, docs/PERFORMANCE.md);
    * the tile is packed in 32 KiB of local memory. */
   const unsigned es = (unsigned)clprim_type_size(type), wg = select_wg(ctx);
   unsigned items = 128 / es;
-  unsigned tune = ctx->tune_select_items;
-  if (tune >= 4 && tune <= 32 && tune % 4 == 0 && tune * es * wg <= 32768) items = tune;
+  const long long tune = ctx->tuning[CLPRIM_KNOB_SELECT_ITEMS];
+  if (tune >= 4 && tune <= 32 && tune % 4 == 0 && tune * es * wg <= 32768) items = (unsigned)tune;
   return items;
 }
 

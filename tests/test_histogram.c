@@ -454,20 +454,17 @@ static void test_even(void **state) {
 /* ------------------------------------------------------- the binned path */
 
 /* The binned path (partition by range of bins, then local bins per range),
- * forced with $CLPRIM_HIST_BINNED=1 at small sizes: ranges of 16 bins
- * ($CLPRIM_HIST_RANGE_SHIFT=4; the host widens them where more than 512
+ * forced with the knob CLPRIM_HIST_BINNED=1 at small sizes: ranges of 16 bins
+ * (CLPRIM_HIST_RANGE_SHIFT=4; the host widens them where more than 512
  * would be needed), slices of the local pass that cross range boundaries,
  * sizes around its tiles (work-group size times 16 elements, 8 with
  * values), skewed keys. */
 static void test_binned(void **state) {
   (void)state;
-  const char *old = getenv("CLPRIM_HIST_BINNED");
-  char saved[16] = "";
-  if (old) snprintf(saved, sizeof saved, "%s", old);
-  setenv("CLPRIM_HIST_BINNED", "1", 1);
   for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
+    clprim__tune(ctx, CLPRIM_KNOB_HIST_BINNED, 1);
     /* The binned program's work-group size (plan_binned in histogram.c). */
     const int gpu = (ctx->info.device_type & CL_DEVICE_TYPE_GPU) != 0;
     const size_t wg = gpu && ctx->info.max_work_group_size >= 512 ? 512 : gpu ? 256 : 64;
@@ -478,8 +475,8 @@ static void test_binned(void **state) {
     /* Ranges of 16 bins, slices of 100 elements: many ranges, slices that
      * cross them. Each value type with one key type and either with or
      * without counts (every program build costs seconds on PoCL). */
-    setenv("CLPRIM_HIST_RANGE_SHIFT", "4", 1);
-    setenv("CLPRIM_HIST_SLICE", "100", 1);
+    clprim__tune(ctx, CLPRIM_KNOB_HIST_RANGE_SHIFT, 4);
+    clprim__tune(ctx, CLPRIM_KNOB_HIST_SLICE, 100);
     /* The largest call first: the binned path's scratch buffers are then
      * allocated once (Oclgrind sees a buffer's bytes as uninitialised, even
      * after a kernel writes them, where the buffer is made after another
@@ -505,8 +502,8 @@ static void test_binned(void **state) {
       }
     /* The default plan (ranges as large as local memory allows), 2^20
      * bins. */
-    unsetenv("CLPRIM_HIST_RANGE_SHIFT");
-    unsetenv("CLPRIM_HIST_SLICE");
+    clprim__tune(ctx, CLPRIM_KNOB_HIST_RANGE_SHIFT, -1);
+    clprim__tune(ctx, CLPRIM_KNOB_HIST_SLICE, -1);
     if (!test_small())
       for (size_t s = 0; s < ns; ++s) {
         const size_t K = s + 1 == ns ? (size_t)1 << 20 : 5000;
@@ -516,13 +513,8 @@ static void test_binned(void **state) {
           check_rbk(ctx, CLPRIM_INT32, CLPRIM_DOUBLE, sizes[s], K,
                     (enum key_order)((s + 1) % (KEY_ORDERS + 2)), 0);
       }
+    clprim__tune(ctx, CLPRIM_KNOB_HIST_BINNED, -1);
   }
-  if (old)
-    setenv("CLPRIM_HIST_BINNED", saved, 1);
-  else
-    unsetenv("CLPRIM_HIST_BINNED");
-  unsetenv("CLPRIM_HIST_RANGE_SHIFT");
-  unsetenv("CLPRIM_HIST_SLICE");
 }
 
 /* ----------------------------------------------------------------- errors */

@@ -289,9 +289,9 @@ static void test_type(clprim_type type) {
     if (clprim__select_single_pass_tile(ctx, type)) {
       printf("%s on %s: again with the three-phase algorithm\n", clprim_type_name(type),
              clprim_path_name((clprim_path)p));
-      ctx->tune_select_single_pass = 0;
+      clprim__tune(ctx, CLPRIM_KNOB_SELECT_SINGLE_PASS, 0);
       type_on_context(ctx, type);
-      ctx->tune_select_single_pass = -1;
+      clprim__tune(ctx, CLPRIM_KNOB_SELECT_SINGLE_PASS, -1);
     }
   }
 }
@@ -651,10 +651,10 @@ static void test_beyond_2_32(void **state) {
     snprintf(what, sizeof what, "n > 2^32 on %s", clprim_path_name(info.path));
     check_beyond(ctx, in, n, values, indices, what);
     if (clprim__select_single_pass_tile(ctx, CLPRIM_UINT32)) {
-      ctx->tune_select_single_pass = 0;
+      clprim__tune(ctx, CLPRIM_KNOB_SELECT_SINGLE_PASS, 0);
       snprintf(what, sizeof what, "n > 2^32 on %s, three phases", clprim_path_name(info.path));
       check_beyond(ctx, in, n, values, indices, what);
-      ctx->tune_select_single_pass = -1;
+      clprim__tune(ctx, CLPRIM_KNOB_SELECT_SINGLE_PASS, -1);
     }
     clReleaseMemObject(in);
     clReleaseMemObject(values);

@@ -43,11 +43,8 @@ static struct hist_config hist_config(const clprim_context *ctx) {
   if (agg >= 0 && agg <= 2) c.aggregate = (int)agg;
   /* $CLPRIM_HIST_RUNS=0|1: hist_local without / with runs */
   if (ctx->tuning[CLPRIM_KNOB_HIST_RUNS] >= 0) c.local_runs = ctx->tuning[CLPRIM_KNOB_HIST_RUNS] != 0;
-  size_t per_unit = 8;
-  if (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU)) c.wg = 64, per_unit = 2;
-  while (c.wg > ctx->info.max_work_group_size && c.wg > 32)
-    c.wg /= 2;
-  c.max_groups = (ctx->info.compute_units ? ctx->info.compute_units : 1) * per_unit;
+  const struct clprim_launch l = clprim__launch(ctx);
+  c.wg = l.wg, c.max_groups = l.max_groups;
   return c;
 }
 

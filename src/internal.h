@@ -111,7 +111,7 @@ struct clprim_context {
   int hist_nv_fast;
 };
 
-/* ---- context.c */
+/* ---- core/context.c */
 /* The OpenCL C type name of a clprim_type ("int", "uint", ..., "double"). */
 const char *clprim__cl_type(clprim_type type);
 /* CLPRIM_SUCCESS for a valid type the device supports, else
@@ -124,18 +124,28 @@ clprim_status clprim__check_buffer(const clprim_context *ctx, cl_mem buf, size_t
 /* n elements of elem_size bytes, with overflow checked; SIZE_MAX on overflow. */
 size_t clprim__bytes(size_t n, size_t elem_size);
 
-/* ---- tuning.c */
+/* ---- core/launch.c */
+/* The launch shape a family starts from (see launch.c). */
+struct clprim_launch {
+  unsigned wg;       /* work-items per work-group, within the device's limit */
+  size_t max_groups; /* work-groups of a grid-stride pass */
+};
+struct clprim_launch clprim__launch(const clprim_context *ctx);
+/* wg halved until the device takes it (not below 32). */
+unsigned clprim__fit_wg(const clprim_context *ctx, unsigned wg);
+
+/* ---- core/tuning.c */
 /* Reads every knob from the environment into ctx->tuning (context creation). */
 void clprim__read_tuning(clprim_context *ctx);
 /* Sets a knob (tests; -1: the library's choice); takes effect at the next call. */
 void clprim__tune(clprim_context *ctx, enum clprim_knob knob, long long value);
 
-/* ---- probe.c */
+/* ---- core/probe.c */
 /* Fills ctx->info's device facts and ctx->info.paths_available, and
  * ctx->path_options. */
 clprim_status clprim__probe(clprim_context *ctx);
 
-/* ---- program.c */
+/* ---- core/program.c */
 /* The embedded text of a file from cl/ or include/clprim/ ("scan.cl"). */
 const char *clprim__source(const char *file_name);
 /* Builds (or loads from the disk cache) the programs of the requests that
@@ -156,7 +166,7 @@ void clprim__release_programs(clprim_context *ctx);
 int clprim__cache_get_text(const clprim_context *ctx, const char *key, char *text, size_t size);
 void clprim__cache_put_text(const clprim_context *ctx, const char *key, const char *text);
 
-/* ---- enqueue.c */
+/* ---- core/enqueue.c, core/scratch.c */
 /* Starts a public call: forgets the last call's profiling events. */
 void clprim__call_begin(clprim_context *ctx);
 /* Sets kernel arguments: clprim__set_args(k, 3, sizeof(a), &a, sizeof(b), &b,

@@ -41,14 +41,11 @@ struct nth_config {
 };
 
 static struct nth_config nth_config(const clprim_context *ctx) {
-  struct nth_config c = {256, 0, 16};
-  size_t per_unit = 8;
-  if (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU)) c.wg = 64, per_unit = 2;
-  while (c.wg > ctx->info.max_work_group_size && c.wg > 32)
-    c.wg /= 2;
+  const struct clprim_launch l = clprim__launch(ctx);
+  struct nth_config c = {l.wg, l.max_groups, 16};
   const long long tune = ctx->tuning[CLPRIM_KNOB_NTH_GROUPS_PER_UNIT]; /* for comparisons */
-  if (tune > 0 && tune <= 1024) per_unit = (size_t)tune;
-  c.max_groups = (ctx->info.compute_units ? ctx->info.compute_units : 1) * per_unit;
+  if (tune > 0 && tune <= 1024)
+    c.max_groups = (ctx->info.compute_units ? ctx->info.compute_units : 1) * (size_t)tune;
   return c;
 }
 

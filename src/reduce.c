@@ -27,15 +27,9 @@ struct reduce_config {
 
 static struct reduce_config reduce_config(const clprim_context *ctx, clprim_type type) {
   size_t elem = clprim_type_size(type);
-  struct reduce_config c = {256, elem == 4 ? 16 : 8, 0};
-  size_t per_unit = 8;
-  if (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU)) {
-    c.wg = 64; /* CPUs: small groups, long runs per work-item */
-    c.items = 16;
-    per_unit = 2;
-  }
-  while (c.wg > ctx->info.max_work_group_size && c.wg > 32) c.wg /= 2;
-  c.max_groups = (ctx->info.compute_units ? ctx->info.compute_units : 1) * per_unit;
+  const struct clprim_launch l = clprim__launch(ctx);
+  struct reduce_config c = {l.wg, elem == 4 ? 16 : 8, l.max_groups};
+  if (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU)) c.items = 16; /* long runs per work-item */
   return c;
 }
 

@@ -19,13 +19,6 @@ static unsigned rbk_items(const clprim_context *ctx) {
   return v == 4 || v == 8 || v == 16 ? (unsigned)v : 8u;
 }
 
-static unsigned rbk_wg(const clprim_context *ctx) {
-  unsigned wg = ctx->info.device_type & CL_DEVICE_TYPE_GPU ? 256 : 64;
-  while (wg > ctx->info.max_work_group_size && wg > 32)
-    wg /= 2;
-  return wg;
-}
-
 clprim_status clprim_reduce_by_key(clprim_context *ctx, clprim_type key_type, cl_mem keys,
                                    clprim_type value_type, cl_mem values, size_t n,
                                    cl_mem unique_keys, cl_mem sums, cl_mem count_buffer,
@@ -57,7 +50,7 @@ clprim_status clprim_reduce_by_key(clprim_context *ctx, clprim_type key_type, cl
 
   static const char *const sum_type[CLPRIM_TYPE_COUNT] = {"uint",  "uint",  "ulong",
                                                           "ulong", "float", "double"};
-  const unsigned wg = rbk_wg(ctx), items = rbk_items(ctx);
+  const unsigned wg = clprim__launch(ctx).wg, items = rbk_items(ctx);
   const size_t tile = (size_t)wg * items, tiles = n / tile + (n % tile != 0);
   char options[160];
   snprintf(options, sizeof options, "-DK_T=%s -DV_T=%s -DS_T=%s -DWG=%u -DITEMS=%u",

@@ -31,7 +31,7 @@ static struct scan_config scan_config(const clprim_context *ctx, clprim_type typ
   if (wg >= 32 && wg <= 1024 && (wg & (wg - 1)) == 0) c.wg = (unsigned)wg;
   if (items > 0 && items <= 64) c.items = (unsigned)items;
   if (ctx->tuning[CLPRIM_KNOB_SCAN_SINGLE_PASS] == 0) c.single_pass = 0;
-  while (c.wg > ctx->info.max_work_group_size && c.wg > 32) c.wg /= 2;
+  c.wg = clprim__fit_wg(ctx, c.wg);
   return c;
 }
 

@@ -22,11 +22,7 @@ struct select_call {
 };
 
 /* Work-items per work-group; a tile is 32 elements per work-item. */
-static unsigned select_wg(const clprim_context *ctx) {
-  unsigned wg = ctx->info.device_type & CL_DEVICE_TYPE_GPU ? 256 : 64;
-  while (wg > ctx->info.max_work_group_size && wg > 32) wg /= 2;
-  return wg;
-}
+static unsigned select_wg(const clprim_context *ctx) { return clprim__launch(ctx).wg; }
 
 size_t clprim__select_tile(const clprim_context *ctx) { return (size_t)select_wg(ctx) * 32; }
 

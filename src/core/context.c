@@ -1,6 +1,6 @@
 /* context.c: version, status names, types and paths, device choice, and the
  * context's life (create, probe, free). */
-#include "internal.h"
+#include "../internal.h"
 
 #include <ctype.h>
 #include <stdatomic.h>

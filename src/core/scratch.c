@@ -1,0 +1,65 @@
+/* scratch.c: device buffers the families keep between calls, by name. */
+#include "../internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+clprim_status clprim__scratch(clprim_context *ctx, const char *name, size_t bytes, cl_mem *buf) {
+  if (bytes == 0) bytes = 1;
+  struct clprim_scratch_entry *e = ctx->scratch;
+  while (e && strcmp(e->name, name) != 0) e = e->next;
+  if (e && e->size >= bytes) {
+    *buf = e->buf;
+    return CLPRIM_SUCCESS;
+  }
+  if (!e) {
+    e = calloc(1, sizeof *e);
+    if (e) e->name = malloc(strlen(name) + 1);
+    if (!e || !e->name) {
+      free(e);
+      return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    strcpy(e->name, name);
+    e->next = ctx->scratch;
+    ctx->scratch = e;
+  }
+  /* Room to retire the outgrown buffer first, so that a failure leaves
+   * everything as it was. */
+  if (e->buf && ctx->retired_count == ctx->retired_room) {
+    size_t room = ctx->retired_room ? 2 * ctx->retired_room : 16;
+    cl_mem *r = realloc(ctx->retired, room * sizeof *r);
+    if (!r) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+    ctx->retired = r, ctx->retired_room = room;
+  }
+  /* Grow at least twofold, so that rising sizes reallocate rarely. */
+  size_t want = bytes;
+  if (e->size && e->size * 2 > want) want = e->size * 2;
+  if (want > ctx->info.max_alloc_size) want = bytes;
+  cl_int err;
+  cl_mem m = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, want, NULL, &err);
+  if (err != CL_SUCCESS) return (clprim_status)err;
+  /* The outgrown buffer is kept until the context is freed (with twofold
+   * growth all of them together are smaller than the new one): a handle an
+   * earlier step of the call took stays valid, and Oclgrind reports a
+   * recycled buffer's bytes as uninitialised even after kernels write them,
+   * which would hide real reports in the Oclgrind tests. */
+  if (e->buf) ctx->retired[ctx->retired_count++] = e->buf;
+  e->buf = m;
+  e->size = want;
+  *buf = m;
+  return CLPRIM_SUCCESS;
+}
+
+void clprim__release_scratch(clprim_context *ctx) {
+  while (ctx->scratch) {
+    struct clprim_scratch_entry *next = ctx->scratch->next;
+    if (ctx->scratch->buf) clReleaseMemObject(ctx->scratch->buf);
+    free(ctx->scratch->name);
+    free(ctx->scratch);
+    ctx->scratch = next;
+  }
+  for (size_t r = 0; r < ctx->retired_count; ++r) clReleaseMemObject(ctx->retired[r]);
+  free(ctx->retired);
+  ctx->retired = NULL;
+  ctx->retired_count = ctx->retired_room = 0;
+}

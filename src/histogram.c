@@ -277,8 +277,9 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
     }
     if (!binned) req[0].name = copies ? "hist_local" : "hist_global";
     const unsigned main_kernels = binned ? 3 : 1;
-    /* hist_zero depends on no option: one program for every call. */
-    const struct clprim_kernel_request zero = {"histogram.cl", NULL, NULL, "hist_zero",
+    /* hist_zero with the call's options too: on CPU devices it then comes
+     * from the program of the whole file that the call builds anyway. */
+    const struct clprim_kernel_request zero = {"histogram.cl", NULL, options, "hist_zero",
                                                NULL, zero_kernel};
     req[main_kernels] = zero;
     clprim_status st = clprim__kernels(ctx, req, main_kernels + 1);

@@ -77,28 +77,34 @@ static void nth_options(clprim_type type, const struct nth_config *c, int count_
            key_bits(type), c->wg, c->items, count_nans ? " -DNTH_COUNT_NANS=1" : "");
 }
 
+/* The request for kernel `name` of cl/nth_element.cl built for type, in
+ * its group; count_nans: nth_count's build that counts NaNs. options (200
+ * chars) receives the build options and must live as long as the request. */
+static struct clprim_kernel_request nth_request(clprim_type type, const struct nth_config *c,
+                                                int count_nans, const char *name,
+                                                cl_kernel *kernel, char *options) {
+  nth_options(type, c, count_nans && strcmp(name, "nth_count") == 0, options, 200);
+  const struct clprim_kernel_request r = {"nth_element.cl", NULL, options, name,
+                                          together_of(name), kernel};
+  return r;
+}
+
 /* Builds names[j] of cl/nth_element.cl for type into kernels[j], together;
  * count_nans: nth_count's build that counts NaNs. */
 static clprim_status nth_kernels_named(clprim_context *ctx, clprim_type type,
                                        const struct nth_config *c, int count_nans, unsigned count,
                                        const char *const *names, cl_kernel *kernels) {
-  char options[2][200];
-  nth_options(type, c, 0, options[0], sizeof options[0]);
-  nth_options(type, c, 1, options[1], sizeof options[1]);
+  char options[8][200];
   struct clprim_kernel_request req[8];
   if (count > 8) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  for (unsigned j = 0; j < count; ++j) {
-    const int nans = count_nans && strcmp(names[j], "nth_count") == 0;
-    const struct clprim_kernel_request r = {"nth_element.cl", NULL, options[nans], names[j],
-                                            together_of(names[j]), &kernels[j]};
-    req[j] = r;
-  }
+  for (unsigned j = 0; j < count; ++j)
+    req[j] = nth_request(type, c, count_nans, names[j], &kernels[j], options[j]);
   return clprim__kernels(ctx, req, count);
 }
 
-/* The level kernels of one selection, built when first needed (a median
+/* The level kernels of one selection, fetched when first needed (a median
  * runs five of the twelve): k[0] for the elements (level 0), k[1] for the
- * keys of later levels, in the order of NTH_KERNEL_*. */
+ * keys of later levels, in the order of K_*. */
 enum { K_SAMPLE, K_COUNT, K_CHOOSE, K_EXTRACT, K_SMALL, K_EXTRACT_ONE, K_COUNT_OF_KERNELS };
 struct nth_kernels {
   clprim_type type[2];
@@ -112,19 +118,16 @@ static clprim_status nth_need(clprim_context *ctx, const struct nth_config *c,
                               struct nth_kernels *s, unsigned mask_elements, unsigned mask_keys) {
   static const char *const names[K_COUNT_OF_KERNELS] = {
       "nth_sample", "nth_count", "nth_choose", "nth_extract", "nth_small", "nth_extract_one"};
-  char options[2][2][200];
+  char options[2 * K_COUNT_OF_KERNELS][200];
   struct clprim_kernel_request req[2 * K_COUNT_OF_KERNELS];
   unsigned count = 0;
   for (int side = 0; side < 2; ++side) {
     const unsigned mask = side ? mask_keys : mask_elements;
-    nth_options(s->type[side], c, 0, options[side][0], sizeof options[side][0]);
-    nth_options(s->type[side], c, 1, options[side][1], sizeof options[side][1]);
     for (int j = 0; j < K_COUNT_OF_KERNELS; ++j) {
       if (!(mask & (1u << j)) || s->k[side][j]) continue;
-      const int nans = side == 0 && j == K_COUNT && s->count_nans;
-      const struct clprim_kernel_request r = {"nth_element.cl", NULL, options[side][nans],
-                                              names[j], LEVEL_KERNELS, &s->k[side][j]};
-      req[count++] = r;
+      req[count] = nth_request(s->type[side], c, side == 0 && s->count_nans, names[j],
+                               &s->k[side][j], options[count]);
+      ++count;
     }
   }
   return clprim__kernels(ctx, req, count);

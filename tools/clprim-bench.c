@@ -600,7 +600,8 @@ static clprim_status startup_call(clprim_context *ctx, const char *family, cl_me
     clprim_select_output o;
     memset(&o, 0, sizeof o);
     o.values = out, o.count = &count;
-    if (family[6]) return clprim_select_expr(ctx, CLPRIM_FLOAT, in, n, "x > 0.5f", &o);
+    if (strcmp(family, "select_expr") == 0)
+      return clprim_select_expr(ctx, CLPRIM_FLOAT, in, n, "x > 0.5f", &o);
     clprim_predicate pred;
     memset(&pred, 0, sizeof pred);
     pred.op = CLPRIM_PRED_GT, pred.a.f32 = 0.5f;

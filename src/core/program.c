@@ -282,12 +282,17 @@ static struct program_id program_id_of(const clprim_context *ctx,
   return id;
 }
 
+static int same_program(const struct program_id *a, const struct program_id *b) {
+  return strcmp(a->file, b->file) == 0 && strcmp(a->options, b->options) == 0 &&
+         strcmp(a->kernels, b->kernels) == 0 && strcmp(a->prefix, b->prefix) == 0;
+}
+
 static struct clprim_program_entry *find_entry(const clprim_context *ctx,
                                                const struct program_id *id) {
-  for (struct clprim_program_entry *e = ctx->programs; e; e = e->next)
-    if (strcmp(e->file, id->file) == 0 && strcmp(e->options, id->options) == 0 &&
-        strcmp(e->kernels, id->kernels) == 0 && strcmp(e->prefix, id->prefix) == 0)
-      return e;
+  for (struct clprim_program_entry *e = ctx->programs; e; e = e->next) {
+    const struct program_id built = {e->file, e->options, e->kernels, e->prefix};
+    if (same_program(&built, id)) return e;
+  }
   return NULL;
 }
 
@@ -347,9 +352,7 @@ clprim_status clprim__kernels(clprim_context *ctx, const struct clprim_kernel_re
     const struct program_id id = program_id_of(ctx, &requests[r]);
     if (find_entry(ctx, &id)) continue;
     int known = 0;
-    for (unsigned o = 0; o < todo && !known; ++o)
-      known = strcmp(ids[o].file, id.file) == 0 && strcmp(ids[o].options, id.options) == 0 &&
-              strcmp(ids[o].kernels, id.kernels) == 0 && strcmp(ids[o].prefix, id.prefix) == 0;
+    for (unsigned o = 0; o < todo && !known; ++o) known = same_program(&ids[o], &id);
     if (known) continue;
     if (!jobs) {
       jobs = calloc(count, sizeof *jobs);

@@ -1,5 +1,8 @@
 /* nth_element.cl: selection by rank (nth_element, approximate selection,
- * quantiles) and top-k.
+ * quantiles, median), driven by src/nth_element.c. Top-k (src/topk.c, its
+ * own kernels in cl/topk.cl) runs these level kernels too; what the two
+ * files share (build options, constants, the meta buffer's layout, key
+ * ranges of buckets, the traversal) is in internal/sample_select.h.
  *
  * SampleSelect (Ribizel and Anzt, "Parallel selection on GPUs", Parallel
  * Computing 2020): every element is mapped to an order-preserving unsigned
@@ -32,90 +35,8 @@
  *     table search.
  * A bucket of at most SMALL_MAX keys is finished by nth_small: one
  * work-group per rank repeats the level on its own (no host round trips),
- * and sorts the last BASE keys or fewer in local memory.
- *
- * Top-k, k <= BASE: the keys beyond one splitter of the sample (a key
- * range) are the candidates; topk_candidates_direct gathers them in one
- * pass (topk_range_count + topk_candidates, two passes, when they overflow
- * the room the host expected), then selection among them.
- * Top-k: topk_count / topk_scatter compact the elements beyond a threshold
- * key plus the first `need` equal to it (ties to the lowest indices), in
- * index order; topk_sort_step / topk_gather sort them on request.
- *
- * Build options: -DT=int|uint|long|ulong|float|double (uint / ulong for
- * levels after the first, which hold keys), -DT_FLOAT=0|1, -DT_SIGNED=0|1,
- * -DKEY_BITS=32|64, -DWG (a power of two), -DITEMS (top-k elements per
- * work-item and tile, a multiple of 4). */
-#ifndef T
-#define T uint
-#define T_FLOAT 0
-#define T_SIGNED 0
-#define KEY_BITS 32
-#endif
-#ifndef WG
-#define WG 256
-#endif
-#ifndef ITEMS
-#define ITEMS 16
-#endif
-
-#ifndef NTH_VEC
-#define NTH_VEC 4 /* vectors of 4 per work-item and round in the full passes */
-#endif
-#ifndef NTH_TOP
-#define NTH_TOP 2 /* search-tree levels held in registers (0, 1 or 2) */
-#endif
-#ifndef NTH_TABLE_BITS
-#define NTH_TABLE_BITS 13 /* 0: the tree search alone (for comparisons); at most 13 */
-#endif
-#ifndef NTH_MAXC
-#define NTH_MAXC 16 /* chosen buckets listed in the meta (NTH_RANGE_MAX at most) */
-#endif
-#ifndef NTH_RANGE_MAX /* chosen buckets extracted by key ranges, not searched */
-#if NTH_TABLE_BITS
-#define NTH_RANGE_MAX 1 /* more: the table search is cheaper than NTH_RANGE_MAX compares */
-#else
-#define NTH_RANGE_MAX NTH_MAXC
-#endif
-#endif
-#ifndef NTH_COUNT_NANS
-#define NTH_COUNT_NANS 0 /* nth_count: NaNs also in the NaN slot */
-#endif
-#define NTH_E (4 * NTH_VEC)
-
-#define BUCKETS 512 /* 511 buckets; slot 511 counts NaNs */
-#define NAN_SLOT 511
-#define SPLITTERS 255
-#define SAMPLE 1024
-#define BASE 2048
-#define NOT_CHOSEN 0xFFFFFFFFFFFFFFFFul
-#define NO_BASE 0xFFFFFFFFu
-
-#if KEY_BITS == 32
-#define KEY uint
-#define KEY_SIGN 0x80000000u
-#define KEY_MAX 0xFFFFFFFFu
-#define AS_KEY as_uint
-#else
-#define KEY ulong
-#define KEY_SIGN 0x8000000000000000ul
-#define KEY_MAX 0xFFFFFFFFFFFFFFFFul
-#define AS_KEY as_ulong
-#endif
-#define VEC4 CLPRIM_CAT(T, 4)
-
-/* The small buffer of one level, in ulong words: where each chosen bucket
- * goes in the next buffer, the bucket totals and extraction cursors (uint),
- * and the splitters. */
-#define META_WORDS 3368
-#define META_REGION(m) (m)
-#define META_TOTALS(m) ((__global uint *)((m) + 512))
-#define META_CURSORS(m) ((__global uint *)((m) + 768))
-#define META_TREE(m) ((__global KEY *)((m) + 1024))
-#define META_NCHOSEN(m) ((m)[1280]) /* open buckets chosen */
-#define META_CHOSEN(m) ((m) + 1281) /* the first NTH_MAXC of them */
-#define META_TABLE(m) ((__global uint *)((m) + 1312)) /* up to 2^13 + 2 ushorts */
-#define META_SCALE(m) ((m)[3361])
+ * and sorts the last BASE keys or fewer in local memory. */
+#include "internal/sample_select.h"
 
 /* The bucket table: TABLE_E entries over the splitters' key interval
  * [s_min, s_max] plus one for the keys below it and one for those above. */
@@ -123,19 +44,6 @@
 #define TABLE_BELOW TABLE_E
 #define TABLE_ABOVE (TABLE_E + 1)
 #define TABLE_SIZE (TABLE_E + 2)
-
-/* The order-preserving key of x. */
-CLPRIM_INLINE KEY key_of(T x) {
-#if T_FLOAT
-  if (isnan(x)) return KEY_MAX;
-  KEY b = x == (T)0 ? (KEY)0 : AS_KEY(x); /* -0 equals +0 */
-  return (b & KEY_SIGN) ? ~b : (b | KEY_SIGN);
-#elif T_SIGNED
-  return AS_KEY(x) ^ KEY_SIGN;
-#else
-  return x;
-#endif
-}
 
 /* Bucket of k: 2j for s[j-1] < k < s[j], 2j+1 for k == s[j] (j = number of
  * splitters below k, found in 8 steps). */
@@ -258,7 +166,7 @@ CLPRIM_INLINE ulong mix64(ulong z) { /* splitmix64's finaliser */
  * state_at, r0, r1, rank_base, out_base, seed. nth_sample and nth_choose
  * run one work-group per sub-problem, nth_count and nth_extract the
  * sub-problem's work-groups. */
-#define SUB_WORDS 12
+#define SUB_WORDS NTH_SUB_WORDS
 CLPRIM_INLINE __global const ulong *sub_of_group(__global const ulong *subs, uint nsubs,
                                                  uint group) {
   uint lo = 0, hi = nsubs - 1; /* the last one whose first group <= group */
@@ -344,15 +252,6 @@ nth_sample(__global const T *in, ulong offset, ulong n, ulong seed, __global ulo
 }
 #endif
 
-CLPRIM_INLINE __global const KEY *tree_g_of(__global ulong *meta) {
-  return META_TREE(meta);
-}
-
-CLPRIM_INLINE void load_tree(__local KEY *tree, __global const KEY *tree_g) {
-  for (uint j = (uint)get_local_id(0); j < SPLITTERS + 1; j += WG)
-    tree[j] = j < SPLITTERS ? tree_g[j] : KEY_MAX;
-}
-
 /* The splitters in Eytzinger (breadth-first) order, 1-based: node j at
  * depth d = log2(j) is splitter (2 (j - 2^d) + 1) 2^(7-d) - 1. A level's
  * nodes sit side by side, so the lanes of a subgroup that search one level
@@ -400,84 +299,6 @@ CLPRIM_INLINE void buckets_of(const KEY *k, uint *bucket, __local const KEY *tre
 CLPRIM_INLINE void load_top(KEY *top, __local const KEY *eytz) {
   top[0] = eytz[1], top[1] = eytz[2], top[2] = eytz[3];
 }
-
-/* The smallest key whose bucket is at least b (bucket_of is monotone in the
- * key); *none when no key has. Splitters repeat under duplicates: an
- * equality bucket 2j+1 whose splitter equals s[j-1] stays empty. */
-CLPRIM_INLINE KEY first_key_from(uint b, __local const KEY *tree, int *none) {
-  const uint j = b / 2;
-  *none = 0;
-  if (b >= NAN_SLOT) {
-    *none = 1;
-    return 0;
-  }
-  if (!(b & 1u)) {
-    if (j == 0) return 0;
-    if (tree[j - 1] == KEY_MAX) *none = 1;
-    return tree[j - 1] + 1;
-  }
-  if (j > 0 && tree[j - 1] == tree[j]) {
-    if (tree[j] == KEY_MAX) *none = 1;
-    return tree[j] + 1;
-  }
-  return tree[j];
-}
-
-/* The keys of buckets [lo, hi]: the keys k with k - *first <= *span
- * (unsigned); 0 when there are none. */
-CLPRIM_INLINE int key_range(uint lo, uint hi, __local const KEY *tree, KEY *first, KEY *span) {
-  int none_lo, none_hi;
-  const KEY a = first_key_from(lo, tree, &none_lo);
-  const KEY after = first_key_from(hi + 1, tree, &none_hi);
-  const KEY b = none_hi ? KEY_MAX : after - 1;
-  *first = a, *span = b - a;
-  return !none_lo && !(!none_hi && after == 0) && a <= b;
-}
-
-/* The traversal shared by nth_count, nth_extract and topk_candidates, so
- * that each work-group sees the same elements in all: vectors of 4 taken
- * grid-stride, NTH_VEC of them per work-item and round (loads in flight;
- * uniform trip count within a work-group), the last n % 4 elements by
- * work-group 0, one per work-item (`group` of `groups`: the work-group
- * within its sub-problem). BATCH(keys, valid, quad) is called by
- * every work-item each round with NTH_E keys (key e from quad[e / 4]);
- * VISIT(key, valid, index) for the tail. TRAVERSE_FULL_FIRST (nth_count):
- * the rounds where all of the work-group's vectors lie inside come first,
- * with valid constant (no checks per key; the counting pass is bound by
- * instructions per key: H100, nth_approx 0.596 -> 0.588 ms; nth_extract_one
- * measured no better, so the other passes keep one loop). */
-#define TRAVERSE_ROUND(BATCH, CHECK)                                                               \
-  {                                                                                                \
-    KEY keys_[NTH_E];                                                                              \
-    int valid_[NTH_VEC];                                                                           \
-    ulong quad_[NTH_VEC];                                                                          \
-    _Pragma("unroll") for (uint v = 0; v < NTH_VEC; ++v) {                                         \
-      quad_[v] = q0 + v * gsize;                                                                   \
-      valid_[v] = !(CHECK) || quad_[v] < quads;                                                    \
-      const VEC4 x_ = valid_[v] ? in4[quad_[v]] : (VEC4)(0);                                       \
-      keys_[4 * v] = key_of(x_.s0), keys_[4 * v + 1] = key_of(x_.s1);                              \
-      keys_[4 * v + 2] = key_of(x_.s2), keys_[4 * v + 3] = key_of(x_.s3);                          \
-    }                                                                                              \
-    BATCH(keys_, valid_, quad_)                                                                    \
-  }
-#define TRAVERSE_LOOPS(BATCH, VISIT, FULL_FIRST)                                                    \
-  {                                                                                                \
-    const ulong quads = n / 4, gsize = (ulong)groups * WG, lid_ = get_local_id(0);                 \
-    __global const VEC4 *in4 = (__global const VEC4 *)(in + offset);                               \
-    ulong q0 = group * (ulong)WG + lid_;                                                           \
-    if (FULL_FIRST)                                                                                \
-      for (; q0 - lid_ + (WG - 1) + (NTH_VEC - 1) * gsize < quads; q0 += NTH_VEC * gsize)          \
-        TRAVERSE_ROUND(BATCH, 0)                                                                   \
-    for (; q0 < quads + lid_; q0 += NTH_VEC * gsize)                                               \
-      TRAVERSE_ROUND(BATCH, 1)                                                                     \
-    if (group == 0) {                                                                              \
-      const ulong i = 4 * quads + lid_;                                                            \
-      const int valid = i < n;                                                                     \
-      VISIT(key_of(valid ? in[offset + i] : (T)0), valid, i);                                      \
-    }                                                                                              \
-  }
-#define TRAVERSE(BATCH, VISIT) TRAVERSE_LOOPS(BATCH, VISIT, 0)
-#define TRAVERSE_FULL_FIRST(BATCH, VISIT) TRAVERSE_LOOPS(BATCH, VISIT, 1)
 
 /* Adds one to counts[bucket] for a valid lane. (A subgroup-aggregated form,
  * where lanes that share a bucket add once, measured slower on the H100:
@@ -622,7 +443,7 @@ nth_choose(__global ulong *meta, ulong meta_at, __global const ulong *ranks, uin
     }
     const uint b = lo;
     const ulong size = totals[b];
-    __global ulong *st = state + 2 + 6 * (ulong)(r - r0);
+    __global ulong *st = state + NTH_STATE_HEAD + NTH_STATE_WORDS * (ulong)(r - r0);
     st[0] = b, st[1] = before[b], st[2] = size;
     KEY approx;
     ulong error = 0;
@@ -665,7 +486,7 @@ nth_choose(__global ulong *meta, ulong meta_at, __global const ulong *ranks, uin
   barrier(CLK_LOCAL_MEM_FENCE);
   if (lid == 0) META_NCHOSEN(meta) = nchosen;
   for (uint r = r0 + lid; r < r1; r += WG) {
-    __global ulong *st = state + 2 + 6 * (ulong)(r - r0);
+    __global ulong *st = state + NTH_STATE_HEAD + NTH_STATE_WORDS * (ulong)(r - r0);
     st[3] = (st[0] & 1u) ? 0 : region[st[0]];
   }
 }
@@ -794,14 +615,14 @@ nth_extract_one(__global const T *in, ulong offset, ulong n, __global ulong *met
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 nth_small(__global const T *in, __global ulong *state, ulong job_base, __global KEY *scratch,
           __global ulong *results) {
-  __global const ulong *jobs = state + 8 + 5 * job_base;
+  __global const ulong *jobs = state + NTH_JOBS_AT + NTH_JOB_WORDS * job_base;
   __local KEY s[BASE];
   __local KEY tree[SPLITTERS + 1];
   __local uint counts[BUCKETS];
   __local ulong chosen[3]; /* bucket, keys before it, its size */
   __local uint fill;
   const uint lid = (uint)get_local_id(0);
-  __global const ulong *job = jobs + 5 * (ulong)get_group_id(0);
+  __global const ulong *job = jobs + NTH_JOB_WORDS * (ulong)get_group_id(0);
   const ulong offset = job[0], cap = job[1], where = job[3];
   ulong len = job[1], rel = job[2];
   __global KEY *room = scratch + job[4];
@@ -873,380 +694,6 @@ nth_small(__global const T *in, __global ulong *state, ulong job_base, __global 
     if (nans) atomic_add(&fill, nans);
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid == 0) state[0] = fill;
-  }
-}
-#endif
-
-/* ----------------------------------------------------------------- top-k */
-
-/* Whether key k is beyond the threshold t (above it for the largest, below
- * it for the smallest). */
-CLPRIM_INLINE int beyond(KEY k, KEY t, int smallest) {
-  return smallest ? k < t : k > t;
-}
-
-/* The general top-k passes read a tile of WG * ITEMS elements as ITEMS / 4
- * rows of WG 4-vectors (coalesced): element (r, lid, c) is tile_first +
- * (r WG + lid) 4 + c, so index order is row, then work-item, then c. */
-#define TK_ROWS (ITEMS / 4)
-#define TK_TILE ((ulong)WG * ITEMS)
-#define TK_EQUAL 0xFFFFFFFFul /* the equal count: the low half of a packed count */
-
-/* The 4 elements from `first` (a multiple of 4); those at n or beyond
- * read as 0 (the callers ignore them). */
-CLPRIM_INLINE VEC4 topk_load4(__global const T *in, ulong n, ulong first) {
-  if (first + 4 <= n) return ((__global const VEC4 *)in)[first / 4];
-  VEC4 x = (VEC4)(0);
-  if (first < n) x.s0 = in[first];
-  if (first + 1 < n) x.s1 = in[first + 1];
-  if (first + 2 < n) x.s2 = in[first + 2];
-  return x;
-}
-
-/* Output j of top-k: the value x (want_values) and the index i (uint, or
- * ulong with index64; want_indices). */
-CLPRIM_INLINE void topk_put(__global T *values, __global uint *indices, ulong j, T x, ulong i,
-                            int want_values, int want_indices, int index64) {
-  if (want_values) values[j] = x;
-  if (want_indices) {
-    if (index64)
-      ((__global ulong *)indices)[j] = i;
-    else
-      indices[j] = (uint)i;
-  }
-}
-
-/* (beyond << 32) | equal for one element, zero past n. */
-CLPRIM_INLINE ulong topk_flag(T x, ulong i, ulong n, KEY t, int smallest) {
-  const KEY k = key_of(x);
-  return i >= n ? 0ul : beyond(k, t, smallest) ? ((ulong)1 << 32) : (k == t ? 1ul : 0ul);
-}
-
-/* counts[tile] = (beyond << 32) | equal for the tile; counts[tiles] = 0. */
-#ifdef KERNEL_topk_count
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-topk_count(__global const T *in, ulong n, KEY t, int smallest, __global ulong *counts) {
-  __local ulong scratch[CLPRIM_WG_SCRATCH(WG)];
-  const ulong tile_first = (ulong)get_group_id(0) * TK_TILE;
-  ulong c = 0;
-  for (uint r = 0; r < TK_ROWS; ++r) {
-    const ulong first = tile_first + (ulong)(r * WG + get_local_id(0)) * 4;
-    if (first >= n) break;
-    const VEC4 x = topk_load4(in, n, first);
-    c += topk_flag(x.s0, first, n, t, smallest) + topk_flag(x.s1, first + 1, n, t, smallest) +
-         topk_flag(x.s2, first + 2, n, t, smallest) + topk_flag(x.s3, first + 3, n, t, smallest);
-  }
-  const ulong total = clprim_wg_reduce_add_ulong(c, scratch);
-  if (get_local_id(0) == 0) {
-    counts[get_group_id(0)] = total;
-    if (get_group_id(0) == get_num_groups(0) - 1) counts[get_num_groups(0)] = 0;
-  }
-}
-#endif
-
-/* After an exclusive scan of counts: element i is taken when beyond, or
- * equal and among the first `need` equal ones (need = k - all beyond); its
- * place is (beyond before it) + min(equal before it, need): index order.
- * A tile that takes nothing (no element beyond, and no equal one or the
- * ties used up before it: small k on few distinct values) returns at once,
- * without reading its elements. Each row: a work-group scan of the packed
- * counts of the work-items' 4 elements.
- * sorted = 0: values (T) and indices (uint, or ulong when index64) to the
- * outputs; sorted = 1: sort keys (largest first: ~key) to sort_keys and
- * indices (ulong) to sort_indices. */
-#ifdef KERNEL_topk_scatter
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-topk_scatter(__global const T *in, ulong n, KEY t, int smallest, __global const ulong *offsets,
-             ulong tiles, ulong k, __global T *values, __global uint *indices, int want_values,
-             int want_indices, int index64, int sorted, __global KEY *sort_keys,
-             __global ulong *sort_indices) {
-  __local ulong scratch[CLPRIM_WG_SCRATCH(WG)];
-  const ulong tile_first = (ulong)get_group_id(0) * TK_TILE;
-  const ulong at = offsets[get_group_id(0)], after = offsets[get_group_id(0) + 1];
-  const ulong need = k - (offsets[tiles] >> 32);
-  ulong beyond_before = at >> 32, equal_before = at & TK_EQUAL;
-  if ((after >> 32) == beyond_before &&
-      ((after & TK_EQUAL) == equal_before || equal_before >= need))
-    return; /* the same for the whole work-group */
-  for (uint r = 0; r < TK_ROWS; ++r) {
-    const ulong first = tile_first + (ulong)(r * WG + get_local_id(0)) * 4;
-    const VEC4 x4 = topk_load4(in, n, first);
-    const T x[4] = {x4.s0, x4.s1, x4.s2, x4.s3};
-    ulong f[4], c = 0;
-    for (uint e = 0; e < 4; ++e)
-      f[e] = topk_flag(x[e], first + e, n, t, smallest), c += f[e];
-    ulong row;
-    const ulong b = clprim_wg_scan_excl_add_ulong(c, scratch, &row);
-    ulong bb = beyond_before + (b >> 32), eb = equal_before + (b & TK_EQUAL);
-    beyond_before += row >> 32, equal_before += row & TK_EQUAL;
-    for (uint e = 0; e < 4; ++e) {
-      ulong pos;
-      if (f[e] >> 32) {
-        pos = bb + min(eb, need);
-        ++bb;
-      } else if (f[e] && eb < need) {
-        pos = bb + eb;
-        ++eb;
-      } else {
-        continue;
-      }
-      const ulong i = first + e;
-      if (sorted) {
-        const KEY key = key_of(x[e]);
-        sort_keys[pos] = smallest ? key : ~key;
-        sort_indices[pos] = i;
-      } else {
-        topk_put(values, indices, pos, x[e], i, want_values, want_indices, index64);
-      }
-    }
-  }
-}
-#endif
-
-/* The padding of the sort arrays, [k, len2): sorts last. (A kernel, not a
- * fill: Oclgrind does not count filled bytes as initialised.) */
-#ifdef KERNEL_topk_pad
-__kernel void topk_pad(__global KEY *keys, __global ulong *idx, ulong k, ulong len2) {
-  const ulong j = k + get_global_id(0);
-  if (j < len2) keys[j] = KEY_MAX, idx[j] = 0xFFFFFFFFFFFFFFFFul;
-}
-#endif
-
-/* One step (block size `block`, distance `dist`) of an ascending bitonic
- * sort of (key, index) pairs in global memory; one work-item per pair. */
-#ifdef KERNEL_topk_sort_step
-__kernel void topk_sort_step(__global KEY *keys, __global ulong *idx, ulong block, ulong dist) {
-  const ulong i = get_global_id(0), p = i ^ dist;
-  if (p <= i) return;
-  const KEY ka = keys[i], kb = keys[p];
-  const ulong ia = idx[i], ib = idx[p];
-  const int greater = ka > kb || (ka == kb && ia > ib);
-  if (greater == ((i & block) == 0)) {
-    keys[i] = kb, keys[p] = ka;
-    idx[i] = ib, idx[p] = ia;
-  }
-}
-#endif
-
-/* The sorted pairs to the outputs: values[j] = in[idx[j]]. */
-#ifdef KERNEL_topk_gather
-__kernel void topk_gather(__global const T *in, __global const ulong *idx, ulong k,
-                          __global T *values, __global uint *indices, int want_values,
-                          int want_indices, int index64) {
-  const ulong j = get_global_id(0);
-  if (j >= k) return;
-  const ulong i = idx[j];
-  topk_put(values, indices, j, want_values ? in[i] : (T)0, i, want_values, want_indices, index64);
-}
-#endif
-
-/* ------------------------------------------------- top-k, small k (<= BASE)
- * After one counting level for the threshold's rank, every element of a
- * bucket beyond the threshold's bucket is in the top k: one pass gathers the
- * candidates (those buckets and the threshold's, with their indices), and
- * the rest works on the candidates only. Candidate buffer `cand`, in ulong
- * words: keys (KEY) from 0, indices from idx_at, equal-to-threshold indices
- * from eq_at, the chosen (sort key, index) pairs from pk_at / pi_at, and
- * two cursors (uint) at cur_at, zeroed by the kernel that gathers the
- * candidates (not by a fill: Oclgrind does not count filled bytes after a
- * buffer's head as initialised). */
-
-/* The group's keys in buckets [lo, hi] (one key range: a streaming pass, no
- * search) to counts[group * BUCKETS + lo] (the other counts of [lo, hi]
- * zero), their sum to totals[lo]; cursor 0 zeroed. Instead of a full
- * counting level when the sample alone picks the candidates' buckets. */
-#ifdef KERNEL_topk_range_count
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-topk_range_count(__global const T *in, ulong offset, ulong n, __global ulong *meta,
-                 __global uint *counts, uint lo, uint hi) {
-  __local KEY tree[SPLITTERS + 1];
-  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
-  const uint lid = (uint)get_local_id(0);
-  const uint group = (uint)get_group_id(0), groups = (uint)(get_global_size(0) / WG);
-  load_tree(tree, tree_g_of(meta));
-  barrier(CLK_LOCAL_MEM_FENCE);
-  KEY first, span;
-  const int any = key_range(lo, hi, tree, &first, &span);
-  uint mine = 0;
-#define RANGE_COUNT_VISIT(k, valid, i) mine += (valid) && any && (k)-first <= span;
-#define RANGE_COUNT_BATCH(keys, valid, quad)                                                       \
-  _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) RANGE_COUNT_VISIT(keys[e], valid[e / 4], 0)
-  TRAVERSE(RANGE_COUNT_BATCH, RANGE_COUNT_VISIT)
-  const uint total = clprim_wg_reduce_add_uint(mine, scratch);
-  for (uint b = lo + lid; b <= hi; b += WG)
-    counts[get_group_id(0) * BUCKETS + b] = b == lo ? total : 0;
-  if (lid == 0) {
-    if (total) atomic_add(&META_TOTALS(meta)[lo], total);
-    if (get_group_id(0) == 0) META_CURSORS(meta)[0] = 0;
-  }
-}
-#endif
-
-/* Keys and indices of the elements in buckets [lo, hi], unordered: told by
- * the buckets' key range (a streaming pass, no search). */
-#ifdef KERNEL_topk_candidates
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *meta,
-                __global const uint *counts, uint lo, uint hi, __global ulong *cand, ulong idx_at,
-                ulong cur_at) {
-  __local KEY tree[SPLITTERS + 1];
-  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
-  __local uint base, fill;
-  const uint lid = (uint)get_local_id(0);
-  const uint group = (uint)get_group_id(0), groups = (uint)(get_global_size(0) / WG);
-  __global KEY *cand_keys = (__global KEY *)cand;
-  __global ulong *cand_idx = cand + idx_at;
-  load_tree(tree, tree_g_of(meta));
-  if (group == 0 && lid == 0) cand[cur_at] = cand[cur_at + 1] = 0; /* topk_split's cursors */
-  uint mine = 0;
-  for (uint b = lid; b < NAN_SLOT; b += WG)
-    if (b >= lo && b <= hi) mine += counts[get_group_id(0) * BUCKETS + b];
-  const uint total = clprim_wg_reduce_add_uint(mine, scratch);
-  if (lid == 0) base = total ? atomic_add(&META_CURSORS(meta)[0], total) : 0, fill = 0;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (total == 0) return; /* uniform */
-  KEY first, span;
-  key_range(lo, hi, tree, &first, &span); /* not empty: total > 0 */
-#define CANDIDATE_VISIT(k, valid, i)                                                               \
-  if (valid) {                                                                                     \
-    const KEY k_ = (k);                                                                            \
-    if (k_ - first <= span) {                                                                      \
-      const uint p_ = base + atomic_inc(&fill);                                                    \
-      cand_keys[p_] = k_;                                                                          \
-      cand_idx[p_] = (i);                                                                          \
-    }                                                                                              \
-  }
-#define CANDIDATE_BATCH(keys, valid, quad)                                                         \
-  _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e)                                               \
-      CANDIDATE_VISIT(keys[e], valid[e / 4], 4 * quad[e / 4] + e % 4)
-  TRAVERSE(CANDIDATE_BATCH, CANDIDATE_VISIT)
-}
-#endif
-
-/* The same candidates without a counting pass before: each round of the
- * traversal the group's candidates take local places (a local atomic), one
- * global atomic on META_CURSORS(meta)[0] (zeroed by nth_sample) reserves
- * room for all of them, and only places below cap are written. The cursor
- * ends as the number of candidates: more than cap, and the host repeats
- * the work with topk_range_count and topk_candidates. */
-#ifdef KERNEL_topk_candidates_direct
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-topk_candidates_direct(__global const T *in, ulong offset, ulong n, __global ulong *meta,
-                       uint lo, uint hi, __global ulong *cand, ulong idx_at, ulong cap,
-                       ulong cur_at) {
-  __local KEY tree[SPLITTERS + 1];
-  __local uint fill[2], base;
-  const uint lid = (uint)get_local_id(0);
-  const uint group = (uint)get_group_id(0), groups = (uint)(get_global_size(0) / WG);
-  __global KEY *cand_keys = (__global KEY *)cand;
-  __global ulong *cand_idx = cand + idx_at;
-  __global uint *cursor = META_CURSORS(meta);
-  load_tree(tree, tree_g_of(meta));
-  if (lid == 0) fill[0] = 0;
-  if (group == 0 && lid == 0) cand[cur_at] = cand[cur_at + 1] = 0; /* topk_split's cursors */
-  barrier(CLK_LOCAL_MEM_FENCE);
-  KEY first, span;
-  if (!key_range(lo, hi, tree, &first, &span)) return; /* uniform */
-  uint par = 0;
-#define DIRECT_VISIT(k, valid, i)                                                                  \
-  if ((valid) && (k)-first <= span) {                                                              \
-    const uint p_ = atomic_inc(cursor);                                                            \
-    if (p_ < cap) cand_keys[p_] = (k), cand_idx[p_] = (i);                                         \
-  }
-#define DIRECT_BATCH(keys, valid, quad)                                                            \
-  {                                                                                                \
-    uint r_[NTH_E];                                                                                \
-    _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) r_[e] =                                     \
-        valid[e / 4] && keys[e] - first <= span ? atomic_inc(&fill[par]) : 0xFFFFFFFFu;            \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-    if (lid == 0) {                                                                                \
-      const uint c_ = fill[par];                                                                   \
-      base = c_ ? atomic_add(cursor, c_) : 0;                                                      \
-      fill[par ^ 1u] = 0;                                                                          \
-    }                                                                                              \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-    const ulong b_ = base;                                                                         \
-    _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) if (r_[e] != 0xFFFFFFFFu &&                 \
-                                                           b_ + r_[e] < cap) {                     \
-      cand_keys[b_ + r_[e]] = keys[e];                                                             \
-      cand_idx[b_ + r_[e]] = 4 * quad[e / 4] + e % 4;                                              \
-    }                                                                                              \
-    par ^= 1u;                                                                                     \
-  }
-  TRAVERSE(DIRECT_BATCH, DIRECT_VISIT)
-}
-#endif
-
-/* Splits the c candidates against the threshold key t: those beyond it go
- * to the pairs (sort key: smallest ? key : ~key when sorted, else 0), the
- * indices of those equal to it to eq. cursors[0] / [1] count them. */
-#ifdef KERNEL_topk_split
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-topk_split(__global ulong *cand, ulong idx_at, ulong c, KEY t, int smallest, int sorted,
-           ulong eq_at, ulong pk_at, ulong pi_at, ulong cur_at) {
-  __global const KEY *keys = (__global const KEY *)cand;
-  __global uint *cursors = (__global uint *)(cand + cur_at);
-  for (ulong j = get_global_id(0); j < c; j += get_global_size(0)) {
-    const KEY k = keys[j];
-    if (beyond(k, t, smallest)) {
-      const uint p = atomic_inc(&cursors[0]);
-      ((__global KEY *)(cand + pk_at))[p] = sorted ? (smallest ? k : ~k) : (KEY)0;
-      cand[pi_at + p] = cand[idx_at + j];
-    } else if (k == t) {
-      cand[eq_at + atomic_inc(&cursors[1])] = cand[idx_at + j];
-    }
-  }
-}
-#endif
-
-/* One work-group: the g pairs beyond the threshold and the equal ones with
- * index <= last (k in all), sorted by (sort key, index) in local memory,
- * to the outputs (values gathered from in). */
-#ifdef KERNEL_topk_finish
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-topk_finish(__global const T *in, __global const ulong *cand, ulong pk_at, ulong pi_at, uint g,
-            ulong eq_at, ulong e, ulong last, KEY t, int smallest, int sorted, uint k,
-            __global T *values, __global uint *indices, int want_values, int want_indices,
-            int index64) {
-  __local KEY sk[BASE];
-  __local ulong si[BASE];
-  __local uint fill;
-  const uint lid = (uint)get_local_id(0);
-  uint len2 = 1;
-  while (len2 < k)
-    len2 <<= 1;
-  if (lid == 0) fill = g;
-  for (uint j = lid; j < len2; j += WG) {
-    sk[j] = j < g ? ((__global const KEY *)(cand + pk_at))[j] : KEY_MAX;
-    si[j] = j < g ? cand[pi_at + j] : 0xFFFFFFFFFFFFFFFFul;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  const KEY tk = sorted ? (smallest ? t : ~t) : (KEY)0;
-  for (ulong j = lid; j < e; j += WG) {
-    const ulong i = cand[eq_at + j];
-    if (i <= last) {
-      const uint p = atomic_inc(&fill);
-      sk[p] = tk, si[p] = i;
-    }
-  }
-  for (uint b = 2; b <= len2; b <<= 1)
-    for (uint d = b >> 1; d > 0; d >>= 1) {
-      barrier(CLK_LOCAL_MEM_FENCE);
-      for (uint i = lid; i < len2; i += WG) {
-        const uint p = i ^ d;
-        if (p > i) {
-          const KEY ka = sk[i], kb = sk[p];
-          const ulong ia = si[i], ib = si[p];
-          if ((ka > kb || (ka == kb && ia > ib)) == ((i & b) == 0))
-            sk[i] = kb, sk[p] = ka, si[i] = ib, si[p] = ia;
-        }
-      }
-    }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint j = lid; j < k; j += WG) {
-    const ulong i = si[j];
-    topk_put(values, indices, j, want_values ? in[i] : (T)0, i, want_values, want_indices,
-             index64);
   }
 }
 #endif

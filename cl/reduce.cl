@@ -41,34 +41,23 @@
 #define MODE_NAN_LARGEST 2u
 #define MODE_MIN 0x100u
 
-#if T_BITS == 32
-#define KEY uint
-#define KEY_SIGN 0x80000000u
-#define KEY_MAX 0xFFFFFFFFu
-#define AS_KEY as_uint
-#else
-#define KEY ulong
-#define KEY_SIGN 0x8000000000000000ul
-#define KEY_MAX 0xFFFFFFFFFFFFFFFFul
-#define AS_KEY as_ulong
-#endif
+#include "internal/keys.h"
 #define NO_INDEX 0xFFFFFFFFFFFFFFFFul
 #define VEC4 CLPRIM_CAT(T, 4)
 
 /* The key of x: a larger key is a better candidate. No number gets key 0
  * (for floats it is a NaN bit pattern), so key 0 with NO_INDEX is the
  * identity, and an ignored NaN (key 0) wins only when every element is NaN. */
-CLPRIM_INLINE KEY key_of(T x, uint mode) {
+CLPRIM_INLINE KEY candidate_key(T x, uint mode) {
 #if T_FLOAT
   if (isnan(x)) return ((mode & MODE_NAN_LARGEST) && !(mode & MODE_MIN)) ? KEY_MAX : (KEY)0;
   KEY b = x == (T)0 ? (KEY)0 : AS_KEY(x); /* -0 equals +0 */
   if (mode & MODE_ABS) b &= ~KEY_SIGN;
-  KEY k = (b & KEY_SIGN) ? ~b : (b | KEY_SIGN); /* IEEE order as unsigned order */
+  KEY k = key_of_bits(b);
 #elif T_SIGNED
-  KEY b = AS_KEY(x);
   /* abs() of a signed integer is unsigned, so |INT_MIN| fits; the built-in
    * also keeps Oclgrind away from the llvm.abs intrinsic it cannot run. */
-  KEY k = (mode & MODE_ABS) ? (KEY)abs(x) : (b ^ KEY_SIGN);
+  KEY k = (mode & MODE_ABS) ? (KEY)abs(x) : key_of_bits(AS_KEY(x));
 #else
   KEY k = x;
 #endif
@@ -80,7 +69,7 @@ CLPRIM_INLINE int better(KEY ka, ulong ia, KEY kb, ulong ib) {
 }
 
 CLPRIM_INLINE void consider(T x, ulong i, uint mode, KEY *best, ulong *best_index) {
-  KEY k = key_of(x, mode);
+  KEY k = candidate_key(x, mode);
   if (better(k, i, *best, *best_index)) *best = k, *best_index = i;
 }
 

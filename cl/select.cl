@@ -185,20 +185,16 @@ void select_scatter(__global const T *in, ulong n, __global const uint *masks,
 #endif
 
 #ifdef CLPRIM_PATH_NV_PTX
-/* Single pass with decoupled look-back (Merrill & Garland, as in scan.cl),
- * nv_ptx only: each work-group takes the next tile id, reads its SP_TILE
- * elements once (rows of WG 4-element vectors, aligned vector loads), ranks
- * the passing ones with warp ballots, publishes its count, looks back for the
- * count of all earlier tiles and writes its passing elements, packed in
- * local memory first. One read of the input instead of two; no masks.
+/* Single pass with decoupled look-back (internal/lookback.h), nv_ptx only:
+ * each work-group takes the next tile id, reads its SP_TILE elements once
+ * (rows of WG 4-vectors, internal/tile.h), ranks the passing ones with warp
+ * ballots, publishes its count, looks back for the count of all earlier
+ * tiles and writes its passing elements, packed in local memory first. One
+ * read of the input instead of two; no masks.
  *
  * Order inside a tile: row r, then warp w, then lane, then vector component
  * c (e = (r WG + lid) 4 + c), so the chunk (r, w) holds 128 consecutive
- * elements.
- *
- * state: bytes 0..3 the tile counter, from byte 8 one 64-bit status word per
- * tile, zeroed before the launch: flag in bits 62..63 (1 = the tile's count,
- * 2 = the count of it and every earlier tile), the count in bits 0..61. */
+ * elements. */
 #ifndef ITEMS
 #define ITEMS 16
 #endif
@@ -213,31 +209,10 @@ void select_scatter(__global const T *in, ulong n, __global const uint *masks,
 #else
 #define SP_VALUE(s, k, i) (s)[k]
 #endif
-#define STATUS_AGGREGATE ((ulong)1 << 62)
-#define STATUS_PREFIX ((ulong)2 << 62)
-#define STATUS_COUNT(s) ((s) & (STATUS_AGGREGATE - 1))
-
-/* Run by warp 0: the passing elements of all tiles before `tile`. Each round
- * reads the 32 nearest unread predecessors; lane 0 is the nearest. */
-CLPRIM_INLINE ulong select_look_back(__global volatile ulong *status, uint tile) {
-  const uint lane = clprim_sg_lane();
-  ulong prefix = 0;
-  long nearest = (long)tile - 1;
-  for (;;) {
-    const long at = nearest - (long)lane;
-    ulong s;
-    do {
-      s = at < 0 ? STATUS_PREFIX : status[at];
-    } while (clprim_sg_ballot(s == 0) != 0);
-    const uint prefixes = clprim_sg_ballot(s >= STATUS_PREFIX);
-    if (prefixes) {
-      const uint stop = 31u - clz(prefixes & (~prefixes + 1u)); /* nearest lane with a prefix */
-      return prefix + clprim_sg_reduce_add_ulong(lane <= stop ? STATUS_COUNT(s) : 0);
-    }
-    prefix += clprim_sg_reduce_add_ulong(STATUS_COUNT(s));
-    nearest -= 32;
-  }
-}
+#define LB_T ulong
+#define LB_BITS 62 /* counts */
+#include "internal/lookback.h"
+#include "internal/tile.h"
 
 #ifdef KERNEL_select_single_pass
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
@@ -249,13 +224,11 @@ void select_single_pass(__global const SRC_T *src, __global const T *in, ulong n
   __local T stage[SP_TILE];
   __local uint tile_id, tile_count;
   __local ulong tile_prefix;
-  __global volatile ulong *status = (__global volatile ulong *)(state + 8);
   const uint lid = (uint)get_local_id(0), lane = lid & 31u, warp = lid >> 5;
-  if (lid == 0) tile_id = atomic_inc((__global volatile uint *)state);
+  if (lid == 0) tile_id = lb_next_tile(state);
   barrier(CLK_LOCAL_MEM_FENCE);
   const uint tile = tile_id;
   const ulong tile_first = (ulong)tile * SP_TILE;
-  const bool full = tile_first + SP_TILE <= n;
 
   /* Load every row first (so all loads are in flight together; a ballot
    * between loads would wait for each row), then evaluate: bit 4 r + c of
@@ -263,14 +236,9 @@ void select_single_pass(__global const SRC_T *src, __global const T *in, ulong n
   SRC_T s[ITEMS];
 #pragma unroll
   for (uint r = 0; r < SP_ROWS; ++r) {
-    const ulong first = tile_first + (ulong)(r * WG + lid) * 4;
-    if (full) {
-      SRC_VEC4 q = ((__global const SRC_VEC4 *)(src + tile_first))[r * WG + lid];
-      s[4 * r] = q.s0, s[4 * r + 1] = q.s1, s[4 * r + 2] = q.s2, s[4 * r + 3] = q.s3;
-    } else {
-#pragma unroll
-      for (uint c = 0; c < 4; ++c) s[4 * r + c] = first + c < n ? src[first + c] : (SRC_T)0;
-    }
+    const SRC_VEC4 q =
+        CLPRIM_CAT(load4_, SRC_T)(src, n, tile_first + (ulong)(r * WG + lid) * 4, (SRC_T)0);
+    s[4 * r] = q.s0, s[4 * r + 1] = q.s1, s[4 * r + 2] = q.s2, s[4 * r + 3] = q.s3;
   }
   uint pass = 0;
 #pragma unroll
@@ -315,11 +283,11 @@ void select_single_pass(__global const SRC_T *src, __global const T *in, ulong n
     }
     ulong before = 0;
     if (tile == 0) {
-      if (lane == 0) status[0] = STATUS_PREFIX | aggregate;
+      if (lane == 0) lb_publish(state, tiles, 0, LB_PREFIX, aggregate);
     } else {
-      if (lane == 0) status[tile] = STATUS_AGGREGATE | aggregate;
-      before = select_look_back(status, tile);
-      if (lane == 0) status[tile] = STATUS_PREFIX | (before + aggregate);
+      if (lane == 0) lb_publish(state, tiles, tile, LB_AGGREGATE, aggregate);
+      before = lb_look_back(state, tiles, tile);
+      if (lane == 0) lb_publish(state, tiles, tile, LB_PREFIX, before + aggregate);
     }
     if (lane == 0) {
       tile_prefix = before;

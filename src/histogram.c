@@ -159,8 +159,7 @@ static int plan_binned(const clprim_context *ctx, const struct hist_call *c,
   const size_t per_bin = (c->counts ? 4 : 0) + vs;
   if (!forced && c->bins <= clprim__histogram_local_max(ctx, c->counts != NULL, vs)) return 0;
   /* Sums: forced only. Their partitioned copy (a value per element) made
-   * the path slower than hist_global on the H100 (reduce_by_key_dense,
-   * double, 2^20 keys, 2^28 random: 10.8 against 3.9 ms). */
+   * the path slower than hist_global on the H100 (docs/TUNING.md). */
   if (!forced && (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU) || c->values ||
                   c->n < ((size_t)1 << 22) || c->n / 8 < c->bins))
     return 0;
@@ -181,7 +180,7 @@ static int plan_binned(const clprim_context *ctx, const struct hist_call *c,
   p->ranges = ((c->bins - 1) >> shift) + 1;
   if (p->ranges > max_ranges) return 0;
   /* 512 work-items on GPUs: tiles of 8192 elements, longer runs per range in
-   * the scatter's writes (H100, keys: 1.70 against 2.09 ms with 256). */
+   * the scatter's writes (measured faster than 256 on the H100). */
   p->wg = cfg->wg;
   if ((ctx->info.device_type & CL_DEVICE_TYPE_GPU) && ctx->info.max_work_group_size >= 512)
     p->wg = 512;
@@ -248,8 +247,7 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
     snprintf(values_opt, sizeof values_opt, " -DV_T=%s -DS_T=%s%s", clprim__cl_type(c->v_type),
              sum_type[c->v_type], v_kind[c->v_type]);
   /* hist_local: counts alone go straight to the local atomics, element by
-   * element (fewer instructions: 0.394 against 0.436 ms for 2^28 uniform
-   * floats into 256 bins on the H100); sums add runs of equal keys in
+   * element (fewer instructions; measured faster on the H100); sums add runs of equal keys in
    * registers first, as a float or double local add is a compare-and-swap
    * loop that equal keys in a warp would serialize. */
   const int local_runs = cfg->local_runs >= 0 ? cfg->local_runs : c->sums != NULL;
@@ -283,7 +281,7 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
                                                NULL, zero_kernel};
     req[main_kernels] = zero;
     clprim_status st = clprim__kernels(ctx, req, main_kernels + 1);
-    if (st != CLPRIM_SUCCESS && nv_fast) {
+    if (st != CLPRIM_SUCCESS && st != CLPRIM__COLLECTED && nv_fast) {
       /* The driver refused the PTX (match.any, red.f64): portable kernels. */
       ctx->hist_nv_fast = -1;
       continue;
@@ -297,9 +295,8 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
 /* Whether the three binned kernels each run work-groups of wg work-items
  * (CL_KERNEL_WORK_GROUP_SIZE: a kernel needing many registers may not). Not
  * asked on nv_ptx: NVIDIA's driver answers 256 for these kernels, yet runs
- * them with 512 and right (the H100, driver 580.159.04: test_histogram
- * passes and 2^20 bins take 1.76 against 3.29 ms). Elsewhere, a kernel that
- * does not fit sends the call to hist_global. */
+ * them with 512, right and faster (test_histogram passes on the H100).
+ * Elsewhere, a kernel that does not fit sends the call to hist_global. */
 static int kernels_fit(const clprim_context *ctx, const cl_kernel *kernel, unsigned wg) {
   if (ctx->info.path == CLPRIM_PATH_NV_PTX) return 1;
   for (int k = 0; k < 3; ++k) {
@@ -336,9 +333,6 @@ static clprim_status hist_run_binned(clprim_context *ctx, const struct hist_call
   if (err == CL_SUCCESS) err = clSetKernelArg(kernel[0], 12, sizeof outside, &outside);
   if (err == CL_SUCCESS) err = clSetKernelArg(kernel[0], 13, p->ranges * 4, NULL);
   if (err != CL_SUCCESS) return (clprim_status)err;
-  CLPRIM_CHECK(clprim__enqueue(ctx, kernel[0], p->groups, p->wg));
-  CLPRIM_CHECK(
-      clprim__scan(ctx, CLPRIM_UINT32, range_counts, range_counts, p->ranges * p->groups + 1, 0));
   const size_t local_sizes[6] = {p->ranges * 4, p->ranges * 4, p->ranges * 4,
                                  p->ranges * 4, tile * 4,      vs ? tile * vs : 8};
   err = clSetKernelArg(kernel[1], 11, sizeof range_counts, &range_counts);
@@ -349,7 +343,13 @@ static clprim_status hist_run_binned(clprim_context *ctx, const struct hist_call
   for (cl_uint k = 0; k < 6 && err == CL_SUCCESS; ++k)
     err = clSetKernelArg(kernel[1], 16 + k, local_sizes[k], NULL);
   if (err != CL_SUCCESS) return (clprim_status)err;
-  CLPRIM_CHECK(clprim__enqueue(ctx, kernel[1], p->groups, p->wg));
+  /* Count per range and group, scan, scatter into ranges. */
+  const struct clprim_count_scan_scatter passes = {{kernel[0], p->groups, p->wg},
+                                                   {kernel[1], p->groups, p->wg},
+                                                   CLPRIM_UINT32,
+                                                   range_counts,
+                                                   p->ranges * p->groups};
+  CLPRIM_CHECK(clprim__count_scan_scatter(ctx, &passes));
   const size_t range_bins = (size_t)1 << p->range_shift;
   CLPRIM_CHECK(clprim__set_args(kernel[2], 9, sizeof part_bins, &part_bins, sizeof part_values,
                                 &part_values, sizeof range_counts, &range_counts, sizeof ranges,
@@ -379,7 +379,7 @@ static clprim_status hist_run(clprim_context *ctx, const struct hist_call *c) {
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_OUTSIDE, 16, &outside));
   if (binned) {
     const size_t vs = c->values ? clprim_type_size(c->v_type) : 0;
-    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RANGE_COUNTS, (plan.ranges * plan.groups + 1) * 4,
+    CLPRIM_CHECK(clprim__offsets(ctx, SLOT_RANGE_COUNTS, CLPRIM_UINT32, plan.ranges * plan.groups,
                                  &range_counts));
     CLPRIM_CHECK(clprim__scratch(ctx, SLOT_PART_BINS, c->n * 2, &part_bins));
     part_values = part_bins;

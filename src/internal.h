@@ -80,6 +80,15 @@ enum clprim_knob {
   CLPRIM_KNOB_COUNT
 };
 
+/* Requests gathered by clprim_context_prebuild's dry runs (owned copies). */
+struct clprim_collect {
+  struct clprim_kernel_request *requests;
+  size_t count, room;
+};
+/* What clprim__kernels returns while collecting: the call stops there,
+ * before anything is enqueued. Never returned by a public call. */
+#define CLPRIM__COLLECTED ((clprim_status)-4900)
+
 struct clprim_context {
   cl_platform_id platform;
   cl_device_id device;
@@ -106,6 +115,8 @@ struct clprim_context {
   cl_event first_event, last_event;
 
   long long tuning[CLPRIM_KNOB_COUNT]; /* see enum clprim_knob */
+  /* Set during clprim_context_prebuild: clprim__kernels collects, builds nothing. */
+  struct clprim_collect *collect;
   /* histogram.c: whether the nv_ptx fast kernels (match.any, red.f64) built:
    * 0 not tried, 1 yes, -1 no (the portable kernels are used). */
   int hist_nv_fast;
@@ -188,6 +199,41 @@ clprim_status clprim__scratch(clprim_context *ctx, const char *name, size_t byte
 /* Releases every scratch buffer (clprim_context_free). */
 void clprim__release_scratch(clprim_context *ctx);
 
+/* ---- core/prebuild.c */
+/* clprim_context_prebuild for the types whose bit (1u << type) is set
+ * (tests prebuild one or two types). */
+clprim_status clprim__prebuild(clprim_context *ctx, unsigned types);
+
+/* ---- core/count_scan_scatter.c */
+/* One launch: `groups` work-groups of `wg` work-items. */
+struct clprim_pass {
+  cl_kernel kernel;
+  size_t groups, wg;
+};
+/* Count, scan, scatter (see count_scan_scatter.c). The kernels' arguments
+ * are set; `offsets` holds counts + 1 values of offset_type (CLPRIM_UINT64,
+ * or CLPRIM_UINT32 where totals fit), written by the count pass.
+ * scatter.kernel NULL: count and scan only. */
+struct clprim_count_scan_scatter {
+  struct clprim_pass count, scatter;
+  clprim_type offset_type;
+  cl_mem offsets;
+  size_t counts;
+};
+/* The scratch buffer `name` for counts + 1 offsets of type. */
+clprim_status clprim__offsets(clprim_context *ctx, const char *name, clprim_type type,
+                              size_t counts, cl_mem *offsets);
+clprim_status clprim__count_scan_scatter(clprim_context *ctx,
+                                         const struct clprim_count_scan_scatter *p);
+
+/* ---- core/lookback.c */
+/* The zeroed tile states of a single-pass look-back kernel over `tiles`
+ * tiles whose values have value_bits = 32, 62 (counts) or 64 bits (the
+ * layouts of cl/internal/layout.h), in scratch buffer `name`.
+ * CLPRIM_ERROR_SIZE_TOO_LARGE beyond 2^32 - 1 tiles. */
+clprim_status clprim__lookback_state(clprim_context *ctx, const char *name, size_t tiles,
+                                     unsigned value_bits, cl_mem *state);
+
 /* ---- scan.c */
 /* Prefix sum without argument checks or clprim__call_begin, for other
  * families: in and out hold n elements of type (in == out allowed). */
@@ -210,6 +256,50 @@ size_t clprim__histogram_local_max(const clprim_context *ctx, int has_counts, si
 size_t clprim__select_tile(const clprim_context *ctx);
 /* Elements per tile of select's single-pass kernel, 0 where it does not run. */
 size_t clprim__select_single_pass_tile(const clprim_context *ctx, clprim_type type);
+/* ---- nth_element.c (used by topk.c) */
+/* Top-k runs selection by rank (clprim__nth_select_ranks) and level kernels
+ * of cl/nth_element.cl (nth_sample, nth_count, nth_choose) on selection's
+ * scratch buffers, named here; its own kernels (cl/topk.cl) take the same
+ * build options. */
+#define CLPRIM__NTH_SLOT_COUNTS "nth: per-group bucket counts" /* uint */
+#define CLPRIM__NTH_SLOT_META "nth: meta"       /* NTH_META_WORDS ulongs (cl/internal/layout.h) */
+#define CLPRIM__NTH_SLOT_STATE "nth: state"     /* nth_choose's answers */
+#define CLPRIM__NTH_SLOT_RANKS "nth: ranks"     /* the wanted ranks, sorted */
+#define CLPRIM__NTH_SLOT_RESULTS "nth: results" /* the keys of the ranks */
+#define CLPRIM__NTH_SLOT_KEYS_A "nth: keys A"   /* levels' keys; top-k sort keys */
+#define CLPRIM__NTH_SLOT_KEYS_B "nth: keys B"   /* levels' keys; top-k sort indices */
+struct clprim_nth_config {
+  unsigned wg;       /* work-items per work-group (a power of two, <= 512) */
+  size_t max_groups; /* counting / extraction work-groups */
+  unsigned items;    /* top-k elements per work-item */
+};
+struct clprim_nth_config clprim__nth_config(const clprim_context *ctx);
+/* Build options of cl/nth_element.cl (and cl/topk.cl) for type; count_nans:
+ * the build whose nth_count also counts NaNs (for CLPRIM_NTH_REJECT_NAN). */
+void clprim__nth_options(clprim_type type, const struct clprim_nth_config *c, int count_nans,
+                         char *options, size_t size);
+/* The request for level kernel `name` (nth_*) of cl/nth_element.cl built
+ * for type, in the level kernels' program; count_nans: nth_count's build
+ * that counts NaNs. options (200 chars) receives the build options and must
+ * live as long as the request. */
+struct clprim_kernel_request clprim__nth_request(clprim_type type,
+                                                 const struct clprim_nth_config *c, int count_nans,
+                                                 const char *name, cl_kernel *kernel,
+                                                 char *options);
+/* The argument checks that selection and top-k share: ctx, type, n (1 to
+ * 2^32 - 1), flags within `allowed`, in holding n elements. */
+clprim_status clprim__nth_check(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                                unsigned flags, unsigned allowed);
+/* The keys of the ranks `ranks` (sorted ascending, each < n, count of them)
+ * of the n elements of in from element in_offset (a multiple of 4), to
+ * keys[] on the host (and left in CLPRIM__NTH_SLOT_RESULTS). approximate:
+ * one level only; keys[] gets the nearest splitter and errors[] its rank
+ * distance. Enqueues from the first kernel on; the call is begun and its
+ * arguments checked. */
+clprim_status clprim__nth_select_ranks(clprim_context *ctx, clprim_type type, cl_mem in,
+                                       size_t in_offset, size_t n, const uint64_t *ranks,
+                                       unsigned count, unsigned flags, int approximate,
+                                       uint64_t *keys, uint64_t *errors);
 
 #define CLPRIM_CHECK(expr)                                                                         \
   do {                                                                                             \

@@ -1,6 +1,6 @@
 /* reduce_by_key.c: reduce-by-key over runs of equal consecutive keys (CUB
  * ReduceByKey semantics), kernels in cl/reduce_by_key.cl: head counts per
- * tile, their scan (clprim__scan), the per-tile reduction, and the fix-up of
+ * tile, their scan, the per-tile reduction (clprim__count_scan_scatter), and the fix-up of
  * segments that span tiles. */
 #include "internal.h"
 
@@ -62,7 +62,7 @@ clprim_status clprim_reduce_by_key(clprim_context *ctx, clprim_type key_type, cl
       {"reduce_by_key.cl", NULL, options, "rbk_fixup", NULL, &fixup_kernel}};
   CLPRIM_CHECK(clprim__kernels(ctx, req, tiles > 1 ? 3 : 2));
   cl_mem offsets, carry, last_part;
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_OFFSETS, (tiles + 1) * 8, &offsets));
+  CLPRIM_CHECK(clprim__offsets(ctx, SLOT_OFFSETS, CLPRIM_UINT64, tiles, &offsets));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_CARRY, tiles * vs, &carry));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_LAST, tiles * vs, &last_part));
 
@@ -70,13 +70,14 @@ clprim_status clprim_reduce_by_key(clprim_context *ctx, clprim_type key_type, cl
   cl_ulong n64 = n, tiles64 = tiles;
   CLPRIM_CHECK(clprim__set_args(count_kernel, 3, sizeof keys, &keys, sizeof n64, &n64,
                                 sizeof offsets, &offsets));
-  CLPRIM_CHECK(clprim__enqueue(ctx, count_kernel, tiles, wg));
-  CLPRIM_CHECK(clprim__scan(ctx, CLPRIM_UINT64, offsets, offsets, tiles + 1, 0));
   CLPRIM_CHECK(clprim__set_args(reduce_kernel, 8, sizeof keys, &keys, sizeof values, &values,
                                 sizeof n64, &n64, sizeof offsets, &offsets, sizeof unique_keys,
                                 &unique_keys, sizeof sums, &sums, sizeof carry, &carry,
                                 sizeof last_part, &last_part));
-  CLPRIM_CHECK(clprim__enqueue(ctx, reduce_kernel, tiles, wg));
+  /* Count the heads per tile, scan, reduce each tile's runs from its offset. */
+  const struct clprim_count_scan_scatter passes = {
+      {count_kernel, tiles, wg}, {reduce_kernel, tiles, wg}, CLPRIM_UINT64, offsets, tiles};
+  CLPRIM_CHECK(clprim__count_scan_scatter(ctx, &passes));
   if (tiles > 1) {
     CLPRIM_CHECK(clprim__set_args(fixup_kernel, 7, sizeof keys, &keys, sizeof n64, &n64,
                                   sizeof offsets, &offsets, sizeof tiles64, &tiles64, sizeof carry,

@@ -17,19 +17,19 @@ static struct scan_config scan_config(const clprim_context *ctx, clprim_type typ
   size_t elem = clprim_type_size(type);
   struct scan_config c = {256, elem == 4 ? 8 : 4, 0};
   if (ctx->info.path == CLPRIM_PATH_NV_PTX) {
-    /* 128 bytes per work-item: the fastest measured on the H100 (0.94 ms for
-     * 2^28 int32 against 1.02 ms with 64 bytes; docs/PERFORMANCE.md). */
+    /* 128 bytes per work-item: the fastest measured on the H100 (against
+     * 64; docs/TUNING.md). */
     c.items = elem == 4 ? 32 : 16;
     c.single_pass = 1;
   } else if (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU)) {
     c.wg = 64; /* CPUs: small groups, long runs per work-item */
     c.items = 16;
   }
-  /* Overrides (see internal.h): a power-of-two group size of at least 32
-   * (whole warps on nv_ptx), any positive item count. */
+  /* Overrides (docs/TUNING.md): a power-of-two group size of at least 32
+   * (whole warps on nv_ptx), a positive multiple of 4 items (4-vectors). */
   const long long wg = ctx->tuning[CLPRIM_KNOB_SCAN_WG], items = ctx->tuning[CLPRIM_KNOB_SCAN_ITEMS];
   if (wg >= 32 && wg <= 1024 && (wg & (wg - 1)) == 0) c.wg = (unsigned)wg;
-  if (items > 0 && items <= 64) c.items = (unsigned)items;
+  if (items > 0 && items <= 64 && items % 4 == 0) c.items = (unsigned)items;
   if (ctx->tuning[CLPRIM_KNOB_SCAN_SINGLE_PASS] == 0) c.single_pass = 0;
   c.wg = clprim__fit_wg(ctx, c.wg);
   return c;
@@ -63,17 +63,13 @@ static clprim_status scan_level(clprim_context *ctx, const struct scan_kernels *
   }
 
   if (k->config.single_pass) {
-    if (tiles > UINT32_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
-    /* Layout in cl/scan.cl: counter, then per tile a 64-bit status word
-     * (32-bit types) or a flag plus an aggregate and a prefix (64-bit). */
-    size_t state_bytes = 8 + (k->elem == 4 ? tiles * 8 : (tiles * 4 + 7) / 8 * 8 + tiles * 16);
     cl_mem state;
-    cl_uint zero = 0, tiles32 = (cl_uint)tiles;
-    CLPRIM_CHECK(clprim__scratch(ctx, "scan: tile states", state_bytes, &state));
+    CLPRIM_CHECK(clprim__lookback_state(ctx, "scan: tile states", tiles, (unsigned)k->elem * 8,
+                                        &state));
+    cl_uint tiles32 = (cl_uint)tiles;
     CLPRIM_CHECK(clprim__set_args(k->single_pass, 6, sizeof in, &in, sizeof out, &out, sizeof n64,
                                   &n64, sizeof state, &state, sizeof tiles32, &tiles32, sizeof inc,
                                   &inc));
-    CLPRIM_CHECK(clprim__fill(ctx, state, &zero, sizeof zero, 0, state_bytes));
     return clprim__enqueue(ctx, k->single_pass, tiles, k->config.wg);
   }
 

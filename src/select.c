@@ -121,11 +121,9 @@ static clprim_status select_single_pass(clprim_context *ctx, const struct select
                                         cl_kernel kernel, unsigned wg, unsigned items) {
   const clprim_select_output *out = c->out;
   const size_t tile = (size_t)wg * items, tiles = c->n / tile + (c->n % tile != 0);
-  if (tiles > UINT32_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
-  const size_t state_bytes = 8 + tiles * 8;
   cl_mem state, total;
-  CLPRIM_CHECK(clprim__scratch(ctx, "select: tile states", state_bytes, &state));
   CLPRIM_CHECK(clprim__scratch(ctx, "select: total", 8, &total));
+  CLPRIM_CHECK(clprim__lookback_state(ctx, "select: tile states", tiles, 62, &state));
   const size_t es = clprim_type_size(c->type);
   struct pred_args p = pred_args(c);
   /* Unused buffers are bound to the state buffer; the kernel does not touch them. */
@@ -133,7 +131,7 @@ static clprim_status select_single_pass(clprim_context *ctx, const struct select
   cl_mem values = out->values ? out->values : state;
   cl_mem indices = out->indices ? out->indices : state;
   cl_ulong n64 = c->n;
-  cl_uint tiles32 = (cl_uint)tiles, zero = 0;
+  cl_uint tiles32 = (cl_uint)tiles;
   cl_int want_values = out->values != NULL, want_indices = out->indices != NULL;
   cl_int index64 = index_is_64(out, c->n);
   CLPRIM_CHECK(clprim__set_args(kernel, 14, sizeof c->src, &c->src, sizeof in, &in, sizeof n64,
@@ -141,7 +139,6 @@ static clprim_status select_single_pass(clprim_context *ctx, const struct select
                                 sizeof tiles32, &tiles32, sizeof values, &values, sizeof indices,
                                 &indices, sizeof want_values, &want_values, sizeof want_indices,
                                 &want_indices, sizeof index64, &index64, sizeof total, &total));
-  CLPRIM_CHECK(clprim__fill(ctx, state, &zero, sizeof zero, 0, state_bytes));
   CLPRIM_CHECK(clprim__enqueue(ctx, kernel, tiles, wg));
   return deliver_count(ctx, out, total, 0);
 }
@@ -199,21 +196,16 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
   if (items) return select_single_pass(ctx, c, single_kernel, wg, items);
   cl_mem masks, offsets;
   CLPRIM_CHECK(clprim__scratch(ctx, "select: masks", words * 4, &masks));
-  CLPRIM_CHECK(clprim__scratch(ctx, "select: tile offsets", (tiles + 1) * 8, &offsets));
+  CLPRIM_CHECK(clprim__offsets(ctx, "select: tile offsets", CLPRIM_UINT64, tiles, &offsets));
 
-  /* Phase 1: masks and tile counts. The parameters travel in their own type. */
+  /* Count (masks and tile counts; the parameters travel in their own type),
+   * scan, scatter (unused buffers bound to a scratch buffer). */
   const size_t es = clprim_type_size(c->type);
   struct pred_args p = pred_args(c);
   cl_ulong n64 = c->n;
   CLPRIM_CHECK(clprim__set_args(masks_kernel, 7, sizeof c->src, &c->src, sizeof n64, &n64,
                                 sizeof p.op, &p.op, es, &p.a, es, &p.b, sizeof masks, &masks,
                                 sizeof offsets, &offsets));
-  CLPRIM_CHECK(clprim__enqueue(ctx, masks_kernel, tiles, wg));
-
-  /* Phase 2: tile offsets; offsets[tiles] becomes the total. */
-  CLPRIM_CHECK(clprim__scan(ctx, CLPRIM_UINT64, offsets, offsets, tiles + 1, 0));
-
-  /* Phase 3: the scatter. Unused buffers are bound to a scratch buffer. */
   if (want_scatter) {
     cl_mem in = c->in ? c->in : masks;
     cl_mem values = out->values ? out->values : masks;
@@ -227,9 +219,11 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
                                   sizeof want_values, &want_values, sizeof want_indices,
                                   &want_indices, sizeof index64, &index64, sizeof partition,
                                   &partition));
-    CLPRIM_CHECK(clprim__enqueue(ctx, scatter_kernel, tiles, wg));
   }
-
+  const struct clprim_count_scan_scatter passes = {
+      {masks_kernel, tiles, wg}, {want_scatter ? scatter_kernel : NULL, tiles, wg},
+      CLPRIM_UINT64, offsets, tiles};
+  CLPRIM_CHECK(clprim__count_scan_scatter(ctx, &passes));
   return deliver_count(ctx, out, offsets, tiles * 8);
 }
 

@@ -331,6 +331,66 @@ static const char *app_source =
     "  out[get_global_id(0)] = clprim_wg_scan_excl_add_uint(x, scratch, &total) + 1000u * total;\n"
     "}\n";
 
+static size_t programs_built(const clprim_context *ctx) {
+  size_t count = 0;
+  for (const struct clprim_program_entry *e = ctx->programs; e; e = e->next) ++count;
+  return count;
+}
+
+/* clprim_context_prebuild builds what the calls then run: after it, a call
+ * of each family (several types and sizes) builds nothing more. The public
+ * call prebuilds every type; here int32 and float (int32 alone on CPUs,
+ * whose builds take seconds each). */
+static void test_prebuild(void **state) {
+  (void)state;
+  clprim_context *ctx;
+  TEST_OK(clprim_context_create(&ctx, NULL));
+  clprim_device_info info;
+  TEST_OK(clprim_context_get_info(ctx, &info));
+  const int types = info.device_type & CL_DEVICE_TYPE_GPU ? 2 : 1;
+  TEST_OK(clprim__prebuild(ctx, 1u << CLPRIM_INT32 | (types > 1 ? 1u << CLPRIM_FLOAT : 0u)));
+  const size_t built = programs_built(ctx);
+  printf("prebuild: %zu programs\n", built);
+  assert_true(built > 0);
+  const size_t n = 100000;
+  cl_mem in = test_buffer(ctx, n * 8, NULL), out = test_buffer(ctx, n * 8, NULL),
+         out2 = test_buffer(ctx, n * 8, NULL), values = test_buffer(ctx, n * 8, NULL);
+  test_fill_u32(ctx, in, 2 * n, 1, 7);
+  const clprim_type type_of[2] = {CLPRIM_INT32, CLPRIM_FLOAT};
+  for (int t = 0; t < types; ++t) {
+    clprim_value v;
+    uint64_t u, outside[3];
+    TEST_OK(clprim_scan_inclusive(ctx, type_of[t], in, out, n));
+    TEST_OK(clprim_argmax(ctx, type_of[t], in, n, 0, &v, &u, NULL));
+    TEST_OK(clprim_reduce_sum(ctx, type_of[t], in, n, &v, NULL));
+    clprim_predicate pred;
+    memset(&pred, 0, sizeof pred);
+    pred.op = CLPRIM_PRED_NONZERO;
+    const clprim_select_output sel = {out, out2, 0, NULL, &u};
+    TEST_OK(clprim_select(ctx, type_of[t], in, n, &pred, &sel));
+    clprim_value lo, hi;
+    memset(&lo, 0, sizeof lo);
+    memset(&hi, 0, sizeof hi);
+    if (type_of[t] == CLPRIM_FLOAT)
+      hi.f32 = 1e30f;
+    else
+      hi.i32 = 1 << 30;
+    TEST_OK(clprim_histogram_even(ctx, type_of[t], in, n, lo, hi, 256, out, outside));
+    TEST_OK(clprim_median(ctx, type_of[t], in, n, 0, &v, NULL));
+    TEST_OK(clprim_topk(ctx, type_of[t], in, n, 10, CLPRIM_TOPK_SORTED, out, out2));
+  }
+  TEST_OK(
+      clprim_reduce_by_key(ctx, CLPRIM_INT32, in, CLPRIM_INT32, values, n, out, out2, NULL, NULL));
+  /* Programs are kept newest first: name what the calls had to build. */
+  const struct clprim_program_entry *e = ctx->programs;
+  for (size_t extra = programs_built(ctx) - built; extra > 0 && e; --extra, e = e->next)
+    printf("not prebuilt: %s [%s] %s\n", e->file, e->kernels, e->options);
+  assert_int_equal(programs_built(ctx), built);
+  clReleaseMemObject(in), clReleaseMemObject(out), clReleaseMemObject(out2);
+  clReleaseMemObject(values);
+  clprim_context_free(ctx);
+}
+
 static void test_embedding(void **state) {
   (void)state;
   struct test_contexts t;
@@ -380,6 +440,7 @@ int main(void) {
       cmocka_unit_test(test_device_choice), cmocka_unit_test(test_paths),
       cmocka_unit_test(test_from_queue),    cmocka_unit_test(test_build_failure),
       cmocka_unit_test(test_disk_cache),    cmocka_unit_test(test_embedding),
+      cmocka_unit_test(test_prebuild),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -131,14 +131,15 @@ static void test_type(clprim_type type) {
 
 TEST_EVERY_TYPE
 
-/* One element per work-item: tiles are small, so two and three levels of
- * tile-sum recursion (and long look-back chains) happen at small n. */
+/* The smallest tiles (32 work-items of 4 elements): two and three levels
+ * of tile-sum recursion (and long look-back chains) happen at small n. */
 static void test_recursion(void **state) {
   (void)state;
   for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
-    clprim__tune(ctx, CLPRIM_KNOB_SCAN_ITEMS, 1);
+    clprim__tune(ctx, CLPRIM_KNOB_SCAN_ITEMS, 4);
+    clprim__tune(ctx, CLPRIM_KNOB_SCAN_WG, 32);
     clprim_context_clear_cache(ctx);
     const clprim_type types[] = {CLPRIM_UINT32, CLPRIM_INT64, CLPRIM_FLOAT};
     for (size_t t = 0; t < 3; ++t) {
@@ -149,6 +150,7 @@ static void test_recursion(void **state) {
         if (sizes[s] && sizes[s] <= ((size_t)1 << 24)) check_scan(ctx, types[t], sizes[s], s % 2, 0);
     }
     clprim__tune(ctx, CLPRIM_KNOB_SCAN_ITEMS, -1);
+    clprim__tune(ctx, CLPRIM_KNOB_SCAN_WG, -1);
     clprim_context_clear_cache(ctx);
   }
 }

@@ -1,12 +1,15 @@
 /* clprim-info: the OpenCL devices, what clprim probed on the chosen one, the
  * path each primitive uses, and a self-test of every path the device runs (a
  * scan of random data against a CPU reference). Exit status 1 if a self-test
- * fails. Usage: clprim-info [--no-self-test] (the device: $CLPRIM_DEVICE). */
+ * fails. Usage: clprim-info [--no-self-test] [--prebuild] (the device:
+ * $CLPRIM_DEVICE). --prebuild builds every program of the chosen path into
+ * clprim's disk cache (clprim_context_prebuild) and says how long it took. */
 #include <clprim/clprim.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* One path's self-test: exclusive scan of random uint32 against the CPU. */
 static int self_test(clprim_path path, const clprim_options *base) {
@@ -51,8 +54,24 @@ static int self_test(clprim_path path, const clprim_options *base) {
   return ok;
 }
 
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
 int main(int argc, char **argv) {
-  int run_tests = !(argc > 1 && strcmp(argv[1], "--no-self-test") == 0);
+  int run_tests = 1, prebuild = 0;
+  for (int a = 1; a < argc; ++a) {
+    if (strcmp(argv[a], "--no-self-test") == 0) {
+      run_tests = 0;
+    } else if (strcmp(argv[a], "--prebuild") == 0) {
+      prebuild = 1;
+    } else {
+      fprintf(stderr, "clprim-info: unknown argument '%s'\nusage: clprim-info [--no-self-test] [--prebuild]\n", argv[a]);
+      return 2;
+    }
+  }
   char list[8192];
   unsigned count = clprim_list_devices(list, sizeof list);
   printf("clprim %s\nOpenCL devices (%u):\n%s", clprim_version_string(), count, list);
@@ -92,9 +111,20 @@ int main(int argc, char **argv) {
   printf("  scan            %s (%s)\n", clprim_path_name(in.path),
          in.path == CLPRIM_PATH_NV_PTX ? "single pass, decoupled look-back"
                                        : "reduce-then-scan");
+  int failures = 0;
+  if (prebuild) {
+    const double t0 = now_ms();
+    st = clprim_context_prebuild(ctx);
+    printf("\nPrebuild of every program of path %s: %s in %.1f s\n", clprim_path_name(in.path),
+           clprim_status_name(st), (now_ms() - t0) / 1e3);
+    if (st != CLPRIM_SUCCESS) {
+      const char *log = clprim_context_build_log(ctx);
+      if (log) fprintf(stderr, "%s\n", log);
+      failures = 1;
+    }
+  }
   clprim_context_free(ctx);
 
-  int failures = 0;
   if (run_tests) {
     printf("\nSelf-test of each path this device runs:\n");
     for (unsigned p = CLPRIM_PATH_COUNT - 1; p >= CLPRIM_PATH_LOCAL; --p)

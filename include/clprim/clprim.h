@@ -229,6 +229,19 @@ CLPRIM_API const char *clprim_context_build_log(const clprim_context *ctx);
  *           when the queue does not profile or no call enqueued anything. */
 CLPRIM_API clprim_status clprim_context_last_time(clprim_context *ctx, double *ms);
 
+/*! clprim_context_prebuild() :
+ * Builds now, several at once where the runtime allows, the programs that
+ * every family's calls run on this context's path, for every element type
+ * the device supports, so that no later call waits for a compiler; with
+ * the disk cache on they are stored there too, and later processes start
+ * warm (`clprim-info --prebuild` does this once for a device). Programs
+ * that depend on a call's own arguments (the expression of
+ * clprim_select_expr) are still built by that call. Takes seconds on a GPU,
+ * minutes on a CPU runtime.
+ * @return : CLPRIM_SUCCESS, or the first build error (see
+ *           clprim_context_build_log); what built is kept either way. */
+CLPRIM_API clprim_status clprim_context_prebuild(clprim_context *ctx);
+
 /*! clprim_context_clear_cache() :
  * Releases the context's built programs and kernels (they are rebuilt, or
  * loaded from the disk cache, on next use). The disk cache is untouched.

@@ -26,6 +26,12 @@
  *     uint clprim_sg_lanemask_lt(): bits of the lanes below this one, same word
  *   CLPRIM_HAS_SHUFFLE (nv_ptx): T clprim_sg_shuffle_T(T x, uint lane),
  *     clprim_sg_shuffle_xor_T(T x, uint mask), clprim_sg_shuffle_up_T(T x, uint d)
+ *   CLPRIM_HAS_MATCH (nv_ptx, CLPRIM_NV_SYNC=1): uint clprim_sg_match_any(uint x),
+ *     the lanes of the warp whose x equals this lane's (every lane calls)
+ *   CLPRIM_HAS_RED (nv_ptx, CLPRIM_NV_SYNC=1): adds to memory that return
+ *     nothing, clprim_red_add_global_T (T uint ulong float double) and
+ *     clprim_red_add_local_T (T float double)
+ *   Every path: clprim_fence_global(), a global memory fence
  *   Every path (work-group level, 1-D work-groups; on the local path the
  *   work-group size must be a power of two, on nv_ptx a multiple of 32):
  *     T clprim_wg_scan_excl_add_T(T x, __local T *scratch, T *total)
@@ -172,6 +178,41 @@ CLPRIM_NV_SHUFFLES64(double)
   CLPRIM_INLINE T clprim_sg_broadcast_##T(T x, uint lane) { return clprim_sg_shuffle_##T(x, lane); }
 CLPRIM_FOR_EACH_TYPE(CLPRIM_NV_SG_OPS)
 
+/* Memory: membar.gl for clprim_fence_global. With CLPRIM_NV_SYNC (compute
+ * capability >= 7.0) also match.any and reductions to memory that return
+ * nothing (red: the atomic unit sends no old value back; .f64 needs 6.0). */
+#define CLPRIM_NV_FENCE_GLOBAL() asm volatile("membar.gl;" ::: "memory")
+#if CLPRIM_NV_SYNC
+#define CLPRIM_HAS_MATCH 1
+#define CLPRIM_HAS_RED 1
+CLPRIM_INLINE uint clprim_sg_match_any(uint x) {
+  uint r;
+  asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(r) : "r"(x));
+  return r;
+}
+CLPRIM_INLINE void clprim_red_add_global_uint(__global uint *p, uint v) {
+  asm volatile("red.global.add.u32 [%0], %1;" : : "l"((ulong)p), "r"(v) : "memory");
+}
+CLPRIM_INLINE void clprim_red_add_global_ulong(__global ulong *p, ulong v) {
+  asm volatile("red.global.add.u64 [%0], %1;" : : "l"((ulong)p), "l"(v) : "memory");
+}
+CLPRIM_INLINE void clprim_red_add_global_float(__global float *p, float v) {
+  asm volatile("red.global.add.f32 [%0], %1;" : : "l"((ulong)p), "f"(v) : "memory");
+}
+/* Local addresses are 32-bit shared-window addresses. */
+CLPRIM_INLINE void clprim_red_add_local_float(__local float *p, float v) {
+  asm volatile("red.shared.add.f32 [%0], %1;" : : "r"((uint)(ulong)p), "f"(v) : "memory");
+}
+#ifdef CLPRIM_HAS_FP64
+CLPRIM_INLINE void clprim_red_add_global_double(__global double *p, double v) {
+  asm volatile("red.global.add.f64 [%0], %1;" : : "l"((ulong)p), "d"(v) : "memory");
+}
+CLPRIM_INLINE void clprim_red_add_local_double(__local double *p, double v) {
+  asm volatile("red.shared.add.f64 [%0], %1;" : : "r"((uint)(ulong)p), "d"(v) : "memory");
+}
+#endif
+#endif
+
 /* ------------------------------------------------ khr_ballot, khr_subgroups */
 #elif defined(CLPRIM_PATH_KHR_BALLOT) || defined(CLPRIM_PATH_KHR_SUBGROUPS)
 #define CLPRIM_HAS_SUBGROUPS 1
@@ -210,6 +251,15 @@ CLPRIM_INLINE uint clprim_sg_lanemask_lt(void) {
 #ifndef CLPRIM_PATH_LOCAL
 #define CLPRIM_PATH_LOCAL 1
 #endif
+#endif
+
+/* ------------------------------------------------------ memory, any path */
+/* Orders this work-item's global stores and loads before the ones after it
+ * (the publish / observe step of a look-back). */
+#ifdef CLPRIM_NV_FENCE_GLOBAL
+CLPRIM_INLINE void clprim_fence_global(void) { CLPRIM_NV_FENCE_GLOBAL(); }
+#else
+CLPRIM_INLINE void clprim_fence_global(void) { mem_fence(CLK_GLOBAL_MEM_FENCE); }
 #endif
 
 /* ------------------------------------------------- work-group operations */

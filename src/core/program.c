@@ -302,6 +302,74 @@ static char *dup_text(const char *s) {
   return d;
 }
 
+/* Text being assembled (malloc'ed, grown as needed). */
+struct text {
+  char *s;
+  size_t len, room;
+  int failed;  /* out of memory */
+  int missing; /* an #include "internal/..." that is not embedded: a bug of ours */
+};
+
+static void text_add(struct text *t, const char *s, size_t len) {
+  if (t->failed) return;
+  if (t->len + len + 1 > t->room) {
+    size_t room = (t->len + len + 1) * 2;
+    char *p = realloc(t->s, room);
+    if (!p) {
+      t->failed = 1;
+      return;
+    }
+    t->s = p, t->room = room;
+  }
+  memcpy(t->s + t->len, s, len);
+  t->len += len;
+  t->s[t->len] = '\0';
+}
+
+/* Appends `body` (the embedded file `name`) with every line
+ * `#include "internal/X.h"` replaced by that file's text, itself expanded,
+ * and #line directives so that build logs name the right file and line.
+ * Each internal header is inlined once per program (`seen`, space-separated
+ * names), as an include guard would. Kernels read as plain OpenCL C; the
+ * installed library needs no files beside it. */
+static void add_expanded(struct text *t, const char *name, const char *body, struct text *seen,
+                         int depth) {
+  static const char directive[] = "#include \"internal/";
+  unsigned line = 1;
+  for (const char *p = body; *p;) {
+    const char *end = strchr(p, '\n');
+    size_t len = end ? (size_t)(end - p) + 1 : strlen(p);
+    if (strncmp(p, directive, sizeof directive - 1) == 0 && depth < 8) {
+      const char *file = p + strlen("#include \"");
+      size_t file_len = strcspn(file, "\"\n");
+      char inc[128];
+      snprintf(inc, sizeof inc, "%.*s", (int)(file_len < 100 ? file_len : 100), file);
+      const char *text = clprim__source(inc);
+      char key[132];
+      snprintf(key, sizeof key, " %s ", inc);
+      if (!text) {
+        t->missing = 1;
+        return;
+      }
+      if (!seen->s || !strstr(seen->s, key)) {
+        text_add(seen, key, strlen(key));
+        char mark[192];
+        snprintf(mark, sizeof mark, "#line 1 \"%s\"\n", inc);
+        text_add(t, mark, strlen(mark));
+        add_expanded(t, inc, text, seen, depth + 1);
+        snprintf(mark, sizeof mark, "\n#line %u \"%s\"\n", line + 1, name);
+        text_add(t, mark, strlen(mark));
+      } else {
+        text_add(t, "\n", 1); /* keeps the line numbers */
+      }
+    } else {
+      text_add(t, p, len);
+    }
+    p += len;
+    ++line;
+  }
+}
+
 /* The build of a program: its source and full options (malloc'ed). */
 static clprim_status prepare_job(clprim_context *ctx, const struct program_id *id,
                                  struct build_job *j) {
@@ -313,10 +381,8 @@ static clprim_status prepare_job(clprim_context *ctx, const struct program_id *i
   const int whole_file = !*id->kernels;
   size_t options_len = strlen(path_opts) + strlen(id->options) + 2 +
                        (whole_file ? strlen(body) / 4 : strlen(id->kernels) * 10) + 16;
-  size_t source_len = strlen(header) + strlen(id->prefix) + strlen(body) + strlen(id->file) + 32;
   j->options = malloc(options_len);
-  j->source = malloc(source_len);
-  if (!j->options || !j->source) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  if (!j->options) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
   size_t used = (size_t)snprintf(j->options, options_len, "%s %s", path_opts, id->options);
   for (const char *k = id->kernels; *k;) {
     size_t len = strcspn(k, " ");
@@ -330,9 +396,40 @@ static clprim_status prepare_job(clprim_context *ctx, const struct program_id *i
     size_t len = strcspn(k, " \r\n");
     used += (size_t)snprintf(j->options + used, options_len - used, " -D%.*s", (int)len, k);
   }
-  snprintf(j->source, source_len, "%s\n%s%s#line 1 \"%s\"\n%s", header, id->prefix,
-           *id->prefix ? "\n" : "", id->file, body);
+  struct text t = {NULL, 0, 0, 0, 0}, seen = {NULL, 0, 0, 0, 0};
+  text_add(&t, header, strlen(header));
+  text_add(&t, "\n", 1);
+  text_add(&t, id->prefix, strlen(id->prefix));
+  if (*id->prefix) text_add(&t, "\n", 1);
+  char mark[160];
+  snprintf(mark, sizeof mark, "#line 1 \"%s\"\n", id->file);
+  text_add(&t, mark, strlen(mark));
+  add_expanded(&t, id->file, body, &seen, 0);
+  free(seen.s);
+  if (t.failed || seen.failed || t.missing) {
+    free(t.s);
+    return t.missing ? CLPRIM_ERROR_INVALID_ARGUMENT : CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  j->source = t.s;
   return CLPRIM_SUCCESS;
+}
+
+/* Jobs shared by the build threads: each takes the next unstarted one. */
+struct job_queue {
+  struct build_job *jobs;
+  unsigned todo, next;
+  pthread_mutex_t lock;
+};
+
+static void *build_worker(void *arg) {
+  struct job_queue *q = arg;
+  for (;;) {
+    pthread_mutex_lock(&q->lock);
+    const unsigned k = q->next++;
+    pthread_mutex_unlock(&q->lock);
+    if (k >= q->todo) return NULL;
+    run_build_job(&q->jobs[k]);
+  }
 }
 
 /* At most this many builds run at once (threads), on GPUs only: NVIDIA's
@@ -341,8 +438,49 @@ static clprim_status prepare_job(clprim_context *ctx, const struct program_id *i
  * concurrently. */
 #define MAX_PARALLEL_BUILDS 8
 
+/* Collection (clprim_context_prebuild): keeps a copy of each request not
+ * seen yet, builds nothing. */
+static clprim_status collect(clprim_context *ctx, const struct clprim_kernel_request *requests,
+                             unsigned count) {
+  struct clprim_collect *c = ctx->collect;
+  for (unsigned r = 0; r < count; ++r) {
+    const struct clprim_kernel_request *q = &requests[r];
+    const char *fields[5] = {q->file, q->prefix ? q->prefix : "", q->options ? q->options : "",
+                             q->name, q->together ? q->together : ""};
+    int seen = 0;
+    for (size_t k = 0; k < c->count && !seen; ++k) {
+      const struct clprim_kernel_request *o = &c->requests[k];
+      const char *known[5] = {o->file, o->prefix, o->options, o->name,
+                              o->together ? o->together : ""};
+      seen = 1;
+      for (int f = 0; f < 5 && seen; ++f) seen = strcmp(fields[f], known[f]) == 0;
+    }
+    if (seen) continue;
+    if (c->count == c->room) {
+      const size_t room = c->room ? 2 * c->room : 64;
+      struct clprim_kernel_request *p = realloc(c->requests, room * sizeof *p);
+      if (!p) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+      c->requests = p, c->room = room;
+    }
+    char *copies[5] = {NULL};
+    int ok = 1;
+    for (int f = 0; f < 5; ++f)
+      if (f < 4 || *fields[f]) ok &= (copies[f] = dup_text(fields[f])) != NULL;
+    if (!ok) {
+      for (int f = 0; f < 5; ++f) free(copies[f]);
+      return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    /* together stays NULL when the request had none (a program of its own). */
+    const struct clprim_kernel_request copy = {copies[0], copies[1], copies[2], copies[3],
+                                               copies[4], NULL};
+    c->requests[c->count++] = copy;
+  }
+  return CLPRIM__COLLECTED;
+}
+
 clprim_status clprim__kernels(clprim_context *ctx, const struct clprim_kernel_request *requests,
                               unsigned count) {
+  if (ctx->collect) return collect(ctx, requests, count);
   /* The programs not built yet, each once. */
   struct build_job *jobs = NULL;
   struct program_id *ids = NULL;
@@ -367,24 +505,22 @@ clprim_status clprim__kernels(clprim_context *ctx, const struct clprim_kernel_re
     st = prepare_job(ctx, &id, &jobs[todo++]);
     if (st != CLPRIM_SUCCESS) break;
   }
-  /* Builds in threads, `parallel` at a time; the first in this one.
-   * (Oclgrind calls its device every type at once: CPU too, so serial.) */
+  /* Builds in threads, up to `parallel` at once, each taking the next job
+   * (so one slow program does not hold the others back); this thread works
+   * too. (Oclgrind calls its device every type at once: CPU too, so one.) */
   const cl_device_type type = ctx->info.device_type;
   const unsigned parallel =
       (type & CL_DEVICE_TYPE_GPU) && !(type & CL_DEVICE_TYPE_CPU) ? MAX_PARALLEL_BUILDS : 1;
-  for (unsigned first = 0; st == CLPRIM_SUCCESS && first < todo; first += parallel) {
-    unsigned last = first + parallel < todo ? first + parallel : todo;
+  if (st == CLPRIM_SUCCESS && todo > 0) {
+    struct job_queue q = {jobs, todo, 0, PTHREAD_MUTEX_INITIALIZER};
     pthread_t threads[MAX_PARALLEL_BUILDS];
     int started[MAX_PARALLEL_BUILDS] = {0};
-    for (unsigned k = first + 1; k < last; ++k)
-      started[k - first] = pthread_create(&threads[k - first], NULL, run_build_job, &jobs[k]) == 0;
-    run_build_job(&jobs[first]);
-    for (unsigned k = first + 1; k < last; ++k) {
-      if (started[k - first])
-        pthread_join(threads[k - first], NULL);
-      else
-        run_build_job(&jobs[k]);
-    }
+    const unsigned helpers = (todo < parallel ? todo : parallel) - 1;
+    for (unsigned k = 0; k < helpers; ++k)
+      started[k] = pthread_create(&threads[k], NULL, build_worker, &q) == 0;
+    build_worker(&q);
+    for (unsigned k = 0; k < helpers; ++k)
+      if (started[k]) pthread_join(threads[k], NULL);
   }
   /* Keep what built; the first failure's log becomes the context's. */
   for (unsigned k = 0; k < todo; ++k) {
@@ -441,7 +577,7 @@ clprim_status clprim__kernels(clprim_context *ctx, const struct clprim_kernel_re
       k->next = e->kernels_made;
       e->kernels_made = k;
     }
-    *requests[r].kernel = k->kernel;
+    if (requests[r].kernel) *requests[r].kernel = k->kernel;
   }
   return st;
 }

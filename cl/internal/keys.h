@@ -1,0 +1,57 @@
+/* keys.h: order-preserving keys, for kernels (selection, top-k, argmax /
+ * argmin) and for the host, which turns a key back into an element.
+ *
+ * A key is an unsigned integer as wide as the element whose unsigned order
+ * is the element order, so one kernel per width serves all six types:
+ * floats with the sign bit set have every bit inverted, other floats get the
+ * sign bit set; signed integers get the sign bit flipped; unsigned integers
+ * are their own keys. key_of also maps -0.0 to +0.0's key and every NaN to
+ * KEY_MAX (above +inf), the order every family documents.
+ *
+ * The macros are plain C and OpenCL C; the rest needs, in kernels, T and
+ * KEY_BITS (or T_BITS) = 32 | 64, T_FLOAT = 0 | 1, T_SIGNED = 0 | 1. */
+#ifndef CLPRIM_KEYS_H
+#define CLPRIM_KEYS_H
+
+#define CLPRIM_KEY_OF_FLOAT_BITS(b, sign) (((b) & (sign)) ? ~(b) : ((b) | (sign)))
+#define CLPRIM_FLOAT_BITS_OF_KEY(k, sign) (((k) & (sign)) ? ((k) ^ (sign)) : ~(k))
+#define CLPRIM_KEY_OF_SIGNED_BITS(b, sign) ((b) ^ (sign))
+
+#ifdef __OPENCL_VERSION__
+#ifndef KEY_BITS
+#define KEY_BITS T_BITS
+#endif
+#if KEY_BITS == 32
+#define KEY uint
+#define KEY_SIGN 0x80000000u
+#define KEY_MAX 0xFFFFFFFFu
+#define AS_KEY as_uint
+#else
+#define KEY ulong
+#define KEY_SIGN 0x8000000000000000ul
+#define KEY_MAX 0xFFFFFFFFFFFFFFFFul
+#define AS_KEY as_ulong
+#endif
+
+/* The key of an element's bits (no special case for -0.0 or NaN). */
+CLPRIM_INLINE KEY key_of_bits(KEY b) {
+#if T_FLOAT
+  return CLPRIM_KEY_OF_FLOAT_BITS(b, KEY_SIGN);
+#elif T_SIGNED
+  return CLPRIM_KEY_OF_SIGNED_BITS(b, KEY_SIGN);
+#else
+  return b;
+#endif
+}
+
+/* The key of x: -0.0 as +0.0, every NaN KEY_MAX. */
+CLPRIM_INLINE KEY key_of(T x) {
+#if T_FLOAT
+  if (isnan(x)) return KEY_MAX;
+  return key_of_bits(x == (T)0 ? (KEY)0 : AS_KEY(x));
+#else
+  return key_of_bits(AS_KEY(x));
+#endif
+}
+#endif /* __OPENCL_VERSION__ */
+#endif /* CLPRIM_KEYS_H */

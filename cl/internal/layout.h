@@ -1,0 +1,39 @@
+/* layout.h: the layout of device buffers that host code and kernels both
+ * read, in plain C that compiles as either (macros only). Host files
+ * include it as "../cl/internal/layout.h", kernels as "internal/layout.h";
+ * no number here is written out again anywhere else. */
+#ifndef CLPRIM_LAYOUT_H
+#define CLPRIM_LAYOUT_H
+
+/* ---- decoupled look-back (internal/lookback.h): a tile counter in the
+ * first LB_COUNTER_BYTES bytes, then the tile statuses; the buffer is zeroed
+ * before the launch. Values of at most 32 bits and counts (below 2^62)
+ * share one 64-bit word per tile with their flag; other 64-bit values take
+ * a 32-bit flag per tile, then an aggregate and an inclusive prefix each. */
+#define LB_COUNTER_BYTES 8
+#define LB_PACKED_BYTES(tiles) (LB_COUNTER_BYTES + (tiles) * 8)
+#define LB_AGGREGATES_AT(tiles) (LB_COUNTER_BYTES + (((tiles) * 4 + 7) / 8) * 8)
+#define LB_PREFIXES_AT(tiles) (LB_AGGREGATES_AT(tiles) + (tiles) * 8)
+#define LB_SPLIT_BYTES(tiles) (LB_PREFIXES_AT(tiles) + (tiles) * 8)
+
+/* ---- selection by rank and top-k (nth_element.cl, topk.cl). */
+#define NTH_BUCKETS 512     /* 511 buckets of a level; slot 511 counts NaNs */
+#define NTH_BASE 2048       /* keys sorted in local memory at the end */
+/* A level's meta buffer, in 64-bit words: where each chosen bucket goes in
+ * the next buffer, the bucket totals and extraction cursors (32-bit), the
+ * search tree, the chosen buckets, the bucket table and its scale. */
+#define NTH_META_WORDS 3368
+/* A level's sub-problems, NTH_SUB_WORDS words each: offset, length, first
+ * work-group, work-groups, meta_at, counts_at, state_at, r0, r1, rank_base,
+ * out_base, seed. */
+#define NTH_SUB_WORDS 12
+/* nth_choose's answers: NTH_STATE_HEAD words (NaN count, keys to extract),
+ * then NTH_STATE_WORDS per wanted rank. */
+#define NTH_STATE_HEAD 2
+#define NTH_STATE_WORDS 6
+/* nth_small's jobs: from word NTH_JOBS_AT of its state buffer,
+ * NTH_JOB_WORDS each (offset, length, rank, result slot, room). */
+#define NTH_JOBS_AT 8
+#define NTH_JOB_WORDS 5
+
+#endif /* CLPRIM_LAYOUT_H */

@@ -1,0 +1,98 @@
+/* lookback.h: decoupled look-back (Merrill and Garland, "Single-pass
+ * Parallel Prefix Scan with Decoupled Look-back", 2016), for single-pass
+ * kernels: work-groups take tile ids in launch order (lb_next_tile),
+ * publish their tile's aggregate, and one warp looks back over the
+ * predecessors' published values until it meets an inclusive prefix.
+ * Needs work-groups that make progress while others wait (NVIDIA GPUs give
+ * that in practice; the hosts run these kernels on nv_ptx only) and the
+ * 32-lane ballot of clprim_device.h.
+ *
+ * Build with LB_T (the value: uint, int, float, ulong, long, double) and
+ * LB_BITS:
+ *   32  values of 32 bits: one 64-bit word per tile, flag << 32 | bits;
+ *   62  counts below 2^62 (LB_T ulong): one word, flag << 62 | count;
+ *   64  other 64-bit values: a 32-bit flag per tile, then the aggregates,
+ *       then the inclusive prefixes (layout.h); each value is written
+ *       once, before its flag, with a fence between.
+ * The state buffer (layout.h: LB_PACKED_BYTES / LB_SPLIT_BYTES) is zeroed
+ * before the launch. */
+#ifndef CLPRIM_LOOKBACK_H
+#define CLPRIM_LOOKBACK_H
+#include "internal/layout.h"
+
+#define LB_EMPTY 0u
+#define LB_AGGREGATE 1u /* the tile's own value */
+#define LB_PREFIX 2u    /* the tile's value plus all earlier tiles' */
+
+/* The next tile id (one work-item calls, then shares it). */
+CLPRIM_INLINE uint lb_next_tile(__global uchar *state) {
+  return atomic_inc((__global volatile uint *)state);
+}
+
+#if LB_BITS == 32 || LB_BITS == 62
+CLPRIM_INLINE void lb_publish(__global uchar *state, uint tiles, uint tile, uint flag, LB_T value) {
+  __global volatile ulong *status = (__global volatile ulong *)(state + LB_COUNTER_BYTES);
+  (void)tiles;
+#if LB_BITS == 32
+  status[tile] = ((ulong)flag << 32) | as_uint(value);
+#else
+  status[tile] = ((ulong)flag << 62) | value;
+#endif
+}
+CLPRIM_INLINE uint lb_read(__global uchar *state, uint tiles, long tile, LB_T *value) {
+  __global volatile ulong *status = (__global volatile ulong *)(state + LB_COUNTER_BYTES);
+  (void)tiles;
+  const ulong s = status[tile];
+#if LB_BITS == 32
+  *value = CLPRIM_CAT(as_, LB_T)((uint)s);
+  return (uint)(s >> 32);
+#else
+  *value = s & (((ulong)1 << 62) - 1);
+  return (uint)(s >> 62);
+#endif
+}
+#else
+CLPRIM_INLINE void lb_publish(__global uchar *state, uint tiles, uint tile, uint flag, LB_T value) {
+  __global volatile uint *flags = (__global volatile uint *)(state + LB_COUNTER_BYTES);
+  __global volatile LB_T *values = (__global volatile LB_T *)(
+      state + (flag == LB_PREFIX ? LB_PREFIXES_AT((ulong)tiles) : LB_AGGREGATES_AT((ulong)tiles)));
+  values[tile] = value;
+  clprim_fence_global();
+  flags[tile] = flag;
+}
+CLPRIM_INLINE uint lb_read(__global uchar *state, uint tiles, long tile, LB_T *value) {
+  __global volatile uint *flags = (__global volatile uint *)(state + LB_COUNTER_BYTES);
+  const uint flag = flags[tile];
+  clprim_fence_global();
+  __global volatile LB_T *values = (__global volatile LB_T *)(
+      state + (flag == LB_PREFIX ? LB_PREFIXES_AT((ulong)tiles) : LB_AGGREGATES_AT((ulong)tiles)));
+  *value = flag == LB_EMPTY ? (LB_T)0 : values[tile];
+  return flag;
+}
+#endif
+
+/* Run by the 32 lanes of one warp: the sum of the values of all tiles
+ * before `tile`. Each round reads the statuses of the 32 nearest unread
+ * predecessors (lane 0 the nearest), waits until none is empty, and stops
+ * at the nearest inclusive prefix. */
+CLPRIM_INLINE LB_T lb_look_back(__global uchar *state, uint tiles, uint tile) {
+  const uint lane = clprim_sg_lane();
+  LB_T prefix = 0;
+  long nearest = (long)tile - 1;
+  for (;;) {
+    const long at = nearest - (long)lane;
+    LB_T value = 0;
+    uint flag;
+    do {
+      flag = at < 0 ? LB_PREFIX : lb_read(state, tiles, at, &value);
+    } while (clprim_sg_ballot(flag == LB_EMPTY) != 0);
+    const uint prefixes = clprim_sg_ballot(flag == LB_PREFIX);
+    if (prefixes) {
+      const uint stop = 31u - clz(prefixes & (~prefixes + 1u)); /* nearest lane holding a prefix */
+      return prefix + CLPRIM_CAT(clprim_sg_reduce_add_, LB_T)(lane <= stop ? value : (LB_T)0);
+    }
+    prefix += CLPRIM_CAT(clprim_sg_reduce_add_, LB_T)(value);
+    nearest -= 32;
+  }
+}
+#endif /* CLPRIM_LOOKBACK_H */

@@ -1,0 +1,175 @@
+/* sample_select.h: the device code that selection by rank (nth_element.cl)
+ * and top-k (topk.cl) share; kernels pull it in with
+ * `#include "internal/sample_select.h"` (src/core/program.c inlines it from
+ * the embedded copy). Kernels themselves stay in their family's file.
+ *
+ * Both files run on one level of SampleSelect (see nth_element.cl): top-k's
+ * kernels read what nth_sample, nth_count and nth_choose leave in a level's
+ * meta buffer (the splitters, the bucket totals, the cursors). Here: the
+ * build options' defaults, the constants and the meta buffer's layout, the
+ * splitters to local memory, the key range of a run of buckets, and the
+ * traversal of the elements that the counting and gathering passes share.
+ * The bucket search and the other helpers of the level kernels alone stay in
+ * nth_element.cl, those of top-k's kernels alone in topk.cl.
+ *
+ * Build options (the same for both files: clprim__nth_options in
+ * src/nth_element.c): -DT=int|uint|long|ulong|float|double (uint / ulong for
+ * levels after the first, which hold keys), -DT_FLOAT=0|1, -DT_SIGNED=0|1,
+ * -DKEY_BITS=32|64, -DWG (a power of two), -DITEMS (top-k elements per
+ * work-item and tile, a multiple of 4); nth_count's build for callers that
+ * reject NaNs adds -DNTH_COUNT_NANS=1. */
+#ifndef CLPRIM_SAMPLE_SELECT_H
+#define CLPRIM_SAMPLE_SELECT_H
+
+#ifndef T
+#define T uint
+#define T_FLOAT 0
+#define T_SIGNED 0
+#define KEY_BITS 32
+#endif
+#ifndef WG
+#define WG 256
+#endif
+#ifndef ITEMS
+#define ITEMS 16
+#endif
+
+#ifndef NTH_VEC
+#define NTH_VEC 4 /* vectors of 4 per work-item and round in the full passes */
+#endif
+#ifndef NTH_TOP
+#define NTH_TOP 2 /* search-tree levels held in registers (0, 1 or 2) */
+#endif
+#ifndef NTH_TABLE_BITS
+#define NTH_TABLE_BITS 13 /* 0: the tree search alone (for comparisons); at most 13 */
+#endif
+#ifndef NTH_MAXC
+#define NTH_MAXC 16 /* chosen buckets listed in the meta (NTH_RANGE_MAX at most) */
+#endif
+#ifndef NTH_RANGE_MAX /* chosen buckets extracted by key ranges, not searched */
+#if NTH_TABLE_BITS
+#define NTH_RANGE_MAX 1 /* more: the table search is cheaper than NTH_RANGE_MAX compares */
+#else
+#define NTH_RANGE_MAX NTH_MAXC
+#endif
+#endif
+#ifndef NTH_COUNT_NANS
+#define NTH_COUNT_NANS 0 /* nth_count: NaNs also in the NaN slot */
+#endif
+#define NTH_E (4 * NTH_VEC)
+
+/* A level's buckets: 2j for the keys between splitters s[j-1] and s[j],
+ * 2j+1 for those equal to s[j] (SPLITTERS splitters from a sample of SAMPLE
+ * keys); NAN_SLOT counts NaNs. Its meta buffer (META_*): where each chosen
+ * bucket goes in the next buffer, the bucket totals, the cursors, the
+ * splitters, the chosen buckets, the bucket table and its scale. */
+#include "internal/layout.h"
+#define BUCKETS NTH_BUCKETS
+#define NAN_SLOT 511
+#define SPLITTERS 255
+#define SAMPLE 1024
+#define BASE NTH_BASE
+#define NOT_CHOSEN 0xFFFFFFFFFFFFFFFFul
+#define NO_BASE 0xFFFFFFFFu
+
+#include "internal/keys.h"
+#define VEC4 CLPRIM_CAT(T, 4)
+
+#define META_WORDS NTH_META_WORDS
+#define META_REGION(m) (m)
+#define META_TOTALS(m) ((__global uint *)((m) + 512))
+#define META_CURSORS(m) ((__global uint *)((m) + 768))
+#define META_TREE(m) ((__global KEY *)((m) + 1024))
+#define META_NCHOSEN(m) ((m)[1280]) /* open buckets chosen */
+#define META_CHOSEN(m) ((m) + 1281) /* the first NTH_MAXC of them */
+#define META_TABLE(m) ((__global uint *)((m) + 1312)) /* up to 2^13 + 2 ushorts */
+#define META_SCALE(m) ((m)[3361])
+
+CLPRIM_INLINE __global const KEY *tree_g_of(__global ulong *meta) {
+  return META_TREE(meta);
+}
+
+CLPRIM_INLINE void load_tree(__local KEY *tree, __global const KEY *tree_g) {
+  for (uint j = (uint)get_local_id(0); j < SPLITTERS + 1; j += WG)
+    tree[j] = j < SPLITTERS ? tree_g[j] : KEY_MAX;
+}
+
+/* The smallest key whose bucket is at least b (bucket_of is monotone in the
+ * key); *none when no key has. Splitters repeat under duplicates: an
+ * equality bucket 2j+1 whose splitter equals s[j-1] stays empty. */
+CLPRIM_INLINE KEY first_key_from(uint b, __local const KEY *tree, int *none) {
+  const uint j = b / 2;
+  *none = 0;
+  if (b >= NAN_SLOT) {
+    *none = 1;
+    return 0;
+  }
+  if (!(b & 1u)) {
+    if (j == 0) return 0;
+    if (tree[j - 1] == KEY_MAX) *none = 1;
+    return tree[j - 1] + 1;
+  }
+  if (j > 0 && tree[j - 1] == tree[j]) {
+    if (tree[j] == KEY_MAX) *none = 1;
+    return tree[j] + 1;
+  }
+  return tree[j];
+}
+
+/* The keys of buckets [lo, hi]: the keys k with k - *first <= *span
+ * (unsigned); 0 when there are none. */
+CLPRIM_INLINE int key_range(uint lo, uint hi, __local const KEY *tree, KEY *first, KEY *span) {
+  int none_lo, none_hi;
+  const KEY a = first_key_from(lo, tree, &none_lo);
+  const KEY after = first_key_from(hi + 1, tree, &none_hi);
+  const KEY b = none_hi ? KEY_MAX : after - 1;
+  *first = a, *span = b - a;
+  return !none_lo && !(!none_hi && after == 0) && a <= b;
+}
+
+/* The traversal shared by nth_count, nth_extract and topk_candidates, so
+ * that each work-group sees the same elements in all: vectors of 4 taken
+ * grid-stride, NTH_VEC of them per work-item and round (loads in flight;
+ * uniform trip count within a work-group), the last n % 4 elements by
+ * work-group 0, one per work-item (`group` of `groups`: the work-group
+ * within its sub-problem). BATCH(keys, valid, quad) is called by
+ * every work-item each round with NTH_E keys (key e from quad[e / 4]);
+ * VISIT(key, valid, index) for the tail. TRAVERSE_FULL_FIRST (nth_count):
+ * the rounds where all of the work-group's vectors lie inside come first,
+ * with valid constant (no checks per key; the counting pass is bound by
+ * instructions per key: H100, nth_approx 0.596 -> 0.588 ms; nth_extract_one
+ * measured no better, so the other passes keep one loop). */
+#define TRAVERSE_ROUND(BATCH, CHECK)                                                               \
+  {                                                                                                \
+    KEY keys_[NTH_E];                                                                              \
+    int valid_[NTH_VEC];                                                                           \
+    ulong quad_[NTH_VEC];                                                                          \
+    _Pragma("unroll") for (uint v = 0; v < NTH_VEC; ++v) {                                         \
+      quad_[v] = q0 + v * gsize;                                                                   \
+      valid_[v] = !(CHECK) || quad_[v] < quads;                                                    \
+      const VEC4 x_ = valid_[v] ? in4[quad_[v]] : (VEC4)(0);                                       \
+      keys_[4 * v] = key_of(x_.s0), keys_[4 * v + 1] = key_of(x_.s1);                              \
+      keys_[4 * v + 2] = key_of(x_.s2), keys_[4 * v + 3] = key_of(x_.s3);                          \
+    }                                                                                              \
+    BATCH(keys_, valid_, quad_)                                                                    \
+  }
+#define TRAVERSE_LOOPS(BATCH, VISIT, FULL_FIRST)                                                    \
+  {                                                                                                \
+    const ulong quads = n / 4, gsize = (ulong)groups * WG, lid_ = get_local_id(0);                 \
+    __global const VEC4 *in4 = (__global const VEC4 *)(in + offset);                               \
+    ulong q0 = group * (ulong)WG + lid_;                                                           \
+    if (FULL_FIRST)                                                                                \
+      for (; q0 - lid_ + (WG - 1) + (NTH_VEC - 1) * gsize < quads; q0 += NTH_VEC * gsize)          \
+        TRAVERSE_ROUND(BATCH, 0)                                                                   \
+    for (; q0 < quads + lid_; q0 += NTH_VEC * gsize)                                               \
+      TRAVERSE_ROUND(BATCH, 1)                                                                     \
+    if (group == 0) {                                                                              \
+      const ulong i = 4 * quads + lid_;                                                            \
+      const int valid = i < n;                                                                     \
+      VISIT(key_of(valid ? in[offset + i] : (T)0), valid, i);                                      \
+    }                                                                                              \
+  }
+#define TRAVERSE(BATCH, VISIT) TRAVERSE_LOOPS(BATCH, VISIT, 0)
+#define TRAVERSE_FULL_FIRST(BATCH, VISIT) TRAVERSE_LOOPS(BATCH, VISIT, 1)
+
+#endif /* CLPRIM_SAMPLE_SELECT_H */

@@ -1,0 +1,43 @@
+/* tile.h: loads and stores of 4 consecutive elements, the unit in which
+ * kernels move tiles (rows of work-group-size 4-vectors, so a warp touches
+ * consecutive 16-byte vectors). `first` is a multiple of 4 from a 16-byte
+ * aligned base; a vector wholly below n moves with one aligned vector
+ * access (ld/st.global.v4 on NVIDIA: vload4 only promises element
+ * alignment and compiles to scalar loads), the last partial one element by
+ * element. CLPRIM_TILE_IO(T) defines load4_T and store4_T. */
+#ifndef CLPRIM_TILE_H
+#define CLPRIM_TILE_H
+
+/* Oclgrind (the local path in the tests) flags a vector built from scalars
+ * and stored through a vector pointer as uninitialised (its issue #126), so
+ * other paths store with vstore4. */
+#ifdef CLPRIM_PATH_NV_PTX
+#define CLPRIM_STORE4(T, v, out, first) (((__global CLPRIM_CAT(T, 4) *)(out))[(first) / 4] = (v))
+#else
+#define CLPRIM_STORE4(T, v, out, first) vstore4((v), (first) / 4, (out))
+#endif
+
+#define CLPRIM_TILE_IO(T)                                                                         \
+  /* in[first .. first + 3], `fill` past n. */                                                   \
+  CLPRIM_INLINE CLPRIM_CAT(T, 4) load4_##T(__global const T *in, ulong n, ulong first, T fill) { \
+    if (first + 4 <= n) return ((__global const CLPRIM_CAT(T, 4) *)in)[first / 4];               \
+    CLPRIM_CAT(T, 4) x = (CLPRIM_CAT(T, 4))(fill);                                               \
+    if (first < n) x.s0 = in[first];                                                              \
+    if (first + 1 < n) x.s1 = in[first + 1];                                                      \
+    if (first + 2 < n) x.s2 = in[first + 2];                                                      \
+    return x;                                                                                     \
+  }                                                                                               \
+  /* out[first .. first + 3] = v, the parts below n. */                                          \
+  CLPRIM_INLINE void store4_##T(__global T *out, ulong n, ulong first, CLPRIM_CAT(T, 4) v) {     \
+    if (first + 4 <= n) {                                                                         \
+      CLPRIM_STORE4(T, v, out, first);                                                            \
+      return;                                                                                     \
+    }                                                                                             \
+    if (first < n) out[first] = v.s0;                                                             \
+    if (first + 1 < n) out[first + 1] = v.s1;                                                     \
+    if (first + 2 < n) out[first + 2] = v.s2;                                                     \
+  }
+CLPRIM_FOR_EACH_TYPE(CLPRIM_TILE_IO)
+CLPRIM_TILE_IO(uchar) /* flags */
+
+#endif /* CLPRIM_TILE_H */

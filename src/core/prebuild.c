@@ -1,0 +1,127 @@
+/* prebuild.c: clprim_context_prebuild, every program of the context's path
+ * built ahead of the first calls.
+ *
+ * The programs a call needs are whatever its family's plan asks
+ * clprim__kernels for, so prebuilding does not list them again: it makes
+ * dry runs of the public calls (every family, every type the device has,
+ * sizes that reach each plan) while clprim__kernels only collects the
+ * requests and stops the call before anything is enqueued
+ * (CLPRIM__COLLECTED). Then it builds everything collected in one
+ * clprim__kernels call: several programs at once on GPUs, and into the disk
+ * cache. Programs that depend on a call's own arguments (a user's
+ * expression) are built by that call. */
+#include "../internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Buffers the dry runs name: never read or written. */
+struct dry {
+  cl_mem in, in2, out, out2, small;
+  size_t n;        /* elements a large dry run claims (in, out hold n * 8 bytes) */
+  size_t max_bins; /* bins of the largest histogram dry run */
+};
+
+static void dry_runs(clprim_context *ctx, const struct dry *d, clprim_type t) {
+  const size_t n = d->n, mid = (size_t)1 << 16;
+  const size_t sizes[3] = {1, mid, n};
+  clprim_value v;
+  uint64_t u, k = 1;
+  memset(&v, 0, sizeof v);
+  for (int s = 0; s < 3; ++s) {
+    clprim_scan_exclusive(ctx, t, d->in, d->out, sizes[s]);
+    clprim_argmax(ctx, t, d->in, sizes[s], 0, &v, &u, NULL);
+    clprim_reduce_max(ctx, t, d->in, sizes[s], 0, &v, NULL);
+    clprim_reduce_sum(ctx, t, d->in, sizes[s], &v, NULL);
+  }
+  /* Selection: predicates, both flag types, partition (values and indices). */
+  clprim_predicate pred;
+  memset(&pred, 0, sizeof pred);
+  pred.op = CLPRIM_PRED_GT;
+  const clprim_select_output out = {d->out, d->out2, 0, NULL, &u};
+  clprim_select(ctx, t, d->in, mid, &pred, &out);
+  clprim_select_count(ctx, t, d->in, mid, &pred, &u);
+  clprim_partition(ctx, t, d->in, mid, &pred, &out);
+  clprim_select_flagged(ctx, t, d->in, d->in2, CLPRIM_FLAGS_UINT8, mid, &out);
+  clprim_select_flagged(ctx, t, d->in, d->in2, CLPRIM_FLAGS_INT32, mid, &out);
+  clprim_partition_flagged(ctx, t, d->in, d->in2, CLPRIM_FLAGS_UINT8, mid, &out);
+  /* Histograms: bins in local memory, beyond it, and the binned path. */
+  const size_t bins[3] = {256, (size_t)1 << 16, d->max_bins};
+  clprim_value lo, hi;
+  memset(&lo, 0, sizeof lo);
+  memset(&hi, 0, sizeof hi);
+  hi.u64 = t == CLPRIM_FLOAT ? 0x3f800000u : t == CLPRIM_DOUBLE ? 0x3ff0000000000000ull : 1000;
+  uint64_t outside[3];
+  for (int b = 0; b < 3; ++b) {
+    clprim_histogram_even(ctx, t, d->in, n, lo, hi, bins[b], d->out, outside);
+    clprim_reduce_by_key_dense(ctx, CLPRIM_INT32, d->in, t, d->in2, n, bins[b], d->out,
+                               NULL, outside);
+    clprim_reduce_by_key_dense(ctx, CLPRIM_INT32, d->in, t, d->in2, n, bins[b], d->out,
+                               d->out2, outside);
+    if (t == CLPRIM_INT32 || t == CLPRIM_UINT32)
+      clprim_histogram_keys(ctx, t, d->in, n, bins[b], d->out, outside);
+  }
+  if (t != CLPRIM_FLOAT && t != CLPRIM_DOUBLE)
+    for (clprim_type value = 0; value < CLPRIM_TYPE_COUNT; ++value)
+      clprim_reduce_by_key(ctx, t, d->in, value, d->in2, mid, d->out, d->out2, NULL, &u);
+  /* Selection by rank and top-k: small inputs (one work-group) and levels;
+   * small and large k. */
+  const uint64_t ranks[2] = {1, mid / 2};
+  clprim_value values[2];
+  for (int s = 0; s < 3; s += 1) {
+    clprim_nth_element(ctx, t, d->in, sizes[s] + 1, 0, 0, &v, NULL);
+    clprim_nth_element(ctx, t, d->in, sizes[s] + 1, 0, CLPRIM_NTH_REJECT_NAN, &v, NULL);
+  }
+  clprim_quantiles(ctx, t, d->in, mid, ranks, 2, 0, values, NULL);
+  clprim_nth_element_approx(ctx, t, d->in, mid, mid / 2, 0, &v, &u);
+  for (int s = 1; s < 3; ++s)
+    for (int sorted = 0; sorted < 2; ++sorted) {
+      clprim_topk(ctx, t, d->in, sizes[s], k, sorted ? CLPRIM_TOPK_SORTED : 0, d->out, d->out2);
+      clprim_topk(ctx, t, d->in, sizes[s], 5000, sorted ? CLPRIM_TOPK_SORTED : 0, d->out,
+                  d->out2);
+    }
+}
+
+clprim_status clprim_context_prebuild(clprim_context *ctx) {
+  return clprim__prebuild(ctx, ~0u);
+}
+
+clprim_status clprim__prebuild(clprim_context *ctx, unsigned types) {
+  if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (ctx->collect) return CLPRIM_ERROR_INVALID_ARGUMENT; /* not re-entrant */
+  struct dry d;
+  memset(&d, 0, sizeof d);
+  /* Large enough for every multi-tile plan; on GPUs for the binned
+   * histogram too (2^22 elements, 2^20 bins), which CPUs never run. */
+  const int gpu = (ctx->info.device_type & CL_DEVICE_TYPE_GPU) != 0;
+  d.n = gpu ? (size_t)1 << 22 : (size_t)1 << 18;
+  d.max_bins = gpu ? (size_t)1 << 20 : (size_t)1 << 17;
+  cl_int err = CL_SUCCESS;
+  cl_mem *bufs[4] = {&d.in, &d.in2, &d.out, &d.out2};
+  for (int b = 0; b < 4 && err == CL_SUCCESS; ++b)
+    *bufs[b] = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, d.n * 8, NULL, &err);
+  struct clprim_collect c = {NULL, 0, 0};
+  clprim_status st = (clprim_status)err;
+  if (st == CLPRIM_SUCCESS) {
+    ctx->collect = &c;
+    for (clprim_type t = 0; t < CLPRIM_TYPE_COUNT; ++t)
+      if ((types >> t & 1u) && clprim__check_type(ctx, t) == CLPRIM_SUCCESS) dry_runs(ctx, &d, t);
+    /* The scans of offsets that other families run after their own
+     * kernels (which is where a dry run stops). */
+    for (int s = 0; s < 2; ++s) {
+      clprim_scan_exclusive(ctx, CLPRIM_UINT64, d.in, d.out, s ? d.n : 1);
+      clprim_scan_exclusive(ctx, CLPRIM_UINT32, d.in, d.out, s ? d.n : 1);
+    }
+    ctx->collect = NULL;
+    st = clprim__kernels(ctx, c.requests, (unsigned)c.count);
+  }
+  for (size_t r = 0; r < c.count; ++r) {
+    struct clprim_kernel_request *q = &c.requests[r];
+    free((char *)q->file), free((char *)q->prefix), free((char *)q->options);
+    free((char *)q->name), free((char *)q->together);
+  }
+  free(c.requests);
+  for (int b = 0; b < 4; ++b)
+    if (*bufs[b]) clReleaseMemObject(*bufs[b]);
+  return st;
+}

@@ -35,6 +35,7 @@
 
 #define VEC4 CLPRIM_CAT(T, 4)
 #define LOAD4 CLPRIM_CAT(load4_, T)
+#define LOAD4_FULL CLPRIM_CAT(load4_full_, T)
 #define STORE4 CLPRIM_CAT(store4_, T)
 #define WG_SCAN CLPRIM_CAT(clprim_wg_scan_excl_add_, T)
 #define WG_REDUCE CLPRIM_CAT(clprim_wg_reduce_add_, T)
@@ -50,10 +51,11 @@
 CLPRIM_INLINE void load_tile(__global const T *in, ulong n, ulong tile_first, __local T *buf,
                              T *v) {
   const uint lid = (uint)get_local_id(0);
+  const bool full = tile_first + TILE <= n;
 #pragma unroll
   for (uint r = 0; r < ROWS; ++r) {
     const uint i = (r * WG + lid) * 4; /* tile-relative index of this vector */
-    const VEC4 q = LOAD4(in, n, tile_first + i, (T)0);
+    const VEC4 q = full ? LOAD4_FULL(in, tile_first + i) : LOAD4(in, n, tile_first + i);
     buf[PAD(i)] = q.s0;
     buf[PAD(i + 1)] = q.s1;
     buf[PAD(i + 2)] = q.s2;
@@ -84,11 +86,15 @@ CLPRIM_INLINE void store_tile(__global T *out, ulong n, ulong tile_first, __loca
     buf[PAD(lid * ITEMS + k)] = inclusive ? run : before;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+  const bool full = tile_first + TILE <= n;
 #pragma unroll
   for (uint r = 0; r < ROWS; ++r) {
     const uint i = (r * WG + lid) * 4;
-    STORE4(out, n, tile_first + i,
-           (VEC4)(buf[PAD(i)], buf[PAD(i + 1)], buf[PAD(i + 2)], buf[PAD(i + 3)]));
+    const VEC4 v4 = (VEC4)(buf[PAD(i)], buf[PAD(i + 1)], buf[PAD(i + 2)], buf[PAD(i + 3)]);
+    if (full)
+      CLPRIM_STORE4(T, v4, out, tile_first + i);
+    else
+      STORE4(out, n, tile_first + i, v4);
   }
 }
 
@@ -100,11 +106,19 @@ void scan_reduce(__global const T *in, ulong n, __global T *tile_sums) {
   __local T scratch[CLPRIM_WG_SCRATCH(WG)];
   const ulong tile_first = (ulong)get_group_id(0) * TILE;
   const uint lid = (uint)get_local_id(0);
+  const bool full = tile_first + TILE <= n;
   T s = 0;
 #pragma unroll
   for (uint r = 0; r < ROWS; ++r) {
-    const VEC4 q = LOAD4(in, n, tile_first + (r * WG + lid) * 4, (T)0);
-    s += (q.s0 + q.s1) + (q.s2 + q.s3);
+    const ulong first = tile_first + (r * WG + lid) * 4;
+    if (full) {
+      const VEC4 q = LOAD4_FULL(in, first);
+      s += (q.s0 + q.s1) + (q.s2 + q.s3);
+    } else {
+      /* Element by element: Oclgrind 21.10's uninitialised-value check
+       * crashed on load4's partial vector here. */
+      for (uint c = 0; c < 4; ++c) s += first + c < n ? in[first + c] : (T)0;
+    }
   }
   T total = WG_REDUCE(s, scratch);
   if (lid == 0) tile_sums[get_group_id(0)] = total;

@@ -234,10 +234,12 @@ void select_single_pass(__global const SRC_T *src, __global const T *in, ulong n
    * between loads would wait for each row), then evaluate: bit 4 r + c of
    * `pass` for element (r, c). */
   SRC_T s[ITEMS];
+  const bool full = tile_first + SP_TILE <= n;
 #pragma unroll
   for (uint r = 0; r < SP_ROWS; ++r) {
-    const SRC_VEC4 q =
-        CLPRIM_CAT(load4_, SRC_T)(src, n, tile_first + (ulong)(r * WG + lid) * 4, (SRC_T)0);
+    const ulong first = tile_first + (ulong)(r * WG + lid) * 4;
+    const SRC_VEC4 q = full ? CLPRIM_CAT(load4_full_, SRC_T)(src, first)
+                            : CLPRIM_CAT(load4_, SRC_T)(src, n, first);
     s[4 * r] = q.s0, s[4 * r + 1] = q.s1, s[4 * r + 2] = q.s2, s[4 * r + 3] = q.s3;
   }
   uint pass = 0;

@@ -48,7 +48,14 @@ struct clprim_program_entry {
 struct clprim_kernel_request {
   const char *file, *prefix, *options, *name, *together;
   cl_kernel *kernel;
+  /* NULL, or on CPU devices (whole-file programs) the files built as one
+   * program instead of `file` alone, space-separated in a fixed order: PoCL
+   * 3.1 gave wrong selections with nth_element.cl built without topk.cl
+   * beside it (CLPRIM__SELECTION_FILES). */
+  const char *cpu_files;
 };
+/* Selection's and top-k's files, one program on CPU devices. */
+#define CLPRIM__SELECTION_FILES "nth_element.cl topk.cl"
 
 /* The knobs of docs/TUNING.md, one per environment variable of the same
  * name (CLPRIM_KNOB_SCAN_WG: $CLPRIM_SCAN_WG), read once per context into

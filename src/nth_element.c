@@ -68,7 +68,9 @@ struct clprim_kernel_request clprim__nth_request(clprim_type type,
                                                  char *options) {
   clprim__nth_options(type, c, count_nans && strcmp(name, "nth_count") == 0, options, 200);
   const char *const together = LEVEL_KERNELS;
-  const struct clprim_kernel_request r = {"nth_element.cl", NULL, options, name, together, kernel};
+  const struct clprim_kernel_request r = {"nth_element.cl", NULL,   options,
+                                          name,             together, kernel,
+                                          CLPRIM__SELECTION_FILES};
   return r;
 }
 

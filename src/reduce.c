@@ -53,7 +53,7 @@ static clprim_status reduce_kernels(clprim_context *ctx, clprim_type type,
   struct clprim_kernel_request req[2];
   for (unsigned j = 0; j < count; ++j) {
     const struct clprim_kernel_request r = {"reduce.cl", NULL, options, names[j], NULL,
-                                            &kernels[j]};
+                                            &kernels[j], NULL};
     req[j] = r;
   }
   return clprim__kernels(ctx, req, count);

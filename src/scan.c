@@ -106,8 +106,8 @@ clprim_status clprim__scan(clprim_context *ctx, clprim_type type, cl_mem in, cl_
    * reduce-then-scan both of its kernels. */
   const size_t tile = (size_t)k.config.wg * k.config.items;
   struct clprim_kernel_request req[2] = {
-      {"scan.cl", NULL, options, "scan_tiles", NULL, &k.tiles},
-      {"scan.cl", NULL, options, "scan_reduce", NULL, &k.reduce}};
+      {"scan.cl", NULL, options, "scan_tiles", NULL, &k.tiles, NULL},
+      {"scan.cl", NULL, options, "scan_reduce", NULL, &k.reduce, NULL}};
   if (n > tile && k.config.single_pass) req[0].name = "scan_single_pass", req[0].kernel = &k.single_pass;
   CLPRIM_CHECK(clprim__kernels(ctx, req, n <= tile || k.config.single_pass ? 1 : 2));
   return scan_level(ctx, &k, in, out, n, inclusive, 0);

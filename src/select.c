@@ -187,8 +187,8 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
   /* Every kernel (the scan's too) is built before anything is enqueued. */
   cl_kernel masks_kernel = NULL, scatter_kernel = NULL, single_kernel = NULL;
   struct clprim_kernel_request req[2] = {
-      {"select.cl", prefix, options, "select_masks", NULL, &masks_kernel},
-      {"select.cl", prefix, options, "select_scatter", NULL, &scatter_kernel}};
+      {"select.cl", prefix, options, "select_masks", NULL, &masks_kernel, NULL},
+      {"select.cl", prefix, options, "select_scatter", NULL, &scatter_kernel, NULL}};
   if (items) req[0].name = "select_single_pass", req[0].kernel = &single_kernel;
   clprim_status st = clprim__kernels(ctx, req, items || !want_scatter ? 1 : 2);
   free(prefix);

@@ -50,7 +50,9 @@ static struct clprim_kernel_request topk_request(clprim_type type,
   if (strncmp(name, "nth_", 4) == 0)
     return clprim__nth_request(type, c, count_nans, name, kernel, options);
   clprim__nth_options(type, c, 0, options, 200);
-  const struct clprim_kernel_request r = {"topk.cl", NULL, options, name, TOPK_KERNELS, kernel};
+  const struct clprim_kernel_request r = {"topk.cl", NULL,         options,
+                                          name,      TOPK_KERNELS, kernel,
+                                          CLPRIM__SELECTION_FILES};
   return r;
 }
 

@@ -276,7 +276,8 @@ static struct program_id program_id_of(const clprim_context *ctx,
    * file (nth_count and hist_local gave wrong counts; right with
    * -cl-opt-disable), and CPU builds gain little from the split. */
   const int whole_file = !(ctx->info.device_type & CL_DEVICE_TYPE_GPU);
-  struct program_id id = {r->file, r->options ? r->options : "",
+  struct program_id id = {whole_file && r->cpu_files ? r->cpu_files : r->file,
+                          r->options ? r->options : "",
                           whole_file ? "" : r->together ? r->together : r->name,
                           r->prefix ? r->prefix : ""};
   return id;
@@ -370,17 +371,28 @@ static void add_expanded(struct text *t, const char *name, const char *body, str
   }
 }
 
-/* The build of a program: its source and full options (malloc'ed). */
+/* The build of a program: its source and full options (malloc'ed).
+ * id->file is one file of cl/ or several, space-separated (see
+ * clprim_kernel_request.cpu_files), built in one program. */
 static clprim_status prepare_job(clprim_context *ctx, const struct program_id *id,
                                  struct build_job *j) {
   const char *path_opts = ctx->path_options[ctx->info.path];
-  const char *header = clprim__source("clprim_device.h"), *body = clprim__source(id->file);
-  if (!body) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  const char *header = clprim__source("clprim_device.h");
   /* -DKERNEL_<name> for each kernel the program holds: those listed, or
-   * every one the file guards. */
+   * every one the files guard. */
   const int whole_file = !*id->kernels;
+  size_t bodies = 0;
+  char name[64];
+  for (const char *f = id->file; *f; f += strspn(f, " ")) {
+    const size_t len = strcspn(f, " ");
+    snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), f);
+    const char *body = clprim__source(name);
+    if (!body) return CLPRIM_ERROR_INVALID_ARGUMENT;
+    bodies += strlen(body);
+    f += len;
+  }
   size_t options_len = strlen(path_opts) + strlen(id->options) + 2 +
-                       (whole_file ? strlen(body) / 4 : strlen(id->kernels) * 10) + 16;
+                       (whole_file ? bodies / 4 : strlen(id->kernels) * 10) + 16;
   j->options = malloc(options_len);
   if (!j->options) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
   size_t used = (size_t)snprintf(j->options, options_len, "%s %s", path_opts, id->options);
@@ -391,20 +403,27 @@ static clprim_status prepare_job(clprim_context *ctx, const struct program_id *i
     k += len;
     k += strspn(k, " ");
   }
-  for (const char *k = body; whole_file && (k = strstr(k, "#ifdef KERNEL_")) != NULL;) {
-    k += strlen("#ifdef ");
-    size_t len = strcspn(k, " \r\n");
-    used += (size_t)snprintf(j->options + used, options_len - used, " -D%.*s", (int)len, k);
-  }
   struct text t = {NULL, 0, 0, 0, 0}, seen = {NULL, 0, 0, 0, 0};
   text_add(&t, header, strlen(header));
   text_add(&t, "\n", 1);
   text_add(&t, id->prefix, strlen(id->prefix));
   if (*id->prefix) text_add(&t, "\n", 1);
-  char mark[160];
-  snprintf(mark, sizeof mark, "#line 1 \"%s\"\n", id->file);
-  text_add(&t, mark, strlen(mark));
-  add_expanded(&t, id->file, body, &seen, 0);
+  for (const char *f = id->file; *f; f += strspn(f, " ")) {
+    const size_t len = strcspn(f, " ");
+    snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), f);
+    const char *body = clprim__source(name);
+    for (const char *k = body; whole_file && (k = strstr(k, "#ifdef KERNEL_")) != NULL;) {
+      k += strlen("#ifdef ");
+      size_t klen = strcspn(k, " \r\n");
+      used += (size_t)snprintf(j->options + used, options_len - used, " -D%.*s", (int)klen, k);
+    }
+    char mark[160];
+    snprintf(mark, sizeof mark, "#line 1 \"%s\"\n", name);
+    text_add(&t, mark, strlen(mark));
+    add_expanded(&t, name, body, &seen, 0);
+    text_add(&t, "\n", 1);
+    f += len;
+  }
   free(seen.s);
   if (t.failed || seen.failed || t.missing) {
     free(t.s);
@@ -471,8 +490,9 @@ static clprim_status collect(clprim_context *ctx, const struct clprim_kernel_req
       return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
     }
     /* together stays NULL when the request had none (a program of its own). */
+    /* cpu_files is a string literal of the families: kept as it is. */
     const struct clprim_kernel_request copy = {copies[0], copies[1], copies[2], copies[3],
-                                               copies[4], NULL};
+                                               copies[4], NULL,      q->cpu_files};
     c->requests[c->count++] = copy;
   }
   return CLPRIM__COLLECTED;
@@ -584,7 +604,7 @@ clprim_status clprim__kernels(clprim_context *ctx, const struct clprim_kernel_re
 
 clprim_status clprim__kernel(clprim_context *ctx, const char *file, const char *options,
                              const char *kernel_name, cl_kernel *kernel) {
-  const struct clprim_kernel_request r = {file, NULL, options, kernel_name, NULL, kernel};
+  const struct clprim_kernel_request r = {file, NULL, options, kernel_name, NULL, kernel, NULL};
   return clprim__kernels(ctx, &r, 1);
 }
 

@@ -34,9 +34,7 @@
 #define ROWS (ITEMS / 4)
 
 #define VEC4 CLPRIM_CAT(T, 4)
-#define LOAD4 CLPRIM_CAT(load4_, T)
 #define LOAD4_FULL CLPRIM_CAT(load4_full_, T)
-#define STORE4 CLPRIM_CAT(store4_, T)
 #define WG_SCAN CLPRIM_CAT(clprim_wg_scan_excl_add_, T)
 #define WG_REDUCE CLPRIM_CAT(clprim_wg_reduce_add_, T)
 
@@ -46,8 +44,9 @@
 #define TILE_LOCAL PAD(WG * ITEMS)
 
 /* Copies the tile starting at tile_first into local memory, zeros past n;
- * then gives this work-item its ITEMS consecutive elements. Contains
- * barriers. */
+ * then gives this work-item its ITEMS consecutive elements. Full tiles move
+ * as aligned 4-vectors (internal/tile.h), the last one element by element.
+ * Contains barriers. */
 CLPRIM_INLINE void load_tile(__global const T *in, ulong n, ulong tile_first, __local T *buf,
                              T *v) {
   const uint lid = (uint)get_local_id(0);
@@ -55,11 +54,17 @@ CLPRIM_INLINE void load_tile(__global const T *in, ulong n, ulong tile_first, __
 #pragma unroll
   for (uint r = 0; r < ROWS; ++r) {
     const uint i = (r * WG + lid) * 4; /* tile-relative index of this vector */
-    const VEC4 q = full ? LOAD4_FULL(in, tile_first + i) : LOAD4(in, n, tile_first + i);
-    buf[PAD(i)] = q.s0;
-    buf[PAD(i + 1)] = q.s1;
-    buf[PAD(i + 2)] = q.s2;
-    buf[PAD(i + 3)] = q.s3;
+    if (full) {
+      const VEC4 q = LOAD4_FULL(in, tile_first + i);
+      buf[PAD(i)] = q.s0;
+      buf[PAD(i + 1)] = q.s1;
+      buf[PAD(i + 2)] = q.s2;
+      buf[PAD(i + 3)] = q.s3;
+      continue;
+    }
+#pragma unroll
+    for (uint c = 0; c < 4; ++c)
+      buf[PAD(i + c)] = tile_first + i + c < n ? in[tile_first + i + c] : (T)0;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
@@ -74,8 +79,8 @@ CLPRIM_INLINE T sum_items(const T *v) {
 }
 
 /* Scans v from `run`, puts the results back in local memory, and stores the
- * tile's elements below n with the same coalesced pattern as load_tile.
- * Contains barriers. */
+ * tile's elements below n with the same pattern as load_tile. Contains
+ * barriers. */
 CLPRIM_INLINE void store_tile(__global T *out, ulong n, ulong tile_first, __local T *buf, T *v,
                               T run, int inclusive) {
   const uint lid = (uint)get_local_id(0);
@@ -90,11 +95,14 @@ CLPRIM_INLINE void store_tile(__global T *out, ulong n, ulong tile_first, __loca
 #pragma unroll
   for (uint r = 0; r < ROWS; ++r) {
     const uint i = (r * WG + lid) * 4;
-    const VEC4 v4 = (VEC4)(buf[PAD(i)], buf[PAD(i + 1)], buf[PAD(i + 2)], buf[PAD(i + 3)]);
-    if (full)
-      CLPRIM_STORE4(T, v4, out, tile_first + i);
-    else
-      STORE4(out, n, tile_first + i, v4);
+    if (full) {
+      CLPRIM_STORE4(T, (VEC4)(buf[PAD(i)], buf[PAD(i + 1)], buf[PAD(i + 2)], buf[PAD(i + 3)]), out,
+                    tile_first + i);
+      continue;
+    }
+#pragma unroll
+    for (uint c = 0; c < 4; ++c)
+      if (tile_first + i + c < n) out[tile_first + i + c] = buf[PAD(i + c)];
   }
 }
 
@@ -114,11 +122,11 @@ void scan_reduce(__global const T *in, ulong n, __global T *tile_sums) {
     if (full) {
       const VEC4 q = LOAD4_FULL(in, first);
       s += (q.s0 + q.s1) + (q.s2 + q.s3);
-    } else {
-      /* Element by element: Oclgrind 21.10's uninitialised-value check
-       * crashed on load4's partial vector here. */
-      for (uint c = 0; c < 4; ++c) s += first + c < n ? in[first + c] : (T)0;
+      continue;
     }
+#pragma unroll
+    for (uint c = 0; c < 4; ++c)
+      if (first + c < n) s += in[first + c];
   }
   T total = WG_REDUCE(s, scratch);
   if (lid == 0) tile_sums[get_group_id(0)] = total;

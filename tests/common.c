@@ -66,9 +66,22 @@ void test_open_contexts(struct test_contexts *t) {
 
 struct test_contexts contexts;
 
+static enum clprim_knob tuned_knobs[4];
+static long long tuned_values[4];
+static unsigned tuned_count;
+
+void test_tune(enum clprim_knob knob, long long value) {
+  if (tuned_count < 4) tuned_knobs[tuned_count] = knob, tuned_values[tuned_count++] = value;
+}
+
 int test_setup(void **state) {
   (void)state;
   test_open_contexts(&contexts);
+  for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p)
+    for (unsigned k = 0; k < tuned_count && contexts.ctx[p]; ++k)
+      clprim__tune(contexts.ctx[p], tuned_knobs[k], tuned_values[k]);
+  for (unsigned k = 0; k < tuned_count; ++k)
+    printf("knob %d set to %lld on every context\n", (int)tuned_knobs[k], tuned_values[k]);
   return 0;
 }
 

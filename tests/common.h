@@ -32,6 +32,10 @@ void test_close_contexts(struct test_contexts *t);
  * test_teardown)). */
 extern struct test_contexts contexts;
 int test_setup(void **state);
+/* A knob that test_setup sets on the suite's contexts (clprim__tune) after
+ * opening them: a suite's main sets it from an argument, so that ctest can
+ * run a suite a second time on a rare path reached at test sizes. */
+void test_tune(enum clprim_knob knob, long long value);
 int test_teardown(void **state);
 /* Whether ctx's device can allocate a buffer of `largest` bytes and hold
  * `total` bytes in all; prints "<what> on <path>: skipped (...)" if not. */

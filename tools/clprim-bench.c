@@ -16,7 +16,9 @@
  * first call in fresh processes: cold (every cache empty) and warm.
  * Selection ops (nth_element, nth_approx, quantiles, topk) report the ratio
  * to one read of the input ("read", a minimal kernel) instead of a copy. */
-#include "../src/internal.h"
+#include <clprim/clprim.h>
+
+#include <stdio.h>
 
 #include <math.h>
 #include <stdlib.h>

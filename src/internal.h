@@ -118,8 +118,12 @@ struct clprim_context {
   cl_mem *retired;
   size_t retired_count, retired_room;
 
-  /* Profiling events of the last public call (when profiling). */
+  /* Events of the last public call: its first command's (profiling queues
+   * only) and its last command's. */
   cl_event first_event, last_event;
+  /* The caller's events that the next command waits for (clprim_context_wait_for). */
+  cl_event *waits;
+  cl_uint wait_count;
 
   long long tuning[CLPRIM_KNOB_COUNT]; /* see enum clprim_knob */
   /* Set during clprim_context_prebuild: clprim__kernels collects, builds nothing. */
@@ -200,6 +204,12 @@ clprim_status clprim__copy(clprim_context *ctx, cl_mem src, cl_mem dst, size_t s
 /* Blocking read of device memory into host memory. */
 clprim_status clprim__read(clprim_context *ctx, cl_mem buf, size_t offset, size_t bytes,
                            void *host);
+/* Write of host memory to the device; blocking or not (then host must stay
+ * valid until the command has run). */
+clprim_status clprim__write(clprim_context *ctx, cl_mem buf, size_t offset, size_t bytes,
+                            const void *host, int blocking);
+/* Releases the events clprim_context_wait_for kept (consumed, or the context freed). */
+void clprim__release_waits(clprim_context *ctx);
 /* The scratch buffer `name` (see struct clprim_scratch_entry), of at least
  * `bytes` bytes. A handle stays valid until the context is freed. */
 clprim_status clprim__scratch(clprim_context *ctx, const char *name, size_t bytes, cl_mem *buf);

@@ -211,8 +211,7 @@ clprim_status clprim__nth_select_ranks(clprim_context *ctx, clprim_type type, cl
   /* Not blocking: the reads below wait for it (and an error path finishes
    * the queue before `ranks` may go away). */
   if (st == CLPRIM_SUCCESS)
-    st = (clprim_status)clEnqueueWriteBuffer(ctx->queue, ranks_dev, CL_FALSE, 0, (size_t)count * 8,
-                                             ranks, 0, NULL, NULL);
+    st = clprim__write(ctx, ranks_dev, 0, (size_t)count * 8, ranks, 0);
 
   size_t ncur = 1, nnext = 0;
   if (st == CLPRIM_SUCCESS) {
@@ -331,8 +330,7 @@ clprim_status clprim__nth_select_ranks(clprim_context *ctx, clprim_type type, cl
        * buffer's head out as uninitialised). Not blocking: the state read
        * below waits for it. */
       memcpy(table, ranks, (size_t)count * 8);
-      st = (clprim_status)clEnqueueWriteBuffer(
-          ctx->queue, ranks_dev, CL_FALSE, 0, (count + nbig * NTH_SUB_WORDS) * 8, table, 0, NULL, NULL);
+      st = clprim__write(ctx, ranks_dev, 0, (count + nbig * NTH_SUB_WORDS) * 8, table, 0);
       if (st == CLPRIM_SUCCESS)
         st = clprim__set_args(k[0], 9, sizeof level_in, &level_in, sizeof zero64, &zero64,
                               sizeof zero64, &zero64, sizeof zero64, &zero64, sizeof meta, &meta,
@@ -441,9 +439,8 @@ clprim_status clprim__nth_select_ranks(clprim_context *ctx, clprim_type type, cl
        * the head out as uninitialised. */
       cl_ulong base64 = job_base;
       if (st == CLPRIM_SUCCESS)
-        st = (clprim_status)clEnqueueWriteBuffer(ctx->queue, state, CL_FALSE, 0,
-                                                 (NTH_JOBS_AT + NTH_JOB_WORDS * (job_base + njobs)) * 8, jobs, 0, NULL,
-                                                 NULL);
+        st = clprim__write(ctx, state, 0, (NTH_JOBS_AT + NTH_JOB_WORDS * (job_base + njobs)) * 8,
+                           jobs, 0);
       if (st == CLPRIM_SUCCESS)
         st = clprim__set_args(k[4], 5, sizeof level_in, &level_in, sizeof state, &state,
                               sizeof base64, &base64, sizeof counts, &counts, sizeof results,
@@ -522,8 +519,7 @@ clprim_status clprim_quantiles(clprim_context *ctx, clprim_type type, cl_mem in,
       if (values) values[r] = v;
     }
     if (result)
-      st = (clprim_status)clEnqueueWriteBuffer(ctx->queue, result, CL_TRUE, 0, count * es, bytes, 0,
-                                               NULL, NULL);
+      st = clprim__write(ctx, result, 0, count * es, bytes, 1);
   }
   free(sorted);
   free(keys);

@@ -184,8 +184,7 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
   } else {
     /* Level 0 for the threshold's rank (its NaN count is wanted). */
     cl_ulong rank = smallest ? k - 1 : n - k;
-    CLPRIM_CHECK((clprim_status)clEnqueueWriteBuffer(ctx->queue, ranks_dev, CL_TRUE, 0, 8, &rank, 0,
-                                                     NULL, NULL));
+    CLPRIM_CHECK(clprim__write(ctx, ranks_dev, 0, 8, &rank, 1));
     cl_uint r0 = 0, r1 = 1;
     CLPRIM_CHECK(clprim__set_args(count_kernel, 10, sizeof in, &in, sizeof zero64, &zero64,
                                   sizeof len, &len, sizeof meta, &meta, sizeof zero64, &zero64,
@@ -269,6 +268,12 @@ clprim_status clprim_topk(clprim_context *ctx, clprim_type type, cl_mem in, size
                           unsigned flags, cl_mem values, cl_mem indices) {
   const unsigned allowed =
       CLPRIM_NTH_REJECT_NAN | CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED | CLPRIM_TOPK_INDICES_64;
+  if (n == 0) { /* the top 0 of nothing is defined (empty); anything more is not */
+    if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
+    CLPRIM_CHECK(clprim__check_type(ctx, type));
+    if ((flags & ~allowed) || (!values && !indices)) return CLPRIM_ERROR_INVALID_ARGUMENT;
+    return k == 0 ? CLPRIM_SUCCESS : CLPRIM_ERROR_INVALID_ARGUMENT;
+  }
   CLPRIM_CHECK(clprim__nth_check(ctx, type, in, n, flags, allowed));
   if (k > n || (!values && !indices)) return CLPRIM_ERROR_INVALID_ARGUMENT;
   if (values == in || indices == in || (values && values == indices))

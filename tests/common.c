@@ -45,7 +45,7 @@ void test_open_contexts(struct test_contexts *t) {
     exit(1);
   }
   clprim_device_info info;
-  clprim_context_get_info(t->ctx[CLPRIM_PATH_AUTO], &info);
+  clprim_context_get_info(t->ctx[CLPRIM_PATH_AUTO], &info, sizeof info);
   printf("device: %s (%s)\n", info.device_name, info.platform_name);
   for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     if (!(info.paths_available & (1u << p))) {
@@ -98,7 +98,7 @@ void test_close_contexts(struct test_contexts *t) {
 
 int test_has_room(clprim_context *ctx, size_t largest, size_t total, const char *what) {
   clprim_device_info info;
-  clprim_context_get_info(ctx, &info);
+  clprim_context_get_info(ctx, &info, sizeof info);
   if (info.max_alloc_size >= largest && info.global_mem_size >= total) return 1;
   printf("%s on %s: skipped (largest allocation %.1f GiB, memory %.1f GiB; needs %.1f and %.1f)\n",
          what, clprim_path_name(info.path), info.max_alloc_size / 1073741824.0,
@@ -109,7 +109,7 @@ int test_has_room(clprim_context *ctx, size_t largest, size_t total, const char 
 int test_has_type(clprim_context *ctx, clprim_type type) {
   if (clprim__check_type(ctx, type) == CLPRIM_SUCCESS) return 1;
   clprim_device_info info;
-  clprim_context_get_info(ctx, &info);
+  clprim_context_get_info(ctx, &info, sizeof info);
   printf("%s on %s: skipped (device lacks the type)\n", clprim_type_name(type),
          clprim_path_name(info.path));
   return 0;

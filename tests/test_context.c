@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static void test_names(void **state) {
@@ -40,7 +41,7 @@ static void test_create_and_info(void **state) {
   TEST_OK(clprim_context_create(&a, NULL));
   TEST_OK(clprim_context_create(&b, NULL)); /* several at once */
   clprim_device_info info;
-  TEST_OK(clprim_context_get_info(a, &info));
+  TEST_OK(clprim_context_get_info(a, &info, sizeof info));
   assert_true(info.paths_available & (1u << CLPRIM_PATH_LOCAL));
   assert_true(info.paths_available & (1u << info.path));
   assert_true(info.max_work_group_size >= 1);
@@ -50,8 +51,29 @@ static void test_create_and_info(void **state) {
   assert_non_null(clprim_context_cl_context(a));
   assert_non_null(clprim_context_device(a));
   assert_string_equal(clprim_context_build_log(a), "");
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_get_info(NULL, &info));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_get_info(NULL, &info, sizeof info));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_get_info(a, &info, 0));
+  /* A program compiled with a smaller struct gets only its part. */
+  struct {
+    char platform_name[128];
+    char canary[8];
+  } small;
+  memset(&small, 0x5a, sizeof small);
+  TEST_OK(clprim_context_get_info(a, (clprim_device_info *)(void *)&small, sizeof small.platform_name));
+  assert_string_equal(small.platform_name, info.platform_name);
+  for (int k = 0; k < 8; ++k) assert_int_equal(small.canary[k], 0x5a);
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_create(NULL, NULL));
+  /* Options that were not initialised (size 0) are refused. */
+  clprim_options zeroed;
+  memset(&zeroed, 0, sizeof zeroed);
+  clprim_context *c = NULL;
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_create(&c, &zeroed));
+  assert_null(c);
+  clprim_options init;
+  clprim_options_init(&init);
+  assert_int_equal(init.size, sizeof init);
+  TEST_OK(clprim_context_create(&c, &init));
+  clprim_context_free(c);
   char list[4096];
   assert_true(clprim_list_devices(list, sizeof list) >= 1);
   assert_non_null(strstr(list, "0:0 "));
@@ -70,7 +92,7 @@ static void test_device_choice(void **state) {
   o.device = "0:0";
   TEST_OK(clprim_context_create(&ctx, &o));
   clprim_device_info info;
-  clprim_context_get_info(ctx, &info);
+  clprim_context_get_info(ctx, &info, sizeof info);
   clprim_context_free(ctx);
   /* A substring of the device name, in another case. */
   char part[8] = "";
@@ -94,7 +116,7 @@ static void test_paths(void **state) {
   clprim_context *ctx;
   clprim_device_info info;
   TEST_OK(clprim_context_create(&ctx, NULL));
-  clprim_context_get_info(ctx, &info);
+  clprim_context_get_info(ctx, &info, sizeof info);
   clprim_context_free(ctx);
   clprim_options o;
   clprim_options_init(&o);
@@ -103,7 +125,7 @@ static void test_paths(void **state) {
     if (info.paths_available & (1u << p)) {
       TEST_OK(clprim_context_create(&ctx, &o));
       clprim_device_info forced;
-      clprim_context_get_info(ctx, &forced);
+      clprim_context_get_info(ctx, &forced, sizeof forced);
       assert_int_equal(forced.path, p);
       clprim_context_free(ctx);
     } else {
@@ -119,7 +141,7 @@ static void test_paths(void **state) {
   if (old) snprintf(saved, sizeof saved, "%s", old);
   setenv("CLPRIM_PATH", "local", 1);
   TEST_OK(clprim_context_create(&ctx, NULL));
-  clprim_context_get_info(ctx, &info);
+  clprim_context_get_info(ctx, &info, sizeof info);
   assert_int_equal(info.path, CLPRIM_PATH_LOCAL);
   assert_non_null(strstr(clprim_context_device_options(ctx), "CLPRIM_PATH_LOCAL"));
   clprim_context_free(ctx);
@@ -331,6 +353,49 @@ static const char *app_source =
     "  out[get_global_id(0)] = clprim_wg_scan_excl_add_uint(x, scratch, &total) + 1000u * total;\n"
     "}\n";
 
+/* clprim_context_wait_for holds the next call back until the caller's
+ * event completes; clprim_context_last_event gives the call's completion. */
+static void test_events(void **state) {
+  (void)state;
+  clprim_context *ctx;
+  TEST_OK(clprim_context_create(&ctx, NULL));
+  const size_t n = 10000;
+  cl_mem in = test_buffer(ctx, n * 4, NULL), out = test_buffer(ctx, n * 4, NULL);
+  test_fill_u32(ctx, in, n, 3, 1);
+  clFinish(clprim_context_queue(ctx));
+  cl_event last = NULL;
+  TEST_OK(clprim_scan_inclusive(ctx, CLPRIM_UINT32, in, out, 0));
+  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_OPERATION, clprim_context_last_event(ctx, &last));
+  assert_null(last);
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_wait_for(ctx, 1, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_last_event(ctx, NULL));
+
+  cl_int err;
+  cl_event gate = clCreateUserEvent(clprim_context_cl_context(ctx), &err);
+  assert_int_equal(err, CL_SUCCESS);
+  TEST_OK(clprim_context_wait_for(ctx, 1, &gate));
+  TEST_OK(clprim_scan_inclusive(ctx, CLPRIM_UINT32, in, out, n));
+  TEST_OK(clprim_context_last_event(ctx, &last));
+  clFlush(clprim_context_queue(ctx));
+  const struct timespec pause = {0, 200000000};
+  nanosleep(&pause, NULL);
+  cl_int status;
+  clGetEventInfo(last, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
+  printf("scan's status while its input's event is pending: %d\n", status);
+  assert_true(status != CL_COMPLETE);
+  clSetUserEventStatus(gate, CL_COMPLETE);
+  assert_int_equal(clWaitForEvents(1, &last), CL_SUCCESS);
+  /* in[i] = 3 + i, so out[i] = 3 (i + 1) + i (i + 1) / 2 (mod 2^32). */
+  for (size_t i = 0; i < n; i += 997) {
+    const cl_uint want = (cl_uint)(3 * (i + 1) + i * (i + 1) / 2);
+    assert_int_equal(test_read_u32(ctx, out, i), want);
+  }
+  clReleaseEvent(last);
+  clReleaseEvent(gate);
+  clReleaseMemObject(in), clReleaseMemObject(out);
+  clprim_context_free(ctx);
+}
+
 static size_t programs_built(const clprim_context *ctx) {
   size_t count = 0;
   for (const struct clprim_program_entry *e = ctx->programs; e; e = e->next) ++count;
@@ -346,7 +411,7 @@ static void test_prebuild(void **state) {
   clprim_context *ctx;
   TEST_OK(clprim_context_create(&ctx, NULL));
   clprim_device_info info;
-  TEST_OK(clprim_context_get_info(ctx, &info));
+  TEST_OK(clprim_context_get_info(ctx, &info, sizeof info));
   const int types = info.device_type & CL_DEVICE_TYPE_GPU ? 2 : 1;
   TEST_OK(clprim__prebuild(ctx, 1u << CLPRIM_INT32 | (types > 1 ? 1u << CLPRIM_FLOAT : 0u)));
   const size_t built = programs_built(ctx);
@@ -440,7 +505,7 @@ int main(void) {
       cmocka_unit_test(test_device_choice), cmocka_unit_test(test_paths),
       cmocka_unit_test(test_from_queue),    cmocka_unit_test(test_build_failure),
       cmocka_unit_test(test_disk_cache),    cmocka_unit_test(test_embedding),
-      cmocka_unit_test(test_prebuild),
+      cmocka_unit_test(test_prebuild),     cmocka_unit_test(test_events),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

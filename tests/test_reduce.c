@@ -121,7 +121,7 @@ static void make_input(clprim_type t, void *p, size_t n, enum variant v) {
 
 static const char *ctx_path(clprim_context *ctx) {
   clprim_device_info info;
-  clprim_context_get_info(ctx, &info);
+  clprim_context_get_info(ctx, &info, sizeof info);
   return clprim_path_name(info.path);
 }
 

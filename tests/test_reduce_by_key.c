@@ -14,7 +14,7 @@
 
 static const char *ctx_path(clprim_context *ctx) {
   clprim_device_info info;
-  clprim_context_get_info(ctx, &info);
+  clprim_context_get_info(ctx, &info, sizeof info);
   return clprim_path_name(info.path);
 }
 

@@ -82,7 +82,7 @@ static void check_scan(clprim_context *ctx, clprim_type type, size_t n, int incl
 
   char what[160];
   clprim_device_info info;
-  clprim_context_get_info(ctx, &info);
+  clprim_context_get_info(ctx, &info, sizeof info);
   snprintf(what, sizeof what, "%s %s scan, n=%zu, path %s%s", clprim_type_name(type),
            inclusive ? "inclusive" : "exclusive", n, clprim_path_name(info.path),
            in_place ? ", in place" : "");
@@ -169,7 +169,7 @@ static void test_beyond_2_32(void **state) {
     if (!ctx) continue;
     if (!test_has_room(ctx, bytes, bytes + bytes / 4, "n > 2^32")) continue;
     clprim_device_info info;
-    clprim_context_get_info(ctx, &info);
+    clprim_context_get_info(ctx, &info, sizeof info);
     cl_uint v = (cl_uint)(test_rand() | 1);
     cl_mem buf = test_buffer(ctx, bytes, NULL);
     test_fill_u32(ctx, buf, n, v, 0);

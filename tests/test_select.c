@@ -242,7 +242,7 @@ static void pattern_case(clprim_context *ctx, clprim_type type, size_t n, unsign
   pred.op = CLPRIM_PRED_GE;
   pred.a = scalar(type, 10);
   clprim_device_info info;
-  clprim_context_get_info(ctx, &info);
+  clprim_context_get_info(ctx, &info, sizeof info);
   char what[160];
   snprintf(what, sizeof what, "%s n=%zu %s, path %s%s", clprim_type_name(type), n,
            pattern_names[pattern], clprim_path_name(info.path),
@@ -459,7 +459,7 @@ static void test_expressions(void **state) {
       /* Does not compile: the build status, a log, nothing written. (Not
        * under Oclgrind, whose API check reports the failed build.) */
       clprim_device_info info;
-      clprim_context_get_info(ctx, &info);
+      clprim_context_get_info(ctx, &info, sizeof info);
       if (!strstr(info.platform_name, "Oclgrind")) {
         count = 12345;
         int st = clprim_select_expr(ctx, CLPRIM_INT32, in, n, "x >", &out);
@@ -641,7 +641,7 @@ static void test_beyond_2_32(void **state) {
     if (!ctx) continue;
     if (!test_has_room(ctx, bytes, 2 * bytes + bytes / 4, "n > 2^32")) continue;
     clprim_device_info info;
-    clprim_context_get_info(ctx, &info);
+    clprim_context_get_info(ctx, &info, sizeof info);
     const int with_indices =
         info.max_alloc_size >= 2 * bytes && info.global_mem_size >= 4 * bytes + bytes / 4;
     cl_mem in = test_buffer(ctx, bytes, NULL), values = test_buffer(ctx, bytes, NULL);

@@ -207,8 +207,9 @@ static void test_errors(void **state) {
               clprim_topk(NULL, CLPRIM_FLOAT, in, n, 5, 0, values, indices));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
               clprim_topk(ctx, CLPRIM_FLOAT, NULL, n, 5, 0, values, indices));
+  TEST_OK(clprim_topk(ctx, CLPRIM_FLOAT, in, 0, 0, 0, values, indices)); /* n = 0, k = 0: empty */
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_topk(ctx, CLPRIM_FLOAT, in, 0, 0, 0, values, indices));
+              clprim_topk(ctx, CLPRIM_FLOAT, in, 0, 1, 0, values, indices)); /* k > n */
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
               clprim_topk(ctx, CLPRIM_FLOAT, in, n, n + 1, 0, values, indices));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,

@@ -292,7 +292,7 @@ static double read_ms(struct bench *b, cl_mem in, size_t bytes) {
   cl_kernel kernel = clCreateKernel(program, "read_all", &err);
   if (err != CL_SUCCESS) die("read kernel", err);
   clprim_device_info info;
-  clprim_context_get_info(b->ctx, &info);
+  clprim_context_get_info(b->ctx, &info, sizeof info);
   cl_mem out = device_buffer(b, 4, NULL);
   cl_ulong n4 = bytes / 16;
   size_t local = 256, global = local * (info.compute_units ? info.compute_units : 1) * 8;
@@ -770,7 +770,7 @@ int main(int argc, char **argv) {
   st = clprim_context_create_from_queue(&b.ctx, b.queue, &opts);
   if (st != CLPRIM_SUCCESS) die("context", st);
   clprim_device_info info;
-  clprim_context_get_info(b.ctx, &info);
+  clprim_context_get_info(b.ctx, &info, sizeof info);
   b.path = info.path;
   if (!b.json)
     printf("device: %s | %s | driver %s | path %s | median of %d runs after 3 warm-ups\n",

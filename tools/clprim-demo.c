@@ -13,7 +13,7 @@ int main(void) {
     return 1;
   }
   clprim_device_info info;
-  clprim_context_get_info(ctx, &info);
+  clprim_context_get_info(ctx, &info, sizeof info);
   printf("device: %s (%s), path %s\n", info.device_name, info.platform_name,
          clprim_path_name(info.path));
 

@@ -85,7 +85,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   clprim_device_info in;
-  clprim_context_get_info(ctx, &in);
+  clprim_context_get_info(ctx, &in, sizeof in);
   printf("\nChosen device: %s\n", in.device_name);
   printf("  platform        %s (%s)\n", in.platform_name, in.platform_version);
   printf("  vendor          %s\n", in.vendor);

@@ -152,8 +152,12 @@ typedef struct clprim_context clprim_context;
 
 /* Options for creating a context. Initialise with clprim_options_init(),
  * then change what you need. Each field left at its default falls back to an
- * environment variable, then to the built-in default. */
+ * environment variable, then to the built-in default. `size` (set by
+ * clprim_options_init to the size your program was compiled with) lets a
+ * later library with more fields read yours: fields are only ever added at
+ * the end. */
 typedef struct clprim_options {
+  size_t size;
   /* Which device (clprim_context_create only). NULL: $CLPRIM_DEVICE, else the
    * first GPU, else the first device. A case-insensitive substring of the
    * platform name, vendor or version, or of the device name; or "P:D", the
@@ -172,9 +176,18 @@ typedef struct clprim_options {
 } clprim_options;
 
 /*! clprim_options_init() :
- * Sets every field of *options to its default (NULL, CLPRIM_PATH_AUTO, NULL).
+ * Sets size to sizeof(clprim_options) as this header defines it, and every
+ * other field to its default (NULL, CLPRIM_PATH_AUTO, NULL). Inline, so
+ * that the size is your program's. Options whose size is 0 (not
+ * initialised) make context creation fail with
+ * CLPRIM_ERROR_INVALID_ARGUMENT.
  * @return : nothing; options must not be NULL. */
-CLPRIM_API void clprim_options_init(clprim_options *options);
+static inline void clprim_options_init(clprim_options *options) {
+  options->size = sizeof(clprim_options);
+  options->device = NULL;
+  options->path = CLPRIM_PATH_AUTO;
+  options->cache_dir = NULL;
+}
 
 /*! clprim_context_create() :
  * Creates a context on a device chosen as options->device says (NULL options:
@@ -228,6 +241,28 @@ CLPRIM_API const char *clprim_context_build_log(const clprim_context *ctx);
  * @return : CLPRIM_SUCCESS and *ms set; CLPRIM_ERROR_UNSUPPORTED_OPERATION
  *           when the queue does not profile or no call enqueued anything. */
 CLPRIM_API clprim_status clprim_context_last_time(clprim_context *ctx, double *ms);
+
+/*! clprim_context_last_event() :
+ * An event that completes when the work of the last call on this context is
+ * done (the event of its last command; the queue is in-order), for the
+ * caller to wait on or to chain work on another queue. Retained for the
+ * caller, who releases it with clReleaseEvent().
+ * @return : CLPRIM_SUCCESS and *event set; CLPRIM_ERROR_UNSUPPORTED_OPERATION
+ *           and *event NULL when the last call enqueued nothing (n = 0, an
+ *           error); CLPRIM_ERROR_INVALID_ARGUMENT for NULL arguments. */
+CLPRIM_API clprim_status clprim_context_last_event(clprim_context *ctx, cl_event *event);
+
+/*! clprim_context_wait_for() :
+ * Makes the first command of the next call that enqueues work wait for
+ * `count` events (the caller's own commands that write its input, on this
+ * queue or another of the same cl_context); later commands follow it in
+ * order. The events are retained until then (or clprim_context_free);
+ * calling again before that call adds to the list.
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT for a NULL ctx,
+ *           NULL events with count > 0, or a NULL event;
+ *           CLPRIM_ERROR_OUT_OF_HOST_MEMORY. */
+CLPRIM_API clprim_status clprim_context_wait_for(clprim_context *ctx, cl_uint count,
+                                                 const cl_event *events);
 
 /*! clprim_context_prebuild() :
  * Builds now, several at once where the runtime allows, the programs that
@@ -287,9 +322,13 @@ typedef struct clprim_device_info {
 } clprim_device_info;
 
 /*! clprim_context_get_info() :
- * @return : CLPRIM_SUCCESS and *info filled, or CLPRIM_ERROR_INVALID_ARGUMENT. */
+ * Fills the first info_size bytes of *info (pass sizeof *info: a later
+ * library, whose struct may have more fields at the end, then writes only
+ * those your program knows).
+ * @return : CLPRIM_SUCCESS and *info filled, or CLPRIM_ERROR_INVALID_ARGUMENT
+ *           (NULL ctx or info, info_size 0). */
 CLPRIM_API clprim_status clprim_context_get_info(const clprim_context *ctx,
-                                                 clprim_device_info *info);
+                                                 clprim_device_info *info, size_t info_size);
 
 /* ------------------------------------- the device-side header, for apps */
 
@@ -680,7 +719,8 @@ CLPRIM_API clprim_status clprim_nth_element_approx(clprim_context *ctx, clprim_t
 
 /*! clprim_topk() :
  * The k largest (CLPRIM_TOPK_SMALLEST: smallest) of the first n elements of
- * in, 0 <= k <= n: their values to `values` (NULL, or room for k elements)
+ * in, 0 <= k <= n (n = 0 with k = 0 is the empty result): their values to
+ * `values` (NULL, or room for k elements)
  * and / or their positions in in to `indices` (NULL, or room for k uint32,
  * or uint64 with CLPRIM_TOPK_INDICES_64). Elements equal to the k-th best
  * are taken from the lowest indices, so the result is deterministic. The
@@ -689,7 +729,7 @@ CLPRIM_API clprim_status clprim_nth_element_approx(clprim_context *ctx, clprim_t
  * writes nothing. Returns once the work is enqueued (after the threshold's
  * small reads).
  * @return : CLPRIM_SUCCESS; or CLPRIM_ERROR_INVALID_ARGUMENT (NULL ctx or
- *           in, bad type, n = 0, k > n, unknown flags, neither output, an
+ *           in, bad type, k > n, unknown flags, neither output, an
  *           output that is in or the other output, a NaN with
  *           CLPRIM_NTH_REJECT_NAN), CLPRIM_ERROR_BUFFER_TOO_SMALL,
  *           CLPRIM_ERROR_SIZE_TOO_LARGE, CLPRIM_ERROR_UNSUPPORTED_TYPE,

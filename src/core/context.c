@@ -3,6 +3,7 @@
 #include "../internal.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,12 +137,6 @@ clprim_status clprim_path_from_name(const char *name, clprim_path *path) {
       return CLPRIM_SUCCESS;
     }
   return CLPRIM_ERROR_INVALID_ARGUMENT;
-}
-
-void clprim_options_init(clprim_options *options) {
-  options->device = NULL;
-  options->path = CLPRIM_PATH_AUTO;
-  options->cache_dir = NULL;
 }
 
 size_t clprim__bytes(size_t n, size_t elem_size) {
@@ -401,9 +396,17 @@ static clprim_context *new_context(void) {
   return ctx;
 }
 
+/* Options from clprim_options_init: size covers every field of 0.2 (the
+ * first version with a size; later fields will be read only when size
+ * covers them). NULL options are the defaults. */
+static int options_valid(const clprim_options *options) {
+  return !options || options->size >= offsetof(clprim_options, cache_dir) + sizeof(const char *);
+}
+
 clprim_status clprim_context_create(clprim_context **out, const clprim_options *options) {
   if (!out) return CLPRIM_ERROR_INVALID_ARGUMENT;
   *out = NULL;
+  if (!options_valid(options)) return CLPRIM_ERROR_INVALID_ARGUMENT;
   const char *want = options && options->device ? options->device : getenv("CLPRIM_DEVICE");
   cl_platform_id platform;
   cl_device_id device;
@@ -430,7 +433,7 @@ clprim_status clprim_context_create_from_queue(clprim_context **out, cl_command_
                                                const clprim_options *options) {
   if (!out) return CLPRIM_ERROR_INVALID_ARGUMENT;
   *out = NULL;
-  if (!queue) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (!queue || !options_valid(options)) return CLPRIM_ERROR_INVALID_ARGUMENT;
   clprim_context *ctx = new_context();
   if (!ctx) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
   cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx->cl_ctx, &ctx->cl_ctx,
@@ -460,7 +463,8 @@ clprim_status clprim_context_create_from_queue(clprim_context **out, cl_command_
 void clprim_context_free(clprim_context *ctx) {
   if (!ctx) return;
   if (ctx->queue) clFinish(ctx->queue);
-  clprim__call_begin(ctx); /* releases profiling events */
+  clprim__call_begin(ctx); /* releases the last call's events */
+  clprim__release_waits(ctx);
   clprim__release_programs(ctx);
   clprim__release_scratch(ctx);
   if (ctx->queue) clReleaseCommandQueue(ctx->queue);
@@ -479,9 +483,10 @@ const char *clprim_context_build_log(const clprim_context *ctx) {
   return ctx && ctx->build_log ? ctx->build_log : "";
 }
 
-clprim_status clprim_context_get_info(const clprim_context *ctx, clprim_device_info *info) {
-  if (!ctx || !info) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  *info = ctx->info;
+clprim_status clprim_context_get_info(const clprim_context *ctx, clprim_device_info *info,
+                                      size_t info_size) {
+  if (!ctx || !info || info_size == 0) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  memcpy(info, &ctx->info, info_size < sizeof ctx->info ? info_size : sizeof ctx->info);
   return CLPRIM_SUCCESS;
 }
 

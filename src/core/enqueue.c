@@ -1,14 +1,52 @@
-/* enqueue.c: kernel arguments, launches, fills, copies and reads, with the
- * profiling events of the current call kept for clprim_context_last_time(). */
+/* enqueue.c: kernel arguments, launches, fills, copies, reads and writes.
+ * Every command of a call goes through here: the first waits for the
+ * caller's events (clprim_context_wait_for), the last one's event is kept
+ * (clprim_context_last_event), and on a profiling queue the first one's too
+ * (clprim_context_last_time). */
 #include "../internal.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 
 void clprim__call_begin(clprim_context *ctx) {
   if (ctx->first_event) clReleaseEvent(ctx->first_event);
   if (ctx->last_event) clReleaseEvent(ctx->last_event);
   ctx->first_event = ctx->last_event = NULL;
 }
+
+void clprim__release_waits(clprim_context *ctx) {
+  for (cl_uint k = 0; k < ctx->wait_count; ++k) clReleaseEvent(ctx->waits[k]);
+  free(ctx->waits);
+  ctx->waits = NULL;
+  ctx->wait_count = 0;
+}
+
+clprim_status clprim_context_wait_for(clprim_context *ctx, cl_uint count, const cl_event *events) {
+  if (!ctx || (count && !events)) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  for (cl_uint k = 0; k < count; ++k)
+    if (!events[k]) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (!count) return CLPRIM_SUCCESS;
+  cl_event *waits = realloc(ctx->waits, (ctx->wait_count + count) * sizeof *waits);
+  if (!waits) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  ctx->waits = waits;
+  for (cl_uint k = 0; k < count; ++k) {
+    clRetainEvent(events[k]);
+    waits[ctx->wait_count++] = events[k];
+  }
+  return CLPRIM_SUCCESS;
+}
+
+clprim_status clprim_context_last_event(clprim_context *ctx, cl_event *event) {
+  if (!ctx || !event) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  cl_event last = ctx->last_event ? ctx->last_event : ctx->first_event;
+  *event = last;
+  if (!last) return CLPRIM_ERROR_UNSUPPORTED_OPERATION;
+  clRetainEvent(last);
+  return CLPRIM_SUCCESS;
+}
+
+/* The wait list of the next command: the caller's events, once. */
+#define WAITS(ctx) (ctx)->wait_count, (ctx)->wait_count ? (ctx)->waits : NULL
 
 /* With $CLPRIM_TRACE set (and a profiling queue), prints each command's
  * device time to stderr as it finishes: a measured breakdown of a call. */
@@ -23,11 +61,15 @@ static void trace(const clprim_context *ctx, cl_event event, cl_kernel kernel, c
           end > start ? (double)(end - start) * 1e-6 : 0.0);
 }
 
-/* Takes ownership of an enqueued command's event (NULL when not profiling). */
-static void keep_event(clprim_context *ctx, cl_event event, cl_kernel kernel, const char *what) {
-  if (!event) return;
+/* Takes ownership of an enqueued command's event: the first of a call is
+ * kept on profiling queues, the last always; a successful command has
+ * consumed the caller's wait list. */
+static void keep_event(clprim_context *ctx, cl_int err, cl_event event, cl_kernel kernel,
+                       const char *what) {
+  if (err != CL_SUCCESS || !event) return;
+  clprim__release_waits(ctx);
   trace(ctx, event, kernel, what);
-  if (!ctx->first_event) {
+  if (ctx->profiling && !ctx->first_event) {
     ctx->first_event = event;
     return;
   }
@@ -68,35 +110,44 @@ clprim_status clprim__enqueue(clprim_context *ctx, cl_kernel kernel, size_t grou
                               size_t group_size) {
   size_t global = groups * group_size;
   cl_event event = NULL;
-  cl_int err = clEnqueueNDRangeKernel(ctx->queue, kernel, 1, NULL, &global, &group_size, 0, NULL,
-                                      ctx->profiling ? &event : NULL);
-  keep_event(ctx, event, kernel, NULL);
+  cl_int err = clEnqueueNDRangeKernel(ctx->queue, kernel, 1, NULL, &global, &group_size,
+                                      WAITS(ctx), &event);
+  keep_event(ctx, err, event, kernel, NULL);
   return (clprim_status)err;
 }
 
 clprim_status clprim__fill(clprim_context *ctx, cl_mem buf, const void *pattern,
                            size_t pattern_size, size_t offset, size_t bytes) {
   cl_event event = NULL;
-  cl_int err = clEnqueueFillBuffer(ctx->queue, buf, pattern, pattern_size, offset, bytes, 0, NULL,
-                                   ctx->profiling ? &event : NULL);
-  keep_event(ctx, event, NULL, "(fill)");
+  cl_int err = clEnqueueFillBuffer(ctx->queue, buf, pattern, pattern_size, offset, bytes,
+                                   WAITS(ctx), &event);
+  keep_event(ctx, err, event, NULL, "(fill)");
   return (clprim_status)err;
 }
 
 clprim_status clprim__copy(clprim_context *ctx, cl_mem src, cl_mem dst, size_t src_offset,
                            size_t dst_offset, size_t bytes) {
   cl_event event = NULL;
-  cl_int err = clEnqueueCopyBuffer(ctx->queue, src, dst, src_offset, dst_offset, bytes, 0, NULL,
-                                   ctx->profiling ? &event : NULL);
-  keep_event(ctx, event, NULL, "(copy)");
+  cl_int err = clEnqueueCopyBuffer(ctx->queue, src, dst, src_offset, dst_offset, bytes,
+                                   WAITS(ctx), &event);
+  keep_event(ctx, err, event, NULL, "(copy)");
   return (clprim_status)err;
 }
 
 clprim_status clprim__read(clprim_context *ctx, cl_mem buf, size_t offset, size_t bytes,
                            void *host) {
   cl_event event = NULL;
-  cl_int err = clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, offset, bytes, host, 0, NULL,
-                                   ctx->profiling ? &event : NULL);
-  keep_event(ctx, event, NULL, "(read)");
+  cl_int err = clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, offset, bytes, host, WAITS(ctx),
+                                   &event);
+  keep_event(ctx, err, event, NULL, "(read)");
+  return (clprim_status)err;
+}
+
+clprim_status clprim__write(clprim_context *ctx, cl_mem buf, size_t offset, size_t bytes,
+                            const void *host, int blocking) {
+  cl_event event = NULL;
+  cl_int err = clEnqueueWriteBuffer(ctx->queue, buf, blocking ? CL_TRUE : CL_FALSE, offset, bytes,
+                                    host, WAITS(ctx), &event);
+  keep_event(ctx, err, event, NULL, "(write)");
   return (clprim_status)err;
 }

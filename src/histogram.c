@@ -1,5 +1,7 @@
-/* histogram.c: dense reduce-by-key and histograms (kernels in
- * cl/histogram.cl).
+/* histogram.c: histograms (clprim_histogram_keys, clprim_histogram_even)
+ * and the engine they share with dense reduce-by-key
+ * (clprim_reduce_by_key_dense in reduce_by_key.c): clprim__histogram,
+ * kernels in cl/histogram.cl.
  *
  * Outputs are overwritten: they are zero-filled, then the kernel adds into
  * them. Bins that fit in local memory (with room to spare for occupancy) are
@@ -63,20 +65,6 @@ size_t clprim__histogram_local_max(const clprim_context *ctx, int has_counts, si
   return per_bin ? local_budget(ctx) / per_bin : 0;
 }
 
-/* What one call computes. */
-struct hist_call {
-  int keys_mode;      /* keys in [0, bins) (else a value histogram) */
-  clprim_type x_type; /* the keys' or values' type */
-  cl_mem in;
-  clprim_type v_type; /* summed values' type, when values */
-  cl_mem values;      /* NULL: counts only */
-  size_t n, bins;
-  cl_mem counts, sums; /* either may be NULL, not both */
-  clprim_value lo, hi, scale;
-  uint64_t range;
-  uint64_t *outside; /* NULL, or 3 words (keys: 1) read back */
-  size_t outside_words;
-};
 
 static int is_float(clprim_type t) {
   return t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE;
@@ -89,7 +77,7 @@ static clprim_status check_distinct(const cl_mem *mems, int count) {
   return CLPRIM_SUCCESS;
 }
 
-static clprim_status check_call(clprim_context *ctx, const struct hist_call *c) {
+static clprim_status check_call(clprim_context *ctx, const struct clprim_hist_call *c) {
   if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
   CLPRIM_CHECK(clprim__check_type(ctx, c->x_type));
   if (c->keys_mode && c->x_type != CLPRIM_INT32 && c->x_type != CLPRIM_UINT32)
@@ -151,7 +139,7 @@ static size_t scatter_local_bytes(size_t ranges, size_t tile, size_t vs, unsigne
  * $CLPRIM_HIST_BINNED=0|1 turns it off / on wherever it can run (tests,
  * comparisons), and $CLPRIM_HIST_RANGE_SHIFT (smaller ranges: tests),
  * $CLPRIM_HIST_SLICE and $CLPRIM_HIST_PQUADS change the plan. */
-static int plan_binned(const clprim_context *ctx, const struct hist_call *c,
+static int plan_binned(const clprim_context *ctx, const struct clprim_hist_call *c,
                        const struct hist_config *cfg, struct hist_binned *p) {
   const int forced = ctx->tuning[CLPRIM_KNOB_HIST_BINNED] == 1;
   if (ctx->tuning[CLPRIM_KNOB_HIST_BINNED] == 0 || c->n == 0) return 0;
@@ -222,7 +210,7 @@ static int plan_binned(const clprim_context *ctx, const struct hist_call *c,
 /* Builds the kernel for the call (and hist_zero of the same program);
  * *local_copies is 0 for hist_global. With binned, kernel[0..2] are
  * hist_part_count, hist_part_scatter and hist_part_local. */
-static clprim_status hist_kernel(clprim_context *ctx, const struct hist_call *c,
+static clprim_status hist_kernel(clprim_context *ctx, const struct clprim_hist_call *c,
                                  const struct hist_config *cfg, const struct hist_binned *binned,
                                  cl_kernel *kernel, cl_kernel *zero_kernel,
                                  unsigned *local_copies) {
@@ -311,7 +299,7 @@ static int kernels_fit(const clprim_context *ctx, const cl_kernel *kernel, unsig
 
 /* The binned path's four steps (count, scan, scatter, local), after the
  * outputs are zeroed. */
-static clprim_status hist_run_binned(clprim_context *ctx, const struct hist_call *c,
+static clprim_status hist_run_binned(clprim_context *ctx, const struct clprim_hist_call *c,
                                      const struct hist_binned *p, const cl_kernel *kernel,
                                      cl_mem outside, cl_mem range_counts, cl_mem part_bins,
                                      cl_mem part_values) {
@@ -361,7 +349,7 @@ static clprim_status hist_run_binned(clprim_context *ctx, const struct hist_call
   return clprim__enqueue(ctx, kernel[2], (c->n - 1) / p->slice + 1, p->wg);
 }
 
-static clprim_status hist_run(clprim_context *ctx, const struct hist_call *c) {
+clprim_status clprim__histogram(clprim_context *ctx, const struct clprim_hist_call *c) {
   CLPRIM_CHECK(check_call(ctx, c));
   const struct hist_config cfg = hist_config(ctx);
   struct hist_binned plan;
@@ -437,31 +425,18 @@ static clprim_status hist_run(clprim_context *ctx, const struct hist_call *c) {
 
 clprim_status clprim_histogram_keys(clprim_context *ctx, clprim_type key_type, cl_mem keys,
                                     size_t n, size_t num_keys, cl_mem counts, uint64_t *invalid) {
-  struct hist_call c;
+  struct clprim_hist_call c;
   memset(&c, 0, sizeof c);
   c.keys_mode = 1, c.x_type = key_type, c.in = keys, c.n = n, c.bins = num_keys;
   c.counts = counts, c.outside = invalid, c.outside_words = 1;
   if (!counts) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  return hist_run(ctx, &c);
-}
-
-clprim_status clprim_reduce_by_key_dense(clprim_context *ctx, clprim_type key_type, cl_mem keys,
-                                         clprim_type value_type, cl_mem values, size_t n,
-                                         size_t num_keys, cl_mem sums, cl_mem counts,
-                                         uint64_t *invalid) {
-  struct hist_call c;
-  memset(&c, 0, sizeof c);
-  c.keys_mode = 1, c.x_type = key_type, c.in = keys, c.v_type = value_type, c.values = values;
-  c.n = n, c.bins = num_keys, c.sums = sums, c.counts = counts;
-  c.outside = invalid, c.outside_words = 1;
-  if (!values || !sums) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  return hist_run(ctx, &c);
+  return clprim__histogram(ctx, &c);
 }
 
 clprim_status clprim_histogram_even(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
                                     clprim_value lo, clprim_value hi, size_t bins, cl_mem counts,
                                     uint64_t *outside) {
-  struct hist_call c;
+  struct clprim_hist_call c;
   memset(&c, 0, sizeof c);
   c.x_type = type, c.in = in, c.n = n, c.bins = bins, c.counts = counts;
   c.outside = outside, c.outside_words = 3;
@@ -506,5 +481,5 @@ clprim_status clprim_histogram_even(clprim_context *ctx, clprim_type type, cl_me
   }
   /* Integer bins are (x - lo) * bins / (hi - lo) in 64 bits. */
   if (!is_float(type) && c.range > UINT64_MAX / bins) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  return hist_run(ctx, &c);
+  return clprim__histogram(ctx, &c);
 }

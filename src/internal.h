@@ -265,6 +265,25 @@ size_t clprim__scan_tile(const clprim_context *ctx, clprim_type type);
  * (tests use it for sizes around tile boundaries). */
 size_t clprim__reduce_tile(const clprim_context *ctx, clprim_type type);
 /* ---- histogram.c */
+/* One histogram or dense reduce-by-key (reduce_by_key.c's dense call runs
+ * the histogram engine): keys in [0, bins) (keys_mode) or values into even
+ * bins over [lo, hi) (scale = bins / (hi - lo) in the values' type; range =
+ * hi - lo for integers), optional values summed per bin. */
+struct clprim_hist_call {
+  int keys_mode;      /* keys in [0, bins) (else a value histogram) */
+  clprim_type x_type; /* the keys' or values' type */
+  cl_mem in;
+  clprim_type v_type; /* summed values' type, when values */
+  cl_mem values;      /* NULL: counts only */
+  size_t n, bins;
+  cl_mem counts, sums; /* either may be NULL, not both */
+  clprim_value lo, hi, scale;
+  uint64_t range;
+  uint64_t *outside; /* NULL, or 3 words (keys: 1) read back */
+  size_t outside_words;
+};
+/* Checks the call's arguments and runs it (clprim__call_begin included). */
+clprim_status clprim__histogram(clprim_context *ctx, const struct clprim_hist_call *c);
 /* The most bins that hist_local keeps in local memory, for counts (has_counts)
  * and / or sums of sum_size bytes (0: none); tests use it. */
 size_t clprim__histogram_local_max(const clprim_context *ctx, int has_counts, size_t sum_size);

@@ -1,7 +1,8 @@
-/* reduce_by_key.c: reduce-by-key over runs of equal consecutive keys (CUB
+/* reduce_by_key.c: reduce-by-key. Over runs of equal consecutive keys (CUB
  * ReduceByKey semantics), kernels in cl/reduce_by_key.cl: head counts per
  * tile, their scan, the per-tile reduction (clprim__count_scan_scatter), and the fix-up of
- * segments that span tiles. */
+ * segments that span tiles. Dense keys (clprim_reduce_by_key_dense): the
+ * histogram engine with sums (src/histogram.c, cl/histogram.cl). */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -17,6 +18,21 @@
 static unsigned rbk_items(const clprim_context *ctx) {
   const long long v = ctx->tuning[CLPRIM_KNOB_RBK_ITEMS];
   return v == 4 || v == 8 || v == 16 ? (unsigned)v : 8u;
+}
+
+/* Dense reduce-by-key: keys in [0, num_keys), any order. A histogram with
+ * sums, so it runs the histogram engine (src/histogram.c, cl/histogram.cl). */
+clprim_status clprim_reduce_by_key_dense(clprim_context *ctx, clprim_type key_type, cl_mem keys,
+                                         clprim_type value_type, cl_mem values, size_t n,
+                                         size_t num_keys, cl_mem sums, cl_mem counts,
+                                         uint64_t *invalid) {
+  if (!values || !sums) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  struct clprim_hist_call c;
+  memset(&c, 0, sizeof c);
+  c.keys_mode = 1, c.x_type = key_type, c.in = keys, c.v_type = value_type, c.values = values;
+  c.n = n, c.bins = num_keys, c.sums = sums, c.counts = counts;
+  c.outside = invalid, c.outside_words = 1;
+  return clprim__histogram(ctx, &c);
 }
 
 clprim_status clprim_reduce_by_key(clprim_context *ctx, clprim_type key_type, cl_mem keys,

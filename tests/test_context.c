@@ -111,6 +111,71 @@ static void test_device_choice(void **state) {
   else unsetenv("CLPRIM_DEVICE");
 }
 
+/* A device type as the device option or CLPRIM_DEVICE ("gpu", "cpu",
+ * "accelerator", any case): the first device of that type, or
+ * CLPRIM_ERROR_DEVICE_NOT_FOUND when there is none (checked against what
+ * clGetDeviceIDs finds). */
+static void test_device_type(void **state) {
+  (void)state;
+  static const struct {
+    const char *name;
+    cl_device_type type;
+  } kinds[] = {{"CPU", CL_DEVICE_TYPE_CPU},
+               {"gpu", CL_DEVICE_TYPE_GPU},
+               {"Accelerator", CL_DEVICE_TYPE_ACCELERATOR}};
+  cl_platform_id platforms[16];
+  cl_uint np = 0;
+  if (clGetPlatformIDs(16, platforms, &np) != CL_SUCCESS) np = 0;
+  if (np > 16) np = 16;
+  cl_device_id first_cpu = NULL;
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; ++k) {
+    /* The first device of the type, platform by platform. */
+    cl_device_id first = NULL;
+    for (cl_uint p = 0; p < np && !first; ++p) {
+      cl_uint nd = 0;
+      if (clGetDeviceIDs(platforms[p], kinds[k].type, 1, &first, &nd) != CL_SUCCESS || nd == 0)
+        first = NULL;
+    }
+    if (kinds[k].type == CL_DEVICE_TYPE_CPU) first_cpu = first;
+    clprim_context *ctx;
+    clprim_options o;
+    clprim_options_init(&o);
+    o.device = kinds[k].name;
+    if (!first) {
+      TEST_STATUS(CLPRIM_ERROR_DEVICE_NOT_FOUND, clprim_context_create(&ctx, &o));
+      assert_null(ctx);
+      printf("device \"%s\": there is none, not found\n", kinds[k].name);
+      continue;
+    }
+    if (kinds[k].type == CL_DEVICE_TYPE_ACCELERATOR) {
+      printf("device \"%s\": there is one; not opened (skipped)\n", kinds[k].name);
+      continue;
+    }
+    TEST_OK(clprim_context_create(&ctx, &o));
+    cl_device_id got = clprim_context_device(ctx);
+    clprim_device_info info;
+    clprim_status st = clprim_context_get_info(ctx, &info, sizeof info);
+    clprim_context_free(ctx);
+    TEST_OK(st);
+    assert_ptr_equal(got, first);
+    assert_true(info.device_type & kinds[k].type);
+    printf("device \"%s\": %s\n", kinds[k].name, info.device_name);
+  }
+  /* The same through the environment, when the option is NULL. */
+  const char *old = getenv("CLPRIM_DEVICE");
+  char saved[256] = "";
+  if (old) snprintf(saved, sizeof saved, "%s", old);
+  setenv("CLPRIM_DEVICE", "cpu", 1);
+  clprim_context *ctx;
+  clprim_status st = clprim_context_create(&ctx, NULL);
+  cl_device_id got = clprim_context_device(ctx);
+  clprim_context_free(ctx);
+  if (old) setenv("CLPRIM_DEVICE", saved, 1);
+  else unsetenv("CLPRIM_DEVICE");
+  TEST_STATUS(first_cpu ? CLPRIM_SUCCESS : CLPRIM_ERROR_DEVICE_NOT_FOUND, st);
+  assert_ptr_equal(got, first_cpu);
+}
+
 static void test_paths(void **state) {
   (void)state;
   clprim_context *ctx;
@@ -506,6 +571,7 @@ int main(void) {
       cmocka_unit_test(test_from_queue),    cmocka_unit_test(test_build_failure),
       cmocka_unit_test(test_disk_cache),    cmocka_unit_test(test_embedding),
       cmocka_unit_test(test_prebuild),     cmocka_unit_test(test_events),
+      cmocka_unit_test(test_device_type),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -159,9 +159,11 @@ typedef struct clprim_context clprim_context;
 typedef struct clprim_options {
   size_t size;
   /* Which device (clprim_context_create only). NULL: $CLPRIM_DEVICE, else the
-   * first GPU, else the first device. A case-insensitive substring of the
-   * platform name, vendor or version, or of the device name; or "P:D", the
-   * platform and device indices that clprim-info lists. */
+   * first GPU, else the first device. "gpu", "cpu" or "accelerator" (any
+   * case): the first device of that type. Otherwise a case-insensitive
+   * substring of the platform name, vendor or version, or of the device
+   * name; or "P:D", the platform and device indices that clprim-info
+   * lists. */
   const char *device;
   /* CLPRIM_PATH_AUTO: $CLPRIM_PATH if set, else the best probed path. Any
    * other value forces that path; a path the device cannot run makes context

@@ -236,16 +236,29 @@ unsigned clprim_list_devices(char *buf, size_t size) {
 }
 
 struct pick_arg {
-  const char *want; /* NULL: first GPU, else first device */
-  int pass;         /* default choice: 0 looks for a GPU, 1 takes any */
+  const char *want;    /* NULL: first GPU, else first device */
+  cl_device_type type; /* nonzero: want named a device type, take its first */
+  int pass;            /* default choice: 0 looks for a GPU, 1 takes any */
   cl_platform_id platform;
   cl_device_id device;
 };
+/* "gpu", "cpu" or "accelerator" (any case): that device type, else 0. */
+static cl_device_type type_from_name(const char *want) {
+  if (!want) return 0;
+  if (equal_nocase(want, "gpu")) return CL_DEVICE_TYPE_GPU;
+  if (equal_nocase(want, "cpu")) return CL_DEVICE_TYPE_CPU;
+  if (equal_nocase(want, "accelerator")) return CL_DEVICE_TYPE_ACCELERATOR;
+  return 0;
+}
 static int pick_visit(cl_platform_id p, cl_device_id d, unsigned pi, unsigned di, void *arg) {
   struct pick_arg *a = arg;
-  if (!a->want) {
+  if (!a->want || a->type) {
     cl_device_type type = 0;
     clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    if (a->type) {
+      if (type & a->type) goto take;
+      return 0;
+    }
     if (a->pass == 1 || (type & CL_DEVICE_TYPE_GPU)) goto take;
     return 0;
   }
@@ -271,7 +284,7 @@ take:
 }
 
 static clprim_status pick_device(const char *want, cl_platform_id *platform, cl_device_id *device) {
-  struct pick_arg a = {want && *want ? want : NULL, 0, NULL, NULL};
+  struct pick_arg a = {want && *want ? want : NULL, type_from_name(want), 0, NULL, NULL};
   unsigned count = for_each_device(pick_visit, &a);
   if (!a.device && !a.want) {
     a.pass = 1;

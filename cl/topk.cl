@@ -21,6 +21,7 @@
  * selection on those indices, only when more tie than are needed), and
  * topk_finish, one work-group that sorts the k pairs and writes them. */
 #include "internal/sample_select.h"
+#include "internal/tile.h"
 
 /* Whether key k is beyond the threshold t (above it for the largest, below
  * it for the smallest). */
@@ -35,16 +36,9 @@ CLPRIM_INLINE int beyond(KEY k, KEY t, int smallest) {
 #define TK_TILE ((ulong)WG * ITEMS)
 #define TK_EQUAL 0xFFFFFFFFul /* the equal count: the low half of a packed count */
 
-/* The 4 elements from `first` (a multiple of 4); those at n or beyond
- * read as 0 (the callers ignore them). */
-CLPRIM_INLINE VEC4 topk_load4(__global const T *in, ulong n, ulong first) {
-  if (first + 4 <= n) return ((__global const VEC4 *)in)[first / 4];
-  VEC4 x = (VEC4)(0);
-  if (first < n) x.s0 = in[first];
-  if (first + 1 < n) x.s1 = in[first + 1];
-  if (first + 2 < n) x.s2 = in[first + 2];
-  return x;
-}
+/* The 4 elements from `first` (a multiple of 4; internal/tile.h); those at
+ * n or beyond read as 0 (the callers ignore them). */
+#define topk_load4 CLPRIM_CAT(load4_, T)
 
 /* Output j of top-k: the value x (want_values) and the index i (uint, or
  * ulong with index64; want_indices). */

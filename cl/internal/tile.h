@@ -4,10 +4,13 @@
  * aligned base; a vector wholly below n moves with one aligned vector
  * access (ld/st.global.v4 on NVIDIA: vload4 only promises element
  * alignment and compiles to scalar loads), the last partial one element by
- * element. CLPRIM_TILE_IO(T) defines load4_T and store4_T, and load4_full_T
- * for callers that know the whole vector is below n: a kernel that checks
- * once per tile (`full ? load4_full_T : load4_T`) keeps the per-vector
- * bounds tests out of its full tiles, which measured faster (scan). */
+ * element. CLPRIM_TILE_IO(T) defines load4_T, and load4_full_T for callers
+ * that know the whole vector is below n: a kernel that checks once per tile
+ * (`full ? load4_full_T : load4_T`) keeps the per-vector bounds tests out of
+ * its full tiles, which measured faster (scan). CLPRIM_STORE4 stores a whole
+ * vector. (scan.cl moves its partial tiles element by element: through
+ * load4_T, PoCL 5's khr_subgroups path scanned them wrong and Oclgrind
+ * 21.10 crashed in its uninitialised-value check.) */
 #ifndef CLPRIM_TILE_H
 #define CLPRIM_TILE_H
 
@@ -25,8 +28,7 @@
   CLPRIM_INLINE CLPRIM_CAT(T, 4) load4_full_##T(__global const T *in, ulong first) {            \
     return ((__global const CLPRIM_CAT(T, 4) *)in)[first / 4];                                    \
   }                                                                                               \
-  /* in[first .. first + 3], zeros past n (a constant zero vector: Oclgrind  \
-   * 21.10's uninitialised-value check crashed on a splat of a variable). */  \
+  /* in[first .. first + 3], zeros past n. */                                  \
   CLPRIM_INLINE CLPRIM_CAT(T, 4) load4_##T(__global const T *in, ulong n, ulong first) {         \
     if (first + 4 <= n) return load4_full_##T(in, first);                                        \
     CLPRIM_CAT(T, 4) x = (CLPRIM_CAT(T, 4))(0);                                                  \
@@ -34,16 +36,6 @@
     if (first + 1 < n) x.s1 = in[first + 1];                                                      \
     if (first + 2 < n) x.s2 = in[first + 2];                                                      \
     return x;                                                                                     \
-  }                                                                                               \
-  /* out[first .. first + 3] = v, the parts below n. */                                          \
-  CLPRIM_INLINE void store4_##T(__global T *out, ulong n, ulong first, CLPRIM_CAT(T, 4) v) {     \
-    if (first + 4 <= n) {                                                                         \
-      CLPRIM_STORE4(T, v, out, first);                                                            \
-      return;                                                                                     \
-    }                                                                                             \
-    if (first < n) out[first] = v.s0;                                                             \
-    if (first + 1 < n) out[first + 1] = v.s1;                                                     \
-    if (first + 2 < n) out[first + 2] = v.s2;                                                     \
   }
 CLPRIM_FOR_EACH_TYPE(CLPRIM_TILE_IO)
 CLPRIM_TILE_IO(uchar) /* flags */

@@ -104,6 +104,10 @@ struct clprim_context {
   int profiling; /* queue has CL_QUEUE_PROFILING_ENABLE */
 
   clprim_device_info info; /* probed facts, info.path = chosen path */
+  /* Paths whose extensions the device lists (bit 1u << path), before their
+   * probe kernels ran: tells "not offered" from "failed its probe". */
+  unsigned path_candidates;
+  int probe_cached; /* the verdict came from the disk cache */
   /* Build options that select each path in clprim_device.h (a -cl-std=...
    * is added where the probe found it needed). */
   char path_options[CLPRIM_PATH_COUNT][160];

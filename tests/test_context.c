@@ -194,8 +194,26 @@ static void test_paths(void **state) {
       assert_int_equal(forced.path, p);
       clprim_context_free(ctx);
     } else {
-      TEST_STATUS(CLPRIM_ERROR_PATH_UNAVAILABLE, clprim_context_create(&ctx, &o));
+      /* Refused, and stderr says why (captured in a file). */
+      char log[] = "/tmp/clprim-test-stderr-XXXXXX";
+      const int fd = mkstemp(log), saved_err = dup(2);
+      assert_true(fd >= 0 && saved_err >= 0);
+      fflush(stderr);
+      dup2(fd, 2);
+      const clprim_status st = clprim_context_create(&ctx, &o);
+      fflush(stderr);
+      dup2(saved_err, 2);
+      close(saved_err);
+      char text[1024] = "";
+      const ssize_t got = pread(fd, text, sizeof text - 1, 0);
+      close(fd);
+      unlink(log);
+      text[got > 0 ? got : 0] = 0;
+      assert_int_equal(st, CLPRIM_ERROR_PATH_UNAVAILABLE);
       assert_null(ctx);
+      printf("forcing %s: %s", clprim_path_name((clprim_path)p), text);
+      assert_non_null(strstr(text, "is not available"));
+      assert_non_null(strstr(text, "this device runs: local"));
     }
   }
   o.path = (clprim_path)77;

@@ -363,6 +363,31 @@ static clprim_status choose_cache_dir(clprim_context *ctx, const clprim_options 
 }
 
 /* Everything after the OpenCL objects exist: options, probing, path choice. */
+/* Why a forced path cannot run, on stderr: the paths the device has, and
+ * whether the forced one is not offered (its extensions are missing) or
+ * failed its probe kernel. */
+static void report_unavailable(const clprim_context *ctx, clprim_path want) {
+  static const char *const needs[CLPRIM_PATH_COUNT] = {
+      "", "", "cl_khr_subgroups (or OpenCL 3.0 subgroups)",
+      "cl_khr_subgroups and cl_khr_subgroup_ballot", "an NVIDIA device (warp size 32)"};
+  char have[128] = "";
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p)
+    if (ctx->info.paths_available & (1u << p))
+      snprintf(have + strlen(have), sizeof have - strlen(have), " %s",
+               clprim_path_name((clprim_path)p));
+  fprintf(stderr, "clprim: path %s is not available on %s; this device runs:%s\n",
+          clprim_path_name(want), ctx->info.device_name, have);
+  if (!(ctx->path_candidates & (1u << want)))
+    fprintf(stderr, "clprim:   %s needs %s, which the device does not list\n",
+            clprim_path_name(want), needs[want]);
+  else
+    fprintf(stderr,
+            "clprim:   the device lists what %s needs, but its probe kernel failed%s "
+            "(CLPRIM_DEBUG=1 prints the build log or the wrong results%s)\n",
+            clprim_path_name(want), ctx->probe_cached ? " (verdict from the disk cache)" : "",
+            ctx->probe_cached ? "; CLPRIM_CACHE_DIR=off probes again" : "");
+}
+
 static clprim_status finish_create(clprim_context *ctx, const clprim_options *options) {
   cl_command_queue_properties props = 0;
   cl_int err = clGetCommandQueueInfo(ctx->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
@@ -393,6 +418,7 @@ static clprim_status finish_create(clprim_context *ctx, const clprim_options *op
         break;
       }
   } else if (!(ctx->info.paths_available & (1u << want))) {
+    report_unavailable(ctx, want);
     return CLPRIM_ERROR_PATH_UNAVAILABLE;
   }
   ctx->info.path = want;

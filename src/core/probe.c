@@ -208,6 +208,7 @@ clprim_status clprim__probe(clprim_context *ctx) {
   if (in->nv_compute_capability_major >= 3 && in->nv_warp_size == 32)
     candidates |= 1u << CLPRIM_PATH_NV_PTX;
   free(extensions);
+  ctx->path_candidates = candidates;
 
   /* Options per path: the define, the Kepler-Pascal PTX forms, the OpenCL C
    * version the khr built-ins may need. */
@@ -234,6 +235,7 @@ clprim_status clprim__probe(clprim_context *ctx) {
              std_ballot) == 4) {
     in->paths_available = mask | (1u << CLPRIM_PATH_LOCAL);
     in->subgroup_size = sg;
+    ctx->probe_cached = 1;
   } else {
     in->paths_available = 1u << CLPRIM_PATH_LOCAL;
     strcpy(std_subgroups, "-");

@@ -429,11 +429,12 @@ static void test_disk_cache(void **state) {
 
 /* An application kernel on clprim's portable subgroup operations. */
 static const char *app_source =
-    "__kernel void app(__global uint *out) {\n"
-    "  __local uint scratch[CLPRIM_WG_SCRATCH(64)];\n"
+    "__kernel void app(__global uint *out, __global uint *sums) {\n"
+    "  __local uint scratch[CLPRIM_WG_SCRATCH(128)];\n"
     "  uint total;\n"
     "  uint x = (uint)get_global_id(0) % 5u + 1u;\n"
     "  out[get_global_id(0)] = clprim_wg_scan_excl_add_uint(x, scratch, &total) + 1000u * total;\n"
+    "  sums[get_global_id(0)] = clprim_wg_reduce_add_uint(x * 3u, scratch);\n"
     "}\n";
 
 /* clprim_context_wait_for holds the next call back until the caller's
@@ -558,22 +559,34 @@ static void test_embedding(void **state) {
       fail_msg("app kernel on %s: %s\n%s", clprim_path_name((clprim_path)p), clprim_status_name(err), log);
     }
     cl_kernel k = clCreateKernel(prog, "app", &err);
-    cl_mem out = test_buffer(ctx, 128 * 4, NULL);
+    cl_mem out = test_buffer(ctx, 256 * 4, NULL), sums = test_buffer(ctx, 256 * 4, NULL);
     clSetKernelArg(k, 0, sizeof out, &out);
-    size_t global = 128, local = 64;
-    assert_int_equal(clEnqueueNDRangeKernel(clprim_context_queue(ctx), k, 1, NULL, &global, &local,
-                                            0, NULL, NULL), CL_SUCCESS);
-    uint32_t got[128];
-    test_read(ctx, out, sizeof got, got);
-    for (unsigned g = 0; g < 2; ++g) {
-      uint32_t run = 0, total = 0;
-      for (unsigned i = 0; i < 64; ++i) total += (g * 64 + i) % 5 + 1;
-      for (unsigned i = 0; i < 64; ++i) {
-        assert_int_equal(got[g * 64 + i], run + 1000u * total);
-        run += (g * 64 + i) % 5 + 1;
+    clSetKernelArg(k, 1, sizeof sums, &sums);
+    /* Work-group sizes of any size (on nv_ptx whole warps). */
+    const size_t sizes[5] = {64, 96, 128, 100, 7};
+    const unsigned count = p == CLPRIM_PATH_NV_PTX ? 3 : 5;
+    for (unsigned s = 0; s < count; ++s) {
+      const size_t local = sizes[s], global = 2 * local;
+      assert_int_equal(clEnqueueNDRangeKernel(clprim_context_queue(ctx), k, 1, NULL, &global,
+                                              &local, 0, NULL, NULL), CL_SUCCESS);
+      uint32_t got[256], got_sums[256];
+      test_read(ctx, out, global * 4, got);
+      test_read(ctx, sums, global * 4, got_sums);
+      for (unsigned g = 0; g < 2; ++g) {
+        uint32_t run = 0, total = 0;
+        for (unsigned i = 0; i < local; ++i) total += (g * local + i) % 5 + 1;
+        for (unsigned i = 0; i < local; ++i) {
+          const size_t at = g * local + i;
+          if (got[at] != run + 1000u * total || got_sums[at] != 3 * total)
+            fail_msg("app kernel on %s, work-group %zu: item %zu scan %u (want %u), sum %u (want %u)",
+                     clprim_path_name((clprim_path)p), local, at, got[at], run + 1000u * total,
+                     got_sums[at], 3 * total);
+          run += (g * local + i) % 5 + 1;
+        }
       }
     }
     clReleaseMemObject(out);
+    clReleaseMemObject(sums);
     clReleaseKernel(k);
     clReleaseProgram(prog);
     printf("app kernel on %s: passed\n", clprim_path_name((clprim_path)p));

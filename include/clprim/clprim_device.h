@@ -299,9 +299,10 @@ CLPRIM_INLINE void clprim_fence_global(void) { mem_fence(CLK_GLOBAL_MEM_FENCE); 
  * two, with the upper half clipped at the work-group size. */
 #define CLPRIM_WG_OPS(T)                                                                           \
   CLPRIM_INLINE T clprim_wg_scan_excl_add_##T(T x, __local T *scratch, T *total) {                 \
-    uint lid = (uint)get_local_id(0), n = (uint)get_local_size(0);                                 \
+    uint lid = (uint)get_local_id(0), n = (uint)get_local_size(0), p = 1;                          \
+    while (p < n) p <<= 1; /* (not n & (n - 1): LLVM makes that a popcount Oclgrind lacks) */      \
     scratch[lid] = x;                                                                              \
-    if (n & (n - 1)) {                                                                             \
+    if (p != n) {                                                                                  \
       for (uint d = 1; d < n; d <<= 1) {                                                           \
         barrier(CLK_LOCAL_MEM_FENCE);                                                              \
         T y = lid >= d ? scratch[lid - d] : (T)0;                                                  \

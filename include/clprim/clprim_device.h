@@ -32,9 +32,8 @@
  *     nothing, clprim_red_add_global_T (T uint ulong float double) and
  *     clprim_red_add_local_T (T float double)
  *   Every path: clprim_fence_global(), a global memory fence
- *   Every path (work-group level, 1-D work-groups of any size; on nv_ptx a
- *   multiple of 32, since warp operations need whole warps; the local path's
- *   scan is fastest for a power of two):
+ *   Every path (work-group level, 1-D work-groups; on the local path the
+ *   work-group size must be a power of two, on nv_ptx a multiple of 32):
  *     T clprim_wg_scan_excl_add_T(T x, __local T *scratch, T *total)
  *     T clprim_wg_reduce_add_T(T x, __local T *scratch)
  *   scratch holds get_local_size(0) elements (CLPRIM_WG_SCRATCH(wg) of them);
@@ -293,28 +292,11 @@ CLPRIM_INLINE void clprim_fence_global(void) { mem_fence(CLK_GLOBAL_MEM_FENCE); 
     return all;                                                                                    \
   }
 #else
-/* Local memory only. Scan: Blelloch (1990) up-sweep / down-sweep when the
- * work-group size is a power of two, else Hillis-Steele in place (a read
- * and a write phase per step). Reduction: halving over the next power of
- * two, with the upper half clipped at the work-group size. */
+/* Blelloch (1990) up-sweep / down-sweep over the work-group, in local memory. */
 #define CLPRIM_WG_OPS(T)                                                                           \
   CLPRIM_INLINE T clprim_wg_scan_excl_add_##T(T x, __local T *scratch, T *total) {                 \
-    uint lid = (uint)get_local_id(0), n = (uint)get_local_size(0), p = 1;                          \
-    while (p < n) p <<= 1; /* (not n & (n - 1): LLVM makes that a popcount Oclgrind lacks) */      \
+    uint lid = (uint)get_local_id(0), n = (uint)get_local_size(0);                                 \
     scratch[lid] = x;                                                                              \
-    if (p != n) {                                                                                  \
-      for (uint d = 1; d < n; d <<= 1) {                                                           \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
-        T y = lid >= d ? scratch[lid - d] : (T)0;                                                  \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                              \
-        scratch[lid] += y;                                                                         \
-      }                                                                                            \
-      barrier(CLK_LOCAL_MEM_FENCE);                                                                \
-      T incl = scratch[lid], all = scratch[n - 1];                                                 \
-      barrier(CLK_LOCAL_MEM_FENCE);                                                                \
-      *total = all;                                                                                \
-      return incl - x;                                                                             \
-    }                                                                                              \
     for (uint d = 1; d < n; d <<= 1) {                                                             \
       barrier(CLK_LOCAL_MEM_FENCE);                                                                \
       uint i = (lid + 1) * 2 * d - 1;                                                              \
@@ -340,12 +322,11 @@ CLPRIM_INLINE void clprim_fence_global(void) { mem_fence(CLK_GLOBAL_MEM_FENCE); 
     return r;                                                                                      \
   }                                                                                                \
   CLPRIM_INLINE T clprim_wg_reduce_add_##T(T x, __local T *scratch) {                              \
-    uint lid = (uint)get_local_id(0), n = (uint)get_local_size(0), p = 1;                          \
-    while (p < n) p <<= 1;                                                                         \
+    uint lid = (uint)get_local_id(0), n = (uint)get_local_size(0);                                 \
     scratch[lid] = x;                                                                              \
-    for (uint h = p >> 1; h > 0; h >>= 1) {                                                        \
+    for (uint h = n >> 1; h > 0; h >>= 1) {                                                        \
       barrier(CLK_LOCAL_MEM_FENCE);                                                                \
-      if (lid < h && lid + h < n) scratch[lid] += scratch[lid + h];                                \
+      if (lid < h) scratch[lid] += scratch[lid + h];                                               \
     }                                                                                              \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
     T all = scratch[0];                                                                            \

@@ -6,24 +6,36 @@
  *
  * Histograms and reduce-by-key (ops histogram, histogram_keys,
  * reduce_by_key_dense, reduce_by_key) are compared with one READ of their
- * inputs instead (clprim_reduce_sum over the same bytes, same run).
+ * inputs instead (a minimal read kernel over the same bytes, same run).
  *
- * Usage: clprim-bench [--op NAME|all] [--type T|all] [--path P] [--min-log K]
- *                     [--max-log K] [--reps R] [--json] [--startup]
+ * Usage: clprim-bench --help lists the ops, types, options and defaults.
  * Sizes are the powers of two from 2^min-log to 2^max-log elements (default
  * 16..28), bounded by device memory. The device: $CLPRIM_DEVICE.
  * --startup measures, per family (--op picks one), context creation plus a
  * first call in fresh processes: cold (every cache empty) and warm.
  * Selection ops (nth_element, nth_approx, quantiles, topk) report the ratio
- * to one read of the input ("read", a minimal kernel) instead of a copy. */
+ * to one read of the input ("read", a minimal kernel) instead of a copy.
+ *
+ * A row whose call fails is reported on stderr (op, variant, type, size and
+ * status) and, with --json, as an object with an "error" field; the run goes
+ * on. A row that cannot run at a size (top-k with k > n) is skipped with a
+ * note. Exit status: 0 every row ran, 1 a row failed, 2 a usage error. */
 #include <clprim/clprim.h>
 
 #include <stdio.h>
 
+#include <errno.h>
 #include <math.h>
+#include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#define MIN_REPS 20
+#define MAX_REPS 256
+#define MAX_LOG 40
+#define MAX_LIVE 16
 
 struct bench {
   clprim_context *ctx;
@@ -31,11 +43,20 @@ struct bench {
   cl_command_queue queue;
   int reps;
   int json;
-  int records;
+  int records; /* JSON objects written */
+  int failed;  /* rows that failed */
   const char *op_filter;
-  int type_filter; /* -1: all */
-  int all_data;    /* --data all: selection on every distribution of its tests */
+  int all_data; /* --data all: selection on every distribution of its tests */
   clprim_path path;
+  const clprim_device_info *info;
+  /* What runs now (named by errors), and where a setup failure returns. */
+  const char *cur_op;
+  clprim_type cur_type;
+  size_t cur_n;
+  jmp_buf abort_family;
+  /* Buffers and host memory of the running family (released on failure). */
+  cl_mem live[MAX_LIVE];
+  void *live_host[MAX_LIVE];
 };
 
 static int cmp_double(const void *a, const void *b) {
@@ -48,19 +69,145 @@ static double median(double *v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+/* Fatal errors outside the rows (startup mode, context creation). */
 static void die(const char *what, int status) {
   fprintf(stderr, "clprim-bench: %s: %s\n", what, clprim_status_name(status));
   exit(1);
 }
 
+static int lg_of(size_t n) {
+  int l = 0;
+  while (((size_t)1 << l) < n && l < 63) ++l;
+  return l;
+}
+
+/* ------------------------------------------------------ JSON, rows */
+
+static void json_string(const char *s) {
+  putchar('"');
+  for (; *s; ++s) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') printf("\\%c", c);
+    else if (c < 0x20) printf("\\u%04x", c);
+    else putchar(c);
+  }
+  putchar('"');
+}
+
+/* A number, or null where it is not finite (JSON has no inf / nan). */
+static void json_number(const char *key, const char *fmt, double v) {
+  printf(",\"%s\":", key);
+  if (isfinite(v)) printf(fmt, v);
+  else printf("null");
+}
+
+/* Starts one JSON object of the results array, with the row's identity. */
+static void json_row_begin(struct bench *b, const char *op, const char *variant, clprim_type type,
+                           size_t n) {
+  printf("%s{\"op\":", b->records++ ? ",\n" : "\n");
+  json_string(op);
+  printf(",\"variant\":");
+  json_string(variant);
+  printf(",\"type\":\"%s\",\"path\":\"%s\",\"n\":%zu", clprim_type_name(type),
+         clprim_path_name(b->path), n);
+}
+
+/* A row that failed: stderr names op, variant, type, size and status; with
+ * --json also an object with an "error" field. The run goes on. */
+static void row_failed(struct bench *b, const char *op, const char *variant, clprim_type type,
+                       size_t n, const char *what, int status) {
+  ++b->failed;
+  fprintf(stderr, "clprim-bench: %s %s %s n=2^%d: %s failed: %s\n", op, variant,
+          clprim_type_name(type), lg_of(n), what, clprim_status_name(status));
+  if (b->json) {
+    json_row_begin(b, op, variant, type, n);
+    printf(",\"error\":");
+    json_string(clprim_status_name(status));
+    printf(",\"failed_in\":");
+    json_string(what);
+    printf("}");
+  }
+  fflush(stdout);
+}
+
+/* A row that cannot run here: a note on stderr (and a "skipped" object). */
+static void row_skipped(struct bench *b, const char *op, const char *variant, clprim_type type,
+                        size_t n, const char *why) {
+  fprintf(stderr, "clprim-bench: note: %s %s %s n=2^%d skipped: %s\n", op, variant,
+          clprim_type_name(type), lg_of(n), why);
+  if (b->json) {
+    json_row_begin(b, op, variant, type, n);
+    printf(",\"skipped\":");
+    json_string(why);
+    printf("}");
+  }
+  fflush(stdout);
+}
+
+/* A failure of a family's setup (a buffer, the copy or read baseline): the
+ * family's remaining rows at this type and size are abandoned. */
+static void fail_family(struct bench *b, const char *what, int status) {
+  row_failed(b, b->cur_op, "(setup)", b->cur_type, b->cur_n, what, status);
+  longjmp(b->abort_family, 1);
+}
+
+static void track_host(struct bench *b, void *p) {
+  for (int i = 0; i < MAX_LIVE; ++i)
+    if (!b->live_host[i]) {
+      b->live_host[i] = p;
+      return;
+    }
+}
+
+static void free_host(struct bench *b, void *p) {
+  for (int i = 0; i < MAX_LIVE; ++i)
+    if (b->live_host[i] == p) b->live_host[i] = NULL;
+  free(p);
+}
+
+static void *bench_malloc(struct bench *b, size_t bytes) {
+  void *p = malloc(bytes ? bytes : 1);
+  if (!p) fail_family(b, "malloc", CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
+  track_host(b, p);
+  return p;
+}
+
+static cl_mem device_buffer(struct bench *b, size_t bytes, const void *host) {
+  cl_int err;
+  cl_mem m = clCreateBuffer(b->cl, CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), bytes,
+                            (void *)host, &err);
+  if (err != CL_SUCCESS) fail_family(b, "clCreateBuffer", err);
+  for (int i = 0; i < MAX_LIVE; ++i)
+    if (!b->live[i]) {
+      b->live[i] = m;
+      break;
+    }
+  return m;
+}
+
+static void release_buffer(struct bench *b, cl_mem m) {
+  for (int i = 0; i < MAX_LIVE; ++i)
+    if (b->live[i] == m) b->live[i] = NULL;
+  clReleaseMemObject(m);
+}
+
+/* After a family's setup failed: frees what it still held. */
+static void release_live(struct bench *b) {
+  for (int i = 0; i < MAX_LIVE; ++i) {
+    if (b->live[i]) clReleaseMemObject(b->live[i]);
+    free(b->live_host[i]);
+    b->live[i] = NULL, b->live_host[i] = NULL;
+  }
+}
+
 /* Median device time of a copy of `bytes` bytes (read + write = 2 * bytes). */
 static double copy_ms(struct bench *b, cl_mem src, cl_mem dst, size_t bytes) {
-  double t[256];
+  double t[MAX_REPS];
   int reps = b->reps;
   for (int r = -3; r < reps; ++r) {
     cl_event e;
     cl_int err = clEnqueueCopyBuffer(b->queue, src, dst, 0, 0, bytes, 0, NULL, &e);
-    if (err != CL_SUCCESS) die("copy", err);
+    if (err != CL_SUCCESS) fail_family(b, "clEnqueueCopyBuffer", err);
     clWaitForEvents(1, &e);
     cl_ulong s, f;
     clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof s, &s, NULL);
@@ -75,51 +222,55 @@ static int want_op(const struct bench *b, const char *op);
 
 typedef clprim_status (*bench_call)(struct bench *b, void *arg);
 
-/* Median device time of `call` (one clprim call per run). */
-static double op_ms(struct bench *b, bench_call call, void *arg) {
-  double t[256];
+/* Median device time of `call` (one clprim call per run) to *ms; on failure
+ * the status, and *what names the step that failed. */
+static clprim_status op_ms(struct bench *b, bench_call call, void *arg, double *ms,
+                           const char **what) {
+  double t[MAX_REPS];
   for (int r = -3; r < b->reps; ++r) {
     clprim_status st = call(b, arg);
-    if (st != CLPRIM_SUCCESS) die("call", st);
-    double ms;
-    st = clprim_context_last_time(b->ctx, &ms);
-    if (st != CLPRIM_SUCCESS) die("profiling", st);
-    if (r >= 0) t[r] = ms;
+    if (st != CLPRIM_SUCCESS) return *what = "call", st;
+    double one;
+    st = clprim_context_last_time(b->ctx, &one);
+    if (st != CLPRIM_SUCCESS) return *what = "clprim_context_last_time", st;
+    if (r >= 0) t[r] = one;
   }
-  return median(t, b->reps);
+  *ms = median(t, b->reps);
+  return CLPRIM_SUCCESS;
 }
 
-/* Prints one result: `bytes` is the minimal traffic (reads + writes); the
- * copy reference moves the same traffic (bytes / 2 read and written). */
+/* Times `call` and prints one result: `bytes` is the minimal traffic (reads
+ * + writes); the copy reference moves the same traffic (bytes / 2 read and
+ * written). */
 static void report(struct bench *b, const char *op, const char *variant, clprim_type type,
-                   size_t n, double ms, double bytes, double copy) {
+                   size_t n, bench_call call, void *arg, double bytes, double copy) {
+  double ms = 0;
+  const char *what = "";
+  clprim_status st = op_ms(b, call, arg, &ms, &what);
+  if (st != CLPRIM_SUCCESS) {
+    row_failed(b, op, variant, type, n, what, st);
+    return;
+  }
   double gbs = bytes / (ms * 1e6);
   if (b->json) {
-    printf("%s{\"op\":\"%s\",\"variant\":\"%s\",\"type\":\"%s\",\"path\":\"%s\",\"n\":%zu,"
-           "\"ms\":%.5f,\"gbps\":%.1f,\"copy_ms\":%.5f,\"ratio_to_copy\":%.3f}",
-           b->records++ ? ",\n" : "[\n", op, variant, clprim_type_name(type),
-           clprim_path_name(b->path), n, ms, gbs, copy, ms / copy);
+    json_row_begin(b, op, variant, type, n);
+    json_number("ms", "%.5f", ms);
+    json_number("gbps", "%.1f", gbs);
+    json_number("copy_ms", "%.5f", copy);
+    json_number("ratio_to_copy", "%.3f", ms / copy);
+    printf("}");
   } else {
-    printf("%-14s %-18s %-7s %-13s n=2^%-5.2g %9.4f ms %8.1f GB/s  copy %8.4f ms  ratio %.2f\n",
+    printf("%-19s %-27s %-7s %-13s n=2^%-5.2g %9.4f ms %8.1f GB/s  copy %8.4f ms  ratio %.2f\n",
            op, variant, clprim_type_name(type), clprim_path_name(b->path), log2((double)n), ms,
            gbs, copy, ms / copy);
   }
   fflush(stdout);
 }
 
-static cl_mem device_buffer(struct bench *b, size_t bytes, const void *host) {
-  cl_int err;
-  cl_mem m = clCreateBuffer(b->cl, CL_MEM_READ_WRITE | (host ? CL_MEM_COPY_HOST_PTR : 0), bytes,
-                            (void *)host, &err);
-  if (err != CL_SUCCESS) die("clCreateBuffer", err);
-  return m;
-}
-
 /* Random elements of type: integers in [0, 1000), floats in [0, 1). */
-static void *random_data(clprim_type type, size_t n, unsigned seed) {
+static void *random_data(struct bench *b, clprim_type type, size_t n, unsigned seed) {
   size_t es = clprim_type_size(type);
-  unsigned char *p = malloc(n * es);
-  if (!p) die("malloc", CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
+  unsigned char *p = bench_malloc(b, n * es);
   uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
   for (size_t i = 0; i < n; ++i) {
     s ^= s << 13, s ^= s >> 7, s ^= s << 17;
@@ -150,15 +301,17 @@ static clprim_status call_scan(struct bench *b, void *p) {
 
 static void bench_scan(struct bench *b, clprim_type type, size_t n) {
   size_t bytes = n * clprim_type_size(type);
-  void *host = random_data(type, n, 1);
-  struct scan_arg a = {type, device_buffer(b, bytes, host), device_buffer(b, bytes, NULL), n, 0};
-  free(host);
+  void *host = random_data(b, type, n, 1);
+  struct scan_arg a = {type, NULL, NULL, n, 0};
+  a.in = device_buffer(b, bytes, host);
+  a.out = device_buffer(b, bytes, NULL);
+  free_host(b, host);
   double copy = copy_ms(b, a.in, a.out, bytes);
-  report(b, "scan", "exclusive", type, n, op_ms(b, call_scan, &a), 2.0 * bytes, copy);
+  report(b, "scan", "exclusive", type, n, call_scan, &a, 2.0 * bytes, copy);
   a.inclusive = 1;
-  report(b, "scan", "inclusive", type, n, op_ms(b, call_scan, &a), 2.0 * bytes, copy);
-  clReleaseMemObject(a.in);
-  clReleaseMemObject(a.out);
+  report(b, "scan", "inclusive", type, n, call_scan, &a, 2.0 * bytes, copy);
+  release_buffer(b, a.in);
+  release_buffer(b, a.out);
 }
 
 /* -------------------------------------------------------- reductions */
@@ -181,19 +334,21 @@ static clprim_status call_reduce(struct bench *b, void *p) {
  * (half read, half written). */
 static void bench_reduce(struct bench *b, clprim_type type, size_t n) {
   size_t bytes = n * clprim_type_size(type);
-  void *host = random_data(type, n, 2);
-  struct reduce_arg a = {type, device_buffer(b, bytes, host), device_buffer(b, 16, NULL), n, 0};
-  free(host);
+  void *host = random_data(b, type, n, 2);
+  struct reduce_arg a = {type, NULL, NULL, n, 0};
+  a.in = device_buffer(b, bytes, host);
+  a.result = device_buffer(b, 16, NULL);
+  free_host(b, host);
   cl_mem half = device_buffer(b, bytes / 2 + 1, NULL);
   double copy = copy_ms(b, a.in, half, bytes / 2);
   const char *const names[3] = {"argmax", "argmin", "reduce_sum"};
   for (a.op = 0; a.op < 3; ++a.op)
     if (want_op(b, names[a.op]))
-      report(b, names[a.op], a.op == 2 ? "sum" : "first index", type, n, op_ms(b, call_reduce, &a),
+      report(b, names[a.op], a.op == 2 ? "sum" : "first index", type, n, call_reduce, &a,
              (double)bytes, copy);
-  clReleaseMemObject(a.in);
-  clReleaseMemObject(a.result);
-  clReleaseMemObject(half);
+  release_buffer(b, a.in);
+  release_buffer(b, a.result);
+  release_buffer(b, half);
 }
 
 /* ------------------------------------------------------------ select */
@@ -218,7 +373,7 @@ static clprim_status call_select(struct bench *b, void *p) {
  * once and what is written; the copy reference moves the same traffic. */
 static void bench_select(struct bench *b, clprim_type type, size_t n) {
   size_t es = clprim_type_size(type), bytes = n * es;
-  void *host = random_data(type, n, 2);
+  void *host = random_data(b, type, n, 2);
   struct select_arg a;
   memset(&a, 0, sizeof a);
   a.type = type;
@@ -229,7 +384,7 @@ static void bench_select(struct bench *b, clprim_type type, size_t n) {
   /* The copy moves up to (n es + n (es + 4)) / 2 bytes. */
   size_t copy_bytes = bytes + n * 2 + 64;
   cl_mem copy_src = device_buffer(b, copy_bytes, NULL), copy_dst = device_buffer(b, copy_bytes, NULL);
-  free(host);
+  free_host(b, host);
   const double rates[3] = {0.01, 0.5, 0.99};
   static const char *const kinds[4] = {"values", "indices", "both", "partition"};
   for (int r = 0; r < 3; ++r) {
@@ -245,7 +400,7 @@ static void bench_select(struct bench *b, clprim_type type, size_t n) {
     }
     uint64_t selected = 0;
     clprim_status st = clprim_select_count(b->ctx, type, a.in, n, &a.pred, &selected);
-    if (st != CLPRIM_SUCCESS) die("select count", st);
+    if (st != CLPRIM_SUCCESS) fail_family(b, "clprim_select_count", st);
     for (int k = 0; k < 4; ++k) {
       a.out.values = k != 1 ? values : NULL;
       a.out.indices = k == 1 || k == 2 ? indices : NULL;
@@ -253,18 +408,17 @@ static void bench_select(struct bench *b, clprim_type type, size_t n) {
       size_t written = k == 3 ? n * es : (size_t)selected * (k == 0 ? es : k == 1 ? 4 : es + 4);
       size_t traffic = bytes + written;
       double copy = copy_ms(b, copy_src, copy_dst, (traffic / 2 + 7) / 8 * 8);
-      double ms = op_ms(b, call_select, &a);
       char variant[32];
       snprintf(variant, sizeof variant, "%s p=%.2f", kinds[k], rates[r]);
-      report(b, "select", variant, type, n, ms, (double)traffic, copy);
+      report(b, "select", variant, type, n, call_select, &a, (double)traffic, copy);
     }
   }
-  clReleaseMemObject(a.in);
-  clReleaseMemObject(values);
-  clReleaseMemObject(indices);
-  clReleaseMemObject(a.out.count_buffer);
-  clReleaseMemObject(copy_src);
-  clReleaseMemObject(copy_dst);
+  release_buffer(b, a.in);
+  release_buffer(b, values);
+  release_buffer(b, indices);
+  release_buffer(b, a.out.count_buffer);
+  release_buffer(b, copy_src);
+  release_buffer(b, copy_dst);
 }
 
 /* ------------------------------------------------- one-read baseline */
@@ -284,27 +438,44 @@ static const char *read_source =
 
 static double read_ms(struct bench *b, cl_mem in, size_t bytes) {
   cl_int err;
+  const char *what = "";
+  cl_kernel kernel = NULL;
+  cl_mem out = NULL;
+  double t[MAX_REPS];
   cl_program program = clCreateProgramWithSource(b->cl, 1, &read_source, NULL, &err);
-  if (err != CL_SUCCESS) die("read program", err);
+  if (err != CL_SUCCESS) {
+    what = "read baseline: clCreateProgramWithSource";
+    goto fail;
+  }
   cl_device_id dev = clprim_context_device(b->ctx);
   err = clBuildProgram(program, 1, &dev, "", NULL, NULL);
-  if (err != CL_SUCCESS) die("read build", err);
-  cl_kernel kernel = clCreateKernel(program, "read_all", &err);
-  if (err != CL_SUCCESS) die("read kernel", err);
-  clprim_device_info info;
-  clprim_context_get_info(b->ctx, &info, sizeof info);
-  cl_mem out = device_buffer(b, 4, NULL);
+  if (err != CL_SUCCESS) {
+    what = "read baseline: clBuildProgram";
+    goto fail;
+  }
+  kernel = clCreateKernel(program, "read_all", &err);
+  if (err != CL_SUCCESS) {
+    what = "read baseline: clCreateKernel";
+    goto fail;
+  }
+  out = clCreateBuffer(b->cl, CL_MEM_READ_WRITE, 4, NULL, &err);
+  if (err != CL_SUCCESS) {
+    what = "read baseline: clCreateBuffer";
+    goto fail;
+  }
   cl_ulong n4 = bytes / 16;
-  size_t local = 256, global = local * (info.compute_units ? info.compute_units : 1) * 8;
-  if (!(info.device_type & CL_DEVICE_TYPE_GPU)) local = 64, global = 64 * 64;
+  size_t local = 256, global = local * (b->info->compute_units ? b->info->compute_units : 1) * 8;
+  if (!(b->info->device_type & CL_DEVICE_TYPE_GPU)) local = 64, global = 64 * 64;
   clSetKernelArg(kernel, 0, sizeof in, &in);
   clSetKernelArg(kernel, 1, sizeof n4, &n4);
   clSetKernelArg(kernel, 2, sizeof out, &out);
-  double t[256];
   for (int r = -3; r < b->reps; ++r) {
     cl_event e;
     err = clEnqueueNDRangeKernel(b->queue, kernel, 1, NULL, &global, &local, 0, NULL, &e);
-    if (err != CL_SUCCESS) die("read", err);
+    if (err != CL_SUCCESS) {
+      what = "read baseline: clEnqueueNDRangeKernel";
+      goto fail;
+    }
     clWaitForEvents(1, &e);
     cl_ulong s0, f;
     clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof s0, &s0, NULL);
@@ -316,18 +487,33 @@ static double read_ms(struct bench *b, cl_mem in, size_t bytes) {
   clReleaseKernel(kernel);
   clReleaseProgram(program);
   return median(t, b->reps);
+fail:
+  if (out) clReleaseMemObject(out);
+  if (kernel) clReleaseKernel(kernel);
+  if (program) clReleaseProgram(program);
+  fail_family(b, what, err);
+  return 0;
 }
 
-/* One result against the read baseline (ratio = ms / one read of the input). */
+/* Times `call` and prints one result against the read baseline (ratio = ms
+ * / one read of the input); call NULL: `read` itself is the result. */
 static void report_vs_read(struct bench *b, const char *op, const char *variant, clprim_type type,
-                           size_t n, double ms, double read) {
+                           size_t n, bench_call call, void *arg, double read) {
+  double ms = read;
+  const char *what = "";
+  clprim_status st = call ? op_ms(b, call, arg, &ms, &what) : CLPRIM_SUCCESS;
+  if (st != CLPRIM_SUCCESS) {
+    row_failed(b, op, variant, type, n, what, st);
+    return;
+  }
   if (b->json) {
-    printf("%s{\"op\":\"%s\",\"variant\":\"%s\",\"type\":\"%s\",\"path\":\"%s\",\"n\":%zu,"
-           "\"ms\":%.5f,\"read_ms\":%.5f,\"ratio_to_read\":%.3f}",
-           b->records++ ? ",\n" : "[\n", op, variant, clprim_type_name(type),
-           clprim_path_name(b->path), n, ms, read, ms / read);
+    json_row_begin(b, op, variant, type, n);
+    json_number("ms", "%.5f", ms);
+    json_number("read_ms", "%.5f", read);
+    json_number("ratio_to_read", "%.3f", ms / read);
+    printf("}");
   } else {
-    printf("%-14s %-22s %-7s %-13s n=2^%-5.2g %9.4f ms  read %8.4f ms  ratio %.2f\n", op, variant,
+    printf("%-19s %-27s %-7s %-13s n=2^%-5.2g %9.4f ms  read %8.4f ms  ratio %.2f\n", op, variant,
            clprim_type_name(type), clprim_path_name(b->path), log2((double)n), ms, read, ms / read);
   }
   fflush(stdout);
@@ -404,13 +590,19 @@ static void nth_data(clprim_type type, unsigned char *host, size_t n, int data) 
  * and double) also on the other distributions of nth_data. */
 static void bench_nth(struct bench *b, clprim_type type, size_t n) {
   size_t es = clprim_type_size(type), bytes = n * es;
-  unsigned char *host = random_data(type, n, 3);
+  unsigned char *host = random_data(b, type, n, 3);
   struct nth_arg a;
   memset(&a, 0, sizeof a);
   a.type = type, a.n = n;
   a.in = device_buffer(b, bytes, host);
-  a.out = device_buffer(b, bytes / 2 + es, NULL);
-  a.indices = device_buffer(b, n / 2 * 4 + 4, NULL);
+  /* Top-k's outputs hold the largest k that runs at this n (k <= n). */
+  const uint64_t topk_ks[3] = {1, 1000, n / 2};
+  const char *const topk_kn[3] = {"1", "1000", "n/2"};
+  size_t kmax = 1;
+  for (int j = 0; j < 3; ++j)
+    if (topk_ks[j] <= n && topk_ks[j] > kmax) kmax = (size_t)topk_ks[j];
+  a.out = device_buffer(b, kmax * es, NULL);
+  a.indices = device_buffer(b, kmax * 4, NULL);
   uint64_t deciles[9], percentiles[99];
   for (int j = 0; j < 9; ++j) deciles[j] = clprim_quantile_rank(n, (j + 1) / 10.0);
   for (int j = 0; j < 99; ++j) percentiles[j] = clprim_quantile_rank(n, (j + 1) / 100.0);
@@ -420,11 +612,11 @@ static void bench_nth(struct bench *b, clprim_type type, size_t n) {
     if (data) {
       nth_data(type, host, n, data);
       cl_int err = clEnqueueWriteBuffer(b->queue, a.in, CL_TRUE, 0, bytes, host, 0, NULL, NULL);
-      if (err != CL_SUCCESS) die("write", err);
+      if (err != CL_SUCCESS) fail_family(b, "clEnqueueWriteBuffer", err);
     }
     double read = read_ms(b, a.in, bytes);
     char variant[48];
-    if (want_op(b, "read")) report_vs_read(b, "read", dname, type, n, read, read);
+    if (want_op(b, "read")) report_vs_read(b, "read", dname, type, n, NULL, NULL, read);
     if (want_op(b, "nth_element")) {
       const uint64_t ks[3] = {n / 2, n / 100, n - 1};
       const char *kn[3] = {"n/2", "n/100", "n-1"};
@@ -432,37 +624,39 @@ static void bench_nth(struct bench *b, clprim_type type, size_t n) {
       for (int j = 0; j < 3; ++j) {
         a.k = ks[j];
         snprintf(variant, sizeof variant, "%s k=%s", dname, kn[j]);
-        report_vs_read(b, "nth_element", variant, type, n, op_ms(b, call_nth, &a), read);
+        report_vs_read(b, "nth_element", variant, type, n, call_nth, &a, read);
       }
     }
     if (want_op(b, "nth_approx")) {
       a.op = 1, a.k = n / 2;
       snprintf(variant, sizeof variant, "%s k=n/2", dname);
-      report_vs_read(b, "nth_approx", variant, type, n, op_ms(b, call_nth, &a), read);
+      report_vs_read(b, "nth_approx", variant, type, n, call_nth, &a, read);
     }
     if (want_op(b, "quantiles")) {
       a.op = 2, a.ranks = deciles, a.count = 9;
       snprintf(variant, sizeof variant, "%s 9 deciles", dname);
-      report_vs_read(b, "quantiles", variant, type, n, op_ms(b, call_nth, &a), read);
+      report_vs_read(b, "quantiles", variant, type, n, call_nth, &a, read);
       a.ranks = percentiles, a.count = 99;
       snprintf(variant, sizeof variant, "%s 99 percentiles", dname);
-      report_vs_read(b, "quantiles", variant, type, n, op_ms(b, call_nth, &a), read);
+      report_vs_read(b, "quantiles", variant, type, n, call_nth, &a, read);
     }
     if (want_op(b, "topk")) {
-      const uint64_t ks[3] = {1, 1000, n / 2};
-      const char *kn[3] = {"1", "1000", "n/2"};
       a.op = 3;
       for (int j = 0; j < 3; ++j) {
-        a.k = ks[j] < n ? ks[j] : n;
-        snprintf(variant, sizeof variant, "%s k=%s", dname, kn[j]);
-        report_vs_read(b, "topk", variant, type, n, op_ms(b, call_nth, &a), read);
+        snprintf(variant, sizeof variant, "%s k=%s", dname, topk_kn[j]);
+        if (topk_ks[j] > n || topk_ks[j] == 0) {
+          row_skipped(b, "topk", variant, type, n, topk_ks[j] ? "k > n" : "k = 0 (n/2 at n = 1)");
+          continue;
+        }
+        a.k = topk_ks[j];
+        report_vs_read(b, "topk", variant, type, n, call_nth, &a, read);
       }
     }
   }
-  free(host);
-  clReleaseMemObject(a.in);
-  clReleaseMemObject(a.out);
-  clReleaseMemObject(a.indices);
+  free_host(b, host);
+  release_buffer(b, a.in);
+  release_buffer(b, a.out);
+  release_buffer(b, a.indices);
 }
 
 /* ------------------------------------------- histograms, reduce-by-key */
@@ -478,7 +672,7 @@ static clprim_status call_hist(struct bench *b, void *p) {
   struct hist_arg *a = p;
   switch (a->op) {
   case 0: return clprim_histogram_even(b->ctx, a->type, a->values, a->n, a->lo, a->hi, a->bins, a->out_a, NULL);
-  case 1: return clprim_histogram_keys(b->ctx, CLPRIM_UINT32, a->keys, a->n, a->bins, a->out_a, NULL);
+  case 1: return clprim_histogram_keys(b->ctx, a->type, a->keys, a->n, a->bins, a->out_a, NULL);
   case 2:
     return clprim_reduce_by_key_dense(b->ctx, CLPRIM_INT32, a->keys, a->type, a->values, a->n,
                                       a->bins, a->out_a, NULL, NULL);
@@ -490,9 +684,8 @@ static clprim_status call_hist(struct bench *b, void *p) {
 
 /* Keys in [0, bins): random, sorted, or sorted with each key swapped with
  * its neighbour with probability 1/2 (partly sorted). */
-static uint32_t *bench_keys(size_t n, size_t bins, int order) {
-  uint32_t *k = malloc(n * 4);
-  if (!k) die("malloc", CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
+static uint32_t *bench_keys(struct bench *b, size_t n, size_t bins, int order) {
+  uint32_t *k = bench_malloc(b, n * 4);
   uint64_t s = 0x243F6A8885A308D3ull;
   for (size_t i = 0; i < n; ++i) {
     s ^= s << 13, s ^= s >> 7, s ^= s << 17;
@@ -510,17 +703,19 @@ static uint32_t *bench_keys(size_t n, size_t bins, int order) {
 }
 
 /* histogram: values of type (uniform [0, 1), integers [0, 1000)) into 256
- * and 2^20 bins; histogram_keys: 2^20 random uint32 keys;
- * reduce_by_key_dense: int32 keys (random, sorted, partly sorted) into 2^20
- * keys, values of type; reduce_by_key: int32 keys in 2^20 sorted runs. */
-static void bench_hist(struct bench *b, clprim_type type, size_t n, const clprim_device_info *info) {
+ * and 2^20 bins; histogram_keys: random keys of type (int32 or uint32) into
+ * 2^20 bins; reduce_by_key_dense: int32 keys (random, sorted, partly sorted)
+ * into 2^20 keys, values of type; reduce_by_key: sorted int32 keys in
+ * min(n, 2^20) runs, values of type. */
+static void bench_hist(struct bench *b, clprim_type type, size_t n) {
+  const clprim_device_info *info = b->info;
   const size_t es = clprim_type_size(type), bins_many = (size_t)1 << 20;
   struct hist_arg a;
   memset(&a, 0, sizeof a);
   a.type = type, a.n = n;
-  void *host = random_data(type, n, 3);
+  void *host = random_data(b, type, n, 3);
   a.values = device_buffer(b, n * es, host);
-  free(host);
+  free_host(b, host);
   double read_values = read_ms(b, a.values, n * es);
   char variant[32];
   if (want_op(b, "histogram")) {
@@ -534,13 +729,17 @@ static void bench_hist(struct bench *b, clprim_type type, size_t n, const clprim
     for (int k = 0; k < 2; ++k) {
       a.bins = bin_counts[k];
       snprintf(variant, sizeof variant, "%zu bins", a.bins);
-      report_vs_read(b, "histogram", variant, type, n, op_ms(b, call_hist, &a), read_values);
+      report_vs_read(b, "histogram", variant, type, n, call_hist, &a, read_values);
     }
-    clReleaseMemObject(a.out_a);
+    release_buffer(b, a.out_a);
   }
-  const int want_keys = want_op(b, "histogram_keys"), want_dense = want_op(b, "reduce_by_key_dense");
+  const int want_keys = want_op(b, "histogram_keys") && (type == CLPRIM_INT32 || type == CLPRIM_UINT32), want_dense = want_op(b, "reduce_by_key_dense");
   const int want_runs = want_op(b, "reduce_by_key");
-  if (want_keys || want_dense || want_runs) {
+  const int dense_ok = es == 4 || info->has_int64_atomics;
+  if (want_dense && !dense_ok)
+    row_skipped(b, "reduce_by_key_dense", "2^20 keys", type, n,
+                "64-bit sums need cl_khr_int64_base_atomics");
+  if (want_keys || (want_dense && dense_ok) || want_runs) {
     const char *const order_names[3] = {"random", "sorted", "partly sorted"};
     /* out_a: 2^20 sums or counts, or n unique keys */
     a.out_a = device_buffer(b, (n > bins_many ? n : bins_many) * 8, NULL);
@@ -548,32 +747,34 @@ static void bench_hist(struct bench *b, clprim_type type, size_t n, const clprim
     a.count = device_buffer(b, 8, NULL);
     a.bins = bins_many;
     for (int order = 0; order < 3; ++order) {
-      uint32_t *keys = bench_keys(n, bins_many, order);
+      uint32_t *keys = bench_keys(b, n, bins_many, order);
       a.keys = device_buffer(b, n * 4, keys);
-      free(keys);
+      free_host(b, keys);
       double read_keys = read_ms(b, a.keys, n * 4);
-      if (order == 0 && want_keys && (type == CLPRIM_INT32 || type == CLPRIM_UINT32)) {
-        a.op = 1;
-        report_vs_read(b, "histogram_keys", "2^20 keys random", CLPRIM_UINT32, n,
-                    op_ms(b, call_hist, &a), read_keys);
+      if (order == 0 && want_keys) {
+        a.op = 1; /* the keys of type (int32 or uint32), all in [0, 2^20) */
+        report_vs_read(b, "histogram_keys", "2^20 keys random", type, n, call_hist, &a, read_keys);
       }
-      if (want_dense && (es == 4 || info->has_int64_atomics)) {
+      if (want_dense && dense_ok) {
         a.op = 2;
         snprintf(variant, sizeof variant, "2^20 keys %s", order_names[order]);
-        report_vs_read(b, "reduce_by_key_dense", variant, type, n, op_ms(b, call_hist, &a), read_keys + read_values);
+        report_vs_read(b, "reduce_by_key_dense", variant, type, n, call_hist, &a,
+                       read_keys + read_values);
       }
       if (order == 1 && want_runs) {
         a.op = 3;
-        /* out_a: the unique keys (int32), out_b: the sums (type) */
-        report_vs_read(b, "reduce_by_key", "2^20 sorted runs", type, n, op_ms(b, call_hist, &a), read_keys + read_values);
+        /* Sorted keys i * 2^20 / n: min(n, 2^20) distinct keys, one run each.
+         * out_a: the unique keys (int32), out_b: the sums (type) */
+        snprintf(variant, sizeof variant, "2^%d sorted runs", lg_of(n < bins_many ? n : bins_many));
+        report_vs_read(b, "reduce_by_key", variant, type, n, call_hist, &a, read_keys + read_values);
       }
-      clReleaseMemObject(a.keys);
+      release_buffer(b, a.keys);
     }
-    clReleaseMemObject(a.out_a);
-    clReleaseMemObject(a.out_b);
-    clReleaseMemObject(a.count);
+    release_buffer(b, a.out_a);
+    release_buffer(b, a.out_b);
+    release_buffer(b, a.count);
   }
-  clReleaseMemObject(a.values);
+  release_buffer(b, a.values);
 }
 
 /* ------------------------------------------------------------ startup */
@@ -706,102 +907,324 @@ static void startup(const char *self, const char *only) {
 
 /* --------------------------------------------------------------- main */
 
+/* The ops, their families, and the types each takes. */
+enum { FAM_SCAN, FAM_REDUCE, FAM_SELECT, FAM_HIST, FAM_NTH, FAM_COUNT };
+static const struct {
+  const char *name;
+  int family;
+  unsigned types; /* bit (1u << type) for each clprim_type the op takes */
+  const char *help;
+} ops[] = {
+    {"scan", FAM_SCAN, 0x3Fu, "exclusive and inclusive prefix sums"},
+    {"argmax", FAM_REDUCE, 0x3Fu, "value and first index, result on the device"},
+    {"argmin", FAM_REDUCE, 0x3Fu, "as argmax"},
+    {"reduce_sum", FAM_REDUCE, 0x3Fu, "sum, result on the device"},
+    {"select", FAM_SELECT, 0x3Fu,
+     "values, indices, both, partition, at p = 0.01, 0.5, 0.99 passing"},
+    {"histogram", FAM_HIST, 0x3Fu, "histogram_even into 256 and 2^20 bins"},
+    {"histogram_keys", FAM_HIST, 0x03u,
+     "2^20 bins, random keys; the type is the key type (int32, uint32)"},
+    {"reduce_by_key_dense", FAM_HIST, 0x3Fu,
+     "int32 keys in [0, 2^20) (random, sorted, partly sorted), values of\n"
+     "                       the type (64-bit values need cl_khr_int64_base_atomics)"},
+    {"reduce_by_key", FAM_HIST, 0x3Fu,
+     "sorted int32 keys in min(n, 2^20) runs, values of the type"},
+    {"read", FAM_NTH, 0x3Fu, "the one-read baseline kernel alone"},
+    {"nth_element", FAM_NTH, 0x3Fu, "k = n/2, n/100, n-1"},
+    {"nth_approx", FAM_NTH, 0x3Fu, "k = n/2"},
+    {"quantiles", FAM_NTH, 0x3Fu, "9 deciles, 99 percentiles"},
+    {"topk", FAM_NTH, 0x3Fu,
+     "k = 1, 1000, n/2, values and uint32 indices (a k above n is skipped)"},
+};
+#define OP_COUNT (int)(sizeof ops / sizeof ops[0])
+static const char *const family_names[FAM_COUNT] = {
+    "scan", "argmax/argmin/reduce_sum", "select",
+    "histogram/histogram_keys/reduce_by_key(_dense)", "read/nth_element/nth_approx/quantiles/topk"};
+
 static int want_op(const struct bench *b, const char *op) {
   return strcmp(b->op_filter, "all") == 0 || strcmp(b->op_filter, op) == 0;
 }
 
-int main(int argc, char **argv) {
-  struct bench b;
-  memset(&b, 0, sizeof b);
-  b.reps = 25;
-  b.op_filter = "all";
-  b.type_filter = -1;
-  int min_log = 16, max_log = 28, run_startup = 0;
-  clprim_options opts;
-  clprim_options_init(&opts);
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (strcmp(a, "--startup-child") == 0 && v && i + 2 < argc) return startup_child(v, argv[i + 2]);
-    if (strcmp(a, "--startup") == 0) {
-      run_startup = 1;
-    } else if (strcmp(a, "--json") == 0) {
-      b.json = 1;
-    } else if (strcmp(a, "--op") == 0 && v) {
-      b.op_filter = v, ++i;
-    } else if (strcmp(a, "--type") == 0 && v) {
-      ++i;
-      for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t)
-        if (strcmp(v, clprim_type_name((clprim_type)t)) == 0) b.type_filter = t;
-      if (strcmp(v, "all") != 0 && b.type_filter < 0) die("unknown --type", CLPRIM_ERROR_INVALID_ARGUMENT);
-    } else if (strcmp(a, "--path") == 0 && v) {
-      ++i;
-      if (clprim_path_from_name(v, &opts.path) != CLPRIM_SUCCESS) die("unknown --path", CLPRIM_ERROR_INVALID_ARGUMENT);
-    } else if (strcmp(a, "--min-log") == 0 && v) {
-      min_log = atoi(v), ++i;
-    } else if (strcmp(a, "--max-log") == 0 && v) {
-      max_log = atoi(v), ++i;
-    } else if (strcmp(a, "--data") == 0 && v) {
-      b.all_data = strcmp(v, "all") == 0, ++i;
-    } else if (strcmp(a, "--reps") == 0 && v) {
-      b.reps = atoi(v), ++i;
-    } else {
-      fprintf(stderr, "usage: clprim-bench [--op NAME|all] [--type T|all] [--path P] "
-                      "[--min-log K] [--max-log K] [--reps R>=20] [--data all] [--json] [--startup]\n");
-      return 2;
-    }
-  }
-  if (run_startup) {
-    startup(argv[0], b.op_filter);
-    return 0;
-  }
-  if (b.reps < 20) b.reps = 20;
-  if (b.reps > 256) b.reps = 256;
+/* Whether family f has an op that --op wants and that takes type. */
+static int family_runs(const struct bench *b, int f, clprim_type type) {
+  for (int i = 0; i < OP_COUNT; ++i)
+    if (ops[i].family == f && want_op(b, ops[i].name) && (ops[i].types >> type & 1u)) return 1;
+  return 0;
+}
 
-  /* A profiling queue on the chosen device, and a context on it. */
-  clprim_context *probe;
-  clprim_status st = clprim_context_create(&probe, &opts);
-  if (st != CLPRIM_SUCCESS) die("context", st);
-  cl_int err;
-  b.cl = clprim_context_cl_context(probe);
-  clRetainContext(b.cl);
-  b.queue = clCreateCommandQueue(b.cl, clprim_context_device(probe), CL_QUEUE_PROFILING_ENABLE, &err);
-  if (err != CL_SUCCESS) die("clCreateCommandQueue", err);
-  clprim_context_free(probe);
-  st = clprim_context_create_from_queue(&b.ctx, b.queue, &opts);
-  if (st != CLPRIM_SUCCESS) die("context", st);
-  clprim_device_info info;
-  clprim_context_get_info(b.ctx, &info, sizeof info);
-  b.path = info.path;
-  if (!b.json)
-    printf("device: %s | %s | driver %s | path %s | median of %d runs after 3 warm-ups\n",
-           info.device_name, info.platform_name, info.driver_version, clprim_path_name(b.path),
-           b.reps);
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: clprim-bench [--op NAME|all] [--type T|all] [--path P] [--min-log K] [--max-log K]\n"
+          "                    [--reps R] [--data default|all] [--json] [--progress] [--startup]\n"
+          "       clprim-bench --help\n");
+}
 
+static void help(void) {
+  usage(stdout);
+  printf(
+      "\nDevice time of clprim's primitives from OpenCL profiling events: 3 warm-up runs,\n"
+      "then the median of R runs, in ms; GB/s of the minimal traffic and the ratio to a\n"
+      "clEnqueueCopyBuffer of the same bytes (scan, reductions, select) or to one read of\n"
+      "the inputs by a minimal kernel (histograms, reduce-by-key, selection), same run.\n"
+      "\nOptions:\n"
+      "  --op NAME      one op below, or all (default: all)\n"
+      "  --type T       int32, uint32, int64, uint64, float, double, or all: every type each\n"
+      "                 op takes (default: int32 and float; double needs cl_khr_fp64)\n"
+      "  --path P       auto, local, khr_subgroups, khr_ballot, nv_ptx (default: auto, i.e.\n"
+      "                 $CLPRIM_PATH, else the best path the device passed)\n"
+      "  --min-log K    smallest size, 2^K elements, K in 0..%d (default: 16)\n"
+      "  --max-log K    largest size, 2^K elements (default: 28); sizes that do not fit in\n"
+      "                 device memory are skipped with a note\n"
+      "  --reps R       timed runs per row, %d..%d (default: 25); fewer are raised to %d\n"
+      "                 with a note\n"
+      "  --data D       the selection ops' data: default (uniform and 16 distinct values)\n"
+      "                 or all (every distribution of their tests, float and double)\n"
+      "  --json         one JSON document on stdout instead of text: {\"clprim_version\",\n"
+      "                 \"device\", \"platform\", \"driver\", \"path\", \"reps\", \"warmups\",\n"
+      "                 \"results\": [one object per row; a failed row has \"error\", a\n"
+      "                 skipped one \"skipped\"], \"rows_failed\"}\n"
+      "  --progress     \"[i/N] op type 2^K\" on stderr before each step (default: only\n"
+      "                 when stderr is a terminal)\n"
+      "  --startup      per family (or the one --op names), context creation and a first\n"
+      "                 call on 2^20 floats in fresh processes, cold (empty caches) and\n"
+      "                 warm; takes only --op\n"
+      "  -h, --help     this text\n"
+      "\nOps (all take every type unless said):\n",
+      MAX_LOG, MIN_REPS, MAX_REPS, MIN_REPS);
+  for (int i = 0; i < OP_COUNT; ++i) printf("  %-20s %s\n", ops[i].name, ops[i].help);
+  printf("  %-20s every op above\n", "all");
+  printf("\n--startup families:");
+  for (int f = 0; f < STARTUP_FAMILIES; ++f) printf(" %s", startup_families[f]);
+  printf(" (or all)\n"
+         "\nThe device: $CLPRIM_DEVICE (see clprim-info); the kernel cache: $CLPRIM_CACHE_DIR.\n"
+         "Exit status: 0 every row ran, 1 a row failed (named on stderr: op, variant, type,\n"
+         "size, status), 2 a usage error.\n");
+}
+
+static void usage_error(const char *fmt, const char *a, const char *b) {
+  fprintf(stderr, "clprim-bench: ");
+  fprintf(stderr, fmt, a, b);
+  fprintf(stderr, "\n");
+  usage(stderr);
+  fprintf(stderr, "(clprim-bench --help lists the ops, types and defaults)\n");
+  exit(2);
+}
+
+/* A whole number in [lo, hi], or a usage error. */
+static int parse_int(const char *opt, const char *v, long lo, long hi) {
+  char *end;
+  errno = 0;
+  long x = strtol(v, &end, 10);
+  if (errno || end == v || *end != '\0') usage_error("%s: '%s' is not a whole number", opt, v);
+  if (x < lo || x > hi) {
+    char range[64];
+    snprintf(range, sizeof range, "%s is outside %ld..%ld", v, lo, hi);
+    usage_error("%s: %s", opt, range);
+  }
+  return (int)x;
+}
+
+static void run_family(struct bench *b, int f, clprim_type type, size_t n) {
+  switch (f) {
+  case FAM_SCAN: bench_scan(b, type, n); break;
+  case FAM_REDUCE: bench_reduce(b, type, n); break;
+  case FAM_SELECT: bench_select(b, type, n); break;
+  case FAM_HIST: bench_hist(b, type, n); break;
+  default: bench_nth(b, type, n); break;
+  }
+}
+
+/* One family at one type and size; a setup failure lands here. */
+static void run_guarded(struct bench *b, int f, clprim_type type, size_t n) {
+  b->cur_op = strcmp(b->op_filter, "all") == 0 ? family_names[f] : b->op_filter;
+  b->cur_type = type, b->cur_n = n;
+  if (setjmp(b->abort_family) == 0) run_family(b, f, type, n);
+  else release_live(b);
+}
+
+/* The steps (family, type, size) of the run; counts them when !run. */
+static int steps(struct bench *b, int min_log, int max_log, int type_sel, int progress, int run,
+                 int total) {
+  int count = 0, fp64_noted = 0;
   for (int lg = min_log; lg <= max_log; ++lg) {
     size_t n = (size_t)1 << lg;
     for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t) {
       clprim_type type = (clprim_type)t;
-      if (b.type_filter >= 0 ? t != b.type_filter : !(t == CLPRIM_INT32 || t == CLPRIM_FLOAT))
+      if (type_sel >= 0 ? t != type_sel
+                        : type_sel == -1 && !(t == CLPRIM_INT32 || t == CLPRIM_FLOAT))
         continue;
-      if (type == CLPRIM_DOUBLE && !info.has_fp64) continue;
+      int families = 0;
+      for (int f = 0; f < FAM_COUNT; ++f) families += family_runs(b, f, type);
+      if (!families) continue;
+      if (type == CLPRIM_DOUBLE && !b->info->has_fp64) {
+        if (run && !fp64_noted++)
+          fprintf(stderr, "clprim-bench: note: double skipped: the device has no cl_khr_fp64\n");
+        continue;
+      }
       size_t bytes = n * clprim_type_size(type);
       /* Room for about three arrays of the data (input, output, temporaries). */
-      if (bytes > info.max_alloc_size || 3.2 * (double)bytes > (double)info.global_mem_size) continue;
-      if (want_op(&b, "scan")) bench_scan(&b, type, n);
-      if (want_op(&b, "argmax") || want_op(&b, "argmin") || want_op(&b, "reduce_sum"))
-        bench_reduce(&b, type, n);
-      if (want_op(&b, "select")) bench_select(&b, type, n);
-      if (want_op(&b, "histogram") || want_op(&b, "histogram_keys") ||
-          want_op(&b, "reduce_by_key_dense") || want_op(&b, "reduce_by_key"))
-        bench_hist(&b, type, n, &info);
-      if (want_op(&b, "read") || want_op(&b, "nth_element") || want_op(&b, "nth_approx") ||
-          want_op(&b, "quantiles") || want_op(&b, "topk"))
-        bench_nth(&b, type, n);
+      if (bytes > b->info->max_alloc_size || 3.2 * (double)bytes > (double)b->info->global_mem_size) {
+        if (run)
+          fprintf(stderr, "clprim-bench: note: %s n=2^%d skipped: 3.2 x %zu bytes exceed the "
+                          "device's memory (or %zu bytes its largest buffer)\n",
+                  clprim_type_name(type), lg, bytes, (size_t)b->info->max_alloc_size);
+        continue;
+      }
+      for (int f = 0; f < FAM_COUNT; ++f) {
+        if (!family_runs(b, f, type)) continue;
+        ++count;
+        if (!run) continue;
+        if (progress)
+          fprintf(stderr, "[%d/%d] %s %s 2^%d\n", count, total,
+                  strcmp(b->op_filter, "all") == 0 ? family_names[f] : b->op_filter,
+                  clprim_type_name(type), lg);
+        run_guarded(b, f, type, n);
+      }
     }
   }
-  if (b.json) printf("%s]\n", b.records ? "\n" : "[");
-  clprim_context_free(b.ctx);
-  clReleaseCommandQueue(b.queue);
-  clReleaseContext(b.cl);
-  return 0;
+  return count;
+}
+
+int main(int argc, char **argv) {
+  static struct bench bench; /* static: kept intact across the longjmp of a failed family */
+  struct bench *b = &bench;
+  b->reps = 25;
+  b->op_filter = "all";
+  int type_sel = -1; /* -1: int32 and float, -2: all, else the type */
+  int min_log = 16, max_log = 28, run_startup = 0, progress = isatty(STDERR_FILENO);
+  const char *path_name = NULL, *reps_arg = NULL;
+  clprim_options opts;
+  clprim_options_init(&opts);
+  for (int i = 1; i < argc; ++i) {
+    const char *a = argv[i];
+    if (strcmp(a, "--startup-child") == 0 && i + 2 < argc) return startup_child(argv[i + 1], argv[i + 2]);
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+      help();
+      return 0;
+    }
+    if (strcmp(a, "--startup") == 0) {
+      run_startup = 1;
+      continue;
+    }
+    if (strcmp(a, "--json") == 0) {
+      b->json = 1;
+      continue;
+    }
+    if (strcmp(a, "--progress") == 0) {
+      progress = 1;
+      continue;
+    }
+    static const char *const with_value[] = {"--op", "--type", "--path", "--min-log",
+                                             "--max-log", "--data", "--reps"};
+    int known = 0;
+    for (size_t j = 0; j < sizeof with_value / sizeof *with_value; ++j)
+      known |= strcmp(a, with_value[j]) == 0;
+    if (!known) usage_error("unknown option '%s'%s", a, "");
+    if (i + 1 >= argc) usage_error("%s needs a value%s", a, "");
+    const char *v = argv[++i];
+    if (strcmp(a, "--op") == 0) {
+      b->op_filter = v;
+    } else if (strcmp(a, "--type") == 0) {
+      type_sel = strcmp(v, "all") == 0 ? -2 : -3;
+      for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t)
+        if (strcmp(v, clprim_type_name((clprim_type)t)) == 0) type_sel = t;
+      if (type_sel == -3)
+        usage_error("unknown --type '%s' (int32, uint32, int64, uint64, float, double or all)%s", v, "");
+    } else if (strcmp(a, "--path") == 0) {
+      if (clprim_path_from_name(v, &opts.path) != CLPRIM_SUCCESS)
+        usage_error("unknown --path '%s' (auto, local, khr_subgroups, khr_ballot or nv_ptx)%s", v, "");
+      path_name = v;
+    } else if (strcmp(a, "--min-log") == 0) {
+      min_log = parse_int(a, v, 0, MAX_LOG);
+    } else if (strcmp(a, "--max-log") == 0) {
+      max_log = parse_int(a, v, 0, MAX_LOG);
+    } else if (strcmp(a, "--data") == 0) {
+      if (strcmp(v, "all") != 0 && strcmp(v, "default") != 0)
+        usage_error("unknown --data '%s' (default or all)%s", v, "");
+      b->all_data = strcmp(v, "all") == 0;
+    } else {
+      b->reps = parse_int(a, v, 1, 1000000), reps_arg = v;
+    }
+  }
+  if (run_startup) {
+    int known = strcmp(b->op_filter, "all") == 0;
+    for (int f = 0; f < STARTUP_FAMILIES; ++f) known |= strcmp(b->op_filter, startup_families[f]) == 0;
+    if (!known) usage_error("unknown --op '%s' for --startup (clprim-bench --help lists them)%s", b->op_filter, "");
+    if (b->json) usage_error("--json does not apply to --startup%s%s", "", "");
+    startup(argv[0], b->op_filter);
+    return 0;
+  }
+  int op_known = strcmp(b->op_filter, "all") == 0;
+  unsigned op_types = 0x3Fu;
+  for (int i = 0; i < OP_COUNT; ++i)
+    if (strcmp(b->op_filter, ops[i].name) == 0) op_known = 1, op_types = ops[i].types;
+  if (!op_known) usage_error("unknown --op '%s' (clprim-bench --help lists the ops)%s", b->op_filter, "");
+  if (type_sel >= 0 && !(op_types >> type_sel & 1u))
+    usage_error("--op %s does not take --type %s (clprim-bench --help lists the types)", b->op_filter,
+                clprim_type_name((clprim_type)type_sel));
+  if (min_log > max_log) {
+    char range[96];
+    snprintf(range, sizeof range, "--min-log %d > --max-log %d", min_log, max_log);
+    usage_error("empty size range: %s%s", range, "");
+  }
+  if (b->reps < MIN_REPS) {
+    fprintf(stderr, "clprim-bench: note: --reps %s raised to %d (the minimum)\n", reps_arg, MIN_REPS);
+    b->reps = MIN_REPS;
+  }
+  if (b->reps > MAX_REPS) {
+    fprintf(stderr, "clprim-bench: note: --reps %s lowered to %d (the maximum)\n", reps_arg, MAX_REPS);
+    b->reps = MAX_REPS;
+  }
+
+  /* A profiling queue on the chosen device, and a context on it. */
+  clprim_context *probe;
+  clprim_status st = clprim_context_create(&probe, &opts);
+  if (st == CLPRIM_ERROR_PATH_UNAVAILABLE) {
+    fprintf(stderr, "clprim-bench: --path %s: the device cannot run it (%s); clprim-info lists the "
+                    "paths each device passed\n", path_name ? path_name : "($CLPRIM_PATH)",
+            clprim_status_name(st));
+    return 1;
+  }
+  if (st != CLPRIM_SUCCESS) die("clprim_context_create", st);
+  cl_int err;
+  b->cl = clprim_context_cl_context(probe);
+  clRetainContext(b->cl);
+  b->queue = clCreateCommandQueue(b->cl, clprim_context_device(probe), CL_QUEUE_PROFILING_ENABLE, &err);
+  if (err != CL_SUCCESS) die("clCreateCommandQueue", err);
+  clprim_context_free(probe);
+  st = clprim_context_create_from_queue(&b->ctx, b->queue, &opts);
+  if (st != CLPRIM_SUCCESS) die("clprim_context_create_from_queue", st);
+  static clprim_device_info info;
+  st = clprim_context_get_info(b->ctx, &info, sizeof info);
+  if (st != CLPRIM_SUCCESS) die("clprim_context_get_info", st);
+  b->info = &info;
+  b->path = info.path;
+  if (b->json) {
+    printf("{\"clprim_version\":");
+    json_string(clprim_version_string());
+    printf(",\"device\":");
+    json_string(info.device_name);
+    printf(",\"platform\":");
+    json_string(info.platform_name);
+    printf(",\"driver\":");
+    json_string(info.driver_version);
+    printf(",\"path\":\"%s\",\"reps\":%d,\"warmups\":3,\n\"results\":[", clprim_path_name(b->path),
+           b->reps);
+  } else {
+    printf("device: %s | %s | driver %s | path %s | median of %d runs after 3 warm-ups | clprim %s\n",
+           info.device_name, info.platform_name, info.driver_version, clprim_path_name(b->path),
+           b->reps, clprim_version_string());
+  }
+  fflush(stdout);
+
+  int total = steps(b, min_log, max_log, type_sel, progress, 0, 0);
+  steps(b, min_log, max_log, type_sel, progress, 1, total);
+  if (b->json) printf("%s],\n\"rows_failed\":%d}\n", b->records ? "\n" : "", b->failed);
+  fflush(stdout);
+  if (b->failed)
+    fprintf(stderr, "clprim-bench: %d row%s failed\n", b->failed, b->failed == 1 ? "" : "s");
+  clprim_context_free(b->ctx);
+  clReleaseCommandQueue(b->queue);
+  clReleaseContext(b->cl);
+  return b->failed ? 1 : 0;
 }

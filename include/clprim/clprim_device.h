@@ -241,8 +241,10 @@ CLPRIM_INLINE uint clprim_uint4_word(uint4 v, uint w) {
 CLPRIM_INLINE uint clprim_sg_ballot(int pred) {
   return clprim_uint4_word(sub_group_ballot(pred), get_sub_group_local_id() >> 5);
 }
+/* The lanes below this one in its 32-lane word, from the lane id (PoCL 5
+ * has no get_sub_group_lt_mask). */
 CLPRIM_INLINE uint clprim_sg_lanemask_lt(void) {
-  return clprim_uint4_word(get_sub_group_lt_mask(), get_sub_group_local_id() >> 5);
+  return (1u << (get_sub_group_local_id() & 31u)) - 1u;
 }
 #endif
 

@@ -1,9 +1,31 @@
-/* clprim-demo: an exclusive scan on the default device, checked on the CPU.
- * The first program to read when learning clprim. */
+/* clprim-demo: a short tour of clprim's families on the default device, on
+ * one array of a million floats (temperatures, say), each result checked on
+ * the CPU. The first program to read when learning clprim: every call is
+ * the plain public API. Exit status 1 if a result is wrong. */
 #include <clprim/clprim.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+/* Prints one line of the tour and counts a wrong result. */
+static void report(const char *what, clprim_status st, int right, const char *result) {
+  if (st != CLPRIM_SUCCESS) {
+    printf("  %-34s FAILED: %s\n", what, clprim_status_name(st));
+    ++failures;
+    return;
+  }
+  printf("  %-34s %s  %s\n", what, right ? "ok   " : "WRONG", result);
+  failures += !right;
+}
+
+static int cmp_float(const void *a, const void *b) {
+  const float x = *(const float *)a, y = *(const float *)b;
+  return (x > y) - (x < y);
+}
 
 int main(void) {
   clprim_context *ctx;
@@ -17,34 +39,127 @@ int main(void) {
   printf("device: %s (%s), path %s\n", info.device_name, info.platform_name,
          clprim_path_name(info.path));
 
-  const size_t n = 10u * 1000u * 1000u;
-  int *host = malloc(n * sizeof *host), *result = malloc(n * sizeof *result);
-  for (size_t i = 0; i < n; ++i) host[i] = (int)(i % 7) - 3;
+  /* One million readings in [-20, 40), a few of them far off. */
+  const size_t n = 1000000;
+  float *t = malloc(n * sizeof *t), *sorted = malloc(n * sizeof *sorted);
+  float *got = malloc(n * sizeof *got);
+  int *keys = malloc(n * sizeof *keys);
+  if (!t || !sorted || !got || !keys) return 1;
+  unsigned long long s = 42;
+  for (size_t i = 0; i < n; ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    t[i] = -20.0f + 60.0f * (float)(s >> 40) / (float)(1ull << 24);
+    if (i % 100003 == 0) t[i] = 1000.0f + (float)i; /* outliers */
+    keys[i] = (int)(i / 1000);                       /* 1000 readings per station */
+  }
+  memcpy(sorted, t, n * sizeof *t);
+  qsort(sorted, n, sizeof *sorted, cmp_float);
+
+  cl_context cl = clprim_context_cl_context(ctx);
+  cl_command_queue q = clprim_context_queue(ctx);
   cl_int err;
-  cl_mem buf = clCreateBuffer(clprim_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                              n * sizeof *host, host, &err);
-  if (err != CL_SUCCESS) {
+  cl_mem in = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, t, &err);
+  cl_mem key_buf = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, keys, &err);
+  cl_mem out = clCreateBuffer(cl, CL_MEM_READ_WRITE, n * 4, NULL, &err);
+  cl_mem out2 = clCreateBuffer(cl, CL_MEM_READ_WRITE, n * 4, NULL, &err);
+  if (!in || !key_buf || !out || !out2) {
     fprintf(stderr, "clCreateBuffer: %s\n", clprim_status_name(err));
     return 1;
   }
-  st = clprim_scan_exclusive(ctx, CLPRIM_INT32, buf, buf, n); /* in place */
-  if (st != CLPRIM_SUCCESS) {
-    fprintf(stderr, "scan failed: %s\n%s\n", clprim_status_name(st), clprim_context_build_log(ctx));
-    return 1;
+  char line[128];
+  printf("a tour on %zu floats:\n", n);
+
+  /* Reductions: the largest reading and where it is. */
+  clprim_value v;
+  uint64_t at;
+  st = clprim_argmax(ctx, CLPRIM_FLOAT, in, n, 0, &v, &at, NULL);
+  snprintf(line, sizeof line, "%.1f at index %llu", v.f32, (unsigned long long)at);
+  report("argmax", st, st == CLPRIM_SUCCESS && v.f32 == sorted[n - 1] && t[at] == v.f32, line);
+
+  /* The median, and the 99th percentile. */
+  st = clprim_median(ctx, CLPRIM_FLOAT, in, n, 0, &v, NULL);
+  snprintf(line, sizeof line, "%.4f", v.f32);
+  report("median (the lower one)", st, st == CLPRIM_SUCCESS && v.f32 == sorted[(n - 1) / 2], line);
+  const uint64_t p99 = clprim_quantile_rank(n, 0.99);
+  st = clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, p99, 0, &v, NULL);
+  snprintf(line, sizeof line, "%.4f", v.f32);
+  report("99th percentile (nth_element)", st, st == CLPRIM_SUCCESS && v.f32 == sorted[p99], line);
+
+  /* The five hottest readings, sorted. */
+  st = clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, CLPRIM_TOPK_SORTED, out, NULL);
+  int right = st == CLPRIM_SUCCESS &&
+              clEnqueueReadBuffer(q, out, CL_TRUE, 0, 5 * 4, got, 0, NULL, NULL) == CL_SUCCESS;
+  for (int k = 0; k < 5 && right; ++k) right = got[k] == sorted[n - 1 - k];
+  snprintf(line, sizeof line, "%.1f %.1f %.1f %.1f %.1f", got[0], got[1], got[2], got[3], got[4]);
+  report("top 5 (topk, sorted)", st, right, line);
+
+  /* The readings above 35 degrees, in order (stream compaction). */
+  clprim_predicate hot;
+  memset(&hot, 0, sizeof hot);
+  hot.op = CLPRIM_PRED_GT;
+  hot.a.f32 = 35.0f;
+  uint64_t count = 0;
+  clprim_select_output sel;
+  memset(&sel, 0, sizeof sel);
+  sel.values = out, sel.count = &count;
+  st = clprim_select(ctx, CLPRIM_FLOAT, in, n, &hot, &sel);
+  right = st == CLPRIM_SUCCESS &&
+          clEnqueueReadBuffer(q, out, CL_TRUE, 0, count * 4, got, 0, NULL, NULL) == CL_SUCCESS;
+  size_t c = 0;
+  for (size_t i = 0; i < n && right; ++i)
+    if (t[i] > 35.0f) right = c < count && got[c++] == t[i];
+  right = right && c == count;
+  snprintf(line, sizeof line, "%llu readings", (unsigned long long)count);
+  report("select x > 35 (in order)", st, right, line);
+
+  /* A histogram: 12 bins of 5 degrees over [-20, 40); outliers outside. */
+  clprim_value lo, hi;
+  memset(&lo, 0, sizeof lo);
+  memset(&hi, 0, sizeof hi);
+  lo.f32 = -20.0f, hi.f32 = 40.0f;
+  uint64_t outside[3];
+  cl_uint bins[12];
+  st = clprim_histogram_even(ctx, CLPRIM_FLOAT, in, n, lo, hi, 12, out, outside);
+  right = st == CLPRIM_SUCCESS &&
+          clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof bins, bins, 0, NULL, NULL) == CL_SUCCESS;
+  uint64_t total = outside[0] + outside[1] + outside[2];
+  for (int b = 0; b < 12; ++b) total += bins[b];
+  right = right && total == n && outside[1] == 10; /* the ten outliers lie above */
+  snprintf(line, sizeof line, "%u in [-20, -15), %llu above 40", bins[0],
+           (unsigned long long)outside[1]);
+  report("histogram, 12 bins", st, right, line);
+
+  /* The sum per station (reduce-by-key over runs of equal keys). */
+  uint64_t stations = 0;
+  st = clprim_reduce_by_key(ctx, CLPRIM_INT32, key_buf, CLPRIM_FLOAT, in, n, out, out2, NULL,
+                            &stations);
+  right = st == CLPRIM_SUCCESS && stations == n / 1000 &&
+          clEnqueueReadBuffer(q, out2, CL_TRUE, 0, stations * 4, got, 0, NULL, NULL) == CL_SUCCESS;
+  for (size_t k = 0; k < stations && right; ++k) {
+    double sum = 0, bound = 0;
+    for (size_t i = k * 1000; i < (k + 1) * 1000; ++i) sum += t[i], bound += fabs(t[i]);
+    right = fabs(got[k] - sum) <= 1e-4 * bound; /* float sums: docs/ACCURACY.md */
   }
-  clEnqueueReadBuffer(clprim_context_queue(ctx), buf, CL_TRUE, 0, n * sizeof *result, result, 0,
-                      NULL, NULL);
-  long long run = 0;
-  size_t bad = 0;
-  for (size_t i = 0; i < n; ++i) {
-    bad += result[i] != (int)run;
-    run += host[i];
+  snprintf(line, sizeof line, "%llu stations, the first sums %.1f", (unsigned long long)stations,
+           got[0]);
+  report("sum per station (reduce_by_key)", st, right, line);
+
+  /* Running totals (an inclusive scan). */
+  st = clprim_scan_inclusive(ctx, CLPRIM_FLOAT, in, out, n);
+  right = st == CLPRIM_SUCCESS &&
+          clEnqueueReadBuffer(q, out, CL_TRUE, 0, n * 4, got, 0, NULL, NULL) == CL_SUCCESS;
+  double run = 0, bound = 0;
+  for (size_t i = 0; i < n && right; ++i) {
+    run += t[i], bound += fabs(t[i]);
+    right = fabs(got[i] - run) <= 1e-4 * bound + 1e-3;
   }
-  printf("exclusive scan of %zu int32: %s (last prefix %d)\n", n, bad ? "WRONG" : "correct",
-         result[n - 1]);
-  clReleaseMemObject(buf);
-  free(host);
-  free(result);
+  snprintf(line, sizeof line, "last %.1f", got[n - 1]);
+  report("running total (scan)", st, right, line);
+
+  clReleaseMemObject(in), clReleaseMemObject(key_buf);
+  clReleaseMemObject(out), clReleaseMemObject(out2);
+  free(t), free(sorted), free(got), free(keys);
   clprim_context_free(ctx);
-  return bad ? 1 : 0;
+  printf("%s\n", failures ? "some results were WRONG" : "every result checked on the CPU: correct");
+  return failures ? 1 : 0;
 }

@@ -155,7 +155,7 @@ static int test_family(clprim_context *ctx, const char *family, const cl_uint *h
     if (*st) goto done;
     memcpy(ref, host, n * 4);
     qsort(ref, n, sizeof *ref, cmp_u32);
-    ok = v.u32 == ref[clprim_quantile_rank(n, 0.5)];
+    ok = v.u32 == ref[(n - 1) / 2]; /* the lower median */
   } else if (!strcmp(family, "topk")) {
     *what = "top 100 of uint32, sorted values";
     *st = clprim_topk(ctx, CLPRIM_UINT32, in, n, 100, CLPRIM_TOPK_SORTED, out, out2);

@@ -371,6 +371,16 @@ static void add_expanded(struct text *t, const char *name, const char *body, str
   }
 }
 
+/* The next name of a space-separated file list into name (size bytes);
+ * returns where the list goes on, or NULL at its end. */
+static const char *next_file(const char *list, char *name, size_t size) {
+  list += strspn(list, " ");
+  const size_t len = strcspn(list, " ");
+  if (!len) return NULL;
+  snprintf(name, size, "%.*s", (int)(len < size - 1 ? len : size - 1), list);
+  return list + len;
+}
+
 /* The build of a program: its source and full options (malloc'ed).
  * id->file is one file of cl/ or several, space-separated (see
  * clprim_kernel_request.cpu_files), built in one program. */
@@ -383,13 +393,10 @@ static clprim_status prepare_job(clprim_context *ctx, const struct program_id *i
   const int whole_file = !*id->kernels;
   size_t bodies = 0;
   char name[64];
-  for (const char *f = id->file; *f; f += strspn(f, " ")) {
-    const size_t len = strcspn(f, " ");
-    snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), f);
+  for (const char *f = id->file; (f = next_file(f, name, sizeof name)) != NULL;) {
     const char *body = clprim__source(name);
     if (!body) return CLPRIM_ERROR_INVALID_ARGUMENT;
     bodies += strlen(body);
-    f += len;
   }
   size_t options_len = strlen(path_opts) + strlen(id->options) + 2 +
                        (whole_file ? bodies / 4 : strlen(id->kernels) * 10) + 16;
@@ -408,9 +415,7 @@ static clprim_status prepare_job(clprim_context *ctx, const struct program_id *i
   text_add(&t, "\n", 1);
   text_add(&t, id->prefix, strlen(id->prefix));
   if (*id->prefix) text_add(&t, "\n", 1);
-  for (const char *f = id->file; *f; f += strspn(f, " ")) {
-    const size_t len = strcspn(f, " ");
-    snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), f);
+  for (const char *f = id->file; (f = next_file(f, name, sizeof name)) != NULL;) {
     const char *body = clprim__source(name);
     for (const char *k = body; whole_file && (k = strstr(k, "#ifdef KERNEL_")) != NULL;) {
       k += strlen("#ifdef ");
@@ -422,7 +427,6 @@ static clprim_status prepare_job(clprim_context *ctx, const struct program_id *i
     text_add(&t, mark, strlen(mark));
     add_expanded(&t, name, body, &seen, 0);
     text_add(&t, "\n", 1);
-    f += len;
   }
   free(seen.s);
   if (t.failed || seen.failed || t.missing) {

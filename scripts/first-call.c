@@ -2,15 +2,31 @@
  * 10^7 floats, for docs/PERFORMANCE.md ("Time to the first result").
  * Build: gcc -O2 -Iinclude scripts/first-call.c -o first-call build/libclprim.a -lOpenCL -lm -lpthread
  * Run:   CLPRIM_CACHE_DIR=off CUDA_CACHE_DISABLE=1 POCL_CACHE_DIR=$(mktemp -d) ./first-call median
- * (families: median scan sum argmax select select_expr histogram topk). */
+ * (families: median scan sum argmax select select_expr histogram topk).
+ * `./first-call bare` times a bare OpenCL context and queue on the first GPU
+ * instead (the first device if there is no GPU), for clprim's share of
+ * clprim_context_create: run each in its own process. */
 #include <clprim/clprim.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 static double now(void){struct timespec t;clock_gettime(CLOCK_MONOTONIC,&t);return t.tv_sec*1e3+t.tv_nsec*1e-6;}
+static int bare(void){
+  double t0=now();
+  cl_platform_id p[8]; cl_uint np=0; cl_device_id d=NULL; cl_int err;
+  clGetPlatformIDs(8,p,&np);
+  for(cl_uint i=0;i<np&&!d;i++) if(clGetDeviceIDs(p[i],CL_DEVICE_TYPE_GPU,1,&d,NULL)!=CL_SUCCESS) d=NULL;
+  for(cl_uint i=0;i<np&&!d;i++) if(clGetDeviceIDs(p[i],CL_DEVICE_TYPE_ALL,1,&d,NULL)!=CL_SUCCESS) d=NULL;
+  if(!d){printf("bare: no device\n");return 1;}
+  cl_context c=clCreateContext(NULL,1,&d,NULL,NULL,&err);
+  cl_command_queue q=clCreateCommandQueue(c,d,0,&err);
+  double t1=now();
+  printf("bare: context and queue %.0f ms\n",t1-t0);
+  clReleaseCommandQueue(q); clReleaseContext(c); return 0;}
 int main(int argc,char**argv){
   const char*fam=argc>1?argv[1]:"median";
+  if(!strcmp(fam,"bare")) return bare();
   double t0=now();
   clprim_context*ctx; clprim_status st=clprim_context_create(&ctx,NULL);
   if(st){printf("ctx %s\n",clprim_status_name(st));return 1;}
@@ -23,14 +39,14 @@ int main(int argc,char**argv){
   clFinish(clprim_context_queue(ctx));
   double t2=now();
   clprim_value v; uint64_t c;
-  if(!strcmp(fam,"median")) st=clprim_median(ctx,CLPRIM_FLOAT,in,n,0,&v,NULL);
-  else if(!strcmp(fam,"scan")) st=clprim_scan_exclusive(ctx,CLPRIM_FLOAT,in,out,n);
-  else if(!strcmp(fam,"sum")) st=clprim_reduce_sum(ctx,CLPRIM_FLOAT,in,n,&v,NULL);
-  else if(!strcmp(fam,"argmax")) st=clprim_argmax(ctx,CLPRIM_FLOAT,in,n,0,&v,&c,NULL);
-  else if(!strcmp(fam,"select")){clprim_predicate p={CLPRIM_PRED_GT};p.a.f32=0.5f;clprim_select_output o={0};o.values=out;o.count=&c;st=clprim_select(ctx,CLPRIM_FLOAT,in,n,&p,&o);}
-  else if(!strcmp(fam,"select_expr")){clprim_select_output o={0};o.values=out;o.count=&c;st=clprim_select_expr(ctx,CLPRIM_FLOAT,in,n,"x > 0.5f",&o);}
-  else if(!strcmp(fam,"histogram")){clprim_value lo={0},hi={0};hi.f32=1;st=clprim_histogram_even(ctx,CLPRIM_FLOAT,in,n,lo,hi,256,out,NULL);}
-  else if(!strcmp(fam,"topk")) st=clprim_topk(ctx,CLPRIM_FLOAT,in,n,100,0,out,out2);
+  if(!strcmp(fam,"median")) st=clprim_median(ctx,n,CLPRIM_FLOAT,clprim_buf(in),0,&v,clprim_buf(NULL));
+  else if(!strcmp(fam,"scan")) st=clprim_scan_exclusive(ctx,n,CLPRIM_FLOAT,clprim_buf(in),clprim_buf(out));
+  else if(!strcmp(fam,"sum")) st=clprim_reduce_sum(ctx,n,CLPRIM_FLOAT,clprim_buf(in),&v,clprim_buf(NULL));
+  else if(!strcmp(fam,"argmax")) st=clprim_argmax(ctx,n,CLPRIM_FLOAT,clprim_buf(in),0,&v,&c,clprim_buf(NULL));
+  else if(!strcmp(fam,"select")){clprim_predicate p={CLPRIM_PRED_GT};p.a.f32=0.5f;st=clprim_select(ctx,n,CLPRIM_FLOAT,clprim_buf(in),&p,0,clprim_buf(out),clprim_buf(NULL),&c,clprim_buf(NULL));}
+  else if(!strcmp(fam,"select_expr")) st=clprim_select_expr(ctx,n,CLPRIM_FLOAT,clprim_buf(in),"x > 0.5f",0,clprim_buf(out),clprim_buf(NULL),&c,clprim_buf(NULL));
+  else if(!strcmp(fam,"histogram")){clprim_value lo={0},hi={0};hi.f32=1;st=clprim_histogram_even(ctx,n,CLPRIM_FLOAT,clprim_buf(in),lo,hi,256,clprim_buf(out),NULL,clprim_buf(NULL));}
+  else if(!strcmp(fam,"topk")) st=clprim_topk(ctx,n,CLPRIM_FLOAT,clprim_buf(in),100,0,clprim_buf(out),clprim_buf(out2));
   clFinish(clprim_context_queue(ctx));
   double t3=now();
   printf("%s: create %.0f ms, first call %.0f ms (%s)\n",fam,t1-t0,t3-t2,clprim_status_name(st));

@@ -70,39 +70,38 @@ static int is_float(clprim_type t) {
   return t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE;
 }
 
-static clprim_status check_distinct(const cl_mem *mems, int count) {
-  for (int a = 0; a < count; ++a)
-    for (int b = a + 1; b < count; ++b)
-      if (mems[a] && mems[a] == mems[b]) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  return CLPRIM_SUCCESS;
-}
-
-static clprim_status check_call(clprim_context *ctx, const struct clprim_hist_call *c) {
-  if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
+/* Checks the call and resolves its ranges (c->in ... c->outside_out). */
+static clprim_status check_call(clprim_context *ctx, struct clprim_hist_call *c) {
   CLPRIM_CHECK(clprim__check_type(ctx, c->x_type));
   if (c->keys_mode && c->x_type != CLPRIM_INT32 && c->x_type != CLPRIM_UINT32)
     return CLPRIM_ERROR_INVALID_ARGUMENT;
-  if (c->values) CLPRIM_CHECK(clprim__check_type(ctx, c->v_type));
-  if (c->bins == 0 || (!c->counts && !c->sums)) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (c->values_range.mem) CLPRIM_CHECK(clprim__check_type(ctx, c->v_type));
+  if (c->bins == 0 || (!c->counts_range.mem && !c->sums_range.mem))
+    return CLPRIM_ERROR_INVALID_ARGUMENT;
   if (c->bins > MAX_BINS || (uint64_t)c->n > UINT32_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
   const size_t xs = clprim_type_size(c->x_type);
-  const size_t vs = c->values ? clprim_type_size(c->v_type) : 0;
-  if (clprim__bytes(c->n, xs) == SIZE_MAX || clprim__bytes(c->bins, 8) == SIZE_MAX)
-    return CLPRIM_ERROR_SIZE_TOO_LARGE;
-  CLPRIM_CHECK(clprim__check_buffer(ctx, c->in, c->n * xs));
-  if (c->values) CLPRIM_CHECK(clprim__check_buffer(ctx, c->values, c->n * vs));
-  if (c->counts) CLPRIM_CHECK(clprim__check_buffer(ctx, c->counts, c->bins * 4));
-  if (c->sums) CLPRIM_CHECK(clprim__check_buffer(ctx, c->sums, c->bins * vs));
-  cl_mem mems[4] = {c->in, c->values, c->counts, c->sums};
-  CLPRIM_CHECK(check_distinct(mems, 4));
+  const size_t vs = c->values_range.mem ? clprim_type_size(c->v_type) : 0;
   /* 64-bit sums need 64-bit atomics (atom_add, or compare-and-swap for
    * double). */
-  if (c->sums && vs == 8 && !ctx->info.has_int64_atomics) return CLPRIM_ERROR_UNSUPPORTED_OPERATION;
+  if (c->sums_range.mem && vs == 8 && !ctx->info.has_int64_atomics)
+    return CLPRIM_ERROR_UNSUPPORTED_OPERATION;
+  CLPRIM_CHECK(clprim__range(ctx, c->in_range, xs, c->n, CLPRIM__READ, &c->in));
+  if (c->values_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, c->values_range, vs, c->n, CLPRIM__READ, &c->values));
+  if (c->counts_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, c->counts_range, 4, c->bins, CLPRIM__OUT_ALL, &c->counts));
+  if (c->sums_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, c->sums_range, vs, c->bins, CLPRIM__OUT_ALL, &c->sums));
+  if (c->outside_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, c->outside_range, 8, c->outside_words, CLPRIM__OUT_ALL,
+                               &c->outside_out));
   return CLPRIM_SUCCESS;
 }
 
-static int want_nv_fast(const clprim_context *ctx) {
+static int want_nv_fast(const clprim_context *ctx, const struct clprim_hist_call *c) {
   if (ctx->info.path != CLPRIM_PATH_NV_PTX || ctx->hist_nv_fast < 0) return 0;
+  /* red.add.f32 / .f64 flush subnormal inputs and results to zero. */
+  if (c->keep_subnormals && c->sums && is_float(c->v_type)) return 0;
   if (!strstr(ctx->path_options[CLPRIM_PATH_NV_PTX], "CLPRIM_NV_SYNC=1")) return 0;
   return ctx->tuning[CLPRIM_KNOB_HIST_NV_FAST] != 0; /* 0: the portable kernels, to compare */
 }
@@ -240,7 +239,7 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct clprim_hist_c
    * loop that equal keys in a warp would serialize. */
   const int local_runs = cfg->local_runs >= 0 ? cfg->local_runs : c->sums != NULL;
   for (;;) {
-    const int nv_fast = want_nv_fast(ctx);
+    const int nv_fast = want_nv_fast(ctx, c);
     char options[320], binned_opt[64] = "";
     if (binned)
       snprintf(binned_opt, sizeof binned_opt, " -DRANGE_SHIFT=%u -DPQUADS=%u -DPART_RUNS=%d%s",
@@ -349,7 +348,7 @@ static clprim_status hist_run_binned(clprim_context *ctx, const struct clprim_hi
   return clprim__enqueue(ctx, kernel[2], (c->n - 1) / p->slice + 1, p->wg);
 }
 
-clprim_status clprim__histogram(clprim_context *ctx, const struct clprim_hist_call *c) {
+clprim_status clprim__histogram(clprim_context *ctx, struct clprim_hist_call *c) {
   CLPRIM_CHECK(check_call(ctx, c));
   const struct hist_config cfg = hist_config(ctx);
   struct hist_binned plan;
@@ -374,7 +373,6 @@ clprim_status clprim__histogram(clprim_context *ctx, const struct clprim_hist_ca
     if (vs) CLPRIM_CHECK(clprim__scratch(ctx, SLOT_PART_VALUES, c->n * vs, &part_values));
   }
 
-  clprim__call_begin(ctx);
   const size_t vs = c->values ? clprim_type_size(c->v_type) : 4;
   /* One launch zeroes the outside counters and the outputs (an absent
    * output: the outside buffer again, 0 words). */
@@ -414,6 +412,16 @@ clprim_status clprim__histogram(clprim_context *ctx, const struct clprim_hist_ca
     }
     CLPRIM_CHECK(clprim__enqueue(ctx, kernel[0], groups, cfg.wg));
   }
+  if (c->outside_out) {
+    /* The uint32 counters become uint64 words on the device (zeroed, then
+     * each counter copied into its word's low half), without waiting. */
+    cl_bool little = CL_TRUE;
+    clGetDeviceInfo(ctx->device, CL_DEVICE_ENDIAN_LITTLE, sizeof little, &little, NULL);
+    const cl_ulong zero = 0;
+    CLPRIM_CHECK(clprim__fill(ctx, c->outside_out, &zero, 8, 0, c->outside_words * 8));
+    for (size_t k = 0; k < c->outside_words; ++k)
+      CLPRIM_CHECK(clprim__copy(ctx, outside, c->outside_out, k * 4, k * 8 + (little ? 0 : 4), 4));
+  }
   if (c->outside) {
     cl_uint words[4];
     CLPRIM_CHECK(clprim__read(ctx, outside, 0, sizeof words, words));
@@ -423,63 +431,77 @@ clprim_status clprim__histogram(clprim_context *ctx, const struct clprim_hist_ca
   return CLPRIM_SUCCESS;
 }
 
-clprim_status clprim_histogram_keys(clprim_context *ctx, clprim_type key_type, cl_mem keys,
-                                    size_t n, size_t num_keys, cl_mem counts, uint64_t *invalid) {
+clprim_status clprim_histogram_keys(clprim_context *ctx, size_t n, clprim_type key_type,
+                                    clprim_buffer keys, size_t num_keys, clprim_buffer counts,
+                                    uint64_t *invalid, clprim_buffer invalid_out) {
   struct clprim_hist_call c;
   memset(&c, 0, sizeof c);
-  c.keys_mode = 1, c.x_type = key_type, c.in = keys, c.n = n, c.bins = num_keys;
-  c.counts = counts, c.outside = invalid, c.outside_words = 1;
-  if (!counts) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  return clprim__histogram(ctx, &c);
+  c.keys_mode = 1, c.x_type = key_type, c.in_range = keys, c.n = n, c.bins = num_keys;
+  c.counts_range = counts, c.outside = invalid, c.outside_range = invalid_out;
+  c.outside_words = 1;
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(ctx, counts.mem ? clprim__histogram(ctx, &c)
+                                          : CLPRIM_ERROR_INVALID_ARGUMENT);
 }
 
-clprim_status clprim_histogram_even(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                                    clprim_value lo, clprim_value hi, size_t bins, cl_mem counts,
-                                    uint64_t *outside) {
-  struct clprim_hist_call c;
-  memset(&c, 0, sizeof c);
-  c.x_type = type, c.in = in, c.n = n, c.bins = bins, c.counts = counts;
-  c.outside = outside, c.outside_words = 3;
-  if (!ctx || !counts || bins == 0) return CLPRIM_ERROR_INVALID_ARGUMENT;
+/* The bins' scale or range from lo, hi and bins, checked. */
+static clprim_status even_bins(clprim_context *ctx, clprim_type type, clprim_value lo,
+                               clprim_value hi, struct clprim_hist_call *c) {
+  const size_t bins = c->bins;
+  if (bins == 0) return CLPRIM_ERROR_INVALID_ARGUMENT;
   CLPRIM_CHECK(clprim__check_type(ctx, type));
   if (bins > MAX_BINS) return CLPRIM_ERROR_SIZE_TOO_LARGE;
   /* lo < hi, both numbers, hi - lo finite; the scale in the type itself, as
    * the kernel (and any reference) computes bins. */
-  c.lo = lo, c.hi = hi;
+  c->lo = lo, c->hi = hi;
   switch (type) {
   case CLPRIM_FLOAT: {
     float width = hi.f32 - lo.f32, scale = (float)bins / width;
     if (!(lo.f32 < hi.f32) || !isfinite(width) || !isfinite(scale) || !(scale > 0))
       return CLPRIM_ERROR_INVALID_ARGUMENT;
-    memset(&c.scale, 0, sizeof c.scale);
-    c.scale.f32 = scale;
+    memset(&c->scale, 0, sizeof c->scale);
+    c->scale.f32 = scale;
     break;
   }
   case CLPRIM_DOUBLE: {
     double width = hi.f64 - lo.f64, scale = (double)bins / width;
     if (!(lo.f64 < hi.f64) || !isfinite(width) || !isfinite(scale) || !(scale > 0))
       return CLPRIM_ERROR_INVALID_ARGUMENT;
-    c.scale.f64 = scale;
+    c->scale.f64 = scale;
     break;
   }
   case CLPRIM_INT32:
     if (lo.i32 >= hi.i32) return CLPRIM_ERROR_INVALID_ARGUMENT;
-    c.range = (uint64_t)((int64_t)hi.i32 - lo.i32);
+    c->range = (uint64_t)((int64_t)hi.i32 - lo.i32);
     break;
   case CLPRIM_UINT32:
     if (lo.u32 >= hi.u32) return CLPRIM_ERROR_INVALID_ARGUMENT;
-    c.range = hi.u32 - lo.u32;
+    c->range = hi.u32 - lo.u32;
     break;
   case CLPRIM_INT64:
     if (lo.i64 >= hi.i64) return CLPRIM_ERROR_INVALID_ARGUMENT;
-    c.range = (uint64_t)hi.i64 - (uint64_t)lo.i64;
+    c->range = (uint64_t)hi.i64 - (uint64_t)lo.i64;
     break;
   default:
     if (lo.u64 >= hi.u64) return CLPRIM_ERROR_INVALID_ARGUMENT;
-    c.range = hi.u64 - lo.u64;
+    c->range = hi.u64 - lo.u64;
     break;
   }
   /* Integer bins are (x - lo) * bins / (hi - lo) in 64 bits. */
-  if (!is_float(type) && c.range > UINT64_MAX / bins) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  return clprim__histogram(ctx, &c);
+  if (!is_float(type) && c->range > UINT64_MAX / bins) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  return CLPRIM_SUCCESS;
+}
+
+clprim_status clprim_histogram_even(clprim_context *ctx, size_t n, clprim_type type,
+                                    clprim_buffer in, clprim_value lo, clprim_value hi,
+                                    size_t bins, clprim_buffer counts, uint64_t *outside,
+                                    clprim_buffer outside_out) {
+  struct clprim_hist_call c;
+  memset(&c, 0, sizeof c);
+  c.x_type = type, c.in_range = in, c.n = n, c.bins = bins, c.counts_range = counts;
+  c.outside = outside, c.outside_range = outside_out, c.outside_words = 3;
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  clprim_status st = counts.mem ? even_bins(ctx, type, lo, hi, &c) : CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (st == CLPRIM_SUCCESS) st = clprim__histogram(ctx, &c);
+  return clprim__call_end(ctx, st);
 }

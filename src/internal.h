@@ -10,6 +10,7 @@
 
 #include "clprim/clprim.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 
 /* A device buffer that a family keeps between calls, grown on demand,
@@ -96,6 +97,21 @@ struct clprim_collect {
  * before anything is enqueued. Never returned by a public call. */
 #define CLPRIM__COLLECTED ((clprim_status)-4900)
 
+/* A caller's range in the call in progress (core/call.c): where it lies
+ * (byte range [begin, end) of root, the buffer that caller is a sub-buffer
+ * of, or caller) and the cl_mem that kernels use for it. */
+struct clprim_range {
+  cl_mem caller, root, mem;
+  size_t at, bytes;  /* the range within caller */
+  size_t begin, end; /* the range within root */
+  int writes;        /* the call writes it */
+  int sub;           /* mem is a sub-buffer of the call's own (released at its end) */
+  int staged;        /* mem is a copy in scratch */
+  int copy_back;     /* a staged output: copied to caller when the call succeeds */
+  cl_mem *dest[2];   /* where the family keeps mem (updated if mem changes) */
+};
+#define CLPRIM__MAX_RANGES 8
+
 struct clprim_context {
   cl_platform_id platform;
   cl_device_id device;
@@ -135,6 +151,15 @@ struct clprim_context {
   /* histogram.c: whether the nv_ptx fast kernels (match.any, red.f64) built:
    * 0 not tried, 1 yes, -1 no (the portable kernels are used). */
   int hist_nv_fast;
+
+  /* core/call.c: 1 while a thread is in a call; the call's ranges. */
+  atomic_int busy;
+  int nested; /* a public call made inside clprim_context_prebuild */
+  struct clprim_range ranges[CLPRIM__MAX_RANGES];
+  unsigned range_count;
+  size_t base_align; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bytes */
+  int oclgrind;          /* the device is Oclgrind's simulator (see call.c) */
+  unsigned copies_made;  /* call.c's copies on Oclgrind */
 };
 
 /* ---- core/context.c */
@@ -192,9 +217,38 @@ void clprim__release_programs(clprim_context *ctx);
 int clprim__cache_get_text(const clprim_context *ctx, const char *key, char *text, size_t size);
 void clprim__cache_put_text(const clprim_context *ctx, const char *key, const char *text);
 
+/* ---- core/call.c */
+/* Every public call is
+ *   CLPRIM_CHECK(clprim__call_begin(ctx));
+ *   return clprim__call_end(ctx, the_call(...));
+ * begin takes the context (CLPRIM_ERROR_INVALID_ARGUMENT for NULL,
+ * CLPRIM_ERROR_CONTEXT_BUSY while another thread is in a call on it) and
+ * forgets the last call's events; end finishes the call's ranges (staged
+ * outputs copied back only on success), gives the context back and returns
+ * status. */
+clprim_status clprim__call_begin(clprim_context *ctx);
+clprim_status clprim__call_end(clprim_context *ctx, clprim_status status);
+/* Takes / gives back the context alone (context calls that touch what a
+ * call uses: clear_cache, wait_for, last_event, last_time). */
+clprim_status clprim__hold(clprim_context *ctx);
+void clprim__unhold(clprim_context *ctx);
+/* How a call uses a range (OR them). */
+#define CLPRIM__READ 1u
+#define CLPRIM__WRITE 2u       /* written, maybe in part */
+#define CLPRIM__ALL_WRITTEN 4u /* with WRITE: every byte written (a temporary copy starts empty) */
+#define CLPRIM__SAME_OK 8u     /* may be the very range of an earlier argument (in place) */
+#define CLPRIM__OUT (CLPRIM__WRITE)
+#define CLPRIM__OUT_ALL (CLPRIM__WRITE | CLPRIM__ALL_WRITTEN)
+/* Checks the caller's range b (count elements of elem_size from b.offset:
+ * a buffer of ctx's cl_context, not NULL, large enough; an output that
+ * overlaps no other range of the call) and gives the cl_mem that holds it
+ * from byte 0: b.mem itself at offset 0, else a sub-buffer or a temporary
+ * copy (see call.c). *mem may still change while later ranges of the call
+ * are resolved: use it only after all are. Resolve inputs before outputs. */
+clprim_status clprim__range(clprim_context *ctx, clprim_buffer b, size_t elem_size, size_t count,
+                            unsigned use, cl_mem *mem);
+
 /* ---- core/enqueue.c, core/scratch.c */
-/* Starts a public call: forgets the last call's profiling events. */
-void clprim__call_begin(clprim_context *ctx);
 /* Sets kernel arguments: clprim__set_args(k, 3, sizeof(a), &a, sizeof(b), &b,
  * sizeof(c), &c). A NULL pointer with a nonzero size gives a __local buffer. */
 clprim_status clprim__set_args(cl_kernel kernel, unsigned count, ...);
@@ -276,18 +330,22 @@ size_t clprim__reduce_tile(const clprim_context *ctx, clprim_type type);
 struct clprim_hist_call {
   int keys_mode;      /* keys in [0, bins) (else a value histogram) */
   clprim_type x_type; /* the keys' or values' type */
-  cl_mem in;
   clprim_type v_type; /* summed values' type, when values */
-  cl_mem values;      /* NULL: counts only */
   size_t n, bins;
-  cl_mem counts, sums; /* either may be NULL, not both */
   clprim_value lo, hi, scale;
   uint64_t range;
-  uint64_t *outside; /* NULL, or 3 words (keys: 1) read back */
+  int keep_subnormals; /* float sums by compare-and-swap on every path */
+  /* The caller's ranges: in; values (NULL mem: counts only); counts, sums
+   * (either may be NULL, not both); outside_out (NULL mem, or outside_words
+   * uint64 on the device). */
+  clprim_buffer in_range, values_range, counts_range, sums_range, outside_range;
+  uint64_t *outside; /* NULL, or outside_words words (keys: 1, even: 3) on the host */
   size_t outside_words;
+  /* The ranges as the kernels get them (clprim__range), set by the check. */
+  cl_mem in, values, counts, sums, outside_out;
 };
-/* Checks the call's arguments and runs it (clprim__call_begin included). */
-clprim_status clprim__histogram(clprim_context *ctx, const struct clprim_hist_call *c);
+/* Checks the call's arguments and runs it; the caller begins and ends the call. */
+clprim_status clprim__histogram(clprim_context *ctx, struct clprim_hist_call *c);
 /* The most bins that hist_local keeps in local memory, for counts (has_counts)
  * and / or sums of sum_size bytes (0: none); tests use it. */
 size_t clprim__histogram_local_max(const clprim_context *ctx, int has_counts, size_t sum_size);
@@ -326,10 +384,12 @@ struct clprim_kernel_request clprim__nth_request(clprim_type type,
                                                  const struct clprim_nth_config *c, int count_nans,
                                                  const char *name, cl_kernel *kernel,
                                                  char *options);
-/* The argument checks that selection and top-k share: ctx, type, n (1 to
- * 2^32 - 1), flags within `allowed`, in holding n elements. */
-clprim_status clprim__nth_check(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                                unsigned flags, unsigned allowed);
+/* The argument checks that selection and top-k share: type, n (1 to
+ * 2^32 - 1), flags within `allowed`, in holding n elements (resolved to
+ * *in_mem). */
+clprim_status clprim__nth_check(clprim_context *ctx, size_t n, clprim_type type,
+                                clprim_buffer in, unsigned flags, unsigned allowed,
+                                cl_mem *in_mem);
 /* The keys of the ranks `ranks` (sorted ascending, each < n, count of them)
  * of the n elements of in from element in_offset (a multiple of 4), to
  * keys[] on the host (and left in CLPRIM__NTH_SLOT_RESULTS). approximate:

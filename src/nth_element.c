@@ -136,13 +136,13 @@ static clprim_value value_of_key(clprim_type type, uint64_t key) {
   return v;
 }
 
-clprim_status clprim__nth_check(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                                unsigned flags, unsigned allowed) {
-  if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
+clprim_status clprim__nth_check(clprim_context *ctx, size_t n, clprim_type type,
+                                clprim_buffer in, unsigned flags, unsigned allowed,
+                                cl_mem *in_mem) {
   CLPRIM_CHECK(clprim__check_type(ctx, type));
   if (n == 0 || (flags & ~allowed)) return CLPRIM_ERROR_INVALID_ARGUMENT;
   if ((uint64_t)n >= ((uint64_t)1 << 32)) return CLPRIM_ERROR_SIZE_TOO_LARGE;
-  return clprim__check_buffer(ctx, in, clprim__bytes(n, clprim_type_size(type)));
+  return clprim__range(ctx, in, clprim_type_size(type), n, CLPRIM__READ, in_mem);
 }
 
 /* A bucket (or the input) that holds wanted ranks: keys [offset, offset +
@@ -476,19 +476,18 @@ static int cmp_u64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-clprim_status clprim_quantiles(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                               const uint64_t *ranks, size_t count, unsigned flags,
-                               clprim_value *values, cl_mem result) {
-  CLPRIM_CHECK(clprim__nth_check(ctx, type, in, n, flags, CLPRIM_NTH_REJECT_NAN));
-  if (!ranks || count == 0 || count > 0xFFFFFFFFu || (!values && !result))
+static clprim_status quantiles(clprim_context *ctx, size_t n, clprim_type type,
+                               clprim_buffer in_range, const uint64_t *ranks, size_t count,
+                               unsigned flags, clprim_value *values, clprim_buffer result_range) {
+  cl_mem in, result = NULL;
+  CLPRIM_CHECK(clprim__nth_check(ctx, n, type, in_range, flags, CLPRIM_NTH_REJECT_NAN, &in));
+  if (!ranks || count == 0 || count > 0xFFFFFFFFu || (!values && !result_range.mem))
     return CLPRIM_ERROR_INVALID_ARGUMENT;
   for (size_t r = 0; r < count; ++r)
     if (ranks[r] >= n) return CLPRIM_ERROR_INVALID_ARGUMENT;
   const size_t es = clprim_type_size(type);
-  if (result) {
-    CLPRIM_CHECK(clprim__check_buffer(ctx, result, clprim__bytes(count, es)));
-    if (result == in) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  }
+  if (result_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, result_range, es, count, CLPRIM__OUT_ALL, &result));
   /* Distinct ranks, sorted; keys for them; then back in the caller's order. */
   uint64_t *sorted = malloc(count * 8), *keys = malloc(count * 8);
   unsigned char *bytes = malloc(count * es);
@@ -500,7 +499,6 @@ clprim_status clprim_quantiles(clprim_context *ctx, clprim_type type, cl_mem in,
     qsort(sorted, count, 8, cmp_u64);
     for (size_t r = 0; r < count; ++r)
       if (distinct == 0 || sorted[distinct - 1] != sorted[r]) sorted[distinct++] = sorted[r];
-    clprim__call_begin(ctx);
     st = clprim__nth_select_ranks(ctx, type, in, 0, n, sorted, (unsigned)distinct, flags, 0, keys,
                                   NULL);
   }
@@ -527,14 +525,22 @@ clprim_status clprim_quantiles(clprim_context *ctx, clprim_type type, cl_mem in,
   return st;
 }
 
-clprim_status clprim_nth_element(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                                 uint64_t k, unsigned flags, clprim_value *value, cl_mem result) {
-  return clprim_quantiles(ctx, type, in, n, &k, 1, flags, value, result);
+clprim_status clprim_quantiles(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
+                               const uint64_t *ranks, size_t count, unsigned flags,
+                               clprim_value *values, clprim_buffer result) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(ctx, quantiles(ctx, n, type, in, ranks, count, flags, values, result));
 }
 
-clprim_status clprim_median(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                            unsigned flags, clprim_value *value, cl_mem result) {
-  return clprim_nth_element(ctx, type, in, n, n ? (n - 1) / 2 : 0, flags, value, result);
+clprim_status clprim_nth_element(clprim_context *ctx, size_t n, clprim_type type,
+                                 clprim_buffer in, uint64_t k, unsigned flags,
+                                 clprim_value *value, clprim_buffer result) {
+  return clprim_quantiles(ctx, n, type, in, &k, 1, flags, value, result);
+}
+
+clprim_status clprim_median(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
+                            unsigned flags, clprim_value *value, clprim_buffer result) {
+  return clprim_nth_element(ctx, n, type, in, n ? (n - 1) / 2 : 0, flags, value, result);
 }
 
 uint64_t clprim_quantile_rank(uint64_t n, double q) {
@@ -544,16 +550,31 @@ uint64_t clprim_quantile_rank(uint64_t n, double q) {
   return r < n ? r : n - 1;
 }
 
-clprim_status clprim_nth_element_approx(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                                        uint64_t k, unsigned flags, clprim_value *value,
-                                        uint64_t *rank_error) {
-  CLPRIM_CHECK(clprim__nth_check(ctx, type, in, n, flags, CLPRIM_NTH_REJECT_NAN));
-  if (k >= n || !value) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  clprim__call_begin(ctx);
+static clprim_status nth_approx(clprim_context *ctx, size_t n, clprim_type type,
+                                clprim_buffer in_range, uint64_t k, unsigned flags,
+                                clprim_value *value, uint64_t *rank_error,
+                                clprim_buffer result_range) {
+  cl_mem in, result = NULL;
+  CLPRIM_CHECK(clprim__nth_check(ctx, n, type, in_range, flags, CLPRIM_NTH_REJECT_NAN, &in));
+  if (k >= n || (!value && !result_range.mem)) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  const size_t es = clprim_type_size(type);
+  if (result_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, result_range, es, 1, CLPRIM__OUT_ALL, &result));
   uint64_t key = 0, error = 0;
   /* Small inputs are answered exactly (one work-group sorts them). */
   CLPRIM_CHECK(clprim__nth_select_ranks(ctx, type, in, 0, n, &k, 1, flags, n > BASE, &key, &error));
-  *value = value_of_key(type, key);
+  const clprim_value v = value_of_key(type, key);
+  if (result) CLPRIM_CHECK(clprim__write(ctx, result, 0, es, v.bytes, 1));
+  if (value) *value = v;
   if (rank_error) *rank_error = error;
   return CLPRIM_SUCCESS;
+}
+
+clprim_status clprim_nth_element_approx(clprim_context *ctx, size_t n, clprim_type type,
+                                        clprim_buffer in, uint64_t k, unsigned flags,
+                                        clprim_value *value, uint64_t *rank_error,
+                                        clprim_buffer result) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(ctx,
+                          nth_approx(ctx, n, type, in, k, flags, value, rank_error, result));
 }

@@ -76,24 +76,26 @@ static clprim_value value_of_bits(clprim_type type, uint64_t bits) {
   return v;
 }
 
-static clprim_status check_common(clprim_context *ctx, clprim_type type, cl_mem in, size_t n) {
-  if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
+/* The type and the input range: in_mem holds the n elements from byte 0. */
+static clprim_status check_common(clprim_context *ctx, clprim_type type, clprim_buffer in,
+                                  size_t n, cl_mem *in_mem) {
   CLPRIM_CHECK(clprim__check_type(ctx, type));
-  size_t bytes = clprim__bytes(n, clprim_type_size(type));
-  if (bytes == SIZE_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
-  return clprim__check_buffer(ctx, in, bytes);
+  return clprim__range(ctx, in, clprim_type_size(type), n, CLPRIM__READ, in_mem);
 }
 
 /* argmax (mode without MODE_MIN) or argmin; result_bytes of the 16-byte
  * result (value, index) go to `result` when it is given. */
-static clprim_status arg_reduce(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                                unsigned flags, unsigned mode, clprim_value *value,
-                                uint64_t *index, cl_mem result, size_t result_bytes) {
-  CLPRIM_CHECK(check_common(ctx, type, in, n));
+static clprim_status arg_reduce(clprim_context *ctx, size_t n, clprim_type type,
+                                clprim_buffer in_range, unsigned flags, unsigned mode,
+                                clprim_value *value, uint64_t *index, clprim_buffer result_range,
+                                size_t result_bytes) {
+  cl_mem in, result = NULL;
+  CLPRIM_CHECK(check_common(ctx, type, in_range, n, &in));
   if (n == 0 || (flags & ~(unsigned)(CLPRIM_REDUCE_ABS | CLPRIM_REDUCE_NAN_LARGEST)))
     return CLPRIM_ERROR_INVALID_ARGUMENT;
-  if (!value && !index && !result) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  if (result) CLPRIM_CHECK(clprim__check_buffer(ctx, result, result_bytes));
+  if (!value && !index && !result_range.mem) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (result_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, result_range, 8, result_bytes / 8, CLPRIM__OUT_ALL, &result));
 
   struct reduce_config c = reduce_config(ctx, type);
   static const char *const names[2] = {"arg_partial", "arg_final"};
@@ -108,7 +110,6 @@ static clprim_status arg_reduce(clprim_context *ctx, clprim_type type, cl_mem in
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_PARTIAL_INDICES, groups * 8, &indices));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULT, 16, &out));
 
-  clprim__call_begin(ctx);
   cl_ulong n64 = n;
   cl_uint mode32 = flags | mode, count = (cl_uint)groups;
   CLPRIM_CHECK(clprim__set_args(partial, 5, sizeof in, &in, sizeof n64, &n64, sizeof mode32,
@@ -127,31 +128,44 @@ static clprim_status arg_reduce(clprim_context *ctx, clprim_type type, cl_mem in
   return CLPRIM_SUCCESS;
 }
 
-clprim_status clprim_argmax(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                            unsigned flags, clprim_value *value, uint64_t *index, cl_mem result) {
-  return arg_reduce(ctx, type, in, n, flags, 0, value, index, result, 16);
+clprim_status clprim_argmax(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
+                            unsigned flags, clprim_value *value, uint64_t *index,
+                            clprim_buffer result) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(ctx, arg_reduce(ctx, n, type, in, flags, 0, value, index, result, 16));
 }
 
-clprim_status clprim_argmin(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                            unsigned flags, clprim_value *value, uint64_t *index, cl_mem result) {
-  return arg_reduce(ctx, type, in, n, flags, MODE_MIN, value, index, result, 16);
+clprim_status clprim_argmin(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
+                            unsigned flags, clprim_value *value, uint64_t *index,
+                            clprim_buffer result) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(ctx,
+                          arg_reduce(ctx, n, type, in, flags, MODE_MIN, value, index, result, 16));
 }
 
-clprim_status clprim_reduce_max(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                                unsigned flags, clprim_value *value, cl_mem result) {
-  return arg_reduce(ctx, type, in, n, flags, 0, value, NULL, result, 8);
+clprim_status clprim_reduce_max(clprim_context *ctx, size_t n, clprim_type type,
+                                clprim_buffer in, unsigned flags, clprim_value *value,
+                                clprim_buffer result) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(ctx, arg_reduce(ctx, n, type, in, flags, 0, value, NULL, result, 8));
 }
 
-clprim_status clprim_reduce_min(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                                unsigned flags, clprim_value *value, cl_mem result) {
-  return arg_reduce(ctx, type, in, n, flags, MODE_MIN, value, NULL, result, 8);
+clprim_status clprim_reduce_min(clprim_context *ctx, size_t n, clprim_type type,
+                                clprim_buffer in, unsigned flags, clprim_value *value,
+                                clprim_buffer result) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(ctx,
+                          arg_reduce(ctx, n, type, in, flags, MODE_MIN, value, NULL, result, 8));
 }
 
-clprim_status clprim_reduce_sum(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                                clprim_value *sum, cl_mem result) {
-  CLPRIM_CHECK(check_common(ctx, type, in, n));
-  if (!sum && !result) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  if (result) CLPRIM_CHECK(clprim__check_buffer(ctx, result, 8));
+static clprim_status reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
+                                clprim_buffer in_range, clprim_value *sum,
+                                clprim_buffer result_range) {
+  cl_mem in, result = NULL;
+  CLPRIM_CHECK(check_common(ctx, type, in_range, n, &in));
+  if (!sum && !result_range.mem) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (result_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, result_range, 8, 1, CLPRIM__OUT_ALL, &result));
 
   struct reduce_config c = reduce_config(ctx, type);
   const size_t tile = (size_t)c.wg * c.items, elem = clprim_type_size(type);
@@ -166,7 +180,6 @@ clprim_status clprim_reduce_sum(clprim_context *ctx, clprim_type type, cl_mem in
   }
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULT, 16, &out));
 
-  clprim__call_begin(ctx);
   const cl_ulong zero = 0;
   CLPRIM_CHECK(clprim__fill(ctx, out, &zero, sizeof zero, 0, 8)); /* n = 0, and 32-bit types */
   cl_mem src = in;
@@ -188,4 +201,10 @@ clprim_status clprim_reduce_sum(clprim_context *ctx, clprim_type type, cl_mem in
     *sum = value_of_bits(type, bits);
   }
   return CLPRIM_SUCCESS;
+}
+
+clprim_status clprim_reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
+                                clprim_buffer in, clprim_value *sum, clprim_buffer result) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(ctx, reduce_sum(ctx, n, type, in, sum, result));
 }

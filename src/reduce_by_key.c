@@ -22,43 +22,41 @@ static unsigned rbk_items(const clprim_context *ctx) {
 
 /* Dense reduce-by-key: keys in [0, num_keys), any order. A histogram with
  * sums, so it runs the histogram engine (src/histogram.c, cl/histogram.cl). */
-clprim_status clprim_reduce_by_key_dense(clprim_context *ctx, clprim_type key_type, cl_mem keys,
-                                         clprim_type value_type, cl_mem values, size_t n,
-                                         size_t num_keys, cl_mem sums, cl_mem counts,
-                                         uint64_t *invalid) {
-  if (!values || !sums) return CLPRIM_ERROR_INVALID_ARGUMENT;
+clprim_status clprim_reduce_by_key_dense(clprim_context *ctx, size_t n, clprim_type key_type,
+                                         clprim_buffer keys, clprim_type value_type,
+                                         clprim_buffer values, size_t num_keys, unsigned flags,
+                                         clprim_buffer sums, clprim_buffer counts,
+                                         uint64_t *invalid, clprim_buffer invalid_out) {
   struct clprim_hist_call c;
   memset(&c, 0, sizeof c);
-  c.keys_mode = 1, c.x_type = key_type, c.in = keys, c.v_type = value_type, c.values = values;
-  c.n = n, c.bins = num_keys, c.sums = sums, c.counts = counts;
-  c.outside = invalid, c.outside_words = 1;
-  return clprim__histogram(ctx, &c);
+  c.keys_mode = 1, c.x_type = key_type, c.in_range = keys, c.v_type = value_type;
+  c.values_range = values, c.n = n, c.bins = num_keys, c.sums_range = sums;
+  c.counts_range = counts, c.outside = invalid, c.outside_range = invalid_out;
+  c.outside_words = 1, c.keep_subnormals = (flags & CLPRIM_SUMS_KEEP_SUBNORMALS) != 0;
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  const int bad = !values.mem || !sums.mem || (flags & ~CLPRIM_SUMS_KEEP_SUBNORMALS);
+  return clprim__call_end(ctx, bad ? CLPRIM_ERROR_INVALID_ARGUMENT : clprim__histogram(ctx, &c));
 }
 
-clprim_status clprim_reduce_by_key(clprim_context *ctx, clprim_type key_type, cl_mem keys,
-                                   clprim_type value_type, cl_mem values, size_t n,
-                                   cl_mem unique_keys, cl_mem sums, cl_mem count_buffer,
-                                   uint64_t *count) {
-  if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
+static clprim_status reduce_by_key(clprim_context *ctx, size_t n, clprim_type key_type,
+                                   clprim_buffer keys_range, clprim_type value_type,
+                                   clprim_buffer values_range, clprim_buffer unique_range,
+                                   clprim_buffer sums_range, uint64_t *count,
+                                   clprim_buffer count_range) {
   CLPRIM_CHECK(clprim__check_type(ctx, key_type));
   if (key_type == CLPRIM_FLOAT || key_type == CLPRIM_DOUBLE) return CLPRIM_ERROR_INVALID_ARGUMENT;
   CLPRIM_CHECK(clprim__check_type(ctx, value_type));
   const size_t ks = clprim_type_size(key_type), vs = clprim_type_size(value_type);
-  const size_t key_bytes = clprim__bytes(n, ks), value_bytes = clprim__bytes(n, vs);
-  if (key_bytes == SIZE_MAX || value_bytes == SIZE_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
-  CLPRIM_CHECK(clprim__check_buffer(ctx, keys, key_bytes));
-  CLPRIM_CHECK(clprim__check_buffer(ctx, values, value_bytes));
-  CLPRIM_CHECK(clprim__check_buffer(ctx, unique_keys, key_bytes));
-  CLPRIM_CHECK(clprim__check_buffer(ctx, sums, value_bytes));
-  if (count_buffer) CLPRIM_CHECK(clprim__check_buffer(ctx, count_buffer, 8));
-  cl_mem mems[5] = {keys, values, unique_keys, sums, count_buffer};
-  for (int a = 0; a < 5; ++a)
-    for (int b = a + 1; b < 5; ++b)
-      if (mems[a] && mems[a] == mems[b]) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  cl_mem keys, values, unique_keys, sums, count_buffer = NULL;
+  CLPRIM_CHECK(clprim__range(ctx, keys_range, ks, n, CLPRIM__READ, &keys));
+  CLPRIM_CHECK(clprim__range(ctx, values_range, vs, n, CLPRIM__READ, &values));
+  CLPRIM_CHECK(clprim__range(ctx, unique_range, ks, n, CLPRIM__OUT, &unique_keys));
+  CLPRIM_CHECK(clprim__range(ctx, sums_range, vs, n, CLPRIM__OUT, &sums));
+  if (count_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, count_range, 8, 1, CLPRIM__OUT_ALL, &count_buffer));
 
   const cl_ulong zero = 0;
   if (n == 0) {
-    clprim__call_begin(ctx);
     if (count_buffer) CLPRIM_CHECK(clprim__fill(ctx, count_buffer, &zero, 8, 0, 8));
     if (count) *count = 0;
     return CLPRIM_SUCCESS;
@@ -82,7 +80,6 @@ clprim_status clprim_reduce_by_key(clprim_context *ctx, clprim_type key_type, cl
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_CARRY, tiles * vs, &carry));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_LAST, tiles * vs, &last_part));
 
-  clprim__call_begin(ctx);
   cl_ulong n64 = n, tiles64 = tiles;
   CLPRIM_CHECK(clprim__set_args(count_kernel, 3, sizeof keys, &keys, sizeof n64, &n64,
                                 sizeof offsets, &offsets));
@@ -109,4 +106,13 @@ clprim_status clprim_reduce_by_key(clprim_context *ctx, clprim_type key_type, cl
     *count = total;
   }
   return CLPRIM_SUCCESS;
+}
+
+clprim_status clprim_reduce_by_key(clprim_context *ctx, size_t n, clprim_type key_type,
+                                   clprim_buffer keys, clprim_type value_type,
+                                   clprim_buffer values, clprim_buffer unique_keys,
+                                   clprim_buffer sums, uint64_t *count, clprim_buffer count_out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(ctx, reduce_by_key(ctx, n, key_type, keys, value_type, values,
+                                             unique_keys, sums, count, count_out));
 }

@@ -113,24 +113,24 @@ clprim_status clprim__scan(clprim_context *ctx, clprim_type type, cl_mem in, cl_
   return scan_level(ctx, &k, in, out, n, inclusive, 0);
 }
 
-static clprim_status scan_public(clprim_context *ctx, clprim_type type, cl_mem in, cl_mem out,
-                                 size_t n, int inclusive) {
-  if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
+static clprim_status scan_public(clprim_context *ctx, size_t n, clprim_type type,
+                                 clprim_buffer in, clprim_buffer out, int inclusive) {
   CLPRIM_CHECK(clprim__check_type(ctx, type));
-  size_t bytes = clprim__bytes(n, clprim_type_size(type));
-  if (bytes == SIZE_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
-  CLPRIM_CHECK(clprim__check_buffer(ctx, in, bytes));
-  CLPRIM_CHECK(clprim__check_buffer(ctx, out, bytes));
-  clprim__call_begin(ctx);
-  return clprim__scan(ctx, type, in, out, n, inclusive);
+  const size_t es = clprim_type_size(type);
+  cl_mem in_mem, out_mem;
+  CLPRIM_CHECK(clprim__range(ctx, in, es, n, CLPRIM__READ, &in_mem));
+  CLPRIM_CHECK(clprim__range(ctx, out, es, n, CLPRIM__OUT_ALL | CLPRIM__SAME_OK, &out_mem));
+  return clprim__scan(ctx, type, in_mem, out_mem, n, inclusive);
 }
 
-clprim_status clprim_scan_exclusive(clprim_context *ctx, clprim_type type, cl_mem in, cl_mem out,
-                                    size_t n) {
-  return scan_public(ctx, type, in, out, n, 0);
+clprim_status clprim_scan_exclusive(clprim_context *ctx, size_t n, clprim_type type,
+                                    clprim_buffer in, clprim_buffer out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(ctx, scan_public(ctx, n, type, in, out, 0));
 }
 
-clprim_status clprim_scan_inclusive(clprim_context *ctx, clprim_type type, cl_mem in, cl_mem out,
-                                    size_t n) {
-  return scan_public(ctx, type, in, out, n, 1);
+clprim_status clprim_scan_inclusive(clprim_context *ctx, size_t n, clprim_type type,
+                                    clprim_buffer in, clprim_buffer out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(ctx, scan_public(ctx, n, type, in, out, 1));
 }

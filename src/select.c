@@ -9,16 +9,23 @@
 /* What phase 1 evaluates. */
 enum select_source { SOURCE_PREDICATE, SOURCE_FLAGS_UINT8, SOURCE_FLAGS_INT32, SOURCE_EXPRESSION };
 
+/* A call as the caller made it (ranges), then as it runs (cl_mems that
+ * hold each range from byte 0; NULL where not given). */
 struct select_call {
-  clprim_type type;
-  cl_mem in; /* may be NULL for flags without values */
-  cl_mem src; /* what phase 1 reads: in, or the flags */
   size_t n;
+  clprim_type type;
+  clprim_buffer in_range, stencil_range; /* in may be NULL for a stencil without values */
   enum select_source source;
   const clprim_predicate *pred; /* SOURCE_PREDICATE only */
   const char *expression;       /* SOURCE_EXPRESSION only */
   int partition;
-  const clprim_select_output *out;
+  unsigned flags;
+  clprim_buffer values_range, indices_range, count_range;
+  uint64_t *count;
+
+  cl_mem in, src; /* src: what phase 1 reads, in or the stencil */
+  cl_mem values, indices, count_out;
+  int index64;
 };
 
 /* Work-items per work-group; a tile is 32 elements per work-item. */
@@ -48,15 +55,11 @@ size_t clprim__select_single_pass_tile(const clprim_context *ctx, clprim_type ty
 
 static int is_integer(clprim_type type) { return type != CLPRIM_FLOAT && type != CLPRIM_DOUBLE; }
 
-static int index_is_64(const clprim_select_output *out, size_t n) {
-  return out->indices_64 || (uint64_t)n > ((uint64_t)1 << 32);
-}
-
-/* Every argument check; nothing is enqueued before they all pass. */
-static clprim_status check_call(clprim_context *ctx, const struct select_call *c) {
-  const clprim_select_output *out = c->out;
-  if (!ctx || !out) return CLPRIM_ERROR_INVALID_ARGUMENT;
+/* Every argument check, and the ranges resolved; nothing is enqueued
+ * before they all pass (but a range's temporary copy). */
+static clprim_status check_call(clprim_context *ctx, struct select_call *c) {
   CLPRIM_CHECK(clprim__check_type(ctx, c->type));
+  if (c->flags & ~CLPRIM_INDICES_64) return CLPRIM_ERROR_INVALID_ARGUMENT;
   if (c->source == SOURCE_EXPRESSION && (!c->expression || !*c->expression))
     return CLPRIM_ERROR_INVALID_ARGUMENT;
   if (c->source == SOURCE_PREDICATE) {
@@ -64,29 +67,27 @@ static clprim_status check_call(clprim_context *ctx, const struct select_call *c
     if (c->pred->op == CLPRIM_PRED_MASK_EQ && !is_integer(c->type))
       return CLPRIM_ERROR_INVALID_ARGUMENT;
   }
+  if (!c->values_range.mem && !c->indices_range.mem && !c->count_range.mem && !c->count)
+    return CLPRIM_ERROR_INVALID_ARGUMENT;
+  c->index64 = (c->flags & CLPRIM_INDICES_64) != 0;
+  if (c->indices_range.mem && !c->index64 && (uint64_t)c->n > ((uint64_t)1 << 32))
+    return CLPRIM_ERROR_INVALID_ARGUMENT;
   const size_t es = clprim_type_size(c->type);
-  const size_t value_bytes = clprim__bytes(c->n, es);
-  const size_t index_bytes = clprim__bytes(c->n, index_is_64(out, c->n) ? 8 : 4);
-  const size_t flag_bytes =
-      clprim__bytes(c->n, c->source == SOURCE_FLAGS_INT32 ? 4 : 1);
-  if (value_bytes == SIZE_MAX || index_bytes == SIZE_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
   const int reads_flags = c->source == SOURCE_FLAGS_UINT8 || c->source == SOURCE_FLAGS_INT32;
-  if (reads_flags) CLPRIM_CHECK(clprim__check_buffer(ctx, c->src, flag_bytes));
-  if (c->in || !reads_flags || out->values)
-    CLPRIM_CHECK(clprim__check_buffer(ctx, c->in, value_bytes));
-  if (out->values) CLPRIM_CHECK(clprim__check_buffer(ctx, out->values, value_bytes));
-  if (out->indices) CLPRIM_CHECK(clprim__check_buffer(ctx, out->indices, index_bytes));
-  if (out->count_buffer) CLPRIM_CHECK(clprim__check_buffer(ctx, out->count_buffer, 8));
-  /* Outputs are written while inputs are read: no sharing. */
-  cl_mem inputs[2] = {c->in, c->src};
-  cl_mem outputs[3] = {out->values, out->indices, out->count_buffer};
-  for (int o = 0; o < 3; ++o) {
-    if (!outputs[o]) continue;
-    for (int i = 0; i < 2; ++i)
-      if (outputs[o] == inputs[i]) return CLPRIM_ERROR_INVALID_ARGUMENT;
-    for (int p = o + 1; p < 3; ++p)
-      if (outputs[o] == outputs[p]) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  }
+  if (c->in_range.mem || !reads_flags || c->values_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, c->in_range, es, c->n, CLPRIM__READ, &c->in));
+  if (reads_flags)
+    CLPRIM_CHECK(clprim__range(ctx, c->stencil_range, c->source == SOURCE_FLAGS_INT32 ? 4 : 1,
+                               c->n, CLPRIM__READ, &c->src));
+  /* Select writes only the first count elements; partition writes all n. */
+  const unsigned use = c->partition ? CLPRIM__OUT_ALL : CLPRIM__OUT;
+  if (c->values_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, c->values_range, es, c->n, use, &c->values));
+  if (c->indices_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, c->indices_range, c->index64 ? 8 : 4, c->n, use, &c->indices));
+  if (c->count_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, c->count_range, 8, 1, CLPRIM__OUT_ALL, &c->count_out));
+  if (!reads_flags) c->src = c->in; /* once every range is resolved (call.c) */
   return CLPRIM_SUCCESS;
 }
 
@@ -104,13 +105,13 @@ static struct pred_args pred_args(const struct select_call *c) {
 
 /* The count (at byte offset `at` of buf) to the caller's count buffer and
  * host variable, as asked. */
-static clprim_status deliver_count(clprim_context *ctx, const clprim_select_output *out,
-                                   cl_mem buf, size_t at) {
-  if (out->count_buffer) CLPRIM_CHECK(clprim__copy(ctx, buf, out->count_buffer, at, 0, 8));
-  if (out->count) {
+static clprim_status deliver_count(clprim_context *ctx, const struct select_call *c, cl_mem buf,
+                                   size_t at) {
+  if (c->count_out) CLPRIM_CHECK(clprim__copy(ctx, buf, c->count_out, at, 0, 8));
+  if (c->count) {
     cl_ulong count;
     CLPRIM_CHECK(clprim__read(ctx, buf, at, 8, &count));
-    *out->count = count;
+    *c->count = count;
   }
   return CLPRIM_SUCCESS;
 }
@@ -119,7 +120,6 @@ static clprim_status deliver_count(clprim_context *ctx, const clprim_select_outp
  * the tile states. */
 static clprim_status select_single_pass(clprim_context *ctx, const struct select_call *c,
                                         cl_kernel kernel, unsigned wg, unsigned items) {
-  const clprim_select_output *out = c->out;
   const size_t tile = (size_t)wg * items, tiles = c->n / tile + (c->n % tile != 0);
   cl_mem state, total;
   CLPRIM_CHECK(clprim__scratch(ctx, "select: total", 8, &total));
@@ -128,35 +128,34 @@ static clprim_status select_single_pass(clprim_context *ctx, const struct select
   struct pred_args p = pred_args(c);
   /* Unused buffers are bound to the state buffer; the kernel does not touch them. */
   cl_mem in = c->in ? c->in : state;
-  cl_mem values = out->values ? out->values : state;
-  cl_mem indices = out->indices ? out->indices : state;
+  cl_mem values = c->values ? c->values : state;
+  cl_mem indices = c->indices ? c->indices : state;
   cl_ulong n64 = c->n;
   cl_uint tiles32 = (cl_uint)tiles;
-  cl_int want_values = out->values != NULL, want_indices = out->indices != NULL;
-  cl_int index64 = index_is_64(out, c->n);
+  cl_int want_values = c->values != NULL, want_indices = c->indices != NULL;
+  cl_int index64 = c->index64;
   CLPRIM_CHECK(clprim__set_args(kernel, 14, sizeof c->src, &c->src, sizeof in, &in, sizeof n64,
                                 &n64, sizeof p.op, &p.op, es, &p.a, es, &p.b, sizeof state, &state,
                                 sizeof tiles32, &tiles32, sizeof values, &values, sizeof indices,
                                 &indices, sizeof want_values, &want_values, sizeof want_indices,
                                 &want_indices, sizeof index64, &index64, sizeof total, &total));
   CLPRIM_CHECK(clprim__enqueue(ctx, kernel, tiles, wg));
-  return deliver_count(ctx, out, total, 0);
+  return deliver_count(ctx, c, total, 0);
 }
 
 /* Runs the three phases; arguments are checked and the call begun. */
 static clprim_status select_run(clprim_context *ctx, const struct select_call *c) {
-  const clprim_select_output *out = c->out;
   const cl_ulong zero = 0;
   if (c->n == 0) {
-    if (out->count_buffer) CLPRIM_CHECK(clprim__fill(ctx, out->count_buffer, &zero, 8, 0, 8));
-    if (out->count) *out->count = 0;
+    if (c->count_out) CLPRIM_CHECK(clprim__fill(ctx, c->count_out, &zero, 8, 0, 8));
+    if (c->count) *c->count = 0;
     return CLPRIM_SUCCESS;
   }
 
   const unsigned wg = select_wg(ctx);
   const size_t tile = (size_t)wg * 32, tiles = c->n / tile + (c->n % tile != 0);
   const size_t words = c->n / 32 + (c->n % 32 != 0);
-  const int want_scatter = out->values || out->indices;
+  const int want_scatter = c->values || c->indices;
   static const char *const flag_option[4] = {"", " -DFLAG_T=uchar", " -DFLAG_T=int", ""};
   /* Select and partition share one program (ITEMS as select would use it). */
   const unsigned items = single_pass_items(ctx, c->type, c->partition);
@@ -208,11 +207,11 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
                                 sizeof offsets, &offsets));
   if (want_scatter) {
     cl_mem in = c->in ? c->in : masks;
-    cl_mem values = out->values ? out->values : masks;
-    cl_mem indices = out->indices ? out->indices : masks;
+    cl_mem values = c->values ? c->values : masks;
+    cl_mem indices = c->indices ? c->indices : masks;
     cl_ulong tiles64 = tiles;
-    cl_int want_values = out->values != NULL, want_indices = out->indices != NULL;
-    cl_int index64 = index_is_64(out, c->n), partition = c->partition;
+    cl_int want_values = c->values != NULL, want_indices = c->indices != NULL;
+    cl_int index64 = c->index64, partition = c->partition;
     CLPRIM_CHECK(clprim__set_args(scatter_kernel, 11, sizeof in, &in, sizeof n64, &n64,
                                   sizeof masks, &masks, sizeof offsets, &offsets, sizeof tiles64,
                                   &tiles64, sizeof values, &values, sizeof indices, &indices,
@@ -224,66 +223,88 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
       {masks_kernel, tiles, wg}, {want_scatter ? scatter_kernel : NULL, tiles, wg},
       CLPRIM_UINT64, offsets, tiles};
   CLPRIM_CHECK(clprim__count_scan_scatter(ctx, &passes));
-  return deliver_count(ctx, out, offsets, tiles * 8);
+  return deliver_count(ctx, c, offsets, tiles * 8);
 }
 
-static clprim_status select_public(clprim_context *ctx, const struct select_call *c) {
-  CLPRIM_CHECK(check_call(ctx, c));
-  clprim__call_begin(ctx);
-  return select_run(ctx, c);
+static clprim_status select_public(clprim_context *ctx, struct select_call *c) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  clprim_status st = check_call(ctx, c);
+  if (st == CLPRIM_SUCCESS) st = select_run(ctx, c);
+  return clprim__call_end(ctx, st);
 }
 
-clprim_status clprim_select(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                            const clprim_predicate *pred, const clprim_select_output *out) {
-  struct select_call c = {type, in, in, n, SOURCE_PREDICATE, pred, NULL, 0, out};
+/* The call as made: every public select and partition fills one. */
+static clprim_status select_call(clprim_context *ctx, size_t n, clprim_type type,
+                                 clprim_buffer in, clprim_buffer stencil,
+                                 enum select_source source, const clprim_predicate *pred,
+                                 const char *expression, int partition, unsigned flags,
+                                 clprim_buffer values, clprim_buffer indices, uint64_t *count,
+                                 clprim_buffer count_out) {
+  struct select_call c;
+  memset(&c, 0, sizeof c);
+  c.n = n, c.type = type, c.in_range = in, c.stencil_range = stencil, c.source = source;
+  c.pred = pred, c.expression = expression, c.partition = partition, c.flags = flags;
+  c.values_range = values, c.indices_range = indices, c.count = count, c.count_range = count_out;
   return select_public(ctx, &c);
 }
 
-clprim_status clprim_select_expr(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                                 const char *expression, const clprim_select_output *out) {
-  struct select_call c = {type, in, in, n, SOURCE_EXPRESSION, NULL, expression, 0, out};
-  return select_public(ctx, &c);
+/* stencil_type is checked by the caller. */
+static enum select_source stencil_source(clprim_flag_type stencil_type) {
+  return stencil_type == CLPRIM_FLAGS_UINT8 ? SOURCE_FLAGS_UINT8 : SOURCE_FLAGS_INT32;
 }
 
-clprim_status clprim_partition_expr(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                                    const char *expression, const clprim_select_output *out) {
-  struct select_call c = {type, in, in, n, SOURCE_EXPRESSION, NULL, expression, 1, out};
-  return select_public(ctx, &c);
+clprim_status clprim_select(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
+                            const clprim_predicate *pred, unsigned flags, clprim_buffer values,
+                            clprim_buffer indices, uint64_t *count, clprim_buffer count_out) {
+  return select_call(ctx, n, type, in, in, SOURCE_PREDICATE, pred, NULL, 0, flags, values,
+                     indices, count, count_out);
 }
 
-clprim_status clprim_select_count(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                                  const clprim_predicate *pred, uint64_t *count) {
-  if (!count) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  clprim_select_output out;
-  memset(&out, 0, sizeof out);
-  out.count = count;
-  return clprim_select(ctx, type, in, n, pred, &out);
+clprim_status clprim_partition(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
+                               const clprim_predicate *pred, unsigned flags, clprim_buffer values,
+                               clprim_buffer indices, uint64_t *count, clprim_buffer count_out) {
+  return select_call(ctx, n, type, in, in, SOURCE_PREDICATE, pred, NULL, 1, flags, values,
+                     indices, count, count_out);
 }
 
-static clprim_status flagged(clprim_context *ctx, clprim_type type, cl_mem in, cl_mem flags,
-                             clprim_flag_type flag_type, size_t n, int partition,
-                             const clprim_select_output *out) {
-  if ((unsigned)flag_type > CLPRIM_FLAGS_INT32 || !flags) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  enum select_source source =
-      flag_type == CLPRIM_FLAGS_UINT8 ? SOURCE_FLAGS_UINT8 : SOURCE_FLAGS_INT32;
-  struct select_call c = {type, in, flags, n, source, NULL, NULL, partition, out};
-  return select_public(ctx, &c);
+clprim_status clprim_select_expr(clprim_context *ctx, size_t n, clprim_type type,
+                                 clprim_buffer in, const char *expression, unsigned flags,
+                                 clprim_buffer values, clprim_buffer indices, uint64_t *count,
+                                 clprim_buffer count_out) {
+  return select_call(ctx, n, type, in, in, SOURCE_EXPRESSION, NULL, expression, 0, flags, values,
+                     indices, count, count_out);
 }
 
-clprim_status clprim_select_flagged(clprim_context *ctx, clprim_type type, cl_mem in, cl_mem flags,
-                                    clprim_flag_type flag_type, size_t n,
-                                    const clprim_select_output *out) {
-  return flagged(ctx, type, in, flags, flag_type, n, 0, out);
+clprim_status clprim_partition_expr(clprim_context *ctx, size_t n, clprim_type type,
+                                    clprim_buffer in, const char *expression, unsigned flags,
+                                    clprim_buffer values, clprim_buffer indices,
+                                    uint64_t *count, clprim_buffer count_out) {
+  return select_call(ctx, n, type, in, in, SOURCE_EXPRESSION, NULL, expression, 1, flags, values,
+                     indices, count, count_out);
 }
 
-clprim_status clprim_partition_flagged(clprim_context *ctx, clprim_type type, cl_mem in,
-                                       cl_mem flags, clprim_flag_type flag_type, size_t n,
-                                       const clprim_select_output *out) {
-  return flagged(ctx, type, in, flags, flag_type, n, 1, out);
+clprim_status clprim_select_flagged(clprim_context *ctx, size_t n, clprim_type type,
+                                    clprim_buffer in, clprim_buffer stencil,
+                                    clprim_flag_type stencil_type, unsigned flags,
+                                    clprim_buffer values, clprim_buffer indices, uint64_t *count,
+                                    clprim_buffer count_out) {
+  if ((unsigned)stencil_type > CLPRIM_FLAGS_INT32 || !stencil.mem) {
+    CLPRIM_CHECK(clprim__call_begin(ctx)); /* NULL ctx and a busy one come first */
+    return clprim__call_end(ctx, CLPRIM_ERROR_INVALID_ARGUMENT);
+  }
+  return select_call(ctx, n, type, in, stencil, stencil_source(stencil_type), NULL, NULL, 0,
+                     flags, values, indices, count, count_out);
 }
 
-clprim_status clprim_partition(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                               const clprim_predicate *pred, const clprim_select_output *out) {
-  struct select_call c = {type, in, in, n, SOURCE_PREDICATE, pred, NULL, 1, out};
-  return select_public(ctx, &c);
+clprim_status clprim_partition_flagged(clprim_context *ctx, size_t n, clprim_type type,
+                                       clprim_buffer in, clprim_buffer stencil,
+                                       clprim_flag_type stencil_type, unsigned flags,
+                                       clprim_buffer values, clprim_buffer indices,
+                                       uint64_t *count, clprim_buffer count_out) {
+  if ((unsigned)stencil_type > CLPRIM_FLAGS_INT32 || !stencil.mem) {
+    CLPRIM_CHECK(clprim__call_begin(ctx));
+    return clprim__call_end(ctx, CLPRIM_ERROR_INVALID_ARGUMENT);
+  }
+  return select_call(ctx, n, type, in, stencil, stencil_source(stencil_type), NULL, NULL, 1,
+                     flags, values, indices, count, count_out);
 }

@@ -248,7 +248,7 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
     CLPRIM_CHECK(clprim__nth_select_ranks(ctx, CLPRIM_UINT64, cand, eq_at, (size_t)equal_count,
                                           &rank3, 1, 0, 0, &last, NULL));
   }
-  const int index64 = (flags & CLPRIM_TOPK_INDICES_64) != 0;
+  const int index64 = (flags & CLPRIM_INDICES_64) != 0;
   cl_uint g32 = (cl_uint)beyond_count, k32 = (cl_uint)k;
   cl_ulong e64 = equal_count, last64 = last;
   cl_int want_values = values != NULL, want_indices = indices != NULL, index32 = index64;
@@ -264,24 +264,31 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
   return CLPRIM_SUCCESS;
 }
 
-clprim_status clprim_topk(clprim_context *ctx, clprim_type type, cl_mem in, size_t n, uint64_t k,
-                          unsigned flags, cl_mem values, cl_mem indices) {
+static clprim_status topk(clprim_context *ctx, size_t n, clprim_type type,
+                          clprim_buffer in_range, uint64_t k, unsigned flags,
+                          clprim_buffer values_range, clprim_buffer indices_range) {
   const unsigned allowed =
-      CLPRIM_NTH_REJECT_NAN | CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED | CLPRIM_TOPK_INDICES_64;
+      CLPRIM_NTH_REJECT_NAN | CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED | CLPRIM_INDICES_64;
+  cl_mem in, values = NULL, indices = NULL;
   if (n == 0) { /* the top 0 of nothing is defined (empty); anything more is not */
-    if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
     CLPRIM_CHECK(clprim__check_type(ctx, type));
-    if ((flags & ~allowed) || (!values && !indices)) return CLPRIM_ERROR_INVALID_ARGUMENT;
-    return k == 0 ? CLPRIM_SUCCESS : CLPRIM_ERROR_INVALID_ARGUMENT;
+    if ((flags & ~allowed) || (!values_range.mem && !indices_range.mem) || k != 0)
+      return CLPRIM_ERROR_INVALID_ARGUMENT;
+    CLPRIM_CHECK(clprim__range(ctx, in_range, clprim_type_size(type), 0, CLPRIM__READ, &in));
+    if (values_range.mem)
+      CLPRIM_CHECK(clprim__range(ctx, values_range, clprim_type_size(type), 0, CLPRIM__OUT, &values));
+    if (indices_range.mem)
+      CLPRIM_CHECK(clprim__range(ctx, indices_range, 4, 0, CLPRIM__OUT, &indices));
+    return CLPRIM_SUCCESS;
   }
-  CLPRIM_CHECK(clprim__nth_check(ctx, type, in, n, flags, allowed));
-  if (k > n || (!values && !indices)) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  if (values == in || indices == in || (values && values == indices))
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__nth_check(ctx, n, type, in_range, flags, allowed, &in));
+  if (k > n || (!values_range.mem && !indices_range.mem)) return CLPRIM_ERROR_INVALID_ARGUMENT;
   const size_t es = clprim_type_size(type);
-  const int index64 = (flags & CLPRIM_TOPK_INDICES_64) != 0;
-  if (values) CLPRIM_CHECK(clprim__check_buffer(ctx, values, clprim__bytes(k, es)));
-  if (indices) CLPRIM_CHECK(clprim__check_buffer(ctx, indices, clprim__bytes(k, index64 ? 8 : 4)));
+  const int index64 = (flags & CLPRIM_INDICES_64) != 0;
+  if (values_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, values_range, es, k, CLPRIM__OUT_ALL, &values));
+  if (indices_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, indices_range, index64 ? 8 : 4, k, CLPRIM__OUT_ALL, &indices));
   if (k == 0) return CLPRIM_SUCCESS;
 
   const struct clprim_nth_config c = clprim__nth_config(ctx);
@@ -291,7 +298,6 @@ clprim_status clprim_topk(clprim_context *ctx, clprim_type type, cl_mem in, size
   cl_mem offsets;
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TOPK_COUNTS, (tiles + 1) * 8, &offsets));
 
-  clprim__call_begin(ctx);
   if (k <= BASE && n >= TOPK_SMALL_MIN_N) {
     int done;
     CLPRIM_CHECK(topk_small(ctx, type, in, n, k, flags, values, indices, &done));
@@ -361,4 +367,11 @@ clprim_status clprim_topk(clprim_context *ctx, clprim_type type, cl_mem in, size
                                 &ibuf, sizeof want_values, &want_values, sizeof want_indices,
                                 &want_indices, sizeof index32, &index32));
   return clprim__enqueue(ctx, gather_kernel, gather_groups, c.wg);
+}
+
+clprim_status clprim_topk(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
+                          uint64_t k, unsigned flags, clprim_buffer values,
+                          clprim_buffer indices) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(ctx, topk(ctx, n, type, in, k, flags, values, indices));
 }

@@ -16,9 +16,10 @@
 static void test_names(void **state) {
   (void)state;
   assert_int_equal(clprim_version_number(), CLPRIM_VERSION_NUMBER);
-  assert_string_equal(clprim_version_string(), "0.1.0");
+  assert_string_equal(clprim_version_string(), "0.2.0");
   assert_string_equal(clprim_status_name(CLPRIM_SUCCESS), "CLPRIM_SUCCESS");
   assert_string_equal(clprim_status_name(CLPRIM_ERROR_BUFFER_TOO_SMALL), "CLPRIM_ERROR_BUFFER_TOO_SMALL");
+  assert_string_equal(clprim_status_name(CLPRIM_ERROR_CONTEXT_BUSY), "CLPRIM_ERROR_CONTEXT_BUSY");
   assert_string_equal(clprim_status_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
   assert_string_equal(clprim_status_name(-123456), "unknown status");
   assert_true(clprim_is_error(CL_INVALID_VALUE));
@@ -249,7 +250,7 @@ static void test_from_queue(void **state) {
   assert_ptr_equal(clprim_context_cl_context(ctx), cl);
   int data[3] = {1, 2, 3};
   cl_mem buf = test_buffer(ctx, sizeof data, data);
-  TEST_OK(clprim_scan_inclusive(ctx, CLPRIM_INT32, buf, buf, 3));
+  TEST_OK(clprim_scan_inclusive(ctx, 3, CLPRIM_INT32, clprim_buf(buf), clprim_buf(buf)));
   /* No profiling on this queue. */
   double ms;
   TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_OPERATION, clprim_context_last_time(ctx, &ms));
@@ -266,7 +267,7 @@ static void test_from_queue(void **state) {
   TEST_OK(clprim_context_create_from_queue(&ctx, pq, NULL));
   TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_OPERATION, clprim_context_last_time(ctx, &ms));
   buf = test_buffer(ctx, 4 << 16, NULL);
-  TEST_OK(clprim_scan_exclusive(ctx, CLPRIM_UINT32, buf, buf, 1 << 16));
+  TEST_OK(clprim_scan_exclusive(ctx, 1 << 16, CLPRIM_UINT32, clprim_buf(buf), clprim_buf(buf)));
   TEST_OK(clprim_context_last_time(ctx, &ms));
   assert_true(ms > 0.0);
   clReleaseMemObject(buf);
@@ -328,7 +329,7 @@ static void scan_check(clprim_context *ctx) {
   static uint32_t in[N], out[N];
   for (int i = 0; i < N; ++i) in[i] = (uint32_t)test_rand();
   cl_mem buf = test_buffer(ctx, sizeof in, in);
-  TEST_OK(clprim_scan_exclusive(ctx, CLPRIM_UINT32, buf, buf, N));
+  TEST_OK(clprim_scan_exclusive(ctx, N, CLPRIM_UINT32, clprim_buf(buf), clprim_buf(buf)));
   test_read(ctx, buf, sizeof out, out);
   uint32_t run = 0;
   for (int i = 0; i < N; ++i) {
@@ -448,7 +449,7 @@ static void test_events(void **state) {
   test_fill_u32(ctx, in, n, 3, 1);
   clFinish(clprim_context_queue(ctx));
   cl_event last = NULL;
-  TEST_OK(clprim_scan_inclusive(ctx, CLPRIM_UINT32, in, out, 0));
+  TEST_OK(clprim_scan_inclusive(ctx, 0, CLPRIM_UINT32, clprim_buf(in), clprim_buf(out)));
   TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_OPERATION, clprim_context_last_event(ctx, &last));
   assert_null(last);
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_wait_for(ctx, 1, NULL));
@@ -458,7 +459,7 @@ static void test_events(void **state) {
   cl_event gate = clCreateUserEvent(clprim_context_cl_context(ctx), &err);
   assert_int_equal(err, CL_SUCCESS);
   TEST_OK(clprim_context_wait_for(ctx, 1, &gate));
-  TEST_OK(clprim_scan_inclusive(ctx, CLPRIM_UINT32, in, out, n));
+  TEST_OK(clprim_scan_inclusive(ctx, n, CLPRIM_UINT32, clprim_buf(in), clprim_buf(out)));
   TEST_OK(clprim_context_last_event(ctx, &last));
   clFlush(clprim_context_queue(ctx));
   const struct timespec pause = {0, 200000000};
@@ -509,14 +510,15 @@ static void test_prebuild(void **state) {
   for (int t = 0; t < types; ++t) {
     clprim_value v;
     uint64_t u, outside[3];
-    TEST_OK(clprim_scan_inclusive(ctx, type_of[t], in, out, n));
-    TEST_OK(clprim_argmax(ctx, type_of[t], in, n, 0, &v, &u, NULL));
-    TEST_OK(clprim_reduce_sum(ctx, type_of[t], in, n, &v, NULL));
+    const clprim_buffer none = clprim_buf(NULL);
+    TEST_OK(clprim_scan_inclusive(ctx, n, type_of[t], clprim_buf(in), clprim_buf(out)));
+    TEST_OK(clprim_argmax(ctx, n, type_of[t], clprim_buf(in), 0, &v, &u, none));
+    TEST_OK(clprim_reduce_sum(ctx, n, type_of[t], clprim_buf(in), &v, none));
     clprim_predicate pred;
     memset(&pred, 0, sizeof pred);
     pred.op = CLPRIM_PRED_NONZERO;
-    const clprim_select_output sel = {out, out2, 0, NULL, &u};
-    TEST_OK(clprim_select(ctx, type_of[t], in, n, &pred, &sel));
+    TEST_OK(clprim_select(ctx, n, type_of[t], clprim_buf(in), &pred, 0, clprim_buf(out),
+                          clprim_buf(out2), &u, none));
     clprim_value lo, hi;
     memset(&lo, 0, sizeof lo);
     memset(&hi, 0, sizeof hi);
@@ -524,12 +526,15 @@ static void test_prebuild(void **state) {
       hi.f32 = 1e30f;
     else
       hi.i32 = 1 << 30;
-    TEST_OK(clprim_histogram_even(ctx, type_of[t], in, n, lo, hi, 256, out, outside));
-    TEST_OK(clprim_median(ctx, type_of[t], in, n, 0, &v, NULL));
-    TEST_OK(clprim_topk(ctx, type_of[t], in, n, 10, CLPRIM_TOPK_SORTED, out, out2));
+    TEST_OK(clprim_histogram_even(ctx, n, type_of[t], clprim_buf(in), lo, hi, 256,
+                                  clprim_buf(out), outside, none));
+    TEST_OK(clprim_median(ctx, n, type_of[t], clprim_buf(in), 0, &v, none));
+    TEST_OK(clprim_topk(ctx, n, type_of[t], clprim_buf(in), 10, CLPRIM_TOPK_SORTED,
+                        clprim_buf(out), clprim_buf(out2)));
   }
-  TEST_OK(
-      clprim_reduce_by_key(ctx, CLPRIM_INT32, in, CLPRIM_INT32, values, n, out, out2, NULL, NULL));
+  TEST_OK(clprim_reduce_by_key(ctx, n, CLPRIM_INT32, clprim_buf(in), CLPRIM_INT32,
+                               clprim_buf(values), clprim_buf(out), clprim_buf(out2), NULL,
+                               clprim_buf(NULL)));
   /* Programs are kept newest first: name what the calls had to build. */
   const struct clprim_program_entry *e = ctx->programs;
   for (size_t extra = programs_built(ctx) - built; extra > 0 && e; --extra, e = e->next)

@@ -6,7 +6,9 @@
  * elements in one narrow range), special values (NaN, +-inf, denormals,
  * -0.0); ranks 0, 1, n/2, n-1, n/100, 9n/10; sizes around the base case
  * (2048), the one-launch small case (65536) and the vector width; the NaN
- * policy; input unchanged; errors write nothing. */
+ * policy; the approximate call's device result alone (value NULL); the
+ * median of a range at an unaligned offset; input unchanged; errors write
+ * nothing. */
 #include "common.h"
 
 #include <math.h>
@@ -171,7 +173,8 @@ static void check_case(clprim_context *ctx, clprim_type type, const void *data, 
   const int nranks = test_small() ? 3 : 6; /* Oclgrind: fewer calls */
   for (int r = 0; r < nranks; ++r) {
     clprim_value v;
-    TEST_OK(clprim_nth_element(ctx, type, in, n, ranks[r], 0, &v, r == 1 ? result : NULL));
+    TEST_OK(clprim_nth_element(ctx, n, type, clprim_buf(in), ranks[r], 0, &v,
+                               clprim_buf(r == 1 ? result : NULL)));
     if (!same(type, v, ref, ranks[r]))
       fail_msg("%s %s n=%zu: rank %llu wrong", clprim_type_name(type), what, n,
                (unsigned long long)ranks[r]);
@@ -184,7 +187,8 @@ static void check_case(clprim_context *ctx, clprim_type type, const void *data, 
     }
     /* approximate: the returned element really holds a rank at the reported distance */
     uint64_t err = 99;
-    TEST_OK(clprim_nth_element_approx(ctx, type, in, n, ranks[r], 0, &v, &err));
+    TEST_OK(clprim_nth_element_approx(ctx, n, type, clprim_buf(in), ranks[r], 0, &v, &err,
+                                      clprim_buf(NULL)));
     uint64_t vkey = test_order_key(type, &v, 0), lo = n, hi = 0;
     for (size_t i = 0; i < n; ++i)
       if (test_order_key(type, ref, i) == vkey) {
@@ -200,6 +204,21 @@ static void check_case(clprim_context *ctx, clprim_type type, const void *data, 
     if (n > 4096 && dist > n / 16)
       fail_msg("%s %s: approximate error %llu too large", what, clprim_type_name(type),
                (unsigned long long)dist);
+    if (r == 2) {
+      /* The device result alone (value NULL): the bits of the host answer
+       * above, and the same reported error. */
+      unsigned char poison[8], got[8];
+      memset(poison, 0xA5, sizeof poison);
+      test_write(ctx, result, es, poison);
+      uint64_t err_dev = 99;
+      TEST_OK(clprim_nth_element_approx(ctx, n, type, clprim_buf(in), ranks[r], 0, NULL, &err_dev,
+                                        clprim_buf(result)));
+      test_read(ctx, result, es, got);
+      if (memcmp(got, v.bytes, es) != 0 || err_dev != err)
+        fail_msg("%s %s n=%zu: approximate rank %llu: the result buffer alone differs from the "
+                 "host answer",
+                 clprim_type_name(type), what, n, (unsigned long long)ranks[r]);
+    }
   }
   /* All ranks, plus repeats and the 9 deciles, in one call. */
   uint64_t q[17];
@@ -209,7 +228,7 @@ static void check_case(clprim_context *ctx, clprim_type type, const void *data, 
   for (int d = 1; d <= 9; ++d)
     q[5 + d] = clprim_quantile_rank(n, d / 10.0);
   q[15] = ranks[2], q[16] = ranks[0];
-  TEST_OK(clprim_quantiles(ctx, type, in, n, q, 8, 0, qv, result));
+  TEST_OK(clprim_quantiles(ctx, n, type, clprim_buf(in), q, 8, 0, qv, clprim_buf(result)));
   unsigned char dev[8 * 8];
   test_read(ctx, result, 8 * es, dev);
   for (int r = 0; r < 8; ++r) {
@@ -221,12 +240,12 @@ static void check_case(clprim_context *ctx, clprim_type type, const void *data, 
                (unsigned long long)q[r]);
   }
   if (test_small()) goto done;
-  TEST_OK(clprim_quantiles(ctx, type, in, n, q, 17, 0, qv, NULL));
+  TEST_OK(clprim_quantiles(ctx, n, type, clprim_buf(in), q, 17, 0, qv, clprim_buf(NULL)));
   for (int r = 0; r < 17; ++r)
     if (!same(type, qv[r], ref, q[r]))
       fail_msg("%s %s n=%zu: quantile %d wrong", clprim_type_name(type), what, n, r);
   clprim_value med;
-  TEST_OK(clprim_median(ctx, type, in, n, 0, &med, NULL));
+  TEST_OK(clprim_median(ctx, n, type, clprim_buf(in), 0, &med, clprim_buf(NULL)));
   assert_true(same(type, med, ref, (n - 1) / 2));
 
 done:; /* C11: a label precedes a statement, not a declaration */
@@ -280,6 +299,94 @@ static void test_type(clprim_type type) {
 
 TEST_EVERY_TYPE
 
+/* The largest (top set) or smallest element of type, as the selection calls
+ * order them (NaN above +inf). */
+static void put_extreme(clprim_type type, void *data, size_t i, int top) {
+  switch (type) {
+  case CLPRIM_INT32:
+    ((int32_t *)data)[i] = top ? INT32_MAX : INT32_MIN;
+    break;
+  case CLPRIM_UINT32:
+    ((uint32_t *)data)[i] = top ? UINT32_MAX : 0;
+    break;
+  case CLPRIM_INT64:
+    ((int64_t *)data)[i] = top ? INT64_MAX : INT64_MIN;
+    break;
+  case CLPRIM_UINT64:
+    ((uint64_t *)data)[i] = top ? UINT64_MAX : 0;
+    break;
+  case CLPRIM_FLOAT:
+    ((float *)data)[i] = top ? NAN : -INFINITY;
+    break;
+  case CLPRIM_DOUBLE:
+    ((double *)data)[i] = top ? NAN : -INFINITY;
+    break;
+  }
+}
+
+/* clprim_median of the m elements of a buffer from element 5 (20 or 40
+ * bytes: below any device's sub-buffer alignment, so the call works on a
+ * copy of the range), against the CPU
+ * reference of that range alone. The 5 elements before the range are the
+ * largest of the type and the 3 after it the smallest, so that reading from
+ * the wrong place shifts the answer. The median also goes to element 3 of a
+ * device buffer (unaligned too); the rest of it and the input stay as they
+ * were. */
+static void check_median_at(clprim_context *ctx, clprim_type type, size_t m, unsigned dist) {
+  const size_t es = clprim_type_size(type), at = 5, tail = 3, total = at + m + tail;
+  unsigned char *data = malloc(total * es);
+  assert_non_null(data);
+  fill(type, data + at * es, m, dist);
+  for (size_t i = 0; i < at; ++i)
+    put_extreme(type, data, i, 1);
+  for (size_t i = at + m; i < total; ++i)
+    put_extreme(type, data, i, 0);
+  void *ref = sorted_copy(type, data + at * es, m);
+  cl_mem in = test_buffer(ctx, total * es, data);
+  unsigned char poison[8 * 8], got[8 * 8];
+  memset(poison, 0xA5, sizeof poison);
+  cl_mem result = test_buffer(ctx, 8 * es, poison);
+  clprim_value med;
+  TEST_OK(clprim_median(ctx, m, type, clprim_buf_at(in, at), 0, &med, clprim_buf_at(result, 3)));
+  if (!same(type, med, ref, (m - 1) / 2))
+    fail_msg("%s %s m=%zu: median of the range at element %zu wrong", clprim_type_name(type),
+             dist_names[dist], m, at);
+  test_read(ctx, result, 8 * es, got);
+  if (memcmp(got + 3 * es, med.bytes, es) != 0)
+    fail_msg("%s m=%zu: median at result element 3 differs from the host's", clprim_type_name(type),
+             m);
+  assert_memory_equal(got, poison, 3 * es);
+  assert_memory_equal(got + 4 * es, poison, 4 * es);
+  unsigned char *after = malloc(total * es);
+  test_read(ctx, in, total * es, after);
+  assert_memory_equal(after, data, total * es);
+  free(after);
+  free(ref);
+  free(data);
+  clReleaseMemObject(in);
+  clReleaseMemObject(result);
+}
+
+static void test_median_at_offset(void **state) {
+  (void)state;
+  const size_t big[] = {1, 2, 2049, 5000, 70001};
+  const size_t small[] = {1, 2500};
+  const size_t *sizes = test_small() ? small : big;
+  const size_t count = test_small() ? 2 : sizeof big / sizeof big[0];
+  for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx || (p == CLPRIM_PATH_AUTO && contexts.ctx[ctx->info.path])) continue;
+    for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t) {
+      const clprim_type type = (clprim_type)t;
+      if (clprim__check_type(ctx, type) != CLPRIM_SUCCESS) continue;
+      for (size_t s = 0; s < count; ++s) {
+        check_median_at(ctx, type, sizes[s], DIST_UNIFORM);
+        if (sizes[s] > 1000) check_median_at(ctx, type, sizes[s], DIST_SPECIAL);
+      }
+    }
+  }
+}
+
 /* NaN policy, and the key order against plain comparisons. */
 static void test_nan(void **state) {
   (void)state;
@@ -300,26 +407,30 @@ static void test_nan(void **state) {
     test_write(ctx, result, 4, &poison);
     clprim_value v;
     v.f32 = 5.0f;
-    TEST_OK(clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, n - 1, 0, &v, NULL));
+    TEST_OK(
+        clprim_nth_element(ctx, n, CLPRIM_FLOAT, clprim_buf(in), n - 1, 0, &v, clprim_buf(NULL)));
     assert_true(isnan(v.f32));
-    TEST_OK(clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, n - 3, 0, &v, NULL));
+    TEST_OK(
+        clprim_nth_element(ctx, n, CLPRIM_FLOAT, clprim_buf(in), n - 3, 0, &v, clprim_buf(NULL)));
     assert_true(v.f32 == INFINITY);
-    TEST_OK(clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, 0, 0, &v, NULL));
+    TEST_OK(clprim_nth_element(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 0, 0, &v, clprim_buf(NULL)));
     assert_true(v.f32 == 0.0f && !signbit(v.f32)); /* -0.0 and 0.0 equal, +0.0 returned */
     v.f32 = 5.0f;
     TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-                clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, 3, CLPRIM_NTH_REJECT_NAN, &v, result));
+                clprim_nth_element(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 3, CLPRIM_NTH_REJECT_NAN,
+                                   &v, clprim_buf(result)));
     assert_true(v.f32 == 5.0f);
     test_read(ctx, result, 4, &got);
     assert_true(got == poison);
     uint64_t err;
-    TEST_STATUS(
-        CLPRIM_ERROR_INVALID_ARGUMENT,
-        clprim_nth_element_approx(ctx, CLPRIM_FLOAT, in, n, 3, CLPRIM_NTH_REJECT_NAN, &v, &err));
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+                clprim_nth_element_approx(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 3,
+                                          CLPRIM_NTH_REJECT_NAN, &v, &err, clprim_buf(NULL)));
     /* Without NaN the flag changes nothing. */
     x[n / 3] = 1.5f, x[n / 2] = 2.5f;
     test_write(ctx, in, n * 4, x);
-    TEST_OK(clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, n - 1, CLPRIM_NTH_REJECT_NAN, &v, NULL));
+    TEST_OK(clprim_nth_element(ctx, n, CLPRIM_FLOAT, clprim_buf(in), n - 1, CLPRIM_NTH_REJECT_NAN,
+                               &v, clprim_buf(NULL)));
     assert_true(v.f32 == INFINITY);
     clReleaseMemObject(in);
     clReleaseMemObject(result);
@@ -341,56 +452,73 @@ static void test_errors(void **state) {
   clprim_value v;
   v.u64 = 0x1234;
   uint64_t k = 5, bad_ranks[2] = {3, n}, many[17] = {0};
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim_nth_element(NULL, n, CLPRIM_FLOAT, clprim_buf(in), k, 0, &v, clprim_buf(result)));
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim_nth_element(ctx, n, CLPRIM_FLOAT, clprim_buf(NULL), k, 0, &v, clprim_buf(result)));
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim_nth_element(ctx, n, (clprim_type)9, clprim_buf(in), k, 0, &v, clprim_buf(result)));
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim_nth_element(ctx, 0, CLPRIM_FLOAT, clprim_buf(in), 0, 0, &v, clprim_buf(result)));
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim_nth_element(ctx, n, CLPRIM_FLOAT, clprim_buf(in), n, 0, &v, clprim_buf(result)));
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim_nth_element(ctx, n, CLPRIM_FLOAT, clprim_buf(in), k, 0x100, &v, clprim_buf(result)));
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim_nth_element(ctx, n, CLPRIM_FLOAT, clprim_buf(in), k, 0, NULL, clprim_buf(NULL)));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_nth_element(NULL, CLPRIM_FLOAT, in, n, k, 0, &v, result));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_nth_element(ctx, CLPRIM_FLOAT, NULL, n, k, 0, &v, result));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_nth_element(ctx, (clprim_type)9, in, n, k, 0, &v, result));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_nth_element(ctx, CLPRIM_FLOAT, in, 0, 0, 0, &v, result));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, n, 0, &v, result));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, k, 0x100, &v, result));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, k, 0, NULL, NULL));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, k, 0, &v, in));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
-              clprim_nth_element(ctx, CLPRIM_FLOAT, in, n + 1, k, 0, &v, result));
+              clprim_nth_element(ctx, n, CLPRIM_FLOAT, clprim_buf(in), k, 0, &v, clprim_buf(in)));
+  TEST_STATUS(
+      CLPRIM_ERROR_BUFFER_TOO_SMALL,
+      clprim_nth_element(ctx, n + 1, CLPRIM_FLOAT, clprim_buf(in), k, 0, &v, clprim_buf(result)));
   {
-    int st = clprim_nth_element(ctx, CLPRIM_DOUBLE, in, n, k, 0, &v, result); /* 8n bytes > 4n */
+    /* 8n bytes > 4n */
+    int st =
+        clprim_nth_element(ctx, n, CLPRIM_DOUBLE, clprim_buf(in), k, 0, &v, clprim_buf(result));
     assert_true(st == CLPRIM_ERROR_BUFFER_TOO_SMALL || st == CLPRIM_ERROR_UNSUPPORTED_TYPE);
   }
   TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE,
-              clprim_nth_element(ctx, CLPRIM_FLOAT, in, (size_t)1 << 32, k, 0, &v, result));
+              clprim_nth_element(ctx, (size_t)1 << 32, CLPRIM_FLOAT, clprim_buf(in), k, 0, &v,
+                                 clprim_buf(result)));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_quantiles(ctx, CLPRIM_FLOAT, in, n, bad_ranks, 2, 0, &v, result));
+              clprim_quantiles(ctx, n, CLPRIM_FLOAT, clprim_buf(in), bad_ranks, 2, 0, &v,
+                               clprim_buf(result)));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_quantiles(ctx, n, CLPRIM_FLOAT, clprim_buf(in),
+                                                              NULL, 2, 0, &v, clprim_buf(result)));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_quantiles(ctx, CLPRIM_FLOAT, in, n, NULL, 2, 0, &v, result));
+              clprim_quantiles(ctx, n, CLPRIM_FLOAT, clprim_buf(in), bad_ranks, 0, 0, &v,
+                               clprim_buf(result)));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_quantiles(ctx, n, CLPRIM_FLOAT, clprim_buf(in),
+                                                              many, 17, 0, &v, clprim_buf(result)));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_quantiles(ctx, CLPRIM_FLOAT, in, n, bad_ranks, 0, 0, &v, result));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
-              clprim_quantiles(ctx, CLPRIM_FLOAT, in, n, many, 17, 0, &v, result));
+              clprim_nth_element_approx(ctx, n, CLPRIM_FLOAT, clprim_buf(in), n, 0, &v, NULL,
+                                        clprim_buf(NULL)));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_nth_element_approx(ctx, CLPRIM_FLOAT, in, n, n, 0, &v, NULL));
+              clprim_nth_element_approx(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 1, 0, NULL, NULL,
+                                        clprim_buf(NULL)));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_nth_element_approx(ctx, CLPRIM_FLOAT, in, n, 1, 0, NULL, NULL));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_median(ctx, CLPRIM_FLOAT, in, 0, 0, &v, NULL));
+              clprim_median(ctx, 0, CLPRIM_FLOAT, clprim_buf(in), 0, &v, clprim_buf(NULL)));
   assert_true(v.u64 == 0x1234);
   test_read(ctx, result, 64, after);
   assert_memory_equal(after, before, 64);
 
   /* A buffer of another OpenCL context. */
   cl_mem foreign = test_foreign_buffer(ctx, n * 4);
-  TEST_STATUS(CL_INVALID_CONTEXT,
-              clprim_nth_element(ctx, CLPRIM_FLOAT, foreign, n, k, 0, &v, NULL));
-  TEST_STATUS(CL_INVALID_CONTEXT, clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, k, 0, &v, foreign));
+  TEST_STATUS(CL_INVALID_CONTEXT, clprim_nth_element(ctx, n, CLPRIM_FLOAT, clprim_buf(foreign), k,
+                                                     0, &v, clprim_buf(NULL)));
+  TEST_STATUS(CL_INVALID_CONTEXT, clprim_nth_element(ctx, n, CLPRIM_FLOAT, clprim_buf(in), k, 0, &v,
+                                                     clprim_buf(foreign)));
   clReleaseMemObject(foreign);
 
   /* k = n - 1 on a reversed array; the quantile rank helper. */
-  TEST_OK(clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, n - 1, 0, &v, NULL));
+  TEST_OK(clprim_nth_element(ctx, n, CLPRIM_FLOAT, clprim_buf(in), n - 1, 0, &v, clprim_buf(NULL)));
   assert_true(v.f32 == (float)n);
   assert_int_equal(clprim_quantile_rank(101, 0.5), 50);
   assert_int_equal(clprim_quantile_rank(101, 1.5), 100);
@@ -410,6 +538,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_errors), cmocka_unit_test(test_nan),    cmocka_unit_test(test_int32),
       cmocka_unit_test(test_uint32), cmocka_unit_test(test_int64),  cmocka_unit_test(test_uint64),
       cmocka_unit_test(test_float),  cmocka_unit_test(test_double),
+      cmocka_unit_test(test_median_at_offset),
   };
   return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

@@ -1,7 +1,9 @@
 /* test_reduce: argmax / argmin (plain, |x|, NaN policies), min, max and sum
  * against a CPU reference, for every type and path the device runs, sizes
  * around the tile boundaries, ties, all-equal input, NaNs, INT_MIN under
- * |x|, results in a device buffer, float accuracy, and every error case. */
+ * |x|, results in a device buffer, argmax / argmin of a range at an
+ * unaligned offset (the index relative to the range), float accuracy, and
+ * every error case. */
 #include "common.h"
 
 #include <float.h>
@@ -146,15 +148,19 @@ static void check_arg(clprim_context *ctx, clprim_type t, size_t n, enum variant
       if (via_buffer) {
         /* Only the device buffer: two uint64 words, value bits and index. */
         uint64_t words[2];
-        TEST_OK(is_min ? clprim_argmin(ctx, t, in, n, flags, NULL, NULL, result)
-                       : clprim_argmax(ctx, t, in, n, flags, NULL, NULL, result));
+        TEST_OK(
+            is_min
+                ? clprim_argmin(ctx, n, t, clprim_buf(in), flags, NULL, NULL, clprim_buf(result))
+                : clprim_argmax(ctx, n, t, clprim_buf(in), flags, NULL, NULL, clprim_buf(result)));
         test_read(ctx, result, 16, words);
         memset(&value, 0, sizeof value);
         memcpy(&value, &words[0], sizeof words[0]);
         index = words[1];
       } else {
-        TEST_OK(is_min ? clprim_argmin(ctx, t, in, n, flags, &value, &index, NULL)
-                       : clprim_argmax(ctx, t, in, n, flags, &value, &index, NULL));
+        TEST_OK(is_min ? clprim_argmin(ctx, n, t, clprim_buf(in), flags, &value, &index,
+                                       clprim_buf(NULL))
+                       : clprim_argmax(ctx, n, t, clprim_buf(in), flags, &value, &index,
+                                       clprim_buf(NULL)));
       }
       if (index != want || memcmp(&value, host + want * es, es) != 0)
         fail_msg("%s %s, n=%zu, %s, flags %u, path %s%s: index %llu, expected %zu",
@@ -166,12 +172,12 @@ static void check_arg(clprim_context *ctx, clprim_type t, size_t n, enum variant
   /* min / max return the same element. */
   clprim_value got;
   size_t want = reference_arg(t, host, n, 1, 0);
-  TEST_OK(clprim_reduce_min(ctx, t, in, n, 0, &got, NULL));
+  TEST_OK(clprim_reduce_min(ctx, n, t, clprim_buf(in), 0, &got, clprim_buf(NULL)));
   if (memcmp(&got, host + want * es, es) != 0)
     fail_msg("%s min, n=%zu, %s, path %s: wrong value", clprim_type_name(t), n, variant_name[v],
              ctx_path(ctx));
   want = reference_arg(t, host, n, 0, 0);
-  TEST_OK(clprim_reduce_max(ctx, t, in, n, 0, NULL, result));
+  TEST_OK(clprim_reduce_max(ctx, n, t, clprim_buf(in), 0, NULL, clprim_buf(result)));
   uint64_t bits = 0;
   test_read(ctx, result, 8, &bits);
   if (memcmp(&bits, host + want * es, es) != 0)
@@ -218,6 +224,103 @@ static void test_arg_uint64(void **state) { (void)state, test_arg_type(CLPRIM_UI
 static void test_arg_float(void **state) { (void)state, test_arg_type(CLPRIM_FLOAT); }
 static void test_arg_double(void **state) { (void)state, test_arg_type(CLPRIM_DOUBLE); }
 
+/* ------------------------------------------------------------- offsets */
+
+/* The largest (top set) or smallest value of type t (floats: +-inf). */
+static void put_extreme(clprim_type t, void *p, size_t i, int top) {
+  switch (t) {
+  case CLPRIM_INT32:
+    ((int32_t *)p)[i] = top ? INT32_MAX : INT32_MIN;
+    break;
+  case CLPRIM_UINT32:
+    ((uint32_t *)p)[i] = top ? UINT32_MAX : 0;
+    break;
+  case CLPRIM_INT64:
+    ((int64_t *)p)[i] = top ? INT64_MAX : INT64_MIN;
+    break;
+  case CLPRIM_UINT64:
+    ((uint64_t *)p)[i] = top ? UINT64_MAX : 0;
+    break;
+  default:
+    set_f(t, p, i, top ? INFINITY : -INFINITY);
+    break;
+  }
+}
+
+/* argmax and argmin of the m elements of a buffer from element 5 (20 or 40
+ * bytes: below any device's sub-buffer alignment, so the call works on a
+ * copy of the range): the index is relative to the range's start. The
+ * elements around the range are the type's largest and smallest, which win
+ * if the call reads outside it. The results also go to words 1 and 2 of a
+ * device buffer of uint64 (8 bytes in: unaligned too), argmin's to that
+ * buffer alone; its other words and the input stay as they were. */
+static void check_arg_at(clprim_context *ctx, clprim_type t, size_t m) {
+  const size_t es = clprim_type_size(t), at = 5, tail = 3, total = at + m + tail;
+  unsigned char *host = malloc(total * es), *after = malloc(total * es);
+  assert_non_null(host);
+  assert_non_null(after);
+  make_input(t, host + at * es, m, RANDOM);
+  for (size_t i = 0; i < at; ++i)
+    put_extreme(t, host, i, i % 2 == 0);
+  for (size_t i = at + m; i < total; ++i)
+    put_extreme(t, host, i, i % 2 == 0);
+  cl_mem in = test_buffer(ctx, total * es, host);
+  const uint64_t poison[4] = {0x1111111111111111ull, 0x2222222222222222ull, 0x3333333333333333ull,
+                              0x4444444444444444ull};
+  cl_mem result = test_buffer(ctx, sizeof poison, poison);
+  for (int is_min = 0; is_min < 2; ++is_min) {
+    const size_t want = reference_arg(t, host + at * es, m, is_min, 0);
+    clprim_value value;
+    memset(&value, 0, sizeof value);
+    uint64_t index = 77, words[4];
+    test_write(ctx, result, sizeof poison, poison);
+    if (is_min) {
+      TEST_OK(
+          clprim_argmin(ctx, m, t, clprim_buf_at(in, at), 0, NULL, NULL, clprim_buf_at(result, 1)));
+    } else {
+      TEST_OK(clprim_argmax(ctx, m, t, clprim_buf_at(in, at), 0, &value, &index,
+                            clprim_buf_at(result, 1)));
+    }
+    test_read(ctx, result, sizeof words, words);
+    if (is_min) memcpy(&value, &words[1], sizeof words[1]), index = words[2];
+    if (index != want)
+      fail_msg("%s %s of %zu elements at offset %zu, path %s: index %llu, expected %zu",
+               clprim_type_name(t), is_min ? "argmin" : "argmax", m, at, ctx_path(ctx),
+               (unsigned long long)index, want);
+    if (memcmp(&value, host + (at + want) * es, es) != 0)
+      fail_msg("%s %s of %zu elements at offset %zu, path %s: wrong value", clprim_type_name(t),
+               is_min ? "argmin" : "argmax", m, at, ctx_path(ctx));
+    if (memcmp(&words[1], &value, 8) != 0 || words[2] != index)
+      fail_msg("%s argmax at offset %zu: the device result differs from the host's",
+               clprim_type_name(t), at);
+    if (words[0] != poison[0] || words[3] != poison[3])
+      fail_msg("%s %s at offset %zu: a result word outside the range was written",
+               clprim_type_name(t), is_min ? "argmin" : "argmax", at);
+  }
+  test_read(ctx, in, total * es, after);
+  assert_memory_equal(after, host, total * es);
+  clReleaseMemObject(in);
+  clReleaseMemObject(result);
+  free(host);
+  free(after);
+}
+
+static void test_arg_at_offset(void **state) {
+  (void)state;
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx) continue;
+    for (int ti = 0; ti < CLPRIM_TYPE_COUNT; ++ti) {
+      const clprim_type t = (clprim_type)ti;
+      if (clprim__check_type(ctx, t) != CLPRIM_SUCCESS) continue;
+      const size_t tile = clprim__reduce_tile(ctx, t);
+      const size_t sizes[4] = {1, 33, tile + 1, 7 * tile + 3};
+      for (int s = 0; s < (test_small() ? 3 : 4); ++s)
+        check_arg_at(ctx, t, sizes[s]);
+    }
+  }
+}
+
 /* ------------------------------------------------------------------ sum */
 
 /* Levels of tile sums for n elements. */
@@ -247,7 +350,7 @@ static void check_sum(clprim_context *ctx, clprim_type t, size_t n) {
   cl_mem result = test_buffer(ctx, 8, NULL);
   clprim_value got;
   uint64_t bits = 0;
-  TEST_OK(clprim_reduce_sum(ctx, t, in, n, &got, n % 2 ? result : NULL));
+  TEST_OK(clprim_reduce_sum(ctx, n, t, clprim_buf(in), &got, clprim_buf(n % 2 ? result : NULL)));
   if (n % 2) {
     test_read(ctx, result, 8, &bits);
     if (memcmp(&bits, &got, 8) != 0) fail_msg("sum: the device result differs from the host's");
@@ -308,38 +411,64 @@ static void test_errors(void **state) {
   uint64_t index = 77;
   const clprim_type i32 = CLPRIM_INT32;
 
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argmax(NULL, i32, in, n, 0, &value, &index, NULL));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argmax(ctx, i32, NULL, n, 0, &value, &index, NULL));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_argmin(ctx, (clprim_type)CLPRIM_TYPE_COUNT, in, n, 0, &value, &index, NULL));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argmin(ctx, (clprim_type)-1, in, n, 0, &value, &index, NULL));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argmax(ctx, i32, in, 0, 0, &value, &index, result));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_min(ctx, i32, in, 0, 0, &value, result));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argmax(ctx, i32, in, n, 4, &value, &index, NULL));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argmax(ctx, i32, in, n, 0, NULL, NULL, NULL));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_max(ctx, i32, in, n, 0, NULL, NULL));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_sum(ctx, i32, in, n, NULL, NULL));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_sum(NULL, i32, in, n, &value, NULL));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_reduce_sum(ctx, i32, NULL, n, &value, NULL));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_argmax(ctx, i32, in, n + 1, 0, &value, &index, NULL));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_argmin(ctx, CLPRIM_INT64, in, n / 2 + 1, 0, &value, &index, NULL));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_argmax(ctx, i32, in, n, 0, &value, &index, small));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_reduce_sum(ctx, i32, in, n + 1, &value, NULL));
-  TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE, clprim_argmax(ctx, CLPRIM_INT64, in, SIZE_MAX / 4, 0, &value, &index, NULL));
-  TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE, clprim_reduce_sum(ctx, CLPRIM_INT64, in, SIZE_MAX / 4, &value, NULL));
+              clprim_argmax(NULL, n, i32, clprim_buf(in), 0, &value, &index, clprim_buf(NULL)));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_argmax(ctx, n, i32, clprim_buf(NULL), 0, &value, &index, clprim_buf(NULL)));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_argmin(ctx, n, (clprim_type)CLPRIM_TYPE_COUNT, clprim_buf(in), 0, &value,
+                            &index, clprim_buf(NULL)));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argmin(ctx, n, (clprim_type)-1, clprim_buf(in),
+                                                           0, &value, &index, clprim_buf(NULL)));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_argmax(ctx, 0, i32, clprim_buf(in), 0, &value, &index, clprim_buf(result)));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_reduce_min(ctx, 0, i32, clprim_buf(in), 0, &value, clprim_buf(result)));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_argmax(ctx, n, i32, clprim_buf(in), 4, &value, &index, clprim_buf(NULL)));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_argmax(ctx, n, i32, clprim_buf(in), 0, NULL, NULL, clprim_buf(NULL)));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_reduce_max(ctx, n, i32, clprim_buf(in), 0, NULL, clprim_buf(NULL)));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_reduce_sum(ctx, n, i32, clprim_buf(in), NULL, clprim_buf(NULL)));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_reduce_sum(NULL, n, i32, clprim_buf(in), &value, clprim_buf(NULL)));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_reduce_sum(ctx, n, i32, clprim_buf(NULL), &value, clprim_buf(NULL)));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_argmax(ctx, n + 1, i32, clprim_buf(in), 0, &value, &index, clprim_buf(NULL)));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_argmin(ctx, n / 2 + 1, CLPRIM_INT64, clprim_buf(in), 0, &value, &index,
+                            clprim_buf(NULL)));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_argmax(ctx, n, i32, clprim_buf(in), 0, &value, &index, clprim_buf(small)));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_reduce_sum(ctx, n + 1, i32, clprim_buf(in), &value, clprim_buf(NULL)));
+  TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE,
+              clprim_argmax(ctx, SIZE_MAX / 4, CLPRIM_INT64, clprim_buf(in), 0, &value, &index,
+                            clprim_buf(NULL)));
+  TEST_STATUS(
+      CLPRIM_ERROR_SIZE_TOO_LARGE,
+      clprim_reduce_sum(ctx, SIZE_MAX / 4, CLPRIM_INT64, clprim_buf(in), &value, clprim_buf(NULL)));
 
   /* A device without fp64 refuses double. */
   int had_fp64 = ctx->info.has_fp64;
   ctx->info.has_fp64 = 0;
-  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_TYPE, clprim_argmax(ctx, CLPRIM_DOUBLE, in, 10, 0, &value, &index, NULL));
-  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_TYPE, clprim_reduce_sum(ctx, CLPRIM_DOUBLE, in, 10, &value, NULL));
+  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_TYPE, clprim_argmax(ctx, 10, CLPRIM_DOUBLE, clprim_buf(in),
+                                                           0, &value, &index, clprim_buf(NULL)));
+  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_TYPE,
+              clprim_reduce_sum(ctx, 10, CLPRIM_DOUBLE, clprim_buf(in), &value, clprim_buf(NULL)));
   ctx->info.has_fp64 = had_fp64;
 
   /* Buffers of another OpenCL context. */
   cl_mem foreign = test_foreign_buffer(ctx, n * 4);
-  TEST_STATUS(CL_INVALID_CONTEXT, clprim_argmax(ctx, i32, foreign, n, 0, &value, &index, NULL));
-  TEST_STATUS(CL_INVALID_CONTEXT, clprim_argmax(ctx, i32, in, n, 0, &value, &index, foreign));
-  TEST_STATUS(CL_INVALID_CONTEXT, clprim_reduce_sum(ctx, i32, in, n, &value, foreign));
+  TEST_STATUS(CL_INVALID_CONTEXT,
+              clprim_argmax(ctx, n, i32, clprim_buf(foreign), 0, &value, &index, clprim_buf(NULL)));
+  TEST_STATUS(CL_INVALID_CONTEXT,
+              clprim_argmax(ctx, n, i32, clprim_buf(in), 0, &value, &index, clprim_buf(foreign)));
+  TEST_STATUS(CL_INVALID_CONTEXT,
+              clprim_reduce_sum(ctx, n, i32, clprim_buf(in), &value, clprim_buf(foreign)));
   clReleaseMemObject(foreign);
 
   /* Nothing was written. */
@@ -356,10 +485,11 @@ static void test_errors(void **state) {
 int main(void) {
   test_init("test_reduce");
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors),      cmocka_unit_test(test_arg_int32),
-      cmocka_unit_test(test_arg_uint32),  cmocka_unit_test(test_arg_int64),
-      cmocka_unit_test(test_arg_uint64),  cmocka_unit_test(test_arg_float),
-      cmocka_unit_test(test_arg_double),  cmocka_unit_test(test_sum),
+      cmocka_unit_test(test_errors),        cmocka_unit_test(test_arg_int32),
+      cmocka_unit_test(test_arg_uint32),    cmocka_unit_test(test_arg_int64),
+      cmocka_unit_test(test_arg_uint64),    cmocka_unit_test(test_arg_float),
+      cmocka_unit_test(test_arg_double),    cmocka_unit_test(test_sum),
+      cmocka_unit_test(test_arg_at_offset),
   };
   return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

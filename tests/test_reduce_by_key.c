@@ -83,8 +83,9 @@ static void check(clprim_context *ctx, clprim_type kt, clprim_type vt, size_t n,
   cl_mem dcount = test_buffer(ctx, 8, NULL);
   uint64_t count = 0, count_dev = 0;
   const int via_buffer = n % 2 == 0;
-  TEST_OK(clprim_reduce_by_key(ctx, kt, dkeys, vt, dvalues, n, dunique, dsums,
-                               via_buffer ? dcount : NULL, via_buffer ? NULL : &count));
+  TEST_OK(clprim_reduce_by_key(ctx, n, kt, clprim_buf(dkeys), vt, clprim_buf(dvalues),
+                               clprim_buf(dunique), clprim_buf(dsums), via_buffer ? NULL : &count,
+                               clprim_buf(via_buffer ? dcount : NULL)));
   if (via_buffer) test_read(ctx, dcount, 8, &count_dev), count = count_dev;
   char what[200];
   snprintf(what, sizeof what, "reduce_by_key %s keys, %s values, n=%zu, %s, path %s",
@@ -159,45 +160,40 @@ static void test_errors(void **state) {
   cl_mem cbuf = test_buffer(ctx, 8, poison), small = test_buffer(ctx, 7, NULL);
   uint64_t count = 99;
   const clprim_type i32 = CLPRIM_INT32;
+  const clprim_buffer K = clprim_buf(dkeys), V = clprim_buf(dvalues), U = clprim_buf(unique),
+                      S = clprim_buf(sums), C = clprim_buf(cbuf), none = clprim_buf(NULL);
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_reduce_by_key(NULL, i32, dkeys, i32, dvalues, n, unique, sums, cbuf, &count));
-  TEST_STATUS(
-      CLPRIM_ERROR_INVALID_ARGUMENT,
-      clprim_reduce_by_key(ctx, CLPRIM_FLOAT, dkeys, i32, dvalues, n, unique, sums, cbuf, &count));
+              clprim_reduce_by_key(NULL, n, i32, K, i32, V, U, S, &count, C));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_reduce_by_key(ctx, (clprim_type)7, dkeys, i32, dvalues, n, unique, sums, cbuf,
-                                   &count));
+              clprim_reduce_by_key(ctx, n, CLPRIM_FLOAT, K, i32, V, U, S, &count, C));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_reduce_by_key(ctx, i32, dkeys, (clprim_type)-2, dvalues, n, unique, sums, cbuf,
-                                   &count));
+              clprim_reduce_by_key(ctx, n, (clprim_type)7, K, i32, V, U, S, &count, C));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_reduce_by_key(ctx, i32, NULL, i32, dvalues, n, unique, sums, cbuf, &count));
+              clprim_reduce_by_key(ctx, n, i32, K, (clprim_type)-2, V, U, S, &count, C));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_reduce_by_key(ctx, i32, dkeys, i32, NULL, n, unique, sums, cbuf, &count));
+              clprim_reduce_by_key(ctx, n, i32, none, i32, V, U, S, &count, C));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_reduce_by_key(ctx, i32, dkeys, i32, dvalues, n, NULL, sums, cbuf, &count));
+              clprim_reduce_by_key(ctx, n, i32, K, i32, none, U, S, &count, C));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_reduce_by_key(ctx, i32, dkeys, i32, dvalues, n, unique, NULL, cbuf, &count));
+              clprim_reduce_by_key(ctx, n, i32, K, i32, V, none, S, &count, C));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_reduce_by_key(ctx, i32, dkeys, i32, dvalues, n, unique, unique, cbuf, &count));
+              clprim_reduce_by_key(ctx, n, i32, K, i32, V, U, none, &count, C));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_reduce_by_key(ctx, i32, dkeys, i32, dvalues, n, dkeys, sums, cbuf, &count));
-  TEST_STATUS(
-      CLPRIM_ERROR_BUFFER_TOO_SMALL,
-      clprim_reduce_by_key(ctx, i32, dkeys, i32, dvalues, n + 1, unique, sums, cbuf, &count));
-  TEST_STATUS(
-      CLPRIM_ERROR_BUFFER_TOO_SMALL,
-      clprim_reduce_by_key(ctx, i32, dkeys, CLPRIM_INT64, dvalues, n, unique, sums, cbuf, &count));
+              clprim_reduce_by_key(ctx, n, i32, K, i32, V, U, U, &count, C));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_reduce_by_key(ctx, n, i32, K, i32, V, K, S, &count, C));
   TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
-              clprim_reduce_by_key(ctx, i32, dkeys, i32, dvalues, n, unique, sums, small, &count));
+              clprim_reduce_by_key(ctx, n + 1, i32, K, i32, V, U, S, &count, C));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_reduce_by_key(ctx, n, i32, K, CLPRIM_INT64, V, U, S, &count, C));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_reduce_by_key(ctx, n, i32, K, i32, V, U, S, &count, clprim_buf(small)));
   TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE,
-              clprim_reduce_by_key(ctx, CLPRIM_INT64, dkeys, i32, dvalues, SIZE_MAX / 4, unique,
-                                   sums, cbuf, &count));
+              clprim_reduce_by_key(ctx, SIZE_MAX / 4, CLPRIM_INT64, K, i32, V, U, S, &count, C));
   int had_fp64 = ctx->info.has_fp64;
   ctx->info.has_fp64 = 0;
   TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_TYPE,
-              clprim_reduce_by_key(ctx, i32, dkeys, CLPRIM_DOUBLE, dvalues, n / 2, unique, sums,
-                                   cbuf, &count));
+              clprim_reduce_by_key(ctx, n / 2, i32, K, CLPRIM_DOUBLE, V, U, S, &count, C));
   ctx->info.has_fp64 = had_fp64;
   uint32_t after[32];
   test_read(ctx, unique, sizeof after, after);
@@ -208,7 +204,7 @@ static void test_errors(void **state) {
   assert_memory_equal(after, poison, 8);
   assert_int_equal(count, 99);
   /* n = 0: count 0. */
-  TEST_OK(clprim_reduce_by_key(ctx, i32, dkeys, i32, dvalues, 0, unique, sums, cbuf, &count));
+  TEST_OK(clprim_reduce_by_key(ctx, 0, i32, K, i32, V, U, S, &count, C));
   assert_int_equal(count, 0);
   uint64_t c64 = 5;
   test_read(ctx, cbuf, 8, &c64);

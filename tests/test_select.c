@@ -3,7 +3,8 @@
  * and in between, patterns around the 32-element masks (alternating, only
  * the first or last, blocks of 31 / 32 / 33), sizes around every tile
  * boundary, every built-in predicate with NaN and -0.0, uint32 and uint64
- * indices, count to host and to a buffer, and every error case. */
+ * indices, count to host and to a buffer, outputs at offsets in the input's
+ * own buffer, and every error case. */
 #include "common.h"
 
 #include <math.h>
@@ -18,7 +19,7 @@ struct mode {
   int flags; /* 0: predicate; 1: uint8 flags; 2: int32 flags */
 };
 
-#define MODE_COUNT 7
+#define MODE_COUNT 8
 static struct mode mode_of(unsigned k) {
   static const struct mode modes[MODE_COUNT] = {
       {1, 1, 0, 1, 1, 0, 0}, /* everything, uint32 indices */
@@ -28,6 +29,7 @@ static struct mode mode_of(unsigned k) {
       {0, 0, 0, 1, 1, 0, 0}, /* count only */
       {1, 1, 0, 1, 0, 1, 0}, /* partition, uint32 indices */
       {1, 1, 0, 1, 1, 1, 1}, /* partition by uint8 flags */
+      {0, 0, 0, 1, 0, 0, 0}, /* the count alone, to the host */
   };
   return modes[k % MODE_COUNT];
 }
@@ -140,29 +142,32 @@ static void run_and_check(clprim_context *ctx, clprim_type type, const void *dat
     flags = test_buffer(ctx, total * fs, f);
     free(f);
   }
-  clprim_select_output out;
-  memset(&out, 0, sizeof out);
   uint64_t count_got = 0xdeadbeef;
   cl_mem values = m.values ? poisoned(ctx, total * es, host_values) : NULL;
   cl_mem indices = m.indices ? poisoned(ctx, total * is, host_indices) : NULL;
   cl_mem count_buffer = m.count_buffer ? poisoned(ctx, 16, host_count) : NULL;
-  out.values = values;
-  out.indices = indices;
-  out.indices_64 = m.indices_64;
-  out.count_buffer = count_buffer;
-  out.count = m.count_host ? &count_got : NULL;
+  const unsigned call_flags = m.indices_64 ? CLPRIM_INDICES_64 : 0;
+  const clprim_buffer values_out = clprim_buf(values), indices_out = clprim_buf(indices),
+                      count_out = clprim_buf(count_buffer);
+  uint64_t *const count_host = m.count_host ? &count_got : NULL;
 
   if (m.flags && m.partition)
-    TEST_OK(clprim_partition_flagged(ctx, type, in, flags, CLPRIM_FLAGS_UINT8, n, &out));
+    TEST_OK(clprim_partition_flagged(ctx, n, type, clprim_buf(in), clprim_buf(flags),
+                                     CLPRIM_FLAGS_UINT8, call_flags, values_out, indices_out,
+                                     count_host, count_out));
   else if (m.flags)
-    TEST_OK(clprim_select_flagged(ctx, type, m.values ? in : NULL, flags,
-                                  m.flags == 1 ? CLPRIM_FLAGS_UINT8 : CLPRIM_FLAGS_INT32, n, &out));
+    TEST_OK(clprim_select_flagged(ctx, n, type, clprim_buf(m.values ? in : NULL), clprim_buf(flags),
+                                  m.flags == 1 ? CLPRIM_FLAGS_UINT8 : CLPRIM_FLAGS_INT32,
+                                  call_flags, values_out, indices_out, count_host, count_out));
   else if (m.partition)
-    TEST_OK(clprim_partition(ctx, type, in, n, pred, &out));
-  else if (!m.values && !m.indices && !m.count_buffer)
-    TEST_OK(clprim_select_count(ctx, type, in, n, pred, &count_got));
+    TEST_OK(clprim_partition(ctx, n, type, clprim_buf(in), pred, call_flags, values_out,
+                             indices_out, count_host, count_out));
+  else if (!m.values && !m.indices && !m.count_buffer) /* the count alone */
+    TEST_OK(clprim_select(ctx, n, type, clprim_buf(in), pred, 0, clprim_buf(NULL),
+                          clprim_buf(NULL), &count_got, clprim_buf(NULL)));
   else
-    TEST_OK(clprim_select(ctx, type, in, n, pred, &out));
+    TEST_OK(clprim_select(ctx, n, type, clprim_buf(in), pred, call_flags, values_out, indices_out,
+                          count_host, count_out));
 
   if (m.count_host && count_got != count)
     fail_msg("%s: count %llu, expected %zu", what, (unsigned long long)count_got, count);
@@ -393,22 +398,21 @@ static void test_expressions(void **state) {
     const char *float_expr = "x > 0.5f && (i & 1) == 0";
     for (size_t i = 0; i < n; ++i) pass[i] = data[i] > 0.5f && (i & 1) == 0;
     for (int round = 0; round < 2; ++round) {
-      clprim_select_output out;
-      memset(&out, 0, sizeof out);
       const size_t es = 4, total = n + 5;
       unsigned char *got = malloc(total * 8);
       assert_non_null(got);
       cl_mem in = test_buffer(ctx, total * es, data);
       cl_mem values = poisoned(ctx, total * es, got), indices = poisoned(ctx, total * 8, got);
       uint64_t count = 0;
-      out.values = values, out.indices = indices, out.indices_64 = 1, out.count = &count;
-      TEST_OK(round ? clprim_partition_expr(ctx, CLPRIM_FLOAT, in, n, float_expr, &out)
-                    : clprim_select_expr(ctx, CLPRIM_FLOAT, in, n, float_expr, &out));
+#define EXPR_CALL(fn)                                                                              \
+  fn(ctx, n, CLPRIM_FLOAT, clprim_buf(in), float_expr, CLPRIM_INDICES_64, clprim_buf(values),      \
+     clprim_buf(indices), &count, clprim_buf(NULL))
+      TEST_OK(round ? EXPR_CALL(clprim_partition_expr) : EXPR_CALL(clprim_select_expr));
       /* The same call again builds nothing (each kernel of an expression
        * is built once). */
       unsigned programs = program_count(ctx);
-      TEST_OK(round ? clprim_partition_expr(ctx, CLPRIM_FLOAT, in, n, float_expr, &out)
-                    : clprim_select_expr(ctx, CLPRIM_FLOAT, in, n, float_expr, &out));
+      TEST_OK(round ? EXPR_CALL(clprim_partition_expr) : EXPR_CALL(clprim_select_expr));
+#undef EXPR_CALL
       assert_int_equal(program_count(ctx), programs);
       size_t want = 0, k = 0;
       for (size_t i = 0; i < n; ++i) want += pass[i];
@@ -443,12 +447,11 @@ static void test_expressions(void **state) {
       unsigned char *got = malloc((n + 5) * 4);
       assert_non_null(got);
       cl_mem values = poisoned(ctx, (n + 5) * 4, got);
-      clprim_select_output out;
-      memset(&out, 0, sizeof out);
-      out.values = values;
       uint64_t count = 0;
-      out.count = &count;
-      TEST_OK(clprim_select_expr(ctx, CLPRIM_INT32, in, n, "x % 3 == 0\n|| i < 5", &out));
+#define INT_EXPR_CALL(expression)                                                                  \
+  clprim_select_expr(ctx, n, CLPRIM_INT32, clprim_buf(in), expression, 0, clprim_buf(values),      \
+                     clprim_buf(NULL), &count, clprim_buf(NULL))
+      TEST_OK(INT_EXPR_CALL("x % 3 == 0\n|| i < 5"));
       test_read(ctx, values, (n + 5) * 4, got);
       size_t k = 0;
       for (size_t i = 0; i < n; ++i)
@@ -462,7 +465,7 @@ static void test_expressions(void **state) {
       clprim_context_get_info(ctx, &info, sizeof info);
       if (!strstr(info.platform_name, "Oclgrind")) {
         count = 12345;
-        int st = clprim_select_expr(ctx, CLPRIM_INT32, in, n, "x >", &out);
+        int st = INT_EXPR_CALL("x >");
         if (st != CL_BUILD_PROGRAM_FAILURE && st != CL_COMPILE_PROGRAM_FAILURE)
           fail_msg("%s: a bad expression returned %s", what, clprim_status_name(st));
         assert_true(strlen(clprim_context_build_log(ctx)) > 0);
@@ -473,8 +476,9 @@ static void test_expressions(void **state) {
         assert_memory_equal(after, got, (n + 5) * 4);
         free(after);
       }
-      TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select_expr(ctx, CLPRIM_INT32, in, n, "", &out));
-      TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select_expr(ctx, CLPRIM_INT32, in, n, NULL, &out));
+      TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, INT_EXPR_CALL(""));
+      TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, INT_EXPR_CALL(NULL));
+#undef INT_EXPR_CALL
       free(got);
       clReleaseMemObject(in);
       clReleaseMemObject(values);
@@ -504,70 +508,98 @@ static void test_errors(void **state) {
   memset(&pred, 0, sizeof pred);
   pred.op = CLPRIM_PRED_GT;
   pred.a.f32 = 0.5f;
-  clprim_select_output out;
-  memset(&out, 0, sizeof out);
-  out.values = values;
-  out.indices = indices;
-  out.count_buffer = count_buffer;
+  const clprim_buffer IN = clprim_buf(in), V = clprim_buf(values), I = clprim_buf(indices),
+                      C = clprim_buf(count_buffer), NONE = clprim_buf(NULL);
+  const unsigned I64 = CLPRIM_INDICES_64;
   uint64_t count = 77;
 
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(NULL, CLPRIM_FLOAT, in, n, &pred, &out));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, CLPRIM_FLOAT, NULL, n, &pred, &out));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, CLPRIM_FLOAT, in, n, NULL, &out));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, CLPRIM_FLOAT, in, n, &pred, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(NULL, n, CLPRIM_FLOAT, IN, &pred, 0, V, I, NULL, C));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, n, CLPRIM_FLOAT, NONE, &pred, 0, V, I, NULL, C));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, n, CLPRIM_FLOAT, IN, NULL, 0, V, I, NULL, C));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_select(ctx, (clprim_type)CLPRIM_TYPE_COUNT, in, n, &pred, &out));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select_count(ctx, CLPRIM_FLOAT, in, n, &pred, NULL));
+              clprim_select(ctx, n, (clprim_type)CLPRIM_TYPE_COUNT, IN, &pred, 0, V, I, NULL, C));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, 1u, V, I, NULL, C));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, I64 << 1, V, I, NULL, C));
+  /* No output at all (API 0.1: a NULL output struct, a NULL count of
+   * clprim_select_count), for every call of the family. */
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, 0, NONE, NONE, NULL, NONE));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, I64, NONE, NONE, NULL, NONE));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_partition(ctx, n, CLPRIM_FLOAT, IN, &pred, 0, NONE, NONE, NULL, NONE));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_select_expr(ctx, n, CLPRIM_FLOAT, IN, "x > 0.5f", 0, NONE, NONE, NULL, NONE));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_partition_expr(ctx, n, CLPRIM_FLOAT, IN, "x > 0.5f", 0, NONE, NONE, NULL, NONE));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_select_flagged(ctx, n, CLPRIM_FLOAT, IN, clprim_buf(flags), CLPRIM_FLAGS_UINT8, 0,
+                                    NONE, NONE, NULL, NONE));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_partition_flagged(ctx, n, CLPRIM_FLOAT, IN, clprim_buf(flags), CLPRIM_FLAGS_UINT8,
+                                       0, NONE, NONE, NULL, NONE));
   pred.op = (clprim_predicate_op)CLPRIM_PRED_COUNT;
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, CLPRIM_FLOAT, in, n, &pred, &out));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, 0, V, I, NULL, C));
   pred.op = CLPRIM_PRED_MASK_EQ; /* integers only */
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, CLPRIM_FLOAT, in, n, &pred, &out));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, 0, V, I, NULL, C));
   pred.op = CLPRIM_PRED_GT;
 
   /* Outputs too small for n, whatever the count would be. */
-  out.values = small;
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_select(ctx, CLPRIM_FLOAT, in, n, &pred, &out));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_partition(ctx, CLPRIM_FLOAT, in, n, &pred, &out));
-  out.values = values;
-  out.indices_64 = 1; /* n * 8 bytes needed */
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_select(ctx, CLPRIM_FLOAT, in, n, &pred, &out));
-  out.indices_64 = 0;
-  out.count_buffer = tiny;
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_select(ctx, CLPRIM_FLOAT, in, n, &pred, &out));
-  out.count_buffer = count_buffer;
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_select(ctx, CLPRIM_FLOAT, in, n + 1, &pred, &out));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_select(ctx, CLPRIM_INT64, in, n, &pred, &out));
-  TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE, clprim_select(ctx, CLPRIM_INT64, in, SIZE_MAX / 4, &pred, &out));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, 0, clprim_buf(small), I, NULL, C));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_partition(ctx, n, CLPRIM_FLOAT, IN, &pred, 0, clprim_buf(small), I, NULL, C));
+  /* n * 8 bytes needed */
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, I64, V, I, NULL, C));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, 0, V, I, NULL, clprim_buf(tiny)));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_select(ctx, n + 1, CLPRIM_FLOAT, IN, &pred, 0, V, I, NULL, C));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_select(ctx, n, CLPRIM_INT64, IN, &pred, 0, V, I, NULL, C));
+  /* Ranges that run past the end. */
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, 0, clprim_buf_at(values, 1), I, NULL, C));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, 0, V, I, NULL, clprim_buf_at(count_buffer, 1)));
+  /* (API 0.1 chose 64-bit indices by itself for n > 2^32, so its call here
+   * had them; uint32 indices for such n are now an error of their own.) */
+  TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE,
+              clprim_select(ctx, SIZE_MAX / 4, CLPRIM_INT64, IN, &pred, I64, V, I, NULL, C));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_select(ctx, ((size_t)1 << 32) + 1, CLPRIM_FLOAT, IN, &pred, 0, V, I, NULL, C));
 
   /* Shared buffers. */
-  out.values = in;
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, CLPRIM_FLOAT, in, n, &pred, &out));
-  out.values = indices;
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, CLPRIM_FLOAT, in, n, &pred, &out));
-  out.values = values;
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, /* output is the input */
+              clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, 0, IN, I, NULL, C));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, /* values are the indices */
+              clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, 0, I, I, NULL, C));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, /* the count inside the values */
+              clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, 0, V, I, NULL, clprim_buf(values)));
 
   /* Flags. */
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_select_flagged(ctx, CLPRIM_FLOAT, in, NULL, CLPRIM_FLAGS_UINT8, n, &out));
+              clprim_select_flagged(ctx, n, CLPRIM_FLOAT, IN, NONE, CLPRIM_FLAGS_UINT8, 0, V, I, NULL, C));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_select_flagged(ctx, CLPRIM_FLOAT, in, flags, (clprim_flag_type)2, n, &out));
+              clprim_select_flagged(ctx, n, CLPRIM_FLOAT, IN, clprim_buf(flags), (clprim_flag_type)2, 0,
+                                    V, I, NULL, C));
   TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
-              clprim_select_flagged(ctx, CLPRIM_FLOAT, in, flags, CLPRIM_FLAGS_INT32, n, &out));
+              clprim_select_flagged(ctx, n, CLPRIM_FLOAT, IN, clprim_buf(flags), CLPRIM_FLAGS_INT32, 0,
+                                    V, I, NULL, C));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, /* values need the input */
-              clprim_select_flagged(ctx, CLPRIM_FLOAT, NULL, flags, CLPRIM_FLAGS_UINT8, n, &out));
+              clprim_select_flagged(ctx, n, CLPRIM_FLOAT, NONE, clprim_buf(flags), CLPRIM_FLAGS_UINT8, 0,
+                                    V, I, NULL, C));
 
   /* A device without fp64 refuses double. */
   int had_fp64 = ctx->info.has_fp64;
   ctx->info.has_fp64 = 0;
-  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_TYPE, clprim_select(ctx, CLPRIM_DOUBLE, in, 10, &pred, &out));
+  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_TYPE, clprim_select(ctx, 10, CLPRIM_DOUBLE, IN, &pred, 0, V, I, NULL, C));
   ctx->info.has_fp64 = had_fp64;
 
   /* A buffer of another OpenCL context. */
   cl_mem foreign = test_foreign_buffer(ctx, n * 8);
-  TEST_STATUS(CL_INVALID_CONTEXT, clprim_select(ctx, CLPRIM_FLOAT, foreign, n, &pred, &out));
-  out.indices = foreign;
-  TEST_STATUS(CL_INVALID_CONTEXT, clprim_select(ctx, CLPRIM_FLOAT, in, n, &pred, &out));
-  out.indices = indices;
+  TEST_STATUS(CL_INVALID_CONTEXT,
+              clprim_select(ctx, n, CLPRIM_FLOAT, clprim_buf(foreign), &pred, 0, V, I, NULL, C));
+  TEST_STATUS(CL_INVALID_CONTEXT,
+              clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, 0, V, clprim_buf(foreign), NULL, C));
   clReleaseMemObject(foreign);
 
   cl_mem outputs[3] = {values, indices, count_buffer};
@@ -576,13 +608,14 @@ static void test_errors(void **state) {
     test_read(ctx, outputs[k], sizes[k], after);
     if (memcmp(after, before, sizes[k]) != 0) fail_msg("a failed call wrote output %d", k);
   }
+  test_read(ctx, in, n * 4, after);
+  assert_memory_equal(after, data, n * 4);
 
   /* n = 0: count 0, nothing else written. */
-  TEST_OK(clprim_select_count(ctx, CLPRIM_FLOAT, in, 0, &pred, &count));
+  TEST_OK(clprim_select(ctx, 0, CLPRIM_FLOAT, IN, &pred, 0, NONE, NONE, &count, NONE));
   assert_int_equal(count, 0);
-  out.count = &count;
   count = 5;
-  TEST_OK(clprim_select(ctx, CLPRIM_FLOAT, in, 0, &pred, &out));
+  TEST_OK(clprim_select(ctx, 0, CLPRIM_FLOAT, IN, &pred, 0, V, I, &count, C));
   assert_int_equal(count, 0);
   test_read(ctx, values, n * 4, after);
   assert_memory_equal(after, before, n * 4);
@@ -594,6 +627,125 @@ static void test_errors(void **state) {
   for (int k = 0; k < 7; ++k) clReleaseMemObject(all[k]);
 }
 
+/* Outputs that are ranges of the input's own buffer. One buffer holds the
+ * input (elements [0, n)), then the values, the uint32 indices and the
+ * count, each at its own element offset (unaligned ones through a temporary
+ * copy, aligned ones as sub-buffers): the results are right and no other
+ * byte changes. Ranges that overlap the input or each other (also through a
+ * sub-buffer) are refused and write nothing. */
+static void test_ranges(void **state) {
+  (void)state;
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx) continue;
+    const size_t n = test_small() ? 150 : clprim__select_tile(ctx) * 2 + 9;
+    const size_t align = ctx->base_align / 4; /* elements of 4 bytes */
+    const size_t aligned_at = (n + align - 1) / align * align;
+    const size_t total = aligned_at + 3 * n + 40; /* 4-byte elements */
+    float *host = malloc(total * 4), *got = malloc(total * 4);
+    unsigned char *pass = malloc(n);
+    assert_non_null(host);
+    assert_non_null(got);
+    assert_non_null(pass);
+    memset(host, 0xA5, total * 4);
+    test_random(CLPRIM_FLOAT, host, n, 0);
+    clprim_predicate pred;
+    memset(&pred, 0, sizeof pred);
+    pred.op = CLPRIM_PRED_LT;
+    pred.a.f32 = 0.25f;
+    size_t want = 0;
+    for (size_t i = 0; i < n; ++i) want += (pass[i] = host[i] < 0.25f);
+    cl_mem big = test_buffer(ctx, total * 4, host);
+    char what[128];
+
+    /* values at offset n (right after the input) or n + 1, or at the first
+     * aligned offset past the input; indices right after the values; the
+     * count (uint64 elements) after them. */
+    const size_t value_offsets[3] = {n, n + 1, aligned_at};
+    for (int v = 0; v < 3; ++v) {
+      const size_t vo = value_offsets[v], io = vo + n + (size_t)v, co = (io + n + 1) / 2 + 1;
+      snprintf(what, sizeof what, "ranges, path %s, values at %zu, indices at %zu, count at %zu",
+               clprim_path_name((clprim_path)p), vo, io, co);
+      uint64_t count = 0;
+      if (v % 2 == 0)
+        TEST_OK(clprim_select(ctx, n, CLPRIM_FLOAT, clprim_buf(big), &pred, 0, clprim_buf_at(big, vo),
+                              clprim_buf_at(big, io), &count, clprim_buf_at(big, co)));
+      else /* the same through an expression */
+        TEST_OK(clprim_select_expr(ctx, n, CLPRIM_FLOAT, clprim_buf(big), "x < 0.25f", 0,
+                                   clprim_buf_at(big, vo), clprim_buf_at(big, io), &count,
+                                   clprim_buf_at(big, co)));
+      if (count != want) fail_msg("%s: count %llu, expected %zu", what, (unsigned long long)count, want);
+      test_read(ctx, big, total * 4, got);
+      float *expect = malloc(total * 4);
+      assert_non_null(expect);
+      memcpy(expect, host, total * 4);
+      for (size_t i = 0, k = 0; i < n; ++i)
+        if (pass[i]) {
+          expect[vo + k] = host[i];
+          uint32_t index = (uint32_t)i;
+          memcpy(&expect[io + k], &index, 4);
+          ++k;
+        }
+      uint64_t c = want;
+      memcpy(&expect[2 * co], &c, 8);
+      for (size_t e = 0; e < total; ++e)
+        if (memcmp(&got[e], &expect[e], 4) != 0)
+          fail_msg("%s: element %zu of the buffer is wrong", what, e);
+      free(expect);
+      test_write(ctx, big, total * 4, host); /* as it was, for the next case */
+    }
+
+    /* Overlaps: nothing written, the status INVALID_ARGUMENT. */
+    uint64_t count = 12345;
+    const clprim_buffer IN = clprim_buf(big), NONE = clprim_buf(NULL);
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, /* values over the input's second half */
+                clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, 0, clprim_buf_at(big, n / 2), NONE,
+                              &count, NONE));
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, /* values over the input's last element */
+                clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, 0, clprim_buf_at(big, n - 1), NONE,
+                              &count, NONE));
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, /* the same with partition */
+                clprim_partition(ctx, n, CLPRIM_FLOAT, IN, &pred, 0, clprim_buf_at(big, n / 2),
+                                 NONE, &count, NONE));
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, /* the input after the values */
+                clprim_select(ctx, n, CLPRIM_FLOAT, clprim_buf_at(big, n), &pred, 0,
+                              clprim_buf_at(big, 1), NONE, &count, NONE));
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, /* indices over the values */
+                clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, 0, clprim_buf_at(big, n),
+                              clprim_buf_at(big, 2 * n - 1), &count, NONE));
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, /* 64-bit indices over the count */
+                clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, CLPRIM_INDICES_64, NONE,
+                              clprim_buf_at(big, (n + 1) / 2), &count,
+                              clprim_buf_at(big, (n + 1) / 2 + n - 1)));
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, /* the count inside the input */
+                clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, 0, NONE, NONE, &count,
+                              clprim_buf_at(big, 3)));
+    /* A sub-buffer of the input's buffer (its first n elements) as the
+     * values, then as the input. */
+    cl_buffer_region region = {0, n * 4};
+    cl_int err;
+    cl_mem sub = clCreateSubBuffer(big, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+    assert_int_equal(err, CL_SUCCESS);
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+                clprim_select(ctx, n, CLPRIM_FLOAT, clprim_buf_at(big, n / 2), &pred, 0,
+                              clprim_buf(sub), NONE, &count, NONE));
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+                clprim_select(ctx, n, CLPRIM_FLOAT, clprim_buf(sub), &pred, 0,
+                              clprim_buf_at(big, n - 1), NONE, &count, NONE));
+    clReleaseMemObject(sub);
+    assert_int_equal(count, 12345);
+    test_read(ctx, big, total * 4, got);
+    snprintf(what, sizeof what, "overlapping ranges, path %s", clprim_path_name((clprim_path)p));
+    for (size_t e = 0; e < total; ++e)
+      if (memcmp(&got[e], &host[e], 4) != 0) fail_msg("%s: a refused call wrote element %zu", what, e);
+
+    clReleaseMemObject(big);
+    free(host);
+    free(got);
+    free(pass);
+  }
+}
+
 /* n beyond 2^32 (uint32 elements, element i holds i mod 2^32), where the
  * device has room: all but two elements pass, so the count and the output
  * positions pass 2^32; values (and 64-bit indices where a buffer of 8 n
@@ -601,11 +753,11 @@ static void test_errors(void **state) {
 static void check_beyond(clprim_context *ctx, cl_mem in, size_t n, cl_mem values, cl_mem indices,
                          const char *what) {
   const uint64_t skip1 = 3, skip2 = ((uint64_t)1 << 32) + 4;
-  clprim_select_output out;
-  memset(&out, 0, sizeof out);
   uint64_t count = 0;
-  out.values = values, out.indices = indices, out.count = &count;
-  TEST_OK(clprim_select_expr(ctx, CLPRIM_UINT32, in, n, "i != 3 && i != 4294967300UL", &out));
+  /* (API 0.1 chose 64-bit indices by itself for n > 2^32; now the flag.) */
+  TEST_OK(clprim_select_expr(ctx, n, CLPRIM_UINT32, clprim_buf(in), "i != 3 && i != 4294967300UL",
+                             indices ? CLPRIM_INDICES_64 : 0, clprim_buf(values),
+                             clprim_buf(indices), &count, clprim_buf(NULL)));
   if (count != n - 2) fail_msg("%s: count %llu, expected %zu", what, (unsigned long long)count, n - 2);
   for (int k = 0; k < 3000; ++k) {
     const uint64_t pos = k < 1000 ? test_rand() % (n - 2)
@@ -665,7 +817,8 @@ static void test_beyond_2_32(void **state) {
 int main(void) {
   test_init("test_select");
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors), cmocka_unit_test(test_predicates),
+      cmocka_unit_test(test_errors), cmocka_unit_test(test_ranges),
+      cmocka_unit_test(test_predicates),
       cmocka_unit_test(test_expressions),
       cmocka_unit_test(test_int32),  cmocka_unit_test(test_uint32),
       cmocka_unit_test(test_int64),  cmocka_unit_test(test_uint64),

@@ -3,7 +3,9 @@
  * the device runs: uniform, all equal, 16 distinct values and special
  * values (NaN largest, -0.0 equal to +0.0); k = 0, 1, 2, n/2, n-1, n;
  * unordered (input order) and sorted output, values and / or uint32 /
- * uint64 indices; the input unchanged; errors write nothing. */
+ * uint64 indices; outputs at an unaligned offset of their buffers, the
+ * elements around them untouched; the input unchanged; errors write
+ * nothing. */
 #include "common.h"
 
 #include <math.h>
@@ -74,11 +76,16 @@ static void fill(clprim_type type, void *data, size_t n, unsigned dist) {
   (void)es;
 }
 
-static void check_topk(clprim_context *ctx, clprim_type type, const void *data, size_t n,
-                       uint64_t k, unsigned flags, int want_values, int want_indices,
-                       const char *what) {
+/* Top-k of data against the reference; the outputs (values and / or
+ * indices, as want_values and want_indices say) go to element `at` of
+ * buffers filled with a poison: the elements before them and 8 bytes after
+ * the k written must keep it. The input stays as it was. */
+static void check_topk_at(clprim_context *ctx, clprim_type type, const void *data, size_t n,
+                          uint64_t k, unsigned flags, int want_values, int want_indices, size_t at,
+                          const char *what) {
   const size_t es = clprim_type_size(type);
-  const int i64 = (flags & CLPRIM_TOPK_INDICES_64) != 0;
+  const int i64 = (flags & CLPRIM_INDICES_64) != 0;
+  const size_t is = i64 ? 8 : 4;
   struct pair *ref = malloc(n * sizeof *ref);
   for (size_t i = 0; i < n; ++i)
     ref[i].key = test_order_key(type, data, i), ref[i].index = i;
@@ -86,30 +93,33 @@ static void check_topk(clprim_context *ctx, clprim_type type, const void *data, 
   if (!(flags & CLPRIM_TOPK_SORTED)) qsort(ref, (size_t)k, sizeof *ref, by_index);
 
   cl_mem in = test_buffer(ctx, n * es, data);
-  const size_t vbytes = (size_t)k * es + 8, ibytes = (size_t)k * 8 + 8;
+  const size_t vbytes = (at + (size_t)k) * es + 8, ibytes = (at + (size_t)k) * 8 + 8;
   unsigned char *poison = malloc(ibytes), *got_v = malloc(vbytes), *got_i = malloc(ibytes);
   memset(poison, 0xA5, ibytes);
   cl_mem values = want_values ? test_buffer(ctx, vbytes, poison) : NULL;
   cl_mem indices = want_indices ? test_buffer(ctx, ibytes, poison) : NULL;
-  TEST_OK(clprim_topk(ctx, type, in, n, k, flags, values, indices));
+  TEST_OK(clprim_topk(ctx, n, type, clprim_buf(in), k, flags, clprim_buf_at(values, at),
+                      clprim_buf_at(indices, at)));
   if (values) test_read(ctx, values, vbytes, got_v);
   if (indices) test_read(ctx, indices, ibytes, got_i);
   for (uint64_t j = 0; j < k; ++j) {
     uint64_t idx = ref[j].index;
     if (indices) {
-      uint64_t g = i64 ? ((uint64_t *)got_i)[j] : ((uint32_t *)got_i)[j];
+      uint64_t g = i64 ? ((uint64_t *)got_i)[at + j] : ((uint32_t *)got_i)[at + j];
       if (g != idx)
-        fail_msg("%s %s n=%zu k=%llu flags=%u: index %llu is %llu, expected %llu",
-                 clprim_type_name(type), what, n, (unsigned long long)k, flags,
+        fail_msg("%s %s n=%zu k=%llu flags=%u at=%zu: index %llu is %llu, expected %llu",
+                 clprim_type_name(type), what, n, (unsigned long long)k, flags, at,
                  (unsigned long long)j, (unsigned long long)g, (unsigned long long)idx);
     }
-    if (values && memcmp(got_v + j * es, (const unsigned char *)data + idx * es, es) != 0)
-      fail_msg("%s %s n=%zu k=%llu flags=%u: value %llu wrong", clprim_type_name(type), what, n,
-               (unsigned long long)k, flags, (unsigned long long)j);
+    if (values && memcmp(got_v + (at + j) * es, (const unsigned char *)data + idx * es, es) != 0)
+      fail_msg("%s %s n=%zu k=%llu flags=%u at=%zu: value %llu wrong", clprim_type_name(type), what,
+               n, (unsigned long long)k, flags, at, (unsigned long long)j);
   }
-  /* nothing written past k */
-  if (values) assert_memory_equal(got_v + k * es, poison, 8);
-  if (indices) assert_memory_equal(got_i + k * (i64 ? 8 : 4), poison, 8);
+  /* nothing written before the range or past k */
+  if (values && at) assert_memory_equal(got_v, poison, at * es);
+  if (indices && at) assert_memory_equal(got_i, poison, at * is);
+  if (values) assert_memory_equal(got_v + (at + k) * es, poison, 8);
+  if (indices) assert_memory_equal(got_i + (at + k) * is, poison, 8);
   void *after = malloc(n * es);
   test_read(ctx, in, n * es, after);
   assert_memory_equal(after, data, n * es);
@@ -121,6 +131,12 @@ static void check_topk(clprim_context *ctx, clprim_type type, const void *data, 
   clReleaseMemObject(in);
   if (values) clReleaseMemObject(values);
   if (indices) clReleaseMemObject(indices);
+}
+
+static void check_topk(clprim_context *ctx, clprim_type type, const void *data, size_t n,
+                       uint64_t k, unsigned flags, int want_values, int want_indices,
+                       const char *what) {
+  check_topk_at(ctx, type, data, n, k, flags, want_values, want_indices, 0, what);
 }
 
 static void test_type(clprim_type type) {
@@ -150,7 +166,7 @@ static void test_type(clprim_type type) {
           unsigned m = (unsigned)(j + d + s);
           unsigned flags = ((m & 1) ? CLPRIM_TOPK_SMALLEST : 0) |
                            ((m & 2) ? CLPRIM_TOPK_SORTED : 0) |
-                           ((m % 3 == 0) ? CLPRIM_TOPK_INDICES_64 : 0);
+                           ((m % 3 == 0) ? CLPRIM_INDICES_64 : 0);
           if (test_small() && (flags & CLPRIM_TOPK_SORTED) && k > 600) flags &= ~CLPRIM_TOPK_SORTED;
           check_topk(ctx, type, data, n, k, flags, m % 4 != 3, m % 4 != 2, dist_names[d]);
           check_topk(ctx, type, data, n, k, flags ^ CLPRIM_TOPK_SMALLEST, 1, 1, dist_names[d]);
@@ -187,6 +203,46 @@ static void test_candidates(void **state) {
   }
 }
 
+/* Outputs at element 5 of their buffers (20 or 40 bytes: below any
+ * device's sub-buffer alignment, so the call writes a copy that goes back
+ * into the range): the k written land there, the elements around them are
+ * untouched. Every type, both selection paths (n below and above 32768),
+ * uint32 and uint64 indices, values alone or with indices. */
+static void test_at_offset(void **state) {
+  (void)state;
+  const size_t big[] = {3, 2049, 5001, 40000};
+  const size_t small[] = {7, 2500};
+  const size_t *sizes = test_small() ? small : big;
+  const size_t count = test_small() ? 2 : sizeof big / sizeof big[0];
+  for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx || (p == CLPRIM_PATH_AUTO && contexts.ctx[ctx->info.path])) continue;
+    for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t) {
+      const clprim_type type = (clprim_type)t;
+      if (clprim__check_type(ctx, type) != CLPRIM_SUCCESS) continue;
+      const size_t es = clprim_type_size(type);
+      for (size_t s = 0; s < count; ++s) {
+        const size_t n = sizes[s];
+        void *data = malloc(n * es);
+        const unsigned d = s % 2 ? DIST_SPECIAL : DIST_UNIFORM;
+        fill(type, data, n, d);
+        const uint64_t ks[3] = {1, n / 2, n < 1000 ? n : 1000};
+        for (unsigned j = 0; j < 3; ++j) {
+          const unsigned m = (unsigned)(j + s + (unsigned)t);
+          unsigned flags = ((m & 1) ? CLPRIM_TOPK_SMALLEST : 0) |
+                           ((m & 2) ? CLPRIM_TOPK_SORTED : 0) |
+                           ((m % 3 == 0) ? CLPRIM_INDICES_64 : 0);
+          /* Oclgrind: as test_type, no long sorts */
+          if (test_small() && (flags & CLPRIM_TOPK_SORTED) && ks[j] > 600)
+            flags &= ~CLPRIM_TOPK_SORTED;
+          check_topk_at(ctx, type, data, n, ks[j], flags, 1, j != 1, 5, dist_names[d]);
+        }
+        free(data);
+      }
+    }
+  }
+}
+
 TEST_EVERY_TYPE
 
 static void test_errors(void **state) {
@@ -204,36 +260,46 @@ static void test_errors(void **state) {
   test_write(ctx, values, n * 4, before);
   test_write(ctx, indices, n * 4, before);
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_topk(NULL, CLPRIM_FLOAT, in, n, 5, 0, values, indices));
+              clprim_topk(NULL, n, CLPRIM_FLOAT, clprim_buf(in), 5, 0, clprim_buf(values),
+                          clprim_buf(indices)));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_topk(ctx, CLPRIM_FLOAT, NULL, n, 5, 0, values, indices));
-  TEST_OK(clprim_topk(ctx, CLPRIM_FLOAT, in, 0, 0, 0, values, indices)); /* n = 0, k = 0: empty */
+              clprim_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(NULL), 5, 0, clprim_buf(values),
+                          clprim_buf(indices)));
+  TEST_OK(clprim_topk(ctx, 0, CLPRIM_FLOAT, clprim_buf(in), 0, 0, clprim_buf(values),
+                      clprim_buf(indices))); /* n = 0, k = 0: empty */
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_topk(ctx, CLPRIM_FLOAT, in, 0, 1, 0, values, indices)); /* k > n */
+              clprim_topk(ctx, 0, CLPRIM_FLOAT, clprim_buf(in), 1, 0, clprim_buf(values),
+                          clprim_buf(indices))); /* k > n */
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_topk(ctx, CLPRIM_FLOAT, in, n, n + 1, 0, values, indices));
+              clprim_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), n + 1, 0, clprim_buf(values),
+                          clprim_buf(indices)));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, 0x40, values, indices));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, 0, NULL, NULL));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, 0, in, indices));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, 0, values, values));
+              clprim_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 5, 0x40, clprim_buf(values),
+                          clprim_buf(indices)));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 5, 0,
+                                                         clprim_buf(NULL), clprim_buf(NULL)));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 5, 0,
+                                                         clprim_buf(in), clprim_buf(indices)));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 5, 0,
+                                                         clprim_buf(values), clprim_buf(values)));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 5, 0,
+                                                         clprim_buf(small), clprim_buf(indices)));
   TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
-              clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, 0, small, indices));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
-              clprim_topk(ctx, CLPRIM_FLOAT, in, n, 3, CLPRIM_TOPK_INDICES_64, values, small));
+              clprim_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 3, CLPRIM_INDICES_64,
+                          clprim_buf(values), clprim_buf(small)));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, CLPRIM_NTH_REJECT_NAN, values, indices));
-  TEST_OK(clprim_topk(ctx, CLPRIM_FLOAT, in, n, 0, 0, values, indices)); /* k = 0: nothing */
+              clprim_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 5, CLPRIM_NTH_REJECT_NAN,
+                          clprim_buf(values), clprim_buf(indices)));
+  TEST_OK(clprim_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 0, 0, clprim_buf(values),
+                      clprim_buf(indices))); /* k = 0: nothing */
   test_read(ctx, values, n * 4, after);
   assert_memory_equal(after, before, n * 4);
   test_read(ctx, indices, n * 4, after);
   assert_memory_equal(after, before, n * 4);
   /* NaN is the largest. */
   uint32_t top;
-  TEST_OK(clprim_topk(ctx, CLPRIM_FLOAT, in, n, 1, 0, NULL, indices));
+  TEST_OK(clprim_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 1, 0, clprim_buf(NULL),
+                      clprim_buf(indices)));
   test_read(ctx, indices, 4, &top);
   assert_int_equal(top, 10);
   /* A NaN among more elements than nth_small's size: rejected by the
@@ -246,12 +312,14 @@ static void test_errors(void **state) {
   y[big_n / 3] = NAN;
   cl_mem big = test_buffer(ctx, big_n * 4, y);
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_topk(ctx, CLPRIM_FLOAT, big, big_n, 5, CLPRIM_NTH_REJECT_NAN, values, indices));
+              clprim_topk(ctx, big_n, CLPRIM_FLOAT, clprim_buf(big), 5, CLPRIM_NTH_REJECT_NAN,
+                          clprim_buf(values), clprim_buf(indices)));
   test_read(ctx, values, n * 4, after);
   assert_memory_equal(after, before, n * 4);
   y[big_n / 3] = 1.5f;
   test_write(ctx, big, big_n * 4, y);
-  TEST_OK(clprim_topk(ctx, CLPRIM_FLOAT, big, big_n, 5, CLPRIM_NTH_REJECT_NAN, values, NULL));
+  TEST_OK(clprim_topk(ctx, big_n, CLPRIM_FLOAT, clprim_buf(big), 5, CLPRIM_NTH_REJECT_NAN,
+                      clprim_buf(values), clprim_buf(NULL)));
   float got[5];
   test_read(ctx, values, sizeof got, got);
   for (int j = 0; j < 5; ++j)
@@ -294,23 +362,24 @@ static void test_long_lived_context(void **state) {
     const size_t n = ((size_t)1 << lg) + 1;
     clprim_value v;
     uint64_t count;
-    TEST_OK(clprim_scan_exclusive(ctx, CLPRIM_INT32, in, out, n));
-    TEST_OK(clprim_reduce_sum(ctx, CLPRIM_INT32, in, n, &v, NULL));
-    TEST_OK(clprim_argmax(ctx, CLPRIM_INT32, in, n, 0, &v, &count, small));
+    TEST_OK(clprim_scan_exclusive(ctx, n, CLPRIM_INT32, clprim_buf(in), clprim_buf(out)));
+    TEST_OK(clprim_reduce_sum(ctx, n, CLPRIM_INT32, clprim_buf(in), &v, clprim_buf(NULL)));
+    TEST_OK(clprim_argmax(ctx, n, CLPRIM_INT32, clprim_buf(in), 0, &v, &count, clprim_buf(small)));
     clprim_predicate pred;
     memset(&pred, 0, sizeof pred);
     pred.op = CLPRIM_PRED_GT, pred.a.i32 = 500;
-    clprim_select_output so;
-    memset(&so, 0, sizeof so);
-    so.values = out, so.count = &count;
-    TEST_OK(clprim_select(ctx, CLPRIM_INT32, in, n, &pred, &so));
-    TEST_OK(clprim_reduce_by_key(ctx, CLPRIM_INT32, in, CLPRIM_INT32, values, n, out, out2, NULL,
-                                 &count));
-    TEST_OK(clprim_nth_element(ctx, CLPRIM_INT32, in, n, n / 2, 0, &v, NULL));
+    TEST_OK(clprim_select(ctx, n, CLPRIM_INT32, clprim_buf(in), &pred, 0, clprim_buf(out),
+                          clprim_buf(NULL), &count, clprim_buf(NULL)));
+    TEST_OK(clprim_reduce_by_key(ctx, n, CLPRIM_INT32, clprim_buf(in), CLPRIM_INT32,
+                                 clprim_buf(values), clprim_buf(out), clprim_buf(out2), &count,
+                                 clprim_buf(NULL)));
+    TEST_OK(
+        clprim_nth_element(ctx, n, CLPRIM_INT32, clprim_buf(in), n / 2, 0, &v, clprim_buf(NULL)));
     clprim_value lo, hi;
     memset(&lo, 0, sizeof lo), memset(&hi, 0, sizeof hi);
     hi.i32 = 1000;
-    TEST_OK(clprim_histogram_even(ctx, CLPRIM_INT32, in, n, lo, hi, 256, out, NULL));
+    TEST_OK(clprim_histogram_even(ctx, n, CLPRIM_INT32, clprim_buf(in), lo, hi, 256,
+                                  clprim_buf(out), NULL, clprim_buf(NULL)));
   }
   /* Two distinct values; the top 1 is the first 7. */
   const size_t n = topk_n;
@@ -319,7 +388,8 @@ static void test_long_lived_context(void **state) {
   size_t first = 0;
   while (host[first] != 7) ++first;
   test_write(ctx, in, n * sizeof *host, host);
-  TEST_OK(clprim_topk(ctx, CLPRIM_INT32, in, n, 1, 0, out, out2));
+  TEST_OK(
+      clprim_topk(ctx, n, CLPRIM_INT32, clprim_buf(in), 1, 0, clprim_buf(out), clprim_buf(out2)));
   int32_t value;
   uint32_t index;
   test_read(ctx, out, 4, &value);
@@ -341,11 +411,16 @@ int main(int argc, char **argv) {
    * overflow path (the counted pair of passes) runs (CLPRIM_NTH_TOPK_ROOM). */
   if (argc > 1 && strcmp(argv[1], "--room") == 0) test_tune(CLPRIM_KNOB_NTH_TOPK_ROOM, 16);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors), cmocka_unit_test(test_candidates),
+      cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_candidates),
       cmocka_unit_test(test_long_lived_context),
-      cmocka_unit_test(test_int32),  cmocka_unit_test(test_uint32),
-      cmocka_unit_test(test_int64),  cmocka_unit_test(test_uint64),
-      cmocka_unit_test(test_float),  cmocka_unit_test(test_double),
+      cmocka_unit_test(test_int32),
+      cmocka_unit_test(test_uint32),
+      cmocka_unit_test(test_int64),
+      cmocka_unit_test(test_uint64),
+      cmocka_unit_test(test_float),
+      cmocka_unit_test(test_double),
+      cmocka_unit_test(test_at_offset),
   };
   return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

@@ -295,8 +295,9 @@ struct scan_arg {
 };
 static clprim_status call_scan(struct bench *b, void *p) {
   struct scan_arg *a = p;
-  return a->inclusive ? clprim_scan_inclusive(b->ctx, a->type, a->in, a->out, a->n)
-                      : clprim_scan_exclusive(b->ctx, a->type, a->in, a->out, a->n);
+  return a->inclusive
+             ? clprim_scan_inclusive(b->ctx, a->n, a->type, clprim_buf(a->in), clprim_buf(a->out))
+             : clprim_scan_exclusive(b->ctx, a->n, a->type, clprim_buf(a->in), clprim_buf(a->out));
 }
 
 static void bench_scan(struct bench *b, clprim_type type, size_t n) {
@@ -325,9 +326,10 @@ struct reduce_arg {
 static clprim_status call_reduce(struct bench *b, void *p) {
   struct reduce_arg *a = p;
   /* Results stay on the device (no host round trip inside the timing). */
-  if (a->op == 2) return clprim_reduce_sum(b->ctx, a->type, a->in, a->n, NULL, a->result);
-  return a->op ? clprim_argmin(b->ctx, a->type, a->in, a->n, 0, NULL, NULL, a->result)
-               : clprim_argmax(b->ctx, a->type, a->in, a->n, 0, NULL, NULL, a->result);
+  const clprim_buffer in = clprim_buf(a->in), result = clprim_buf(a->result);
+  if (a->op == 2) return clprim_reduce_sum(b->ctx, a->n, a->type, in, NULL, result);
+  return a->op ? clprim_argmin(b->ctx, a->n, a->type, in, 0, NULL, NULL, result)
+               : clprim_argmax(b->ctx, a->n, a->type, in, 0, NULL, NULL, result);
 }
 
 /* Reductions read n elements once: the copy reference moves the same bytes
@@ -358,13 +360,19 @@ struct select_arg {
   cl_mem in;
   size_t n;
   clprim_predicate pred;
-  clprim_select_output out;
+  cl_mem values, indices, count_buffer; /* NULL: not written */
   int partition;
 };
 static clprim_status call_select(struct bench *b, void *p) {
   struct select_arg *a = p;
-  if (a->partition) return clprim_partition(b->ctx, a->type, a->in, a->n, &a->pred, &a->out);
-  return clprim_select(b->ctx, a->type, a->in, a->n, &a->pred, &a->out);
+  /* uint32 indices; the count stays on the device. */
+  if (a->partition)
+    return clprim_partition(b->ctx, a->n, a->type, clprim_buf(a->in), &a->pred, 0,
+                            clprim_buf(a->values), clprim_buf(a->indices), NULL,
+                            clprim_buf(a->count_buffer));
+  return clprim_select(b->ctx, a->n, a->type, clprim_buf(a->in), &a->pred, 0,
+                       clprim_buf(a->values), clprim_buf(a->indices), NULL,
+                       clprim_buf(a->count_buffer));
 }
 
 /* Values x > 1 - p of uniform data in [0, 1) (integers: x > 1000 (1 - p)),
@@ -380,7 +388,7 @@ static void bench_select(struct bench *b, clprim_type type, size_t n) {
   a.in = device_buffer(b, bytes, host);
   a.n = n;
   cl_mem values = device_buffer(b, bytes, NULL), indices = device_buffer(b, n * 4, NULL);
-  a.out.count_buffer = device_buffer(b, 8, NULL);
+  a.count_buffer = device_buffer(b, 8, NULL);
   /* The copy moves up to (n es + n (es + 4)) / 2 bytes. */
   size_t copy_bytes = bytes + n * 2 + 64;
   cl_mem copy_src = device_buffer(b, copy_bytes, NULL), copy_dst = device_buffer(b, copy_bytes, NULL);
@@ -399,11 +407,14 @@ static void bench_select(struct bench *b, clprim_type type, size_t n) {
     case CLPRIM_DOUBLE: a.pred.a.f64 = threshold; break;
     }
     uint64_t selected = 0;
-    clprim_status st = clprim_select_count(b->ctx, type, a.in, n, &a.pred, &selected);
-    if (st != CLPRIM_SUCCESS) fail_family(b, "clprim_select_count", st);
+    /* The count alone (no values, no indices), to size the traffic. */
+    clprim_status st = clprim_select(b->ctx, n, type, clprim_buf(a.in), &a.pred, 0,
+                                     clprim_buf(NULL), clprim_buf(NULL), &selected,
+                                     clprim_buf(NULL));
+    if (st != CLPRIM_SUCCESS) fail_family(b, "clprim_select (count)", st);
     for (int k = 0; k < 4; ++k) {
-      a.out.values = k != 1 ? values : NULL;
-      a.out.indices = k == 1 || k == 2 ? indices : NULL;
+      a.values = k != 1 ? values : NULL;
+      a.indices = k == 1 || k == 2 ? indices : NULL;
       a.partition = k == 3;
       size_t written = k == 3 ? n * es : (size_t)selected * (k == 0 ? es : k == 1 ? 4 : es + 4);
       size_t traffic = bytes + written;
@@ -416,7 +427,7 @@ static void bench_select(struct bench *b, clprim_type type, size_t n) {
   release_buffer(b, a.in);
   release_buffer(b, values);
   release_buffer(b, indices);
-  release_buffer(b, a.out.count_buffer);
+  release_buffer(b, a.count_buffer);
   release_buffer(b, copy_src);
   release_buffer(b, copy_dst);
 }
@@ -534,11 +545,14 @@ static clprim_status call_nth(struct bench *b, void *p) {
   struct nth_arg *a = p;
   clprim_value v, vs[128];
   uint64_t err;
+  const clprim_buffer in = clprim_buf(a->in), none = clprim_buf(NULL);
   switch (a->op) {
-  case 0: return clprim_nth_element(b->ctx, a->type, a->in, a->n, a->k, 0, &v, NULL);
-  case 1: return clprim_nth_element_approx(b->ctx, a->type, a->in, a->n, a->k, 0, &v, &err);
-  case 2: return clprim_quantiles(b->ctx, a->type, a->in, a->n, a->ranks, a->count, 0, vs, NULL);
-  default: return clprim_topk(b->ctx, a->type, a->in, a->n, a->k, 0, a->out, a->indices);
+  case 0: return clprim_nth_element(b->ctx, a->n, a->type, in, a->k, 0, &v, none);
+  case 1: return clprim_nth_element_approx(b->ctx, a->n, a->type, in, a->k, 0, &v, &err, none);
+  case 2: return clprim_quantiles(b->ctx, a->n, a->type, in, a->ranks, a->count, 0, vs, none);
+  default:
+    return clprim_topk(b->ctx, a->n, a->type, in, a->k, 0, clprim_buf(a->out),
+                       clprim_buf(a->indices));
   }
 }
 
@@ -670,15 +684,19 @@ struct hist_arg {
 };
 static clprim_status call_hist(struct bench *b, void *p) {
   struct hist_arg *a = p;
+  const clprim_buffer keys = clprim_buf(a->keys), values = clprim_buf(a->values);
+  const clprim_buffer out_a = clprim_buf(a->out_a), none = clprim_buf(NULL);
   switch (a->op) {
-  case 0: return clprim_histogram_even(b->ctx, a->type, a->values, a->n, a->lo, a->hi, a->bins, a->out_a, NULL);
-  case 1: return clprim_histogram_keys(b->ctx, a->type, a->keys, a->n, a->bins, a->out_a, NULL);
+  case 0:
+    return clprim_histogram_even(b->ctx, a->n, a->type, values, a->lo, a->hi, a->bins, out_a,
+                                 NULL, none);
+  case 1: return clprim_histogram_keys(b->ctx, a->n, a->type, keys, a->bins, out_a, NULL, none);
   case 2:
-    return clprim_reduce_by_key_dense(b->ctx, CLPRIM_INT32, a->keys, a->type, a->values, a->n,
-                                      a->bins, a->out_a, NULL, NULL);
+    return clprim_reduce_by_key_dense(b->ctx, a->n, CLPRIM_INT32, keys, a->type, values, a->bins,
+                                      0, out_a, none, NULL, none);
   default:
-    return clprim_reduce_by_key(b->ctx, CLPRIM_INT32, a->keys, a->type, a->values, a->n, a->out_a,
-                                a->out_b, a->count, NULL);
+    return clprim_reduce_by_key(b->ctx, a->n, CLPRIM_INT32, keys, a->type, values, out_a,
+                                clprim_buf(a->out_b), NULL, clprim_buf(a->count));
   }
 }
 
@@ -796,33 +814,40 @@ static clprim_status startup_call(clprim_context *ctx, const char *family, cl_me
                                   cl_mem out, cl_mem out2, size_t n) {
   clprim_value v;
   uint64_t count;
-  if (strcmp(family, "scan") == 0) return clprim_scan_exclusive(ctx, CLPRIM_FLOAT, in, out, n);
-  if (strcmp(family, "reduce_sum") == 0) return clprim_reduce_sum(ctx, CLPRIM_FLOAT, in, n, &v, NULL);
-  if (strcmp(family, "argmax") == 0) return clprim_argmax(ctx, CLPRIM_FLOAT, in, n, 0, &v, &count, NULL);
+  const clprim_buffer none = clprim_buf(NULL);
+  if (strcmp(family, "scan") == 0)
+    return clprim_scan_exclusive(ctx, n, CLPRIM_FLOAT, clprim_buf(in), clprim_buf(out));
+  if (strcmp(family, "reduce_sum") == 0)
+    return clprim_reduce_sum(ctx, n, CLPRIM_FLOAT, clprim_buf(in), &v, none);
+  if (strcmp(family, "argmax") == 0)
+    return clprim_argmax(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 0, &v, &count, none);
   if (strcmp(family, "select") == 0 || strcmp(family, "select_expr") == 0) {
-    clprim_select_output o;
-    memset(&o, 0, sizeof o);
-    o.values = out, o.count = &count;
     if (strcmp(family, "select_expr") == 0)
-      return clprim_select_expr(ctx, CLPRIM_FLOAT, in, n, "x > 0.5f", &o);
+      return clprim_select_expr(ctx, n, CLPRIM_FLOAT, clprim_buf(in), "x > 0.5f", 0,
+                                clprim_buf(out), none, &count, none);
     clprim_predicate pred;
     memset(&pred, 0, sizeof pred);
     pred.op = CLPRIM_PRED_GT, pred.a.f32 = 0.5f;
-    return clprim_select(ctx, CLPRIM_FLOAT, in, n, &pred, &o);
+    return clprim_select(ctx, n, CLPRIM_FLOAT, clprim_buf(in), &pred, 0, clprim_buf(out), none,
+                         &count, none);
   }
   if (strcmp(family, "histogram") == 0) {
     clprim_value lo, hi;
     memset(&lo, 0, sizeof lo), memset(&hi, 0, sizeof hi);
     hi.f32 = 1.0f;
-    return clprim_histogram_even(ctx, CLPRIM_FLOAT, in, n, lo, hi, 256, out, NULL);
+    return clprim_histogram_even(ctx, n, CLPRIM_FLOAT, clprim_buf(in), lo, hi, 256,
+                                 clprim_buf(out), NULL, none);
   }
   if (strcmp(family, "reduce_by_key") == 0)
-    return clprim_reduce_by_key(ctx, CLPRIM_INT32, keys, CLPRIM_FLOAT, in, n, out, out2, NULL, &count);
+    return clprim_reduce_by_key(ctx, n, CLPRIM_INT32, clprim_buf(keys), CLPRIM_FLOAT,
+                                clprim_buf(in), clprim_buf(out), clprim_buf(out2), &count, none);
   if (strcmp(family, "reduce_by_key_dense") == 0)
-    return clprim_reduce_by_key_dense(ctx, CLPRIM_INT32, keys, CLPRIM_FLOAT, in, n, 1024, out,
-                                      NULL, NULL);
-  if (strcmp(family, "median") == 0) return clprim_median(ctx, CLPRIM_FLOAT, in, n, 0, &v, NULL);
-  return clprim_topk(ctx, CLPRIM_FLOAT, in, n, 100, 0, out, out2);
+    return clprim_reduce_by_key_dense(ctx, n, CLPRIM_INT32, clprim_buf(keys), CLPRIM_FLOAT,
+                                      clprim_buf(in), 1024, 0, clprim_buf(out), none, NULL, none);
+  if (strcmp(family, "median") == 0)
+    return clprim_median(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 0, &v, none);
+  return clprim_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 100, 0, clprim_buf(out),
+                     clprim_buf(out2));
 }
 
 /* Child mode: loads the OpenCL platforms (the ICD loader and drivers), then

@@ -72,21 +72,22 @@ int main(void) {
   /* Reductions: the largest reading and where it is. */
   clprim_value v;
   uint64_t at;
-  st = clprim_argmax(ctx, CLPRIM_FLOAT, in, n, 0, &v, &at, NULL);
+  st = clprim_argmax(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 0, &v, &at, clprim_buf(NULL));
   snprintf(line, sizeof line, "%.1f at index %llu", v.f32, (unsigned long long)at);
   report("argmax", st, st == CLPRIM_SUCCESS && v.f32 == sorted[n - 1] && t[at] == v.f32, line);
 
   /* The median, and the 99th percentile. */
-  st = clprim_median(ctx, CLPRIM_FLOAT, in, n, 0, &v, NULL);
+  st = clprim_median(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 0, &v, clprim_buf(NULL));
   snprintf(line, sizeof line, "%.4f", v.f32);
   report("median (the lower one)", st, st == CLPRIM_SUCCESS && v.f32 == sorted[(n - 1) / 2], line);
   const uint64_t p99 = clprim_quantile_rank(n, 0.99);
-  st = clprim_nth_element(ctx, CLPRIM_FLOAT, in, n, p99, 0, &v, NULL);
+  st = clprim_nth_element(ctx, n, CLPRIM_FLOAT, clprim_buf(in), p99, 0, &v, clprim_buf(NULL));
   snprintf(line, sizeof line, "%.4f", v.f32);
   report("99th percentile (nth_element)", st, st == CLPRIM_SUCCESS && v.f32 == sorted[p99], line);
 
   /* The five hottest readings, sorted. */
-  st = clprim_topk(ctx, CLPRIM_FLOAT, in, n, 5, CLPRIM_TOPK_SORTED, out, NULL);
+  st = clprim_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 5, CLPRIM_TOPK_SORTED, clprim_buf(out),
+                   clprim_buf(NULL));
   int right = st == CLPRIM_SUCCESS &&
               clEnqueueReadBuffer(q, out, CL_TRUE, 0, 5 * 4, got, 0, NULL, NULL) == CL_SUCCESS;
   for (int k = 0; k < 5 && right; ++k) right = got[k] == sorted[n - 1 - k];
@@ -99,10 +100,8 @@ int main(void) {
   hot.op = CLPRIM_PRED_GT;
   hot.a.f32 = 35.0f;
   uint64_t count = 0;
-  clprim_select_output sel;
-  memset(&sel, 0, sizeof sel);
-  sel.values = out, sel.count = &count;
-  st = clprim_select(ctx, CLPRIM_FLOAT, in, n, &hot, &sel);
+  st = clprim_select(ctx, n, CLPRIM_FLOAT, clprim_buf(in), &hot, 0, clprim_buf(out),
+                     clprim_buf(NULL), &count, clprim_buf(NULL));
   right = st == CLPRIM_SUCCESS &&
           clEnqueueReadBuffer(q, out, CL_TRUE, 0, count * 4, got, 0, NULL, NULL) == CL_SUCCESS;
   size_t c = 0;
@@ -119,7 +118,8 @@ int main(void) {
   lo.f32 = -20.0f, hi.f32 = 40.0f;
   uint64_t outside[3];
   cl_uint bins[12];
-  st = clprim_histogram_even(ctx, CLPRIM_FLOAT, in, n, lo, hi, 12, out, outside);
+  st = clprim_histogram_even(ctx, n, CLPRIM_FLOAT, clprim_buf(in), lo, hi, 12, clprim_buf(out),
+                             outside, clprim_buf(NULL));
   right = st == CLPRIM_SUCCESS &&
           clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof bins, bins, 0, NULL, NULL) == CL_SUCCESS;
   uint64_t total = outside[0] + outside[1] + outside[2];
@@ -131,8 +131,9 @@ int main(void) {
 
   /* The sum per station (reduce-by-key over runs of equal keys). */
   uint64_t stations = 0;
-  st = clprim_reduce_by_key(ctx, CLPRIM_INT32, key_buf, CLPRIM_FLOAT, in, n, out, out2, NULL,
-                            &stations);
+  st = clprim_reduce_by_key(ctx, n, CLPRIM_INT32, clprim_buf(key_buf), CLPRIM_FLOAT,
+                            clprim_buf(in), clprim_buf(out), clprim_buf(out2), &stations,
+                            clprim_buf(NULL));
   right = st == CLPRIM_SUCCESS && stations == n / 1000 &&
           clEnqueueReadBuffer(q, out2, CL_TRUE, 0, stations * 4, got, 0, NULL, NULL) == CL_SUCCESS;
   for (size_t k = 0; k < stations && right; ++k) {
@@ -145,7 +146,7 @@ int main(void) {
   report("sum per station (reduce_by_key)", st, right, line);
 
   /* Running totals (an inclusive scan). */
-  st = clprim_scan_inclusive(ctx, CLPRIM_FLOAT, in, out, n);
+  st = clprim_scan_inclusive(ctx, n, CLPRIM_FLOAT, clprim_buf(in), clprim_buf(out));
   right = st == CLPRIM_SUCCESS &&
           clEnqueueReadBuffer(q, out, CL_TRUE, 0, n * 4, got, 0, NULL, NULL) == CL_SUCCESS;
   double run = 0, bound = 0;

@@ -7,14 +7,26 @@
  * scan; reductions (argmax / argmin, min, max, sum) (the other primitive
  * families follow, one section each).
  *
- * Every primitive works on device buffers (cl_mem) whose first n elements are
- * used, and enqueues on the context's in-order queue. Calls return as soon as
- * the work is enqueued unless the result is a host value (a count, a selected
- * element). A call that fails enqueues nothing and writes nothing to the
- * caller's outputs.
+ * Every primitive call has the same shape:
+ *   clprim_<call>(ctx, n, type(s) and inputs, parameters, flags,
+ *                 array outputs, host results, device result)
+ * - n, the number of elements, always comes second.
+ * - Buffers are clprim_buffer ranges: a cl_mem and an element offset
+ *   (clprim_buf(mem), clprim_buf_at(mem, offset)); an output not wanted is
+ *   clprim_buf(NULL).
+ * - A scalar result (a count, a sum, a selected element) has a host pointer
+ *   (given: the call waits and stores it) and a device buffer (given: the
+ *   result is written there and the call only enqueues); give either or
+ *   both.
+ * - n = 0: a call with a defined empty result succeeds and writes nothing
+ *   but that result (a count of 0, a sum of 0, zero histogram counts); a
+ *   call with no answer (argmax or median of nothing) is an error.
+ * Work is enqueued on the context's in-order queue. A call that fails
+ * writes nothing to the caller's outputs.
  *
- * A context must not be used by two threads at once; separate contexts are
- * independent (there is no global state).
+ * A context serves one call at a time: a call made while another thread is
+ * in a call on the same context returns CLPRIM_ERROR_CONTEXT_BUSY and does
+ * nothing. Separate contexts are independent (there is no global state).
  */
 #ifndef CLPRIM_H
 #define CLPRIM_H
@@ -50,7 +62,7 @@ extern "C" {
 /* ---------------------------------------------------------------- version */
 
 #define CLPRIM_VERSION_MAJOR 0
-#define CLPRIM_VERSION_MINOR 1
+#define CLPRIM_VERSION_MINOR 2
 #define CLPRIM_VERSION_PATCH 0
 #define CLPRIM_VERSION_NUMBER                                                                      \
   (CLPRIM_VERSION_MAJOR * 10000 + CLPRIM_VERSION_MINOR * 100 + CLPRIM_VERSION_PATCH)
@@ -78,7 +90,8 @@ typedef enum clprim_status {
   CLPRIM_ERROR_UNSUPPORTED_DEVICE = -4006, /* e.g. an out-of-order queue */
   CLPRIM_ERROR_OUT_OF_HOST_MEMORY = -4007,
   CLPRIM_ERROR_SIZE_TOO_LARGE = -4008, /* n beyond what the device can address */
-  CLPRIM_ERROR_UNSUPPORTED_OPERATION = -4009 /* e.g. needs 64-bit atomics */
+  CLPRIM_ERROR_UNSUPPORTED_OPERATION = -4009, /* e.g. needs 64-bit atomics */
+  CLPRIM_ERROR_CONTEXT_BUSY = -4010 /* another thread is in a call on this context */
 } clprim_status;
 
 /*! clprim_status_name() :
@@ -145,6 +158,36 @@ CLPRIM_API const char *clprim_path_name(clprim_path path);
  * Parses a path name as clprim_path_name() writes it (case-insensitive).
  * @return : CLPRIM_SUCCESS and *path set, or CLPRIM_ERROR_INVALID_ARGUMENT. */
 CLPRIM_API clprim_status clprim_path_from_name(const char *name, clprim_path *path);
+
+/* ---------------------------------------------------------------- buffers */
+
+/* A range of a device buffer: the elements from `offset` on (offset counts
+ * elements of the argument's type, not bytes). mem may be a sub-buffer.
+ * An offset whose byte position (plus a sub-buffer's own origin) is a
+ * multiple of the device's CL_DEVICE_MEM_BASE_ADDR_ALIGN costs nothing (the
+ * call works on a sub-buffer); any other offset works too, through a copy
+ * of the range into a temporary buffer (and back, for an output, once the
+ * call succeeded). */
+typedef struct clprim_buffer {
+  cl_mem mem;
+  size_t offset;
+} clprim_buffer;
+
+/*! clprim_buf(), clprim_buf_at() :
+ * @return : the range of mem from element 0 (clprim_buf(NULL): no buffer,
+ *           for an output not wanted), or from element offset. */
+static inline clprim_buffer clprim_buf(cl_mem mem) {
+  clprim_buffer b;
+  b.mem = mem;
+  b.offset = 0;
+  return b;
+}
+static inline clprim_buffer clprim_buf_at(cl_mem mem, size_t offset) {
+  clprim_buffer b;
+  b.mem = mem;
+  b.offset = offset;
+  return b;
+}
 
 /* ---------------------------------------------------------------- context */
 
@@ -348,26 +391,40 @@ CLPRIM_API const char *clprim_device_source(void);
  *           the context. NULL for a NULL ctx. */
 CLPRIM_API const char *clprim_context_device_options(const clprim_context *ctx);
 
+/* ------------------------------------------------------- every primitive */
+
+/* Every primitive returns CLPRIM_SUCCESS or an error, and on error writes
+ * nothing to the caller's outputs. The errors every call can return:
+ *   CLPRIM_ERROR_INVALID_ARGUMENT: NULL ctx, a NULL buffer that the call
+ *     needs, a bad type or enum, unknown flags, no output where the call
+ *     needs one, an output range that overlaps an input or another output
+ *     (except where a call allows it, as scan in place);
+ *   CLPRIM_ERROR_BUFFER_TOO_SMALL: a range runs past its buffer's end;
+ *   CLPRIM_ERROR_UNSUPPORTED_TYPE: double without cl_khr_fp64;
+ *   CLPRIM_ERROR_CONTEXT_BUSY: another thread is in a call on ctx;
+ *   CL_INVALID_CONTEXT: a buffer of another cl_context;
+ *   a kernel build error (see clprim_context_build_log), or another OpenCL
+ *   code (CL_OUT_OF_RESOURCES, ...).
+ * Each call lists only its own further errors. */
+
+/* Flags shared by the calls that write indices (select, partition, top-k). */
+#define CLPRIM_INDICES_64 8u /* uint64 indices, not uint32 */
+
 /* ------------------------------------------------------------------ scan */
 
 /*! clprim_scan_exclusive(), clprim_scan_inclusive() :
- * Prefix sums of the first n elements of in, written to out:
+ * Prefix sums of the n elements of in, written to out (n elements):
  *   exclusive: out[i] = in[0] + ... + in[i-1]   (out[0] = 0)
  *   inclusive: out[i] = in[0] + ... + in[i]
- * Integer sums wrap around (two's complement). in and out may be the same
- * buffer (in place). n = 0 does nothing. Float sums are accurate to the bound
- * in docs/ACCURACY.md.
- * @return : CLPRIM_SUCCESS once the work is enqueued; or
- *           CLPRIM_ERROR_INVALID_ARGUMENT (NULL ctx or buffer, bad type),
- *           CLPRIM_ERROR_BUFFER_TOO_SMALL (n elements exceed a buffer's
- *           CL_MEM_SIZE), CLPRIM_ERROR_UNSUPPORTED_TYPE (double without
- *           fp64), CL_INVALID_CONTEXT (a buffer of another cl_context),
- *           a kernel build error (see clprim_context_build_log) or another
- *           OpenCL code. */
-CLPRIM_API clprim_status clprim_scan_exclusive(clprim_context *ctx, clprim_type type, cl_mem in,
-                                               cl_mem out, size_t n);
-CLPRIM_API clprim_status clprim_scan_inclusive(clprim_context *ctx, clprim_type type, cl_mem in,
-                                               cl_mem out, size_t n);
+ * Integer sums wrap around (two's complement). out may be the same range as
+ * in (in place), but no other overlap. n = 0 writes nothing. Float sums are
+ * accurate to the bound in docs/ACCURACY.md.
+ * @return : CLPRIM_SUCCESS once the work is enqueued, or an error (see
+ *           "every primitive"). */
+CLPRIM_API clprim_status clprim_scan_exclusive(clprim_context *ctx, size_t n, clprim_type type,
+                                               clprim_buffer in, clprim_buffer out);
+CLPRIM_API clprim_status clprim_scan_inclusive(clprim_context *ctx, size_t n, clprim_type type,
+                                               clprim_buffer in, clprim_buffer out);
 
 
 /* ------------------------------------------------------------ reductions */
@@ -381,55 +438,47 @@ CLPRIM_API clprim_status clprim_scan_inclusive(clprim_context *ctx, clprim_type 
 #define CLPRIM_REDUCE_NAN_LARGEST 2u
 
 /*! clprim_argmax(), clprim_argmin() :
- * The largest (smallest) of the first n elements of in and the index of its
- * FIRST occurrence (ties go to the lowest index). -0.0 and +0.0 are equal.
- * With CLPRIM_REDUCE_ABS the element of largest (smallest) absolute value is
+ * The largest (smallest) of the n elements of in and the index of its FIRST
+ * occurrence (ties go to the lowest index). -0.0 and +0.0 are equal. With
+ * CLPRIM_REDUCE_ABS the element of largest (smallest) absolute value is
  * chosen, and returned with its sign (|INT32_MIN| counts as 2^31). NaNs as
  * CLPRIM_REDUCE_NAN_LARGEST says.
- * Outputs (give at least one): *value and *index (either may be NULL; when
- * one is given the call waits for the result), and `result`, a device buffer
- * of at least 16 bytes that receives two uint64 words: the element's bits
- * (a 32-bit element zero-extended) and its index. With result alone the call
- * only enqueues.
- * @return : CLPRIM_SUCCESS; or CLPRIM_ERROR_INVALID_ARGUMENT (NULL ctx or in,
- *           bad type, n = 0, unknown flags, no output given),
- *           CLPRIM_ERROR_BUFFER_TOO_SMALL (n elements exceed in, or result
- *           is under 16 bytes), CLPRIM_ERROR_UNSUPPORTED_TYPE (double
- *           without fp64), CL_INVALID_CONTEXT, a kernel build error or
- *           another OpenCL code. On error nothing is written. */
-CLPRIM_API clprim_status clprim_argmax(clprim_context *ctx, clprim_type type, cl_mem in,
-                                       size_t n, unsigned flags, clprim_value *value,
-                                       uint64_t *index, cl_mem result);
-CLPRIM_API clprim_status clprim_argmin(clprim_context *ctx, clprim_type type, cl_mem in,
-                                       size_t n, unsigned flags, clprim_value *value,
-                                       uint64_t *index, cl_mem result);
+ * Results (give at least one): *value and *index on the host (the call
+ * waits), and `result`, two uint64 elements on the device: the element's
+ * bits (a 32-bit element zero-extended) and its index.
+ * @return : CLPRIM_SUCCESS, or CLPRIM_ERROR_INVALID_ARGUMENT also for
+ *           n = 0 (no answer). */
+CLPRIM_API clprim_status clprim_argmax(clprim_context *ctx, size_t n, clprim_type type,
+                                       clprim_buffer in, unsigned flags, clprim_value *value,
+                                       uint64_t *index, clprim_buffer result);
+CLPRIM_API clprim_status clprim_argmin(clprim_context *ctx, size_t n, clprim_type type,
+                                       clprim_buffer in, unsigned flags, clprim_value *value,
+                                       uint64_t *index, clprim_buffer result);
 
 /*! clprim_reduce_max(), clprim_reduce_min() :
- * The largest (smallest) of the first n elements, with the flags and NaN
- * rules of clprim_argmax(). Outputs: *value (the call waits) and/or
- * `result`, a device buffer of at least 8 bytes (the element's bits, a
- * 32-bit element zero-extended).
- * @return : as clprim_argmax(), with 8 bytes for result. */
-CLPRIM_API clprim_status clprim_reduce_max(clprim_context *ctx, clprim_type type, cl_mem in,
-                                           size_t n, unsigned flags, clprim_value *value,
-                                           cl_mem result);
-CLPRIM_API clprim_status clprim_reduce_min(clprim_context *ctx, clprim_type type, cl_mem in,
-                                           size_t n, unsigned flags, clprim_value *value,
-                                           cl_mem result);
+ * The largest (smallest) of the n elements, with the flags and NaN rules of
+ * clprim_argmax(). Results: *value (the call waits) and / or `result`, one
+ * uint64 element on the device (the element's bits, a 32-bit element
+ * zero-extended).
+ * @return : as clprim_argmax(). */
+CLPRIM_API clprim_status clprim_reduce_max(clprim_context *ctx, size_t n, clprim_type type,
+                                           clprim_buffer in, unsigned flags, clprim_value *value,
+                                           clprim_buffer result);
+CLPRIM_API clprim_status clprim_reduce_min(clprim_context *ctx, size_t n, clprim_type type,
+                                           clprim_buffer in, unsigned flags, clprim_value *value,
+                                           clprim_buffer result);
 
 /*! clprim_reduce_sum() :
- * The sum of the first n elements of in (0 for n = 0). Integer sums wrap
- * around (two's complement). Float and double are summed in their own type,
+ * The sum of the n elements of in (0 for n = 0). Integer sums wrap around
+ * (two's complement). Float and double are summed in their own type,
  * pairwise within tiles; the error bound is in docs/ACCURACY.md. NaN and
- * infinities propagate as in any sum. Outputs: *sum (the call waits) and/or
- * `result`, a device buffer of at least 8 bytes (the sum's bits, 32-bit
- * sums zero-extended).
- * @return : CLPRIM_SUCCESS; or CLPRIM_ERROR_INVALID_ARGUMENT (NULL ctx or
- *           in, bad type, no output given), CLPRIM_ERROR_BUFFER_TOO_SMALL,
- *           CLPRIM_ERROR_UNSUPPORTED_TYPE, CL_INVALID_CONTEXT, a kernel build
- *           error or another OpenCL code. On error nothing is written. */
-CLPRIM_API clprim_status clprim_reduce_sum(clprim_context *ctx, clprim_type type, cl_mem in,
-                                           size_t n, clprim_value *sum, cl_mem result);
+ * infinities propagate as in any sum. Results: *sum (the call waits) and /
+ * or `result`, one uint64 element on the device (the sum's bits, 32-bit sums
+ * zero-extended).
+ * @return : CLPRIM_SUCCESS or an error (see "every primitive"). */
+CLPRIM_API clprim_status clprim_reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
+                                           clprim_buffer in, clprim_value *sum,
+                                           clprim_buffer result);
 
 /* ----------------------------------------------------------------- select */
 
@@ -458,191 +507,179 @@ typedef struct clprim_predicate {
   clprim_value a, b;
 } clprim_predicate;
 
-/* What a select or partition writes; zero-initialise, then set what you
- * want. Each output buffer is a separate buffer, not the input. */
-typedef struct clprim_select_output {
-  /* NULL, or room for n elements of the call's type: the selected values. */
-  cl_mem values;
-  /* NULL, or room for n indices: the positions in the input of the selected
-   * elements, uint32 (n * 4 bytes), or uint64 (n * 8 bytes) when indices_64
-   * is set or n > 2^32. */
-  cl_mem indices;
-  int indices_64;
-  /* NULL, or a buffer whose first 8 bytes receive the count, as uint64. */
-  cl_mem count_buffer;
-  /* NULL, or where the count is stored on the host; the call then waits
-   * for the device. */
-  uint64_t *count;
-} clprim_select_output;
-
-/* Flag arrays for clprim_select_flagged(): nonzero passes. */
+/* Element types of the stencil of clprim_select_flagged(): nonzero passes. */
 typedef enum clprim_flag_type {
   CLPRIM_FLAGS_UINT8 = 0, /* one byte per element */
   CLPRIM_FLAGS_INT32 = 1  /* one int32 per element */
 } clprim_flag_type;
 
 /*! clprim_select() :
- * Stream compaction: the elements among the first n of in that pass pred,
- * in input order, written to the outputs that out names (values and / or
- * indices, in one pass), and their count (to out->count_buffer and / or
- * out->count). With neither values nor indices only the count is computed.
- * n = 0 gives a count of 0. Output buffers must hold n elements whatever the
- * count (clprim_select_count() gives the count alone).
+ * Stream compaction: the elements among the n of in that pass pred, in input
+ * order, to `values` (elements of type) and / or `indices` (their positions
+ * in in: uint32, or uint64 with CLPRIM_INDICES_64; n > 2^32 needs it), in one
+ * pass; and their count to *count (the call waits) and / or `count_out` (one
+ * uint64 on the device). With neither values nor indices only the count is
+ * computed. Output ranges must hold n elements whatever the count; only the
+ * first count are written. n = 0 gives a count of 0. flags:
+ * CLPRIM_INDICES_64 or 0.
  * @return : CLPRIM_SUCCESS once the work is enqueued (and the count read,
- *           when out->count is set); or CLPRIM_ERROR_INVALID_ARGUMENT (NULL
- *           ctx, in, pred or out, bad type or op, MASK_EQ on float types, an
- *           output that is the input or another output),
- *           CLPRIM_ERROR_BUFFER_TOO_SMALL (an output holds fewer than n
- *           elements, count_buffer fewer than 8 bytes),
- *           CLPRIM_ERROR_UNSUPPORTED_TYPE (double without fp64),
- *           CL_INVALID_CONTEXT, a kernel build error or another OpenCL
- *           code. Nothing is written on error. */
-CLPRIM_API clprim_status clprim_select(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                                       const clprim_predicate *pred,
-                                       const clprim_select_output *out);
-
-/*! clprim_select_count() :
- * How many of the first n elements of in pass pred (to size the outputs of
- * clprim_select()); waits for the device.
- * @return : CLPRIM_SUCCESS and *count set; or an error as clprim_select()
- *           (and CLPRIM_ERROR_INVALID_ARGUMENT for a NULL count). */
-CLPRIM_API clprim_status clprim_select_count(clprim_context *ctx, clprim_type type, cl_mem in,
-                                             size_t n, const clprim_predicate *pred,
-                                             uint64_t *count);
+ *           when count is given); CLPRIM_ERROR_INVALID_ARGUMENT also for a
+ *           NULL pred, a bad op, MASK_EQ on float types, no output at all,
+ *           indices of uint32 for n > 2^32. */
+CLPRIM_API clprim_status clprim_select(clprim_context *ctx, size_t n, clprim_type type,
+                                       clprim_buffer in, const clprim_predicate *pred,
+                                       unsigned flags, clprim_buffer values,
+                                       clprim_buffer indices, uint64_t *count,
+                                       clprim_buffer count_out);
 
 /*! clprim_select_flagged() :
- * As clprim_select(), but element i passes when flags[i] is nonzero (flags:
- * n elements of flag_type). in may be NULL when out->values is NULL.
+ * As clprim_select(), but element i passes when stencil[i] is nonzero
+ * (stencil: n elements of stencil_type). in may be clprim_buf(NULL) when
+ * values is not wanted.
  * @return : as clprim_select(); CLPRIM_ERROR_INVALID_ARGUMENT also for a
- *           NULL flags buffer or a bad flag_type. */
-CLPRIM_API clprim_status clprim_select_flagged(clprim_context *ctx, clprim_type type, cl_mem in,
-                                               cl_mem flags, clprim_flag_type flag_type, size_t n,
-                                               const clprim_select_output *out);
+ *           NULL stencil or a bad stencil_type. */
+CLPRIM_API clprim_status clprim_select_flagged(clprim_context *ctx, size_t n, clprim_type type,
+                                               clprim_buffer in, clprim_buffer stencil,
+                                               clprim_flag_type stencil_type, unsigned flags,
+                                               clprim_buffer values, clprim_buffer indices,
+                                               uint64_t *count, clprim_buffer count_out);
 
 /*! clprim_partition() :
- * Stable partition: writes all n elements (values and / or indices, as in
+ * Stable partition: writes all n elements (values and / or indices, as
  * clprim_select()), first those that pass pred, then those that fail, each
  * part in input order. The count is the number that pass.
  * @return : as clprim_select(). */
-CLPRIM_API clprim_status clprim_partition(clprim_context *ctx, clprim_type type, cl_mem in,
-                                          size_t n, const clprim_predicate *pred,
-                                          const clprim_select_output *out);
+CLPRIM_API clprim_status clprim_partition(clprim_context *ctx, size_t n, clprim_type type,
+                                          clprim_buffer in, const clprim_predicate *pred,
+                                          unsigned flags, clprim_buffer values,
+                                          clprim_buffer indices, uint64_t *count,
+                                          clprim_buffer count_out);
 
 /*! clprim_partition_flagged() :
- * As clprim_partition(), but element i passes when flags[i] is nonzero. in
- * may be NULL when out->values is NULL.
+ * As clprim_partition(), but element i passes when stencil[i] is nonzero.
  * @return : as clprim_select_flagged(). */
-CLPRIM_API clprim_status clprim_partition_flagged(clprim_context *ctx, clprim_type type,
-                                                  cl_mem in, cl_mem flags,
-                                                  clprim_flag_type flag_type, size_t n,
-                                                  const clprim_select_output *out);
+CLPRIM_API clprim_status clprim_partition_flagged(clprim_context *ctx, size_t n,
+                                                  clprim_type type, clprim_buffer in,
+                                                  clprim_buffer stencil,
+                                                  clprim_flag_type stencil_type, unsigned flags,
+                                                  clprim_buffer values, clprim_buffer indices,
+                                                  uint64_t *count, clprim_buffer count_out);
 
 /*! clprim_select_expr(), clprim_partition_expr() :
  * As clprim_select() and clprim_partition(), with your own predicate: an
  * OpenCL C expression over x (the element, of the call's type: int, uint,
- * long, ulong, float or double) and i (its index, ulong), nonzero to pass,
- * e.g. "x > 0.5f && (i & 1) == 0". Each distinct expression (per type) is
- * compiled once, then kept with the context's programs (and in the disk
- * cache when one is set).
+ * long, ulong, float or double) and i (its index in the range, ulong),
+ * nonzero to pass, e.g. "x > 0.5f && (i & 1) == 0". Each distinct
+ * expression (per type) is compiled once, then kept with the context's
+ * programs (and in the disk cache when one is set).
  * @return : as clprim_select(); CLPRIM_ERROR_INVALID_ARGUMENT also for a
  *           NULL or empty expression; CL_BUILD_PROGRAM_FAILURE (or another
  *           build error) when it does not compile, with the compiler's
  *           messages in clprim_context_build_log(). */
-CLPRIM_API clprim_status clprim_select_expr(clprim_context *ctx, clprim_type type, cl_mem in,
-                                            size_t n, const char *expression,
-                                            const clprim_select_output *out);
-CLPRIM_API clprim_status clprim_partition_expr(clprim_context *ctx, clprim_type type, cl_mem in,
-                                               size_t n, const char *expression,
-                                               const clprim_select_output *out);
+CLPRIM_API clprim_status clprim_select_expr(clprim_context *ctx, size_t n, clprim_type type,
+                                            clprim_buffer in, const char *expression,
+                                            unsigned flags, clprim_buffer values,
+                                            clprim_buffer indices, uint64_t *count,
+                                            clprim_buffer count_out);
+CLPRIM_API clprim_status clprim_partition_expr(clprim_context *ctx, size_t n, clprim_type type,
+                                               clprim_buffer in, const char *expression,
+                                               unsigned flags, clprim_buffer values,
+                                               clprim_buffer indices, uint64_t *count,
+                                               clprim_buffer count_out);
 
 /* ------------------------------------ histograms and reduce-by-key */
 
 /* Dense reduce-by-key and histograms. Keys are int32 or uint32 in
  * [0, num_keys); a key outside (negative, >= num_keys) is counted as invalid
  * and otherwise ignored. Outputs are OVERWRITTEN: every one of the num_keys
- * (bins) entries is written, 0 where no element fell. Counts are uint32 (so
- * n is at most 2^32 - 1: larger n gives CLPRIM_ERROR_SIZE_TOO_LARGE); sums
- * have the values' type, integer sums wrap around (two's complement).
- * Elements are added with atomics, so float and double sums are added in
- * no fixed order: a sum of m values differs from the exact sum by at most
- * about m * u * (sum of their |x|) (u = 2^-24 float, 2^-53 double) and may
- * differ in the last bits between runs (docs/ACCURACY.md). num_keys (bins)
- * is at most 2^31. n = 0 writes zeros. Outputs must not be inputs or each
- * other. Nothing is written on error. */
+ * (bins) entries is written, 0 where no element fell (so n = 0 writes
+ * zeros). Counts are uint32 (so n is at most 2^32 - 1: larger n gives
+ * CLPRIM_ERROR_SIZE_TOO_LARGE); sums have the values' type, integer sums
+ * wrap around (two's complement). Elements are added with atomics, so float
+ * and double sums are added in no fixed order: a sum of m values differs
+ * from the exact sum by at most about m * u * (sum of their |x|) (u = 2^-24
+ * float, 2^-53 double) and may differ in the last bits between runs
+ * (docs/ACCURACY.md). num_keys (bins) is at most 2^31. */
+
+/* Flag of clprim_reduce_by_key_dense(): float sums keep subnormal numbers.
+ * Without it, NVIDIA's hardware float atomic adds to global memory (the
+ * nv_ptx path) flush subnormal inputs and results to zero; with it every
+ * path adds by compare-and-swap, as an ordinary addition rounds (slower
+ * where many elements share a key), which keeps subnormals on devices that
+ * report CL_FP_DENORM for float (NVIDIA, PoCL do). See docs/ACCURACY.md. */
+#define CLPRIM_SUMS_KEEP_SUBNORMALS 16u
 
 /*! clprim_histogram_keys() :
  * counts[k] = the number of i < n with keys[i] == k, for k < num_keys
- * (counts: num_keys uint32). invalid: NULL, or where the number of keys out
- * of range is stored (the call then waits for the device).
- * @return : CLPRIM_SUCCESS once the work is enqueued; or
- *           CLPRIM_ERROR_INVALID_ARGUMENT (NULL ctx, keys or counts, key_type
- *           not INT32 / UINT32, num_keys = 0, counts == keys),
- *           CLPRIM_ERROR_SIZE_TOO_LARGE (num_keys > 2^31, n >= 2^32),
- *           CLPRIM_ERROR_BUFFER_TOO_SMALL (keys under n elements, counts
- *           under num_keys), CL_INVALID_CONTEXT, a kernel build error or
- *           another OpenCL code. */
-CLPRIM_API clprim_status clprim_histogram_keys(clprim_context *ctx, clprim_type key_type,
-                                               cl_mem keys, size_t n, size_t num_keys,
-                                               cl_mem counts, uint64_t *invalid);
+ * (counts: num_keys uint32). The number of keys out of range goes to
+ * *invalid (NULL, or the host: the call waits) and / or invalid_out (one
+ * uint64 on the device; clprim_buf(NULL) for none).
+ * @return : CLPRIM_SUCCESS once the work is enqueued;
+ *           CLPRIM_ERROR_INVALID_ARGUMENT also for key_type not INT32 /
+ *           UINT32 or num_keys = 0; CLPRIM_ERROR_SIZE_TOO_LARGE (num_keys >
+ *           2^31, n >= 2^32). */
+CLPRIM_API clprim_status clprim_histogram_keys(clprim_context *ctx, size_t n,
+                                               clprim_type key_type, clprim_buffer keys,
+                                               size_t num_keys, clprim_buffer counts,
+                                               uint64_t *invalid, clprim_buffer invalid_out);
 
 /*! clprim_reduce_by_key_dense() :
  * sums[k] = the sum of values[i] over the i < n with keys[i] == k, and, when
- * counts is not NULL, counts[k] = their number (uint32), for k < num_keys.
+ * counts is given, counts[k] = their number (uint32), for k < num_keys.
  * Values (and sums) are of value_type: any clprim_type. int64 / uint64 and
  * double sums need 64-bit atomics (cl_khr_int64_base_atomics; double adds by
- * 64-bit compare-and-swap). invalid: as clprim_histogram_keys().
- * @return : as clprim_histogram_keys(), plus CLPRIM_ERROR_INVALID_ARGUMENT
- *           for NULL values or sums or a bad value_type,
- *           CLPRIM_ERROR_UNSUPPORTED_TYPE (double without fp64),
- *           CLPRIM_ERROR_UNSUPPORTED_OPERATION (64-bit sums on a device
- *           without cl_khr_int64_base_atomics). */
-CLPRIM_API clprim_status clprim_reduce_by_key_dense(clprim_context *ctx, clprim_type key_type,
-                                                    cl_mem keys, clprim_type value_type,
-                                                    cl_mem values, size_t n, size_t num_keys,
-                                                    cl_mem sums, cl_mem counts,
-                                                    uint64_t *invalid);
+ * 64-bit compare-and-swap). flags: 0 or CLPRIM_SUMS_KEEP_SUBNORMALS. invalid,
+ * invalid_out: as clprim_histogram_keys().
+ * @return : as clprim_histogram_keys(); CLPRIM_ERROR_UNSUPPORTED_OPERATION
+ *           for 64-bit sums on a device without cl_khr_int64_base_atomics. */
+CLPRIM_API clprim_status clprim_reduce_by_key_dense(clprim_context *ctx, size_t n,
+                                                    clprim_type key_type, clprim_buffer keys,
+                                                    clprim_type value_type, clprim_buffer values,
+                                                    size_t num_keys, unsigned flags,
+                                                    clprim_buffer sums, clprim_buffer counts,
+                                                    uint64_t *invalid, clprim_buffer invalid_out);
 
 /*! clprim_histogram_even() :
- * Histogram of the first n elements of in (any clprim_type) into `bins`
+ * Histogram of the n elements of in (any clprim_type) into `bins`
  * even-width bins over [lo, hi) (lo, hi: the member of type), as CUB's
  * HistogramEven: counts[b] (bins uint32) = the elements x with lo <= x < hi
  * and bin b, where for float / double b = (unsigned)((x - lo) * scale) with
  * scale = bins / (hi - lo) computed in the type (clamped to bins - 1 where
  * rounding reaches bins), and for integers b = (x - lo) * bins / (hi - lo)
- * exactly. Elements outside are counted separately: outside (NULL, or 3
- * words; the call then waits) receives the number below lo, at or above hi,
- * and NaN (in that order).
+ * exactly. Elements outside are counted separately: *outside (NULL, or 3
+ * words on the host: the call waits) and / or outside_out (3 uint64 on the
+ * device) receive the number below lo, at or above hi, and NaN (in that
+ * order).
  * @return : as clprim_histogram_keys(), with CLPRIM_ERROR_INVALID_ARGUMENT
  *           also for bins = 0, lo >= hi, a NaN bound, an infinite hi - lo,
  *           and, for 64-bit integers, (hi - lo) * bins >= 2^64. */
-CLPRIM_API clprim_status clprim_histogram_even(clprim_context *ctx, clprim_type type, cl_mem in,
-                                               size_t n, clprim_value lo, clprim_value hi,
-                                               size_t bins, cl_mem counts, uint64_t *outside);
+CLPRIM_API clprim_status clprim_histogram_even(clprim_context *ctx, size_t n, clprim_type type,
+                                               clprim_buffer in, clprim_value lo,
+                                               clprim_value hi, size_t bins,
+                                               clprim_buffer counts, uint64_t *outside,
+                                               clprim_buffer outside_out);
 
 /*! clprim_reduce_by_key() :
  * Reduce-by-key over runs (CUB DeviceReduce::ReduceByKey): each maximal run
- * of equal consecutive keys among the first n is a segment. Writes, in
- * order, each segment's key to unique_keys and the sum of its values to
- * sums, and the number of segments to count_buffer (NULL, or 8 bytes: a
- * uint64) and / or *count (NULL, or the host; the call then waits). Keys:
- * int32, uint32, int64 or uint64 (compared for equality, so they need not be
- * sorted); values: any clprim_type, summed in their type (integers wrap
- * around). unique_keys and sums must hold n elements whatever the count.
- * Sums are added in a fixed order (no atomics), the same on every run: each
- * work-item adds its 8 consecutive elements in order, then the parts of a
- * run that goes on into the next work-items and tiles are added in order
- * (docs/ACCURACY.md). n = 0 gives a count of 0.
+ * of equal consecutive keys among the n is a segment. Writes, in order,
+ * each segment's key to unique_keys and the sum of its values to sums, and
+ * the number of segments to *count (the host: the call waits) and / or
+ * count_out (one uint64 on the device). Keys: int32, uint32, int64 or
+ * uint64 (compared for equality, so they need not be sorted); values: any
+ * clprim_type, summed in their type (integers wrap around). unique_keys and
+ * sums must hold n elements whatever the count; only the first count are
+ * written. Sums are added in a fixed order (no atomics), the same on every
+ * run: each work-item adds its 8 consecutive elements in order, then the
+ * parts of a run that goes on into the next work-items and tiles are added
+ * in order (docs/ACCURACY.md). n = 0 gives a count of 0.
  * @return : CLPRIM_SUCCESS once the work is enqueued (and the count read when
- *           count is set); or CLPRIM_ERROR_INVALID_ARGUMENT (NULL ctx or
- *           buffer, float keys, a bad type, an output that is an input or
- *           another output), CLPRIM_ERROR_BUFFER_TOO_SMALL,
- *           CLPRIM_ERROR_UNSUPPORTED_TYPE (double without fp64),
- *           CLPRIM_ERROR_SIZE_TOO_LARGE, CL_INVALID_CONTEXT, a kernel build
- *           error or another OpenCL code. Nothing is written on error. */
-CLPRIM_API clprim_status clprim_reduce_by_key(clprim_context *ctx, clprim_type key_type,
-                                              cl_mem keys, clprim_type value_type, cl_mem values,
-                                              size_t n, cl_mem unique_keys, cl_mem sums,
-                                              cl_mem count_buffer, uint64_t *count);
+ *           count is given); CLPRIM_ERROR_INVALID_ARGUMENT also for float
+ *           keys; CLPRIM_ERROR_SIZE_TOO_LARGE. */
+CLPRIM_API clprim_status clprim_reduce_by_key(clprim_context *ctx, size_t n,
+                                              clprim_type key_type, clprim_buffer keys,
+                                              clprim_type value_type, clprim_buffer values,
+                                              clprim_buffer unique_keys, clprim_buffer sums,
+                                              uint64_t *count, clprim_buffer count_out);
 
 /* ------------------------------------------- selection by rank, top-k */
 
@@ -662,41 +699,37 @@ CLPRIM_API clprim_status clprim_reduce_by_key(clprim_context *ctx, clprim_type k
                                      the input holds a NaN (nothing written) */
 #define CLPRIM_TOPK_SMALLEST 2u   /* clprim_topk: the k smallest, not largest */
 #define CLPRIM_TOPK_SORTED 4u     /* clprim_topk: best first, ties by index */
-#define CLPRIM_TOPK_INDICES_64 8u /* clprim_topk: uint64 indices, not uint32 */
+/* clprim_topk also takes CLPRIM_INDICES_64 (8u). */
 
 /*! clprim_nth_element() :
- * The element of rank k (0 <= k < n) among the first n elements of in, to
- * *value (may be NULL) and / or to the first element of `result` (NULL, or a
- * device buffer of at least one element, not in). Waits for the device.
- * @return : CLPRIM_SUCCESS; or CLPRIM_ERROR_INVALID_ARGUMENT (NULL ctx or in,
- *           bad type, n = 0, k >= n, unknown flags, no output given, result
- *           is in, a NaN with CLPRIM_NTH_REJECT_NAN),
- *           CLPRIM_ERROR_BUFFER_TOO_SMALL, CLPRIM_ERROR_SIZE_TOO_LARGE (n >=
- *           2^32), CLPRIM_ERROR_UNSUPPORTED_TYPE (double without fp64),
- *           CL_INVALID_CONTEXT, a kernel build error or another OpenCL code.
- *           Nothing is written on failure. */
-CLPRIM_API clprim_status clprim_nth_element(clprim_context *ctx, clprim_type type, cl_mem in,
-                                            size_t n, uint64_t k, unsigned flags,
-                                            clprim_value *value, cl_mem result);
+ * The element of rank k (0 <= k < n) among the n elements of in, to *value
+ * (the host) and / or to `result` (one element of type on the device).
+ * Waits for the device.
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT also for n = 0
+ *           (no answer), k >= n, a NaN with CLPRIM_NTH_REJECT_NAN;
+ *           CLPRIM_ERROR_SIZE_TOO_LARGE (n >= 2^32). */
+CLPRIM_API clprim_status clprim_nth_element(clprim_context *ctx, size_t n, clprim_type type,
+                                            clprim_buffer in, uint64_t k, unsigned flags,
+                                            clprim_value *value, clprim_buffer result);
 
 /*! clprim_median() :
  * clprim_nth_element() with k = (n - 1) / 2: the lower median.
  * @return : as clprim_nth_element(). */
-CLPRIM_API clprim_status clprim_median(clprim_context *ctx, clprim_type type, cl_mem in,
-                                       size_t n, unsigned flags, clprim_value *value,
-                                       cl_mem result);
+CLPRIM_API clprim_status clprim_median(clprim_context *ctx, size_t n, clprim_type type,
+                                       clprim_buffer in, unsigned flags, clprim_value *value,
+                                       clprim_buffer result);
 
 /*! clprim_quantiles() :
  * The elements of many ranks in one call (the counting passes are shared):
- * ranks[j] (each < n, in any order, repeats allowed) gives values[j] (may be
- * NULL) and / or element j of `result` (NULL, or a device buffer of at least
- * count elements, not in). Waits for the device.
+ * ranks[j] (count of them, each < n, in any order, repeats allowed) gives
+ * values[j] (NULL, or count values on the host) and / or element j of
+ * `result` (count elements of type on the device). Waits for the device.
  * @return : as clprim_nth_element(); CLPRIM_ERROR_INVALID_ARGUMENT also for
- *           NULL ranks, count = 0 or a rank >= n. Nothing is written on
- *           failure. */
-CLPRIM_API clprim_status clprim_quantiles(clprim_context *ctx, clprim_type type, cl_mem in,
-                                          size_t n, const uint64_t *ranks, size_t count,
-                                          unsigned flags, clprim_value *values, cl_mem result);
+ *           NULL ranks, count = 0 or a rank >= n. */
+CLPRIM_API clprim_status clprim_quantiles(clprim_context *ctx, size_t n, clprim_type type,
+                                          clprim_buffer in, const uint64_t *ranks, size_t count,
+                                          unsigned flags, clprim_value *values,
+                                          clprim_buffer result);
 
 /*! clprim_quantile_rank() :
  * The rank of quantile q (0 <= q <= 1) of n elements: round(q (n - 1)),
@@ -708,37 +741,34 @@ CLPRIM_API uint64_t clprim_quantile_rank(uint64_t n, double q);
 /*! clprim_nth_element_approx() :
  * An element whose rank is near k, from one level of bucketing (one pass
  * over the data plus small work): a sampled splitter next to the bucket
- * that holds rank k. *rank_error (may be NULL) receives the exact distance
- * between k and the nearest rank that the returned element holds (0: it is
- * the exact answer). Inputs of at most 2048 elements are answered exactly.
- * With random splitters the error is typically below n / 256.
- * @return : as clprim_nth_element() (value must not be NULL). Nothing is
- *           written on failure. */
-CLPRIM_API clprim_status clprim_nth_element_approx(clprim_context *ctx, clprim_type type,
-                                                   cl_mem in, size_t n, uint64_t k,
-                                                   unsigned flags, clprim_value *value,
-                                                   uint64_t *rank_error);
+ * that holds rank k, to *value and / or `result` (one element of type).
+ * *rank_error (may be NULL) receives the exact distance between k and the
+ * nearest rank that the returned element holds (0: it is the exact answer).
+ * Inputs of at most 2048 elements are answered exactly. With random
+ * splitters the error is typically below n / 256. Waits for the device.
+ * @return : as clprim_nth_element(). */
+CLPRIM_API clprim_status clprim_nth_element_approx(clprim_context *ctx, size_t n,
+                                                   clprim_type type, clprim_buffer in,
+                                                   uint64_t k, unsigned flags,
+                                                   clprim_value *value, uint64_t *rank_error,
+                                                   clprim_buffer result);
 
 /*! clprim_topk() :
- * The k largest (CLPRIM_TOPK_SMALLEST: smallest) of the first n elements of
- * in, 0 <= k <= n (n = 0 with k = 0 is the empty result): their values to
- * `values` (NULL, or room for k elements)
- * and / or their positions in in to `indices` (NULL, or room for k uint32,
- * or uint64 with CLPRIM_TOPK_INDICES_64). Elements equal to the k-th best
- * are taken from the lowest indices, so the result is deterministic. The
- * order is the input order by default; with CLPRIM_TOPK_SORTED best first,
- * equal elements by index. NaN is the largest element (see above). k = 0
- * writes nothing. Returns once the work is enqueued (after the threshold's
- * small reads).
- * @return : CLPRIM_SUCCESS; or CLPRIM_ERROR_INVALID_ARGUMENT (NULL ctx or
- *           in, bad type, k > n, unknown flags, neither output, an
- *           output that is in or the other output, a NaN with
- *           CLPRIM_NTH_REJECT_NAN), CLPRIM_ERROR_BUFFER_TOO_SMALL,
- *           CLPRIM_ERROR_SIZE_TOO_LARGE, CLPRIM_ERROR_UNSUPPORTED_TYPE,
- *           CL_INVALID_CONTEXT, a kernel build error or another OpenCL code.
- *           Nothing is written on failure. */
-CLPRIM_API clprim_status clprim_topk(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                                     uint64_t k, unsigned flags, cl_mem values, cl_mem indices);
+ * The k largest (CLPRIM_TOPK_SMALLEST: smallest) of the n elements of in,
+ * 0 <= k <= n (n = 0 with k = 0 is the empty result): their values to
+ * `values` (k elements) and / or their positions in in to `indices` (k
+ * uint32, or uint64 with CLPRIM_INDICES_64). Elements equal to the k-th
+ * best are taken from the lowest indices, so the result is deterministic.
+ * The order is the input order by default; with CLPRIM_TOPK_SORTED best
+ * first, equal elements by index. NaN is the largest element (see above).
+ * k = 0 writes nothing. Returns once the work is enqueued (after the
+ * threshold's small reads).
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT also for k > n,
+ *           neither output, a NaN with CLPRIM_NTH_REJECT_NAN;
+ *           CLPRIM_ERROR_SIZE_TOO_LARGE. */
+CLPRIM_API clprim_status clprim_topk(clprim_context *ctx, size_t n, clprim_type type,
+                                     clprim_buffer in, uint64_t k, unsigned flags,
+                                     clprim_buffer values, clprim_buffer indices);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,7 @@ const char *clprim_status_name(int status) {
     N(CLPRIM_ERROR_OUT_OF_HOST_MEMORY)
     N(CLPRIM_ERROR_SIZE_TOO_LARGE)
     N(CLPRIM_ERROR_UNSUPPORTED_OPERATION)
+    N(CLPRIM_ERROR_CONTEXT_BUSY)
     N(CL_DEVICE_NOT_FOUND)
     N(CL_DEVICE_NOT_AVAILABLE)
     N(CL_COMPILER_NOT_AVAILABLE)
@@ -502,7 +503,8 @@ clprim_status clprim_context_create_from_queue(clprim_context **out, cl_command_
 void clprim_context_free(clprim_context *ctx) {
   if (!ctx) return;
   if (ctx->queue) clFinish(ctx->queue);
-  clprim__call_begin(ctx); /* releases the last call's events */
+  if (ctx->first_event) clReleaseEvent(ctx->first_event);
+  if (ctx->last_event) clReleaseEvent(ctx->last_event);
   clprim__release_waits(ctx);
   clprim__release_programs(ctx);
   clprim__release_scratch(ctx);
@@ -534,7 +536,8 @@ const char *clprim_context_device_options(const clprim_context *ctx) {
 }
 
 clprim_status clprim_context_clear_cache(clprim_context *ctx) {
-  if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__hold(ctx));
   clprim__release_programs(ctx);
+  clprim__unhold(ctx);
   return CLPRIM_SUCCESS;
 }

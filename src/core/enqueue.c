@@ -8,12 +8,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 
-void clprim__call_begin(clprim_context *ctx) {
-  if (ctx->first_event) clReleaseEvent(ctx->first_event);
-  if (ctx->last_event) clReleaseEvent(ctx->last_event);
-  ctx->first_event = ctx->last_event = NULL;
-}
-
 void clprim__release_waits(clprim_context *ctx) {
   for (cl_uint k = 0; k < ctx->wait_count; ++k) clReleaseEvent(ctx->waits[k]);
   free(ctx->waits);
@@ -21,7 +15,7 @@ void clprim__release_waits(clprim_context *ctx) {
   ctx->wait_count = 0;
 }
 
-clprim_status clprim_context_wait_for(clprim_context *ctx, cl_uint count, const cl_event *events) {
+static clprim_status wait_for_held(clprim_context *ctx, cl_uint count, const cl_event *events) {
   if (!ctx || (count && !events)) return CLPRIM_ERROR_INVALID_ARGUMENT;
   for (cl_uint k = 0; k < count; ++k)
     if (!events[k]) return CLPRIM_ERROR_INVALID_ARGUMENT;
@@ -36,7 +30,7 @@ clprim_status clprim_context_wait_for(clprim_context *ctx, cl_uint count, const 
   return CLPRIM_SUCCESS;
 }
 
-clprim_status clprim_context_last_event(clprim_context *ctx, cl_event *event) {
+static clprim_status last_event_held(clprim_context *ctx, cl_event *event) {
   if (!ctx || !event) return CLPRIM_ERROR_INVALID_ARGUMENT;
   cl_event last = ctx->last_event ? ctx->last_event : ctx->first_event;
   *event = last;
@@ -77,7 +71,7 @@ static void keep_event(clprim_context *ctx, cl_int err, cl_event event, cl_kerne
   ctx->last_event = event;
 }
 
-clprim_status clprim_context_last_time(clprim_context *ctx, double *ms) {
+static clprim_status last_time_held(clprim_context *ctx, double *ms) {
   if (!ctx || !ms) return CLPRIM_ERROR_INVALID_ARGUMENT;
   if (!ctx->profiling || !ctx->first_event) return CLPRIM_ERROR_UNSUPPORTED_OPERATION;
   cl_event last = ctx->last_event ? ctx->last_event : ctx->first_event;
@@ -150,4 +144,25 @@ clprim_status clprim__write(clprim_context *ctx, cl_mem buf, size_t offset, size
                                     host, WAITS(ctx), &event);
   keep_event(ctx, err, event, NULL, "(write)");
   return (clprim_status)err;
+}
+
+clprim_status clprim_context_wait_for(clprim_context *ctx, cl_uint count, const cl_event *events) {
+  CLPRIM_CHECK(clprim__hold(ctx));
+  clprim_status st = wait_for_held(ctx, count, events);
+  clprim__unhold(ctx);
+  return st;
+}
+
+clprim_status clprim_context_last_event(clprim_context *ctx, cl_event *event) {
+  CLPRIM_CHECK(clprim__hold(ctx));
+  clprim_status st = last_event_held(ctx, event);
+  clprim__unhold(ctx);
+  return st;
+}
+
+clprim_status clprim_context_last_time(clprim_context *ctx, double *ms) {
+  CLPRIM_CHECK(clprim__hold(ctx));
+  clprim_status st = last_time_held(ctx, ms);
+  clprim__unhold(ctx);
+  return st;
 }

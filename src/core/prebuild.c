@@ -25,26 +25,28 @@ struct dry {
 static void dry_runs(clprim_context *ctx, const struct dry *d, clprim_type t) {
   const size_t n = d->n, mid = (size_t)1 << 16;
   const size_t sizes[3] = {1, mid, n};
+  const clprim_buffer in = clprim_buf(d->in), in2 = clprim_buf(d->in2);
+  const clprim_buffer out = clprim_buf(d->out), out2 = clprim_buf(d->out2);
+  const clprim_buffer none = clprim_buf(NULL);
   clprim_value v;
   uint64_t u, k = 1;
   memset(&v, 0, sizeof v);
   for (int s = 0; s < 3; ++s) {
-    clprim_scan_exclusive(ctx, t, d->in, d->out, sizes[s]);
-    clprim_argmax(ctx, t, d->in, sizes[s], 0, &v, &u, NULL);
-    clprim_reduce_max(ctx, t, d->in, sizes[s], 0, &v, NULL);
-    clprim_reduce_sum(ctx, t, d->in, sizes[s], &v, NULL);
+    clprim_scan_exclusive(ctx, sizes[s], t, in, out);
+    clprim_argmax(ctx, sizes[s], t, in, 0, &v, &u, none);
+    clprim_reduce_max(ctx, sizes[s], t, in, 0, &v, none);
+    clprim_reduce_sum(ctx, sizes[s], t, in, &v, none);
   }
-  /* Selection: predicates, both flag types, partition (values and indices). */
+  /* Selection: predicates, both stencil types, partition (values and indices). */
   clprim_predicate pred;
   memset(&pred, 0, sizeof pred);
   pred.op = CLPRIM_PRED_GT;
-  const clprim_select_output out = {d->out, d->out2, 0, NULL, &u};
-  clprim_select(ctx, t, d->in, mid, &pred, &out);
-  clprim_select_count(ctx, t, d->in, mid, &pred, &u);
-  clprim_partition(ctx, t, d->in, mid, &pred, &out);
-  clprim_select_flagged(ctx, t, d->in, d->in2, CLPRIM_FLAGS_UINT8, mid, &out);
-  clprim_select_flagged(ctx, t, d->in, d->in2, CLPRIM_FLAGS_INT32, mid, &out);
-  clprim_partition_flagged(ctx, t, d->in, d->in2, CLPRIM_FLAGS_UINT8, mid, &out);
+  clprim_select(ctx, mid, t, in, &pred, 0, out, out2, &u, none);
+  clprim_select(ctx, mid, t, in, &pred, 0, none, none, &u, none);
+  clprim_partition(ctx, mid, t, in, &pred, 0, out, out2, &u, none);
+  clprim_select_flagged(ctx, mid, t, in, in2, CLPRIM_FLAGS_UINT8, 0, out, out2, &u, none);
+  clprim_select_flagged(ctx, mid, t, in, in2, CLPRIM_FLAGS_INT32, 0, out, out2, &u, none);
+  clprim_partition_flagged(ctx, mid, t, in, in2, CLPRIM_FLAGS_UINT8, 0, out, out2, &u, none);
   /* Histograms: bins in local memory, beyond it, and the binned path. */
   const size_t bins[3] = {256, (size_t)1 << 16, d->max_bins};
   clprim_value lo, hi;
@@ -52,33 +54,36 @@ static void dry_runs(clprim_context *ctx, const struct dry *d, clprim_type t) {
   memset(&hi, 0, sizeof hi);
   hi.u64 = t == CLPRIM_FLOAT ? 0x3f800000u : t == CLPRIM_DOUBLE ? 0x3ff0000000000000ull : 1000;
   uint64_t outside[3];
+  const int float_sums = t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE;
   for (int b = 0; b < 3; ++b) {
-    clprim_histogram_even(ctx, t, d->in, n, lo, hi, bins[b], d->out, outside);
-    clprim_reduce_by_key_dense(ctx, CLPRIM_INT32, d->in, t, d->in2, n, bins[b], d->out,
-                               NULL, outside);
-    clprim_reduce_by_key_dense(ctx, CLPRIM_INT32, d->in, t, d->in2, n, bins[b], d->out,
-                               d->out2, outside);
+    clprim_histogram_even(ctx, n, t, in, lo, hi, bins[b], out, outside, none);
+    for (int exact = 0; exact <= float_sums; ++exact) {
+      const unsigned flags = exact ? CLPRIM_SUMS_KEEP_SUBNORMALS : 0;
+      clprim_reduce_by_key_dense(ctx, n, CLPRIM_INT32, in, t, in2, bins[b], flags, out, none,
+                                 outside, none);
+      clprim_reduce_by_key_dense(ctx, n, CLPRIM_INT32, in, t, in2, bins[b], flags, out, out2,
+                                 outside, none);
+    }
     if (t == CLPRIM_INT32 || t == CLPRIM_UINT32)
-      clprim_histogram_keys(ctx, t, d->in, n, bins[b], d->out, outside);
+      clprim_histogram_keys(ctx, n, t, in, bins[b], out, outside, none);
   }
-  if (t != CLPRIM_FLOAT && t != CLPRIM_DOUBLE)
+  if (!float_sums)
     for (clprim_type value = 0; value < CLPRIM_TYPE_COUNT; ++value)
-      clprim_reduce_by_key(ctx, t, d->in, value, d->in2, mid, d->out, d->out2, NULL, &u);
+      clprim_reduce_by_key(ctx, mid, t, in, value, in2, out, out2, &u, none);
   /* Selection by rank and top-k: small inputs (one work-group) and levels;
    * small and large k. */
   const uint64_t ranks[2] = {1, mid / 2};
   clprim_value values[2];
   for (int s = 0; s < 3; s += 1) {
-    clprim_nth_element(ctx, t, d->in, sizes[s] + 1, 0, 0, &v, NULL);
-    clprim_nth_element(ctx, t, d->in, sizes[s] + 1, 0, CLPRIM_NTH_REJECT_NAN, &v, NULL);
+    clprim_nth_element(ctx, sizes[s] + 1, t, in, 0, 0, &v, none);
+    clprim_nth_element(ctx, sizes[s] + 1, t, in, 0, CLPRIM_NTH_REJECT_NAN, &v, none);
   }
-  clprim_quantiles(ctx, t, d->in, mid, ranks, 2, 0, values, NULL);
-  clprim_nth_element_approx(ctx, t, d->in, mid, mid / 2, 0, &v, &u);
+  clprim_quantiles(ctx, mid, t, in, ranks, 2, 0, values, none);
+  clprim_nth_element_approx(ctx, mid, t, in, mid / 2, 0, &v, &u, none);
   for (int s = 1; s < 3; ++s)
     for (int sorted = 0; sorted < 2; ++sorted) {
-      clprim_topk(ctx, t, d->in, sizes[s], k, sorted ? CLPRIM_TOPK_SORTED : 0, d->out, d->out2);
-      clprim_topk(ctx, t, d->in, sizes[s], 5000, sorted ? CLPRIM_TOPK_SORTED : 0, d->out,
-                  d->out2);
+      clprim_topk(ctx, sizes[s], t, in, k, sorted ? CLPRIM_TOPK_SORTED : 0, out, out2);
+      clprim_topk(ctx, sizes[s], t, in, 5000, sorted ? CLPRIM_TOPK_SORTED : 0, out, out2);
     }
 }
 
@@ -86,8 +91,9 @@ clprim_status clprim_context_prebuild(clprim_context *ctx) {
   return clprim__prebuild(ctx, ~0u);
 }
 
-clprim_status clprim__prebuild(clprim_context *ctx, unsigned types) {
-  if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
+/* The dry runs are public calls inside this one (core/call.c lets the
+ * thread that holds the context make them). */
+static clprim_status prebuild(clprim_context *ctx, unsigned types) {
   if (ctx->collect) return CLPRIM_ERROR_INVALID_ARGUMENT; /* not re-entrant */
   struct dry d;
   memset(&d, 0, sizeof d);
@@ -109,8 +115,8 @@ clprim_status clprim__prebuild(clprim_context *ctx, unsigned types) {
     /* The scans of offsets that other families run after their own
      * kernels (which is where a dry run stops). */
     for (int s = 0; s < 2; ++s) {
-      clprim_scan_exclusive(ctx, CLPRIM_UINT64, d.in, d.out, s ? d.n : 1);
-      clprim_scan_exclusive(ctx, CLPRIM_UINT32, d.in, d.out, s ? d.n : 1);
+      clprim_scan_exclusive(ctx, s ? d.n : 1, CLPRIM_UINT64, clprim_buf(d.in), clprim_buf(d.out));
+      clprim_scan_exclusive(ctx, s ? d.n : 1, CLPRIM_UINT32, clprim_buf(d.in), clprim_buf(d.out));
     }
     ctx->collect = NULL;
     st = clprim__kernels(ctx, c.requests, (unsigned)c.count);
@@ -124,4 +130,9 @@ clprim_status clprim__prebuild(clprim_context *ctx, unsigned types) {
   for (int b = 0; b < 4; ++b)
     if (*bufs[b]) clReleaseMemObject(*bufs[b]);
   return st;
+}
+
+clprim_status clprim__prebuild(clprim_context *ctx, unsigned types) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(ctx, prebuild(ctx, types));
 }

@@ -66,6 +66,11 @@ static void read_facts(clprim_context *ctx, char *extensions, size_t ext_size) {
     in->max_alloc_size = ul;
   if (clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof ul, &ul, NULL) == CL_SUCCESS)
     in->local_mem_size = ul;
+  ctx->oclgrind = strstr(in->platform_name, "Oclgrind") != NULL;
+  /* Sub-buffer origins must be multiples of this (core/call.c). */
+  ctx->base_align = 128;
+  if (clGetDeviceInfo(d, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof u, &u, NULL) == CL_SUCCESS && u >= 8)
+    ctx->base_align = u / 8;
   if (clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof sz, &sz, NULL) == CL_SUCCESS)
     in->max_work_group_size = sz;
   in->has_fp64 = has_extension(extensions, "cl_khr_fp64");

@@ -1,0 +1,177 @@
+/* call.c: what every public call does at its start and its end, and the
+ * caller's buffer ranges it works on.
+ *
+ * A call begins (clprim__call_begin: the context is taken atomically, so a
+ * call from a second thread gets CLPRIM_ERROR_CONTEXT_BUSY instead of
+ * racing on the context's queue, scratch and cache), turns each
+ * clprim_buffer into a cl_mem that holds the range from its byte 0
+ * (clprim__range), and ends (clprim__call_end): outputs that went through a
+ * temporary buffer are copied back if the call succeeded, the call's
+ * sub-buffers and temporaries are released (OpenCL keeps them alive until
+ * the commands that use them have run) and the context is given back.
+ *
+ * A range at offset 0 is the caller's buffer itself. Any other range is a
+ * sub-buffer when its origin is aligned as the device requires
+ * (CL_DEVICE_MEM_BASE_ADDR_ALIGN), else a copy in the context's scratch:
+ * kernels never take offsets, so every family gets offsets for free. */
+#include "../internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The context this thread is in a call on: clprim_context_prebuild's dry
+ * runs are public calls made inside it. */
+static _Thread_local clprim_context *held;
+
+clprim_status clprim__hold(clprim_context *ctx) {
+  if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (held == ctx) {
+    ctx->nested = 1;
+    return CLPRIM_SUCCESS;
+  }
+  int idle = 0;
+  if (!atomic_compare_exchange_strong(&ctx->busy, &idle, 1)) return CLPRIM_ERROR_CONTEXT_BUSY;
+  held = ctx;
+  ctx->nested = 0;
+  return CLPRIM_SUCCESS;
+}
+
+void clprim__unhold(clprim_context *ctx) {
+  if (ctx->nested) {
+    ctx->nested = 0;
+    return;
+  }
+  held = NULL;
+  atomic_store(&ctx->busy, 0);
+}
+
+clprim_status clprim__call_begin(clprim_context *ctx) {
+  CLPRIM_CHECK(clprim__hold(ctx));
+  if (ctx->first_event) clReleaseEvent(ctx->first_event);
+  if (ctx->last_event) clReleaseEvent(ctx->last_event);
+  ctx->first_event = ctx->last_event = NULL;
+  ctx->range_count = 0;
+  return CLPRIM_SUCCESS;
+}
+
+clprim_status clprim__call_end(clprim_context *ctx, clprim_status status) {
+  for (unsigned r = 0; r < ctx->range_count; ++r) {
+    struct clprim_range *g = &ctx->ranges[r];
+    if (status == CLPRIM_SUCCESS && g->copy_back) {
+      clprim_status st = clprim__copy(ctx, g->mem, g->caller, 0, g->at, g->bytes);
+      if (st != CLPRIM_SUCCESS) status = st;
+    }
+  }
+  for (unsigned r = 0; r < ctx->range_count; ++r)
+    if (ctx->ranges[r].sub) clReleaseMemObject(ctx->ranges[r].mem);
+  ctx->range_count = 0;
+  /* A failed call has no completion event to give (a temporary copy may
+   * have been enqueued before a later check failed). */
+  if (status != CLPRIM_SUCCESS) {
+    if (ctx->first_event) clReleaseEvent(ctx->first_event);
+    if (ctx->last_event) clReleaseEvent(ctx->last_event);
+    ctx->first_event = ctx->last_event = NULL;
+  }
+  clprim__unhold(ctx);
+  return status;
+}
+
+/* The buffer that mem is a sub-buffer of (or mem) and mem's origin in it. */
+static clprim_status root_of(cl_mem mem, cl_mem *root, size_t *origin) {
+  cl_mem parent = NULL;
+  cl_int err = clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, NULL);
+  if (err != CL_SUCCESS) return (clprim_status)err;
+  *root = parent ? parent : mem;
+  *origin = 0;
+  if (parent) err = clGetMemObjectInfo(mem, CL_MEM_OFFSET, sizeof *origin, origin, NULL);
+  return (clprim_status)err;
+}
+
+/* Gives range g a sub-buffer of its own where it uses its root buffer
+ * itself: OpenCL leaves a command undefined that uses a buffer and a
+ * sub-buffer of it when either is written (only reads are defined). */
+static clprim_status detach(struct clprim_range *g) {
+  if (g->mem != g->root) return CLPRIM_SUCCESS;
+  cl_buffer_region region = {g->begin, g->bytes};
+  cl_int err;
+  cl_mem sub = clCreateSubBuffer(g->root, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+  if (err != CL_SUCCESS) return (clprim_status)err;
+  g->mem = sub, g->sub = 1;
+  for (int d = 0; d < 2; ++d)
+    if (g->dest[d]) *g->dest[d] = sub;
+  return CLPRIM_SUCCESS;
+}
+
+clprim_status clprim__range(clprim_context *ctx, clprim_buffer b, size_t elem_size, size_t count,
+                            unsigned use, cl_mem *mem) {
+  const size_t bytes = clprim__bytes(count, elem_size), at = clprim__bytes(b.offset, elem_size);
+  if (!b.mem) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (bytes == SIZE_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
+  if (at == SIZE_MAX || at > SIZE_MAX - bytes) return CLPRIM_ERROR_BUFFER_TOO_SMALL;
+  CLPRIM_CHECK(clprim__check_buffer(ctx, b.mem, at + bytes));
+  *mem = b.mem;
+  if (bytes == 0) return CLPRIM_SUCCESS; /* nothing is read or written there */
+  cl_mem root;
+  size_t origin;
+  CLPRIM_CHECK(root_of(b.mem, &root, &origin));
+  const size_t begin = origin + at, end = begin + bytes;
+
+  /* Outputs share no byte with another range, except the same range where
+   * the call allows it (a scan in place): then both get the same cl_mem.
+   * Ranges of one root buffer where one is written get sub-buffers. */
+  int shares_root = 0;
+  for (unsigned r = 0; r < ctx->range_count; ++r) {
+    struct clprim_range *g = &ctx->ranges[r];
+    if (g->root != root) continue;
+    const int writes = (use & CLPRIM__WRITE) || g->writes;
+    if (writes) shares_root = 1;
+    if (end <= g->begin || g->end <= begin || !writes) continue;
+    if (!(use & CLPRIM__SAME_OK) || g->begin != begin || g->end != end)
+      return CLPRIM_ERROR_INVALID_ARGUMENT;
+    g->writes = 1;
+    if (g->staged && (use & CLPRIM__WRITE)) g->copy_back = 1;
+    g->dest[1] = mem;
+    *mem = g->mem;
+    return CLPRIM_SUCCESS;
+  }
+  if (ctx->range_count == CLPRIM__MAX_RANGES) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  const unsigned slot = ctx->range_count;
+  struct clprim_range *g = &ctx->ranges[slot];
+  memset(g, 0, sizeof *g);
+  g->caller = b.mem, g->root = root, g->begin = begin, g->end = end, g->dest[0] = mem;
+  g->at = at, g->bytes = bytes, g->writes = (use & CLPRIM__WRITE) != 0, g->mem = b.mem;
+  ++ctx->range_count;
+  if (ctx->collect) return CLPRIM_SUCCESS; /* a dry run: nothing is enqueued */
+
+  if (at != 0) {
+    cl_int err = CL_INVALID_VALUE;
+    if (begin % ctx->base_align == 0) {
+      cl_buffer_region region = {begin, bytes};
+      g->mem = clCreateSubBuffer(root, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+      g->sub = err == CL_SUCCESS;
+    }
+    if (err != CL_SUCCESS) {
+      /* Unaligned: a copy in the context's scratch (kept between calls),
+       * which starts as the caller's bytes unless every byte is written. */
+      char name[48];
+      snprintf(name, sizeof name, "call: range %u", slot);
+      /* Oclgrind reports bytes of a buffer that kernels of another program
+       * wrote in an earlier call as uninitialised, even after this call's
+       * kernels write them (seen with hist_local's atomic adds): there,
+       * every copy is a buffer of its own, kept with the context. */
+      if (ctx->oclgrind) snprintf(name, sizeof name, "call: copy %u", ctx->copies_made++);
+      CLPRIM_CHECK(clprim__scratch(ctx, name, bytes, &g->mem));
+      g->staged = 1;
+      g->copy_back = (use & CLPRIM__WRITE) != 0;
+      if ((use & CLPRIM__ALL_WRITTEN) == 0)
+        CLPRIM_CHECK(clprim__copy(ctx, b.mem, g->mem, at, 0, bytes));
+    }
+  }
+  if (shares_root) {
+    for (unsigned r = 0; r < slot; ++r)
+      if (ctx->ranges[r].root == root) CLPRIM_CHECK(detach(&ctx->ranges[r]));
+    CLPRIM_CHECK(detach(g));
+  }
+  *mem = g->mem;
+  return CLPRIM_SUCCESS;
+}

@@ -567,13 +567,11 @@ static void test_embedding(void **state) {
     cl_mem out = test_buffer(ctx, 256 * 4, NULL), sums = test_buffer(ctx, 256 * 4, NULL);
     clSetKernelArg(k, 0, sizeof out, &out);
     clSetKernelArg(k, 1, sizeof sums, &sums);
-    /* Work-group sizes as clprim_device.h allows them: a power of two on
-     * the local path, whole warps on nv_ptx, any size on khr paths. (Any
-     * size on the local path, by a Hillis-Steele branch, crashed PoCL 5's
-     * kernel compiler: "Cannot add context restore for a PHI node".) */
-    const size_t sizes[5] = {64, 128, 32, 96, 100};
-    const unsigned count = p == CLPRIM_PATH_LOCAL ? 3 : p == CLPRIM_PATH_NV_PTX ? 4 : 5;
-    for (unsigned s = 0; s < count; ++s) {
+    /* Any work-group size, on every path: powers of two, whole warps that
+     * are not a power of two (96), and sizes that are neither (100, 7;
+     * nv_ptx takes the local algorithm there). */
+    const size_t sizes[6] = {64, 128, 32, 96, 100, 7};
+    for (unsigned s = 0; s < 6; ++s) {
       const size_t local = sizes[s], global = 2 * local;
       assert_int_equal(clEnqueueNDRangeKernel(clprim_context_queue(ctx), k, 1, NULL, &global,
                                               &local, 0, NULL, NULL), CL_SUCCESS);

@@ -227,6 +227,8 @@ void clprim__cache_put_text(const clprim_context *ctx, const char *key, const ch
  * outputs copied back only on success), gives the context back and returns
  * status. */
 clprim_status clprim__call_begin(clprim_context *ctx);
+/* Releases the last call's events (clprim_context_last_event then has none). */
+void clprim__forget_events(clprim_context *ctx);
 clprim_status clprim__call_end(clprim_context *ctx, clprim_status status);
 /* Takes / gives back the context alone (context calls that touch what a
  * call uses: clear_cache, wait_for, last_event, last_time). */

@@ -248,9 +248,12 @@ static clprim_status select_call(clprim_context *ctx, size_t n, clprim_type type
   return select_public(ctx, &c);
 }
 
-/* stencil_type is checked by the caller. */
+/* What phase 1 reads for a stencil type; a bad type becomes a predicate
+ * call without a predicate, which check_call refuses. */
 static enum select_source stencil_source(clprim_flag_type stencil_type) {
-  return stencil_type == CLPRIM_FLAGS_UINT8 ? SOURCE_FLAGS_UINT8 : SOURCE_FLAGS_INT32;
+  return stencil_type == CLPRIM_FLAGS_UINT8   ? SOURCE_FLAGS_UINT8
+         : stencil_type == CLPRIM_FLAGS_INT32 ? SOURCE_FLAGS_INT32
+                                              : SOURCE_PREDICATE;
 }
 
 clprim_status clprim_select(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
@@ -288,10 +291,6 @@ clprim_status clprim_select_flagged(clprim_context *ctx, size_t n, clprim_type t
                                     clprim_flag_type stencil_type, unsigned flags,
                                     clprim_buffer values, clprim_buffer indices, uint64_t *count,
                                     clprim_buffer count_out) {
-  if ((unsigned)stencil_type > CLPRIM_FLAGS_INT32 || !stencil.mem) {
-    CLPRIM_CHECK(clprim__call_begin(ctx)); /* NULL ctx and a busy one come first */
-    return clprim__call_end(ctx, CLPRIM_ERROR_INVALID_ARGUMENT);
-  }
   return select_call(ctx, n, type, in, stencil, stencil_source(stencil_type), NULL, NULL, 0,
                      flags, values, indices, count, count_out);
 }
@@ -301,10 +300,6 @@ clprim_status clprim_partition_flagged(clprim_context *ctx, size_t n, clprim_typ
                                        clprim_flag_type stencil_type, unsigned flags,
                                        clprim_buffer values, clprim_buffer indices,
                                        uint64_t *count, clprim_buffer count_out) {
-  if ((unsigned)stencil_type > CLPRIM_FLAGS_INT32 || !stencil.mem) {
-    CLPRIM_CHECK(clprim__call_begin(ctx));
-    return clprim__call_end(ctx, CLPRIM_ERROR_INVALID_ARGUMENT);
-  }
   return select_call(ctx, n, type, in, stencil, stencil_source(stencil_type), NULL, NULL, 1,
                      flags, values, indices, count, count_out);
 }

@@ -6,9 +6,9 @@
  * racing on the context's queue, scratch and cache), turns each
  * clprim_buffer into a cl_mem that holds the range from its byte 0
  * (clprim__range), and ends (clprim__call_end): outputs that went through a
- * temporary buffer are copied back if the call succeeded, the call's
- * sub-buffers and temporaries are released (OpenCL keeps them alive until
- * the commands that use them have run) and the context is given back.
+ * copy are copied back if the call succeeded, the call's sub-buffers are
+ * released (OpenCL keeps them alive until the commands that use them have
+ * run) and the context is given back.
  *
  * A range at offset 0 is the caller's buffer itself. Any other range is a
  * sub-buffer when its origin is aligned as the device requires
@@ -45,11 +45,15 @@ void clprim__unhold(clprim_context *ctx) {
   atomic_store(&ctx->busy, 0);
 }
 
-clprim_status clprim__call_begin(clprim_context *ctx) {
-  CLPRIM_CHECK(clprim__hold(ctx));
+void clprim__forget_events(clprim_context *ctx) {
   if (ctx->first_event) clReleaseEvent(ctx->first_event);
   if (ctx->last_event) clReleaseEvent(ctx->last_event);
   ctx->first_event = ctx->last_event = NULL;
+}
+
+clprim_status clprim__call_begin(clprim_context *ctx) {
+  CLPRIM_CHECK(clprim__hold(ctx));
+  clprim__forget_events(ctx);
   ctx->range_count = 0;
   return CLPRIM_SUCCESS;
 }
@@ -67,11 +71,7 @@ clprim_status clprim__call_end(clprim_context *ctx, clprim_status status) {
   ctx->range_count = 0;
   /* A failed call has no completion event to give (a temporary copy may
    * have been enqueued before a later check failed). */
-  if (status != CLPRIM_SUCCESS) {
-    if (ctx->first_event) clReleaseEvent(ctx->first_event);
-    if (ctx->last_event) clReleaseEvent(ctx->last_event);
-    ctx->first_event = ctx->last_event = NULL;
-  }
+  if (status != CLPRIM_SUCCESS) clprim__forget_events(ctx);
   clprim__unhold(ctx);
   return status;
 }

@@ -503,8 +503,7 @@ clprim_status clprim_context_create_from_queue(clprim_context **out, cl_command_
 void clprim_context_free(clprim_context *ctx) {
   if (!ctx) return;
   if (ctx->queue) clFinish(ctx->queue);
-  if (ctx->first_event) clReleaseEvent(ctx->first_event);
-  if (ctx->last_event) clReleaseEvent(ctx->last_event);
+  clprim__forget_events(ctx);
   clprim__release_waits(ctx);
   clprim__release_programs(ctx);
   clprim__release_scratch(ctx);

@@ -323,13 +323,13 @@ CLPRIM_INLINE int aggregate_peers(int emit, uint bin, S_T *sum, uint *count) {
  * handles least well); keys have only one class. */
 CLPRIM_INLINE void flush_outside(uint below, uint above, uint nan_count, __local uint *scratch,
                                  __global uint *outside) {
-  const uint total_below = clprim_wg_pow2_reduce_add_uint(below, scratch);
+  const uint total_below = clprim_wg_reduce_add_uint(below, scratch);
 #ifdef MODE_KEYS
   (void)above, (void)nan_count;
   if (get_local_id(0) == 0 && total_below) atomic_add(&outside[OUT_BELOW], total_below);
 #else
-  const uint total_above = clprim_wg_pow2_reduce_add_uint(above, scratch);
-  const uint total_nan = clprim_wg_pow2_reduce_add_uint(nan_count, scratch);
+  const uint total_above = clprim_wg_reduce_add_uint(above, scratch);
+  const uint total_nan = clprim_wg_reduce_add_uint(nan_count, scratch);
   if (get_local_id(0) == 0) {
     if (total_below) atomic_add(&outside[OUT_BELOW], total_below);
     if (total_above) atomic_add(&outside[OUT_ABOVE], total_above);
@@ -579,7 +579,7 @@ hist_part_scatter(PART_ARGS, __global const uint *range_offsets, __global ushort
       if (r < ranges) mine += atomic_or(&tile_count[r], 0u);
     }
     uint total;
-    uint offset = clprim_wg_pow2_scan_excl_add_uint(mine, scratch, &total);
+    uint offset = clprim_wg_scan_excl_add_uint(mine, scratch, &total);
     for (uint k = 0; k < per_item; ++k) {
       const uint r = lid * per_item + k;
       if (r < ranges) {

@@ -424,7 +424,7 @@ nth_choose(__global ulong *meta, ulong meta_at, __global const ulong *ranks, uin
     chosen[b] = 0;
     mine += b < NAN_SLOT ? totals[b] : 0;
   }
-  ulong run = clprim_wg_pow2_scan_excl_add_ulong(mine, scratch, &total);
+  ulong run = clprim_wg_scan_excl_add_ulong(mine, scratch, &total);
   for (uint j = 0; j < per; ++j) {
     const uint b = lid * per + j;
     before[b] = run;
@@ -471,7 +471,7 @@ nth_choose(__global ulong *meta, ulong meta_at, __global const ulong *ranks, uin
     const uint b = lid * per + j;
     if (chosen[b]) mine += (totals[b] + 3) & ~(ulong)3;
   }
-  run = clprim_wg_pow2_scan_excl_add_ulong(mine, scratch, &total);
+  run = clprim_wg_scan_excl_add_ulong(mine, scratch, &total);
   for (uint j = 0; j < per; ++j) {
     const uint b = lid * per + j;
     region[b] = region_start[b] = chosen[b] ? out_base + run : NOT_CHOSEN;

@@ -16,9 +16,9 @@ void probe(__global uint *out, __global ulong *out64) {
   ulong y = ((ulong)i << 33) + i;
   uint total;
   ulong total64;
-  f[0] = clprim_wg_pow2_scan_excl_add_uint(x, scratch, &total);
+  f[0] = clprim_wg_scan_excl_add_uint(x, scratch, &total);
   f[1] = total;
-  out64[2 * i] = clprim_wg_pow2_scan_excl_add_ulong(y, scratch64, &total64);
+  out64[2 * i] = clprim_wg_scan_excl_add_ulong(y, scratch64, &total64);
   out64[2 * i + 1] = total64;
 #ifdef CLPRIM_HAS_SUBGROUPS
   f[2] = clprim_sg_size();

@@ -85,7 +85,7 @@ rbk_count(__global const K_T *keys, ulong n, __global ulong *tile_counts) {
   K_T k[ITEMS];
   int head[ITEMS];
   const uint heads = load_heads(keys, n, first, k, head);
-  const uint total = clprim_wg_pow2_reduce_add_uint(heads, scratch);
+  const uint total = clprim_wg_reduce_add_uint(heads, scratch);
   if (get_local_id(0) == 0) {
     tile_counts[get_group_id(0)] = total;
     if (get_group_id(0) == get_num_groups(0) - 1) tile_counts[get_num_groups(0)] = 0;
@@ -109,7 +109,7 @@ rbk_reduce(__global const K_T *keys, __global const V_T *values, ulong n,
   int head[ITEMS];
   const uint heads = load_heads(keys, n, first, k, head);
   uint tile_heads;
-  const uint before = clprim_wg_pow2_scan_excl_add_uint(heads, scratch, &tile_heads);
+  const uint before = clprim_wg_scan_excl_add_uint(heads, scratch, &tile_heads);
   V_T v[ITEMS];
 #ifdef LOAD_ITEMS
   if (first + ITEMS <= n) {

@@ -436,13 +436,6 @@ static const char *app_source =
     "  uint x = (uint)get_global_id(0) % 5u + 1u;\n"
     "  out[get_global_id(0)] = clprim_wg_scan_excl_add_uint(x, scratch, &total) + 1000u * total;\n"
     "  sums[get_global_id(0)] = clprim_wg_reduce_add_uint(x * 3u, scratch);\n"
-    "}\n"
-    "__kernel void app_pow2(__global uint *out, __global uint *sums) {\n"
-    "  __local uint scratch[CLPRIM_WG_SCRATCH(128)];\n"
-    "  uint total;\n"
-    "  uint x = (uint)get_global_id(0) % 5u + 1u;\n"
-    "  out[get_global_id(0)] = clprim_wg_pow2_scan_excl_add_uint(x, scratch, &total) + 1000u * total;\n"
-    "  sums[get_global_id(0)] = clprim_wg_pow2_reduce_add_uint(x * 3u, scratch);\n"
     "}\n";
 
 /* clprim_context_wait_for holds the next call back until the caller's
@@ -570,19 +563,16 @@ static void test_embedding(void **state) {
       clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
       fail_msg("app kernel on %s: %s\n%s", clprim_path_name((clprim_path)p), clprim_status_name(err), log);
     }
+    cl_kernel k = clCreateKernel(prog, "app", &err);
     cl_mem out = test_buffer(ctx, 256 * 4, NULL), sums = test_buffer(ctx, 256 * 4, NULL);
-    /* app: any work-group size, on every path: powers of two, whole warps
-     * that are not a power of two (96), and sizes that are neither (100, 7;
-     * nv_ptx takes the local algorithm there). app_pow2: powers of two of
-     * at least 32. */
+    clSetKernelArg(k, 0, sizeof out, &out);
+    clSetKernelArg(k, 1, sizeof sums, &sums);
+    /* Any work-group size, on every path: powers of two, whole warps that
+     * are not a power of two (96), and sizes that are neither (100, 7;
+     * nv_ptx takes the local algorithm there). */
     const size_t sizes[6] = {64, 128, 32, 96, 100, 7};
-    for (unsigned s = 0; s < 9; ++s) {
-      const int pow2 = s >= 6;
-      cl_kernel k = clCreateKernel(prog, pow2 ? "app_pow2" : "app", &err);
-      assert_int_equal(err, CL_SUCCESS);
-      clSetKernelArg(k, 0, sizeof out, &out);
-      clSetKernelArg(k, 1, sizeof sums, &sums);
-      const size_t local = sizes[pow2 ? s - 6 : s], global = 2 * local;
+    for (unsigned s = 0; s < 6; ++s) {
+      const size_t local = sizes[s], global = 2 * local;
       assert_int_equal(clEnqueueNDRangeKernel(clprim_context_queue(ctx), k, 1, NULL, &global,
                                               &local, 0, NULL, NULL), CL_SUCCESS);
       uint32_t got[256], got_sums[256];
@@ -594,16 +584,16 @@ static void test_embedding(void **state) {
         for (unsigned i = 0; i < local; ++i) {
           const size_t at = g * local + i;
           if (got[at] != run + 1000u * total || got_sums[at] != 3 * total)
-            fail_msg("%s kernel on %s, work-group %zu: item %zu scan %u (want %u), sum %u (want %u)",
-                     pow2 ? "app_pow2" : "app", clprim_path_name((clprim_path)p), local, at,
-                     got[at], run + 1000u * total, got_sums[at], 3 * total);
+            fail_msg("app kernel on %s, work-group %zu: item %zu scan %u (want %u), sum %u (want %u)",
+                     clprim_path_name((clprim_path)p), local, at, got[at], run + 1000u * total,
+                     got_sums[at], 3 * total);
           run += (g * local + i) % 5 + 1;
         }
       }
-      clReleaseKernel(k);
     }
     clReleaseMemObject(out);
     clReleaseMemObject(sums);
+    clReleaseKernel(k);
     clReleaseProgram(prog);
     printf("app kernel on %s: passed\n", clprim_path_name((clprim_path)p));
   }

@@ -36,11 +36,6 @@
  *   size that is not a multiple of 32 takes the local path's algorithm):
  *     T clprim_wg_scan_excl_add_T(T x, __local T *scratch, T *total)
  *     T clprim_wg_reduce_add_T(T x, __local T *scratch)
- *   and the same for a work-group size that is a power of two of at least
- *   32 only (what clprim's own kernels use; faster on the local path, and
- *   smaller to compile):
- *     T clprim_wg_pow2_scan_excl_add_T(T x, __local T *scratch, T *total)
- *     T clprim_wg_pow2_reduce_add_T(T x, __local T *scratch)
  *   scratch holds get_local_size(0) elements (CLPRIM_WG_SCRATCH(wg) of them);
  *   every work-item of the work-group must call, and the functions contain
  *   barriers, so scratch may be reused right after they return.
@@ -273,10 +268,10 @@ CLPRIM_INLINE void clprim_fence_global(void) { mem_fence(CLK_GLOBAL_MEM_FENCE); 
 /* Local memory only, for any work-group size n. Scan: Hillis-Steele (a read
  * and a write phase per step, log2(n) steps). Reduction: halving from the
  * power of two below n, the upper half clipped at n. No loop or branch
- * comes before a barrier, and on the local path nothing chooses between
- * algorithms at run time: PoCL 5's kernel compiler aborted ("Cannot add
+ * comes before a barrier: PoCL 5's kernel compiler aborted ("Cannot add
  * context restore for a PHI node at the region entry") on an earlier form
- * that did both. */
+ * that chose between two algorithms and computed the power of two in a
+ * loop. */
 #define CLPRIM_WG_LOCAL_OPS(T)                                                                     \
   CLPRIM_INLINE T clprim_wg_local_scan_excl_add_##T(T x, __local T *scratch, T *total) {           \
     uint lid = (uint)get_local_id(0), n = (uint)get_local_size(0);                                 \
@@ -309,9 +304,16 @@ CLPRIM_INLINE void clprim_fence_global(void) { mem_fence(CLK_GLOBAL_MEM_FENCE); 
 CLPRIM_FOR_EACH_TYPE(CLPRIM_WG_LOCAL_OPS)
 
 #ifdef CLPRIM_HAS_SUBGROUPS
-/* Each subgroup scans its values; subgroup totals meet in scratch. */
-#define CLPRIM_WG_POW2_OPS(T)                                                                      \
-  CLPRIM_INLINE T clprim_wg_pow2_scan_excl_add_##T(T x, __local T *scratch, T *total) {            \
+/* Each subgroup scans its values; subgroup totals meet in scratch. nv_ptx's
+ * warp operations need whole warps: other sizes take the local algorithm. */
+#if defined(CLPRIM_PATH_NV_PTX)
+#define CLPRIM_WG_WHOLE_SUBGROUPS() (get_local_size(0) % 32 == 0)
+#else
+#define CLPRIM_WG_WHOLE_SUBGROUPS() 1
+#endif
+#define CLPRIM_WG_OPS(T)                                                                           \
+  CLPRIM_INLINE T clprim_wg_scan_excl_add_##T(T x, __local T *scratch, T *total) {                 \
+    if (!CLPRIM_WG_WHOLE_SUBGROUPS()) return clprim_wg_local_scan_excl_add_##T(x, scratch, total); \
     T excl = clprim_sg_scan_excl_add_##T(x);                                                       \
     uint sg = clprim_sg_id(), nsg = clprim_sg_count();                                             \
     if (clprim_sg_lane() == clprim_sg_size() - 1) scratch[sg] = excl + x;                          \
@@ -326,7 +328,8 @@ CLPRIM_FOR_EACH_TYPE(CLPRIM_WG_LOCAL_OPS)
     *total = all;                                                                                  \
     return before + excl;                                                                          \
   }                                                                                                \
-  CLPRIM_INLINE T clprim_wg_pow2_reduce_add_##T(T x, __local T *scratch) {                         \
+  CLPRIM_INLINE T clprim_wg_reduce_add_##T(T x, __local T *scratch) {                              \
+    if (!CLPRIM_WG_WHOLE_SUBGROUPS()) return clprim_wg_local_reduce_add_##T(x, scratch);           \
     T s = clprim_sg_reduce_add_##T(x);                                                             \
     uint sg = clprim_sg_id(), nsg = clprim_sg_count();                                             \
     if (clprim_sg_lane() == 0) scratch[sg] = s;                                                    \
@@ -336,69 +339,15 @@ CLPRIM_FOR_EACH_TYPE(CLPRIM_WG_LOCAL_OPS)
     barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
     return all;                                                                                    \
   }
-/* Whether the subgroup algorithm takes this work-group size: nv_ptx's warp
- * operations need whole warps; the khr built-ins take partial subgroups. */
-#if defined(CLPRIM_PATH_NV_PTX)
-#define CLPRIM_WG_SUBGROUPS_FIT() (get_local_size(0) % 32 == 0)
 #else
-#define CLPRIM_WG_SUBGROUPS_FIT() 1
-#endif
-#else
-/* Blelloch (1990) up-sweep / down-sweep, and halving, in local memory. */
-#define CLPRIM_WG_POW2_OPS(T)                                                                      \
-  CLPRIM_INLINE T clprim_wg_pow2_scan_excl_add_##T(T x, __local T *scratch, T *total) {            \
-    uint lid = (uint)get_local_id(0), n = (uint)get_local_size(0);                                 \
-    scratch[lid] = x;                                                                              \
-    for (uint d = 1; d < n; d <<= 1) {                                                             \
-      barrier(CLK_LOCAL_MEM_FENCE);                                                                \
-      uint i = (lid + 1) * 2 * d - 1;                                                              \
-      if (i < n) scratch[i] += scratch[i - d];                                                     \
-    }                                                                                              \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-    T all = scratch[n - 1];                                                                        \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-    if (lid == 0) scratch[n - 1] = 0;                                                              \
-    for (uint d = n >> 1; d > 0; d >>= 1) {                                                        \
-      barrier(CLK_LOCAL_MEM_FENCE);                                                                \
-      uint i = (lid + 1) * 2 * d - 1;                                                              \
-      if (i < n) {                                                                                 \
-        T left = scratch[i - d];                                                                   \
-        scratch[i - d] = scratch[i];                                                               \
-        scratch[i] += left;                                                                        \
-      }                                                                                            \
-    }                                                                                              \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-    T r = scratch[lid];                                                                            \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-    *total = all;                                                                                  \
-    return r;                                                                                      \
-  }                                                                                                \
-  CLPRIM_INLINE T clprim_wg_pow2_reduce_add_##T(T x, __local T *scratch) {                         \
-    uint lid = (uint)get_local_id(0), n = (uint)get_local_size(0);                                 \
-    scratch[lid] = x;                                                                              \
-    for (uint h = n >> 1; h > 0; h >>= 1) {                                                        \
-      barrier(CLK_LOCAL_MEM_FENCE);                                                                \
-      if (lid < h) scratch[lid] += scratch[lid + h];                                               \
-    }                                                                                              \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-    T all = scratch[0];                                                                            \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-    return all;                                                                                    \
-  }
-#define CLPRIM_WG_SUBGROUPS_FIT() 0
-#endif
-CLPRIM_FOR_EACH_TYPE(CLPRIM_WG_POW2_OPS)
-
-/* Any size: the subgroup algorithm where it fits, else local memory. */
 #define CLPRIM_WG_OPS(T)                                                                           \
   CLPRIM_INLINE T clprim_wg_scan_excl_add_##T(T x, __local T *scratch, T *total) {                 \
-    if (!CLPRIM_WG_SUBGROUPS_FIT()) return clprim_wg_local_scan_excl_add_##T(x, scratch, total);   \
-    return clprim_wg_pow2_scan_excl_add_##T(x, scratch, total);                                    \
+    return clprim_wg_local_scan_excl_add_##T(x, scratch, total);                                   \
   }                                                                                                \
   CLPRIM_INLINE T clprim_wg_reduce_add_##T(T x, __local T *scratch) {                              \
-    if (!CLPRIM_WG_SUBGROUPS_FIT()) return clprim_wg_local_reduce_add_##T(x, scratch);             \
-    return clprim_wg_pow2_reduce_add_##T(x, scratch);                                              \
+    return clprim_wg_local_reduce_add_##T(x, scratch);                                             \
   }
+#endif
 CLPRIM_FOR_EACH_TYPE(CLPRIM_WG_OPS)
 
 #endif /* CLPRIM_DEVICE_H */

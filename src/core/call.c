@@ -87,19 +87,24 @@ static clprim_status root_of(cl_mem mem, cl_mem *root, size_t *origin) {
   return (clprim_status)err;
 }
 
-/* Gives range g a sub-buffer of its own where it uses its root buffer
- * itself: OpenCL leaves a command undefined that uses a buffer and a
- * sub-buffer of it when either is written (only reads are defined). */
-static clprim_status detach(struct clprim_range *g) {
-  if (g->mem != g->root) return CLPRIM_SUCCESS;
+/* Makes g's cl_mem a sub-buffer of its root over its range, and updates
+ * where the family keeps it. */
+static cl_int sub_buffer(struct clprim_range *g) {
   cl_buffer_region region = {g->begin, g->bytes};
   cl_int err;
   cl_mem sub = clCreateSubBuffer(g->root, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
-  if (err != CL_SUCCESS) return (clprim_status)err;
+  if (err != CL_SUCCESS) return err;
   g->mem = sub, g->sub = 1;
   for (int d = 0; d < 2; ++d)
     if (g->dest[d]) *g->dest[d] = sub;
-  return CLPRIM_SUCCESS;
+  return CL_SUCCESS;
+}
+
+/* A range that uses its root buffer itself gets a sub-buffer: OpenCL
+ * leaves a command undefined that uses a buffer and a sub-buffer of it
+ * when either is written (only reads are defined). */
+static clprim_status detach(struct clprim_range *g) {
+  return g->mem == g->root ? (clprim_status)sub_buffer(g) : CLPRIM_SUCCESS;
 }
 
 clprim_status clprim__range(clprim_context *ctx, clprim_buffer b, size_t elem_size, size_t count,
@@ -143,29 +148,23 @@ clprim_status clprim__range(clprim_context *ctx, clprim_buffer b, size_t elem_si
   ++ctx->range_count;
   if (ctx->collect) return CLPRIM_SUCCESS; /* a dry run: nothing is enqueued */
 
-  if (at != 0) {
-    cl_int err = CL_INVALID_VALUE;
-    if (begin % ctx->base_align == 0) {
-      cl_buffer_region region = {begin, bytes};
-      g->mem = clCreateSubBuffer(root, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
-      g->sub = err == CL_SUCCESS;
-    }
-    if (err != CL_SUCCESS) {
-      /* Unaligned: a copy in the context's scratch (kept between calls),
-       * which starts as the caller's bytes unless every byte is written. */
-      char name[48];
+  if (at != 0 && (begin % ctx->base_align != 0 || sub_buffer(g) != CL_SUCCESS)) {
+    /* Unaligned: a copy in the context's scratch (kept between calls),
+     * which starts as the caller's bytes unless every byte is written.
+     * Oclgrind reports bytes of a buffer that kernels of another program
+     * wrote in an earlier call as uninitialised, even after this call's
+     * kernels write them (seen with hist_local's atomic adds): there,
+     * every copy is a buffer of its own, kept with the context. */
+    char name[48];
+    if (ctx->oclgrind)
+      snprintf(name, sizeof name, "call: copy %u", ctx->copies_made++);
+    else
       snprintf(name, sizeof name, "call: range %u", slot);
-      /* Oclgrind reports bytes of a buffer that kernels of another program
-       * wrote in an earlier call as uninitialised, even after this call's
-       * kernels write them (seen with hist_local's atomic adds): there,
-       * every copy is a buffer of its own, kept with the context. */
-      if (ctx->oclgrind) snprintf(name, sizeof name, "call: copy %u", ctx->copies_made++);
-      CLPRIM_CHECK(clprim__scratch(ctx, name, bytes, &g->mem));
-      g->staged = 1;
-      g->copy_back = (use & CLPRIM__WRITE) != 0;
-      if ((use & CLPRIM__ALL_WRITTEN) == 0)
-        CLPRIM_CHECK(clprim__copy(ctx, b.mem, g->mem, at, 0, bytes));
-    }
+    CLPRIM_CHECK(clprim__scratch(ctx, name, bytes, &g->mem));
+    g->staged = 1;
+    g->copy_back = (use & CLPRIM__WRITE) != 0;
+    if ((use & CLPRIM__ALL_WRITTEN) == 0)
+      CLPRIM_CHECK(clprim__copy(ctx, b.mem, g->mem, at, 0, bytes));
   }
   if (shares_root) {
     for (unsigned r = 0; r < slot; ++r)

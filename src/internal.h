@@ -83,6 +83,10 @@ enum clprim_knob {
   CLPRIM_KNOB_NTH_GROUPS_PER_UNIT,
   CLPRIM_KNOB_NTH_SMALL_MAX,
   CLPRIM_KNOB_NTH_TOPK_ROOM,
+  CLPRIM_KNOB_SORT_ITEMS,
+  CLPRIM_KNOB_SORT_ONESWEEP,
+  CLPRIM_KNOB_SORT_SMALL_MAX,
+  CLPRIM_KNOB_SORT_PEERS,
   CLPRIM_KNOB_TRACE,
   CLPRIM_KNOB_DEBUG,
   CLPRIM_KNOB_COUNT
@@ -351,6 +355,12 @@ clprim_status clprim__histogram(clprim_context *ctx, struct clprim_hist_call *c)
 /* The most bins that hist_local keeps in local memory, for counts (has_counts)
  * and / or sums of sum_size bytes (0: none); tests use it. */
 size_t clprim__histogram_local_max(const clprim_context *ctx, int has_counts, size_t sum_size);
+/* ---- sort.c */
+/* Keys per tile of sort's digit passes for keys of type with values of
+ * value_size bytes (0: none), and the most keys that one work-group sorts
+ * in local memory (tests: sizes around both). */
+size_t clprim__sort_tile(const clprim_context *ctx, clprim_type type, size_t value_size);
+size_t clprim__sort_small_max(const clprim_context *ctx, clprim_type type, size_t value_size);
 /* ---- select.c */
 /* Elements per select tile on this context (tests: sizes around tiles). */
 size_t clprim__select_tile(const clprim_context *ctx);

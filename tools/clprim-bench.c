@@ -432,6 +432,143 @@ static void bench_select(struct bench *b, clprim_type type, size_t n) {
   release_buffer(b, copy_dst);
 }
 
+/* -------------------------------------------------------------- sort */
+
+struct sort_arg {
+  clprim_type type;
+  cl_mem keys, values, keys_out, values_out, begins, ends;
+  size_t n, segments;
+  int op; /* 0 keys, 1 pairs (uint32 values), 2 argsort (uint32 indices), 3 segmented keys */
+};
+static clprim_status call_sort(struct bench *b, void *p) {
+  struct sort_arg *a = p;
+  switch (a->op) {
+  case 0:
+    return clprim_sort_keys(b->ctx, a->n, a->type, clprim_buf(a->keys), 0, 0, 0,
+                            clprim_buf(a->keys_out));
+  case 1:
+    return clprim_sort_pairs(b->ctx, a->n, a->type, clprim_buf(a->keys), 4, clprim_buf(a->values),
+                             0, 0, 0, clprim_buf(a->keys_out), clprim_buf(a->values_out));
+  case 2:
+    return clprim_argsort(b->ctx, a->n, a->type, clprim_buf(a->keys), 0, 0, 0,
+                          clprim_buf(a->values_out), clprim_buf(NULL));
+  default:
+    return clprim_segmented_sort_keys(b->ctx, a->n, a->type, clprim_buf(a->keys), a->segments,
+                                      clprim_buf(a->begins), clprim_buf(a->ends), 0,
+                                      clprim_buf(a->keys_out));
+  }
+}
+
+/* Keys with every bit random (integers over their whole range, so no
+ * digit pass is skipped), floats uniform in [0, 1) (as CUB's anchor). */
+static void *sort_keys_data(struct bench *b, clprim_type type, size_t n, unsigned seed) {
+  size_t es = clprim_type_size(type);
+  unsigned char *p = bench_malloc(b, n * es);
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (size_t i = 0; i < n; ++i) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    const uint64_t r = s * 0x2545F4914F6CDD1Dull;
+    switch (type) {
+    case CLPRIM_INT32: case CLPRIM_UINT32: ((uint32_t *)p)[i] = (uint32_t)(r >> 32); break;
+    case CLPRIM_INT64: case CLPRIM_UINT64: ((uint64_t *)p)[i] = r; break;
+    case CLPRIM_FLOAT: ((float *)p)[i] = (float)((r >> 40) * (1.0 / 16777216.0)); break;
+    case CLPRIM_DOUBLE: ((double *)p)[i] = (double)(r >> 11) * (1.0 / 9007199254740992.0); break;
+    }
+  }
+  return p;
+}
+
+/* One row of the sort family: Gkeys/s, and the ratio to copies of the
+ * bytes that the digit passes move (passes x (key + value bytes), read and
+ * written), the copies measured in the same run. */
+static void report_sort(struct bench *b, const char *op, const char *variant, clprim_type type,
+                        size_t n, struct sort_arg *a, unsigned passes, double copy_one) {
+  double ms = 0;
+  const char *what = "";
+  clprim_status st = op_ms(b, call_sort, a, &ms, &what);
+  if (st != CLPRIM_SUCCESS) {
+    row_failed(b, op, variant, type, n, what, st);
+    return;
+  }
+  const double copy = passes * copy_one, gkeys = (double)n / (ms * 1e6);
+  if (b->json) {
+    json_row_begin(b, op, variant, type, n);
+    json_number("ms", "%.5f", ms);
+    json_number("gkeys_per_s", "%.3f", gkeys);
+    json_number("passes", "%.0f", (double)passes);
+    json_number("copy_ms", "%.5f", copy);
+    json_number("ratio_to_copy", "%.3f", ms / copy);
+    printf("}");
+  } else {
+    printf("%-19s %-27s %-7s %-13s n=2^%-5.2g %9.4f ms %7.2f Gkeys/s  %u x copy %8.4f ms  ratio "
+           "%.2f\n",
+           op, variant, clprim_type_name(type), clprim_path_name(b->path), log2((double)n), ms,
+           gkeys, passes, copy, ms / copy);
+  }
+  fflush(stdout);
+}
+
+/* sort_keys, sort_pairs (uint32 values), argsort (uint32 indices) and
+ * segmented_sort (segments of 1024 keys) on random keys. */
+static void bench_sort(struct bench *b, clprim_type type, size_t n) {
+  const size_t ks = clprim_type_size(type);
+  const unsigned passes = (unsigned)ks; /* 8-bit digits; random keys skip none */
+  void *host = sort_keys_data(b, type, n, 5);
+  struct sort_arg a;
+  memset(&a, 0, sizeof a);
+  a.type = type, a.n = n;
+  a.keys = device_buffer(b, n * ks, host);
+  free_host(b, host);
+  a.keys_out = device_buffer(b, n * ks, NULL);
+  const int pairs = want_op(b, "sort_pairs") || want_op(b, "argsort");
+  if (pairs) {
+    uint32_t *v = bench_malloc(b, n * 4);
+    for (size_t i = 0; i < n; ++i) v[i] = (uint32_t)i;
+    a.values = device_buffer(b, n * 4, v);
+    free_host(b, v);
+    a.values_out = device_buffer(b, n * 4, NULL);
+  }
+  cl_mem copy_src = device_buffer(b, n * (ks + 4), NULL);
+  cl_mem copy_dst = device_buffer(b, n * (ks + 4), NULL);
+  const double copy_keys = copy_ms(b, copy_src, copy_dst, n * ks);
+  const double copy_pairs = pairs ? copy_ms(b, copy_src, copy_dst, n * (ks + 4)) : 0;
+  if (want_op(b, "sort_keys")) {
+    a.op = 0;
+    report_sort(b, "sort_keys", "random keys", type, n, &a, passes, copy_keys);
+  }
+  if (want_op(b, "sort_pairs")) {
+    a.op = 1;
+    report_sort(b, "sort_pairs", "uint32 values", type, n, &a, passes, copy_pairs);
+  }
+  if (want_op(b, "argsort")) {
+    a.op = 2;
+    report_sort(b, "argsort", "uint32 indices", type, n, &a, passes, copy_pairs);
+  }
+  if (want_op(b, "segmented_sort") && n >= 1024) {
+    a.op = 3, a.segments = n / 1024;
+    uint64_t *off = bench_malloc(b, (a.segments + 1) * 8);
+    for (size_t s = 0; s <= a.segments; ++s) off[s] = s * 1024;
+    a.begins = device_buffer(b, a.segments * 8, off);
+    a.ends = device_buffer(b, a.segments * 8, off + 1);
+    free_host(b, off);
+    char variant[48];
+    snprintf(variant, sizeof variant, "2^%d segments of 1024", lg_of(a.segments));
+    /* One work-group sorts each segment in local memory: one read and one
+     * write of the keys, so the reference is one copy. */
+    report_sort(b, "segmented_sort", variant, type, n, &a, 1, copy_keys);
+    release_buffer(b, a.begins);
+    release_buffer(b, a.ends);
+  }
+  release_buffer(b, a.keys);
+  release_buffer(b, a.keys_out);
+  if (pairs) {
+    release_buffer(b, a.values);
+    release_buffer(b, a.values_out);
+  }
+  release_buffer(b, copy_src);
+  release_buffer(b, copy_dst);
+}
+
 /* ------------------------------------------------- one-read baseline */
 
 /* The read baseline: a minimal kernel that reads every byte once (uint4
@@ -933,7 +1070,7 @@ static void startup(const char *self, const char *only) {
 /* --------------------------------------------------------------- main */
 
 /* The ops, their families, and the types each takes. */
-enum { FAM_SCAN, FAM_REDUCE, FAM_SELECT, FAM_HIST, FAM_NTH, FAM_COUNT };
+enum { FAM_SCAN, FAM_REDUCE, FAM_SELECT, FAM_HIST, FAM_NTH, FAM_SORT, FAM_COUNT };
 static const struct {
   const char *name;
   int family;
@@ -960,11 +1097,17 @@ static const struct {
     {"quantiles", FAM_NTH, 0x3Fu, "9 deciles, 99 percentiles"},
     {"topk", FAM_NTH, 0x3Fu,
      "k = 1, 1000, n/2, values and uint32 indices (a k above n is skipped)"},
+    {"sort_keys", FAM_SORT, 0x3Fu,
+     "radix sort of random keys (integers over their whole range, floats in [0, 1))"},
+    {"sort_pairs", FAM_SORT, 0x3Fu, "as sort_keys, with uint32 values"},
+    {"argsort", FAM_SORT, 0x3Fu, "as sort_keys, uint32 indices out"},
+    {"segmented_sort", FAM_SORT, 0x3Fu, "keys in segments of 1024 (n / 1024 segments)"},
 };
 #define OP_COUNT (int)(sizeof ops / sizeof ops[0])
 static const char *const family_names[FAM_COUNT] = {
     "scan", "argmax/argmin/reduce_sum", "select",
-    "histogram/histogram_keys/reduce_by_key(_dense)", "read/nth_element/nth_approx/quantiles/topk"};
+    "histogram/histogram_keys/reduce_by_key(_dense)", "read/nth_element/nth_approx/quantiles/topk",
+    "sort_keys/sort_pairs/argsort/segmented_sort"};
 
 static int want_op(const struct bench *b, const char *op) {
   return strcmp(b->op_filter, "all") == 0 || strcmp(b->op_filter, op) == 0;
@@ -1055,6 +1198,7 @@ static void run_family(struct bench *b, int f, clprim_type type, size_t n) {
   case FAM_REDUCE: bench_reduce(b, type, n); break;
   case FAM_SELECT: bench_select(b, type, n); break;
   case FAM_HIST: bench_hist(b, type, n); break;
+  case FAM_SORT: bench_sort(b, type, n); break;
   default: bench_nth(b, type, n); break;
   }
 }

@@ -53,5 +53,14 @@ CLPRIM_INLINE KEY key_of(T x) {
   return key_of_bits(AS_KEY(x));
 #endif
 }
+
+/* Sort's digit of an element given as its bits: bits [shift, shift +
+ * width) of key_of(x) ^ flip, where flip is 0 (ascending) or KEY_MAX
+ * (descending: the complement reverses the order) and mask = 2^width - 1.
+ * A bit range [begin_bit, end_bit) is passes of 8-bit digits from
+ * begin_bit, the last one masked to end_bit. */
+CLPRIM_INLINE uint key_digit(KEY bits, KEY flip, uint shift, uint mask) {
+  return (uint)(((key_of(CLPRIM_CAT(as_, T)(bits)) ^ flip) >> shift) & mask);
+}
 #endif /* __OPENCL_VERSION__ */
 #endif /* CLPRIM_KEYS_H */

@@ -15,6 +15,16 @@
 #define LB_AGGREGATES_AT(tiles) (LB_COUNTER_BYTES + (((tiles) * 4 + 7) / 8) * 8)
 #define LB_PREFIXES_AT(tiles) (LB_AGGREGATES_AT(tiles) + (tiles) * 8)
 #define LB_SPLIT_BYTES(tiles) (LB_PREFIXES_AT(tiles) + (tiles) * 8)
+/* Vectors of digit counts (Onesweep): a 32-bit word per digit per tile. */
+#define LB_DIGIT_BYTES(tiles, digits) (LB_COUNTER_BYTES + (tiles) * (digits) * 4)
+
+/* ---- radix sort (sort.cl): digits of SORT_DIGIT_BITS bits, SORT_RADIX
+ * buckets; the upfront histogram holds SORT_RADIX counts per digit
+ * position, each two 32-bit words (low, high). */
+#define SORT_DIGIT_BITS 8
+#define SORT_RADIX 256
+#define SORT_MAX_PASSES 8
+#define SORT_HIST_ITEMS 8 /* keys per work-item and round of sort_histogram */
 
 /* ---- selection by rank and top-k (nth_element.cl, topk.cl). */
 #define NTH_BUCKETS 512     /* 511 buckets of a level; slot 511 counts NaNs */

@@ -15,7 +15,13 @@
  *       then the inclusive prefixes (layout.h); each value is written
  *       once, before its flag, with a fence between.
  * The state buffer (layout.h: LB_PACKED_BYTES / LB_SPLIT_BYTES) is zeroed
- * before the launch. */
+ * before the launch.
+ *
+ * Or build with LB_DIGITS (a count of digits, as 256) for vectors of
+ * counts, one per digit (Onesweep's digit offsets): each tile publishes
+ * LB_DIGITS 32-bit words, flag << 30 | count (counts below 2^30), and one
+ * work-item per digit looks back over the predecessors' words (layout.h:
+ * LB_DIGIT_BYTES). */
 #ifndef CLPRIM_LOOKBACK_H
 #define CLPRIM_LOOKBACK_H
 #include "internal/layout.h"
@@ -29,6 +35,7 @@ CLPRIM_INLINE uint lb_next_tile(__global uchar *state) {
   return atomic_inc((__global volatile uint *)state);
 }
 
+#ifdef LB_T
 #if LB_BITS == 32 || LB_BITS == 62
 CLPRIM_INLINE void lb_publish(__global uchar *state, uint tiles, uint tile, uint flag, LB_T value) {
   __global volatile ulong *status = (__global volatile ulong *)(state + LB_COUNTER_BYTES);
@@ -95,4 +102,32 @@ CLPRIM_INLINE LB_T lb_look_back(__global uchar *state, uint tiles, uint tile) {
     nearest -= 32;
   }
 }
+#endif /* LB_T */
+
+#ifdef LB_DIGITS
+#define LB_DIGIT_COUNT_MASK 0x3FFFFFFFu
+CLPRIM_INLINE void lb_digit_publish(__global uchar *state, uint tile, uint digit, uint flag,
+                                    uint count) {
+  __global volatile uint *words = (__global volatile uint *)(state + LB_COUNTER_BYTES);
+  words[(ulong)tile * LB_DIGITS + digit] = flag << 30 | count;
+}
+/* Run by one work-item per digit, after its tile published the aggregate
+ * `count` (or from tile 0, which publishes only its prefix): the sum of the
+ * digit's counts over all tiles before `tile`, walking back tile by tile
+ * to the nearest inclusive prefix; then publishes this tile's prefix. */
+CLPRIM_INLINE uint lb_digit_look_back(__global uchar *state, uint tile, uint digit, uint count) {
+  __global volatile uint *words = (__global volatile uint *)(state + LB_COUNTER_BYTES);
+  uint prefix = 0;
+  for (long p = (long)tile - 1; p >= 0; --p) {
+    uint w;
+    do {
+      w = words[(ulong)p * LB_DIGITS + digit];
+    } while ((w >> 30) == LB_EMPTY);
+    prefix += w & LB_DIGIT_COUNT_MASK;
+    if ((w >> 30) == LB_PREFIX) break;
+  }
+  lb_digit_publish(state, tile, digit, LB_PREFIX, prefix + count);
+  return prefix;
+}
+#endif /* LB_DIGITS */
 #endif /* CLPRIM_LOOKBACK_H */

@@ -770,6 +770,95 @@ CLPRIM_API clprim_status clprim_topk(clprim_context *ctx, size_t n, clprim_type 
                                      clprim_buffer in, uint64_t k, unsigned flags,
                                      clprim_buffer values, clprim_buffer indices);
 
+/* ------------------------------------------------------------------ sort */
+
+/* Radix sort (LSD, 8-bit digits) of keys of the six types, alone or with
+ * 4- or 8-byte values, and argsort.
+ * Order: ascending (CLPRIM_SORT_DESCENDING: descending) as the selection
+ * calls order elements: -0.0 equals +0.0, every NaN is one value above +inf
+ * (last ascending, first descending). Every sort is stable: equal keys (so
+ * also -0.0 and +0.0, and NaNs) keep their input order, descending too. The
+ * elements themselves are moved, so a -0.0 stays -0.0 and a NaN keeps its
+ * bits.
+ * Bit range: begin_bit <= end_bit <= the key's bits, both 0 for the whole
+ * key. Integer keys then sort by those bits alone of their order key (as
+ * CUB's begin_bit / end_bit: an unsigned key's own bits; a signed key with
+ * its sign bit flipped, so the top bit orders negatives first); float keys
+ * take only the whole key.
+ * The input is only read, unless an output is the very range of its input:
+ * then the sort is in place. Temporary memory (n keys and values, and
+ * per-tile counts) comes from the context's scratch and stays there for
+ * later calls. Returns once the work is enqueued, after one small read
+ * (the digit histograms, which show the digits that need no pass).
+ * NVIDIA: one pass per digit with decoupled look-back (Onesweep) up to
+ * 2^30 keys; other devices and larger n: count, scan and scatter per digit.
+ * Up to one tile (clprim_context_get_info: 1024 to 4096 keys) one
+ * work-group sorts in local memory, with no read. */
+
+/* Flags (OR them; 0 is the default). */
+#define CLPRIM_SORT_DESCENDING 1u /* largest first */
+/* clprim_argsort also takes CLPRIM_INDICES_64 (8u). */
+
+/*! clprim_sort_keys() :
+ * The n keys of keys_in, sorted, to keys_out (n keys; may be keys_in's
+ * very range). n = 0 writes nothing.
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT also for a bad
+ *           bit range (begin_bit > end_bit, end_bit past the key, a partial
+ *           range of float keys) or unknown flags. */
+CLPRIM_API clprim_status clprim_sort_keys(clprim_context *ctx, size_t n, clprim_type type,
+                                          clprim_buffer keys_in, unsigned begin_bit,
+                                          unsigned end_bit, unsigned flags,
+                                          clprim_buffer keys_out);
+
+/*! clprim_sort_pairs() :
+ * clprim_sort_keys(), with a value of value_size bytes (4 or 8, moved as
+ * bits) per key: values_out[i] is the value that came with keys_out[i].
+ * keys_out may be keys_in's very range and values_out values_in's.
+ * @return : as clprim_sort_keys(); CLPRIM_ERROR_INVALID_ARGUMENT also for
+ *           another value_size. */
+CLPRIM_API clprim_status clprim_sort_pairs(clprim_context *ctx, size_t n, clprim_type key_type,
+                                           clprim_buffer keys_in, size_t value_size,
+                                           clprim_buffer values_in, unsigned begin_bit,
+                                           unsigned end_bit, unsigned flags,
+                                           clprim_buffer keys_out, clprim_buffer values_out);
+
+/*! clprim_argsort() :
+ * The permutation that sorts keys_in: indices[i] is the position in keys_in
+ * of the i-th key in sorted order (n uint32, or uint64 with
+ * CLPRIM_INDICES_64), made on the device (no index array is read); keys_out
+ * (clprim_buf(NULL) for none) receives the sorted keys. Stable, so equal
+ * keys give ascending indices.
+ * @return : as clprim_sort_keys(); CLPRIM_ERROR_SIZE_TOO_LARGE for n >= 2^32
+ *           with uint32 indices. */
+CLPRIM_API clprim_status clprim_argsort(clprim_context *ctx, size_t n, clprim_type type,
+                                        clprim_buffer keys_in, unsigned begin_bit,
+                                        unsigned end_bit, unsigned flags, clprim_buffer indices,
+                                        clprim_buffer keys_out);
+
+/*! clprim_segmented_sort_keys(), clprim_segmented_sort_pairs() :
+ * Sorts each of `segments` segments of the n keys (and values) on its own,
+ * as clprim_sort_keys() / clprim_sort_pairs() over the whole key: segment s
+ * is elements [begin_offsets[s], end_offsets[s]) (uint64 element offsets on
+ * the device, begin <= end <= n; empty segments are allowed). Segments must
+ * not overlap (overlapping ones give unspecified results, written within
+ * their bounds); output elements outside every segment are not written.
+ * Segments of up to one tile are sorted one work-group each in local
+ * memory; longer ones by the device-wide sort, one after another.
+ * Waits for the device (one small read: the long segments).
+ * @return : as clprim_sort_keys() / clprim_sort_pairs();
+ *           CLPRIM_ERROR_INVALID_ARGUMENT also for a segment with
+ *           begin > end or end > n (found on the device before anything is
+ *           written). */
+CLPRIM_API clprim_status clprim_segmented_sort_keys(clprim_context *ctx, size_t n,
+                                                    clprim_type type, clprim_buffer keys_in,
+                                                    size_t segments, clprim_buffer begin_offsets,
+                                                    clprim_buffer end_offsets, unsigned flags,
+                                                    clprim_buffer keys_out);
+CLPRIM_API clprim_status clprim_segmented_sort_pairs(
+    clprim_context *ctx, size_t n, clprim_type key_type, clprim_buffer keys_in,
+    size_t value_size, clprim_buffer values_in, size_t segments, clprim_buffer begin_offsets,
+    clprim_buffer end_offsets, unsigned flags, clprim_buffer keys_out, clprim_buffer values_out);
+
 #ifdef __cplusplus
 }
 #endif

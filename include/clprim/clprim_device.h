@@ -27,7 +27,9 @@
  *   CLPRIM_HAS_SHUFFLE (nv_ptx): T clprim_sg_shuffle_T(T x, uint lane),
  *     clprim_sg_shuffle_xor_T(T x, uint mask), clprim_sg_shuffle_up_T(T x, uint d)
  *   CLPRIM_HAS_MATCH (nv_ptx, CLPRIM_NV_SYNC=1): uint clprim_sg_match_any(uint x),
- *     the lanes of the warp whose x equals this lane's (every lane calls)
+ *     the lanes of the warp whose x equals this lane's (every lane calls);
+ *     clprim_sg_sync(), a barrier of the warp that also orders its local
+ *     memory accesses (bar.warp.sync)
  *   CLPRIM_HAS_RED (nv_ptx, CLPRIM_NV_SYNC=1): adds to memory that return
  *     nothing, clprim_red_add_global_T (T uint ulong float double) and
  *     clprim_red_add_local_T (T float double)
@@ -190,6 +192,7 @@ CLPRIM_INLINE uint clprim_sg_match_any(uint x) {
   asm volatile("match.any.sync.b32 %0, %1, 0xffffffff;" : "=r"(r) : "r"(x));
   return r;
 }
+CLPRIM_INLINE void clprim_sg_sync(void) { asm volatile("bar.warp.sync 0xffffffff;" ::: "memory"); }
 CLPRIM_INLINE void clprim_red_add_global_uint(__global uint *p, uint v) {
   asm volatile("red.global.add.u32 [%0], %1;" : : "l"((ulong)p), "r"(v) : "memory");
 }

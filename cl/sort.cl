@@ -1,0 +1,530 @@
+/* sort.cl: LSD radix sort, 8-bit digits, stable.
+ *
+ * Keys are the elements' bits, ordered by their keys (internal/keys.h:
+ * key_digit), so one build per key width and type serves ascending and
+ * descending order and any bit range (kernel arguments flip, shift, mask).
+ *  - sort_histogram: one read of the input counts the digits of every pass
+ *    (the host skips passes whose digit is the same for all keys; Onesweep
+ *    takes each digit's first position from it).
+ *  - sort_pass: one digit pass over tiles of TILE = WG * ITEMS keys. Each
+ *    tile ranks its keys by digit, stably (rank_tile), gathers them in
+ *    local memory in digit order and writes each digit's run to its place:
+ *      SORT_ONESWEEP (nv_ptx): the tile's offset per digit comes from a
+ *        decoupled look-back over digit-count vectors (Adinets and Merrill,
+ *        "Onesweep: A Faster Least Significant Digit Radix Sort for GPUs",
+ *        2022): one pass, about 2n of traffic per digit;
+ *      else: sort_count counts each tile's digits, the host scans the
+ *        counts (digit-major: all tiles' digit 0, then digit 1, ...), and
+ *        sort_pass reads its offsets (core count -> scan -> scatter).
+ *  - sort_tile: one work-group sorts up to TILE keys in local memory, every
+ *    pass (small n, and each short segment of a segmented sort).
+ * Ranking: each 32-lane group (a warp on nv_ptx) keeps running counts per
+ * digit; a key's rank among its group's equal digits comes from match.any
+ * (ballots before sm_70) on nv_ptx, elsewhere from the group's digits in
+ * local memory. Key r of work-item l sits at tile position
+ * (l / 32) * 32 * ITEMS + r * 32 + l % 32, so groups, rounds and lanes
+ * follow the input order and the sort is stable.
+ *
+ * Build options: -DT (element type) -DT_FLOAT -DT_SIGNED -DKEY_BITS=32|64,
+ * -DV_BYTES=0|4|8 (values carried with the keys), -DWG (a multiple of 32),
+ * -DITEMS, -DOFS_T=uint|ulong (scanned counts), -DSORT_ONESWEEP. */
+#ifndef T
+#define T uint
+#define T_FLOAT 0
+#define T_SIGNED 0
+#define KEY_BITS 32
+#endif
+#ifndef WG
+#define WG 256
+#endif
+#ifndef ITEMS
+#define ITEMS 16
+#endif
+#ifndef V_BYTES
+#define V_BYTES 0
+#endif
+#ifndef OFS_T
+#define OFS_T uint
+#endif
+#include "internal/keys.h"
+#include "internal/layout.h"
+#define LB_DIGITS SORT_RADIX
+#include "internal/lookback.h"
+
+/* Loops over a work-item's keys unroll on nv_ptx (keys stay in registers);
+ * elsewhere they stay loops: the local path's ranking has barriers in its
+ * rounds, and PoCL's compile time grows with every unrolled copy. */
+#ifdef CLPRIM_PATH_NV_PTX
+#define UNROLL _Pragma("unroll")
+#else
+#define UNROLL
+#endif
+
+#define RADIX SORT_RADIX
+#define TILE (WG * ITEMS)
+#define GROUPS (WG / 32)
+#define NO_DIGIT RADIX /* a lane without a key */
+/* Digits per work-item in per-digit loops (1 when WG >= RADIX). */
+#define DIGITS_PER_ITEM ((RADIX + WG - 1) / WG)
+
+#if V_BYTES == 8
+#define V ulong
+#else
+#define V uint
+#endif
+/* The exchange buffer holds a tile of keys or of values. */
+#if KEY_BITS == 64 || V_BYTES == 8
+#define XCHG ulong
+#else
+#define XCHG uint
+#endif
+
+/* The tile position of key r of work-item lid. */
+CLPRIM_INLINE uint tile_pos(uint lid, uint r) {
+  return (lid >> 5) * (32u * ITEMS) + r * 32u + (lid & 31u);
+}
+
+#ifdef CLPRIM_PATH_NV_PTX
+/* How a warp finds its lanes with equal digits (-DSORT_PEERS sets both
+ * kernels' way, for comparisons): */
+#define PEERS_BALLOT 0 /* a ballot per digit bit */
+#define PEERS_MATCH 1  /* match.any: ~8 times slower on the H100 (~230 cycles a warp) */
+#define PEERS_OR 2     /* atomic ORs of lane bits into a local word per digit */
+#ifdef SORT_PEERS
+#define PASS_PEERS SORT_PEERS
+#define TILE_PEERS SORT_PEERS
+#else
+#define PASS_PEERS PEERS_BALLOT /* sort_pass: 10.7 against 12.6 ms with OR (uint32, 2^28) */
+#define TILE_PEERS PEERS_OR     /* sort_tile: 5.6 against 6.9 ms with ballots (2^18 x 1024) */
+#endif
+
+/* The lanes of the warp whose digit (below 2^bits: 9 where some lane holds
+ * NO_DIGIT, else 8) equals d. words: RADIX + 1 per warp (PEERS_OR). */
+CLPRIM_INLINE uint warp_peers(uint d, uint bits, uint how, __local uint *words) {
+#ifdef CLPRIM_HAS_MATCH
+  if (how == PEERS_MATCH) return clprim_sg_match_any(d);
+  if (how == PEERS_OR) {
+    words += ((uint)get_local_id(0) >> 5) * (RADIX + 1);
+    words[d] = 0;
+    clprim_sg_sync();
+    atomic_or(&words[d], 1u << ((uint)get_local_id(0) & 31u));
+    clprim_sg_sync();
+    const uint peers = words[d];
+    clprim_sg_sync();
+    return peers;
+  }
+#endif
+  (void)how, (void)words;
+  uint peers = ~0u;
+  for (uint b = 0; b < bits; ++b) {
+    const uint set = (d >> b) & 1u, ballot = clprim_sg_ballot((int)set);
+    peers &= set ? ballot : ~ballot;
+  }
+  return peers;
+}
+#else
+#define PASS_PEERS 0
+#define TILE_PEERS 0
+#endif
+/* rank_round's local words: the local path's digit per work-item, or
+ * PEERS_OR's word per digit (and NO_DIGIT) per warp. */
+#ifdef CLPRIM_PATH_NV_PTX
+#define PEER_WORDS(how) ((how) == 2 ? GROUPS * (RADIX + 1) : 1)
+#else
+#define PEER_WORDS(how) WG
+#endif
+
+/* One round of ranking, called by the whole work-group: d is this
+ * work-item's digit (NO_DIGIT for none), counts its 32-lane group's running
+ * digit counts. Returns how many earlier keys of the group have digit d, and
+ * adds this round's keys to counts. */
+CLPRIM_INLINE uint rank_round(uint d, uint bits, uint how, __local uint *counts,
+                              __local uint *digits) {
+  const uint lane = (uint)get_local_id(0) & 31u;
+#ifdef CLPRIM_PATH_NV_PTX
+  const uint peers = warp_peers(d, bits, how, digits);
+  const uint lower = popcount(peers & ((1u << lane) - 1u));
+  const uint leader = 31u - clz(peers);
+  uint before = 0;
+  if (lane == leader && d < RADIX) before = atomic_add(&counts[d], popcount(peers));
+  return clprim_nv_shfl_idx(before, leader) + lower;
+#else
+  (void)bits, (void)how;
+  const uint lid = (uint)get_local_id(0), base = lid & ~31u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  digits[lid] = d;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint lower = 0, higher = 0;
+  for (uint j = 0; j < 32u; ++j) {
+    const uint same = digits[base + j] == d;
+    lower += j < lane ? same : 0u;
+    higher += j > lane ? same : 0u;
+  }
+  const uint before = d < RADIX ? counts[d] : 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (d < RADIX && higher == 0) counts[d] = before + lower + 1u;
+  return before + lower;
+#endif
+}
+
+/* Ranks a tile's keys by digit, stably: d[r] is key r's digit (NO_DIGIT
+ * for none; full: there is none); rank[r] becomes its position in the tile ordered by digit,
+ * start[d] the position of digit d's first key. counts (GROUPS * RADIX),
+ * digits (WG), scan (CLPRIM_WG_SCRATCH(WG)): local scratch. */
+CLPRIM_INLINE void rank_tile(const uint *d, uint *rank, uint full, uint how, __local uint *counts,
+                             __local uint *start, __local uint *digits, __local uint *scan) {
+  const uint lid = (uint)get_local_id(0);
+  __local uint *mine = counts + (lid >> 5) * RADIX;
+  for (uint j = lid; j < GROUPS * RADIX; j += WG) counts[j] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+UNROLL
+  for (uint r = 0; r < ITEMS; ++r) rank[r] = rank_round(d[r], full ? 8u : 9u, how, mine, digits);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  /* Per digit: each group's count becomes the count of the groups before it. */
+  for (uint dd = lid; dd < RADIX; dd += WG) {
+    uint sum = 0;
+    for (uint g = 0; g < GROUPS; ++g) {
+      const uint c = counts[g * RADIX + dd];
+      counts[g * RADIX + dd] = sum;
+      sum += c;
+    }
+    start[dd] = sum;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  /* start: the digits' tile counts, scanned. */
+  const uint first = lid * DIGITS_PER_ITEM;
+  uint own = 0, total;
+  for (uint j = 0; j < DIGITS_PER_ITEM; ++j) own += first + j < RADIX ? start[first + j] : 0u;
+  uint before = clprim_wg_scan_excl_add_uint(own, scan, &total);
+  for (uint j = 0; j < DIGITS_PER_ITEM; ++j) {
+    if (first + j < RADIX) {
+      const uint c = start[first + j];
+      start[first + j] = before;
+      before += c;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+UNROLL
+  for (uint r = 0; r < ITEMS; ++r)
+    if (d[r] < RADIX) rank[r] += start[d[r]] + mine[d[r]];
+}
+
+/* ------------------------------------------------------------ histogram */
+/* hist (passes * RADIX counts, each a low and a high 32-bit word, then a
+ * ticket word; zeroed): every pass's digit counts over keys[base .. base +
+ * n). SORT_ONESWEEP: also starts (passes * RADIX), where each digit's keys
+ * begin. */
+#ifdef KERNEL_sort_histogram
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+sort_histogram(__global const KEY *keys, ulong base, ulong n, KEY flip, uint first_shift,
+               uint passes, uint last_mask, __global uint *hist, __global ulong *starts) {
+  __local uint counts[SORT_MAX_PASSES * RADIX];
+#ifdef SORT_ONESWEEP
+  __local uint last;
+  __local ulong scan[CLPRIM_WG_SCRATCH(WG)];
+#endif
+  const uint lid = (uint)get_local_id(0);
+  for (uint j = lid; j < passes * RADIX; j += WG) counts[j] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  /* Each work-item counts runs of equal digits in registers and adds a
+   * run when its digit changes: floats of a narrow range share their top
+   * digits, and same-address atomics serialise (a warp-aggregated form with
+   * ballots took 4.3 ms for 2^28 keys on the H100). */
+  uint run_digit[SORT_MAX_PASSES], run_count[SORT_MAX_PASSES];
+  for (uint p = 0; p < SORT_MAX_PASSES; ++p) run_digit[p] = 0, run_count[p] = 0;
+  /* Chunks of SORT_HIST_ITEMS keys per work-item, loaded before they are
+   * counted (the loads overlap). */
+  const ulong chunk = (ulong)get_global_size(0) * SORT_HIST_ITEMS;
+  for (ulong first = (ulong)get_group_id(0) * WG * SORT_HIST_ITEMS + lid; first < n; first += chunk) {
+    KEY k[SORT_HIST_ITEMS];
+UNROLL
+    for (uint j = 0; j < SORT_HIST_ITEMS; ++j) {
+      const ulong i = first + (ulong)j * WG;
+      k[j] = i < n ? keys[base + i] : (KEY)0;
+    }
+UNROLL
+    for (uint j = 0; j < SORT_HIST_ITEMS; ++j) {
+      if (first + (ulong)j * WG >= n) break;
+      for (uint p = 0; p < passes; ++p) {
+        const uint d = key_digit(k[j], flip, first_shift + p * SORT_DIGIT_BITS,
+                                 p + 1 == passes ? last_mask : RADIX - 1u);
+        if (d != run_digit[p]) {
+          if (run_count[p]) atomic_add(&counts[p * RADIX + run_digit[p]], run_count[p]);
+          run_digit[p] = d, run_count[p] = 0;
+        }
+        ++run_count[p];
+      }
+    }
+  }
+  for (uint p = 0; p < passes; ++p)
+    if (run_count[p]) atomic_add(&counts[p * RADIX + run_digit[p]], run_count[p]);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint j = lid; j < passes * RADIX; j += WG) {
+    const uint c = counts[j];
+    if (c && atomic_add(&hist[2 * j], c) > UINT_MAX - c) atomic_inc(&hist[2 * j + 1]);
+  }
+#ifdef SORT_ONESWEEP
+  /* The last work-group to finish (a ticket after the counts) turns the
+   * counts into where each digit's keys start, per pass, for sort_pass. */
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  if (lid == 0) last = atomic_inc(&hist[2 * passes * RADIX]) == get_num_groups(0) - 1;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (!last) return;
+  const uint first = lid * DIGITS_PER_ITEM;
+  for (uint p = 0; p < passes; ++p) {
+    ulong c[DIGITS_PER_ITEM], own = 0, total;
+    for (uint j = 0; j < DIGITS_PER_ITEM; ++j) {
+      const uint at = 2 * (p * RADIX + first + j);
+      c[j] = first + j < RADIX
+                 ? (ulong)atomic_add(&hist[at], 0u) | (ulong)atomic_add(&hist[at + 1], 0u) << 32
+                 : 0;
+      own += c[j];
+    }
+    ulong before = clprim_wg_scan_excl_add_ulong(own, scan, &total);
+    for (uint j = 0; j < DIGITS_PER_ITEM; ++j) {
+      if (first + j < RADIX) starts[p * RADIX + first + j] = before;
+      before += c[j];
+    }
+  }
+#else
+  (void)starts;
+#endif
+}
+#endif
+
+/* ------------------------------------------- count (no look-back): tiles */
+/* counts[d * tiles + t] = the keys of tile t with digit d; counts[RADIX *
+ * tiles] = 0 (the scan leaves the total there). */
+#ifdef KERNEL_sort_count
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+sort_count(__global const KEY *keys, ulong base, ulong n, KEY flip, uint shift, uint mask,
+           __global OFS_T *counts) {
+  __local uint tile_counts[RADIX];
+  const uint lid = (uint)get_local_id(0), tile = (uint)get_group_id(0);
+  const uint tiles = (uint)get_num_groups(0);
+  for (uint j = lid; j < RADIX; j += WG) tile_counts[j] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const ulong first = (ulong)tile * TILE;
+  for (uint j = 0; j < ITEMS; ++j) {
+    const ulong i = first + j * WG + lid;
+    if (i < n) atomic_inc(&tile_counts[key_digit(keys[base + i], flip, shift, mask)]);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint j = lid; j < RADIX; j += WG) counts[(ulong)j * tiles + tile] = tile_counts[j];
+  if (tile == tiles - 1 && lid == 0) counts[(ulong)RADIX * tiles] = 0;
+}
+#endif
+
+/* ------------------------------------------------------------ one pass */
+/* One digit pass from keys_in[in_base ..] to keys_out[out_base ..] (n
+ * keys), values alike (gen_index: the values are the keys' positions, for
+ * argsort's first pass). SORT_ONESWEEP: starts[pass * RADIX + d] is where
+ * digit d's keys
+ * begin in the output (from sort_histogram's counts), state
+ * (LB_DIGIT_BYTES, zeroed) holds the look-back; else offsets holds the
+ * scanned tile counts. */
+#ifdef KERNEL_sort_pass
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+sort_pass(__global const KEY *keys_in, ulong in_base, __global KEY *keys_out, ulong out_base,
+          __global const V *values_in, __global V *values_out, ulong n, KEY flip, uint shift,
+          uint mask, uint gen_index, __global const OFS_T *offsets, __global const ulong *starts,
+          uint pass, __global uchar *state) {
+  __local XCHG xchg[TILE];
+  __local uint counts[GROUPS * RADIX];
+  __local uint start[RADIX];
+  __local uint digits[PEER_WORDS(PASS_PEERS)];
+  __local uint scan[CLPRIM_WG_SCRATCH(WG)];
+  __local ulong place[RADIX]; /* where the tile's digit-d keys go */
+  const uint lid = (uint)get_local_id(0);
+#ifdef SORT_ONESWEEP
+  __local uint tile_id;
+  if (lid == 0) tile_id = lb_next_tile(state);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint tile = tile_id;
+  (void)offsets;
+#else
+  const uint tile = (uint)get_group_id(0);
+  (void)starts, (void)pass, (void)state;
+#endif
+  const ulong first = (ulong)tile * TILE;
+  const uint here = (uint)min((ulong)TILE, n - first); /* keys in this tile */
+
+  KEY k[ITEMS];
+  uint d[ITEMS], rank[ITEMS];
+UNROLL
+  for (uint r = 0; r < ITEMS; ++r) {
+    const uint p = tile_pos(lid, r);
+    k[r] = p < here ? keys_in[in_base + first + p] : (KEY)0;
+    d[r] = p < here ? key_digit(k[r], flip, shift, mask) : NO_DIGIT;
+  }
+  rank_tile(d, rank, here == TILE, PASS_PEERS, counts, start, digits, scan);
+
+#ifdef SORT_ONESWEEP
+  /* Each digit's first position: where the digit starts in the output
+   * (starts, from the upfront histogram) plus the earlier tiles' counts. */
+  for (uint dd = lid; dd < RADIX; dd += WG) {
+    const uint count = (dd + 1 < RADIX ? start[dd + 1] : here) - start[dd];
+    uint prefix = 0;
+    if (tile == 0) {
+      lb_digit_publish(state, 0, dd, LB_PREFIX, count);
+    } else {
+      lb_digit_publish(state, tile, dd, LB_AGGREGATE, count);
+      prefix = lb_digit_look_back(state, tile, dd, count);
+    }
+    place[dd] = starts[pass * RADIX + dd] + prefix;
+  }
+#else
+  for (uint dd = lid; dd < RADIX; dd += WG)
+    place[dd] = offsets[(ulong)dd * get_num_groups(0) + tile];
+#endif
+
+  /* Keys into local memory in digit order, then out, each digit's run
+   * from its place (consecutive work-items, consecutive addresses). */
+  __local KEY *xk = (__local KEY *)xchg;
+UNROLL
+  for (uint r = 0; r < ITEMS; ++r)
+    if (d[r] < RADIX) xk[rank[r]] = k[r];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint od[ITEMS];
+UNROLL
+  for (uint j = 0; j < ITEMS; ++j) {
+    const uint i = j * WG + lid;
+    od[j] = NO_DIGIT;
+    if (i < here) {
+      const KEY key = xk[i];
+      od[j] = key_digit(key, flip, shift, mask);
+      keys_out[out_base + place[od[j]] + (i - start[od[j]])] = key;
+    }
+  }
+#if V_BYTES
+  V v[ITEMS];
+UNROLL
+  for (uint r = 0; r < ITEMS; ++r) {
+    const uint p = tile_pos(lid, r);
+    v[r] = gen_index ? (V)(first + p) : p < here ? values_in[in_base + first + p] : (V)0;
+  }
+  __local V *xv = (__local V *)xchg;
+  barrier(CLK_LOCAL_MEM_FENCE);
+UNROLL
+  for (uint r = 0; r < ITEMS; ++r)
+    if (d[r] < RADIX) xv[rank[r]] = v[r];
+  barrier(CLK_LOCAL_MEM_FENCE);
+UNROLL
+  for (uint j = 0; j < ITEMS; ++j) {
+    const uint i = j * WG + lid;
+    if (od[j] < RADIX) values_out[out_base + place[od[j]] + (i - start[od[j]])] = xv[i];
+  }
+#else
+  (void)values_in, (void)values_out, (void)gen_index;
+#endif
+}
+#endif
+
+/* ------------------------------------------------- sort in local memory */
+/* Sorts keys[base .. base + len) (and values) within one work-group, every
+ * pass, to out. Segmented (segmented != 0): work-group s sorts segment s,
+ * [begins[s], ends[s]), if it holds 1 to TILE keys (longer ones are sorted
+ * by the passes). Else the one work-group sorts [0, n). gen_index: values
+ * are the positions. */
+#ifdef KERNEL_sort_tile
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+sort_tile(__global const KEY *keys_in, __global KEY *keys_out, __global const V *values_in,
+          __global V *values_out, ulong n, uint segmented, __global const ulong *begins,
+          __global const ulong *ends, KEY flip, uint first_shift, uint passes, uint last_mask,
+          uint gen_index) {
+  __local XCHG xchg[TILE];
+  __local uint counts[GROUPS * RADIX];
+  __local uint start[RADIX];
+  __local uint digits[PEER_WORDS(TILE_PEERS)];
+  __local uint scan[CLPRIM_WG_SCRATCH(WG)];
+  const uint lid = (uint)get_local_id(0);
+  ulong base = 0, len = n;
+  if (segmented) {
+    base = begins[get_group_id(0)];
+    len = ends[get_group_id(0)] - base;
+    if (len == 0 || len > TILE) return; /* the same for the whole work-group */
+  }
+  const uint here = (uint)len;
+  KEY k[ITEMS];
+  uint d[ITEMS], rank[ITEMS];
+#if V_BYTES
+  V v[ITEMS];
+#endif
+UNROLL
+  for (uint r = 0; r < ITEMS; ++r) {
+    const uint p = tile_pos(lid, r);
+    k[r] = p < here ? keys_in[base + p] : (KEY)0;
+#if V_BYTES
+    v[r] = gen_index ? (V)p : p < here ? values_in[base + p] : (V)0;
+#endif
+  }
+  __local KEY *xk = (__local KEY *)xchg;
+#if V_BYTES
+  __local V *xv = (__local V *)xchg;
+#endif
+  for (uint pass = 0; pass < passes; ++pass) {
+    const uint shift = first_shift + pass * SORT_DIGIT_BITS;
+    const uint mask = pass + 1 == passes ? last_mask : RADIX - 1u;
+UNROLL
+    for (uint r = 0; r < ITEMS; ++r)
+      d[r] = tile_pos(lid, r) < here ? key_digit(k[r], flip, shift, mask) : NO_DIGIT;
+    rank_tile(d, rank, here == TILE, TILE_PEERS, counts, start, digits, scan);
+UNROLL
+    for (uint r = 0; r < ITEMS; ++r)
+      if (d[r] < RADIX) xk[rank[r]] = k[r];
+    barrier(CLK_LOCAL_MEM_FENCE);
+UNROLL
+    for (uint r = 0; r < ITEMS; ++r)
+      if (d[r] < RADIX) k[r] = xk[tile_pos(lid, r)];
+#if V_BYTES
+    barrier(CLK_LOCAL_MEM_FENCE);
+UNROLL
+    for (uint r = 0; r < ITEMS; ++r)
+      if (d[r] < RADIX) xv[rank[r]] = v[r];
+    barrier(CLK_LOCAL_MEM_FENCE);
+UNROLL
+    for (uint r = 0; r < ITEMS; ++r)
+      if (d[r] < RADIX) v[r] = xv[tile_pos(lid, r)];
+#endif
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+UNROLL
+  for (uint r = 0; r < ITEMS; ++r) {
+    const uint p = tile_pos(lid, r);
+    if (p < here) {
+      keys_out[base + p] = k[r];
+#if V_BYTES
+      values_out[base + p] = v[r];
+#endif
+    }
+  }
+#if !V_BYTES
+  (void)values_in, (void)values_out, (void)gen_index;
+#endif
+}
+#endif
+
+/* ------------------------------------------------- segmented: the check */
+/* For each segment: a bad one (begin > end or end > n) sets info[0]; one
+ * longer than `tile` keys is listed in long_ids (its index; info[1] counts
+ * them); info[2] takes the longest of the others (atomic_max). Runs before
+ * anything is written. */
+#ifdef KERNEL_sort_segments_check
+__kernel void sort_segments_check(__global const ulong *begins, __global const ulong *ends,
+                                  ulong segments, ulong n, uint tile, __global uint *info,
+                                  __global uint *long_ids) {
+  const ulong s = get_global_id(0);
+  if (s >= segments) return;
+  const ulong b = begins[s], e = ends[s];
+  if (b > e || e > n) {
+    atomic_or(&info[0], 1u);
+    return;
+  }
+  if (e - b > tile) {
+    long_ids[atomic_inc(&info[1])] = (uint)s;
+  } else {
+    atomic_max(&info[2], (uint)(e - b));
+  }
+}
+#endif

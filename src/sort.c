@@ -1,0 +1,478 @@
+/* sort.c: radix sort of keys, pairs and argsort, and segmented sort
+ * (kernels in cl/sort.cl, which describes the algorithm).
+ *  - n up to one local-memory tile: sort_tile, one work-group, one launch;
+ *  - else: sort_histogram (all digits in one read; the host reads it and
+ *    drops the passes whose digit is the same for every key), then per
+ *    digit pass sort_pass, with decoupled look-back on nv_ptx (Onesweep,
+ *    below 2^30 keys) or through clprim__count_scan_scatter elsewhere.
+ * Passes alternate between the output and a scratch copy so that the last
+ * one writes the output; an in-place sort with an odd number of passes
+ * copies its input to scratch first. */
+#include "internal.h"
+#include "../cl/internal/layout.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Scratch buffers of this family. */
+#define SLOT_KEYS "sort: keys"             /* keys between passes */
+#define SLOT_VALUES "sort: values"         /* values between passes */
+#define SLOT_KEYS_OUT "sort: argsort keys" /* argsort without keys_out */
+#define SLOT_HIST "sort: histogram"        /* passes * SORT_RADIX counts (low, high words) */
+#define SLOT_STARTS "sort: digit starts"   /* passes * SORT_RADIX ulongs */
+#define SLOT_COUNTS "sort: tile counts"    /* SORT_RADIX * tiles + 1 offsets */
+#define SLOT_STATE "sort: look-back"       /* LB_DIGIT_BYTES(tiles, SORT_RADIX) */
+#define SLOT_CHECK "sort: segment check"   /* bad segment, long segments, longest short one */
+#define SLOT_LONG "sort: long segments"    /* the long segments' ids */
+
+/* The largest n that Onesweep's 30-bit look-back counts take. */
+#define ONESWEEP_MAX ((size_t)1 << 30)
+
+static int is_gpu(const clprim_context *ctx) {
+  return (ctx->info.device_type & CL_DEVICE_TYPE_GPU) != 0;
+}
+
+/* Local memory of sort_pass / sort_tile for a tile of `items` keys per
+ * work-item (cl/sort.cl's arrays: the exchange, the warps' digit counts and
+ * peer words, starts, places, scan scratch). */
+static size_t local_bytes(unsigned wg, unsigned items, size_t xchg) {
+  return (size_t)wg * items * xchg + (wg / 32) * (2 * SORT_RADIX + 1) * 4 + SORT_RADIX * (4 + 8) +
+         (size_t)wg * (4 + 4 + 8) + 64;
+}
+
+static size_t xchg_bytes(clprim_type type, size_t value_size) {
+  const size_t k = clprim_type_size(type);
+  return value_size > k ? value_size : k;
+}
+
+/* Keys per work-item of the digit passes (see docs/TUNING.md). */
+static unsigned pass_items(const clprim_context *ctx, clprim_type type, size_t value_size) {
+  const unsigned wg = clprim__launch(ctx).wg;
+  const size_t x = xchg_bytes(type, value_size);
+  const long long knob = ctx->tuning[CLPRIM_KNOB_SORT_ITEMS];
+  unsigned items = knob >= 4 && knob <= 64 ? (unsigned)knob : (is_gpu(ctx) ? 16u : 32u) / (x / 4);
+  while (items > 1 && local_bytes(wg, items, x) > ctx->info.local_mem_size) --items;
+  return items;
+}
+
+size_t clprim__sort_tile(const clprim_context *ctx, clprim_type type, size_t value_size) {
+  return (size_t)clprim__launch(ctx).wg * pass_items(ctx, type, value_size);
+}
+
+/* Keys per work-item of sort_tile for len keys: a quarter of the passes'
+ * items where that holds them (less local memory, more work-groups). */
+static unsigned tile_items(const clprim_context *ctx, clprim_type type, size_t value_size,
+                           size_t len) {
+  const unsigned items = pass_items(ctx, type, value_size), wg = clprim__launch(ctx).wg;
+  return items >= 8 && len <= (size_t)wg * (items / 4) ? items / 4 : items;
+}
+
+size_t clprim__sort_small_max(const clprim_context *ctx, clprim_type type, size_t value_size) {
+  const long long knob = ctx->tuning[CLPRIM_KNOB_SORT_SMALL_MAX];
+  const size_t tile = clprim__sort_tile(ctx, type, value_size);
+  return knob >= 0 && (size_t)knob < tile ? (size_t)knob : tile;
+}
+
+static void sort_options(const clprim_context *ctx, clprim_type type, size_t value_size,
+                         unsigned items, int offsets64, int onesweep, char *options,
+                         size_t size) {
+  snprintf(options, size,
+           "-DT=%s -DT_FLOAT=%d -DT_SIGNED=%d -DKEY_BITS=%u -DV_BYTES=%u -DWG=%u -DITEMS=%u "
+           "-DOFS_T=%s%s%s",
+           clprim__cl_type(type), type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE,
+           type == CLPRIM_INT32 || type == CLPRIM_INT64, (unsigned)clprim_type_size(type) * 8,
+           (unsigned)value_size, clprim__launch(ctx).wg, items, offsets64 ? "ulong" : "uint",
+           onesweep ? " -DSORT_ONESWEEP=1" : "",
+           ctx->tuning[CLPRIM_KNOB_SORT_PEERS] == 0   ? " -DSORT_PEERS=0"
+           : ctx->tuning[CLPRIM_KNOB_SORT_PEERS] == 1 ? " -DSORT_PEERS=1"
+           : ctx->tuning[CLPRIM_KNOB_SORT_PEERS] == 2 ? " -DSORT_PEERS=2"
+                                                      : "");
+}
+
+/* One sort of n keys (and values) from kin[in_base ..] to kout[out_base ..].
+ * The digits: passes of 8 bits from shift, the last masked by last_mask, of
+ * the keys' order key ^ flip. vin NULL with gen_index: the values are the
+ * keys' positions (argsort). */
+struct sort_job {
+  clprim_type type;
+  size_t value_size; /* 0, 4, 8 */
+  int gen_index;
+  cl_mem kin, kout, vin, vout;
+  size_t in_base, out_base, n;
+  cl_ulong flip;
+  unsigned shift, passes, last_mask;
+};
+
+/* The keys' digits: begin_bit = end_bit = 0 is the whole key; an empty
+ * range sorts by nothing (one pass whose digit is always 0). */
+static void digits_of(clprim_type type, unsigned begin_bit, unsigned end_bit, unsigned flags,
+                      struct sort_job *j) {
+  const unsigned key_bits = (unsigned)clprim_type_size(type) * 8;
+  if (begin_bit == 0 && end_bit == 0) end_bit = key_bits;
+  const unsigned bits = end_bit - begin_bit;
+  j->type = type;
+  j->flip = (flags & CLPRIM_SORT_DESCENDING) ? (key_bits == 64 ? ~(cl_ulong)0 : 0xFFFFFFFFu) : 0;
+  j->shift = bits ? begin_bit : 0;
+  j->passes = bits ? (bits + SORT_DIGIT_BITS - 1) / SORT_DIGIT_BITS : 1;
+  j->last_mask = bits ? (1u << (bits - SORT_DIGIT_BITS * (j->passes - 1))) - 1u : 0u;
+}
+
+/* A key argument: 4 or 8 bytes, as the kernel's KEY. */
+static clprim_status set_key_arg(cl_kernel k, cl_uint index, clprim_type type, cl_ulong v) {
+  if (clprim_type_size(type) == 8) return clSetKernelArg(k, index, sizeof v, &v);
+  const cl_uint v32 = (cl_uint)v;
+  return clSetKernelArg(k, index, sizeof v32, &v32);
+}
+
+/* sort_tile over n keys, or over `segments` segments (begins, ends). */
+static clprim_status sort_small(clprim_context *ctx, const struct sort_job *j, size_t longest,
+                                size_t segments, cl_mem begins, cl_mem ends) {
+  const unsigned items = tile_items(ctx, j->type, j->value_size, longest);
+  char options[256];
+  sort_options(ctx, j->type, j->value_size, items, 0, 0, options, sizeof options);
+  cl_kernel k;
+  CLPRIM_CHECK(clprim__kernel(ctx, "sort.cl", options, "sort_tile", &k));
+  const cl_mem vin = j->vin ? j->vin : j->kin, vout = j->vout ? j->vout : j->kout;
+  const cl_mem b = begins ? begins : j->kin, e = ends ? ends : j->kin;
+  const cl_ulong n = j->n;
+  const cl_uint segmented = begins != NULL, shift = j->shift, passes = j->passes;
+  const cl_uint mask = j->last_mask, gen = (cl_uint)j->gen_index;
+  CLPRIM_CHECK(clprim__set_args(k, 8, sizeof j->kin, &j->kin, sizeof j->kout, &j->kout,
+                                sizeof vin, &vin, sizeof vout, &vout, sizeof n, &n,
+                                sizeof segmented, &segmented, sizeof b, &b, sizeof e, &e));
+  CLPRIM_CHECK(set_key_arg(k, 8, j->type, j->flip));
+  CLPRIM_CHECK(clSetKernelArg(k, 9, sizeof shift, &shift));
+  CLPRIM_CHECK(clSetKernelArg(k, 10, sizeof passes, &passes));
+  CLPRIM_CHECK(clSetKernelArg(k, 11, sizeof mask, &mask));
+  CLPRIM_CHECK(clSetKernelArg(k, 12, sizeof gen, &gen));
+  return clprim__enqueue(ctx, k, begins ? segments : 1, clprim__launch(ctx).wg);
+}
+
+/* The digit passes (see the top of the file). */
+static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) {
+  const unsigned wg = clprim__launch(ctx).wg;
+  const unsigned items = pass_items(ctx, j->type, j->value_size);
+  const size_t tile = (size_t)wg * items, tiles = j->n / tile + (j->n % tile != 0);
+  const size_t ks = clprim_type_size(j->type), vs = j->value_size;
+  if (tiles > UINT32_MAX || (size_t)SORT_RADIX * tiles >= SIZE_MAX / 8)
+    return CLPRIM_ERROR_SIZE_TOO_LARGE;
+  const int onesweep = ctx->info.path == CLPRIM_PATH_NV_PTX &&
+                       ctx->tuning[CLPRIM_KNOB_SORT_ONESWEEP] != 0 && j->n < ONESWEEP_MAX;
+  const int offsets64 = (size_t)j->n > UINT32_MAX;
+  char options[256];
+  sort_options(ctx, j->type, vs, items, offsets64, onesweep, options, sizeof options);
+  cl_kernel hist_k, count_k = NULL, pass_k;
+  const struct clprim_kernel_request req[3] = {
+      {"sort.cl", NULL, options, "sort_histogram", NULL, &hist_k, NULL},
+      {"sort.cl", NULL, options, "sort_pass", NULL, &pass_k, NULL},
+      {"sort.cl", NULL, options, "sort_count", NULL, &count_k, NULL}};
+  CLPRIM_CHECK(clprim__kernels(ctx, req, onesweep ? 2 : 3));
+
+  /* Every pass's digit counts, read back: a pass whose digit is the same
+   * for all keys moves nothing and is dropped. */
+  cl_mem hist, starts = NULL;
+  const size_t hist_words = (size_t)j->passes * SORT_RADIX * 2 + 1; /* and a ticket */
+  const cl_uint zero = 0;
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_HIST, hist_words * 4, &hist));
+  if (onesweep)
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_STARTS, (size_t)j->passes * SORT_RADIX * 8, &starts));
+  else
+    starts = hist;
+  cl_uint counts[SORT_MAX_PASSES * SORT_RADIX * 2 + 1];
+  if (ctx->oclgrind) {
+    /* Oclgrind took a filled buffer's bytes for uninitialised in the
+     * kernel's atomics; a written one it does not. */
+    memset(counts, 0, sizeof counts);
+    CLPRIM_CHECK(clprim__write(ctx, hist, 0, hist_words * 4, counts, 1));
+  } else {
+    CLPRIM_CHECK(clprim__fill(ctx, hist, &zero, 4, 0, hist_words * 4));
+  }
+  {
+    const cl_ulong base = j->in_base, n = j->n;
+    const cl_uint shift = j->shift, passes = j->passes, mask = j->last_mask;
+    CLPRIM_CHECK(clprim__set_args(hist_k, 3, sizeof j->kin, &j->kin, sizeof base, &base,
+                                  sizeof n, &n));
+    CLPRIM_CHECK(set_key_arg(hist_k, 3, j->type, j->flip));
+    CLPRIM_CHECK(clSetKernelArg(hist_k, 4, sizeof shift, &shift));
+    CLPRIM_CHECK(clSetKernelArg(hist_k, 5, sizeof passes, &passes));
+    CLPRIM_CHECK(clSetKernelArg(hist_k, 6, sizeof mask, &mask));
+    CLPRIM_CHECK(clSetKernelArg(hist_k, 7, sizeof hist, &hist));
+    CLPRIM_CHECK(clSetKernelArg(hist_k, 8, sizeof starts, &starts));
+    const size_t per_group = (size_t)wg * SORT_HIST_ITEMS;
+    const size_t groups = (j->n + per_group - 1) / per_group;
+    const size_t max_groups = clprim__launch(ctx).max_groups;
+    CLPRIM_CHECK(clprim__enqueue(ctx, hist_k, groups < max_groups ? groups : max_groups, wg));
+  }
+  CLPRIM_CHECK(clprim__read(ctx, hist, 0, (hist_words - 1) * 4, counts));
+  unsigned active[SORT_MAX_PASSES], p_count = 0;
+  for (unsigned p = 0; p < j->passes; ++p) {
+    int moves = 1;
+    for (unsigned d = 0; d < SORT_RADIX && moves; ++d) {
+      const cl_uint *c = counts + 2 * ((size_t)p * SORT_RADIX + d);
+      if ((((uint64_t)c[1] << 32) | c[0]) == j->n) moves = 0;
+    }
+    if (moves) active[p_count++] = p;
+  }
+  const int in_place = j->kin == j->kout && j->in_base == j->out_base;
+  const int values_in_place = j->vout && j->vin == j->vout && j->in_base == j->out_base;
+  if (p_count == 0) {
+    if (in_place && (!j->vout || values_in_place)) return CLPRIM_SUCCESS; /* nothing moves */
+    active[p_count++] = 0; /* one pass: the copy (and argsort's positions) */
+  }
+
+  /* Buffers: pass i writes the output when p_count - 1 - i is even, else
+   * scratch; an in-place sort with an odd count starts from a copy. */
+  cl_mem ktmp, vtmp = NULL;
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_KEYS, j->n * ks, &ktmp));
+  if (vs) CLPRIM_CHECK(clprim__scratch(ctx, SLOT_VALUES, j->n * vs, &vtmp));
+  cl_mem ksrc = j->kin, vsrc = j->vin;
+  size_t ksrc_base = j->in_base, vsrc_base = j->in_base;
+  if (p_count % 2 == 1 && in_place) {
+    CLPRIM_CHECK(clprim__copy(ctx, j->kin, ktmp, j->in_base * ks, 0, j->n * ks));
+    ksrc = ktmp, ksrc_base = 0;
+  }
+  if (p_count % 2 == 1 && values_in_place) {
+    CLPRIM_CHECK(clprim__copy(ctx, j->vin, vtmp, j->in_base * vs, 0, j->n * vs));
+    vsrc = vtmp, vsrc_base = 0;
+  }
+
+  cl_mem offsets = NULL, state = NULL;
+  const size_t state_bytes = LB_DIGIT_BYTES(tiles, SORT_RADIX);
+  if (onesweep)
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_STATE, state_bytes, &state));
+  else
+    CLPRIM_CHECK(clprim__offsets(ctx, SLOT_COUNTS, offsets64 ? CLPRIM_UINT64 : CLPRIM_UINT32,
+                                 SORT_RADIX * tiles, &offsets));
+  const cl_mem no_offsets = offsets ? offsets : hist, no_state = state ? state : hist;
+  for (unsigned i = 0; i < p_count; ++i) {
+    const int to_out = (p_count - 1 - i) % 2 == 0;
+    const cl_mem kdst = to_out ? j->kout : ktmp;
+    const cl_mem vdst = vs ? (to_out ? j->vout : vtmp) : kdst;
+    const cl_mem vread = vsrc ? vsrc : ksrc;
+    const cl_ulong in_base = ksrc_base, out_base = to_out ? j->out_base : 0, n = j->n;
+    const cl_uint shift = j->shift + SORT_DIGIT_BITS * active[i];
+    const cl_uint mask = active[i] + 1 == j->passes ? j->last_mask : SORT_RADIX - 1;
+    const cl_uint gen = j->gen_index && i == 0, pass = active[i];
+    if (vsrc && vsrc_base != ksrc_base) return CLPRIM_ERROR_INVALID_ARGUMENT; /* not reached */
+    CLPRIM_CHECK(clprim__set_args(pass_k, 7, sizeof ksrc, &ksrc, sizeof in_base, &in_base,
+                                  sizeof kdst, &kdst, sizeof out_base, &out_base, sizeof vread,
+                                  &vread, sizeof vdst, &vdst, sizeof n, &n));
+    CLPRIM_CHECK(set_key_arg(pass_k, 7, j->type, j->flip));
+    CLPRIM_CHECK(clSetKernelArg(pass_k, 8, sizeof shift, &shift));
+    CLPRIM_CHECK(clSetKernelArg(pass_k, 9, sizeof mask, &mask));
+    CLPRIM_CHECK(clSetKernelArg(pass_k, 10, sizeof gen, &gen));
+    CLPRIM_CHECK(clSetKernelArg(pass_k, 11, sizeof no_offsets, &no_offsets));
+    CLPRIM_CHECK(clSetKernelArg(pass_k, 12, sizeof starts, &starts));
+    CLPRIM_CHECK(clSetKernelArg(pass_k, 13, sizeof pass, &pass));
+    CLPRIM_CHECK(clSetKernelArg(pass_k, 14, sizeof no_state, &no_state));
+    if (onesweep) {
+      CLPRIM_CHECK(clprim__fill(ctx, state, &zero, 4, 0, state_bytes));
+      CLPRIM_CHECK(clprim__enqueue(ctx, pass_k, tiles, wg));
+    } else {
+      CLPRIM_CHECK(clprim__set_args(count_k, 3, sizeof ksrc, &ksrc, sizeof in_base, &in_base,
+                                    sizeof n, &n));
+      CLPRIM_CHECK(set_key_arg(count_k, 3, j->type, j->flip));
+      CLPRIM_CHECK(clSetKernelArg(count_k, 4, sizeof shift, &shift));
+      CLPRIM_CHECK(clSetKernelArg(count_k, 5, sizeof mask, &mask));
+      CLPRIM_CHECK(clSetKernelArg(count_k, 6, sizeof offsets, &offsets));
+      const struct clprim_count_scan_scatter steps = {
+          {count_k, tiles, wg}, {pass_k, tiles, wg},
+          offsets64 ? CLPRIM_UINT64 : CLPRIM_UINT32, offsets, SORT_RADIX * tiles};
+      CLPRIM_CHECK(clprim__count_scan_scatter(ctx, &steps));
+    }
+    ksrc = kdst, ksrc_base = out_base;
+    if (vs) vsrc = vdst, vsrc_base = out_base;
+  }
+  return CLPRIM_SUCCESS;
+}
+
+static clprim_status sort_job_run(clprim_context *ctx, const struct sort_job *j) {
+  if (j->n == 0) return CLPRIM_SUCCESS;
+  if (j->n <= clprim__sort_small_max(ctx, j->type, j->value_size) && j->in_base == 0 &&
+      j->out_base == 0)
+    return sort_small(ctx, j, j->n, 0, NULL, NULL);
+  return sort_passes(ctx, j);
+}
+
+/* The argument checks every sort call shares. */
+static clprim_status check_common(clprim_context *ctx, clprim_type type, unsigned begin_bit,
+                                  unsigned end_bit, unsigned flags, unsigned allowed) {
+  CLPRIM_CHECK(clprim__check_type(ctx, type));
+  if (flags & ~allowed) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  const unsigned key_bits = (unsigned)clprim_type_size(type) * 8;
+  const int whole = (begin_bit == 0 && end_bit == 0) || (begin_bit == 0 && end_bit == key_bits);
+  if (begin_bit > end_bit || end_bit > key_bits) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (!whole && (type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE))
+    return CLPRIM_ERROR_INVALID_ARGUMENT;
+  return CLPRIM_SUCCESS;
+}
+
+/* keys (and values, when value_size) in and out: resolves the ranges. */
+static clprim_status sort_pairs(clprim_context *ctx, size_t n, clprim_type type,
+                                clprim_buffer keys_in, size_t value_size,
+                                clprim_buffer values_in, unsigned begin_bit, unsigned end_bit,
+                                unsigned flags, clprim_buffer keys_out,
+                                clprim_buffer values_out) {
+  CLPRIM_CHECK(check_common(ctx, type, begin_bit, end_bit, flags, CLPRIM_SORT_DESCENDING));
+  if (value_size != 0 && value_size != 4 && value_size != 8) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  struct sort_job j;
+  memset(&j, 0, sizeof j);
+  const size_t ks = clprim_type_size(type);
+  CLPRIM_CHECK(clprim__range(ctx, keys_in, ks, n, CLPRIM__READ, &j.kin));
+  CLPRIM_CHECK(clprim__range(ctx, keys_out, ks, n, CLPRIM__OUT_ALL | CLPRIM__SAME_OK, &j.kout));
+  if (value_size) {
+    CLPRIM_CHECK(clprim__range(ctx, values_in, value_size, n, CLPRIM__READ, &j.vin));
+    CLPRIM_CHECK(clprim__range(ctx, values_out, value_size, n,
+                               CLPRIM__OUT_ALL | CLPRIM__SAME_OK, &j.vout));
+    /* SAME_OK is for keys_out on keys_in and values_out on values_in only. */
+    if (n && (j.vout == j.kin || j.vout == j.kout)) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  }
+  digits_of(type, begin_bit, end_bit, flags, &j);
+  j.value_size = value_size, j.n = n;
+  return sort_job_run(ctx, &j);
+}
+
+clprim_status clprim_sort_keys(clprim_context *ctx, size_t n, clprim_type type,
+                               clprim_buffer keys_in, unsigned begin_bit, unsigned end_bit,
+                               unsigned flags, clprim_buffer keys_out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  const clprim_buffer none = {NULL, 0};
+  return clprim__call_end(
+      ctx, sort_pairs(ctx, n, type, keys_in, 0, none, begin_bit, end_bit, flags, keys_out, none));
+}
+
+clprim_status clprim_sort_pairs(clprim_context *ctx, size_t n, clprim_type key_type,
+                                clprim_buffer keys_in, size_t value_size,
+                                clprim_buffer values_in, unsigned begin_bit, unsigned end_bit,
+                                unsigned flags, clprim_buffer keys_out,
+                                clprim_buffer values_out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  const clprim_status s =
+      value_size == 4 || value_size == 8
+          ? sort_pairs(ctx, n, key_type, keys_in, value_size, values_in, begin_bit, end_bit,
+                       flags, keys_out, values_out)
+          : CLPRIM_ERROR_INVALID_ARGUMENT;
+  return clprim__call_end(ctx, s);
+}
+
+static clprim_status argsort(clprim_context *ctx, size_t n, clprim_type type,
+                             clprim_buffer keys_in, unsigned begin_bit, unsigned end_bit,
+                             unsigned flags, clprim_buffer indices, clprim_buffer keys_out) {
+  CLPRIM_CHECK(check_common(ctx, type, begin_bit, end_bit, flags,
+                            CLPRIM_SORT_DESCENDING | CLPRIM_INDICES_64));
+  const size_t is = (flags & CLPRIM_INDICES_64) ? 8 : 4, ks = clprim_type_size(type);
+  if (is == 4 && n > UINT32_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
+  struct sort_job j;
+  memset(&j, 0, sizeof j);
+  CLPRIM_CHECK(clprim__range(ctx, keys_in, ks, n, CLPRIM__READ, &j.kin));
+  if (keys_out.mem)
+    CLPRIM_CHECK(
+        clprim__range(ctx, keys_out, ks, n, CLPRIM__OUT_ALL | CLPRIM__SAME_OK, &j.kout));
+  CLPRIM_CHECK(clprim__range(ctx, indices, is, n, CLPRIM__OUT_ALL, &j.vout));
+  if (n == 0) return CLPRIM_SUCCESS;
+  if (!keys_out.mem) CLPRIM_CHECK(clprim__scratch(ctx, SLOT_KEYS_OUT, n * ks, &j.kout));
+  digits_of(type, begin_bit, end_bit, flags, &j);
+  j.value_size = is, j.n = n, j.gen_index = 1;
+  return sort_job_run(ctx, &j);
+}
+
+clprim_status clprim_argsort(clprim_context *ctx, size_t n, clprim_type type,
+                             clprim_buffer keys_in, unsigned begin_bit, unsigned end_bit,
+                             unsigned flags, clprim_buffer indices, clprim_buffer keys_out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(
+      ctx, argsort(ctx, n, type, keys_in, begin_bit, end_bit, flags, indices, keys_out));
+}
+
+/* ------------------------------------------------------------ segmented */
+static clprim_status segmented(clprim_context *ctx, size_t n, clprim_type type,
+                               clprim_buffer keys_in, size_t value_size, clprim_buffer values_in,
+                               size_t segments, clprim_buffer begin_offsets,
+                               clprim_buffer end_offsets, unsigned flags, clprim_buffer keys_out,
+                               clprim_buffer values_out) {
+  CLPRIM_CHECK(check_common(ctx, type, 0, 0, flags, CLPRIM_SORT_DESCENDING));
+  if (segments > UINT32_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
+  struct sort_job j;
+  memset(&j, 0, sizeof j);
+  const size_t ks = clprim_type_size(type);
+  cl_mem begins, ends;
+  CLPRIM_CHECK(clprim__range(ctx, keys_in, ks, n, CLPRIM__READ, &j.kin));
+  CLPRIM_CHECK(clprim__range(ctx, begin_offsets, 8, segments, CLPRIM__READ, &begins));
+  CLPRIM_CHECK(clprim__range(ctx, end_offsets, 8, segments, CLPRIM__READ, &ends));
+  if (value_size) CLPRIM_CHECK(clprim__range(ctx, values_in, value_size, n, CLPRIM__READ, &j.vin));
+  /* Outputs are written where segments are, so copies start as the caller's. */
+  CLPRIM_CHECK(clprim__range(ctx, keys_out, ks, n, CLPRIM__OUT | CLPRIM__SAME_OK, &j.kout));
+  if (value_size) {
+    CLPRIM_CHECK(
+        clprim__range(ctx, values_out, value_size, n, CLPRIM__OUT | CLPRIM__SAME_OK, &j.vout));
+    if (n && (j.vout == j.kin || j.vout == j.kout || j.kout == j.vin))
+      return CLPRIM_ERROR_INVALID_ARGUMENT;
+  }
+  if (segments == 0) return CLPRIM_SUCCESS;
+  digits_of(type, 0, 0, flags, &j);
+  j.value_size = value_size;
+
+  /* Check the segments on the device and find the long ones. */
+  const size_t small_max = clprim__sort_small_max(ctx, type, value_size);
+  char options[256];
+  sort_options(ctx, type, value_size, pass_items(ctx, type, value_size), 0, 0, options,
+               sizeof options);
+  cl_kernel check_k;
+  CLPRIM_CHECK(clprim__kernel(ctx, "sort.cl", options, "sort_segments_check", &check_k));
+  cl_mem check;
+  const cl_uint zero = 0;
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_CHECK, 12, &check));
+  CLPRIM_CHECK(clprim__fill(ctx, check, &zero, 4, 0, 12));
+  const cl_ulong segs = segments, n64 = n;
+  const cl_uint small = (cl_uint)small_max;
+  cl_mem ids;
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_LONG, segments * 4, &ids));
+  CLPRIM_CHECK(clprim__set_args(check_k, 7, sizeof begins, &begins, sizeof ends, &ends,
+                                sizeof segs, &segs, sizeof n64, &n64, sizeof small, &small,
+                                sizeof check, &check, sizeof ids, &ids));
+  CLPRIM_CHECK(clprim__enqueue(ctx, check_k, (segments + 63) / 64, 64));
+  cl_uint info[3];
+  CLPRIM_CHECK(clprim__read(ctx, check, 0, sizeof info, info));
+  if (info[0]) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (info[2] > 0) CLPRIM_CHECK(sort_small(ctx, &j, info[2], segments, begins, ends));
+  if (info[1] == 0) return CLPRIM_SUCCESS;
+  cl_uint *long_ids = malloc((size_t)info[1] * sizeof *long_ids);
+  if (!long_ids) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  clprim_status s = clprim__read(ctx, ids, 0, (size_t)info[1] * 4, long_ids);
+  for (cl_uint i = 0; i < info[1] && s == CLPRIM_SUCCESS; ++i) {
+    cl_ulong b, e;
+    s = clprim__read(ctx, begins, (size_t)long_ids[i] * 8, 8, &b);
+    if (s == CLPRIM_SUCCESS) s = clprim__read(ctx, ends, (size_t)long_ids[i] * 8, 8, &e);
+    if (s != CLPRIM_SUCCESS) break;
+    struct sort_job one = j;
+    one.in_base = one.out_base = b, one.n = e - b;
+    s = sort_passes(ctx, &one);
+  }
+  free(long_ids);
+  return s;
+}
+
+clprim_status clprim_segmented_sort_keys(clprim_context *ctx, size_t n, clprim_type type,
+                                         clprim_buffer keys_in, size_t segments,
+                                         clprim_buffer begin_offsets, clprim_buffer end_offsets,
+                                         unsigned flags, clprim_buffer keys_out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  const clprim_buffer none = {NULL, 0};
+  return clprim__call_end(ctx, segmented(ctx, n, type, keys_in, 0, none, segments,
+                                         begin_offsets, end_offsets, flags, keys_out, none));
+}
+
+clprim_status clprim_segmented_sort_pairs(clprim_context *ctx, size_t n, clprim_type key_type,
+                                          clprim_buffer keys_in, size_t value_size,
+                                          clprim_buffer values_in, size_t segments,
+                                          clprim_buffer begin_offsets,
+                                          clprim_buffer end_offsets, unsigned flags,
+                                          clprim_buffer keys_out, clprim_buffer values_out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  const clprim_status s =
+      value_size == 4 || value_size == 8
+          ? segmented(ctx, n, key_type, keys_in, value_size, values_in, segments, begin_offsets,
+                      end_offsets, flags, keys_out, values_out)
+          : CLPRIM_ERROR_INVALID_ARGUMENT;
+  return clprim__call_end(ctx, s);
+}

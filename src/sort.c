@@ -415,8 +415,8 @@ static clprim_status segmented(clprim_context *ctx, size_t n, clprim_type type,
   /* Check the segments on the device and find the long ones. */
   const size_t small_max = clprim__sort_small_max(ctx, type, value_size);
   char options[256];
-  sort_options(ctx, type, value_size, pass_items(ctx, type, value_size), 0, 0, options,
-               sizeof options);
+  /* The check's build is the keys' one (it reads no keys or values). */
+  sort_options(ctx, type, 0, pass_items(ctx, type, 0), 0, 0, options, sizeof options);
   cl_kernel check_k;
   CLPRIM_CHECK(clprim__kernel(ctx, "sort.cl", options, "sort_segments_check", &check_k));
   cl_mem check;

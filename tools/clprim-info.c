@@ -48,10 +48,13 @@ static const char *algorithm(const char *family, clprim_path path, const clprim_
     return "SampleSelect: 255 splitters, bucket counts, recursion into the rank's bucket";
   if (!strcmp(family, "topk"))
     return "small k: candidates beyond a splitter; else threshold by selection, then compaction";
+  if (!strcmp(family, "sort"))
+    return nv ? "LSD radix, 8-bit digits: upfront histogram, one pass per digit with look-back (Onesweep)"
+              : "LSD radix, 8-bit digits: upfront histogram, count -> scan -> scatter per digit";
   return "";
 }
 static const char *const families[] = {"scan",          "reduce",      "select", "histogram",
-                                       "reduce_by_key", "nth_element", "topk"};
+                                       "reduce_by_key", "nth_element", "topk",   "sort"};
 #define FAMILIES (sizeof families / sizeof families[0])
 
 /* --------------------------------------------------------------- self-test */
@@ -177,6 +180,21 @@ static int test_family(clprim_context *ctx, const char *family, const cl_uint *h
     qsort(ref, n, sizeof *ref, cmp_u32);
     ok = 1;
     for (size_t k = 0; k < 100 && ok; ++k) ok = got[k] == ref[n - 1 - k];
+  } else if (!strcmp(family, "sort")) {
+    *what = "argsort of uint32, with the sorted keys";
+    *st = clprim_argsort(ctx, n, CLPRIM_UINT32, clprim_buf(in), 0, 0, 0, clprim_buf(out2),
+                         clprim_buf(out));
+    cl_uint *order = malloc(n * 4);
+    if (!*st && order && !clEnqueueReadBuffer(q, out, CL_TRUE, 0, n * 4, got, 0, NULL, NULL) &&
+        !clEnqueueReadBuffer(q, out2, CL_TRUE, 0, n * 4, order, 0, NULL, NULL)) {
+      memcpy(ref, host, n * 4);
+      qsort(ref, n, sizeof *ref, cmp_u32);
+      ok = 1;
+      for (size_t i = 0; i < n && ok; ++i)
+        ok = got[i] == ref[i] && order[i] < n && host[order[i]] == got[i] &&
+             (i == 0 || got[i] != got[i - 1] || order[i] > order[i - 1]); /* stable */
+    }
+    free(order);
   }
 done:
   free(got);

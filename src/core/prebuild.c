@@ -85,6 +85,19 @@ static void dry_runs(clprim_context *ctx, const struct dry *d, clprim_type t) {
       clprim_topk(ctx, sizes[s], t, in, k, sorted ? CLPRIM_TOPK_SORTED : 0, out, out2);
       clprim_topk(ctx, sizes[s], t, in, 5000, sorted ? CLPRIM_TOPK_SORTED : 0, out, out2);
     }
+  /* Sort: one work-group (both of its tile sizes) and the digit passes;
+   * keys, pairs with 4- and 8-byte values (argsort takes the pairs'
+   * programs); the segments' check. */
+  for (size_t vs = 0; vs <= 8; vs += 4) {
+    const size_t sort_sizes[3] = {1, clprim__sort_small_max(ctx, t, vs), n};
+    for (int s = 0; s < 3; ++s) {
+      if (vs == 0)
+        clprim_sort_keys(ctx, sort_sizes[s], t, in, 0, 0, 0, out);
+      else
+        clprim_sort_pairs(ctx, sort_sizes[s], t, in, vs, in2, 0, 0, 0, out, out2);
+    }
+  }
+  clprim_segmented_sort_keys(ctx, n, t, in, 1, in2, in2, 0, out);
 }
 
 clprim_status clprim_context_prebuild(clprim_context *ctx) {

@@ -944,7 +944,7 @@ static double now_ms(void) {
 static const char *const startup_families[] = {"scan",      "reduce_sum",  "argmax",
                                                "select",    "select_expr", "histogram",
                                                "reduce_by_key", "reduce_by_key_dense",
-                                               "median",    "topk"};
+                                               "median",    "topk",        "sort"};
 #define STARTUP_FAMILIES (int)(sizeof startup_families / sizeof startup_families[0])
 
 static clprim_status startup_call(clprim_context *ctx, const char *family, cl_mem in, cl_mem keys,
@@ -983,6 +983,8 @@ static clprim_status startup_call(clprim_context *ctx, const char *family, cl_me
                                       clprim_buf(in), 1024, 0, clprim_buf(out), none, NULL, none);
   if (strcmp(family, "median") == 0)
     return clprim_median(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 0, &v, none);
+  if (strcmp(family, "sort") == 0)
+    return clprim_sort_keys(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 0, 0, 0, clprim_buf(out));
   return clprim_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 100, 0, clprim_buf(out),
                      clprim_buf(out2));
 }

@@ -179,14 +179,7 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
   else
     starts = hist;
   cl_uint counts[SORT_MAX_PASSES * SORT_RADIX * 2 + 1];
-  if (ctx->oclgrind) {
-    /* Oclgrind took a filled buffer's bytes for uninitialised in the
-     * kernel's atomics; a written one it does not. */
-    memset(counts, 0, sizeof counts);
-    CLPRIM_CHECK(clprim__write(ctx, hist, 0, hist_words * 4, counts, 1));
-  } else {
-    CLPRIM_CHECK(clprim__fill(ctx, hist, &zero, 4, 0, hist_words * 4));
-  }
+  CLPRIM_CHECK(clprim__fill(ctx, hist, &zero, 4, 0, hist_words * 4));
   {
     const cl_ulong base = j->in_base, n = j->n;
     const cl_uint shift = j->shift, passes = j->passes, mask = j->last_mask;

@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 void clprim__release_waits(clprim_context *ctx) {
   for (cl_uint k = 0; k < ctx->wait_count; ++k) clReleaseEvent(ctx->waits[k]);
@@ -112,6 +113,16 @@ clprim_status clprim__enqueue(clprim_context *ctx, cl_kernel kernel, size_t grou
 
 clprim_status clprim__fill(clprim_context *ctx, cl_mem buf, const void *pattern,
                            size_t pattern_size, size_t offset, size_t bytes) {
+  if (ctx->oclgrind && pattern_size && bytes % pattern_size == 0) {
+    /* Oclgrind takes a filled buffer's bytes for uninitialised in later
+     * atomics (histogram and sort counters); written bytes it does not. */
+    unsigned char *host = malloc(bytes ? bytes : 1);
+    if (!host) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+    for (size_t at = 0; at < bytes; at += pattern_size) memcpy(host + at, pattern, pattern_size);
+    const clprim_status st = clprim__write(ctx, buf, offset, bytes, host, 1);
+    free(host);
+    return st;
+  }
   cl_event event = NULL;
   cl_int err = clEnqueueFillBuffer(ctx->queue, buf, pattern, pattern_size, offset, bytes,
                                    WAITS(ctx), &event);

@@ -28,6 +28,18 @@
 /* The largest n that Onesweep's 30-bit look-back counts take. */
 #define ONESWEEP_MAX ((size_t)1 << 30)
 
+/* The scratch buffer `name`; on Oclgrind a buffer of its own per use, kept
+ * with the context: there a buffer that kernels of another program wrote
+ * in an earlier call reads as uninitialised even after this call's
+ * kernels write it (as call.c's copies). */
+static clprim_status sort_scratch(clprim_context *ctx, const char *name, size_t bytes,
+                                  cl_mem *buf) {
+  if (!ctx->oclgrind) return clprim__scratch(ctx, name, bytes, buf);
+  char unique[64];
+  snprintf(unique, sizeof unique, "%s %u", name, ctx->copies_made++);
+  return clprim__scratch(ctx, unique, bytes, buf);
+}
+
 static int is_gpu(const clprim_context *ctx) {
   return (ctx->info.device_type & CL_DEVICE_TYPE_GPU) != 0;
 }
@@ -173,9 +185,9 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
   cl_mem hist, starts = NULL;
   const size_t hist_words = (size_t)j->passes * SORT_RADIX * 2 + 1; /* and a ticket */
   const cl_uint zero = 0;
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_HIST, hist_words * 4, &hist));
+  CLPRIM_CHECK(sort_scratch(ctx, SLOT_HIST, hist_words * 4, &hist));
   if (onesweep)
-    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_STARTS, (size_t)j->passes * SORT_RADIX * 8, &starts));
+    CLPRIM_CHECK(sort_scratch(ctx, SLOT_STARTS, (size_t)j->passes * SORT_RADIX * 8, &starts));
   else
     starts = hist;
   cl_uint counts[SORT_MAX_PASSES * SORT_RADIX * 2 + 1];
@@ -216,8 +228,8 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
   /* Buffers: pass i writes the output when p_count - 1 - i is even, else
    * scratch; an in-place sort with an odd count starts from a copy. */
   cl_mem ktmp, vtmp = NULL;
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_KEYS, j->n * ks, &ktmp));
-  if (vs) CLPRIM_CHECK(clprim__scratch(ctx, SLOT_VALUES, j->n * vs, &vtmp));
+  CLPRIM_CHECK(sort_scratch(ctx, SLOT_KEYS, j->n * ks, &ktmp));
+  if (vs) CLPRIM_CHECK(sort_scratch(ctx, SLOT_VALUES, j->n * vs, &vtmp));
   cl_mem ksrc = j->kin, vsrc = j->vin;
   size_t ksrc_base = j->in_base, vsrc_base = j->in_base;
   if (p_count % 2 == 1 && in_place) {
@@ -232,10 +244,10 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
   cl_mem offsets = NULL, state = NULL;
   const size_t state_bytes = LB_DIGIT_BYTES(tiles, SORT_RADIX);
   if (onesweep)
-    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_STATE, state_bytes, &state));
+    CLPRIM_CHECK(sort_scratch(ctx, SLOT_STATE, state_bytes, &state));
   else
-    CLPRIM_CHECK(clprim__offsets(ctx, SLOT_COUNTS, offsets64 ? CLPRIM_UINT64 : CLPRIM_UINT32,
-                                 SORT_RADIX * tiles, &offsets));
+    CLPRIM_CHECK(sort_scratch(ctx, SLOT_COUNTS, (SORT_RADIX * tiles + 1) * (offsets64 ? 8 : 4),
+                              &offsets));
   const cl_mem no_offsets = offsets ? offsets : hist, no_state = state ? state : hist;
   for (unsigned i = 0; i < p_count; ++i) {
     const int to_out = (p_count - 1 - i) % 2 == 0;
@@ -363,7 +375,7 @@ static clprim_status argsort(clprim_context *ctx, size_t n, clprim_type type,
         clprim__range(ctx, keys_out, ks, n, CLPRIM__OUT_ALL | CLPRIM__SAME_OK, &j.kout));
   CLPRIM_CHECK(clprim__range(ctx, indices, is, n, CLPRIM__OUT_ALL, &j.vout));
   if (n == 0) return CLPRIM_SUCCESS;
-  if (!keys_out.mem) CLPRIM_CHECK(clprim__scratch(ctx, SLOT_KEYS_OUT, n * ks, &j.kout));
+  if (!keys_out.mem) CLPRIM_CHECK(sort_scratch(ctx, SLOT_KEYS_OUT, n * ks, &j.kout));
   digits_of(type, begin_bit, end_bit, flags, &j);
   j.value_size = is, j.n = n, j.gen_index = 1;
   return sort_job_run(ctx, &j);

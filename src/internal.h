@@ -21,6 +21,7 @@ struct clprim_scratch_entry {
   char *name;
   cl_mem buf;
   size_t size;
+  unsigned call; /* ctx->calls when buf was made (Oclgrind, see scratch.c) */
   struct clprim_scratch_entry *next;
 };
 
@@ -162,8 +163,8 @@ struct clprim_context {
   struct clprim_range ranges[CLPRIM__MAX_RANGES];
   unsigned range_count;
   size_t base_align; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bytes */
-  int oclgrind;          /* the device is Oclgrind's simulator (see call.c) */
-  unsigned copies_made;  /* call.c's copies on Oclgrind */
+  int oclgrind;   /* the device is Oclgrind's simulator (see scratch.c) */
+  unsigned calls; /* public calls begun: on Oclgrind each has scratch of its own */
 };
 
 /* ---- core/context.c */

@@ -28,18 +28,6 @@
 /* The largest n that Onesweep's 30-bit look-back counts take. */
 #define ONESWEEP_MAX ((size_t)1 << 30)
 
-/* The scratch buffer `name`; on Oclgrind a buffer of its own per use, kept
- * with the context: there a buffer that kernels of another program wrote
- * in an earlier call reads as uninitialised even after this call's
- * kernels write it (as call.c's copies). */
-static clprim_status sort_scratch(clprim_context *ctx, const char *name, size_t bytes,
-                                  cl_mem *buf) {
-  if (!ctx->oclgrind) return clprim__scratch(ctx, name, bytes, buf);
-  char unique[64];
-  snprintf(unique, sizeof unique, "%s %u", name, ctx->copies_made++);
-  return clprim__scratch(ctx, unique, bytes, buf);
-}
-
 static int is_gpu(const clprim_context *ctx) {
   return (ctx->info.device_type & CL_DEVICE_TYPE_GPU) != 0;
 }
@@ -185,9 +173,9 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
   cl_mem hist, starts = NULL;
   const size_t hist_words = (size_t)j->passes * SORT_RADIX * 2 + 1; /* and a ticket */
   const cl_uint zero = 0;
-  CLPRIM_CHECK(sort_scratch(ctx, SLOT_HIST, hist_words * 4, &hist));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_HIST, hist_words * 4, &hist));
   if (onesweep)
-    CLPRIM_CHECK(sort_scratch(ctx, SLOT_STARTS, (size_t)j->passes * SORT_RADIX * 8, &starts));
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_STARTS, (size_t)j->passes * SORT_RADIX * 8, &starts));
   else
     starts = hist;
   cl_uint counts[SORT_MAX_PASSES * SORT_RADIX * 2 + 1];
@@ -226,39 +214,39 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
   }
 
   /* Buffers: pass i writes the output when p_count - 1 - i is even, else
-   * scratch; an in-place sort with an odd count starts from a copy. */
+   * scratch; an in-place sort with an odd count starts from a copy. The
+   * passes read keys and values at one base, so when only one of them is
+   * copied and the base is not 0 (a segment), the other is copied too. */
   cl_mem ktmp, vtmp = NULL;
-  CLPRIM_CHECK(sort_scratch(ctx, SLOT_KEYS, j->n * ks, &ktmp));
-  if (vs) CLPRIM_CHECK(sort_scratch(ctx, SLOT_VALUES, j->n * vs, &vtmp));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_KEYS, j->n * ks, &ktmp));
+  if (vs) CLPRIM_CHECK(clprim__scratch(ctx, SLOT_VALUES, j->n * vs, &vtmp));
+  const int odd = p_count % 2 == 1, rebased = j->in_base != 0 && j->vin != NULL;
+  const int copy_keys = odd && (in_place || (values_in_place && rebased));
+  const int copy_values = odd && (values_in_place || (in_place && rebased));
   cl_mem ksrc = j->kin, vsrc = j->vin;
-  size_t ksrc_base = j->in_base, vsrc_base = j->in_base;
-  if (p_count % 2 == 1 && in_place) {
-    CLPRIM_CHECK(clprim__copy(ctx, j->kin, ktmp, j->in_base * ks, 0, j->n * ks));
-    ksrc = ktmp, ksrc_base = 0;
-  }
-  if (p_count % 2 == 1 && values_in_place) {
-    CLPRIM_CHECK(clprim__copy(ctx, j->vin, vtmp, j->in_base * vs, 0, j->n * vs));
-    vsrc = vtmp, vsrc_base = 0;
-  }
+  size_t src_base = j->in_base;
+  if (copy_keys) CLPRIM_CHECK(clprim__copy(ctx, j->kin, ktmp, j->in_base * ks, 0, j->n * ks));
+  if (copy_values) CLPRIM_CHECK(clprim__copy(ctx, j->vin, vtmp, j->in_base * vs, 0, j->n * vs));
+  if (copy_keys) ksrc = ktmp, src_base = 0;
+  if (copy_values) vsrc = vtmp, src_base = 0;
 
   cl_mem offsets = NULL, state = NULL;
   const size_t state_bytes = LB_DIGIT_BYTES(tiles, SORT_RADIX);
   if (onesweep)
-    CLPRIM_CHECK(sort_scratch(ctx, SLOT_STATE, state_bytes, &state));
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_STATE, state_bytes, &state));
   else
-    CLPRIM_CHECK(sort_scratch(ctx, SLOT_COUNTS, (SORT_RADIX * tiles + 1) * (offsets64 ? 8 : 4),
-                              &offsets));
+    CLPRIM_CHECK(clprim__offsets(ctx, SLOT_COUNTS, offsets64 ? CLPRIM_UINT64 : CLPRIM_UINT32,
+                                 SORT_RADIX * tiles, &offsets));
   const cl_mem no_offsets = offsets ? offsets : hist, no_state = state ? state : hist;
   for (unsigned i = 0; i < p_count; ++i) {
     const int to_out = (p_count - 1 - i) % 2 == 0;
     const cl_mem kdst = to_out ? j->kout : ktmp;
     const cl_mem vdst = vs ? (to_out ? j->vout : vtmp) : kdst;
     const cl_mem vread = vsrc ? vsrc : ksrc;
-    const cl_ulong in_base = ksrc_base, out_base = to_out ? j->out_base : 0, n = j->n;
+    const cl_ulong in_base = src_base, out_base = to_out ? j->out_base : 0, n = j->n;
     const cl_uint shift = j->shift + SORT_DIGIT_BITS * active[i];
     const cl_uint mask = active[i] + 1 == j->passes ? j->last_mask : SORT_RADIX - 1;
     const cl_uint gen = j->gen_index && i == 0, pass = active[i];
-    if (vsrc && vsrc_base != ksrc_base) return CLPRIM_ERROR_INVALID_ARGUMENT; /* not reached */
     CLPRIM_CHECK(clprim__set_args(pass_k, 7, sizeof ksrc, &ksrc, sizeof in_base, &in_base,
                                   sizeof kdst, &kdst, sizeof out_base, &out_base, sizeof vread,
                                   &vread, sizeof vdst, &vdst, sizeof n, &n));
@@ -285,8 +273,8 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
           offsets64 ? CLPRIM_UINT64 : CLPRIM_UINT32, offsets, SORT_RADIX * tiles};
       CLPRIM_CHECK(clprim__count_scan_scatter(ctx, &steps));
     }
-    ksrc = kdst, ksrc_base = out_base;
-    if (vs) vsrc = vdst, vsrc_base = out_base;
+    ksrc = kdst, src_base = out_base;
+    if (vs) vsrc = vdst;
   }
   return CLPRIM_SUCCESS;
 }
@@ -375,7 +363,7 @@ static clprim_status argsort(clprim_context *ctx, size_t n, clprim_type type,
         clprim__range(ctx, keys_out, ks, n, CLPRIM__OUT_ALL | CLPRIM__SAME_OK, &j.kout));
   CLPRIM_CHECK(clprim__range(ctx, indices, is, n, CLPRIM__OUT_ALL, &j.vout));
   if (n == 0) return CLPRIM_SUCCESS;
-  if (!keys_out.mem) CLPRIM_CHECK(sort_scratch(ctx, SLOT_KEYS_OUT, n * ks, &j.kout));
+  if (!keys_out.mem) CLPRIM_CHECK(clprim__scratch(ctx, SLOT_KEYS_OUT, n * ks, &j.kout));
   digits_of(type, begin_bit, end_bit, flags, &j);
   j.value_size = is, j.n = n, j.gen_index = 1;
   return sort_job_run(ctx, &j);

@@ -1099,7 +1099,9 @@ static void check_segmented(clprim_context *ctx, clprim_type type, size_t vs, co
            n, sg->count, desc ? "descending" : "ascending", in_place, in_at, out_at, seg_at,
            path_of(ctx), what);
   const size_t es = clprim_type_size(type);
-  const size_t at = in_place ? in_at : out_at;
+  /* in_place: 1 keys_out is keys_in's range, 2 values_out is values_in's. */
+  const int keys_ip = in_place & 1, values_ip = vs && (in_place & 2);
+  const size_t at = keys_ip ? in_at : out_at, vat = values_ip ? in_at : out_at;
   void *values = NULL;
   if (vs) {
     values = malloc((n ? n : 1) * vs);
@@ -1107,17 +1109,17 @@ static void check_segmented(clprim_context *ctx, clprim_type type, size_t vs, co
   }
   unsigned char *kin_img = image(in_at, n, es, keys, SENT_IN);
   unsigned char *kout_want =
-      in_place ? image(in_at, n, es, keys, SENT_IN) : image(out_at, n, es, NULL, SENT_OUT);
+      keys_ip ? image(in_at, n, es, keys, SENT_IN) : image(out_at, n, es, NULL, SENT_OUT);
   unsigned char *vin_img = vs ? image(in_at, n, vs, values, SENT_IN) : NULL;
   unsigned char *vout_want = !vs        ? NULL
-                             : in_place ? image(in_at, n, vs, values, SENT_IN)
+                             : values_ip ? image(in_at, n, vs, values, SENT_IN)
                                         : image(out_at, n, vs, NULL, SENT_OUT);
   const size_t kin_bytes = (in_at + n + PAD) * es, kout_bytes = (at + n + PAD) * es;
-  const size_t vin_bytes = (in_at + n + PAD) * vs, vout_bytes = (at + n + PAD) * vs;
+  const size_t vin_bytes = (in_at + n + PAD) * vs, vout_bytes = (vat + n + PAD) * vs;
   cl_mem kin = test_buffer(ctx, kin_bytes, kin_img);
-  cl_mem kout = in_place ? kin : test_buffer(ctx, kout_bytes, kout_want);
+  cl_mem kout = keys_ip ? kin : test_buffer(ctx, kout_bytes, kout_want);
   cl_mem vin = vs ? test_buffer(ctx, vin_bytes, vin_img) : NULL;
-  cl_mem vout = !vs ? NULL : in_place ? vin : test_buffer(ctx, vout_bytes, vout_want);
+  cl_mem vout = !vs ? NULL : values_ip ? vin : test_buffer(ctx, vout_bytes, vout_want);
   const size_t seg_bytes = (seg_at + sg->count + 1) * 8;
   uint64_t *b_img = calloc(seg_at + sg->count + 1, 8), *e_img = calloc(seg_at + sg->count + 1, 8);
   for (size_t s = 0; s < seg_at; ++s)
@@ -1132,7 +1134,7 @@ static void check_segmented(clprim_context *ctx, clprim_type type, size_t vs, co
     st = clprim_segmented_sort_pairs(ctx, n, type, clprim_buf_at(kin, in_at), vs,
                                      clprim_buf_at(vin, in_at), sg->count,
                                      clprim_buf_at(bo, seg_at), clprim_buf_at(eo, seg_at), flags,
-                                     clprim_buf_at(kout, at), clprim_buf_at(vout, at));
+                                     clprim_buf_at(kout, at), clprim_buf_at(vout, vat));
   else
     st = clprim_segmented_sort_keys(ctx, n, type, clprim_buf_at(kin, in_at), sg->count,
                                     clprim_buf_at(bo, seg_at), clprim_buf_at(eo, seg_at), flags,
@@ -1146,7 +1148,7 @@ static void check_segmented(clprim_context *ctx, clprim_type type, size_t vs, co
       for (size_t r = 0; r < len; ++r) {
         memcpy(kout_want + (at + b + r) * es, (const unsigned char *)keys + (b + perm[r]) * es, es);
         if (vs)
-          memcpy(vout_want + (at + b + r) * vs, (const unsigned char *)values + (b + perm[r]) * vs,
+          memcpy(vout_want + (vat + b + r) * vs, (const unsigned char *)values + (b + perm[r]) * vs,
                  vs);
       }
       free(perm);
@@ -1158,16 +1160,16 @@ static void check_segmented(clprim_context *ctx, clprim_type type, size_t vs, co
     compare(desc_s, "key", got, kout_want, kout_bytes, es, at, n, NULL);
     if (vs) {
       test_read(ctx, vout, vout_bytes, got);
-      compare(desc_s, "value", got, vout_want, vout_bytes, vs, at, n, NULL);
+      compare(desc_s, "value", got, vout_want, vout_bytes, vs, vat, n, NULL);
     }
-    if (!in_place) {
+    if (!keys_ip) {
       test_read(ctx, kin, kin_bytes, got);
       compare(desc_s, "input key (must not change)", got, kin_img, kin_bytes, es, in_at, n, NULL);
-      if (vs) {
-        test_read(ctx, vin, vin_bytes, got);
-        compare(desc_s, "input value (must not change)", got, vin_img, vin_bytes, vs, in_at, n,
-                NULL);
-      }
+    }
+    if (vs && !values_ip) {
+      test_read(ctx, vin, vin_bytes, got);
+      compare(desc_s, "input value (must not change)", got, vin_img, vin_bytes, vs, in_at, n,
+              NULL);
     }
     free(got);
   }
@@ -1269,7 +1271,7 @@ static void test_segmented(void **state) {
             if (test_small() && desc != (int)(vk % 2)) continue;
             const unsigned d = rot % D_COUNT;
             fill(type, keys, n, d);
-            check_segmented(ctx, type, vs, keys, n, &sg, desc, (int)(rot % 3 == 2), 0,
+            check_segmented(ctx, type, vs, keys, n, &sg, desc, rot % 3 == 2 ? 3 : 0, 0,
                             rot % 2 ? 5 : 0, 0, dist_names[d]);
           }
           free(keys);
@@ -1284,8 +1286,16 @@ static void test_segmented(void **state) {
           for (int desc = 0; desc < 2; ++desc, ++rot) {
             const unsigned d = desc ? D_FEW16 : D_SPECIAL;
             fill(type, keys, n, d);
-            check_segmented(ctx, type, vs, keys, n, &sg, desc, desc, rot % 2 ? 3 : 0, 0, 0,
+            check_segmented(ctx, type, vs, keys, n, &sg, desc, desc ? 3 : 0, rot % 2 ? 3 : 0, 0, 0,
                             dist_names[d]);
+          }
+          /* Keys in place and values not, and the reverse, over an odd
+           * number of digit passes (low 20 bits: 3): one of the two starts
+           * from a copy. */
+          for (int ip = 1; vs && ip <= 2; ++ip, ++rot) {
+            fill(type, keys, n, D_NARROW);
+            check_segmented(ctx, type, vs, keys, n, &sg, ip == 2, ip, 3, 0, 0,
+                            dist_names[D_NARROW]);
           }
           free(keys);
           segs_free(&sg);
@@ -1300,7 +1310,7 @@ static void test_segmented(void **state) {
             if (test_small() && desc == (int)(vk % 2)) continue;
             const unsigned d = rot % D_COUNT;
             fill(type, keys, n, d);
-            check_segmented(ctx, type, vs, keys, n, &sg, desc, (int)(rot % 2), rot % 3 == 0 ? 3 : 0,
+            check_segmented(ctx, type, vs, keys, n, &sg, desc, (int)(rot % 4), rot % 3 == 0 ? 3 : 0,
                             rot % 3 == 1 ? 5 : 0, rot % 4 == 0 ? 3 : 0, dist_names[d]);
           }
           free(keys);
@@ -1336,7 +1346,7 @@ static void test_segmented_many(void **state) {
       void *keys = malloc(n * clprim_type_size(type));
       const unsigned d = t == 1 ? D_SPECIAL : D_RANDOM;
       fill(type, keys, n, d);
-      check_segmented(ctx, type, t % 2 ? 8 : 0, keys, n, &sg, (int)(t / 2), (int)(t == 2), 0, 0, 0,
+      check_segmented(ctx, type, t % 2 ? 8 : 0, keys, n, &sg, (int)(t / 2), t == 2 ? 3 : 0, 0, 0, 0,
                       dist_names[d]);
       free(keys);
       segs_free(&sg);
@@ -1463,7 +1473,7 @@ static void test_digit_passes(void **state) {
                       t % 3 == 0   ? 0
                       : t % 3 == 1 ? 4
                                    : 8,
-                      keys, n, &sg, t % 2, t % 4 == 0, 0, t % 4 == 1 ? 3 : 0, 0, "16 distinct");
+                      keys, n, &sg, t % 2, t % 4 == 0 ? 3 : 0, 0, t % 4 == 1 ? 3 : 0, 0, "16 distinct");
       free(keys);
       segs_free(&sg);
     }

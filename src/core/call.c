@@ -55,6 +55,7 @@ clprim_status clprim__call_begin(clprim_context *ctx) {
   CLPRIM_CHECK(clprim__hold(ctx));
   clprim__forget_events(ctx);
   ctx->range_count = 0;
+  ++ctx->calls;
   return CLPRIM_SUCCESS;
 }
 
@@ -150,16 +151,9 @@ clprim_status clprim__range(clprim_context *ctx, clprim_buffer b, size_t elem_si
 
   if (at != 0 && (begin % ctx->base_align != 0 || sub_buffer(g) != CL_SUCCESS)) {
     /* Unaligned: a copy in the context's scratch (kept between calls),
-     * which starts as the caller's bytes unless every byte is written.
-     * Oclgrind reports bytes of a buffer that kernels of another program
-     * wrote in an earlier call as uninitialised, even after this call's
-     * kernels write them (seen with hist_local's atomic adds): there,
-     * every copy is a buffer of its own, kept with the context. */
+     * which starts as the caller's bytes unless every byte is written. */
     char name[48];
-    if (ctx->oclgrind)
-      snprintf(name, sizeof name, "call: copy %u", ctx->copies_made++);
-    else
-      snprintf(name, sizeof name, "call: range %u", slot);
+    snprintf(name, sizeof name, "call: range %u", slot);
     CLPRIM_CHECK(clprim__scratch(ctx, name, bytes, &g->mem));
     g->staged = 1;
     g->copy_back = (use & CLPRIM__WRITE) != 0;

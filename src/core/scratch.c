@@ -1,4 +1,11 @@
-/* scratch.c: device buffers the families keep between calls, by name. */
+/* scratch.c: device buffers the families keep between calls, by name.
+ *
+ * On Oclgrind a name gets a buffer of its own in every public call (the
+ * same one within the call), and the call's buffer is kept with the
+ * context: Oclgrind reports bytes of a buffer that kernels of another
+ * program wrote in an earlier call as uninitialised, even after this call's
+ * kernels write them (seen with hist_local's and sort_histogram's atomic
+ * adds), and a buffer made at a released one's address the same way. */
 #include "../internal.h"
 
 #include <stdlib.h>
@@ -8,7 +15,8 @@ clprim_status clprim__scratch(clprim_context *ctx, const char *name, size_t byte
   if (bytes == 0) bytes = 1;
   struct clprim_scratch_entry *e = ctx->scratch;
   while (e && strcmp(e->name, name) != 0) e = e->next;
-  if (e && e->size >= bytes) {
+  const int stale = e && ctx->oclgrind && e->call != ctx->calls;
+  if (e && e->size >= bytes && !stale) {
     *buf = e->buf;
     return CLPRIM_SUCCESS;
   }
@@ -31,9 +39,11 @@ clprim_status clprim__scratch(clprim_context *ctx, const char *name, size_t byte
     if (!r) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
     ctx->retired = r, ctx->retired_room = room;
   }
-  /* Grow at least twofold, so that rising sizes reallocate rarely. */
+  /* Grow at least twofold, so that rising sizes reallocate rarely (a
+   * stale buffer that is large enough is made again at its size). */
   size_t want = bytes;
-  if (e->size && e->size * 2 > want) want = e->size * 2;
+  if (e->size >= bytes) want = e->size;
+  else if (e->size && e->size * 2 > want) want = e->size * 2;
   if (want > ctx->info.max_alloc_size) want = bytes;
   cl_int err;
   cl_mem m = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, want, NULL, &err);
@@ -46,6 +56,7 @@ clprim_status clprim__scratch(clprim_context *ctx, const char *name, size_t byte
   if (e->buf) ctx->retired[ctx->retired_count++] = e->buf;
   e->buf = m;
   e->size = want;
+  e->call = ctx->calls;
   *buf = m;
   return CLPRIM_SUCCESS;
 }

@@ -20,10 +20,13 @@
  *     partition also writes failing elements, after all passing ones.
  *
  * Build options: -DT=int|uint|long|ulong|float|double, -DT_INTEGER for
- * the integer types, -DWG (a power of two), and what phase 1 reads: nothing more for the built-in predicates
- * (kernel arguments op, a, b), -DFLAG_T=uchar|int for a flag array, or
- * -DUSER_PREDICATE for an expression over x and i defined before this file
- * as USER_PREDICATE(x, i). */
+ * the integer types, -DWG (a power of two), and what phase 1 reads: nothing
+ * more for the built-in predicates (kernel arguments op, a, b),
+ * -DFLAG_T=uchar|int for a flag array, -DUSER_PREDICATE for an expression
+ * over x and i defined before this file as USER_PREDICATE(x, i), or
+ * -DRUNS=RUN_HEAD|RUN_NONTRIVIAL_HEAD|RUN_NONTRIVIAL_TAIL (internal/heads.h)
+ * for the edges of runs of equal keys: the keys are the input, or with
+ * -DKEY_T=<type> a separate array (src) beside the values (in). */
 #ifndef T
 #define T float
 #endif
@@ -72,8 +75,22 @@ CLPRIM_INLINE int builtin_passes(T x, int op, T a, T b) {
 }
 
 /* Whether element i, whose value (or flag) is x, passes; PASSES reads it
- * from src, the input or the flag array. */
-#if defined(FLAG_T)
+ * from src, the input or the flag array (or, for runs, the keys). */
+#if defined(RUNS)
+#include "internal/heads.h"
+#ifdef KEY_T
+#define SRC_T KEY_T
+#else
+#define SRC_T T
+#endif
+/* Element i < n of src against its neighbours. */
+CLPRIM_INLINE int run_edge_at(__global const SRC_T *src, ulong n, ulong i) {
+  const SRC_T x = src[i];
+  return clprim_run_edge(RUNS, i, n, i > 0 && CLPRIM_SAME_RUN(src[i - 1], x),
+                         RUNS != RUN_HEAD && i + 1 < n && CLPRIM_SAME_RUN(x, src[i + 1]));
+}
+#define PASSES(src, i) run_edge_at(src, n, i)
+#elif defined(FLAG_T)
 #define SRC_T FLAG_T
 #define PASSES_X(x, i) ((x) != 0)
 #elif defined(USER_PREDICATE)
@@ -84,7 +101,9 @@ CLPRIM_INLINE int user_passes(T x, ulong i) { return (USER_PREDICATE(x, i)) != 0
 #define SRC_T T
 #define PASSES_X(x, i) builtin_passes(x, op, a, b)
 #endif
+#ifndef PASSES
 #define PASSES(src, i) PASSES_X((src)[i], i)
+#endif
 
 /* Phase 1: masks[w] holds bit k set when element 32 w + k passes (words up
  * to ceil(n / 32)); tile_counts[t] the passing elements of tile t, and
@@ -204,7 +223,7 @@ void select_scatter(__global const T *in, ulong n, __global const uint *masks,
 #define SP_CHUNKS (SP_ROWS * SP_WARPS)
 #define SP_PER_LANE ((SP_CHUNKS + 31) / 32)
 #define SRC_VEC4 CLPRIM_CAT(SRC_T, 4)
-#ifdef FLAG_T
+#if defined(FLAG_T) || defined(KEY_T)
 #define SP_VALUE(s, k, i) in[i]
 #else
 #define SP_VALUE(s, k, i) (s)[k]
@@ -246,9 +265,23 @@ void select_single_pass(__global const SRC_T *src, __global const T *in, ulong n
 #pragma unroll
   for (uint r = 0; r < SP_ROWS; ++r) {
     const ulong first = tile_first + (ulong)(r * WG + lid) * 4;
+#ifdef RUNS
+    /* Runs: the neighbours outside the vector come from memory (cached). */
+    const SRC_T before = first > 0 && first <= n ? src[first - 1] : s[4 * r];
+    const SRC_T after = RUNS != RUN_HEAD && first + 4 < n ? src[first + 4] : s[4 * r + 3];
+#pragma unroll
+    for (uint c = 0; c < 4; ++c) {
+      const SRC_T x = s[4 * r + c];
+      const int same_prev = CLPRIM_SAME_RUN(c ? s[4 * r + c - 1] : before, x);
+      const int same_next = CLPRIM_SAME_RUN(x, c < 3 ? s[4 * r + c + 1] : after);
+      pass |= (uint)(first + c < n && clprim_run_edge(RUNS, first + c, n, same_prev, same_next))
+              << (4 * r + c);
+    }
+#else
 #pragma unroll
     for (uint c = 0; c < 4; ++c)
       pass |= (uint)(first + c < n && PASSES_X(s[4 * r + c], first + c)) << (4 * r + c);
+#endif
   }
   uint lane_before[SP_ROWS];
   const uint lower = (1u << lane) - 1u;

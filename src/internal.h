@@ -308,6 +308,22 @@ clprim_status clprim__offsets(clprim_context *ctx, const char *name, clprim_type
 clprim_status clprim__count_scan_scatter(clprim_context *ctx,
                                          const struct clprim_count_scan_scatter *p);
 
+/* ---- select.c, for the runs family (src/runs.c) */
+/* Compaction of the edges of runs of n equal consecutive keys (kind:
+ * RUN_HEAD, RUN_NONTRIVIAL_HEAD or RUN_NONTRIVIAL_TAIL of
+ * cl/internal/heads.h): the values at the edges (values of value_type, or
+ * NULL: the keys) to values_out and / or their positions to indices (uint32,
+ * or uint64 with index64), their count to count_out (one uint64 on the
+ * device). cl_mems as clprim__range gives them; NULL where not wanted. */
+struct clprim_runs_select {
+  size_t n;
+  int kind;
+  clprim_type key_type, value_type;
+  cl_mem keys, values, values_out, indices, count_out;
+  int index64;
+};
+clprim_status clprim__select_runs(clprim_context *ctx, const struct clprim_runs_select *r);
+
 /* ---- core/lookback.c */
 /* The zeroed tile states of a single-pass look-back kernel over `tiles`
  * tiles whose values have value_bits = 32, 62 (counts) or 64 bits (the

@@ -7,7 +7,13 @@
 #include <string.h>
 
 /* What phase 1 evaluates. */
-enum select_source { SOURCE_PREDICATE, SOURCE_FLAGS_UINT8, SOURCE_FLAGS_INT32, SOURCE_EXPRESSION };
+enum select_source {
+  SOURCE_PREDICATE,
+  SOURCE_FLAGS_UINT8,
+  SOURCE_FLAGS_INT32,
+  SOURCE_EXPRESSION,
+  SOURCE_RUNS /* edges of runs of equal keys (clprim__select_runs) */
+};
 
 /* A call as the caller made it (ranges), then as it runs (cl_mems that
  * hold each range from byte 0; NULL where not given). */
@@ -18,6 +24,9 @@ struct select_call {
   enum select_source source;
   const clprim_predicate *pred; /* SOURCE_PREDICATE only */
   const char *expression;       /* SOURCE_EXPRESSION only */
+  int run_kind;                 /* SOURCE_RUNS only: RUN_HEAD, ... (cl/internal/heads.h) */
+  int by_key;                   /* SOURCE_RUNS only: src holds keys of key_type, in the values */
+  clprim_type key_type;
   int partition;
   unsigned flags;
   clprim_buffer values_range, indices_range, count_range;
@@ -156,7 +165,7 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
   const size_t tile = (size_t)wg * 32, tiles = c->n / tile + (c->n % tile != 0);
   const size_t words = c->n / 32 + (c->n % 32 != 0);
   const int want_scatter = c->values || c->indices;
-  static const char *const flag_option[4] = {"", " -DFLAG_T=uchar", " -DFLAG_T=int", ""};
+  static const char *const flag_option[5] = {"", " -DFLAG_T=uchar", " -DFLAG_T=int", "", ""};
   /* Select and partition share one program (ITEMS as select would use it). */
   const unsigned items = single_pass_items(ctx, c->type, c->partition);
   const unsigned program_items = single_pass_items(ctx, c->type, 0);
@@ -166,6 +175,9 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
            program_items ? " -DITEMS=" : "");
   if (program_items)
     snprintf(options + strlen(options), sizeof options - strlen(options), "%u", program_items);
+  if (c->source == SOURCE_RUNS)
+    snprintf(options + strlen(options), sizeof options - strlen(options), " -DRUNS=%d%s%s",
+             c->run_kind, c->by_key ? " -DKEY_T=" : "", c->by_key ? clprim__cl_type(c->key_type) : "");
 
   /* A user's expression becomes a macro before the file: one program per
    * distinct expression. Line breaks would end the #define. */
@@ -224,6 +236,17 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
       CLPRIM_UINT64, offsets, tiles};
   CLPRIM_CHECK(clprim__count_scan_scatter(ctx, &passes));
   return deliver_count(ctx, c, offsets, tiles * 8);
+}
+
+clprim_status clprim__select_runs(clprim_context *ctx, const struct clprim_runs_select *r) {
+  struct select_call c;
+  memset(&c, 0, sizeof c);
+  c.n = r->n, c.source = SOURCE_RUNS, c.run_kind = r->kind, c.key_type = r->key_type;
+  c.src = r->keys, c.in = r->values ? r->values : r->keys, c.by_key = r->values != NULL;
+  c.type = r->values ? r->value_type : r->key_type;
+  c.values = r->values_out, c.indices = r->indices, c.count_out = r->count_out;
+  c.index64 = r->index64;
+  return select_run(ctx, &c);
 }
 
 static clprim_status select_public(clprim_context *ctx, struct select_call *c) {

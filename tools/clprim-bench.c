@@ -5,8 +5,10 @@
  * write) measured in the same run.
  *
  * Histograms and reduce-by-key (ops histogram, histogram_keys,
- * reduce_by_key_dense, reduce_by_key) are compared with one READ of their
- * inputs instead (a minimal read kernel over the same bytes, same run).
+ * reduce_by_key_dense, reduce_by_key) and the runs family (unique,
+ * run_length_encode, unique_by_key, non_trivial_runs) are compared with one
+ * READ of their inputs instead (a minimal read kernel over the same bytes,
+ * same run).
  *
  * Usage: clprim-bench --help lists the ops, types, options and defaults.
  * Sizes are the powers of two from 2^min-log to 2^max-log elements (default
@@ -573,7 +575,7 @@ static void bench_sort(struct bench *b, clprim_type type, size_t n) {
 
 /* The read baseline: a minimal kernel that reads every byte once (uint4
  * loads, grid-stride), measured in the same run as the calls it is compared
- * with (histograms, reduce-by-key, selection). */
+ * with (histograms, reduce-by-key, selection, runs). */
 static const char *read_source =
     "__kernel void read_all(__global const uint4 *in, ulong n4, __global uint *out) {\n"
     "  uint acc = 0;\n"
@@ -932,6 +934,133 @@ static void bench_hist(struct bench *b, clprim_type type, size_t n) {
   release_buffer(b, a.values);
 }
 
+/* -------------------------------------------------------------- runs */
+
+struct runs_arg {
+  int op; /* 0 unique, 1 run_length_encode, 2 unique_by_key, 3 non_trivial_runs */
+  clprim_type type;
+  cl_mem in, values, out_a, out_b, count;
+  size_t n;
+};
+static clprim_status call_runs(struct bench *b, void *p) {
+  struct runs_arg *a = p;
+  /* The count stays on the device (count_out; no host read in the timing). */
+  const clprim_buffer in = clprim_buf(a->in), out_a = clprim_buf(a->out_a);
+  const clprim_buffer out_b = clprim_buf(a->out_b), count = clprim_buf(a->count);
+  switch (a->op) {
+  case 0: return clprim_unique(b->ctx, a->n, a->type, in, out_a, NULL, count);
+  case 1: return clprim_run_length_encode(b->ctx, a->n, a->type, in, 0, out_a, out_b, NULL, count);
+  case 2:
+    return clprim_unique_by_key(b->ctx, a->n, CLPRIM_UINT32, in, a->type, clprim_buf(a->values),
+                                out_a, out_b, NULL, count);
+  default: return clprim_non_trivial_runs(b->ctx, a->n, a->type, in, 0, out_a, out_b, NULL, count);
+  }
+}
+
+/* Runs of type: runlen 1, random elements (xorshift64*, as test_rand: two
+ * neighbours are almost never equal); otherwise sorted runs, element i =
+ * i / runlen (as CUB's anchor's sorted_runs). Integers take the low bits of
+ * that number; floats and doubles the bits of 1.0 plus its low 29 (61) bits:
+ * distinct finite normal numbers, increasing along the sorted runs (1.0 + k
+ * as a number would merge runs above 2^24 for float). */
+static void *runs_data(struct bench *b, clprim_type type, size_t n, size_t runlen, unsigned seed) {
+  unsigned char *p = bench_malloc(b, n * clprim_type_size(type));
+  uint64_t s = seed * 0x9E3779B97F4A7C15ull + 1;
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t k;
+    if (runlen == 1) {
+      s ^= s >> 12, s ^= s << 25, s ^= s >> 27;
+      k = s * 0x2545F4914F6CDD1Dull;
+    } else {
+      k = i / runlen;
+    }
+    switch (type) {
+    case CLPRIM_INT32: case CLPRIM_UINT32:
+      ((uint32_t *)p)[i] = (uint32_t)(runlen == 1 ? k >> 32 : k);
+      break;
+    case CLPRIM_INT64: case CLPRIM_UINT64: ((uint64_t *)p)[i] = k; break;
+    case CLPRIM_FLOAT: {
+      const uint32_t bits = 0x3F800000u + (uint32_t)(k & 0x1FFFFFFFu);
+      memcpy((float *)p + i, &bits, 4);
+      break;
+    }
+    case CLPRIM_DOUBLE: {
+      const uint64_t bits = 0x3FF0000000000000ull + (k & 0x1FFFFFFFFFFFFFFFull);
+      memcpy((double *)p + i, &bits, 8);
+      break;
+    }
+    }
+  }
+  return p;
+}
+
+/* unique and run_length_encode (uint32 lengths) on runs of 1 (random), 8
+ * and 1024 of the type; non_trivial_runs (uint32 offsets and lengths) on
+ * runs of 8 of the type; unique_by_key on runs of 8 of uint32 keys with
+ * float values (keys_out and values_out). The count goes to a device buffer.
+ * Each row is compared with one read of its inputs (the elements; keys and
+ * values for unique_by_key), measured in the same run. */
+static void bench_runs(struct bench *b, clprim_type type, size_t n) {
+  const size_t es = clprim_type_size(type);
+  const int want_unique = want_op(b, "unique"), want_rle = want_op(b, "run_length_encode");
+  const int want_ntr = want_op(b, "non_trivial_runs");
+  const int want_ubk = want_op(b, "unique_by_key") && type == CLPRIM_FLOAT;
+  /* uint32 lengths and offsets: n must be below 2^32. */
+  const int index32_ok = (uint64_t)n <= UINT32_MAX;
+  struct runs_arg a;
+  memset(&a, 0, sizeof a);
+  a.type = type, a.n = n;
+  a.out_a = device_buffer(b, n * es, NULL); /* unique elements, offsets (uint32), keys_out */
+  a.out_b = device_buffer(b, n * (es > 4 ? es : 4), NULL); /* lengths (uint32), values_out */
+  a.count = device_buffer(b, 8, NULL);
+  static const size_t runlens[3] = {1, 8, 1024};
+  for (int v = 0; v < 3; ++v) {
+    const size_t runlen = runlens[v];
+    char variant[32];
+    snprintf(variant, sizeof variant, "runs of %zu", runlen);
+    if (want_unique || want_rle || (runlen == 8 && want_ntr)) {
+      void *host = runs_data(b, type, n, runlen, 7);
+      a.in = device_buffer(b, n * es, host);
+      free_host(b, host);
+      const double read = read_ms(b, a.in, n * es);
+      if (want_unique) {
+        a.op = 0;
+        report_vs_read(b, "unique", variant, type, n, call_runs, &a, read);
+      }
+      if (want_rle) {
+        a.op = 1;
+        if (index32_ok) report_vs_read(b, "run_length_encode", variant, type, n, call_runs, &a, read);
+        else row_skipped(b, "run_length_encode", variant, type, n, "uint32 lengths need n < 2^32");
+      }
+      if (runlen == 8 && want_ntr) {
+        a.op = 3;
+        if (index32_ok) report_vs_read(b, "non_trivial_runs", variant, type, n, call_runs, &a, read);
+        else row_skipped(b, "non_trivial_runs", variant, type, n, "uint32 lengths need n < 2^32");
+      }
+      release_buffer(b, a.in);
+      a.in = NULL;
+    }
+    if (runlen == 8 && want_ubk) {
+      /* Keys: uint32 runs of 8; values: random floats (type is float here). */
+      void *keys = runs_data(b, CLPRIM_UINT32, n, runlen, 7);
+      a.in = device_buffer(b, n * 4, keys);
+      free_host(b, keys);
+      void *values = random_data(b, type, n, 8);
+      a.values = device_buffer(b, n * es, values);
+      free_host(b, values);
+      const double read = read_ms(b, a.in, n * 4) + read_ms(b, a.values, n * es);
+      a.op = 2;
+      report_vs_read(b, "unique_by_key", "runs of 8 uint32 keys", type, n, call_runs, &a, read);
+      release_buffer(b, a.in);
+      release_buffer(b, a.values);
+      a.in = a.values = NULL;
+    }
+  }
+  release_buffer(b, a.out_a);
+  release_buffer(b, a.out_b);
+  release_buffer(b, a.count);
+}
+
 /* ------------------------------------------------------------ startup */
 
 static double now_ms(void) {
@@ -944,7 +1073,8 @@ static double now_ms(void) {
 static const char *const startup_families[] = {"scan",      "reduce_sum",  "argmax",
                                                "select",    "select_expr", "histogram",
                                                "reduce_by_key", "reduce_by_key_dense",
-                                               "median",    "topk",        "sort"};
+                                               "median",    "topk",        "sort",
+                                               "unique",    "run_length_encode"};
 #define STARTUP_FAMILIES (int)(sizeof startup_families / sizeof startup_families[0])
 
 static clprim_status startup_call(clprim_context *ctx, const char *family, cl_mem in, cl_mem keys,
@@ -985,6 +1115,11 @@ static clprim_status startup_call(clprim_context *ctx, const char *family, cl_me
     return clprim_median(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 0, &v, none);
   if (strcmp(family, "sort") == 0)
     return clprim_sort_keys(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 0, 0, 0, clprim_buf(out));
+  if (strcmp(family, "unique") == 0)
+    return clprim_unique(ctx, n, CLPRIM_INT32, clprim_buf(keys), clprim_buf(out), &count, none);
+  if (strcmp(family, "run_length_encode") == 0)
+    return clprim_run_length_encode(ctx, n, CLPRIM_INT32, clprim_buf(keys), 0, clprim_buf(out),
+                                    clprim_buf(out2), &count, none);
   return clprim_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 100, 0, clprim_buf(out),
                      clprim_buf(out2));
 }
@@ -1072,7 +1207,7 @@ static void startup(const char *self, const char *only) {
 /* --------------------------------------------------------------- main */
 
 /* The ops, their families, and the types each takes. */
-enum { FAM_SCAN, FAM_REDUCE, FAM_SELECT, FAM_HIST, FAM_NTH, FAM_SORT, FAM_COUNT };
+enum { FAM_SCAN, FAM_REDUCE, FAM_SELECT, FAM_HIST, FAM_NTH, FAM_SORT, FAM_RUNS, FAM_COUNT };
 static const struct {
   const char *name;
   int family;
@@ -1104,12 +1239,19 @@ static const struct {
     {"sort_pairs", FAM_SORT, 0x3Fu, "as sort_keys, with uint32 values"},
     {"argsort", FAM_SORT, 0x3Fu, "as sort_keys, uint32 indices out"},
     {"segmented_sort", FAM_SORT, 0x3Fu, "keys in segments of 1024 (n / 1024 segments)"},
+    {"unique", FAM_RUNS, 0x3Fu,
+     "runs of 1 (random), 8 and 1024 (sorted runs i / r); count on the device"},
+    {"run_length_encode", FAM_RUNS, 0x3Fu, "as unique, with uint32 lengths"},
+    {"unique_by_key", FAM_RUNS, 0x10u,
+     "runs of 8 of uint32 keys, values of the type (float only)"},
+    {"non_trivial_runs", FAM_RUNS, 0x3Fu, "runs of 8, uint32 offsets and lengths"},
 };
 #define OP_COUNT (int)(sizeof ops / sizeof ops[0])
 static const char *const family_names[FAM_COUNT] = {
     "scan", "argmax/argmin/reduce_sum", "select",
     "histogram/histogram_keys/reduce_by_key(_dense)", "read/nth_element/nth_approx/quantiles/topk",
-    "sort_keys/sort_pairs/argsort/segmented_sort"};
+    "sort_keys/sort_pairs/argsort/segmented_sort",
+    "unique/run_length_encode/unique_by_key/non_trivial_runs"};
 
 static int want_op(const struct bench *b, const char *op) {
   return strcmp(b->op_filter, "all") == 0 || strcmp(b->op_filter, op) == 0;
@@ -1135,7 +1277,8 @@ static void help(void) {
       "\nDevice time of clprim's primitives from OpenCL profiling events: 3 warm-up runs,\n"
       "then the median of R runs, in ms; GB/s of the minimal traffic and the ratio to a\n"
       "clEnqueueCopyBuffer of the same bytes (scan, reductions, select) or to one read of\n"
-      "the inputs by a minimal kernel (histograms, reduce-by-key, selection), same run.\n"
+      "the inputs by a minimal kernel (histograms, reduce-by-key, selection, runs), same\n"
+      "run.\n"
       "\nOptions:\n"
       "  --op NAME      one op below, or all (default: all)\n"
       "  --type T       int32, uint32, int64, uint64, float, double, or all: every type each\n"
@@ -1201,6 +1344,7 @@ static void run_family(struct bench *b, int f, clprim_type type, size_t n) {
   case FAM_SELECT: bench_select(b, type, n); break;
   case FAM_HIST: bench_hist(b, type, n); break;
   case FAM_SORT: bench_sort(b, type, n); break;
+  case FAM_RUNS: bench_runs(b, type, n); break;
   default: bench_nth(b, type, n); break;
   }
 }

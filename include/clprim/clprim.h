@@ -681,6 +681,61 @@ CLPRIM_API clprim_status clprim_reduce_by_key(clprim_context *ctx, size_t n,
                                               clprim_buffer unique_keys, clprim_buffer sums,
                                               uint64_t *count, clprim_buffer count_out);
 
+/* ------------------------------------------------------------------ runs */
+
+/* A run is a maximal stretch of equal consecutive elements, compared with
+ * == in their type (as CUB): -0.0 and +0.0 are one run (its first element's
+ * bits are kept), and every NaN is a run of its own. Elements need not be
+ * sorted. Every call here writes its outputs in input order, only the first
+ * count elements of each (output ranges must hold n elements whatever the
+ * count), and the count to *count (the host: the call waits) and / or
+ * count_out (one uint64 on the device); n = 0 gives a count of 0. Outputs
+ * may not overlap the input (no in-place call). Every output is optional,
+ * but at least one must be given. */
+
+/*! clprim_unique() :
+ * The first element of each run among the n of in (CUB DeviceSelect::Unique).
+ * @return : CLPRIM_SUCCESS once the work is enqueued (and the count read when
+ *           count is given); CLPRIM_ERROR_INVALID_ARGUMENT for no output. */
+CLPRIM_API clprim_status clprim_unique(clprim_context *ctx, size_t n, clprim_type type,
+                                       clprim_buffer in, clprim_buffer out, uint64_t *count,
+                                       clprim_buffer count_out);
+
+/*! clprim_unique_by_key() :
+ * For each run of the n keys, its first key to keys_out and the value at
+ * the same position (values: n elements of value_type) to values_out (CUB
+ * DeviceSelect::UniqueByKey).
+ * @return : as clprim_unique(). */
+CLPRIM_API clprim_status clprim_unique_by_key(clprim_context *ctx, size_t n,
+                                              clprim_type key_type, clprim_buffer keys,
+                                              clprim_type value_type, clprim_buffer values,
+                                              clprim_buffer keys_out, clprim_buffer values_out,
+                                              uint64_t *count, clprim_buffer count_out);
+
+/*! clprim_run_length_encode() :
+ * Run-length encoding of the n elements of in (CUB DeviceRunLengthEncode::
+ * Encode): each run's first element to unique_out and its length to lengths
+ * (uint32, or uint64 with CLPRIM_INDICES_64, which n > UINT32_MAX needs).
+ * flags: 0 or CLPRIM_INDICES_64.
+ * @return : as clprim_unique(); CLPRIM_ERROR_INVALID_ARGUMENT also for other
+ *           flags and for uint32 lengths with n > UINT32_MAX. */
+CLPRIM_API clprim_status clprim_run_length_encode(clprim_context *ctx, size_t n,
+                                                  clprim_type type, clprim_buffer in,
+                                                  unsigned flags, clprim_buffer unique_out,
+                                                  clprim_buffer lengths, uint64_t *count,
+                                                  clprim_buffer count_out);
+
+/*! clprim_non_trivial_runs() :
+ * The runs longer than 1 (CUB DeviceRunLengthEncode::NonTrivialRuns): the
+ * offset of each one's first element to offsets and its length to lengths
+ * (both uint32, or uint64 with CLPRIM_INDICES_64), and their count.
+ * @return : as clprim_run_length_encode(). */
+CLPRIM_API clprim_status clprim_non_trivial_runs(clprim_context *ctx, size_t n,
+                                                 clprim_type type, clprim_buffer in,
+                                                 unsigned flags, clprim_buffer offsets,
+                                                 clprim_buffer lengths, uint64_t *count,
+                                                 clprim_buffer count_out);
+
 /* ------------------------------------------- selection by rank, top-k */
 
 /* Order of the selection calls: elements compare as numbers, -0.0 equals

@@ -1,0 +1,36 @@
+/* heads.h: runs of equal consecutive keys, the mechanism of the runs
+ * family (unique, run-length encoding, reduce-by-key): which elements start
+ * or end a run.
+ *
+ * Two consecutive keys are in one run when they compare equal under ==, as
+ * in CUB: -0.0 and +0.0 are one run, and a NaN equals nothing, so each NaN
+ * is a run of its own. An edge of a given kind is a property of element i
+ * given whether it equals its neighbours:
+ *   RUN_HEAD              the first element of a run (i = 0 included);
+ *   RUN_NONTRIVIAL_HEAD   the first element of a run longer than 1;
+ *   RUN_NONTRIVIAL_TAIL   the last element of a run longer than 1.
+ * Every run longer than 1 has exactly one nontrivial head and one nontrivial
+ * tail, in the same order, so compacting both pairs them up. */
+#ifndef CLPRIM_HEADS_H
+#define CLPRIM_HEADS_H
+
+#define RUN_HEAD 1
+#define RUN_NONTRIVIAL_HEAD 2
+#define RUN_NONTRIVIAL_TAIL 3
+
+/* Whether consecutive keys a and b are in one run. */
+#define CLPRIM_SAME_RUN(a, b) ((a) == (b))
+
+#ifdef __OPENCL_VERSION__
+/* Whether element i < n is an edge of `kind`; same_prev: it is in its
+ * predecessor's run (ignored for i = 0), same_next: in its successor's
+ * (ignored for i = n - 1). */
+CLPRIM_INLINE int clprim_run_edge(int kind, ulong i, ulong n, int same_prev, int same_next) {
+  const int head = i == 0 || !same_prev, more = i + 1 < n && same_next;
+  return kind == RUN_HEAD              ? head
+         : kind == RUN_NONTRIVIAL_HEAD ? head && more
+                                       : !head && !more;
+}
+#endif
+
+#endif /* CLPRIM_HEADS_H */

@@ -1,0 +1,186 @@
+/* runs.c: unique, unique-by-key, run-length encoding and non-trivial runs
+ * over runs of equal consecutive keys (cl/internal/heads.h defines a run).
+ * Each call is a plan over the order-preserving compaction of select.c
+ * (clprim__select_runs: the runs' edges, their values and positions, on the
+ * single-pass look-back kernel on nv_ptx) plus, for lengths, runs_lengths
+ * (cl/runs.cl):
+ *  - unique: the heads' values;
+ *  - unique-by-key: the heads' keys, then the heads' values;
+ *  - run-length encoding: the heads' values and positions, then lengths as
+ *    the differences of consecutive heads;
+ *  - non-trivial runs: the nontrivial heads' positions (the offsets) and the
+ *    nontrivial tails' positions, then lengths = tail + 1 - head. */
+#include "internal.h"
+#include "../cl/internal/heads.h"
+
+#include <string.h>
+
+/* Scratch buffers of this family. */
+#define SLOT_COUNT "runs: count"      /* the number of runs (uint64) */
+#define SLOT_TAILS "runs: tail count" /* the nontrivial tails' count (equals the heads') */
+#define SLOT_HEADS "runs: heads"      /* run-length encoding: the heads' positions */
+
+/* The count on the device (count_buf) to the caller's count_out and *count. */
+static clprim_status deliver_count(clprim_context *ctx, cl_mem count_buf, cl_mem count_out,
+                                   uint64_t *count) {
+  if (count_out) CLPRIM_CHECK(clprim__copy(ctx, count_buf, count_out, 0, 0, 8));
+  if (count) {
+    cl_ulong c;
+    CLPRIM_CHECK(clprim__read(ctx, count_buf, 0, 8, &c));
+    *count = c;
+  }
+  return CLPRIM_SUCCESS;
+}
+
+/* n = 0: a count of 0, nothing else written. */
+static clprim_status no_runs(clprim_context *ctx, cl_mem count_out, uint64_t *count) {
+  const cl_ulong zero = 0;
+  if (count_out) CLPRIM_CHECK(clprim__fill(ctx, count_out, &zero, 8, 0, 8));
+  if (count) *count = 0;
+  return CLPRIM_SUCCESS;
+}
+
+/* runs_lengths over the runs counted in count_buf (see cl/runs.cl). */
+static clprim_status lengths_of(clprim_context *ctx, size_t n, int index64, cl_mem heads,
+                                cl_mem lengths, cl_mem count_buf, cl_int mode) {
+  char options[32];
+  snprintf(options, sizeof options, "-DIDX_T=%s", index64 ? "ulong" : "uint");
+  cl_kernel k;
+  CLPRIM_CHECK(clprim__kernel(ctx, "runs.cl", options, "runs_lengths", &k));
+  const cl_ulong n64 = n;
+  CLPRIM_CHECK(clprim__set_args(k, 5, sizeof heads, &heads, sizeof lengths, &lengths,
+                                sizeof count_buf, &count_buf, sizeof n64, &n64, sizeof mode,
+                                &mode));
+  const struct clprim_launch l = clprim__launch(ctx);
+  const size_t groups = n / l.wg + 1;
+  return clprim__enqueue(ctx, k, groups < l.max_groups ? groups : l.max_groups, l.wg);
+}
+
+/* Position outputs: uint32, or uint64 with CLPRIM_INDICES_64 (which n
+ * above UINT32_MAX needs: a length may be n). */
+static clprim_status index_width(size_t n, unsigned flags, int *index64) {
+  if (flags & ~CLPRIM_INDICES_64) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  *index64 = (flags & CLPRIM_INDICES_64) != 0;
+  if (!*index64 && (uint64_t)n > UINT32_MAX) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  return CLPRIM_SUCCESS;
+}
+
+static clprim_status unique_by_key(clprim_context *ctx, size_t n, clprim_type key_type,
+                                   clprim_buffer keys_range, int by_key, clprim_type value_type,
+                                   clprim_buffer values_range, clprim_buffer keys_out_range,
+                                   clprim_buffer values_out_range, uint64_t *count,
+                                   clprim_buffer count_range) {
+  CLPRIM_CHECK(clprim__check_type(ctx, key_type));
+  if (by_key) CLPRIM_CHECK(clprim__check_type(ctx, value_type));
+  if (!keys_out_range.mem && !values_out_range.mem && !count && !count_range.mem)
+    return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (!by_key && values_out_range.mem) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  const size_t ks = clprim_type_size(key_type), vs = by_key ? clprim_type_size(value_type) : 0;
+  cl_mem keys, values = NULL, keys_out = NULL, values_out = NULL, count_out = NULL, count_buf;
+  CLPRIM_CHECK(clprim__range(ctx, keys_range, ks, n, CLPRIM__READ, &keys));
+  if (values_out_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, values_range, vs, n, CLPRIM__READ, &values));
+  if (keys_out_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, keys_out_range, ks, n, CLPRIM__OUT, &keys_out));
+  if (values_out_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, values_out_range, vs, n, CLPRIM__OUT, &values_out));
+  if (count_range.mem) CLPRIM_CHECK(clprim__range(ctx, count_range, 8, 1, CLPRIM__OUT_ALL, &count_out));
+  if (n == 0) return no_runs(ctx, count_out, count);
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_COUNT, 8, &count_buf));
+  struct clprim_runs_select r;
+  memset(&r, 0, sizeof r);
+  r.n = n, r.kind = RUN_HEAD, r.key_type = key_type, r.keys = keys, r.count_out = count_buf;
+  if (keys_out || !values_out) {
+    r.values_out = keys_out;
+    CLPRIM_CHECK(clprim__select_runs(ctx, &r));
+  }
+  if (values_out) {
+    r.value_type = value_type, r.values = values, r.values_out = values_out;
+    CLPRIM_CHECK(clprim__select_runs(ctx, &r));
+  }
+  return deliver_count(ctx, count_buf, count_out, count);
+}
+
+clprim_status clprim_unique(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
+                            clprim_buffer out, uint64_t *count, clprim_buffer count_out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  const clprim_buffer none = {NULL, 0};
+  return clprim__call_end(ctx, unique_by_key(ctx, n, type, in, 0, type, none, out, none, count,
+                                             count_out));
+}
+
+clprim_status clprim_unique_by_key(clprim_context *ctx, size_t n, clprim_type key_type,
+                                   clprim_buffer keys, clprim_type value_type,
+                                   clprim_buffer values, clprim_buffer keys_out,
+                                   clprim_buffer values_out, uint64_t *count,
+                                   clprim_buffer count_out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(ctx, unique_by_key(ctx, n, key_type, keys, 1, value_type, values,
+                                             keys_out, values_out, count, count_out));
+}
+
+/* Run-length encoding (nontrivial = 0) or the non-trivial runs (1):
+ * `firsts` gets the runs' values (encoding) or offsets (non-trivial). */
+static clprim_status encode(clprim_context *ctx, size_t n, clprim_type type,
+                            clprim_buffer in_range, unsigned flags, int nontrivial,
+                            clprim_buffer firsts_range, clprim_buffer lengths_range,
+                            uint64_t *count, clprim_buffer count_range) {
+  CLPRIM_CHECK(clprim__check_type(ctx, type));
+  int index64;
+  CLPRIM_CHECK(index_width(n, flags, &index64));
+  if (!firsts_range.mem && !lengths_range.mem && !count && !count_range.mem)
+    return CLPRIM_ERROR_INVALID_ARGUMENT;
+  const size_t es = clprim_type_size(type), is = index64 ? 8 : 4;
+  cl_mem in, firsts = NULL, lengths = NULL, count_out = NULL, count_buf;
+  CLPRIM_CHECK(clprim__range(ctx, in_range, es, n, CLPRIM__READ, &in));
+  if (firsts_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, firsts_range, nontrivial ? is : es, n, CLPRIM__OUT, &firsts));
+  if (lengths_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, lengths_range, is, n, CLPRIM__OUT, &lengths));
+  if (count_range.mem) CLPRIM_CHECK(clprim__range(ctx, count_range, 8, 1, CLPRIM__OUT_ALL, &count_out));
+  if (n == 0) return no_runs(ctx, count_out, count);
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_COUNT, 8, &count_buf));
+  struct clprim_runs_select r;
+  memset(&r, 0, sizeof r);
+  r.n = n, r.key_type = type, r.keys = in, r.count_out = count_buf, r.index64 = index64;
+  if (!nontrivial) {
+    /* The heads' values, and their positions where lengths are wanted. */
+    cl_mem heads = NULL;
+    if (lengths) CLPRIM_CHECK(clprim__scratch(ctx, SLOT_HEADS, n * is, &heads));
+    r.kind = RUN_HEAD, r.values_out = firsts, r.indices = heads;
+    CLPRIM_CHECK(clprim__select_runs(ctx, &r));
+    if (lengths) CLPRIM_CHECK(lengths_of(ctx, n, index64, heads, lengths, count_buf, 0));
+  } else {
+    /* The offsets (in scratch when only lengths are wanted), then the
+     * tails' positions into lengths. */
+    cl_mem heads = firsts, tail_count;
+    if (!heads && lengths) CLPRIM_CHECK(clprim__scratch(ctx, SLOT_HEADS, n * is, &heads));
+    r.kind = RUN_NONTRIVIAL_HEAD, r.indices = heads;
+    CLPRIM_CHECK(clprim__select_runs(ctx, &r));
+    if (lengths) {
+      CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TAILS, 8, &tail_count));
+      r.kind = RUN_NONTRIVIAL_TAIL, r.indices = lengths, r.count_out = tail_count;
+      CLPRIM_CHECK(clprim__select_runs(ctx, &r));
+      CLPRIM_CHECK(lengths_of(ctx, n, index64, heads, lengths, count_buf, 1));
+    }
+  }
+  return deliver_count(ctx, count_buf, count_out, count);
+}
+
+clprim_status clprim_run_length_encode(clprim_context *ctx, size_t n, clprim_type type,
+                                       clprim_buffer in, unsigned flags, clprim_buffer unique_out,
+                                       clprim_buffer lengths, uint64_t *count,
+                                       clprim_buffer count_out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(
+      ctx, encode(ctx, n, type, in, flags, 0, unique_out, lengths, count, count_out));
+}
+
+clprim_status clprim_non_trivial_runs(clprim_context *ctx, size_t n, clprim_type type,
+                                      clprim_buffer in, unsigned flags, clprim_buffer offsets,
+                                      clprim_buffer lengths, uint64_t *count,
+                                      clprim_buffer count_out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(ctx,
+                          encode(ctx, n, type, in, flags, 1, offsets, lengths, count, count_out));
+}

@@ -238,7 +238,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_single_pass(__global const SRC_T *src, __global const T *in, ulong n, int op, T a,
                         T b, __global uchar *state, uint tiles, __global T *values,
                         __global uint *indices, int want_values, int want_indices, int index64,
-                        __global ulong *total) {
+                        __global ulong *total, __global ulong *run_ends) {
   __local uint chunk_base[SP_CHUNKS];
   __local T stage[SP_TILE];
   __local uint tile_id, tile_count;
@@ -262,20 +262,36 @@ void select_single_pass(__global const SRC_T *src, __global const T *in, ulong n
     s[4 * r] = q.s0, s[4 * r + 1] = q.s1, s[4 * r + 2] = q.s2, s[4 * r + 3] = q.s3;
   }
   uint pass = 0;
+#ifdef RUNS
+  const bool last_tile = tile_first + SP_TILE >= n;
+  uint run_heads = 0, run_same_next = 0, run_valid = last_tile ? 0u : ~0u;
+  uint run_has_next = run_valid;
+#endif
 #pragma unroll
   for (uint r = 0; r < SP_ROWS; ++r) {
     const ulong first = tile_first + (ulong)(r * WG + lid) * 4;
 #ifdef RUNS
-    /* Runs: the neighbours outside the vector come from memory (cached). */
-    const SRC_T before = first > 0 && first <= n ? src[first - 1] : s[4 * r];
-    const SRC_T after = RUNS != RUN_HEAD && first + 4 < n ? src[first + 4] : s[4 * r + 3];
+    /* Runs: bit masks of heads and of equal successors (internal/heads.h),
+     * in 32-bit logic; the neighbours outside the vector are the next
+     * lanes' (a shuffle), or for the warp's first and last lane in memory.
+     * Element 0 and the bounds are applied below. */
+    SRC_T before = CLPRIM_CAT(clprim_sg_shuffle_up_, SRC_T)(s[4 * r + 3], 1);
+    if (lane == 0 && first > 0 && first <= n) before = src[first - 1];
+    SRC_T after = s[4 * r + 3];
+#if RUNS != RUN_HEAD
+    after = CLPRIM_CAT(clprim_sg_shuffle_, SRC_T)(s[4 * r], (lane + 1) & 31u);
+    if (lane == 31 && first + 4 < n) after = src[first + 4];
+#endif
 #pragma unroll
     for (uint c = 0; c < 4; ++c) {
       const SRC_T x = s[4 * r + c];
-      const int same_prev = CLPRIM_SAME_RUN(c ? s[4 * r + c - 1] : before, x);
-      const int same_next = CLPRIM_SAME_RUN(x, c < 3 ? s[4 * r + c + 1] : after);
-      pass |= (uint)(first + c < n && clprim_run_edge(RUNS, first + c, n, same_prev, same_next))
-              << (4 * r + c);
+      run_heads |= (uint)!CLPRIM_SAME_RUN(c ? s[4 * r + c - 1] : before, x) << (4 * r + c);
+      run_same_next |= (uint)CLPRIM_SAME_RUN(x, c < 3 ? s[4 * r + c + 1] : after) << (4 * r + c);
+    }
+    if (last_tile) {
+      const ulong left = first < n ? n - first : 0; /* elements of this vector and after */
+      run_valid |= (left >= 4 ? 0xFu : (1u << left) - 1u) << (4 * r);
+      run_has_next |= (left >= 5 ? 0xFu : left ? (1u << (left - 1)) - 1u : 0u) << (4 * r);
     }
 #else
 #pragma unroll
@@ -283,6 +299,10 @@ void select_single_pass(__global const SRC_T *src, __global const T *in, ulong n
       pass |= (uint)(first + c < n && PASSES_X(s[4 * r + c], first + c)) << (4 * r + c);
 #endif
   }
+#ifdef RUNS
+  if (tile_first == 0 && lid == 0) run_heads |= 1u; /* element 0 */
+  pass = clprim_run_edges(RUNS, run_heads, run_same_next, run_valid, run_has_next);
+#endif
   uint lane_before[SP_ROWS];
   const uint lower = (1u << lane) - 1u;
 #pragma unroll
@@ -361,6 +381,28 @@ void select_single_pass(__global const SRC_T *src, __global const T *in, ulong n
         if ((pass >> (4 * r + c)) & 1u) stage_index[rank++] = (r * WG + lid) * 4 + c;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+#if defined(RUNS) && RUNS == RUN_HEAD
+    if (want_indices == 2) {
+      /* Run lengths instead of positions: a run that ends inside the tile
+       * gets its length; the tile's last run its start, which runs.cl's
+       * runs_fix_ends turns into its length with the end that the tile
+       * holding the next head (or the last tile) leaves in run_ends:
+       * (the run's slot + 1, or 0 for none; its end). */
+      for (uint k = lid; k < count; k += WG) {
+        const ulong len = k + 1 < count ? (ulong)(stage_index[k + 1] - stage_index[k])
+                                        : tile_first + stage_index[k];
+        if (index64)
+          ((__global ulong *)indices)[base + k] = len;
+        else
+          indices[base + k] = (uint)len;
+      }
+      if (lid == 0) {
+        run_ends[2 * tile] = count > 0 && base > 0 ? base : 0;
+        run_ends[2 * tile + 1] = tile_first + (count > 0 ? stage_index[0] : 0);
+        if (tile == tiles - 1) run_ends[2 * tiles] = base + count, run_ends[2 * tiles + 1] = n;
+      }
+    } else
+#endif
     if (index64)
       for (uint k = lid; k < count; k += WG)
         ((__global ulong *)indices)[base + k] = tile_first + stage_index[k];

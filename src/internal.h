@@ -321,6 +321,11 @@ struct clprim_runs_select {
   clprim_type key_type, value_type;
   cl_mem keys, values, values_out, indices, count_out;
   int index64;
+  /* RUN_HEAD where the single pass runs (clprim__select_single_pass_tile):
+   * indices get the run lengths instead, but for the runs that go on past
+   * a tile, whose starts runs.cl's runs_fix_ends turns into lengths with
+   * the ends left here (2 ulongs per tile, and 2 more). */
+  cl_mem run_ends;
 };
 clprim_status clprim__select_runs(clprim_context *ctx, const struct clprim_runs_select *r);
 

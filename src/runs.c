@@ -19,6 +19,7 @@
 #define SLOT_COUNT "runs: count"      /* the number of runs (uint64) */
 #define SLOT_TAILS "runs: tail count" /* the nontrivial tails' count (equals the heads') */
 #define SLOT_HEADS "runs: heads"      /* run-length encoding: the heads' positions */
+#define SLOT_ENDS "runs: run ends"    /* single pass: per tile, a run's slot + 1 and end */
 
 /* The count on the device (count_buf) to the caller's count_out and *count. */
 static clprim_status deliver_count(clprim_context *ctx, cl_mem count_buf, cl_mem count_out,
@@ -143,7 +144,24 @@ static clprim_status encode(clprim_context *ctx, size_t n, clprim_type type,
   struct clprim_runs_select r;
   memset(&r, 0, sizeof r);
   r.n = n, r.key_type = type, r.keys = in, r.count_out = count_buf, r.index64 = index64;
-  if (!nontrivial) {
+  const size_t sp_tile = clprim__select_single_pass_tile(ctx, type);
+  if (!nontrivial && lengths && sp_tile) {
+    /* The single pass writes the lengths; runs_fix_ends the tiles' last. */
+    const size_t tiles = n / sp_tile + (n % sp_tile != 0);
+    cl_mem ends;
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_ENDS, (tiles + 1) * 16, &ends));
+    char options[32];
+    snprintf(options, sizeof options, "-DIDX_T=%s", index64 ? "ulong" : "uint");
+    cl_kernel fix;
+    CLPRIM_CHECK(clprim__kernel(ctx, "runs.cl", options, "runs_fix_ends", &fix));
+    r.kind = RUN_HEAD, r.values_out = firsts, r.indices = lengths, r.run_ends = ends;
+    CLPRIM_CHECK(clprim__select_runs(ctx, &r));
+    const cl_ulong entries = tiles + 1;
+    CLPRIM_CHECK(clprim__set_args(fix, 3, sizeof lengths, &lengths, sizeof ends, &ends,
+                                  sizeof entries, &entries));
+    const unsigned wg = clprim__launch(ctx).wg;
+    CLPRIM_CHECK(clprim__enqueue(ctx, fix, (size_t)(entries + wg - 1) / wg, wg));
+  } else if (!nontrivial) {
     /* The heads' values, and their positions where lengths are wanted. */
     cl_mem heads = NULL;
     if (lengths) CLPRIM_CHECK(clprim__scratch(ctx, SLOT_HEADS, n * is, &heads));

@@ -2,6 +2,7 @@
  * partition, kernels in cl/select.cl (Bakunas-Milanowski et al., 2016):
  * masks and tile counts, a scan of the tile counts, then the scatter. */
 #include "internal.h"
+#include "../cl/internal/heads.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ struct select_call {
   const char *expression;       /* SOURCE_EXPRESSION only */
   int run_kind;                 /* SOURCE_RUNS only: RUN_HEAD, ... (cl/internal/heads.h) */
   int by_key;                   /* SOURCE_RUNS only: src holds keys of key_type, in the values */
+  cl_mem run_ends;              /* SOURCE_RUNS single pass: indices get run lengths (runs.c) */
   clprim_type key_type;
   int partition;
   unsigned flags;
@@ -141,13 +143,16 @@ static clprim_status select_single_pass(clprim_context *ctx, const struct select
   cl_mem indices = c->indices ? c->indices : state;
   cl_ulong n64 = c->n;
   cl_uint tiles32 = (cl_uint)tiles;
-  cl_int want_values = c->values != NULL, want_indices = c->indices != NULL;
+  cl_int want_values = c->values != NULL;
+  cl_int want_indices = c->indices == NULL ? 0 : c->run_ends ? 2 : 1;
   cl_int index64 = c->index64;
-  CLPRIM_CHECK(clprim__set_args(kernel, 14, sizeof c->src, &c->src, sizeof in, &in, sizeof n64,
+  cl_mem run_ends = c->run_ends ? c->run_ends : state;
+  CLPRIM_CHECK(clprim__set_args(kernel, 15, sizeof c->src, &c->src, sizeof in, &in, sizeof n64,
                                 &n64, sizeof p.op, &p.op, es, &p.a, es, &p.b, sizeof state, &state,
                                 sizeof tiles32, &tiles32, sizeof values, &values, sizeof indices,
                                 &indices, sizeof want_values, &want_values, sizeof want_indices,
-                                &want_indices, sizeof index64, &index64, sizeof total, &total));
+                                &want_indices, sizeof index64, &index64, sizeof total, &total,
+                                sizeof run_ends, &run_ends));
   CLPRIM_CHECK(clprim__enqueue(ctx, kernel, tiles, wg));
   return deliver_count(ctx, c, total, 0);
 }
@@ -245,7 +250,9 @@ clprim_status clprim__select_runs(clprim_context *ctx, const struct clprim_runs_
   c.src = r->keys, c.in = r->values ? r->values : r->keys, c.by_key = r->values != NULL;
   c.type = r->values ? r->value_type : r->key_type;
   c.values = r->values_out, c.indices = r->indices, c.count_out = r->count_out;
-  c.index64 = r->index64;
+  c.index64 = r->index64, c.run_ends = r->run_ends;
+  if (c.run_ends && (r->kind != RUN_HEAD || !single_pass_items(ctx, c.type, 0)))
+    return CLPRIM_ERROR_INVALID_ARGUMENT; /* a bug of ours */
   return select_run(ctx, &c);
 }
 

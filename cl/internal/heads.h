@@ -22,14 +22,23 @@
 #define CLPRIM_SAME_RUN(a, b) ((a) == (b))
 
 #ifdef __OPENCL_VERSION__
+/* The edges of `kind` among up to 32 elements, one bit each: heads (the
+ * element starts a run: the first element, or not in its predecessor's
+ * run), same_next (in its successor's run), valid (below n), has_next (its
+ * successor is below n). */
+CLPRIM_INLINE uint clprim_run_edges(int kind, uint heads, uint same_next, uint valid,
+                                    uint has_next) {
+  const uint more = same_next & has_next;
+  return valid & (kind == RUN_HEAD              ? heads
+                  : kind == RUN_NONTRIVIAL_HEAD ? heads & more
+                                                : ~heads & ~more);
+}
+
 /* Whether element i < n is an edge of `kind`; same_prev: it is in its
  * predecessor's run (ignored for i = 0), same_next: in its successor's
  * (ignored for i = n - 1). */
 CLPRIM_INLINE int clprim_run_edge(int kind, ulong i, ulong n, int same_prev, int same_next) {
-  const int head = i == 0 || !same_prev, more = i + 1 < n && same_next;
-  return kind == RUN_HEAD              ? head
-         : kind == RUN_NONTRIVIAL_HEAD ? head && more
-                                       : !head && !more;
+  return (int)clprim_run_edges(kind, i == 0 || !same_prev, same_next != 0, i < n, i + 1 < n);
 }
 #endif
 

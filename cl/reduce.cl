@@ -189,3 +189,122 @@ void sum_tiles(__global const S *in, ulong n, __global S *tile_sums) {
   if (get_local_id(0) == 0) tile_sums[get_group_id(0)] = total;
 }
 #endif
+
+/* ------------------------------------------------ segmented reductions */
+/* One reduction per segment [begins[s], ends[s]) of in, by a team: a
+ * subgroup where the path has subgroups, else the work-group; teams take
+ * the segments in turn. Each team member adds (or keeps the best of) the
+ * elements lane, lane + TEAM, ... of the segment (loads coalesced, SEG_UNROLL
+ * of them in flight), then the team reduces. op: SEG_SUM (sums_out[s], T
+ * bits of the sum in S), SEG_VALUE (min / max: the element to sums_out[s];
+ * for an empty segment `empty`), SEG_ARG (argmax / argmin: best_out[2 s] =
+ * the element's bits, zero-extended, best_out[2 s + 1] = its index in the
+ * segment; an empty segment gives 0 and NO_INDEX). The segments were
+ * checked first (seg_check). */
+#define SEG_SUM 0
+#define SEG_VALUE 1
+#define SEG_ARG 2
+#define SEG_UNROLL 8
+#include "internal/segments.h"
+
+#ifdef KERNEL_seg_check
+__kernel void seg_check(__global const ulong *begins, __global const ulong *ends, ulong segments,
+                        ulong n, __global uint *info) {
+  const ulong s = get_global_id(0);
+  if (s < segments) clprim_check_segment(begins, ends, s, n, ~(ulong)0, info, info);
+}
+#endif
+
+#ifdef KERNEL_seg_reduce
+#ifdef CLPRIM_HAS_SUBGROUPS
+#define SEG_TEAM clprim_sg_size()
+#define SEG_LANE clprim_sg_lane()
+#define SEG_TEAM_ID ((ulong)get_group_id(0) * clprim_sg_count() + clprim_sg_id())
+#define SEG_TEAMS ((ulong)get_num_groups(0) * clprim_sg_count())
+#else
+#define SEG_TEAM WG
+#define SEG_LANE get_local_id(0)
+#define SEG_TEAM_ID ((ulong)get_group_id(0))
+#define SEG_TEAMS ((ulong)get_num_groups(0))
+#endif
+
+/* The team's sum, in every member (subgroups) or in member 0. */
+CLPRIM_INLINE S seg_team_sum(S x, __local S *scratch) {
+#ifdef CLPRIM_HAS_SUBGROUPS
+  (void)scratch;
+  return CLPRIM_CAT(clprim_sg_reduce_add_, S)(x);
+#else
+  return CLPRIM_CAT(clprim_wg_reduce_add_, S)(x, scratch);
+#endif
+}
+
+/* The team's best pair, in every member (subgroups) or in member 0. */
+CLPRIM_INLINE void seg_team_best(KEY *k, ulong *i, __local KEY *keys, __local ulong *indices) {
+#ifdef CLPRIM_HAS_SUBGROUPS
+  (void)keys, (void)indices;
+  const KEY top = CLPRIM_CAT(clprim_sg_reduce_max_, KEY)(*k);
+  *i = clprim_sg_reduce_min_ulong(*k == top ? *i : NO_INDEX);
+  *k = top;
+#else
+  const uint lid = (uint)get_local_id(0);
+  keys[lid] = *k, indices[lid] = *i;
+  for (uint h = WG / 2; h > 0; h >>= 1) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid < h && better(keys[lid + h], indices[lid + h], keys[lid], indices[lid]))
+      keys[lid] = keys[lid + h], indices[lid] = indices[lid + h];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  *k = keys[0], *i = indices[0];
+  barrier(CLK_LOCAL_MEM_FENCE); /* before the next segment's stores */
+#endif
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void seg_reduce(__global const T *in, __global const ulong *begins, __global const ulong *ends,
+                ulong segments, int op, uint mode, T empty, __global T *sums_out,
+                __global ulong *best_out) {
+  __local S scratch[CLPRIM_WG_SCRATCH(WG)];
+  __local KEY keys[WG];
+  __local ulong indices[WG];
+  const uint lane = (uint)SEG_LANE, team = (uint)SEG_TEAM;
+  for (ulong s = SEG_TEAM_ID; s < segments; s += SEG_TEAMS) {
+    const ulong b = begins[s], e = ends[s];
+    if (op == SEG_SUM) {
+      S acc = 0;
+      ulong i = b + lane;
+      for (; i + (SEG_UNROLL - 1) * (ulong)team < e; i += SEG_UNROLL * (ulong)team) {
+        S v[SEG_UNROLL];
+#pragma unroll
+        for (int u = 0; u < SEG_UNROLL; ++u) v[u] = CLPRIM_CAT(as_, S)(in[i + u * (ulong)team]);
+#pragma unroll
+        for (int u = 0; u < SEG_UNROLL; ++u) acc += v[u];
+      }
+      for (; i < e; i += team) acc += CLPRIM_CAT(as_, S)(in[i]);
+      const S total = seg_team_sum(acc, scratch);
+      if (lane == 0) sums_out[s] = CLPRIM_CAT(as_, T)(total);
+    } else {
+      KEY best = 0;
+      ulong best_index = NO_INDEX;
+      ulong i = b + lane;
+      for (; i + (SEG_UNROLL - 1) * (ulong)team < e; i += SEG_UNROLL * (ulong)team) {
+        T v[SEG_UNROLL];
+#pragma unroll
+        for (int u = 0; u < SEG_UNROLL; ++u) v[u] = in[i + u * (ulong)team];
+#pragma unroll
+        for (int u = 0; u < SEG_UNROLL; ++u) consider(v[u], i + u * (ulong)team, mode, &best, &best_index);
+      }
+      for (; i < e; i += team) consider(in[i], i, mode, &best, &best_index);
+      seg_team_best(&best, &best_index, keys, indices);
+      if (lane == 0) {
+        const int none = best_index == NO_INDEX;
+        if (op == SEG_VALUE) {
+          sums_out[s] = none ? empty : in[best_index];
+        } else {
+          best_out[2 * s] = none ? 0 : (ulong)AS_KEY(in[best_index]);
+          best_out[2 * s + 1] = none ? NO_INDEX : best_index - b;
+        }
+      }
+    }
+  }
+}
+#endif

@@ -506,25 +506,13 @@ UNROLL
 #endif
 
 /* ------------------------------------------------- segmented: the check */
-/* For each segment: a bad one (begin > end or end > n) sets info[0]; one
- * longer than `tile` keys is listed in long_ids (its index; info[1] counts
- * them); info[2] takes the longest of the others (atomic_max). Runs before
- * anything is written. */
+/* internal/segments.h; segments longer than `tile` keys are listed. */
+#include "internal/segments.h"
 #ifdef KERNEL_sort_segments_check
 __kernel void sort_segments_check(__global const ulong *begins, __global const ulong *ends,
                                   ulong segments, ulong n, uint tile, __global uint *info,
                                   __global uint *long_ids) {
   const ulong s = get_global_id(0);
-  if (s >= segments) return;
-  const ulong b = begins[s], e = ends[s];
-  if (b > e || e > n) {
-    atomic_or(&info[0], 1u);
-    return;
-  }
-  if (e - b > tile) {
-    long_ids[atomic_inc(&info[1])] = (uint)s;
-  } else {
-    atomic_max(&info[2], (uint)(e - b));
-  }
+  if (s < segments) clprim_check_segment(begins, ends, s, n, tile, info, long_ids);
 }
 #endif

@@ -8,6 +8,7 @@
  * sum: sum_tiles applied level by level until one tile is left. */
 #include "internal.h"
 
+#include <math.h>
 #include <string.h>
 
 /* Scratch buffers of this family (clprim__scratch names them). */
@@ -207,4 +208,117 @@ clprim_status clprim_reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
                                 clprim_buffer in, clprim_value *sum, clprim_buffer result) {
   CLPRIM_CHECK(clprim__call_begin(ctx));
   return clprim__call_end(ctx, reduce_sum(ctx, n, type, in, sum, result));
+}
+
+/* ------------------------------------------------ segmented reductions */
+#define SEG_SUM 0 /* as in cl/reduce.cl */
+#define SEG_VALUE 1
+#define SEG_ARG 2
+#define SLOT_SEG_CHECK "reduce: segment check" /* cl/internal/segments.h's info */
+
+/* The value an empty segment gives min (MODE_MIN) or max: the type's
+ * largest or lowest (the infinities for floats). */
+static clprim_value empty_value(clprim_type type, unsigned mode) {
+  clprim_value v;
+  memset(&v, 0, sizeof v);
+  const int min = (mode & MODE_MIN) != 0;
+  switch (type) {
+  case CLPRIM_INT32: v.i32 = min ? INT32_MAX : INT32_MIN; break;
+  case CLPRIM_UINT32: v.u32 = min ? UINT32_MAX : 0; break;
+  case CLPRIM_INT64: v.i64 = min ? INT64_MAX : INT64_MIN; break;
+  case CLPRIM_UINT64: v.u64 = min ? UINT64_MAX : 0; break;
+  case CLPRIM_FLOAT: v.f32 = min ? INFINITY : -INFINITY; break;
+  default: v.f64 = min ? INFINITY : -INFINITY; break;
+  }
+  return v;
+}
+
+/* One reduction per segment: op SEG_SUM / SEG_VALUE (out: segments
+ * elements of type) or SEG_ARG (out: segments pairs of uint64). */
+static clprim_status segmented_reduce(clprim_context *ctx, size_t n, clprim_type type,
+                                      clprim_buffer in_range, size_t segments,
+                                      clprim_buffer begins_range, clprim_buffer ends_range,
+                                      int op, unsigned flags, unsigned mode,
+                                      clprim_buffer out_range) {
+  cl_mem in, begins, ends, out;
+  CLPRIM_CHECK(check_common(ctx, type, in_range, n, &in));
+  if (flags & ~(unsigned)(CLPRIM_REDUCE_ABS | CLPRIM_REDUCE_NAN_LARGEST))
+    return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__range(ctx, begins_range, 8, segments, CLPRIM__READ, &begins));
+  CLPRIM_CHECK(clprim__range(ctx, ends_range, 8, segments, CLPRIM__READ, &ends));
+  const size_t out_elem = op == SEG_ARG ? 16 : clprim_type_size(type);
+  CLPRIM_CHECK(clprim__range(ctx, out_range, out_elem, segments, CLPRIM__OUT_ALL, &out));
+  if (segments == 0) return CLPRIM_SUCCESS;
+
+  struct reduce_config c = reduce_config(ctx, type);
+  static const char *const names[2] = {"seg_check", "seg_reduce"};
+  cl_kernel kernels[2];
+  CLPRIM_CHECK(reduce_kernels(ctx, type, &c, 2, names, kernels));
+  /* The segments are checked before anything is written. */
+  cl_mem info;
+  const cl_uint zero = 0;
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_SEG_CHECK, 12, &info));
+  CLPRIM_CHECK(clprim__fill(ctx, info, &zero, 4, 0, 12));
+  const cl_ulong segs = segments, n64 = n;
+  CLPRIM_CHECK(clprim__set_args(kernels[0], 5, sizeof begins, &begins, sizeof ends, &ends,
+                                sizeof segs, &segs, sizeof n64, &n64, sizeof info, &info));
+  CLPRIM_CHECK(clprim__enqueue(ctx, kernels[0], (segments + 63) / 64, 64));
+  cl_uint bad;
+  CLPRIM_CHECK(clprim__read(ctx, info, 0, 4, &bad));
+  if (bad) return CLPRIM_ERROR_INVALID_ARGUMENT;
+
+  const cl_int op32 = op;
+  const cl_uint mode32 = flags | mode;
+  const clprim_value empty = empty_value(type, mode);
+  CLPRIM_CHECK(clprim__set_args(kernels[1], 9, sizeof in, &in, sizeof begins, &begins,
+                                sizeof ends, &ends, sizeof segs, &segs, sizeof op32, &op32,
+                                sizeof mode32, &mode32, clprim_type_size(type), &empty,
+                                sizeof out, &out, sizeof out, &out));
+  const size_t groups = segments < c.max_groups ? segments : c.max_groups;
+  return clprim__enqueue(ctx, kernels[1], groups, c.wg);
+}
+
+clprim_status clprim_segmented_sum(clprim_context *ctx, size_t n, clprim_type type,
+                                   clprim_buffer in, size_t segments,
+                                   clprim_buffer begin_offsets, clprim_buffer end_offsets,
+                                   clprim_buffer out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(ctx, segmented_reduce(ctx, n, type, in, segments, begin_offsets,
+                                                end_offsets, SEG_SUM, 0, 0, out));
+}
+
+clprim_status clprim_segmented_max(clprim_context *ctx, size_t n, clprim_type type,
+                                   clprim_buffer in, size_t segments,
+                                   clprim_buffer begin_offsets, clprim_buffer end_offsets,
+                                   unsigned flags, clprim_buffer out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(ctx, segmented_reduce(ctx, n, type, in, segments, begin_offsets,
+                                                end_offsets, SEG_VALUE, flags, 0, out));
+}
+
+clprim_status clprim_segmented_min(clprim_context *ctx, size_t n, clprim_type type,
+                                   clprim_buffer in, size_t segments,
+                                   clprim_buffer begin_offsets, clprim_buffer end_offsets,
+                                   unsigned flags, clprim_buffer out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(ctx, segmented_reduce(ctx, n, type, in, segments, begin_offsets,
+                                                end_offsets, SEG_VALUE, flags, MODE_MIN, out));
+}
+
+clprim_status clprim_segmented_argmax(clprim_context *ctx, size_t n, clprim_type type,
+                                      clprim_buffer in, size_t segments,
+                                      clprim_buffer begin_offsets, clprim_buffer end_offsets,
+                                      unsigned flags, clprim_buffer out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(ctx, segmented_reduce(ctx, n, type, in, segments, begin_offsets,
+                                                end_offsets, SEG_ARG, flags, 0, out));
+}
+
+clprim_status clprim_segmented_argmin(clprim_context *ctx, size_t n, clprim_type type,
+                                      clprim_buffer in, size_t segments,
+                                      clprim_buffer begin_offsets, clprim_buffer end_offsets,
+                                      unsigned flags, clprim_buffer out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(ctx, segmented_reduce(ctx, n, type, in, segments, begin_offsets,
+                                                end_offsets, SEG_ARG, flags, MODE_MIN, out));
 }

@@ -3,7 +3,8 @@
  * around the tile boundaries, ties, all-equal input, NaNs, INT_MIN under
  * |x|, results in a device buffer, argmax / argmin of a range at an
  * unaligned offset (the index relative to the range), float accuracy, and
- * every error case. */
+ * every error case; the segmented reductions on equal, random (empty,
+ * overlapping, long) and tiny segments, every flag, and bad segments. */
 #include "common.h"
 
 #include <float.h>
@@ -482,6 +483,194 @@ static void test_errors(void **state) {
   clReleaseMemObject(small);
 }
 
+/* ---------------------------------------------------- segmented reductions */
+
+/* Segment layouts: equal lengths covering the input; random lengths
+ * (empty, 1, short, longer than a work-group's unrolled share) with gaps
+ * and overlaps, shuffled; many tiny ones. */
+enum layout { L_EQUAL, L_RANDOM, L_TINY, LAYOUTS };
+static const char *const layout_name[LAYOUTS] = {"equal lengths", "random lengths", "tiny"};
+
+static size_t make_segments(enum layout l, size_t n, uint64_t **b, uint64_t **e) {
+  size_t count = l == L_EQUAL ? (n + 1023) / 1024 : l == L_TINY ? n / 2 + 1 : 40;
+  *b = malloc(count * 8), *e = malloc(count * 8);
+  for (size_t s = 0; s < count; ++s) {
+    uint64_t lo, hi;
+    if (l == L_EQUAL) {
+      lo = (uint64_t)s * 1024, hi = lo + 1024 > n ? n : lo + 1024;
+    } else {
+      const size_t most = l == L_TINY ? 3 : s % 5 == 0 ? 5000 : s % 5 == 1 ? 1 : s % 5 == 2 ? 0 : 300;
+      const size_t len = (size_t)(test_rand() % (most + 1)) > n ? n : (size_t)(test_rand() % (most + 1));
+      lo = n - len ? test_rand() % (n - len + 1) : 0, hi = lo + len;
+    }
+    (*b)[s] = lo, (*e)[s] = hi;
+  }
+  return count;
+}
+
+/* Every segmented call on one input and layout, against the reference. */
+static void check_segmented(clprim_context *ctx, clprim_type t, size_t n, enum variant v,
+                            enum layout l) {
+  const size_t es = clprim_type_size(t);
+  unsigned char *host = malloc((n ? n : 1) * es);
+  make_input(t, host, n, v);
+  uint64_t *b, *e;
+  const size_t segs = make_segments(l, n, &b, &e);
+  char what[200];
+  snprintf(what, sizeof what, "segmented %s, n=%zu, %s, %zu segments (%s), path %s",
+           clprim_type_name(t), n, variant_name[v], segs, layout_name[l], ctx_path(ctx));
+  cl_mem in = test_buffer(ctx, (n ? n : 1) * es, host);
+  cl_mem bo = test_buffer(ctx, segs * 8, b), eo = test_buffer(ctx, segs * 8, e);
+  const size_t out_bytes = (segs + 2) * 16;
+  unsigned char *poison = malloc(out_bytes), *got = malloc(out_bytes);
+  memset(poison, 0xA5, out_bytes);
+  cl_mem out = test_buffer(ctx, out_bytes, poison);
+  const clprim_buffer I = clprim_buf(in), B = clprim_buf(bo), E = clprim_buf(eo),
+                      O = clprim_buf(out);
+  /* Sums. */
+  TEST_OK(clprim_segmented_sum(ctx, n, t, I, segs, B, E, O));
+  test_read(ctx, out, out_bytes, got);
+  if (memcmp(got + segs * es, poison, out_bytes - segs * es) != 0)
+    fail_msg("%s: sum wrote past its results", what);
+  for (size_t s = 0; s < segs; ++s) {
+    if (is_float(t)) {
+      double exact = 0, mag = 0;
+      for (uint64_t i = b[s]; i < e[s]; ++i) exact += get_f(t, host, i), mag += fabs(get_f(t, host, i));
+      const double g = get_f(t, got, s), u = t == CLPRIM_FLOAT ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+      const int ok = isnan(exact) ? isnan(g) : isinf(exact) ? g == exact
+                                              : fabs(g - exact) <= (double)(e[s] - b[s] + 8) * u * mag;
+      if (!ok) fail_msg("%s: sum of segment %zu = %.17g, expected %.17g", what, s, g, exact);
+    } else {
+      uint64_t want = 0;
+      for (uint64_t i = b[s]; i < e[s]; ++i) want += get_u(t == CLPRIM_INT32 ? CLPRIM_UINT32 : t == CLPRIM_INT64 ? CLPRIM_UINT64 : t, host, i);
+      uint64_t g = get_u(es == 4 ? CLPRIM_UINT32 : CLPRIM_UINT64, got, s);
+      if (es == 4) want = (uint32_t)want;
+      if (g != want) fail_msg("%s: sum of segment %zu wrong", what, s);
+    }
+  }
+  /* min / max and argmin / argmax, every flag combination. */
+  const unsigned all_flags[] = {0, CLPRIM_REDUCE_ABS, CLPRIM_REDUCE_NAN_LARGEST,
+                                CLPRIM_REDUCE_ABS | CLPRIM_REDUCE_NAN_LARGEST};
+  for (unsigned f = 0; f < (is_float(t) ? 4u : 2u); ++f)
+    for (int is_min = 0; is_min < 2; ++is_min)
+      for (int arg = 0; arg < 2; ++arg) {
+        const unsigned flags = all_flags[f];
+        test_write(ctx, out, out_bytes, poison);
+        if (arg)
+          TEST_OK(is_min ? clprim_segmented_argmin(ctx, n, t, I, segs, B, E, flags, O)
+                         : clprim_segmented_argmax(ctx, n, t, I, segs, B, E, flags, O));
+        else
+          TEST_OK(is_min ? clprim_segmented_min(ctx, n, t, I, segs, B, E, flags, O)
+                         : clprim_segmented_max(ctx, n, t, I, segs, B, E, flags, O));
+        test_read(ctx, out, out_bytes, got);
+        const size_t used = segs * (arg ? 16 : es);
+        if (memcmp(got + used, poison, out_bytes - used) != 0)
+          fail_msg("%s: %s%s wrote past its results", what, arg ? "arg" : "", is_min ? "min" : "max");
+        for (size_t s = 0; s < segs; ++s) {
+          const size_t len = (size_t)(e[s] - b[s]);
+          const unsigned char *seg = host + b[s] * es;
+          unsigned char want[8] = {0};
+          uint64_t want_index = UINT64_MAX;
+          if (len) {
+            want_index = reference_arg(t, seg, len, is_min, flags);
+            memcpy(want, seg + want_index * es, es);
+          } else if (!arg) {
+            /* The empty segment's value: lowest (max) or largest (min). */
+            const int64_t imax = es == 4 ? INT32_MAX : INT64_MAX;
+            const uint64_t umax = es == 4 ? UINT32_MAX : UINT64_MAX;
+            if (t == CLPRIM_FLOAT) { const float x = is_min ? INFINITY : -INFINITY; memcpy(want, &x, 4); }
+            else if (t == CLPRIM_DOUBLE) { const double x = is_min ? INFINITY : -INFINITY; memcpy(want, &x, 8); }
+            else if (t == CLPRIM_INT32 || t == CLPRIM_INT64) { const int64_t x = is_min ? imax : -imax - 1; memcpy(want, &x, es); }
+            else { const uint64_t x = is_min ? umax : 0; memcpy(want, &x, es); }
+          }
+          if (arg) {
+            uint64_t pair[2];
+            memcpy(pair, got + s * 16, 16);
+            if (pair[1] != want_index || memcmp(&pair[0], want, es) != 0 ||
+                (es == 4 && (pair[0] >> 32) != 0))
+              fail_msg("%s: arg%s flags %u, segment %zu (length %zu): index %llu, expected %llu",
+                       what, is_min ? "min" : "max", flags, s, len,
+                       (unsigned long long)pair[1], (unsigned long long)want_index);
+          } else if (memcmp(got + s * es, want, es) != 0) {
+            fail_msg("%s: %s flags %u, segment %zu (length %zu) wrong", what,
+                     is_min ? "min" : "max", flags, s, len);
+          }
+        }
+      }
+  clReleaseMemObject(in), clReleaseMemObject(bo), clReleaseMemObject(eo), clReleaseMemObject(out);
+  free(host), free(b), free(e), free(poison), free(got);
+}
+
+static void test_segmented(void **state) {
+  (void)state;
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx) continue;
+    unsigned rot = p;
+    for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t) {
+      const clprim_type type = (clprim_type)t;
+      if (clprim__check_type(ctx, type) != CLPRIM_SUCCESS) continue;
+      for (int l = 0; l < LAYOUTS; ++l, ++rot) {
+        if (test_small() && (unsigned)l != rot % LAYOUTS) continue;
+        const size_t n = test_small() ? 700 : l == L_TINY ? 3000 : 20000 + (size_t)(test_rand() % 3000);
+        enum variant v = (enum variant)(rot % VARIANTS);
+        if (!is_float(type) && (v == WITH_NAN || v == ALL_NAN || v == ZEROS)) v = FEW_VALUES;
+        check_segmented(ctx, type, n, v, (enum layout)l);
+      }
+    }
+  }
+}
+
+/* Bad segments, flags and buffers: a status, nothing written. */
+static void test_segmented_errors(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  enum { N = 64, S = 4 };
+  float x[N];
+  for (int i = 0; i < N; ++i) x[i] = (float)i;
+  uint64_t good_b[S] = {0, 10, 10, 30}, good_e[S] = {10, 10, 40, 64};
+  const uint64_t bad_cases[3][2] = {{5, 4}, {0, 65}, {65, 66}}; /* begin > end, end > n, both */
+  unsigned char poison[S * 16];
+  memset(poison, 0x5A, sizeof poison);
+  cl_mem in = test_buffer(ctx, sizeof x, x), out = test_buffer(ctx, sizeof poison, poison);
+  cl_mem bo = test_buffer(ctx, sizeof good_b, good_b), eo = test_buffer(ctx, sizeof good_e, good_e);
+  cl_mem small = test_buffer(ctx, S * 8 - 1, NULL);
+  const clprim_type f32 = CLPRIM_FLOAT;
+  const clprim_buffer I = clprim_buf(in), B = clprim_buf(bo), E = clprim_buf(eo), O = clprim_buf(out),
+                      none = clprim_buf(NULL);
+  for (int c = 0; c < 3; ++c) {
+    uint64_t bb[S], ee[S];
+    memcpy(bb, good_b, sizeof bb), memcpy(ee, good_e, sizeof ee);
+    bb[2] = bad_cases[c][0], ee[2] = bad_cases[c][1];
+    test_write(ctx, bo, sizeof bb, bb), test_write(ctx, eo, sizeof ee, ee);
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(ctx, N, f32, I, S, B, E, O));
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_argmax(ctx, N, f32, I, S, B, E, 0, O));
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_min(ctx, N, f32, I, S, B, E, 0, O));
+  }
+  test_write(ctx, bo, sizeof good_b, good_b), test_write(ctx, eo, sizeof good_e, good_e);
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(NULL, N, f32, I, S, B, E, O));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(ctx, N, (clprim_type)8, I, S, B, E, O));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(ctx, N, f32, none, S, B, E, O));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(ctx, N, f32, I, S, none, E, O));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(ctx, N, f32, I, S, B, none, O));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(ctx, N, f32, I, S, B, E, none));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_max(ctx, N, f32, I, S, B, E, 4, O));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_argmin(ctx, N, f32, I, S, B, E, CLPRIM_INDICES_64, O));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(ctx, N, f32, I, S, B, E, I));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_segmented_sum(ctx, N + 1, f32, I, S, B, E, O));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_segmented_sum(ctx, N, f32, I, S, clprim_buf(small), E, O));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_segmented_argmax(ctx, N, f32, I, S + 1, B, E, 0, O));
+  unsigned char after[sizeof poison];
+  test_read(ctx, out, sizeof after, after);
+  assert_memory_equal(after, poison, sizeof poison);
+  /* No segments: nothing written, success. */
+  TEST_OK(clprim_segmented_sum(ctx, N, f32, I, 0, B, E, O));
+  test_read(ctx, out, sizeof after, after);
+  assert_memory_equal(after, poison, sizeof poison);
+  clReleaseMemObject(in), clReleaseMemObject(out), clReleaseMemObject(bo), clReleaseMemObject(eo);
+  clReleaseMemObject(small);
+}
+
 int main(void) {
   test_init("test_reduce");
   const struct CMUnitTest tests[] = {
@@ -489,7 +678,8 @@ int main(void) {
       cmocka_unit_test(test_arg_uint32),    cmocka_unit_test(test_arg_int64),
       cmocka_unit_test(test_arg_uint64),    cmocka_unit_test(test_arg_float),
       cmocka_unit_test(test_arg_double),    cmocka_unit_test(test_sum),
-      cmocka_unit_test(test_arg_at_offset),
+      cmocka_unit_test(test_arg_at_offset), cmocka_unit_test(test_segmented),
+      cmocka_unit_test(test_segmented_errors),
   };
   return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

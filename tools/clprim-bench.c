@@ -6,9 +6,10 @@
  *
  * Histograms and reduce-by-key (ops histogram, histogram_keys,
  * reduce_by_key_dense, reduce_by_key) and the runs family (unique,
- * run_length_encode, unique_by_key, non_trivial_runs) are compared with one
- * READ of their inputs instead (a minimal read kernel over the same bytes,
- * same run).
+ * run_length_encode, unique_by_key, non_trivial_runs) and the segmented
+ * reductions (segmented_sum, segmented_max, segmented_argmax: segments of
+ * 1024) are compared with one READ of their inputs instead (a minimal read
+ * kernel over the same bytes, same run).
  *
  * Usage: clprim-bench --help lists the ops, types, options and defaults.
  * Sizes are the powers of two from 2^min-log to 2^max-log elements (default
@@ -1061,6 +1062,59 @@ static void bench_runs(struct bench *b, clprim_type type, size_t n) {
   release_buffer(b, a.count);
 }
 
+/* ------------------------------------------------ segmented reductions */
+
+struct segreduce_arg {
+  int op; /* 0 segmented_sum, 1 segmented_max, 2 segmented_argmax */
+  clprim_type type;
+  cl_mem in, begins, ends, out;
+  size_t n, segments;
+};
+static clprim_status call_segreduce(struct bench *b, void *p) {
+  struct segreduce_arg *a = p;
+  /* The results stay on the device; the offsets are made before the timing. */
+  const clprim_buffer in = clprim_buf(a->in), out = clprim_buf(a->out);
+  const clprim_buffer begins = clprim_buf(a->begins), ends = clprim_buf(a->ends);
+  switch (a->op) {
+  case 0: return clprim_segmented_sum(b->ctx, a->n, a->type, in, a->segments, begins, ends, out);
+  case 1:
+    return clprim_segmented_max(b->ctx, a->n, a->type, in, a->segments, begins, ends, 0, out);
+  default:
+    return clprim_segmented_argmax(b->ctx, a->n, a->type, in, a->segments, begins, ends, 0, out);
+  }
+}
+
+/* segmented_sum, segmented_max and segmented_argmax (two uint64 per segment:
+ * value bits and index) on random elements of the type in segments of 1024
+ * (begin 1024 s, end 1024 (s + 1), the last clipped at n: n / 1024 segments
+ * for n >= 1024), uint64 offsets on the device. Each row is compared with
+ * one read of the input, measured in the same run. */
+static void bench_segreduce(struct bench *b, clprim_type type, size_t n) {
+  const size_t es = clprim_type_size(type);
+  struct segreduce_arg a;
+  memset(&a, 0, sizeof a);
+  a.type = type, a.n = n, a.segments = (n + 1023) / 1024;
+  void *host = random_data(b, type, n, 9);
+  a.in = device_buffer(b, n * es, host);
+  free_host(b, host);
+  uint64_t *off = bench_malloc(b, a.segments * 16); /* begins, then ends */
+  for (size_t s = 0; s < a.segments; ++s)
+    off[s] = s * 1024, off[a.segments + s] = (s + 1) * 1024 < n ? (s + 1) * 1024 : n;
+  a.begins = device_buffer(b, a.segments * 8, off);
+  a.ends = device_buffer(b, a.segments * 8, off + a.segments);
+  free_host(b, off);
+  a.out = device_buffer(b, a.segments * 16, NULL); /* elements of type, or uint64 pairs */
+  const double read = read_ms(b, a.in, n * es);
+  static const char *const names[3] = {"segmented_sum", "segmented_max", "segmented_argmax"};
+  for (a.op = 0; a.op < 3; ++a.op)
+    if (want_op(b, names[a.op]))
+      report_vs_read(b, names[a.op], "segments of 1024", type, n, call_segreduce, &a, read);
+  release_buffer(b, a.in);
+  release_buffer(b, a.begins);
+  release_buffer(b, a.ends);
+  release_buffer(b, a.out);
+}
+
 /* ------------------------------------------------------------ startup */
 
 static double now_ms(void) {
@@ -1074,11 +1128,12 @@ static const char *const startup_families[] = {"scan",      "reduce_sum",  "argm
                                                "select",    "select_expr", "histogram",
                                                "reduce_by_key", "reduce_by_key_dense",
                                                "median",    "topk",        "sort",
-                                               "unique",    "run_length_encode"};
+                                               "unique",    "run_length_encode",
+                                               "segmented_sum"};
 #define STARTUP_FAMILIES (int)(sizeof startup_families / sizeof startup_families[0])
 
 static clprim_status startup_call(clprim_context *ctx, const char *family, cl_mem in, cl_mem keys,
-                                  cl_mem out, cl_mem out2, size_t n) {
+                                  cl_mem out, cl_mem out2, cl_mem begins, cl_mem ends, size_t n) {
   clprim_value v;
   uint64_t count;
   const clprim_buffer none = clprim_buf(NULL);
@@ -1120,6 +1175,9 @@ static clprim_status startup_call(clprim_context *ctx, const char *family, cl_me
   if (strcmp(family, "run_length_encode") == 0)
     return clprim_run_length_encode(ctx, n, CLPRIM_INT32, clprim_buf(keys), 0, clprim_buf(out),
                                     clprim_buf(out2), &count, none);
+  if (strcmp(family, "segmented_sum") == 0)
+    return clprim_segmented_sum(ctx, n, CLPRIM_FLOAT, clprim_buf(in), n / 1024, clprim_buf(begins),
+                                clprim_buf(ends), clprim_buf(out));
   return clprim_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 100, 0, clprim_buf(out),
                      clprim_buf(out2));
 }
@@ -1145,18 +1203,25 @@ static int startup_child(const char *dir, const char *family) {
   const size_t n = (size_t)1 << 20;
   float *host = malloc(n * sizeof *host);
   int32_t *keys = malloc(n * sizeof *keys);
-  if (!host || !keys) die("malloc", CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
+  uint64_t *offsets = malloc(n / 1024 * 2 * sizeof *offsets); /* segments of 1024 */
+  if (!host || !keys || !offsets) die("malloc", CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
   for (size_t i = 0; i < n; ++i)
     host[i] = (float)((i * 2654435761u) % 1000003u) / 1000003.0f, keys[i] = (int32_t)(i / 64 % 1024);
+  for (size_t s = 0; s < n / 1024; ++s)
+    offsets[s] = s * 1024, offsets[n / 1024 + s] = (s + 1) * 1024;
   cl_int err;
   cl_context cl = clprim_context_cl_context(ctx);
   cl_mem in = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, host, &err);
   cl_mem kbuf = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n * 4, keys, &err);
   cl_mem out = clCreateBuffer(cl, CL_MEM_READ_WRITE, n * 8, NULL, &err);
   cl_mem out2 = clCreateBuffer(cl, CL_MEM_READ_WRITE, n * 8, NULL, &err);
+  cl_mem begins = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n / 1024 * 8,
+                                 offsets, &err);
+  cl_mem ends = clCreateBuffer(cl, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, n / 1024 * 8,
+                               offsets + n / 1024, &err);
   clFinish(clprim_context_queue(ctx));
   double t3 = now_ms();
-  st = startup_call(ctx, family, in, kbuf, out, out2, n);
+  st = startup_call(ctx, family, in, kbuf, out, out2, begins, ends, n);
   if (st != CLPRIM_SUCCESS) die(family, st);
   clFinish(clprim_context_queue(ctx));
   double t4 = now_ms();
@@ -1168,7 +1233,8 @@ static int startup_child(const char *dir, const char *family) {
   clReleaseCommandQueue(q2);
   clReleaseContext(c2);
   clReleaseMemObject(in), clReleaseMemObject(kbuf), clReleaseMemObject(out), clReleaseMemObject(out2);
-  free(host), free(keys);
+  clReleaseMemObject(begins), clReleaseMemObject(ends);
+  free(host), free(keys), free(offsets);
   clprim_context_free(ctx);
   printf("%.2f %.2f %.2f %.2f\n", t1 - t0, t2 - t1, t4 - t3, t6 - t5);
   return 0;
@@ -1207,7 +1273,9 @@ static void startup(const char *self, const char *only) {
 /* --------------------------------------------------------------- main */
 
 /* The ops, their families, and the types each takes. */
-enum { FAM_SCAN, FAM_REDUCE, FAM_SELECT, FAM_HIST, FAM_NTH, FAM_SORT, FAM_RUNS, FAM_COUNT };
+enum {
+  FAM_SCAN, FAM_REDUCE, FAM_SELECT, FAM_HIST, FAM_NTH, FAM_SORT, FAM_RUNS, FAM_SEGREDUCE, FAM_COUNT
+};
 static const struct {
   const char *name;
   int family;
@@ -1245,13 +1313,19 @@ static const struct {
     {"unique_by_key", FAM_RUNS, 0x10u,
      "runs of 8 of uint32 keys, values of the type (float only)"},
     {"non_trivial_runs", FAM_RUNS, 0x3Fu, "runs of 8, uint32 offsets and lengths"},
+    {"segmented_sum", FAM_SEGREDUCE, 0x3Fu,
+     "sum per segment of 1024 (n / 1024 segments, uint64 offsets), on the device"},
+    {"segmented_max", FAM_SEGREDUCE, 0x3Fu, "as segmented_sum, the largest element"},
+    {"segmented_argmax", FAM_SEGREDUCE, 0x3Fu,
+     "as segmented_sum, value bits and first index (two uint64 per segment)"},
 };
 #define OP_COUNT (int)(sizeof ops / sizeof ops[0])
 static const char *const family_names[FAM_COUNT] = {
     "scan", "argmax/argmin/reduce_sum", "select",
     "histogram/histogram_keys/reduce_by_key(_dense)", "read/nth_element/nth_approx/quantiles/topk",
     "sort_keys/sort_pairs/argsort/segmented_sort",
-    "unique/run_length_encode/unique_by_key/non_trivial_runs"};
+    "unique/run_length_encode/unique_by_key/non_trivial_runs",
+    "segmented_sum/segmented_max/segmented_argmax"};
 
 static int want_op(const struct bench *b, const char *op) {
   return strcmp(b->op_filter, "all") == 0 || strcmp(b->op_filter, op) == 0;
@@ -1277,8 +1351,8 @@ static void help(void) {
       "\nDevice time of clprim's primitives from OpenCL profiling events: 3 warm-up runs,\n"
       "then the median of R runs, in ms; GB/s of the minimal traffic and the ratio to a\n"
       "clEnqueueCopyBuffer of the same bytes (scan, reductions, select) or to one read of\n"
-      "the inputs by a minimal kernel (histograms, reduce-by-key, selection, runs), same\n"
-      "run.\n"
+      "the inputs by a minimal kernel (histograms, reduce-by-key, selection, runs,\n"
+      "segmented reductions), same run.\n"
       "\nOptions:\n"
       "  --op NAME      one op below, or all (default: all)\n"
       "  --type T       int32, uint32, int64, uint64, float, double, or all: every type each\n"
@@ -1345,6 +1419,7 @@ static void run_family(struct bench *b, int f, clprim_type type, size_t n) {
   case FAM_HIST: bench_hist(b, type, n); break;
   case FAM_SORT: bench_sort(b, type, n); break;
   case FAM_RUNS: bench_runs(b, type, n); break;
+  case FAM_SEGREDUCE: bench_segreduce(b, type, n); break;
   default: bench_nth(b, type, n); break;
   }
 }

@@ -480,6 +480,60 @@ CLPRIM_API clprim_status clprim_reduce_sum(clprim_context *ctx, size_t n, clprim
                                            clprim_buffer in, clprim_value *sum,
                                            clprim_buffer result);
 
+/* Segmented reductions (CUB DeviceSegmentedReduce): one result per segment
+ * s, over in[begin_offsets[s] .. end_offsets[s]) (both uint64 on the device,
+ * `segments` of each; segments may be empty, overlap or leave gaps). Every
+ * segment is checked on the device first: begin > end or end > n gives
+ * CLPRIM_ERROR_INVALID_ARGUMENT with nothing written. Each segment is
+ * reduced by a subgroup (a work-group on the local path); segments = 0
+ * writes nothing. */
+
+/*! clprim_segmented_sum() :
+ * out[s] (segments elements of type) = the sum of segment s, 0 when empty.
+ * Integer sums wrap around; float and double are added in their type, each
+ * team member's share in order, then a tree (docs/ACCURACY.md).
+ * @return : CLPRIM_SUCCESS once the work is enqueued (after the check's
+ *           read); CLPRIM_ERROR_INVALID_ARGUMENT for bad segments. */
+CLPRIM_API clprim_status clprim_segmented_sum(clprim_context *ctx, size_t n, clprim_type type,
+                                              clprim_buffer in, size_t segments,
+                                              clprim_buffer begin_offsets,
+                                              clprim_buffer end_offsets, clprim_buffer out);
+
+/*! clprim_segmented_max(), clprim_segmented_min() :
+ * out[s] (segments elements of type) = the largest (smallest) element of
+ * segment s, with the flags and NaN rules of clprim_argmax(); an empty
+ * segment gives the type's lowest (largest) value, -inf (+inf) for floats.
+ * @return : as clprim_segmented_sum(); CLPRIM_ERROR_INVALID_ARGUMENT also for
+ *           unknown flags. */
+CLPRIM_API clprim_status clprim_segmented_max(clprim_context *ctx, size_t n, clprim_type type,
+                                              clprim_buffer in, size_t segments,
+                                              clprim_buffer begin_offsets,
+                                              clprim_buffer end_offsets, unsigned flags,
+                                              clprim_buffer out);
+CLPRIM_API clprim_status clprim_segmented_min(clprim_context *ctx, size_t n, clprim_type type,
+                                              clprim_buffer in, size_t segments,
+                                              clprim_buffer begin_offsets,
+                                              clprim_buffer end_offsets, unsigned flags,
+                                              clprim_buffer out);
+
+/*! clprim_segmented_argmax(), clprim_segmented_argmin() :
+ * For each segment s, two uint64 at out[2 s] and out[2 s + 1]: the bits of
+ * its largest (smallest) element (a 32-bit element zero-extended) and that
+ * element's index in the segment (from its begin offset, as CUB), the first
+ * one on ties; flags and NaN rules of clprim_argmax(). An empty segment
+ * gives 0 and UINT64_MAX.
+ * @return : as clprim_segmented_max(). */
+CLPRIM_API clprim_status clprim_segmented_argmax(clprim_context *ctx, size_t n, clprim_type type,
+                                                 clprim_buffer in, size_t segments,
+                                                 clprim_buffer begin_offsets,
+                                                 clprim_buffer end_offsets, unsigned flags,
+                                                 clprim_buffer out);
+CLPRIM_API clprim_status clprim_segmented_argmin(clprim_context *ctx, size_t n, clprim_type type,
+                                                 clprim_buffer in, size_t segments,
+                                                 clprim_buffer begin_offsets,
+                                                 clprim_buffer end_offsets, unsigned flags,
+                                                 clprim_buffer out);
+
 /* ----------------------------------------------------------------- select */
 
 /* Built-in predicates for clprim_select() and clprim_partition(). a and b are

@@ -1,0 +1,27 @@
+/* segments.h: segments given by begin and end offsets (uint64 on the
+ * device, as CUB's segmented calls take them), checked on the device before
+ * a segmented call writes anything (the host reads info[0]).
+ *
+ * clprim_check_segment, for segment s: a bad one (begin > end or end > n)
+ * sets info[0]; one longer than `longest` elements is listed in long_ids
+ * (its index; info[1] counts them), info[2] takes the length of the longest
+ * of the others (atomic_max). A family wraps it in a kernel of its own. */
+#ifndef CLPRIM_SEGMENTS_H
+#define CLPRIM_SEGMENTS_H
+
+CLPRIM_INLINE void clprim_check_segment(__global const ulong *begins, __global const ulong *ends,
+                                        ulong s, ulong n, ulong longest, __global uint *info,
+                                        __global uint *long_ids) {
+  const ulong b = begins[s], e = ends[s];
+  if (b > e || e > n) {
+    atomic_or(&info[0], 1u);
+    return;
+  }
+  if (e - b > longest) {
+    long_ids[atomic_inc(&info[1])] = (uint)s;
+  } else {
+    atomic_max(&info[2], (uint)(e - b));
+  }
+}
+
+#endif /* CLPRIM_SEGMENTS_H */

@@ -41,13 +41,28 @@ static clprim_status no_runs(clprim_context *ctx, cl_mem count_out, uint64_t *co
   return CLPRIM_SUCCESS;
 }
 
-/* runs_lengths over the runs counted in count_buf (see cl/runs.cl). */
-static clprim_status lengths_of(clprim_context *ctx, size_t n, int index64, cl_mem heads,
-                                cl_mem lengths, cl_mem count_buf, cl_int mode) {
+/* A plan's steps, each of which may build programs: in a dry run
+ * (clprim_context_prebuild) every step is taken, so that each collects its
+ * programs, and the plan ends with CLPRIM__COLLECTED after the last. */
+static clprim_status step(clprim_context *ctx, clprim_status st, int *collected) {
+  if (st == CLPRIM__COLLECTED && ctx->collect) {
+    *collected = 1;
+    return CLPRIM_SUCCESS;
+  }
+  return st;
+}
+
+/* The runs.cl kernel `name` for positions of index64. */
+static clprim_status runs_kernel(clprim_context *ctx, int index64, const char *name,
+                                 cl_kernel *k) {
   char options[32];
   snprintf(options, sizeof options, "-DIDX_T=%s", index64 ? "ulong" : "uint");
-  cl_kernel k;
-  CLPRIM_CHECK(clprim__kernel(ctx, "runs.cl", options, "runs_lengths", &k));
+  return clprim__kernel(ctx, "runs.cl", options, name, k);
+}
+
+/* runs_lengths (k) over the runs counted in count_buf (see cl/runs.cl). */
+static clprim_status lengths_of(clprim_context *ctx, cl_kernel k, size_t n, cl_mem heads,
+                                cl_mem lengths, cl_mem count_buf, cl_int mode) {
   const cl_ulong n64 = n;
   CLPRIM_CHECK(clprim__set_args(k, 5, sizeof heads, &heads, sizeof lengths, &lengths,
                                 sizeof count_buf, &count_buf, sizeof n64, &n64, sizeof mode,
@@ -91,14 +106,16 @@ static clprim_status unique_by_key(clprim_context *ctx, size_t n, clprim_type ke
   struct clprim_runs_select r;
   memset(&r, 0, sizeof r);
   r.n = n, r.kind = RUN_HEAD, r.key_type = key_type, r.keys = keys, r.count_out = count_buf;
+  int dry = 0;
   if (keys_out || !values_out) {
     r.values_out = keys_out;
-    CLPRIM_CHECK(clprim__select_runs(ctx, &r));
+    CLPRIM_CHECK(step(ctx, clprim__select_runs(ctx, &r), &dry));
   }
   if (values_out) {
     r.value_type = value_type, r.values = values, r.values_out = values_out;
-    CLPRIM_CHECK(clprim__select_runs(ctx, &r));
+    CLPRIM_CHECK(step(ctx, clprim__select_runs(ctx, &r), &dry));
   }
+  if (dry) return CLPRIM__COLLECTED;
   return deliver_count(ctx, count_buf, count_out, count);
 }
 
@@ -144,43 +161,50 @@ static clprim_status encode(clprim_context *ctx, size_t n, clprim_type type,
   struct clprim_runs_select r;
   memset(&r, 0, sizeof r);
   r.n = n, r.key_type = type, r.keys = in, r.count_out = count_buf, r.index64 = index64;
+  /* Where select's single pass runs it writes the lengths, and
+   * runs_fix_ends finishes each tile's last run; elsewhere runs_lengths
+   * takes them from the positions. runs.cl's kernel is built first. */
   const size_t sp_tile = clprim__select_single_pass_tile(ctx, type);
-  if (!nontrivial && lengths && sp_tile) {
-    /* The single pass writes the lengths; runs_fix_ends the tiles' last. */
+  const int fused = !nontrivial && sp_tile != 0;
+  int dry = 0;
+  cl_kernel k = NULL;
+  if (lengths)
+    CLPRIM_CHECK(step(ctx, runs_kernel(ctx, index64, fused ? "runs_fix_ends" : "runs_lengths", &k),
+                      &dry));
+  if (!nontrivial && lengths && fused) {
     const size_t tiles = n / sp_tile + (n % sp_tile != 0);
     cl_mem ends;
     CLPRIM_CHECK(clprim__scratch(ctx, SLOT_ENDS, (tiles + 1) * 16, &ends));
-    char options[32];
-    snprintf(options, sizeof options, "-DIDX_T=%s", index64 ? "ulong" : "uint");
-    cl_kernel fix;
-    CLPRIM_CHECK(clprim__kernel(ctx, "runs.cl", options, "runs_fix_ends", &fix));
     r.kind = RUN_HEAD, r.values_out = firsts, r.indices = lengths, r.run_ends = ends;
-    CLPRIM_CHECK(clprim__select_runs(ctx, &r));
+    CLPRIM_CHECK(step(ctx, clprim__select_runs(ctx, &r), &dry));
+    if (dry) return CLPRIM__COLLECTED;
     const cl_ulong entries = tiles + 1;
-    CLPRIM_CHECK(clprim__set_args(fix, 3, sizeof lengths, &lengths, sizeof ends, &ends,
+    CLPRIM_CHECK(clprim__set_args(k, 3, sizeof lengths, &lengths, sizeof ends, &ends,
                                   sizeof entries, &entries));
     const unsigned wg = clprim__launch(ctx).wg;
-    CLPRIM_CHECK(clprim__enqueue(ctx, fix, (size_t)(entries + wg - 1) / wg, wg));
+    CLPRIM_CHECK(clprim__enqueue(ctx, k, (size_t)(entries + wg - 1) / wg, wg));
   } else if (!nontrivial) {
     /* The heads' values, and their positions where lengths are wanted. */
     cl_mem heads = NULL;
     if (lengths) CLPRIM_CHECK(clprim__scratch(ctx, SLOT_HEADS, n * is, &heads));
     r.kind = RUN_HEAD, r.values_out = firsts, r.indices = heads;
-    CLPRIM_CHECK(clprim__select_runs(ctx, &r));
-    if (lengths) CLPRIM_CHECK(lengths_of(ctx, n, index64, heads, lengths, count_buf, 0));
+    CLPRIM_CHECK(step(ctx, clprim__select_runs(ctx, &r), &dry));
+    if (dry) return CLPRIM__COLLECTED;
+    if (lengths) CLPRIM_CHECK(lengths_of(ctx, k, n, heads, lengths, count_buf, 0));
   } else {
     /* The offsets (in scratch when only lengths are wanted), then the
      * tails' positions into lengths. */
     cl_mem heads = firsts, tail_count;
     if (!heads && lengths) CLPRIM_CHECK(clprim__scratch(ctx, SLOT_HEADS, n * is, &heads));
     r.kind = RUN_NONTRIVIAL_HEAD, r.indices = heads;
-    CLPRIM_CHECK(clprim__select_runs(ctx, &r));
+    CLPRIM_CHECK(step(ctx, clprim__select_runs(ctx, &r), &dry));
     if (lengths) {
       CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TAILS, 8, &tail_count));
       r.kind = RUN_NONTRIVIAL_TAIL, r.indices = lengths, r.count_out = tail_count;
-      CLPRIM_CHECK(clprim__select_runs(ctx, &r));
-      CLPRIM_CHECK(lengths_of(ctx, n, index64, heads, lengths, count_buf, 1));
+      CLPRIM_CHECK(step(ctx, clprim__select_runs(ctx, &r), &dry));
+      if (!dry) CLPRIM_CHECK(lengths_of(ctx, k, n, heads, lengths, count_buf, 1));
     }
+    if (dry) return CLPRIM__COLLECTED;
   }
   return deliver_count(ctx, count_buf, count_out, count);
 }

@@ -531,6 +531,22 @@ static void test_prebuild(void **state) {
     TEST_OK(clprim_median(ctx, n, type_of[t], clprim_buf(in), 0, &v, none));
     TEST_OK(clprim_topk(ctx, n, type_of[t], clprim_buf(in), 10, CLPRIM_TOPK_SORTED,
                         clprim_buf(out), clprim_buf(out2)));
+    TEST_OK(clprim_unique(ctx, n, type_of[t], clprim_buf(in), clprim_buf(out), &u, none));
+    TEST_OK(clprim_run_length_encode(ctx, n, type_of[t], clprim_buf(in), 0, clprim_buf(out),
+                                     clprim_buf(out2), &u, none));
+    TEST_OK(clprim_non_trivial_runs(ctx, n, type_of[t], clprim_buf(in), CLPRIM_INDICES_64,
+                                    clprim_buf(out), clprim_buf(out2), &u, none));
+    TEST_OK(clprim_unique_by_key(ctx, n, type_of[t], clprim_buf(in), type_of[t],
+                                 clprim_buf(values), clprim_buf(out), clprim_buf(out2), &u, none));
+  }
+  {
+    /* Segments [0, 1000) and [1000, 5000) of int32 and float. */
+    const uint64_t offsets[3] = {0, 1000, 5000};
+    cl_mem seg = test_buffer(ctx, sizeof offsets, offsets);
+    for (int t = 0; t < types; ++t)
+      TEST_OK(clprim_segmented_argmax(ctx, n, type_of[t], clprim_buf(in), 2, clprim_buf(seg),
+                                      clprim_buf_at(seg, 1), 0, clprim_buf(out)));
+    clReleaseMemObject(seg);
   }
   TEST_OK(clprim_reduce_by_key(ctx, n, CLPRIM_INT32, clprim_buf(in), CLPRIM_INT32,
                                clprim_buf(values), clprim_buf(out), clprim_buf(out2), NULL,

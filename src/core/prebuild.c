@@ -98,6 +98,17 @@ static void dry_runs(clprim_context *ctx, const struct dry *d, clprim_type t) {
     }
   }
   clprim_segmented_sort_keys(ctx, n, t, in, 1, in2, in2, 0, out);
+  /* Runs: unique, unique-by-key (values of the key's type), run-length
+   * encoding and non-trivial runs with both widths of lengths; the
+   * segmented reductions (one program per type). */
+  clprim_unique(ctx, mid, t, in, out, &u, none);
+  clprim_unique_by_key(ctx, mid, t, in, t, in2, out, out2, &u, none);
+  for (int wide = 0; wide < 2; ++wide) {
+    const unsigned flags = wide ? CLPRIM_INDICES_64 : 0u;
+    clprim_run_length_encode(ctx, mid, t, in, flags, out, out2, &u, none);
+    clprim_non_trivial_runs(ctx, mid, t, in, flags, out, out2, &u, none);
+  }
+  clprim_segmented_sum(ctx, n, t, in, 1, in2, in2, out);
 }
 
 clprim_status clprim_context_prebuild(clprim_context *ctx) {

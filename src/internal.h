@@ -164,7 +164,7 @@ struct clprim_context {
   unsigned range_count;
   size_t base_align; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bytes */
   int oclgrind;   /* the device is Oclgrind's simulator (see scratch.c) */
-  unsigned calls; /* public calls begun: on Oclgrind each has scratch of its own */
+  unsigned calls; /* public calls begun (clprim__scratch_per_call) */
 };
 
 /* ---- core/context.c */
@@ -278,6 +278,10 @@ void clprim__release_waits(clprim_context *ctx);
 /* The scratch buffer `name` (see struct clprim_scratch_entry), of at least
  * `bytes` bytes. A handle stays valid until the context is freed. */
 clprim_status clprim__scratch(clprim_context *ctx, const char *name, size_t bytes, cl_mem *buf);
+/* As clprim__scratch, but on Oclgrind a buffer of its own in every public
+ * call (see scratch.c): for buffers that several programs' kernels write. */
+clprim_status clprim__scratch_per_call(clprim_context *ctx, const char *name, size_t bytes,
+                                       cl_mem *buf);
 /* Releases every scratch buffer (clprim_context_free). */
 void clprim__release_scratch(clprim_context *ctx);
 
@@ -345,6 +349,9 @@ clprim_status clprim__scan(clprim_context *ctx, clprim_type type, cl_mem in, cl_
 /* Elements per scan tile for type on this context (tests use it for sizes
  * around tile boundaries). */
 size_t clprim__scan_tile(const clprim_context *ctx, clprim_type type);
+/* Elements per tile of scan by key (the tests' sizes). */
+size_t clprim__scan_by_key_tile(const clprim_context *ctx, clprim_type key_type,
+                                clprim_type value_type);
 
 /* ---- reduce.c */
 /* Elements per work-group tile of the reductions for type on this context

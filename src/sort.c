@@ -173,9 +173,10 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
   cl_mem hist, starts = NULL;
   const size_t hist_words = (size_t)j->passes * SORT_RADIX * 2 + 1; /* and a ticket */
   const cl_uint zero = 0;
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_HIST, hist_words * 4, &hist));
+  CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_HIST, hist_words * 4, &hist));
   if (onesweep)
-    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_STARTS, (size_t)j->passes * SORT_RADIX * 8, &starts));
+    CLPRIM_CHECK(
+        clprim__scratch_per_call(ctx, SLOT_STARTS, (size_t)j->passes * SORT_RADIX * 8, &starts));
   else
     starts = hist;
   cl_uint counts[SORT_MAX_PASSES * SORT_RADIX * 2 + 1];
@@ -218,8 +219,8 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
    * passes read keys and values at one base, so when only one of them is
    * copied and the base is not 0 (a segment), the other is copied too. */
   cl_mem ktmp, vtmp = NULL;
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_KEYS, j->n * ks, &ktmp));
-  if (vs) CLPRIM_CHECK(clprim__scratch(ctx, SLOT_VALUES, j->n * vs, &vtmp));
+  CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_KEYS, j->n * ks, &ktmp));
+  if (vs) CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_VALUES, j->n * vs, &vtmp));
   const int odd = p_count % 2 == 1, rebased = j->in_base != 0 && j->vin != NULL;
   const int copy_keys = odd && (in_place || (values_in_place && rebased));
   const int copy_values = odd && (values_in_place || (in_place && rebased));
@@ -233,10 +234,10 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
   cl_mem offsets = NULL, state = NULL;
   const size_t state_bytes = LB_DIGIT_BYTES(tiles, SORT_RADIX);
   if (onesweep)
-    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_STATE, state_bytes, &state));
+    CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_STATE, state_bytes, &state));
   else
-    CLPRIM_CHECK(clprim__offsets(ctx, SLOT_COUNTS, offsets64 ? CLPRIM_UINT64 : CLPRIM_UINT32,
-                                 SORT_RADIX * tiles, &offsets));
+    CLPRIM_CHECK(clprim__scratch_per_call(
+        ctx, SLOT_COUNTS, (SORT_RADIX * tiles + 1) * (offsets64 ? 8 : 4), &offsets));
   const cl_mem no_offsets = offsets ? offsets : hist, no_state = state ? state : hist;
   for (unsigned i = 0; i < p_count; ++i) {
     const int to_out = (p_count - 1 - i) % 2 == 0;
@@ -363,7 +364,8 @@ static clprim_status argsort(clprim_context *ctx, size_t n, clprim_type type,
         clprim__range(ctx, keys_out, ks, n, CLPRIM__OUT_ALL | CLPRIM__SAME_OK, &j.kout));
   CLPRIM_CHECK(clprim__range(ctx, indices, is, n, CLPRIM__OUT_ALL, &j.vout));
   if (n == 0) return CLPRIM_SUCCESS;
-  if (!keys_out.mem) CLPRIM_CHECK(clprim__scratch(ctx, SLOT_KEYS_OUT, n * ks, &j.kout));
+  if (!keys_out.mem)
+    CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_KEYS_OUT, n * ks, &j.kout));
   digits_of(type, begin_bit, end_bit, flags, &j);
   j.value_size = is, j.n = n, j.gen_index = 1;
   return sort_job_run(ctx, &j);

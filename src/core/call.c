@@ -154,7 +154,7 @@ clprim_status clprim__range(clprim_context *ctx, clprim_buffer b, size_t elem_si
      * which starts as the caller's bytes unless every byte is written. */
     char name[48];
     snprintf(name, sizeof name, "call: range %u", slot);
-    CLPRIM_CHECK(clprim__scratch(ctx, name, bytes, &g->mem));
+    CLPRIM_CHECK(clprim__scratch_per_call(ctx, name, bytes, &g->mem));
     g->staged = 1;
     g->copy_back = (use & CLPRIM__WRITE) != 0;
     if ((use & CLPRIM__ALL_WRITTEN) == 0)

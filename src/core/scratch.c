@@ -1,21 +1,25 @@
 /* scratch.c: device buffers the families keep between calls, by name.
  *
- * On Oclgrind a name gets a buffer of its own in every public call (the
- * same one within the call), and the call's buffer is kept with the
- * context: Oclgrind reports bytes of a buffer that kernels of another
- * program wrote in an earlier call as uninitialised, even after this call's
- * kernels write them (seen with hist_local's and sort_histogram's atomic
- * adds), and a buffer made at a released one's address the same way. */
+ * clprim__scratch_per_call: on Oclgrind such a name gets a buffer of its
+ * own in every public call (the same one within the call), and the call's
+ * buffer is kept with the context: Oclgrind reports bytes of a buffer that
+ * kernels of another program wrote in an earlier call as uninitialised,
+ * even after this call's kernels write them (seen with hist_local's and
+ * sort_histogram's atomic adds). Only where that happens: a new buffer
+ * may land at the address of one the caller released, which Oclgrind
+ * reports the same way (select's masks did, when every name was renewed
+ * per call). */
 #include "../internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-clprim_status clprim__scratch(clprim_context *ctx, const char *name, size_t bytes, cl_mem *buf) {
+static clprim_status scratch(clprim_context *ctx, const char *name, size_t bytes, int per_call,
+                             cl_mem *buf) {
   if (bytes == 0) bytes = 1;
   struct clprim_scratch_entry *e = ctx->scratch;
   while (e && strcmp(e->name, name) != 0) e = e->next;
-  const int stale = e && ctx->oclgrind && e->call != ctx->calls;
+  const int stale = e && per_call && ctx->oclgrind && e->call != ctx->calls;
   if (e && e->size >= bytes && !stale) {
     *buf = e->buf;
     return CLPRIM_SUCCESS;
@@ -59,6 +63,15 @@ clprim_status clprim__scratch(clprim_context *ctx, const char *name, size_t byte
   e->call = ctx->calls;
   *buf = m;
   return CLPRIM_SUCCESS;
+}
+
+clprim_status clprim__scratch(clprim_context *ctx, const char *name, size_t bytes, cl_mem *buf) {
+  return scratch(ctx, name, bytes, 0, buf);
+}
+
+clprim_status clprim__scratch_per_call(clprim_context *ctx, const char *name, size_t bytes,
+                                       cl_mem *buf) {
+  return scratch(ctx, name, bytes, 1, buf);
 }
 
 void clprim__release_scratch(clprim_context *ctx) {

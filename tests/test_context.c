@@ -512,6 +512,8 @@ static void test_prebuild(void **state) {
     uint64_t u, outside[3];
     const clprim_buffer none = clprim_buf(NULL);
     TEST_OK(clprim_scan_inclusive(ctx, n, type_of[t], clprim_buf(in), clprim_buf(out)));
+    TEST_OK(clprim_scan_exclusive_by_key(ctx, n, CLPRIM_UINT32, clprim_buf(in), type_of[t],
+                                         clprim_buf(values), clprim_buf(out)));
     TEST_OK(clprim_argmax(ctx, n, type_of[t], clprim_buf(in), 0, &v, &u, none));
     TEST_OK(clprim_reduce_sum(ctx, n, type_of[t], clprim_buf(in), &v, none));
     clprim_predicate pred;

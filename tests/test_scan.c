@@ -2,7 +2,9 @@
  * every type and path the device runs, sizes around every tile boundary,
  * in place and not, ranges at element offsets (in place too), several
  * recursion levels, float accuracy, n beyond 2^32 where memory allows, and
- * every error case. */
+ * every error case; scan by key for every key and value type (runs of 1, 2,
+ * random, about a tile, one run, alternating, NaN and signed-zero keys),
+ * in place and at offsets, and its errors. */
 #include "common.h"
 
 #include <float.h>
@@ -143,6 +145,180 @@ static void test_type(clprim_type type) {
 
 TEST_EVERY_TYPE
 
+/* ------------------------------------------------------------ scan by key */
+static uint64_t bits_at(clprim_type t, const void *p, size_t i) {
+  return clprim_type_size(t) == 4 ? ((const uint32_t *)p)[i] : ((const uint64_t *)p)[i];
+}
+static void bits_put(clprim_type t, void *p, size_t i, uint64_t v) {
+  if (clprim_type_size(t) == 4)
+    ((uint32_t *)p)[i] = (uint32_t)v;
+  else
+    ((uint64_t *)p)[i] = v;
+}
+/* Whether keys i and j are in one run (== in the type). */
+static int same_key(clprim_type t, const void *p, size_t i, size_t j) {
+  if (t == CLPRIM_FLOAT) return ((const float *)p)[i] == ((const float *)p)[j];
+  if (t == CLPRIM_DOUBLE) return ((const double *)p)[i] == ((const double *)p)[j];
+  return bits_at(t, p, i) == bits_at(t, p, j);
+}
+
+enum key_runs { K_ONE, K_TWO, K_RANDOM, K_TILE, K_ALL_EQUAL, K_ALTERNATING, K_SPECIAL, K_KINDS };
+static const char *const key_runs_name[K_KINDS] = {"runs of 1", "runs of 2", "random runs",
+                                                   "runs about a tile", "one run", "alternating",
+                                                   "NaN and signed zero keys"};
+
+static void make_keys(clprim_type t, void *k, size_t n, enum key_runs kind, size_t tile) {
+  uint64_t v = test_rand() & 0x3FFFFFFF;
+  size_t left = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (kind == K_SPECIAL) {
+      /* NaN (never equal), -0 / +0 (equal), 1 */
+      const uint64_t r = test_rand() % 6;
+      const uint64_t f32[3] = {0x7FC00000u, 0x80000000u, 0x3F800000u};
+      const uint64_t f64[3] = {0x7FF8000000000000ull, 0x8000000000000000ull,
+                               0x3FF0000000000000ull};
+      const uint64_t pick = r == 0 ? 0 : r < 3 ? 1 : r == 3 ? 3 : 2; /* 3: +0 */
+      uint64_t b = pick == 3 ? 0 : t == CLPRIM_DOUBLE ? f64[pick] : f32[pick];
+      if (t != CLPRIM_FLOAT && t != CLPRIM_DOUBLE) b = r % 3;
+      bits_put(t, k, i, b);
+      continue;
+    }
+    if (kind == K_ALTERNATING) {
+      bits_put(t, k, i, i % 2 ? v : v + 1);
+      continue;
+    }
+    if (left == 0) {
+      left = kind == K_ONE ? 1 : kind == K_TWO ? 2 : kind == K_ALL_EQUAL ? n
+             : kind == K_TILE ? tile - 3 + (size_t)(test_rand() % 7)
+                              : 1 + (size_t)(test_rand() % (test_rand() % 2 ? 5 : 300));
+      v = v + 1 + test_rand() % 3; /* ascending: a new run's key differs */
+      if (t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE) v &= 0x3FFFFFFF; /* finite, no NaN */
+    }
+    --left;
+    bits_put(t, k, i, t == CLPRIM_DOUBLE ? 0x3FF0000000000000ull + v : v);
+  }
+}
+
+static void check_by_key(clprim_context *ctx, clprim_type kt, clprim_type vt, size_t n,
+                         enum key_runs kind, int inclusive, int in_place, size_t at) {
+  const size_t ks = clprim_type_size(kt), vs = clprim_type_size(vt), m = n ? n : 1;
+  const size_t tile = clprim__scan_by_key_tile(ctx, kt, vt);
+  unsigned char *keys = calloc(at + m, ks), *vals = calloc(at + m + 2, vs);
+  unsigned char *want = calloc(at + m + 2, vs), *got = calloc(at + m + 2, vs);
+  double *exact = calloc(m, sizeof *exact), *mag = calloc(m, sizeof *mag);
+  make_keys(kt, keys + at * ks, n, kind, tile);
+  test_random(vt, vals + at * vs, n, 0);
+  memset(vals + (at + n) * vs, 0x5A, 2 * vs); /* past n: must stay */
+  memcpy(want, vals, (at + m + 2) * vs);
+  const unsigned char *kk = keys + at * ks, *x = vals + at * vs;
+  uint64_t run = 0;
+  double drun = 0, dmag = 0;
+  size_t len = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (i == 0 || !same_key(kt, kk, i - 1, i)) run = 0, drun = 0, dmag = 0, len = 0;
+    const int fl = vt == CLPRIM_FLOAT || vt == CLPRIM_DOUBLE;
+    const double d = vt == CLPRIM_FLOAT ? ((const float *)x)[i] : vt == CLPRIM_DOUBLE ? ((const double *)x)[i] : 0;
+    const uint64_t u = fl ? 0 : bits_at(vt, x, i);
+    if (inclusive) run += u, drun += d, dmag += fabs(d), ++len;
+    if (!fl) bits_put(vt, want + at * vs, i, run);
+    exact[i] = drun, mag[i] = dmag * (double)(len + 8);
+    if (!inclusive) run += u, drun += d, dmag += fabs(d), ++len;
+  }
+  cl_mem dk = test_buffer(ctx, (at + m) * ks, keys), dv = test_buffer(ctx, (at + m + 2) * vs, vals);
+  cl_mem dout = in_place ? dv : test_buffer(ctx, (at + m + 2) * vs, vals);
+  const clprim_status st =
+      inclusive ? clprim_scan_inclusive_by_key(ctx, n, kt, clprim_buf_at(dk, at), vt,
+                                               clprim_buf_at(dv, at), clprim_buf_at(dout, at))
+                : clprim_scan_exclusive_by_key(ctx, n, kt, clprim_buf_at(dk, at), vt,
+                                               clprim_buf_at(dv, at), clprim_buf_at(dout, at));
+  char what[240];
+  snprintf(what, sizeof what, "%s scan by key, %s keys, %s values, n=%zu, %s, %s, at %zu, path %s",
+           inclusive ? "inclusive" : "exclusive", clprim_type_name(kt), clprim_type_name(vt), n,
+           key_runs_name[kind], in_place ? "in place" : "out of place", at,
+           clprim_path_name(ctx->info.path));
+  if (st != CLPRIM_SUCCESS) fail_msg("%s: returned %s", what, clprim_status_name(st));
+  test_read(ctx, dout, (at + m + 2) * vs, got);
+  if (memcmp(got, want, at * vs) != 0 || memcmp(got + (at + n) * vs, want + (at + n) * vs, 2 * vs) != 0)
+    fail_msg("%s: wrote outside the range", what);
+  const double u = vt == CLPRIM_FLOAT ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+  for (size_t i = 0; i < n; ++i) {
+    if (vt == CLPRIM_FLOAT || vt == CLPRIM_DOUBLE) {
+      const double g = vt == CLPRIM_FLOAT ? ((const float *)(got + at * vs))[i] : ((const double *)(got + at * vs))[i];
+      if (!(fabs(g - exact[i]) <= mag[i] * u + (vt == CLPRIM_FLOAT ? FLT_MIN : DBL_MIN)))
+        fail_msg("%s: element %zu is %.17g, expected %.17g", what, i, g, exact[i]);
+    } else if (bits_at(vt, got + at * vs, i) != bits_at(vt, want + at * vs, i)) {
+      fail_msg("%s: element %zu is %llu, expected %llu", what, i,
+               (unsigned long long)bits_at(vt, got + at * vs, i),
+               (unsigned long long)bits_at(vt, want + at * vs, i));
+    }
+  }
+  if (!in_place) {
+    test_read(ctx, dv, (at + m + 2) * vs, got);
+    if (memcmp(got, vals, (at + m + 2) * vs) != 0) fail_msg("%s: the values changed", what);
+  }
+  clReleaseMemObject(dk), clReleaseMemObject(dv);
+  if (!in_place) clReleaseMemObject(dout);
+  free(keys), free(vals), free(want), free(got), free(exact), free(mag);
+}
+
+static void test_by_key(void **state) {
+  (void)state;
+  unsigned rot = 0;
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx) continue;
+    for (int kt = 0; kt < CLPRIM_TYPE_COUNT; ++kt)
+      for (int vt = 0; vt < CLPRIM_TYPE_COUNT; ++vt) {
+        if (!test_has_type(ctx, (clprim_type)kt) || !test_has_type(ctx, (clprim_type)vt)) continue;
+        /* Every size for int32 / float keys and every value type; one size
+         * per pair otherwise; under Oclgrind a few pairs. */
+        const int full = kt == CLPRIM_UINT32 || kt == CLPRIM_FLOAT;
+        if (test_small() && (kt + vt) % 4 != 0) continue;
+        const size_t tile = clprim__scan_by_key_tile(ctx, (clprim_type)kt, (clprim_type)vt);
+        const size_t sizes[] = {0, 1, 2, 33, tile - 1, tile, tile + 1, 2 * tile + 3,
+                                test_small() ? 3 * tile : 33 * tile + 5,
+                                test_small() ? 2 : ((size_t)1 << 20) + 3};
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s, ++rot) {
+          if (!full && s != rot % 10) continue;
+          if (test_small() && sizes[s] > 2500) continue;
+          const enum key_runs kind = (enum key_runs)(rot % K_KINDS);
+          check_by_key(ctx, (clprim_type)kt, (clprim_type)vt, sizes[s], kind, (int)(rot % 2),
+                       rot % 3 == 1, rot % 5 == 2 ? 3 : 0);
+        }
+      }
+  }
+}
+
+static void test_by_key_errors(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  enum { N = 64 };
+  uint32_t k[N], poison[N];
+  for (int i = 0; i < N; ++i) k[i] = (uint32_t)i / 4, poison[i] = 0xC0FFEEu;
+  cl_mem keys = test_buffer(ctx, sizeof k, k), vals = test_buffer(ctx, sizeof k, k);
+  cl_mem out = test_buffer(ctx, sizeof poison, poison), small = test_buffer(ctx, 4 * N - 4, NULL);
+  const clprim_type u32 = CLPRIM_UINT32;
+  const clprim_buffer K = clprim_buf(keys), V = clprim_buf(vals), O = clprim_buf(out),
+                      none = clprim_buf(NULL);
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_scan_inclusive_by_key(NULL, N, u32, K, u32, V, O));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_scan_inclusive_by_key(ctx, N, (clprim_type)6, K, u32, V, O));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_scan_exclusive_by_key(ctx, N, u32, K, (clprim_type)-1, V, O));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_scan_inclusive_by_key(ctx, N, u32, none, u32, V, O));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_scan_inclusive_by_key(ctx, N, u32, K, u32, none, O));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_scan_inclusive_by_key(ctx, N, u32, K, u32, V, none));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_scan_inclusive_by_key(ctx, N, u32, K, u32, V, K));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_scan_inclusive_by_key(ctx, N + 1, u32, K, u32, V, O));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_scan_inclusive_by_key(ctx, N, u32, K, CLPRIM_UINT64, V, O));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_scan_exclusive_by_key(ctx, N, u32, K, u32, V, clprim_buf(small)));
+  uint32_t after[N];
+  test_read(ctx, out, sizeof after, after);
+  assert_memory_equal(after, poison, sizeof poison);
+  TEST_OK(clprim_scan_inclusive_by_key(ctx, 0, u32, K, u32, V, O));
+  test_read(ctx, out, sizeof after, after);
+  assert_memory_equal(after, poison, sizeof poison);
+  clReleaseMemObject(keys), clReleaseMemObject(vals), clReleaseMemObject(out), clReleaseMemObject(small);
+}
+
 /* The smallest tiles (32 work-items of 4 elements): two and three levels
  * of tile-sum recursion (and long look-back chains) happen at small n. */
 static void test_recursion(void **state) {
@@ -280,6 +456,7 @@ int main(void) {
       cmocka_unit_test(test_uint64),    cmocka_unit_test(test_float),
       cmocka_unit_test(test_double),    cmocka_unit_test(test_recursion),
       cmocka_unit_test(test_offsets),   cmocka_unit_test(test_beyond_2_32),
+      cmocka_unit_test(test_by_key),    cmocka_unit_test(test_by_key_errors),
   };
   return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

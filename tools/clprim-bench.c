@@ -6,7 +6,7 @@
  *
  * Histograms and reduce-by-key (ops histogram, histogram_keys,
  * reduce_by_key_dense, reduce_by_key) and the runs family (unique,
- * run_length_encode, unique_by_key, non_trivial_runs) and the segmented
+ * run_length_encode, unique_by_key, non_trivial_runs, scan_by_key) and the segmented
  * reductions (segmented_sum, segmented_max, segmented_argmax: segments of
  * 1024) are compared with one READ of their inputs instead (a minimal read
  * kernel over the same bytes, same run).
@@ -938,7 +938,8 @@ static void bench_hist(struct bench *b, clprim_type type, size_t n) {
 /* -------------------------------------------------------------- runs */
 
 struct runs_arg {
-  int op; /* 0 unique, 1 run_length_encode, 2 unique_by_key, 3 non_trivial_runs */
+  int op; /* 0 unique, 1 run_length_encode, 2 unique_by_key, 3 non_trivial_runs,
+            4 inclusive scan by key */
   clprim_type type;
   cl_mem in, values, out_a, out_b, count;
   size_t n;
@@ -954,6 +955,9 @@ static clprim_status call_runs(struct bench *b, void *p) {
   case 2:
     return clprim_unique_by_key(b->ctx, a->n, CLPRIM_UINT32, in, a->type, clprim_buf(a->values),
                                 out_a, out_b, NULL, count);
+  case 4:
+    return clprim_scan_inclusive_by_key(b->ctx, a->n, CLPRIM_UINT32, in, a->type,
+                                        clprim_buf(a->values), out_b);
   default: return clprim_non_trivial_runs(b->ctx, a->n, a->type, in, 0, out_a, out_b, NULL, count);
   }
 }
@@ -998,7 +1002,8 @@ static void *runs_data(struct bench *b, clprim_type type, size_t n, size_t runle
 /* unique and run_length_encode (uint32 lengths) on runs of 1 (random), 8
  * and 1024 of the type; non_trivial_runs (uint32 offsets and lengths) on
  * runs of 8 of the type; unique_by_key on runs of 8 of uint32 keys with
- * float values (keys_out and values_out). The count goes to a device buffer.
+ * float values (keys_out and values_out); scan_by_key (inclusive) of float
+ * values by uint32 keys in runs of 1024. The count goes to a device buffer.
  * Each row is compared with one read of its inputs (the elements; keys and
  * values for unique_by_key), measured in the same run. */
 static void bench_runs(struct bench *b, clprim_type type, size_t n) {
@@ -1006,6 +1011,7 @@ static void bench_runs(struct bench *b, clprim_type type, size_t n) {
   const int want_unique = want_op(b, "unique"), want_rle = want_op(b, "run_length_encode");
   const int want_ntr = want_op(b, "non_trivial_runs");
   const int want_ubk = want_op(b, "unique_by_key") && type == CLPRIM_FLOAT;
+  const int want_sbk = want_op(b, "scan_by_key") && type == CLPRIM_FLOAT;
   /* uint32 lengths and offsets: n must be below 2^32. */
   const int index32_ok = (uint64_t)n <= UINT32_MAX;
   struct runs_arg a;
@@ -1052,6 +1058,23 @@ static void bench_runs(struct bench *b, clprim_type type, size_t n) {
       const double read = read_ms(b, a.in, n * 4) + read_ms(b, a.values, n * es);
       a.op = 2;
       report_vs_read(b, "unique_by_key", "runs of 8 uint32 keys", type, n, call_runs, &a, read);
+      release_buffer(b, a.in);
+      release_buffer(b, a.values);
+      a.in = a.values = NULL;
+    }
+    if (runlen == 1024 && want_sbk) {
+      /* Inclusive sums of float values by uint32 keys in runs of 1024 (as
+       * CUB's anchor); compared with a read of keys and values. */
+      void *keys = runs_data(b, CLPRIM_UINT32, n, runlen, 7);
+      a.in = device_buffer(b, n * 4, keys);
+      free_host(b, keys);
+      void *values = random_data(b, type, n, 8);
+      a.values = device_buffer(b, n * es, values);
+      free_host(b, values);
+      const double read = read_ms(b, a.in, n * 4) + read_ms(b, a.values, n * es);
+      a.op = 4;
+      report_vs_read(b, "scan_by_key", "inclusive, runs of 1024 uint32 keys", type, n, call_runs,
+                     &a, read);
       release_buffer(b, a.in);
       release_buffer(b, a.values);
       a.in = a.values = NULL;
@@ -1313,6 +1336,8 @@ static const struct {
     {"unique_by_key", FAM_RUNS, 0x10u,
      "runs of 8 of uint32 keys, values of the type (float only)"},
     {"non_trivial_runs", FAM_RUNS, 0x3Fu, "runs of 8, uint32 offsets and lengths"},
+    {"scan_by_key", FAM_RUNS, 0x10u,
+     "inclusive sums of values of the type (float only) by uint32 keys in runs of 1024"},
     {"segmented_sum", FAM_SEGREDUCE, 0x3Fu,
      "sum per segment of 1024 (n / 1024 segments, uint64 offsets), on the device"},
     {"segmented_max", FAM_SEGREDUCE, 0x3Fu, "as segmented_sum, the largest element"},
@@ -1324,7 +1349,7 @@ static const char *const family_names[FAM_COUNT] = {
     "scan", "argmax/argmin/reduce_sum", "select",
     "histogram/histogram_keys/reduce_by_key(_dense)", "read/nth_element/nth_approx/quantiles/topk",
     "sort_keys/sort_pairs/argsort/segmented_sort",
-    "unique/run_length_encode/unique_by_key/non_trivial_runs",
+    "unique/run_length_encode/unique_by_key/non_trivial_runs/scan_by_key",
     "segmented_sum/segmented_max/segmented_argmax"};
 
 static int want_op(const struct bench *b, const char *op) {

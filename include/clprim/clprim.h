@@ -426,6 +426,26 @@ CLPRIM_API clprim_status clprim_scan_exclusive(clprim_context *ctx, size_t n, cl
 CLPRIM_API clprim_status clprim_scan_inclusive(clprim_context *ctx, size_t n, clprim_type type,
                                                clprim_buffer in, clprim_buffer out);
 
+/*! clprim_scan_inclusive_by_key(), clprim_scan_exclusive_by_key() :
+ * Prefix sums of the n values (value_type) that restart at each run of the
+ * n keys (key_type; runs as in the "runs" section: equal consecutive keys
+ * under ==, each NaN a run of its own), as CUB's InclusiveSumByKey /
+ * ExclusiveSumByKey: for i in a run that starts at h,
+ *   inclusive: out[i] = values[h] + ... + values[i]
+ *   exclusive: out[i] = values[h] + ... + values[i-1]   (0 at h)
+ * Integer sums wrap around. out may be the values' range (in place), not
+ * the keys'. n = 0 writes nothing. Float sums: docs/ACCURACY.md.
+ * @return : as clprim_scan_inclusive(); CLPRIM_ERROR_INVALID_ARGUMENT also
+ *           for out on the keys. */
+CLPRIM_API clprim_status clprim_scan_inclusive_by_key(clprim_context *ctx, size_t n,
+                                                      clprim_type key_type, clprim_buffer keys,
+                                                      clprim_type value_type,
+                                                      clprim_buffer values, clprim_buffer out);
+CLPRIM_API clprim_status clprim_scan_exclusive_by_key(clprim_context *ctx, size_t n,
+                                                      clprim_type key_type, clprim_buffer keys,
+                                                      clprim_type value_type,
+                                                      clprim_buffer values, clprim_buffer out);
+
 
 /* ------------------------------------------------------------ reductions */
 

@@ -33,6 +33,9 @@ static void dry_runs(clprim_context *ctx, const struct dry *d, clprim_type t) {
   memset(&v, 0, sizeof v);
   for (int s = 0; s < 3; ++s) {
     clprim_scan_exclusive(ctx, sizes[s], t, in, out);
+    /* Scan by key: keys of the type, and uint32 keys, with values of it. */
+    clprim_scan_inclusive_by_key(ctx, sizes[s], t, in, t, in2, out);
+    clprim_scan_inclusive_by_key(ctx, sizes[s], CLPRIM_UINT32, in, t, in2, out);
     clprim_argmax(ctx, sizes[s], t, in, 0, &v, &u, none);
     clprim_reduce_max(ctx, sizes[s], t, in, 0, &v, none);
     clprim_reduce_sum(ctx, sizes[s], t, in, &v, none);

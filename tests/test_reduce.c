@@ -500,7 +500,7 @@ static size_t make_segments(enum layout l, size_t n, uint64_t **b, uint64_t **e)
       lo = (uint64_t)s * 1024, hi = lo + 1024 > n ? n : lo + 1024;
     } else {
       const size_t most = l == L_TINY ? 3 : s % 5 == 0 ? 5000 : s % 5 == 1 ? 1 : s % 5 == 2 ? 0 : 300;
-      const size_t len = (size_t)(test_rand() % (most + 1)) > n ? n : (size_t)(test_rand() % (most + 1));
+      const size_t draw = (size_t)(test_rand() % (most + 1)), len = draw > n ? n : draw;
       lo = n - len ? test_rand() % (n - len + 1) : 0, hi = lo + len;
     }
     (*b)[s] = lo, (*e)[s] = hi;

@@ -20,7 +20,8 @@
  *     to that segment's partial sum (kept in last_part) and writes it.
  * No atomics: sums are added in a fixed order (deterministic).
  *
- * Build options: -DK_T=int|uint|long|ulong (keys, compared for equality),
+ * Build options: -DK_T=int|uint|long|ulong|float|double (keys; runs as in
+ * internal/heads.h: equal under ==, each NaN a run of its own),
  * -DV_T (values), -DS_T (the type sums are added in: uint, ulong, float,
  * double), -DWG (a power of two; a multiple of 32 on nv_ptx), -DITEMS. */
 #ifndef K_T
@@ -36,6 +37,7 @@
 #endif
 #define TILE ((ulong)WG * ITEMS)
 #define FIX_CHUNK 16
+#include "internal/heads.h"
 
 /* Full runs of ITEMS (a multiple of 4) consecutive elements are read through
  * aligned 4-vector pointers, all loads issued together (vload compiles to
@@ -69,7 +71,7 @@ CLPRIM_INLINE uint load_heads(__global const K_T *keys, ulong n, ulong first, K_
   }
   for (int j = 0; j < ITEMS; ++j) {
     const ulong i = first + j;
-    head[j] = i < n && (i == 0 || k[j] != prev);
+    head[j] = i < n && (i == 0 || !CLPRIM_SAME_RUN(prev, k[j]));
     heads += (uint)head[j];
     prev = k[j];
   }
@@ -183,7 +185,7 @@ __kernel void rbk_fixup(__global const K_T *keys, ulong n, __global const ulong 
     for (int k = 0; k < FIX_CHUNK; ++k) {
       const ulong u = chunk + k;
       const int valid = u < tiles;
-      starts_run[k] = !valid || keys[u * TILE] != keys[u * TILE - 1];
+      starts_run[k] = !valid || !CLPRIM_SAME_RUN(keys[u * TILE - 1], keys[u * TILE]);
       has_head[k] = !valid || offsets[u + 1] != offsets[u];
       part[k] = valid ? carry[u] : (S_T)0;
     }

@@ -44,7 +44,6 @@ static clprim_status reduce_by_key(clprim_context *ctx, size_t n, clprim_type ke
                                    clprim_buffer sums_range, uint64_t *count,
                                    clprim_buffer count_range) {
   CLPRIM_CHECK(clprim__check_type(ctx, key_type));
-  if (key_type == CLPRIM_FLOAT || key_type == CLPRIM_DOUBLE) return CLPRIM_ERROR_INVALID_ARGUMENT;
   CLPRIM_CHECK(clprim__check_type(ctx, value_type));
   const size_t ks = clprim_type_size(key_type), vs = clprim_type_size(value_type);
   cl_mem keys, values, unique_keys, sums, count_buffer = NULL;

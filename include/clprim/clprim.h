@@ -738,8 +738,9 @@ CLPRIM_API clprim_status clprim_histogram_even(clprim_context *ctx, size_t n, cl
  * of equal consecutive keys among the n is a segment. Writes, in order,
  * each segment's key to unique_keys and the sum of its values to sums, and
  * the number of segments to *count (the host: the call waits) and / or
- * count_out (one uint64 on the device). Keys: int32, uint32, int64 or
- * uint64 (compared for equality, so they need not be sorted); values: any
+ * count_out (one uint64 on the device). Keys: any clprim_type, compared
+ * with == as runs are (see "runs": each NaN key is a segment of its own,
+ * -0.0 and +0.0 are one key; keys need not be sorted); values: any
  * clprim_type, summed in their type (integers wrap around). unique_keys and
  * sums must hold n elements whatever the count; only the first count are
  * written. Sums are added in a fixed order (no atomics), the same on every
@@ -747,8 +748,7 @@ CLPRIM_API clprim_status clprim_histogram_even(clprim_context *ctx, size_t n, cl
  * parts of a run that goes on into the next work-items and tiles are added
  * in order (docs/ACCURACY.md). n = 0 gives a count of 0.
  * @return : CLPRIM_SUCCESS once the work is enqueued (and the count read when
- *           count is given); CLPRIM_ERROR_INVALID_ARGUMENT also for float
- *           keys; CLPRIM_ERROR_SIZE_TOO_LARGE. */
+ *           count is given); CLPRIM_ERROR_SIZE_TOO_LARGE. */
 CLPRIM_API clprim_status clprim_reduce_by_key(clprim_context *ctx, size_t n,
                                               clprim_type key_type, clprim_buffer keys,
                                               clprim_type value_type, clprim_buffer values,

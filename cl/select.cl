@@ -203,6 +203,94 @@ void select_scatter(__global const T *in, ulong n, __global const uint *masks,
 }
 #endif
 
+/* ------------------------------------------------ three-way partition */
+/* Two built-in predicates (op, a, b and op2, a2, b2): class A passes the
+ * first, class B fails it and passes the second, class C is the rest; the
+ * output holds all of A, then B, then C, each in input order (stable).
+ *  1. select3_masks: per word the masks of A and of B (masks[w] and
+ *     masks[words + w]); tile t's counts at tile_counts[t] (A) and
+ *     tile_counts[tiles + t] (B), and a 0 at tile_counts[2 tiles].
+ *  2. one exclusive scan of those 2 tiles + 1 counts: offsets[t] is tile t's
+ *     first A position, offsets[tiles + t] its first B position (after every
+ *     A), offsets[2 tiles] the number of A and B together.
+ *  3. select3_scatter: an element of C goes to offsets[2 tiles] plus the C
+ *     elements before it; counts_out gets the two counts. */
+#ifdef KERNEL_select3_masks
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select3_masks(__global const T *src, ulong n, int op, T a, T b, int op2, T a2, T b2,
+                   __global uint *masks, ulong words, __global ulong *tile_counts) {
+  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
+  const uint lid = (uint)get_local_id(0), group = (uint)get_group_id(0);
+  const ulong first = (ulong)group * TILE + (ulong)lid * 32;
+  uint mask_a = 0, mask_b = 0;
+  for (uint k = 0; k < 32; ++k) {
+    const ulong i = first + k;
+    if (i >= n) break;
+    const T x = src[i];
+    const uint in_a = (uint)builtin_passes(x, op, a, b);
+    mask_a |= in_a << k;
+    mask_b |= (uint)(!in_a && builtin_passes(x, op2, a2, b2)) << k;
+  }
+  const ulong word = (ulong)group * WG + lid;
+  if (word < words) masks[word] = mask_a, masks[words + word] = mask_b;
+  /* Counts of A in the low 16 bits, of B in the high (a tile holds at most
+   * 32 WG <= 32768 of each). */
+  const uint both = clprim_wg_reduce_add_uint(popcount(mask_a) | popcount(mask_b) << 16, scratch);
+  if (lid == 0) {
+    const uint tiles = (uint)get_num_groups(0);
+    tile_counts[group] = both & 0xFFFFu;
+    tile_counts[tiles + group] = both >> 16;
+    if (group == tiles - 1) tile_counts[2 * (ulong)tiles] = 0;
+  }
+}
+#endif
+
+#ifdef KERNEL_select3_scatter
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void select3_scatter(__global const T *in, ulong n, __global const uint *masks, ulong words,
+                     __global const ulong *offsets, ulong tiles, __global T *values,
+                     __global uint *indices, int want_values, int want_indices, int index64,
+                     __global ulong *counts_out) {
+  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
+  __local uint tile_a[WG], tile_b[WG], word_before[WG];
+  const uint lid = (uint)get_local_id(0), group = (uint)get_group_id(0);
+  const ulong tile_first = (ulong)group * TILE;
+  const ulong word = (ulong)group * WG + lid;
+  const uint ma = word < words ? masks[word] : 0u, mb = word < words ? masks[words + word] : 0u;
+  uint tile_both;
+  const uint before = clprim_wg_scan_excl_add_uint(popcount(ma) | popcount(mb) << 16, scratch,
+                                                   &tile_both);
+  tile_a[lid] = ma, tile_b[lid] = mb, word_before[lid] = before;
+  const ulong a_at = offsets[group], b_at = offsets[tiles + group];
+  const ulong a_total = offsets[tiles], ab_total = offsets[2 * tiles];
+  if (group == tiles - 1 && lid == 0) counts_out[0] = a_total, counts_out[1] = ab_total - a_total;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint k = 0; k < 32; ++k) {
+    const uint e = k * WG + lid;
+    const ulong i = tile_first + e;
+    if (i >= n) break;
+    const uint w = e >> 5, bit = e & 31u, lower = (1u << bit) - 1u;
+    const uint wa = tile_a[w], wb = tile_b[w], wbefore = word_before[w];
+    const ulong a_before = a_at + (wbefore & 0xFFFFu) + popcount(wa & lower);
+    const ulong b_before = b_at + (wbefore >> 16) + popcount(wb & lower);
+    ulong pos;
+    if ((wa >> bit) & 1u)
+      pos = a_before;
+    else if ((wb >> bit) & 1u)
+      pos = b_before;
+    else /* the C elements before i: i minus the A and B ones */
+      pos = ab_total + (i - a_before - (b_before - a_total));
+    if (want_indices) {
+      if (index64)
+        ((__global ulong *)indices)[pos] = i;
+      else
+        indices[pos] = (uint)i;
+    }
+    if (want_values) values[pos] = in[i];
+  }
+}
+#endif
+
 #ifdef CLPRIM_PATH_NV_PTX
 /* Single pass with decoupled look-back (internal/lookback.h), nv_ptx only:
  * each work-group takes the next tile id, reads its SP_TILE elements once

@@ -333,3 +333,98 @@ clprim_status clprim_partition_flagged(clprim_context *ctx, size_t n, clprim_typ
   return select_call(ctx, n, type, in, stencil, stencil_source(stencil_type), NULL, NULL, 1,
                      flags, values, indices, count, count_out);
 }
+
+/* ------------------------------------------------ three-way partition */
+/* Kernels select3_masks and select3_scatter of cl/select.cl, with one scan
+ * of both classes' tile counts between them (see there). */
+static int bad_predicate(const clprim_predicate *p, clprim_type type) {
+  return !p || (unsigned)p->op >= CLPRIM_PRED_COUNT ||
+         (p->op == CLPRIM_PRED_MASK_EQ && !is_integer(type));
+}
+
+static clprim_status partition3(clprim_context *ctx, size_t n, clprim_type type,
+                                clprim_buffer in_range, const clprim_predicate *first,
+                                const clprim_predicate *second, unsigned flags,
+                                clprim_buffer values_range, clprim_buffer indices_range,
+                                uint64_t counts[2], clprim_buffer counts_range) {
+  CLPRIM_CHECK(clprim__check_type(ctx, type));
+  if (flags & ~CLPRIM_INDICES_64) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (bad_predicate(first, type) || bad_predicate(second, type))
+    return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (!values_range.mem && !indices_range.mem && !counts && !counts_range.mem)
+    return CLPRIM_ERROR_INVALID_ARGUMENT;
+  const int index64 = (flags & CLPRIM_INDICES_64) != 0;
+  if (indices_range.mem && !index64 && (uint64_t)n > ((uint64_t)1 << 32))
+    return CLPRIM_ERROR_INVALID_ARGUMENT;
+  const size_t es = clprim_type_size(type);
+  cl_mem in, values = NULL, indices = NULL, counts_out = NULL;
+  CLPRIM_CHECK(clprim__range(ctx, in_range, es, n, CLPRIM__READ, &in));
+  if (values_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, values_range, es, n, CLPRIM__OUT_ALL, &values));
+  if (indices_range.mem)
+    CLPRIM_CHECK(
+        clprim__range(ctx, indices_range, index64 ? 8 : 4, n, CLPRIM__OUT_ALL, &indices));
+  if (counts_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, counts_range, 8, 2, CLPRIM__OUT_ALL, &counts_out));
+  if (n == 0) {
+    const cl_ulong zero = 0;
+    if (counts_out) CLPRIM_CHECK(clprim__fill(ctx, counts_out, &zero, 8, 0, 16));
+    if (counts) counts[0] = counts[1] = 0;
+    return CLPRIM_SUCCESS;
+  }
+
+  const unsigned wg = select_wg(ctx);
+  const size_t tile = (size_t)wg * 32, tiles = n / tile + (n % tile != 0);
+  const size_t words = n / 32 + (n % 32 != 0);
+  /* The predicate program of select (ITEMS as select would use it). */
+  const unsigned program_items = single_pass_items(ctx, type, 0);
+  char options[160];
+  snprintf(options, sizeof options, "-DT=%s%s -DWG=%u", clprim__cl_type(type),
+           is_integer(type) ? " -DT_INTEGER" : "", wg);
+  if (program_items)
+    snprintf(options + strlen(options), sizeof options - strlen(options), " -DITEMS=%u",
+             program_items);
+  cl_kernel masks_k, scatter_k;
+  const struct clprim_kernel_request req[2] = {
+      {"select.cl", NULL, options, "select3_masks", NULL, &masks_k, NULL},
+      {"select.cl", NULL, options, "select3_scatter", NULL, &scatter_k, NULL}};
+  CLPRIM_CHECK(clprim__kernels(ctx, req, 2));
+  cl_mem masks, offsets, counts_buf = counts_out;
+  CLPRIM_CHECK(clprim__scratch(ctx, "select: masks", 2 * words * 4, &masks));
+  CLPRIM_CHECK(clprim__offsets(ctx, "select: tile offsets", CLPRIM_UINT64, 2 * tiles, &offsets));
+  if (!counts_buf) CLPRIM_CHECK(clprim__scratch(ctx, "select: two counts", 16, &counts_buf));
+
+  const cl_ulong n64 = n, words64 = words, tiles64 = tiles;
+  const cl_int op1 = (cl_int)first->op, op2 = (cl_int)second->op;
+  CLPRIM_CHECK(clprim__set_args(masks_k, 11, sizeof in, &in, sizeof n64, &n64, sizeof op1, &op1,
+                                es, &first->a, es, &first->b, sizeof op2, &op2, es, &second->a,
+                                es, &second->b, sizeof masks, &masks, sizeof words64, &words64,
+                                sizeof offsets, &offsets));
+  const cl_mem vbuf = values ? values : masks, ibuf = indices ? indices : masks;
+  const cl_int want_values = values != NULL, want_indices = indices != NULL, i64 = index64;
+  CLPRIM_CHECK(clprim__set_args(scatter_k, 12, sizeof in, &in, sizeof n64, &n64, sizeof masks,
+                                &masks, sizeof words64, &words64, sizeof offsets, &offsets,
+                                sizeof tiles64, &tiles64, sizeof vbuf, &vbuf, sizeof ibuf, &ibuf,
+                                sizeof want_values, &want_values, sizeof want_indices,
+                                &want_indices, sizeof i64, &i64, sizeof counts_buf,
+                                &counts_buf));
+  const struct clprim_count_scan_scatter passes = {
+      {masks_k, tiles, wg}, {scatter_k, tiles, wg}, CLPRIM_UINT64, offsets, 2 * tiles};
+  CLPRIM_CHECK(clprim__count_scan_scatter(ctx, &passes));
+  if (counts) {
+    cl_ulong got[2];
+    CLPRIM_CHECK(clprim__read(ctx, counts_buf, 0, sizeof got, got));
+    counts[0] = got[0], counts[1] = got[1];
+  }
+  return CLPRIM_SUCCESS;
+}
+
+clprim_status clprim_partition3(clprim_context *ctx, size_t n, clprim_type type,
+                                clprim_buffer in, const clprim_predicate *first,
+                                const clprim_predicate *second, unsigned flags,
+                                clprim_buffer values, clprim_buffer indices, uint64_t counts[2],
+                                clprim_buffer counts_out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  return clprim__call_end(ctx, partition3(ctx, n, type, in, first, second, flags, values,
+                                          indices, counts, counts_out));
+}

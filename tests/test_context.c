@@ -521,6 +521,9 @@ static void test_prebuild(void **state) {
     pred.op = CLPRIM_PRED_NONZERO;
     TEST_OK(clprim_select(ctx, n, type_of[t], clprim_buf(in), &pred, 0, clprim_buf(out),
                           clprim_buf(out2), &u, none));
+    uint64_t parts[2];
+    TEST_OK(clprim_partition3(ctx, n, type_of[t], clprim_buf(in), &pred, &pred, 0,
+                              clprim_buf(out), none, parts, none));
     clprim_value lo, hi;
     memset(&lo, 0, sizeof lo);
     memset(&hi, 0, sizeof hi);

@@ -814,6 +814,117 @@ static void test_beyond_2_32(void **state) {
   }
 }
 
+/* ------------------------------------------------ three-way partition */
+/* Elements 0..99 of the type (NaN among floats), predicates x < a and
+ * x >= b over them: parts of every size (empty ones too), against the
+ * reference, values and indices (both widths), counts on host and device. */
+static void check_partition3(clprim_context *ctx, clprim_type type, size_t n, int64_t lo,
+                             int64_t hi, unsigned variant) {
+  const size_t es = clprim_type_size(type), m = n ? n : 1;
+  unsigned char *data = malloc(m * es);
+  for (size_t i = 0; i < n; ++i) put(type, data, i, (int64_t)(test_rand() % 100));
+  if (type == CLPRIM_FLOAT && n > 4) ((float *)data)[n / 2] = NAN, ((float *)data)[1] = NAN;
+  if (type == CLPRIM_DOUBLE && n > 4) ((double *)data)[n / 3] = NAN;
+  clprim_predicate p1, p2;
+  memset(&p1, 0, sizeof p1), memset(&p2, 0, sizeof p2);
+  p1.op = CLPRIM_PRED_LT, p1.a = scalar(type, lo);
+  p2.op = variant % 2 ? CLPRIM_PRED_GE : CLPRIM_PRED_NOT_NAN, p2.a = scalar(type, hi);
+  /* The reference: part of each element, then the order. */
+  size_t *order = malloc(m * sizeof *order), counts[3] = {0, 0, 0}, at = 0;
+  for (int part = 0; part < 3; ++part)
+    for (size_t i = 0; i < n; ++i) {
+      const int in1 = ref_passes(type, data, i, &p1);
+      const int which = in1 ? 0 : ref_passes(type, data, i, &p2) ? 1 : 2;
+      if (which == part) order[at++] = i, ++counts[part];
+    }
+  const int index64 = variant % 3 == 1;
+  const size_t is = index64 ? 8 : 4;
+  unsigned char *vhost = malloc((m + 4) * es), *ihost = malloc((m + 4) * is);
+  cl_mem dv = poisoned(ctx, (m + 4) * es, vhost), di = poisoned(ctx, (m + 4) * is, ihost);
+  cl_mem din = test_buffer(ctx, m * es, data), dc = test_buffer(ctx, 16, NULL);
+  uint64_t got_counts[2] = {7, 7};
+  const int on_device = variant % 4 == 3;
+  TEST_OK(clprim_partition3(ctx, n, type, clprim_buf(din), &p1, &p2,
+                            index64 ? CLPRIM_INDICES_64 : 0u, clprim_buf(dv), clprim_buf(di),
+                            on_device ? NULL : got_counts, clprim_buf(on_device ? dc : NULL)));
+  if (on_device) test_read(ctx, dc, 16, got_counts);
+  char what[160];
+  snprintf(what, sizeof what, "partition3 %s n=%zu x < %lld, then %s, path %s",
+           clprim_type_name(type), n, (long long)lo, variant % 2 ? "x >= b" : "not NaN",
+           clprim_path_name(ctx->info.path));
+  if (got_counts[0] != counts[0] || got_counts[1] != counts[1])
+    fail_msg("%s: counts %llu %llu, expected %zu %zu", what, (unsigned long long)got_counts[0],
+             (unsigned long long)got_counts[1], counts[0], counts[1]);
+  test_read(ctx, dv, (m + 4) * es, vhost);
+  test_read(ctx, di, (m + 4) * is, ihost);
+  for (size_t k = 0; k < n; ++k) {
+    const uint64_t idx = index64 ? ((uint64_t *)ihost)[k] : ((uint32_t *)ihost)[k];
+    if (idx != order[k] || memcmp(vhost + k * es, data + order[k] * es, es) != 0)
+      fail_msg("%s: position %zu holds element %llu, expected %zu", what, k,
+               (unsigned long long)idx, order[k]);
+  }
+  check_poison(vhost, n * es, (m + 4) * es, what, "values");
+  check_poison(ihost, n * is, (m + 4) * is, what, "indices");
+  clReleaseMemObject(dv), clReleaseMemObject(di), clReleaseMemObject(din), clReleaseMemObject(dc);
+  free(data), free(order), free(vhost), free(ihost);
+}
+
+static void test_partition3(void **state) {
+  (void)state;
+  unsigned variant = 0;
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx) continue;
+    const size_t tile = clprim__select_tile(ctx);
+    const size_t sizes[] = {0, 1, 31, 33, tile - 1, tile + 1, 3 * tile + 7, 100003};
+    for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t) {
+      if (!test_has_type(ctx, (clprim_type)t)) continue;
+      for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s, ++variant) {
+        if (test_small() && (sizes[s] > 3000 || (s + (size_t)t) % 2)) continue;
+        /* Bounds that make a part empty, everything, or a share. */
+        const int64_t bounds[4][2] = {{30, 70}, {0, 50}, {100, 0}, {50, 100}};
+        check_partition3(ctx, (clprim_type)t, sizes[s], bounds[variant % 4][0],
+                         bounds[variant % 4][1], variant);
+      }
+    }
+  }
+}
+
+static void test_partition3_errors(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  enum { N = 64 };
+  float x[N];
+  unsigned char poison[N * 8];
+  for (int i = 0; i < N; ++i) x[i] = (float)i;
+  cl_mem in = test_buffer(ctx, sizeof x, x), out = poisoned(ctx, sizeof poison, poison);
+  cl_mem cnt = test_buffer(ctx, 16, poison), small = test_buffer(ctx, 15, NULL);
+  clprim_predicate p1, p2, bad;
+  memset(&p1, 0, sizeof p1), memset(&p2, 0, sizeof p2), memset(&bad, 0, sizeof bad);
+  p1.op = CLPRIM_PRED_LT, p1.a.f32 = 10, p2.op = CLPRIM_PRED_GT, p2.a.f32 = 50;
+  bad.op = CLPRIM_PRED_MASK_EQ;
+  const clprim_buffer I = clprim_buf(in), O = clprim_buf(out), C = clprim_buf(cnt),
+                      none = clprim_buf(NULL);
+  const clprim_type f32 = CLPRIM_FLOAT;
+  uint64_t c[2];
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_partition3(NULL, N, f32, I, &p1, &p2, 0, O, none, c, C));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_partition3(ctx, N, f32, I, NULL, &p2, 0, O, none, c, C));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_partition3(ctx, N, f32, I, &p1, NULL, 0, O, none, c, C));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_partition3(ctx, N, f32, I, &p1, &bad, 0, O, none, c, C));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_partition3(ctx, N, f32, I, &p1, &p2, 2, O, none, c, C));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_partition3(ctx, N, f32, I, &p1, &p2, 0, none, none, NULL, none));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_partition3(ctx, N, f32, I, &p1, &p2, 0, I, none, c, C));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_partition3(ctx, N, (clprim_type)9, I, &p1, &p2, 0, O, none, c, C));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_partition3(ctx, N + 1, f32, I, &p1, &p2, 0, O, none, c, C));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_partition3(ctx, N, f32, I, &p1, &p2, 0, O, none, c, clprim_buf(small)));
+  unsigned char after[sizeof poison];
+  test_read(ctx, out, sizeof after, after);
+  check_poison(after, 0, sizeof after, "partition3 errors", "values");
+  test_read(ctx, cnt, 16, after);
+  check_poison(after, 0, 16, "partition3 errors", "counts");
+  clReleaseMemObject(in), clReleaseMemObject(out), clReleaseMemObject(cnt), clReleaseMemObject(small);
+}
+
 int main(void) {
   test_init("test_select");
   const struct CMUnitTest tests[] = {
@@ -824,6 +935,7 @@ int main(void) {
       cmocka_unit_test(test_int64),  cmocka_unit_test(test_uint64),
       cmocka_unit_test(test_float),  cmocka_unit_test(test_double),
       cmocka_unit_test(test_beyond_2_32),
+      cmocka_unit_test(test_partition3), cmocka_unit_test(test_partition3_errors),
   };
   return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

@@ -364,11 +364,16 @@ struct select_arg {
   size_t n;
   clprim_predicate pred;
   cl_mem values, indices, count_buffer; /* NULL: not written */
-  int partition;
+  int partition; /* 1: clprim_partition; 3: clprim_partition3 with pred and pred2 */
+  clprim_predicate pred2;
 };
 static clprim_status call_select(struct bench *b, void *p) {
   struct select_arg *a = p;
   /* uint32 indices; the count stays on the device. */
+  if (a->partition == 3)
+    return clprim_partition3(b->ctx, a->n, a->type, clprim_buf(a->in), &a->pred, &a->pred2, 0,
+                             clprim_buf(a->values), clprim_buf(a->indices), NULL,
+                             clprim_buf(a->count_buffer));
   if (a->partition)
     return clprim_partition(b->ctx, a->n, a->type, clprim_buf(a->in), &a->pred, 0,
                             clprim_buf(a->values), clprim_buf(a->indices), NULL,
@@ -391,7 +396,7 @@ static void bench_select(struct bench *b, clprim_type type, size_t n) {
   a.in = device_buffer(b, bytes, host);
   a.n = n;
   cl_mem values = device_buffer(b, bytes, NULL), indices = device_buffer(b, n * 4, NULL);
-  a.count_buffer = device_buffer(b, 8, NULL);
+  a.count_buffer = device_buffer(b, 16, NULL);
   /* The copy moves up to (n es + n (es + 4)) / 2 bytes. */
   size_t copy_bytes = bytes + n * 2 + 64;
   cl_mem copy_src = device_buffer(b, copy_bytes, NULL), copy_dst = device_buffer(b, copy_bytes, NULL);
@@ -426,6 +431,26 @@ static void bench_select(struct bench *b, clprim_type type, size_t n) {
       snprintf(variant, sizeof variant, "%s p=%.2f", kinds[k], rates[r]);
       report(b, "select", variant, type, n, call_select, &a, (double)traffic, copy);
     }
+  }
+  /* Three-way partition into thirds: x < 1/3 first, then x < 2/3, then the
+   * rest (integers: 333 and 667); values, compared with a copy of n
+   * elements. */
+  {
+    const double t1 = 1.0 / 3, t2 = 2.0 / 3;
+    memset(&a.pred, 0, sizeof a.pred), memset(&a.pred2, 0, sizeof a.pred2);
+    a.pred.op = a.pred2.op = CLPRIM_PRED_LT;
+    switch (type) {
+    case CLPRIM_INT32: a.pred.a.i32 = 333, a.pred2.a.i32 = 667; break;
+    case CLPRIM_UINT32: a.pred.a.u32 = 333, a.pred2.a.u32 = 667; break;
+    case CLPRIM_INT64: a.pred.a.i64 = 333, a.pred2.a.i64 = 667; break;
+    case CLPRIM_UINT64: a.pred.a.u64 = 333, a.pred2.a.u64 = 667; break;
+    case CLPRIM_FLOAT: a.pred.a.f32 = (float)t1, a.pred2.a.f32 = (float)t2; break;
+    case CLPRIM_DOUBLE: a.pred.a.f64 = t1, a.pred2.a.f64 = t2; break;
+    }
+    a.values = values, a.indices = NULL, a.partition = 3;
+    const double copy = copy_ms(b, copy_src, copy_dst, bytes);
+    report(b, "select", "partition3 thirds", type, n, call_select, &a, 2.0 * (double)bytes, copy);
+    a.partition = 0;
   }
   release_buffer(b, a.in);
   release_buffer(b, values);

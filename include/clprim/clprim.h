@@ -639,6 +639,21 @@ CLPRIM_API clprim_status clprim_partition_flagged(clprim_context *ctx, size_t n,
                                                   clprim_buffer values, clprim_buffer indices,
                                                   uint64_t *count, clprim_buffer count_out);
 
+/*! clprim_partition3() :
+ * Stable three-way partition (CUB's three-way DevicePartition::If): writes
+ * all n elements (values and / or indices, as clprim_partition()): first
+ * those that pass `first`, then those that fail it and pass `second`, then
+ * the rest, each part in input order. Built-in predicates only. counts (the
+ * host: the call waits) and / or counts_out (two uint64 on the device) get
+ * the sizes of the first two parts.
+ * @return : as clprim_partition(); CLPRIM_ERROR_INVALID_ARGUMENT also for a
+ *           NULL or bad second predicate. */
+CLPRIM_API clprim_status clprim_partition3(clprim_context *ctx, size_t n, clprim_type type,
+                                           clprim_buffer in, const clprim_predicate *first,
+                                           const clprim_predicate *second, unsigned flags,
+                                           clprim_buffer values, clprim_buffer indices,
+                                           uint64_t counts[2], clprim_buffer counts_out);
+
 /*! clprim_select_expr(), clprim_partition_expr() :
  * As clprim_select() and clprim_partition(), with your own predicate: an
  * OpenCL C expression over x (the element, of the call's type: int, uint,

@@ -50,6 +50,7 @@ static void dry_runs(clprim_context *ctx, const struct dry *d, clprim_type t) {
   clprim_select_flagged(ctx, mid, t, in, in2, CLPRIM_FLAGS_UINT8, 0, out, out2, &u, none);
   clprim_select_flagged(ctx, mid, t, in, in2, CLPRIM_FLAGS_INT32, 0, out, out2, &u, none);
   clprim_partition_flagged(ctx, mid, t, in, in2, CLPRIM_FLAGS_UINT8, 0, out, out2, &u, none);
+  clprim_partition3(ctx, mid, t, in, &pred, &pred, 0, out, out2, NULL, in2);
   /* Histograms: bins in local memory, beyond it, and the binned path. */
   const size_t bins[3] = {256, (size_t)1 << 16, d->max_bins};
   clprim_value lo, hi;

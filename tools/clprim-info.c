@@ -48,13 +48,17 @@ static const char *algorithm(const char *family, clprim_path path, const clprim_
     return "SampleSelect: 255 splitters, bucket counts, recursion into the rank's bucket";
   if (!strcmp(family, "topk"))
     return "small k: candidates beyond a splitter; else threshold by selection, then compaction";
+  if (!strcmp(family, "runs"))
+    return nv ? "run edges as the compaction's predicate: single pass with look-back, lengths in it"
+              : "run edges as the compaction's predicate: count -> scan -> scatter, lengths after";
   if (!strcmp(family, "sort"))
     return nv ? "LSD radix, 8-bit digits: upfront histogram, one pass per digit with look-back (Onesweep)"
               : "LSD radix, 8-bit digits: upfront histogram, count -> scan -> scatter per digit";
   return "";
 }
-static const char *const families[] = {"scan",          "reduce",      "select", "histogram",
-                                       "reduce_by_key", "nth_element", "topk",   "sort"};
+static const char *const families[] = {"scan",          "reduce", "select",      "histogram",
+                                       "reduce_by_key", "runs",   "nth_element", "topk",
+                                       "sort"};
 #define FAMILIES (sizeof families / sizeof families[0])
 
 /* --------------------------------------------------------------- self-test */
@@ -180,6 +184,29 @@ static int test_family(clprim_context *ctx, const char *family, const cl_uint *h
     qsort(ref, n, sizeof *ref, cmp_u32);
     ok = 1;
     for (size_t k = 0; k < 100 && ok; ++k) ok = got[k] == ref[n - 1 - k];
+  } else if (!strcmp(family, "runs")) {
+    *what = "run-length encoding of sorted uint32 below 1000";
+    for (size_t i = 0; i < n; ++i) ref[i] = host[i] % 1000;
+    qsort(ref, n, sizeof *ref, cmp_u32);
+    uint64_t runs = 0;
+    if (clEnqueueWriteBuffer(q, out3, CL_TRUE, 0, n * 4, ref, 0, NULL, NULL)) goto done;
+    *st = clprim_run_length_encode(ctx, n, CLPRIM_UINT32, clprim_buf(out3), 0, clprim_buf(out),
+                                   clprim_buf(out2), &runs, clprim_buf(NULL));
+    cl_uint *lengths = malloc(n * 4);
+    if (!*st && lengths && runs <= n &&
+        !clEnqueueReadBuffer(q, out, CL_TRUE, 0, runs * 4, got, 0, NULL, NULL) &&
+        !clEnqueueReadBuffer(q, out2, CL_TRUE, 0, runs * 4, lengths, 0, NULL, NULL)) {
+      size_t r = 0, at = 0;
+      ok = 1;
+      while (at < n && ok) {
+        size_t len = 1;
+        while (at + len < n && ref[at + len] == ref[at]) ++len;
+        ok = r < runs && got[r] == ref[at] && lengths[r] == len;
+        at += len, ++r;
+      }
+      ok = ok && r == runs;
+    }
+    free(lengths);
   } else if (!strcmp(family, "sort")) {
     *what = "argsort of uint32, with the sorted keys";
     *st = clprim_argsort(ctx, n, CLPRIM_UINT32, clprim_buf(in), 0, 0, 0, clprim_buf(out2),

@@ -269,6 +269,11 @@ clprim_status clprim__copy(clprim_context *ctx, cl_mem src, cl_mem dst, size_t s
 /* Blocking read of device memory into host memory. */
 clprim_status clprim__read(clprim_context *ctx, cl_mem buf, size_t offset, size_t bytes,
                            void *host);
+/* A count the device left (one uint64 at byte `at` of buf) to the caller:
+ * copied to count_out and / or read into *count (the call waits), each
+ * where not NULL (select, runs, reduce-by-key). */
+clprim_status clprim__deliver_count(clprim_context *ctx, cl_mem buf, size_t at, cl_mem count_out,
+                                    uint64_t *count);
 /* Write of host memory to the device; blocking or not (then host must stay
  * valid until the command has run). */
 clprim_status clprim__write(clprim_context *ctx, cl_mem buf, size_t offset, size_t bytes,

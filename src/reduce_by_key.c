@@ -98,13 +98,7 @@ static clprim_status reduce_by_key(clprim_context *ctx, size_t n, clprim_type ke
     CLPRIM_CHECK(
         clprim__enqueue(ctx, fixup_kernel, tiles / fix_wg + (tiles % fix_wg != 0), fix_wg));
   }
-  if (count_buffer) CLPRIM_CHECK(clprim__copy(ctx, offsets, count_buffer, tiles * 8, 0, 8));
-  if (count) {
-    cl_ulong total;
-    CLPRIM_CHECK(clprim__read(ctx, offsets, tiles * 8, 8, &total));
-    *count = total;
-  }
-  return CLPRIM_SUCCESS;
+  return clprim__deliver_count(ctx, offsets, tiles * 8, count_buffer, count);
 }
 
 clprim_status clprim_reduce_by_key(clprim_context *ctx, size_t n, clprim_type key_type,

@@ -21,18 +21,6 @@
 #define SLOT_HEADS "runs: heads"      /* run-length encoding: the heads' positions */
 #define SLOT_ENDS "runs: run ends"    /* single pass: per tile, a run's slot + 1 and end */
 
-/* The count on the device (count_buf) to the caller's count_out and *count. */
-static clprim_status deliver_count(clprim_context *ctx, cl_mem count_buf, cl_mem count_out,
-                                   uint64_t *count) {
-  if (count_out) CLPRIM_CHECK(clprim__copy(ctx, count_buf, count_out, 0, 0, 8));
-  if (count) {
-    cl_ulong c;
-    CLPRIM_CHECK(clprim__read(ctx, count_buf, 0, 8, &c));
-    *count = c;
-  }
-  return CLPRIM_SUCCESS;
-}
-
 /* n = 0: a count of 0, nothing else written. */
 static clprim_status no_runs(clprim_context *ctx, cl_mem count_out, uint64_t *count) {
   const cl_ulong zero = 0;
@@ -116,7 +104,7 @@ static clprim_status unique_by_key(clprim_context *ctx, size_t n, clprim_type ke
     CLPRIM_CHECK(step(ctx, clprim__select_runs(ctx, &r), &dry));
   }
   if (dry) return CLPRIM__COLLECTED;
-  return deliver_count(ctx, count_buf, count_out, count);
+  return clprim__deliver_count(ctx, count_buf, 0, count_out, count);
 }
 
 clprim_status clprim_unique(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
@@ -206,7 +194,7 @@ static clprim_status encode(clprim_context *ctx, size_t n, clprim_type type,
     }
     if (dry) return CLPRIM__COLLECTED;
   }
-  return deliver_count(ctx, count_buf, count_out, count);
+  return clprim__deliver_count(ctx, count_buf, 0, count_out, count);
 }
 
 clprim_status clprim_run_length_encode(clprim_context *ctx, size_t n, clprim_type type,

@@ -114,19 +114,6 @@ static struct pred_args pred_args(const struct select_call *c) {
   return p;
 }
 
-/* The count (at byte offset `at` of buf) to the caller's count buffer and
- * host variable, as asked. */
-static clprim_status deliver_count(clprim_context *ctx, const struct select_call *c, cl_mem buf,
-                                   size_t at) {
-  if (c->count_out) CLPRIM_CHECK(clprim__copy(ctx, buf, c->count_out, at, 0, 8));
-  if (c->count) {
-    cl_ulong count;
-    CLPRIM_CHECK(clprim__read(ctx, buf, at, 8, &count));
-    *c->count = count;
-  }
-  return CLPRIM_SUCCESS;
-}
-
 /* The single-pass kernel (cl/select.cl, nv_ptx): one launch after zeroing
  * the tile states. */
 static clprim_status select_single_pass(clprim_context *ctx, const struct select_call *c,
@@ -154,7 +141,7 @@ static clprim_status select_single_pass(clprim_context *ctx, const struct select
                                 &want_indices, sizeof index64, &index64, sizeof total, &total,
                                 sizeof run_ends, &run_ends));
   CLPRIM_CHECK(clprim__enqueue(ctx, kernel, tiles, wg));
-  return deliver_count(ctx, c, total, 0);
+  return clprim__deliver_count(ctx, total, 0, c->count_out, c->count);
 }
 
 /* Runs the three phases; arguments are checked and the call begun. */
@@ -240,7 +227,7 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
       {masks_kernel, tiles, wg}, {want_scatter ? scatter_kernel : NULL, tiles, wg},
       CLPRIM_UINT64, offsets, tiles};
   CLPRIM_CHECK(clprim__count_scan_scatter(ctx, &passes));
-  return deliver_count(ctx, c, offsets, tiles * 8);
+  return clprim__deliver_count(ctx, offsets, tiles * 8, c->count_out, c->count);
 }
 
 clprim_status clprim__select_runs(clprim_context *ctx, const struct clprim_runs_select *r) {

@@ -148,6 +148,17 @@ clprim_status clprim__read(clprim_context *ctx, cl_mem buf, size_t offset, size_
   return (clprim_status)err;
 }
 
+clprim_status clprim__deliver_count(clprim_context *ctx, cl_mem buf, size_t at, cl_mem count_out,
+                                    uint64_t *count) {
+  if (count_out) CLPRIM_CHECK(clprim__copy(ctx, buf, count_out, at, 0, 8));
+  if (count) {
+    cl_ulong c;
+    CLPRIM_CHECK(clprim__read(ctx, buf, at, 8, &c));
+    *count = c;
+  }
+  return CLPRIM_SUCCESS;
+}
+
 clprim_status clprim__write(clprim_context *ctx, cl_mem buf, size_t offset, size_t bytes,
                             const void *host, int blocking) {
   cl_event event = NULL;

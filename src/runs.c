@@ -2,12 +2,14 @@
  * over runs of equal consecutive keys (cl/internal/heads.h defines a run).
  * Each call is a plan over the order-preserving compaction of select.c
  * (clprim__select_runs: the runs' edges, their values and positions, on the
- * single-pass look-back kernel on nv_ptx) plus, for lengths, runs_lengths
- * (cl/runs.cl):
+ * single-pass look-back kernel on nv_ptx) plus, for lengths, a kernel of
+ * cl/runs.cl:
  *  - unique: the heads' values;
  *  - unique-by-key: the heads' keys, then the heads' values;
- *  - run-length encoding: the heads' values and positions, then lengths as
- *    the differences of consecutive heads;
+ *  - run-length encoding: on nv_ptx the single pass writes the lengths
+ *    (runs_fix_ends finishes each tile's last run); elsewhere the heads'
+ *    values and positions, then runs_lengths takes the differences of
+ *    consecutive heads;
  *  - non-trivial runs: the nontrivial heads' positions (the offsets) and the
  *    nontrivial tails' positions, then lengths = tail + 1 - head. */
 #include "internal.h"

@@ -144,6 +144,18 @@ static clprim_status select_single_pass(clprim_context *ctx, const struct select
   return clprim__deliver_count(ctx, total, 0, c->count_out, c->count);
 }
 
+/* The build options of select.cl for type and what phase 1 reads
+ * (`source`: "" for built-in predicates): select, partition and the
+ * three-way partition share one program per type and source, with ITEMS as
+ * select's single pass uses it. */
+static void program_options(const clprim_context *ctx, clprim_type type, const char *source,
+                            char *options, size_t size) {
+  const unsigned items = single_pass_items(ctx, type, 0);
+  snprintf(options, size, "-DT=%s%s -DWG=%u%s", clprim__cl_type(type),
+           is_integer(type) ? " -DT_INTEGER" : "", select_wg(ctx), source);
+  if (items) snprintf(options + strlen(options), size - strlen(options), " -DITEMS=%u", items);
+}
+
 /* Runs the three phases; arguments are checked and the call begun. */
 static clprim_status select_run(clprim_context *ctx, const struct select_call *c) {
   const cl_ulong zero = 0;
@@ -158,15 +170,9 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
   const size_t words = c->n / 32 + (c->n % 32 != 0);
   const int want_scatter = c->values || c->indices;
   static const char *const flag_option[5] = {"", " -DFLAG_T=uchar", " -DFLAG_T=int", "", ""};
-  /* Select and partition share one program (ITEMS as select would use it). */
   const unsigned items = single_pass_items(ctx, c->type, c->partition);
-  const unsigned program_items = single_pass_items(ctx, c->type, 0);
   char options[160];
-  snprintf(options, sizeof options, "-DT=%s%s -DWG=%u%s%s", clprim__cl_type(c->type),
-           is_integer(c->type) ? " -DT_INTEGER" : "", wg, flag_option[c->source],
-           program_items ? " -DITEMS=" : "");
-  if (program_items)
-    snprintf(options + strlen(options), sizeof options - strlen(options), "%u", program_items);
+  program_options(ctx, c->type, flag_option[c->source], options, sizeof options);
   if (c->source == SOURCE_RUNS)
     snprintf(options + strlen(options), sizeof options - strlen(options), " -DRUNS=%d%s%s",
              c->run_kind, c->by_key ? " -DKEY_T=" : "", c->by_key ? clprim__cl_type(c->key_type) : "");
@@ -363,14 +369,8 @@ static clprim_status partition3(clprim_context *ctx, size_t n, clprim_type type,
   const unsigned wg = select_wg(ctx);
   const size_t tile = (size_t)wg * 32, tiles = n / tile + (n % tile != 0);
   const size_t words = n / 32 + (n % 32 != 0);
-  /* The predicate program of select (ITEMS as select would use it). */
-  const unsigned program_items = single_pass_items(ctx, type, 0);
   char options[160];
-  snprintf(options, sizeof options, "-DT=%s%s -DWG=%u", clprim__cl_type(type),
-           is_integer(type) ? " -DT_INTEGER" : "", wg);
-  if (program_items)
-    snprintf(options + strlen(options), sizeof options - strlen(options), " -DITEMS=%u",
-             program_items);
+  program_options(ctx, type, "", options, sizeof options); /* select's predicate program */
   cl_kernel masks_k, scatter_k;
   const struct clprim_kernel_request req[2] = {
       {"select.cl", NULL, options, "select3_masks", NULL, &masks_k, NULL},

@@ -23,6 +23,13 @@
 #define SLOT_HEADS "runs: heads"      /* run-length encoding: the heads' positions */
 #define SLOT_ENDS "runs: run ends"    /* single pass: per tile, a run's slot + 1 and end */
 
+/* Where the plan's kernels leave the count: the caller's count_out when
+ * given (no copy afterwards), else scratch. */
+static clprim_status count_buffer(clprim_context *ctx, cl_mem count_out, cl_mem *buf) {
+  if (count_out) return *buf = count_out, CLPRIM_SUCCESS;
+  return clprim__scratch(ctx, SLOT_COUNT, 8, buf);
+}
+
 /* n = 0: a count of 0, nothing else written. */
 static clprim_status no_runs(clprim_context *ctx, cl_mem count_out, uint64_t *count) {
   const cl_ulong zero = 0;
@@ -92,7 +99,7 @@ static clprim_status unique_by_key(clprim_context *ctx, size_t n, clprim_type ke
     CLPRIM_CHECK(clprim__range(ctx, values_out_range, vs, n, CLPRIM__OUT, &values_out));
   if (count_range.mem) CLPRIM_CHECK(clprim__range(ctx, count_range, 8, 1, CLPRIM__OUT_ALL, &count_out));
   if (n == 0) return no_runs(ctx, count_out, count);
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_COUNT, 8, &count_buf));
+  CLPRIM_CHECK(count_buffer(ctx, count_out, &count_buf));
   struct clprim_runs_select r;
   memset(&r, 0, sizeof r);
   r.n = n, r.kind = RUN_HEAD, r.key_type = key_type, r.keys = keys, r.count_out = count_buf;
@@ -106,7 +113,8 @@ static clprim_status unique_by_key(clprim_context *ctx, size_t n, clprim_type ke
     CLPRIM_CHECK(step(ctx, clprim__select_runs(ctx, &r), &dry));
   }
   if (dry) return CLPRIM__COLLECTED;
-  return clprim__deliver_count(ctx, count_buf, 0, count_out, count);
+  return clprim__deliver_count(ctx, count_buf, 0, count_buf == count_out ? NULL : count_out,
+                               count);
 }
 
 clprim_status clprim_unique(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
@@ -147,7 +155,7 @@ static clprim_status encode(clprim_context *ctx, size_t n, clprim_type type,
     CLPRIM_CHECK(clprim__range(ctx, lengths_range, is, n, CLPRIM__OUT, &lengths));
   if (count_range.mem) CLPRIM_CHECK(clprim__range(ctx, count_range, 8, 1, CLPRIM__OUT_ALL, &count_out));
   if (n == 0) return no_runs(ctx, count_out, count);
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_COUNT, 8, &count_buf));
+  CLPRIM_CHECK(count_buffer(ctx, count_out, &count_buf));
   struct clprim_runs_select r;
   memset(&r, 0, sizeof r);
   r.n = n, r.key_type = type, r.keys = in, r.count_out = count_buf, r.index64 = index64;
@@ -196,7 +204,8 @@ static clprim_status encode(clprim_context *ctx, size_t n, clprim_type type,
     }
     if (dry) return CLPRIM__COLLECTED;
   }
-  return clprim__deliver_count(ctx, count_buf, 0, count_out, count);
+  return clprim__deliver_count(ctx, count_buf, 0, count_buf == count_out ? NULL : count_out,
+                               count);
 }
 
 clprim_status clprim_run_length_encode(clprim_context *ctx, size_t n, clprim_type type,

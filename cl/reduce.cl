@@ -211,7 +211,7 @@ void sum_tiles(__global const S *in, ulong n, __global S *tile_sums) {
 __kernel void seg_check(__global const ulong *begins, __global const ulong *ends, ulong segments,
                         ulong n, __global uint *info) {
   const ulong s = get_global_id(0);
-  if (s < segments) clprim_check_segment(begins, ends, s, n, ~(ulong)0, info, info);
+  if (s < segments) clprim_check_segment(begins, ends, s, n, ~(ulong)0, info, info, 0);
 }
 #endif
 

@@ -506,13 +506,14 @@ UNROLL
 #endif
 
 /* ------------------------------------------------- segmented: the check */
-/* internal/segments.h; segments longer than `tile` keys are listed. */
+/* internal/segments.h; segments longer than `tile` keys are listed, with
+ * their bounds (the host reads them in one go). */
 #include "internal/segments.h"
 #ifdef KERNEL_sort_segments_check
 __kernel void sort_segments_check(__global const ulong *begins, __global const ulong *ends,
                                   ulong segments, ulong n, uint tile, __global uint *info,
-                                  __global uint *long_ids) {
+                                  __global uint *long_ids, __global ulong *long_bounds) {
   const ulong s = get_global_id(0);
-  if (s < segments) clprim_check_segment(begins, ends, s, n, tile, info, long_ids);
+  if (s < segments) clprim_check_segment(begins, ends, s, n, tile, info, long_ids, long_bounds);
 }
 #endif

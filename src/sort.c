@@ -24,6 +24,7 @@
 #define SLOT_STATE "sort: look-back"       /* LB_DIGIT_BYTES(tiles, SORT_RADIX) */
 #define SLOT_CHECK "sort: segment check"   /* bad segment, long segments, longest short one */
 #define SLOT_LONG "sort: long segments"    /* the long segments' ids */
+#define SLOT_BOUNDS "sort: long bounds"    /* their begin and end offsets */
 
 /* The largest n that Onesweep's 30-bit look-back counts take. */
 #define ONESWEEP_MAX ((size_t)1 << 30)
@@ -420,30 +421,28 @@ static clprim_status segmented(clprim_context *ctx, size_t n, clprim_type type,
   CLPRIM_CHECK(clprim__fill(ctx, check, &zero, 4, 0, 12));
   const cl_ulong segs = segments, n64 = n;
   const cl_uint small = (cl_uint)small_max;
-  cl_mem ids;
+  cl_mem ids, bounds;
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_LONG, segments * 4, &ids));
-  CLPRIM_CHECK(clprim__set_args(check_k, 7, sizeof begins, &begins, sizeof ends, &ends,
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_BOUNDS, segments * 16, &bounds));
+  CLPRIM_CHECK(clprim__set_args(check_k, 8, sizeof begins, &begins, sizeof ends, &ends,
                                 sizeof segs, &segs, sizeof n64, &n64, sizeof small, &small,
-                                sizeof check, &check, sizeof ids, &ids));
+                                sizeof check, &check, sizeof ids, &ids, sizeof bounds, &bounds));
   CLPRIM_CHECK(clprim__enqueue(ctx, check_k, (segments + 63) / 64, 64));
   cl_uint info[3];
   CLPRIM_CHECK(clprim__read(ctx, check, 0, sizeof info, info));
   if (info[0]) return CLPRIM_ERROR_INVALID_ARGUMENT;
   if (info[2] > 0) CLPRIM_CHECK(sort_small(ctx, &j, info[2], segments, begins, ends));
   if (info[1] == 0) return CLPRIM_SUCCESS;
-  cl_uint *long_ids = malloc((size_t)info[1] * sizeof *long_ids);
-  if (!long_ids) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
-  clprim_status s = clprim__read(ctx, ids, 0, (size_t)info[1] * 4, long_ids);
+  /* The long segments' bounds, in one read; each takes the digit passes. */
+  cl_ulong *long_bounds = malloc((size_t)info[1] * 2 * sizeof *long_bounds);
+  if (!long_bounds) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  clprim_status s = clprim__read(ctx, bounds, 0, (size_t)info[1] * 16, long_bounds);
   for (cl_uint i = 0; i < info[1] && s == CLPRIM_SUCCESS; ++i) {
-    cl_ulong b, e;
-    s = clprim__read(ctx, begins, (size_t)long_ids[i] * 8, 8, &b);
-    if (s == CLPRIM_SUCCESS) s = clprim__read(ctx, ends, (size_t)long_ids[i] * 8, 8, &e);
-    if (s != CLPRIM_SUCCESS) break;
     struct sort_job one = j;
-    one.in_base = one.out_base = b, one.n = e - b;
+    one.in_base = one.out_base = long_bounds[2 * i], one.n = long_bounds[2 * i + 1] - one.in_base;
     s = sort_passes(ctx, &one);
   }
-  free(long_ids);
+  free(long_bounds);
   return s;
 }
 

@@ -4,21 +4,25 @@
  *
  * clprim_check_segment, for segment s: a bad one (begin > end or end > n)
  * sets info[0]; one longer than `longest` elements is listed in long_ids
- * (its index; info[1] counts them), info[2] takes the length of the longest
- * of the others (atomic_max). A family wraps it in a kernel of its own. */
+ * (its index; info[1] counts them) and, where long_bounds is not NULL, its
+ * begin and end go to long_bounds[2 k], [2 k + 1] at the same place k;
+ * info[2] takes the length of the longest of the others (atomic_max). A
+ * family wraps it in a kernel of its own. */
 #ifndef CLPRIM_SEGMENTS_H
 #define CLPRIM_SEGMENTS_H
 
 CLPRIM_INLINE void clprim_check_segment(__global const ulong *begins, __global const ulong *ends,
                                         ulong s, ulong n, ulong longest, __global uint *info,
-                                        __global uint *long_ids) {
+                                        __global uint *long_ids, __global ulong *long_bounds) {
   const ulong b = begins[s], e = ends[s];
   if (b > e || e > n) {
     atomic_or(&info[0], 1u);
     return;
   }
   if (e - b > longest) {
-    long_ids[atomic_inc(&info[1])] = (uint)s;
+    const uint k = atomic_inc(&info[1]);
+    long_ids[k] = (uint)s;
+    if (long_bounds) long_bounds[2 * (ulong)k] = b, long_bounds[2 * (ulong)k + 1] = e;
   } else {
     atomic_max(&info[2], (uint)(e - b));
   }

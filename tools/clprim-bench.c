@@ -1177,7 +1177,7 @@ static const char *const startup_families[] = {"scan",      "reduce_sum",  "argm
                                                "reduce_by_key", "reduce_by_key_dense",
                                                "median",    "topk",        "sort",
                                                "unique",    "run_length_encode",
-                                               "segmented_sum"};
+                                               "segmented_sum", "scan_by_key", "partition3"};
 #define STARTUP_FAMILIES (int)(sizeof startup_families / sizeof startup_families[0])
 
 static clprim_status startup_call(clprim_context *ctx, const char *family, cl_mem in, cl_mem keys,
@@ -1223,6 +1223,17 @@ static clprim_status startup_call(clprim_context *ctx, const char *family, cl_me
   if (strcmp(family, "run_length_encode") == 0)
     return clprim_run_length_encode(ctx, n, CLPRIM_INT32, clprim_buf(keys), 0, clprim_buf(out),
                                     clprim_buf(out2), &count, none);
+  if (strcmp(family, "scan_by_key") == 0)
+    return clprim_scan_inclusive_by_key(ctx, n, CLPRIM_INT32, clprim_buf(keys), CLPRIM_FLOAT,
+                                        clprim_buf(in), clprim_buf(out));
+  if (strcmp(family, "partition3") == 0) {
+    clprim_predicate first, second;
+    memset(&first, 0, sizeof first), memset(&second, 0, sizeof second);
+    first.op = CLPRIM_PRED_LT, first.a.f32 = 1.0f / 3;
+    second.op = CLPRIM_PRED_LT, second.a.f32 = 2.0f / 3;
+    return clprim_partition3(ctx, n, CLPRIM_FLOAT, clprim_buf(in), &first, &second, 0,
+                             clprim_buf(out), none, NULL, clprim_buf(out2));
+  }
   if (strcmp(family, "segmented_sum") == 0)
     return clprim_segmented_sum(ctx, n, CLPRIM_FLOAT, clprim_buf(in), n / 1024, clprim_buf(begins),
                                 clprim_buf(ends), clprim_buf(out));

@@ -88,6 +88,7 @@ enum clprim_knob {
   CLPRIM_KNOB_SORT_ONESWEEP,
   CLPRIM_KNOB_SORT_SMALL_MAX,
   CLPRIM_KNOB_SORT_PEERS,
+  CLPRIM_KNOB_SEG_TOPK_LONG,
   CLPRIM_KNOB_TRACE,
   CLPRIM_KNOB_DEBUG,
   CLPRIM_KNOB_COUNT
@@ -395,6 +396,13 @@ size_t clprim__histogram_local_max(const clprim_context *ctx, int has_counts, si
  * in local memory (tests: sizes around both). */
 size_t clprim__sort_tile(const clprim_context *ctx, clprim_type type, size_t value_size);
 size_t clprim__sort_small_max(const clprim_context *ctx, clprim_type type, size_t value_size);
+/* clprim_segmented_sort_pairs (value_size 4 or 8) or _keys (value_size 0,
+ * values NULL) on resolved buffers, arguments checked (src/segmented_topk.c
+ * sorts its rows with it). */
+clprim_status clprim__segmented_sort(clprim_context *ctx, clprim_type type, size_t value_size,
+                                     cl_mem keys_in, cl_mem values_in, cl_mem keys_out,
+                                     cl_mem values_out, size_t n, size_t segments, cl_mem begins,
+                                     cl_mem ends, unsigned flags);
 /* ---- select.c */
 /* Elements per select tile on this context (tests: sizes around tiles). */
 size_t clprim__select_tile(const clprim_context *ctx);
@@ -446,6 +454,14 @@ clprim_status clprim__nth_select_ranks(clprim_context *ctx, clprim_type type, cl
                                        size_t in_offset, size_t n, const uint64_t *ranks,
                                        unsigned count, unsigned flags, int approximate,
                                        uint64_t *keys, uint64_t *errors);
+/* The element whose key (cl/internal/keys.h) is key; NaN keys give a quiet
+ * NaN. */
+clprim_value clprim__value_of_key(clprim_type type, uint64_t key);
+/* clprim_topk on resolved buffers (values and / or indices; NULL for
+ * none), arguments checked, 1 <= k <= n < 2^32 (src/segmented_topk.c runs
+ * it on long segments). */
+clprim_status clprim__topk(clprim_context *ctx, size_t n, clprim_type type, cl_mem in, uint64_t k,
+                           unsigned flags, cl_mem values, cl_mem indices);
 
 #define CLPRIM_CHECK(expr)                                                                         \
   do {                                                                                             \

@@ -404,7 +404,19 @@ static clprim_status segmented(clprim_context *ctx, size_t n, clprim_type type,
     if (n && (j.vout == j.kin || j.vout == j.kout || j.kout == j.vin))
       return CLPRIM_ERROR_INVALID_ARGUMENT;
   }
+  return clprim__segmented_sort(ctx, type, value_size, j.kin, j.vin, j.kout, j.vout, n, segments,
+                                begins, ends, flags);
+}
+
+clprim_status clprim__segmented_sort(clprim_context *ctx, clprim_type type, size_t value_size,
+                                     cl_mem keys_in, cl_mem values_in, cl_mem keys_out,
+                                     cl_mem values_out, size_t n, size_t segments, cl_mem begins,
+                                     cl_mem ends, unsigned flags) {
   if (segments == 0) return CLPRIM_SUCCESS;
+  struct sort_job j;
+  memset(&j, 0, sizeof j);
+  j.kin = keys_in, j.vin = value_size ? values_in : NULL;
+  j.kout = keys_out, j.vout = value_size ? values_out : NULL;
   digits_of(type, 0, 0, flags, &j);
   j.value_size = value_size;
 

@@ -548,9 +548,16 @@ static void test_prebuild(void **state) {
     /* Segments [0, 1000) and [1000, 5000) of int32 and float. */
     const uint64_t offsets[3] = {0, 1000, 5000};
     cl_mem seg = test_buffer(ctx, sizeof offsets, offsets);
-    for (int t = 0; t < types; ++t)
+    for (int t = 0; t < types; ++t) {
       TEST_OK(clprim_segmented_argmax(ctx, n, type_of[t], clprim_buf(in), 2, clprim_buf(seg),
                                       clprim_buf_at(seg, 1), 0, clprim_buf(out)));
+      TEST_OK(clprim_segmented_nth_element(ctx, n, type_of[t], clprim_buf(in), 2,
+                                           clprim_buf(seg), clprim_buf_at(seg, 1), 7, 0,
+                                           clprim_buf(out)));
+      TEST_OK(clprim_segmented_topk(ctx, n, type_of[t], clprim_buf(in), 2, clprim_buf(seg),
+                                    clprim_buf_at(seg, 1), 7, 0, clprim_buf(out),
+                                    clprim_buf(out2)));
+    }
     clReleaseMemObject(seg);
   }
   TEST_OK(clprim_reduce_by_key(ctx, n, CLPRIM_INT32, clprim_buf(in), CLPRIM_INT32,

@@ -8,7 +8,8 @@
  * reduce_by_key_dense, reduce_by_key) and the runs family (unique,
  * run_length_encode, unique_by_key, non_trivial_runs, scan_by_key) and the segmented
  * reductions (segmented_sum, segmented_max, segmented_argmax: segments of
- * 1024) are compared with one READ of their inputs instead (a minimal read
+ * 1024) and per-row selection (batched_topk, batched_nth_element) are
+ * compared with one READ of their inputs instead (a minimal read
  * kernel over the same bytes, same run).
  *
  * Usage: clprim-bench --help lists the ops, types, options and defaults.
@@ -1163,6 +1164,65 @@ static void bench_segreduce(struct bench *b, clprim_type type, size_t n) {
   release_buffer(b, a.out);
 }
 
+/* Top-k and nth_element per row of a matrix (batched_topk,
+ * batched_nth_element): rows of 1024 and of 32768 random elements of the
+ * type (the last partial row left out); top-k with k = 8 and 100, values
+ * and uint32 indices, sorted; nth_element of rank row / 2 (the median).
+ * Compared with one read of the input, in the same run. */
+struct segtopk_arg {
+  int nth;
+  clprim_type type;
+  cl_mem in, values, indices;
+  size_t rows, row_length;
+  uint64_t k;
+};
+static clprim_status call_segtopk(struct bench *b, void *p) {
+  struct segtopk_arg *a = p;
+  if (a->nth)
+    return clprim_batched_nth_element(b->ctx, a->rows, a->row_length, a->type, clprim_buf(a->in),
+                                      a->k, 0, clprim_buf(a->values));
+  return clprim_batched_topk(b->ctx, a->rows, a->row_length, a->type, clprim_buf(a->in), a->k,
+                             CLPRIM_TOPK_SORTED, clprim_buf(a->values), clprim_buf(a->indices));
+}
+static void bench_segtopk(struct bench *b, clprim_type type, size_t n) {
+  if (!want_op(b, "batched_topk") && !want_op(b, "batched_nth_element")) return;
+  const size_t es = clprim_type_size(type);
+  struct segtopk_arg a;
+  memset(&a, 0, sizeof a);
+  a.type = type;
+  void *host = random_data(b, type, n, 10);
+  a.in = device_buffer(b, n * es, host);
+  free_host(b, host);
+  const double read = read_ms(b, a.in, n * es);
+  const size_t lengths[2] = {1024, 32768};
+  for (int l = 0; l < 2; ++l) {
+    a.row_length = lengths[l], a.rows = n / lengths[l];
+    if (a.rows == 0) continue;
+    a.values = device_buffer(b, a.rows * 100 * es, NULL);
+    a.indices = device_buffer(b, a.rows * 100 * 4, NULL);
+    char variant[96];
+    if (want_op(b, "batched_topk")) {
+      const uint64_t ks[2] = {8, 100};
+      for (int j = 0; j < 2; ++j) {
+        a.nth = 0, a.k = ks[j];
+        snprintf(variant, sizeof variant, "rows of %zu, k = %llu, sorted", a.row_length,
+                 (unsigned long long)a.k);
+        report_vs_read(b, "batched_topk", variant, type, a.rows * a.row_length, call_segtopk, &a,
+                       read);
+      }
+    }
+    if (want_op(b, "batched_nth_element")) {
+      a.nth = 1, a.k = a.row_length / 2;
+      snprintf(variant, sizeof variant, "rows of %zu, the median", a.row_length);
+      report_vs_read(b, "batched_nth_element", variant, type, a.rows * a.row_length,
+                     call_segtopk, &a, read);
+    }
+    release_buffer(b, a.values);
+    release_buffer(b, a.indices);
+  }
+  release_buffer(b, a.in);
+}
+
 /* ------------------------------------------------------------ startup */
 
 static double now_ms(void) {
@@ -1177,7 +1237,8 @@ static const char *const startup_families[] = {"scan",      "reduce_sum",  "argm
                                                "reduce_by_key", "reduce_by_key_dense",
                                                "median",    "topk",        "sort",
                                                "unique",    "run_length_encode",
-                                               "segmented_sum", "scan_by_key", "partition3"};
+                                               "segmented_sum", "scan_by_key", "partition3",
+                                               "batched_topk"};
 #define STARTUP_FAMILIES (int)(sizeof startup_families / sizeof startup_families[0])
 
 static clprim_status startup_call(clprim_context *ctx, const char *family, cl_mem in, cl_mem keys,
@@ -1223,6 +1284,9 @@ static clprim_status startup_call(clprim_context *ctx, const char *family, cl_me
   if (strcmp(family, "run_length_encode") == 0)
     return clprim_run_length_encode(ctx, n, CLPRIM_INT32, clprim_buf(keys), 0, clprim_buf(out),
                                     clprim_buf(out2), &count, none);
+  if (strcmp(family, "batched_topk") == 0) /* rows of 1024, k = 8, sorted */
+    return clprim_batched_topk(ctx, n / 1024, 1024, CLPRIM_FLOAT, clprim_buf(in), 8,
+                               CLPRIM_TOPK_SORTED, clprim_buf(out), clprim_buf(out2));
   if (strcmp(family, "scan_by_key") == 0)
     return clprim_scan_inclusive_by_key(ctx, n, CLPRIM_INT32, clprim_buf(keys), CLPRIM_FLOAT,
                                         clprim_buf(in), clprim_buf(out));
@@ -1379,6 +1443,9 @@ static const struct {
     {"segmented_max", FAM_SEGREDUCE, 0x3Fu, "as segmented_sum, the largest element"},
     {"segmented_argmax", FAM_SEGREDUCE, 0x3Fu,
      "as segmented_sum, value bits and first index (two uint64 per segment)"},
+    {"batched_topk", FAM_SEGREDUCE, 0x3Fu,
+     "rows of 1024 and 32768, k = 8 and 100, sorted, values and uint32 indices"},
+    {"batched_nth_element", FAM_SEGREDUCE, 0x3Fu, "rows of 1024 and 32768, the median"},
 };
 #define OP_COUNT (int)(sizeof ops / sizeof ops[0])
 static const char *const family_names[FAM_COUNT] = {
@@ -1386,7 +1453,7 @@ static const char *const family_names[FAM_COUNT] = {
     "histogram/histogram_keys/reduce_by_key(_dense)", "read/nth_element/nth_approx/quantiles/topk",
     "sort_keys/sort_pairs/argsort/segmented_sort",
     "unique/run_length_encode/unique_by_key/non_trivial_runs/scan_by_key",
-    "segmented_sum/segmented_max/segmented_argmax"};
+    "segmented_sum/segmented_max/segmented_argmax/batched_topk/batched_nth_element"};
 
 static int want_op(const struct bench *b, const char *op) {
   return strcmp(b->op_filter, "all") == 0 || strcmp(b->op_filter, op) == 0;
@@ -1480,7 +1547,10 @@ static void run_family(struct bench *b, int f, clprim_type type, size_t n) {
   case FAM_HIST: bench_hist(b, type, n); break;
   case FAM_SORT: bench_sort(b, type, n); break;
   case FAM_RUNS: bench_runs(b, type, n); break;
-  case FAM_SEGREDUCE: bench_segreduce(b, type, n); break;
+  case FAM_SEGREDUCE:
+    bench_segreduce(b, type, n);
+    bench_segtopk(b, type, n);
+    break;
   default: bench_nth(b, type, n); break;
   }
 }

@@ -914,6 +914,65 @@ CLPRIM_API clprim_status clprim_topk(clprim_context *ctx, size_t n, clprim_type 
                                      clprim_buffer in, uint64_t k, unsigned flags,
                                      clprim_buffer values, clprim_buffer indices);
 
+/* ------------------------------------- selection and top-k per segment */
+
+/* Top-k and selection by rank in every segment at once (per-row top-k of a
+ * batch): segments given by offsets (segment s is elements
+ * [begin_offsets[s], end_offsets[s]), uint64 element offsets on the device,
+ * begin <= end <= n, empty segments allowed, as clprim_segmented_sort_keys)
+ * or as rows of a matrix (row r is elements [r row_length, (r + 1)
+ * row_length)). Order and ties as clprim_topk and clprim_nth_element.
+ * Segments up to a length (the larger of 2^16 and n / (2 compute units))
+ * are done one work-group each (radix selection in the work-group); longer
+ * ones one after another by clprim_topk / clprim_nth_element on a copy.
+ * n must be below 2^32 (CLPRIM_ERROR_SIZE_TOO_LARGE otherwise).
+ * With offsets, the segments are checked on the device before anything is
+ * written (CLPRIM_ERROR_INVALID_ARGUMENT for begin > end or end > n). Waits
+ * for the device when there are long segments (their bounds are read). */
+
+/*! clprim_segmented_topk(), clprim_batched_topk() :
+ * The k largest (CLPRIM_TOPK_SMALLEST: smallest) of each segment, to row s
+ * of the outputs: values[s k + j] (elements of type) and / or indices[s k +
+ * j] (the position in the segment, uint32 or uint64 with CLPRIM_INDICES_64)
+ * for j < min(k, length of segment s). A segment shorter than k gives all
+ * its elements (k is clamped per segment) and the rest of its row is not
+ * written; an empty segment writes nothing. Each row is in input order, or
+ * best first with CLPRIM_TOPK_SORTED (equal elements by index); elements
+ * equal to the k-th best are taken from the lowest indices. k = 0 writes
+ * nothing. The outputs hold segments * k elements.
+ * Flags: CLPRIM_TOPK_SMALLEST, CLPRIM_TOPK_SORTED, CLPRIM_INDICES_64.
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT also for neither
+ *           output, other flags (CLPRIM_NTH_REJECT_NAN is not taken), a bad
+ *           segment; CLPRIM_ERROR_SIZE_TOO_LARGE. */
+CLPRIM_API clprim_status clprim_segmented_topk(clprim_context *ctx, size_t n, clprim_type type,
+                                               clprim_buffer in, size_t segments,
+                                               clprim_buffer begin_offsets,
+                                               clprim_buffer end_offsets, uint64_t k,
+                                               unsigned flags, clprim_buffer values,
+                                               clprim_buffer indices);
+CLPRIM_API clprim_status clprim_batched_topk(clprim_context *ctx, size_t rows, size_t row_length,
+                                             clprim_type type, clprim_buffer in, uint64_t k,
+                                             unsigned flags, clprim_buffer values,
+                                             clprim_buffer indices);
+
+/*! clprim_segmented_nth_element(), clprim_batched_nth_element() :
+ * result[s] (one element of type per segment) gets the element of rank
+ * min(k, length - 1) of segment s: k is clamped per segment to its largest
+ * element; an empty segment writes nothing. Values as clprim_nth_element
+ * (a zero is returned as +0.0, a NaN as one quiet NaN). flags must be 0.
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT also for a NULL
+ *           result, flags, a bad segment; CLPRIM_ERROR_SIZE_TOO_LARGE. */
+CLPRIM_API clprim_status clprim_segmented_nth_element(clprim_context *ctx, size_t n,
+                                                      clprim_type type, clprim_buffer in,
+                                                      size_t segments,
+                                                      clprim_buffer begin_offsets,
+                                                      clprim_buffer end_offsets, uint64_t k,
+                                                      unsigned flags, clprim_buffer result);
+CLPRIM_API clprim_status clprim_batched_nth_element(clprim_context *ctx, size_t rows,
+                                                    size_t row_length, clprim_type type,
+                                                    clprim_buffer in, uint64_t k,
+                                                    unsigned flags, clprim_buffer result);
+
 /* ------------------------------------------------------------------ sort */
 
 /* Radix sort (LSD, 8-bit digits) of keys of the six types, alone or with

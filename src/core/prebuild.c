@@ -102,6 +102,9 @@ static void dry_runs(clprim_context *ctx, const struct dry *d, clprim_type t) {
     }
   }
   clprim_segmented_sort_keys(ctx, n, t, in, 1, in2, in2, 0, out);
+  /* Top-k and nth_element per segment: one program (the rows' sort and the
+   * long segments' calls are those above). */
+  clprim_segmented_topk(ctx, n, t, in, 1, in2, in2, 1, 0, out, out2);
   /* Runs: unique, unique-by-key (values of the key's type), run-length
    * encoding and non-trivial runs with both widths of lengths; the
    * segmented reductions (one program per type). */

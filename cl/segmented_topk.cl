@@ -33,7 +33,8 @@
 #define SEG_INDEX64 2u   /* ulong indices */
 #define SEG_VALUES 4u    /* write values */
 #define SEG_INDICES 8u   /* write indices */
-#define SEG_BOUNDS 16u   /* write each row's output bounds (for the sort after) */
+#define SEG_SORT 16u     /* rows best first (and each row's bounds for the sort after) */
+#define SEG_SORT_CAP 1024 /* rows of at most this many are sorted by the work-group */
 
 CLPRIM_INLINE T seg_value_of_key(KEY k) {
 #if T_FLOAT
@@ -126,15 +127,31 @@ __kernel void seg_nth(__global const T *in, __global const ulong *begins,
 #endif
 
 #ifdef KERNEL_seg_topk
-/* Row s of the outputs (from s k): the min(k, length) best of segment s
- * in input order, values and / or indices in the segment. With SEG_BOUNDS,
- * row_begins[s] and row_ends[s] get the row's written range (empty for a
- * long segment): the segments of the sort that follows. */
+/* Output j of row `row`: value x and / or index i (in the segment). */
+CLPRIM_INLINE void seg_put(__global T *values, __global uint *indices, uint mode, ulong j, T x,
+                           ulong i) {
+  if (mode & SEG_VALUES) values[j] = x;
+  if (mode & SEG_INDICES) {
+    if (mode & SEG_INDEX64)
+      ((__global ulong *)indices)[j] = i;
+    else
+      indices[j] = (uint)i;
+  }
+}
+
+/* Row s of the outputs (from s k): the m = min(k, length) best of segment
+ * s, values and / or indices in the segment; in input order, or with
+ * SEG_SORT best first (ties by index): rows of up to SEG_SORT_CAP sorted
+ * here, in local memory (bitonic, on (key, index)); longer ones are left
+ * to the segmented sort that follows, whose segments row_begins[s] and
+ * row_ends[s] are (empty for the rows sorted here and for long segments). */
 __kernel void seg_topk(__global const T *in, __global const ulong *begins,
                        __global const ulong *ends, ulong row_length, ulong segments, ulong k,
                        ulong longest, uint mode, __global T *values, __global uint *indices,
                        __global ulong *row_begins, __global ulong *row_ends) {
   __local uint hist[SEG_RADIX], scratch[CLPRIM_WG_SCRATCH(WG)], shared[2];
+  __local KEY sort_keys[SEG_SORT_CAP];
+  __local uint sort_index[SEG_SORT_CAP];
   const uint lid = (uint)get_local_id(0);
   const KEY flip = (mode & SEG_SMALLEST) ? (KEY)0 : KEY_MAX;
   for (ulong s = get_group_id(0); s < segments; s += get_num_groups(0)) {
@@ -142,7 +159,8 @@ __kernel void seg_topk(__global const T *in, __global const ulong *begins,
     seg_bounds(begins, ends, row_length, s, longest, &b, &e);
     const uint m = (uint)(k < e - b ? k : e - b); /* the row's results */
     const ulong row = s * k;
-    if ((mode & SEG_BOUNDS) && lid == 0) row_begins[s] = row, row_ends[s] = row + m;
+    const int here = (mode & SEG_SORT) && m <= SEG_SORT_CAP; /* sorted in local memory */
+    if ((mode & SEG_SORT) && lid == 0) row_begins[s] = row, row_ends[s] = row + (here ? 0 : m);
     if (m == 0) continue; /* uniform in the work-group */
     uint need;
     const KEY t = seg_radix_select(in, b, e, flip, m - 1, hist, scratch, shared, &need);
@@ -153,30 +171,54 @@ __kernel void seg_topk(__global const T *in, __global const ulong *begins,
     for (ulong first = b; first < e && taken < m; first += WG) {
       const ulong i = first + lid;
       T x = 0;
+      KEY key = 0;
       uint below = 0, eq = 0;
       if (i < e) {
         x = in[i];
-        const KEY key = key_of(x) ^ flip;
+        key = key_of(x) ^ flip;
         below = key < t, eq = key == t;
       }
       uint total;
       const uint excl = clprim_wg_scan_excl_add_uint((eq << 16) | below, scratch, &total);
-      const uint eq_room = need > equal ? need - equal : 0u; /* equal keys still to take */
+      /* equal keys still to take (the built-in: Oclgrind cannot run the
+       * llvm.usub.sat intrinsic that the compiler makes of a ?: form) */
+      const uint eq_room = sub_sat(need, equal);
       if (below || (eq && (excl >> 16) < eq_room)) {
         const uint eq_taken = min(excl >> 16, eq_room); /* taken equal keys before x */
-        const ulong j = row + taken + (excl & 0xFFFFu) + eq_taken;
-        if (mode & SEG_VALUES) values[j] = x;
-        if (mode & SEG_INDICES) {
-          if (mode & SEG_INDEX64)
-            ((__global ulong *)indices)[j] = i - b;
-          else
-            indices[j] = (uint)(i - b);
-        }
+        const uint j = taken + (excl & 0xFFFFu) + eq_taken;
+        if (here)
+          sort_keys[j] = key, sort_index[j] = (uint)(i - b);
+        else
+          seg_put(values, indices, mode, row + j, x, i - b);
       }
       const uint eq_total = total >> 16;
       taken += (total & 0xFFFFu) + min(eq_total, eq_room);
       equal += eq_total;
     }
+    if (!here) continue; /* uniform */
+    /* Bitonic sort of the row's (key, index) pairs, padded to a power of
+     * two with pairs that sort last, then the row from it. */
+    uint size = 1;
+    while (size < m) size <<= 1;
+    for (uint j = m + lid; j < size; j += WG) sort_keys[j] = KEY_MAX, sort_index[j] = 0xFFFFFFFFu;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (uint block = 2; block <= size; block <<= 1)
+      for (uint stride = block >> 1; stride > 0; stride >>= 1) {
+        for (uint p = lid; p < size / 2; p += WG) {
+          const uint lo = 2 * p - (p & (stride - 1)), hi = lo + stride;
+          const KEY ka = sort_keys[lo], kb = sort_keys[hi];
+          const uint ia = sort_index[lo], ib = sort_index[hi];
+          const int greater = ka > kb || (ka == kb && ia > ib);
+          if (greater == ((lo & block) == 0))
+            sort_keys[lo] = kb, sort_keys[hi] = ka, sort_index[lo] = ib, sort_index[hi] = ia;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+    for (uint j = lid; j < m; j += WG) {
+      const uint i = sort_index[j];
+      seg_put(values, indices, mode, row + j, (mode & SEG_VALUES) ? in[b + i] : (T)0, i);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE); /* the next row's walk writes sort_keys */
   }
 }
 #endif

@@ -8,9 +8,10 @@
  * one work-group per segment that is not long (seg_topk, seg_nth: radix
  * selection in the work-group); then each long segment, one after another,
  * through the device-wide top-k (src/topk.c) or selection
- * (src/nth_element.c) on a copy of it; with CLPRIM_TOPK_SORTED, the rows
- * the work-groups wrote are sorted afterwards by the segmented sort
- * (src/sort.c), best first and stable, so ties stay in index order.
+ * (src/nth_element.c) on a copy of it. With CLPRIM_TOPK_SORTED the
+ * work-group sorts its row in local memory (up to SEG_SORT_CAP results;
+ * longer rows, for k above that, are sorted afterwards by the segmented
+ * sort of src/sort.c, best first and stable, so ties stay in index order).
  *
  * Long: longer than both LONG_MIN elements and n / (2 compute units). There
  * are then fewer than 2 per compute unit, so running each over the whole
@@ -37,7 +38,8 @@
 #define SEG_INDEX64 2u
 #define SEG_VALUES 4u
 #define SEG_INDICES 8u
-#define SEG_BOUNDS 16u
+#define SEG_SORT 16u
+#define SEG_SORT_CAP 1024 /* rows of at most this many are sorted by the work-group */
 
 /* One call, its buffers resolved. Offsets (begins, ends) or rows (`rows`)
  * of row_length elements. nth: values gets one element per segment; else
@@ -140,11 +142,12 @@ static clprim_status plan(clprim_context *ctx, const struct seg_call *c) {
 
   /* The work-groups' segments (every one when none is long). */
   const int sorted = !c->nth && (c->flags & CLPRIM_TOPK_SORTED);
+  const int sort_after = sorted && c->k > SEG_SORT_CAP; /* rows too long for the work-group */
   const size_t es = clprim_type_size(c->type);
   cl_mem keys = c->values, row_begins = c->in, row_ends = c->in;
   clprim_status st = CLPRIM_SUCCESS;
-  if (sorted) {
-    if (!keys)
+  if (sorted) { /* (the row bounds are written, if only as dummies) */
+    if (!keys && sort_after)
       st = clprim__scratch_per_call(ctx, SLOT_SORT_KEYS, c->segments * (size_t)c->k * es, &keys);
     if (st == CLPRIM_SUCCESS)
       st = clprim__scratch(ctx, SLOT_ROW_BEGINS, c->segments * 8, &row_begins);
@@ -163,7 +166,7 @@ static clprim_status plan(clprim_context *ctx, const struct seg_call *c) {
       const cl_uint mode = ((c->flags & CLPRIM_TOPK_SMALLEST) ? SEG_SMALLEST : 0u) |
                            ((c->flags & CLPRIM_INDICES_64) ? SEG_INDEX64 : 0u) |
                            (keys ? SEG_VALUES : 0u) | (c->indices ? SEG_INDICES : 0u) |
-                           (sorted ? SEG_BOUNDS : 0u);
+                           (sorted ? SEG_SORT : 0u);
       const cl_mem v = keys ? keys : c->in, i = c->indices ? c->indices : c->in;
       st = clprim__set_args(kernels[1], 12, sizeof c->in, &c->in, sizeof b, &b, sizeof e, &e,
                             sizeof rows, &rows, sizeof segs, &segs, sizeof k64, &k64,
@@ -173,8 +176,9 @@ static clprim_status plan(clprim_context *ctx, const struct seg_call *c) {
       if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, kernels[1], groups, nc.wg);
     }
   }
-  /* The work-groups' rows, sorted (the long ones sort themselves). */
-  if (st == CLPRIM_SUCCESS && sorted && any_short) {
+  /* The work-groups' rows longer than they sort (the long segments' rows
+   * sort themselves). */
+  if (st == CLPRIM_SUCCESS && sort_after && any_short) {
     const size_t is = (c->flags & CLPRIM_INDICES_64) ? 8 : 4;
     const unsigned order = (c->flags & CLPRIM_TOPK_SMALLEST) ? 0u : CLPRIM_SORT_DESCENDING;
     st = clprim__segmented_sort(ctx, c->type, c->indices ? is : 0, keys, c->indices, keys,

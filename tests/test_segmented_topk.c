@@ -322,9 +322,13 @@ static void test_long(void **state) {
       check_topk(ctx, types[t], data, &l, 3, CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED, 0, 1,
                  "long");
       check_nth(ctx, types[t], data, &l, 60, "long");
+      fill(types[t], data, l.n, DIST_UNIFORM); /* distinct: neighbouring ranks differ */
+      check_nth(ctx, types[t], data, &l, 60, "long, uniform");
       fill(types[t], data, r.n, DIST_FEW16);
       check_topk(ctx, types[t], data, &r, 20, CLPRIM_TOPK_SORTED, 1, 0, "long rows");
       check_nth(ctx, types[t], data, &r, 5000, "long rows");
+      fill(types[t], data, r.n, DIST_UNIFORM);
+      check_nth(ctx, types[t], data, &r, 77, "long rows, uniform");
       free(data);
     }
     free_layout(&l), free_layout(&r);

@@ -35,6 +35,7 @@
 #define SEG_INDICES 8u   /* write indices */
 #define SEG_SORT 16u     /* rows best first (and each row's bounds for the sort after) */
 #define SEG_SORT_CAP 1024 /* rows of at most this many are sorted by the work-group */
+#define SEG_CAND 1024     /* keys that the selection gathers in local memory */
 
 CLPRIM_INLINE T seg_value_of_key(KEY k) {
 #if T_FLOAT
@@ -59,20 +60,49 @@ CLPRIM_INLINE void seg_bounds(__global const ulong *begins, __global const ulong
 
 /* The key (complemented with flip) of rank r among those of [b, e), found by
  * the work-group; *r_out: its rank among the keys equal to it. hist holds
- * SEG_RADIX counts, scratch CLPRIM_WG_SCRATCH(WG) words, shared 2. Every
- * work-item returns the same. */
+ * SEG_RADIX counts, scratch CLPRIM_WG_SCRATCH(WG) words, shared 4, cand
+ * SEG_CAND keys. Once the keys still in play (those that share the digits
+ * chosen so far) are few, the pass that counts them also gathers them in
+ * cand, each work-item in its own column (cand[t WG + lid], at most
+ * SEG_CAND / WG each; with an atomic cursor in local memory PoCL 3.1 lost
+ * integer keys, Oclgrind found nothing), and the later passes read cand
+ * instead of the segment; a column that overflows leaves the pass to the
+ * segment. So a segment of up to SEG_CAND elements is read once, a longer
+ * one with spread keys twice. column (WG words) holds each work-item's
+ * count there: a private count live across the barriers made PoCL 5's
+ * kernel compiler fail. Every work-item returns the same. */
+#define SEG_COLUMN (SEG_CAND / WG) /* gathered keys per work-item */
 CLPRIM_INLINE KEY seg_radix_select(__global const T *in, ulong b, ulong e, KEY flip, uint r,
                                    __local uint *hist, __local uint *scratch,
-                                   __local uint *shared, uint *r_out) {
+                                   __local uint *shared, __local KEY *cand, __local uint *column,
+                                   uint *r_out) {
   const uint lid = (uint)get_local_id(0);
   KEY prefix = 0, mask = 0;
+  ulong in_play = e - b; /* keys that share the chosen digits */
+  uint gathered = 0;     /* 1 once they are in cand (uniform) */
   for (uint pass = 0; pass < SEG_PASSES; ++pass) {
     const uint shift = KEY_BITS - 8 * (pass + 1);
+    const uint gather = !gathered && in_play <= SEG_CAND; /* uniform */
     for (uint j = lid; j < SEG_RADIX; j += WG) hist[j] = 0;
+    if (lid == 0) shared[2] = 0; /* a column overflowed */
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (ulong i = b + lid; i < e; i += WG) {
-      const KEY key = key_of(in[i]) ^ flip;
-      if ((key & mask) == prefix) atomic_inc(&hist[(uint)(key >> shift) & (SEG_RADIX - 1)]);
+    if (gathered) {
+      for (uint t = 0; t < column[lid]; ++t) {
+        const KEY key = cand[t * WG + lid];
+        if ((key & mask) == prefix) atomic_inc(&hist[(uint)(key >> shift) & (SEG_RADIX - 1)]);
+      }
+    } else {
+      uint got = 0;
+      for (ulong i = b + lid; i < e; i += WG) {
+        const KEY key = key_of(in[i]) ^ flip;
+        if ((key & mask) == prefix) {
+          atomic_inc(&hist[(uint)(key >> shift) & (SEG_RADIX - 1)]);
+          if (gather && got < SEG_COLUMN) cand[got * WG + lid] = key;
+          got += gather;
+        }
+      }
+      if (got > SEG_COLUMN) atomic_or(&shared[2], 1u);
+      column[lid] = got;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     /* The bucket whose counts before it are <= r < those up to it. */
@@ -81,7 +111,7 @@ CLPRIM_INLINE KEY seg_radix_select(__global const T *in, ulong b, ulong e, KEY f
       const uint j = base + lid, c = j < SEG_RADIX ? hist[j] : 0u;
       uint total;
       const uint excl = before + clprim_wg_scan_excl_add_uint(c, scratch, &total);
-      if (c && excl <= r && r < excl + c) shared[0] = j, shared[1] = excl;
+      if (c && excl <= r && r < excl + c) shared[0] = j, shared[1] = excl, shared[3] = c;
       before += total;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
@@ -89,6 +119,8 @@ CLPRIM_INLINE KEY seg_radix_select(__global const T *in, ulong b, ulong e, KEY f
     r -= shared[1];
     prefix |= (KEY)bucket << shift;
     mask |= (KEY)(SEG_RADIX - 1) << shift;
+    if (gather && shared[2] == 0) gathered = 1; /* cand holds this pass's keys */
+    if (!gathered) in_play = shared[3];
     barrier(CLK_LOCAL_MEM_FENCE); /* shared and hist are read before the next pass writes */
   }
   *r_out = r;
@@ -113,14 +145,16 @@ __kernel void seg_topk_check(__global const ulong *begins, __global const ulong 
 __kernel void seg_nth(__global const T *in, __global const ulong *begins,
                       __global const ulong *ends, ulong row_length, ulong segments, ulong k,
                       ulong longest, __global T *out) {
-  __local uint hist[SEG_RADIX], scratch[CLPRIM_WG_SCRATCH(WG)], shared[2];
+  __local uint hist[SEG_RADIX], scratch[CLPRIM_WG_SCRATCH(WG)], shared[4];
+  __local KEY cand[SEG_CAND];
+  __local uint column[WG];
   for (ulong s = get_group_id(0); s < segments; s += get_num_groups(0)) {
     ulong b, e;
     seg_bounds(begins, ends, row_length, s, longest, &b, &e);
     if (b == e) continue; /* uniform in the work-group */
     const uint r = (uint)(k < e - b ? k : e - b - 1);
     uint r_eq;
-    const KEY key = seg_radix_select(in, b, e, 0, r, hist, scratch, shared, &r_eq);
+    const KEY key = seg_radix_select(in, b, e, 0, r, hist, scratch, shared, cand, column, &r_eq);
     if (get_local_id(0) == 0) out[s] = seg_value_of_key(key);
   }
 }
@@ -149,9 +183,9 @@ __kernel void seg_topk(__global const T *in, __global const ulong *begins,
                        __global const ulong *ends, ulong row_length, ulong segments, ulong k,
                        ulong longest, uint mode, __global T *values, __global uint *indices,
                        __global ulong *row_begins, __global ulong *row_ends) {
-  __local uint hist[SEG_RADIX], scratch[CLPRIM_WG_SCRATCH(WG)], shared[2];
-  __local KEY sort_keys[SEG_SORT_CAP];
-  __local uint sort_index[SEG_SORT_CAP];
+  __local uint hist[SEG_RADIX], scratch[CLPRIM_WG_SCRATCH(WG)], shared[4];
+  __local KEY sort_keys[SEG_SORT_CAP]; /* also the selection's gathered keys (SEG_CAND) */
+  __local uint sort_index[SEG_SORT_CAP], column[WG];
   const uint lid = (uint)get_local_id(0);
   const KEY flip = (mode & SEG_SMALLEST) ? (KEY)0 : KEY_MAX;
   for (ulong s = get_group_id(0); s < segments; s += get_num_groups(0)) {
@@ -163,7 +197,8 @@ __kernel void seg_topk(__global const T *in, __global const ulong *begins,
     if ((mode & SEG_SORT) && lid == 0) row_begins[s] = row, row_ends[s] = row + (here ? 0 : m);
     if (m == 0) continue; /* uniform in the work-group */
     uint need;
-    const KEY t = seg_radix_select(in, b, e, flip, m - 1, hist, scratch, shared, &need);
+    const KEY t =
+        seg_radix_select(in, b, e, flip, m - 1, hist, scratch, shared, sort_keys, column, &need);
     ++need; /* the keys equal to t that are taken: the first `need` */
     /* One walk in input order, WG elements a step; a step's counts in one
      * scan: (equal << 16) | below (WG <= 512). */

@@ -51,14 +51,17 @@ static const char *algorithm(const char *family, clprim_path path, const clprim_
   if (!strcmp(family, "runs"))
     return nv ? "run edges as the compaction's predicate: single pass with look-back, lengths in it"
               : "run edges as the compaction's predicate: count -> scan -> scatter, lengths after";
+  if (!strcmp(family, "segmented_topk"))
+    return "a work-group per segment: radix selection (8-bit passes, the keys in play gathered in "
+           "local memory), rows sorted in local memory; long segments through topk / nth_element";
   if (!strcmp(family, "sort"))
     return nv ? "LSD radix, 8-bit digits: upfront histogram, one pass per digit with look-back (Onesweep)"
               : "LSD radix, 8-bit digits: upfront histogram, count -> scan -> scatter per digit";
   return "";
 }
-static const char *const families[] = {"scan",          "reduce", "select",      "histogram",
-                                       "reduce_by_key", "runs",   "nth_element", "topk",
-                                       "sort"};
+static const char *const families[] = {"scan",        "reduce", "select",         "histogram",
+                                       "reduce_by_key", "runs", "nth_element",    "topk",
+                                       "segmented_topk", "sort"};
 #define FAMILIES (sizeof families / sizeof families[0])
 
 /* --------------------------------------------------------------- self-test */
@@ -184,6 +187,19 @@ static int test_family(clprim_context *ctx, const char *family, const cl_uint *h
     qsort(ref, n, sizeof *ref, cmp_u32);
     ok = 1;
     for (size_t k = 0; k < 100 && ok; ++k) ok = got[k] == ref[n - 1 - k];
+  } else if (!strcmp(family, "segmented_topk")) {
+    *what = "top 10 of each row of 1000 uint32, sorted values";
+    const size_t rows = n / 1000;
+    *st = clprim_batched_topk(ctx, rows, 1000, CLPRIM_UINT32, clprim_buf(in), 10,
+                              CLPRIM_TOPK_SORTED, clprim_buf(out), clprim_buf(out2));
+    if (*st || clEnqueueReadBuffer(q, out, CL_TRUE, 0, rows * 10 * 4, got, 0, NULL, NULL))
+      goto done;
+    ok = 1;
+    for (size_t r = 0; r < rows && ok; ++r) {
+      memcpy(ref, host + r * 1000, 1000 * 4);
+      qsort(ref, 1000, sizeof *ref, cmp_u32);
+      for (size_t k = 0; k < 10 && ok; ++k) ok = got[r * 10 + k] == ref[999 - k];
+    }
   } else if (!strcmp(family, "runs")) {
     *what = "run-length encoding of sorted uint32 below 1000";
     for (size_t i = 0; i < n; ++i) ref[i] = host[i] % 1000;

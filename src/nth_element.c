@@ -106,9 +106,7 @@ static clprim_status nth_need(clprim_context *ctx, const struct clprim_nth_confi
 }
 #define NTH_BIT(k) (1u << (k))
 
-/* The element whose key is `key` (cl/internal/keys.h; NaN keys give a
- * quiet NaN). */
-static clprim_value value_of_key(clprim_type type, uint64_t key) {
+clprim_value clprim__value_of_key(clprim_type type, uint64_t key) {
   clprim_value v;
   memset(&v, 0, sizeof v);
   const uint32_t k32 = (uint32_t)key, sign32 = 0x80000000u;
@@ -512,7 +510,7 @@ static clprim_status quantiles(clprim_context *ctx, size_t n, clprim_type type,
         else
           hi = mid;
       }
-      clprim_value v = value_of_key(type, keys[lo]);
+      clprim_value v = clprim__value_of_key(type, keys[lo]);
       memcpy(bytes + r * es, v.bytes, es);
       if (values) values[r] = v;
     }
@@ -563,7 +561,7 @@ static clprim_status nth_approx(clprim_context *ctx, size_t n, clprim_type type,
   uint64_t key = 0, error = 0;
   /* Small inputs are answered exactly (one work-group sorts them). */
   CLPRIM_CHECK(clprim__nth_select_ranks(ctx, type, in, 0, n, &k, 1, flags, n > BASE, &key, &error));
-  const clprim_value v = value_of_key(type, key);
+  const clprim_value v = clprim__value_of_key(type, key);
   if (result) CLPRIM_CHECK(clprim__write(ctx, result, 0, es, v.bytes, 1));
   if (value) *value = v;
   if (rank_error) *rank_error = error;

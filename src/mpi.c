@@ -852,14 +852,33 @@ static clprim_status dsel_rank(struct dsel *d, uint64_t k, int approximate,
       free(raw);
       break;
     }
-    /* Samples: each rank's splitters and candidate count, all-gathered. */
+    /* Samples: each rank's splitters and candidate count (and status),
+     * gathered at rank 0, which merges them; the splitters (and whether
+     * any rank failed) broadcast. */
     memset(mine, 0, sizeof mine);
     mine[0] = len;
     st = dsel_sample(d, side, cur, len, 0x5EED0000ull + level * 1000003ull + (uint64_t)d->p->rank,
                      mine + 1);
-    st = gather_status(d->comm, P, st, mine, SPLITTERS + 1, all, record);
+    record[0] = st != CLPRIM_SUCCESS;
+    memcpy(record + 1, mine, sizeof mine);
+    uint64_t merged[SPLITTERS + 1] = {0};
+    if (MPI_Gather(record, SPLITTERS + 2, MPI_UINT64_T, all, SPLITTERS + 2, MPI_UINT64_T, 0,
+                   d->comm) != MPI_SUCCESS) {
+      st = CLPRIM_MPI_ERROR_MPI;
+      break;
+    }
+    if (d->p->rank == 0) {
+      for (int r = 0; r < P; ++r)
+        merged[0] |= all[(size_t)r * rec_words];
+      if (!merged[0]) merge_splitters(all, P, w, merged + 1);
+    }
+    if (MPI_Bcast(merged, SPLITTERS + 1, MPI_UINT64_T, 0, d->comm) != MPI_SUCCESS) {
+      st = CLPRIM_MPI_ERROR_MPI;
+      break;
+    }
+    if (st == CLPRIM_SUCCESS && merged[0]) st = CLPRIM_MPI_ERROR_REMOTE;
     if (st != CLPRIM_SUCCESS) break;
-    merge_splitters(all, P, w, splitters);
+    memcpy(splitters, merged + 1, sizeof splitters);
     /* Counts: each rank's buckets, all-reduced, with a status word (the
      * NaN slot counts NaNs where level 0 rejects them). */
     {

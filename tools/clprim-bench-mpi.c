@@ -2,7 +2,8 @@
  * under mpirun (one rank per device; on a CPU runtime each rank is a PoCL
  * process on the same cores). Per op: the median wall time of --reps calls
  * (each between two barriers, so the slowest rank counts), and the bytes
- * this rank handed to MPI per call (counted by wrapping the MPI calls the
+ * a rank handed to MPI per call (the largest over the ranks; a broadcast
+ * counts at its root) (counted by wrapping the MPI calls the
  * library makes through MPI's profiling interface, PMPI_*). With one rank
  * it also times the plain clprim call on the same data: the overhead of the
  * MPI layer alone.
@@ -39,6 +40,18 @@ int MPI_Allgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int *r
                    const int *displs, MPI_Datatype rt, MPI_Comm c) {
   sent_bytes += (unsigned long long)sc * type_bytes(st), ++mpi_calls;
   return PMPI_Allgatherv(s, sc, st, r, rc, displs, rt, c);
+}
+int MPI_Gather(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, int root,
+               MPI_Comm c) {
+  sent_bytes += (unsigned long long)sc * type_bytes(st), ++mpi_calls;
+  return PMPI_Gather(s, sc, st, r, rc, rt, root, c);
+}
+int MPI_Bcast(void *b, int count, MPI_Datatype t, int root, MPI_Comm c) {
+  int rank = 0;
+  PMPI_Comm_rank(c, &rank);
+  if (rank == root) sent_bytes += (unsigned long long)count * type_bytes(t);
+  ++mpi_calls;
+  return PMPI_Bcast(b, count, t, root, c);
 }
 int MPI_Alltoallv(const void *s, const int *sc, const int *sd, MPI_Datatype st, void *r,
                   const int *rc, const int *rd, MPI_Datatype rt, MPI_Comm c) {

@@ -33,6 +33,8 @@
  *     writes those keys, unordered (order does not matter to selection).
  *     One chosen bucket is told by its key range (no search), more by the
  *     table search.
+ * nth_table builds the bucket table of splitters written by the host (the
+ * MPI library merges the ranks' samples on the host: src/mpi.c).
  * A bucket of at most SMALL_MAX keys is finished by nth_small: one
  * work-group per rank repeats the level on its own (no host round trips),
  * and sorts the last BASE keys or fewer in local memory. */

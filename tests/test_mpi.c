@@ -238,8 +238,10 @@ static void check_scan_select(clprim_type type) {
       int bad = 0;
       for (size_t i = 0; i < g.offset + g.n_local && !bad; ++i) {
         if (inclusive) {
-          run_u += test_value_u(type, g.data, i);
-          run_f += test_value_f(type, g.data, i), mag += fabs(test_value_f(type, g.data, i));
+          if (is_f)
+            run_f += test_value_f(type, g.data, i), mag += fabs(test_value_f(type, g.data, i));
+          else
+            run_u += test_value_u(type, g.data, i);
         }
         if (i >= g.offset) {
           const size_t j = i - g.offset;
@@ -255,8 +257,10 @@ static void check_scan_select(clprim_type type) {
                  inclusive ? "inclusive" : "exclusive", kind, i);
         }
         if (!inclusive) {
-          run_u += test_value_u(type, g.data, i);
-          run_f += test_value_f(type, g.data, i), mag += fabs(test_value_f(type, g.data, i));
+          if (is_f)
+            run_f += test_value_f(type, g.data, i), mag += fabs(test_value_f(type, g.data, i));
+          else
+            run_u += test_value_u(type, g.data, i);
         }
       }
       free(got);

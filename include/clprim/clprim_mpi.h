@@ -33,8 +33,9 @@
  * model and measured figures):
  *  - reductions, histograms, scan, compaction: one small collective of a
  *    few words per rank (a histogram: its bins);
- *  - selection: per level 255 sampled keys per rank (all-gathered) and 511
- *    bucket counts (all-reduced), never elements, then at most
+ *  - selection: per level 255 sampled keys per rank (gathered at rank 0,
+ *    which broadcasts 255 merged splitters) and 512 bucket counts
+ *    (all-reduced), never elements, then at most
  *    CLPRIM_MPI_GATHER_MAX keys gathered;
  *  - sort: every element once (all-to-all), plus a selection per splitter.
  *
@@ -175,6 +176,8 @@ CLPRIM_MPI_API clprim_status clprim_mpi_scan_inclusive(clprim_context *ctx, MPI_
  * *global_offset (NULL, or where this rank's first output sits in the
  * global result) and *global_count (NULL, or the global count) are set on
  * every rank. uint32 indices need a global array below 2^32 elements.
+ * Every rank passes the same kinds of outputs (values, indices: given or
+ * not), also a rank with n_local = 0.
  * @return : as clprim_select(). */
 CLPRIM_MPI_API clprim_status clprim_mpi_select(clprim_context *ctx, MPI_Comm comm,
                                                size_t n_local, clprim_type type, clprim_buffer in,
@@ -189,15 +192,15 @@ CLPRIM_MPI_API clprim_status clprim_mpi_select(clprim_context *ctx, MPI_Comm com
  * The element of GLOBAL rank k (0 <= k < N, N the global count) of the
  * global array, to *value on every rank. Distributed SampleSelect: per
  * level each rank samples its candidates on its device (255 splitters of
- * 1024 sampled keys), the samples are all-gathered and every rank merges
- * them (weighted by the ranks' candidate counts) into the same 255
- * splitters; each rank counts its candidates into the 511 buckets on its
- * device (clprim's counting kernel), the counts are all-reduced, the
+ * 1024 sampled keys), the samples are gathered at rank 0, which merges
+ * them (weighted by the ranks' candidate counts) into 255 splitters and
+ * broadcasts them; each rank counts its candidates into the 511 buckets
+ * on its device (clprim's counting kernel), the counts are all-reduced, the
  * bucket that holds rank k is chosen (an equality bucket answers at once)
  * and each rank extracts its candidates of that bucket on its device. Once
  * at most CLPRIM_MPI_GATHER_MAX candidates are left, they are gathered and
- * sorted on the host. flags: 0 or CLPRIM_NTH_REJECT_NAN. N must be below
- * 2^40 (n_local below 2^32).
+ * sorted on the host. flags: 0 or CLPRIM_NTH_REJECT_NAN. n_local must be
+ * below 2^32 on every rank (CLPRIM_ERROR_SIZE_TOO_LARGE).
  * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT (every rank) for
  *           k >= N, N = 0, a NaN with CLPRIM_NTH_REJECT_NAN. */
 CLPRIM_MPI_API clprim_status clprim_mpi_nth_element(clprim_context *ctx, MPI_Comm comm,
@@ -266,11 +269,12 @@ CLPRIM_MPI_API clprim_status clprim_mpi_topk(clprim_context *ctx, MPI_Comm comm,
  * equal to each splitter, one counting pass, then the ties' cut by global
  * index), exchanges the pieces with MPI_Alltoallv through pinned host
  * buffers, and sorts what it received. out holds out_capacity elements;
- * *out_count (may be NULL) receives this rank's count. Each rank's share
- * of bytes must stay below 2^31 (MPI's int counts).
+ * *out_count (may be NULL) receives this rank's count. Keys only (no
+ * values), ascending only; at most 256 ranks; n_local and each rank's share
+ * below 2^31 elements (MPI's int counts).
  * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_BUFFER_TOO_SMALL (that rank; the
  *           others CLPRIM_MPI_ERROR_REMOTE) when out_capacity is below the
- *           rank's share; CLPRIM_ERROR_SIZE_TOO_LARGE past MPI's counts. */
+ *           rank's share; CLPRIM_ERROR_SIZE_TOO_LARGE past those limits. */
 CLPRIM_MPI_API clprim_status clprim_mpi_sort_keys(clprim_context *ctx, MPI_Comm comm,
                                                   size_t n_local, clprim_type type,
                                                   clprim_buffer in, clprim_buffer out,

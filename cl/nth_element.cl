@@ -33,6 +33,8 @@
  *     writes those keys, unordered (order does not matter to selection).
  *     One chosen bucket is told by its key range (no search), more by the
  *     table search.
+ * nth_table builds the bucket table of splitters written by the host (the
+ * MPI library merges the ranks' samples on the host: src/mpi.c).
  * A bucket of at most SMALL_MAX keys is finished by nth_small: one
  * work-group per rank repeats the level on its own (no host round trips),
  * and sorts the last BASE keys or fewer in local memory. */
@@ -194,6 +196,59 @@ CLPRIM_INLINE __global const ulong *sub_of_group(__global const ulong *subs, uin
   meta += meta_at;                                                                                 \
   counts += counts_at;
 
+#if NTH_TABLE_BITS
+/* The bucket table of splitters sp[0], sp[stride], ... (SPLITTERS of
+ * them, sorted) and its scale, to the meta buffer (see entry_of): the
+ * splitters' entries, then each work-item walks TABLE_E / WG consecutive
+ * entries: lo(e + 1) = hi(e), found by one binary search at its first entry
+ * and steps after. ent: SPLITTERS + 1 uints. Ends with a barrier. */
+CLPRIM_INLINE void make_table(__global ulong *meta, __local const KEY *sp, uint stride,
+                              __local uint *ent) {
+  const uint lid = (uint)get_local_id(0);
+  const KEY smin = sp[0], smax = sp[(SPLITTERS - 1) * stride];
+  const KEY scale = table_scale(smin, smax);
+  for (uint j = lid; j < SPLITTERS + 1; j += WG)
+    ent[j] = j < SPLITTERS ? entry_of(sp[j * stride], smin, smax, scale) : TABLE_E;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  __global ushort *table = (__global ushort *)META_TABLE(meta);
+  const uint per = (TABLE_E + WG - 1) / WG, e0 = lid * per;
+  uint lo = 0; /* splitters whose entry is below e: ent[lo] is the first not */
+  for (uint step = 128; step > 0; step >>= 1)
+    if (ent[lo + step - 1] < e0) lo += step;
+  for (uint e = e0; e < e0 + per && e < TABLE_E; ++e) {
+    uint hi = lo; /* splitters whose entry is at most e */
+    while (ent[hi] <= e) /* ent[SPLITTERS] = TABLE_E stops it */
+      ++hi;
+    table[e] = (ushort)(lo | hi << 8);
+    lo = hi;
+  }
+  if (lid == 0) {
+    table[TABLE_BELOW] = 0;
+    table[TABLE_ABOVE] = (ushort)(SPLITTERS | SPLITTERS << 8);
+  }
+  if (lid == 0) META_SCALE(meta) = scale;
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+#endif
+
+/* The bucket table (make_table) of the splitters that the host wrote to a
+ * meta buffer's tree, with the totals zeroed (one work-group): the MPI
+ * library (src/mpi.c) merges the ranks' splitters on the host. */
+#ifdef KERNEL_nth_table
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void nth_table(__global ulong *meta) {
+  __local KEY tree[SPLITTERS + 1];
+  const uint lid = (uint)get_local_id(0);
+  load_tree(tree, META_TREE(meta));
+  for (uint b = lid; b < BUCKETS; b += WG)
+    META_TOTALS(meta)[b] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+#if NTH_TABLE_BITS
+  __local uint ent[SPLITTERS + 1];
+  make_table(meta, tree, 1, ent);
+#endif
+}
+#endif
+
 /* tree: the splitters (SPLITTERS keys); totals: BUCKETS counters, zeroed. */
 #ifdef KERNEL_nth_sample
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
@@ -222,32 +277,8 @@ nth_sample(__global const T *in, ulong offset, ulong n, ulong seed, __global ulo
   for (uint j = lid; j < SPLITTERS; j += WG)
     tree[j] = s[(j + 1) * (SAMPLE / 256)];
 #if NTH_TABLE_BITS
-  /* The bucket table (see entry_of): the splitters' entries, then each
-   * work-item walks TABLE_E / WG consecutive entries: lo(e + 1) = hi(e),
-   * found by one binary search at its first entry and steps after. */
   __local uint ent[SPLITTERS + 1];
-  const KEY smin = s[SAMPLE / 256], smax = s[SPLITTERS * (SAMPLE / 256)];
-  const KEY scale = table_scale(smin, smax);
-  for (uint j = lid; j < SPLITTERS + 1; j += WG)
-    ent[j] = j < SPLITTERS ? entry_of(s[(j + 1) * (SAMPLE / 256)], smin, smax, scale) : TABLE_E;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  __global ushort *table = (__global ushort *)META_TABLE(meta);
-  const uint per = (TABLE_E + WG - 1) / WG, e0 = lid * per;
-  uint lo = 0; /* splitters whose entry is below e: ent[lo] is the first not */
-  for (uint step = 128; step > 0; step >>= 1)
-    if (ent[lo + step - 1] < e0) lo += step;
-  for (uint e = e0; e < e0 + per && e < TABLE_E; ++e) {
-    uint hi = lo; /* splitters whose entry is at most e */
-    while (ent[hi] <= e) /* ent[SPLITTERS] = TABLE_E stops it */
-      ++hi;
-    table[e] = (ushort)(lo | hi << 8);
-    lo = hi;
-  }
-  if (lid == 0) {
-    table[TABLE_BELOW] = 0;
-    table[TABLE_ABOVE] = (ushort)(SPLITTERS | SPLITTERS << 8);
-  }
-  if (lid == 0) META_SCALE(meta) = scale;
+  make_table(meta, s + SAMPLE / 256, SAMPLE / 256, ent);
 #endif
 }
 #endif

@@ -438,6 +438,9 @@ struct clprim_kernel_request clprim__nth_request(clprim_type type,
                                                  const struct clprim_nth_config *c, int count_nans,
                                                  const char *name, cl_kernel *kernel,
                                                  char *options);
+/* The element whose key is `key` (cl/internal/keys.h; NaN keys give a
+ * quiet NaN); selection, per-segment selection and the MPI library. */
+clprim_value clprim__value_of_key(clprim_type type, uint64_t key);
 /* The argument checks that selection and top-k share: type, n (1 to
  * 2^32 - 1), flags within `allowed`, in holding n elements (resolved to
  * *in_mem). */
@@ -454,9 +457,6 @@ clprim_status clprim__nth_select_ranks(clprim_context *ctx, clprim_type type, cl
                                        size_t in_offset, size_t n, const uint64_t *ranks,
                                        unsigned count, unsigned flags, int approximate,
                                        uint64_t *keys, uint64_t *errors);
-/* The element whose key (cl/internal/keys.h) is key; NaN keys give a quiet
- * NaN. */
-clprim_value clprim__value_of_key(clprim_type type, uint64_t key);
 /* clprim_topk on resolved buffers (values and / or indices; NULL for
  * none), arguments checked, 1 <= k <= n < 2^32 (src/segmented_topk.c runs
  * it on long segments). */

@@ -33,6 +33,11 @@
  * the next buffer, the bucket totals and extraction cursors (32-bit), the
  * search tree, the chosen buckets, the bucket table and its scale. */
 #define NTH_META_WORDS 3368
+/* Where its parts start (words): the bucket totals (NTH_BUCKETS uints), the
+ * extraction cursors (uints), the search tree (255 keys). */
+#define NTH_META_TOTALS_AT 512
+#define NTH_META_CURSORS_AT 768
+#define NTH_META_TREE_AT 1024
 /* A level's sub-problems, NTH_SUB_WORDS words each: offset, length, first
  * work-group, work-groups, meta_at, counts_at, state_at, r0, r1, rank_base,
  * out_base, seed. */

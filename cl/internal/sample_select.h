@@ -77,9 +77,9 @@
 
 #define META_WORDS NTH_META_WORDS
 #define META_REGION(m) (m)
-#define META_TOTALS(m) ((__global uint *)((m) + 512))
-#define META_CURSORS(m) ((__global uint *)((m) + 768))
-#define META_TREE(m) ((__global KEY *)((m) + 1024))
+#define META_TOTALS(m) ((__global uint *)((m) + NTH_META_TOTALS_AT))
+#define META_CURSORS(m) ((__global uint *)((m) + NTH_META_CURSORS_AT))
+#define META_TREE(m) ((__global KEY *)((m) + NTH_META_TREE_AT))
 #define META_NCHOSEN(m) ((m)[1280]) /* open buckets chosen */
 #define META_CHOSEN(m) ((m) + 1281) /* the first NTH_MAXC of them */
 #define META_TABLE(m) ((__global uint *)((m) + 1312)) /* up to 2^13 + 2 ushorts */

@@ -9,6 +9,8 @@
 #         moved elsewhere: clprim.pc must be relocatable), linked with
 #         `pkg-config --static --cflags --libs clprim` (libclprim.a and what
 #         it needs).
+# mpi:    the prefix as installed, `pkg-config --cflags --libs clprim-mpi`
+#         (the MPI library's consumer: SOURCE is consumer_mpi.c).
 # $CONSUMER_CFLAGS (sanitizer flags of a sanitized build) is added.
 set -eu
 cc=$1 prefix=$2 libdir=$3 source=$4 work=$5 mode=$6
@@ -25,8 +27,10 @@ else
 fi
 PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
 export PKG_CONFIG_PATH
-flags=$(pkg-config $static --cflags --libs clprim)
-echo "pkg-config $static --cflags --libs clprim: $flags"
+package=clprim
+[ "$mode" = mpi ] && package=clprim-mpi
+flags=$(pkg-config $static --cflags --libs $package)
+echo "pkg-config $static --cflags --libs $package: $flags"
 # shellcheck disable=SC2086 # the flags are words
 "$cc" ${CONSUMER_CFLAGS:-} -o "$work/consumer" "$source" $flags
 if [ "$mode" = static ]; then

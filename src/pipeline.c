@@ -672,8 +672,19 @@ clprim_status clprim_pipeline_run(clprim_pipeline *p, size_t n, const clprim_buf
   CLPRIM_CHECK(clprim__call_end(p->ctx, st));
   if (p->terminal == TERM_COLLECT || p->terminal == TERM_COUNT || p->terminal == TERM_REDUCE)
     return CLPRIM_SUCCESS;
+  /* The run is the context's last call: its first command is the
+   * compaction's (clprim_context_last_time times the whole run). */
+  clprim_context *ctx = p->ctx;
+  cl_event first = ctx->first_event;
+  if (first) clRetainEvent(first);
   st = run_selection(p, m);
-  if (st != CLPRIM_SUCCESS) memset(p->written, 0, sizeof p->written);
+  if (st != CLPRIM_SUCCESS) {
+    memset(p->written, 0, sizeof p->written);
+    if (first) clReleaseEvent(first);
+  } else if (first) {
+    if (ctx->first_event) clReleaseEvent(ctx->first_event);
+    ctx->first_event = first;
+  }
   return st;
 }
 

@@ -34,6 +34,7 @@ struct stage {
   clprim_predicate_op op; /* FILTER_PRED: operands in q[2 builtin], q[2 builtin + 1] */
   unsigned builtin;
   unsigned input; /* FILTER_FLAGS */
+  unsigned line;  /* the generated source's line that starts its expression */
 };
 
 enum terminal {
@@ -193,9 +194,10 @@ static const char *builtin_condition(clprim_predicate_op op, clprim_type type) {
 
 /* The user's expression on a line of its own, under a file name that says
  * which stage it is (build logs are translated from it). */
-static void put_expression(struct text *t, unsigned stage, const char *expression) {
+static void put_expression(struct text *t, struct stage *st, unsigned stage) {
   text_printf(t, "#line 1 \"clprim-expression-%u\"\n", stage);
-  text_printf(t, "%s\n", expression);
+  st->line = t->lines + 1;
+  text_printf(t, "%s\n", st->expression);
   text_printf(t, "#line %u \"clprim-pipeline\"\n", t->lines + 2);
 }
 
@@ -226,14 +228,14 @@ static clprim_status generate(clprim_pipeline *p) {
   unsigned v = 0;
   clprim_type cur = p->types[0];
   for (unsigned s = 0; s < p->stage_count; ++s) {
-    const struct stage *st = &p->stages[s];
+    struct stage *st = &p->stages[s];
     const char *ct = clprim__cl_type(cur);
     switch (st->kind) {
     case STAGE_MAP: {
       const char *nt = clprim__cl_type(st->type);
       text_printf(&t, "  %s pipe_v%u;\n  {\n    const %s x = pipe_v%u;\n    pipe_v%u = (%s)(\n",
                   nt, v + 1, ct, v, v + 1, nt);
-      put_expression(&t, s + 1, st->expression);
+      put_expression(&t, st, s + 1);
       text_printf(&t, "    );\n  }\n");
       ++v;
       cur = st->type;
@@ -241,7 +243,7 @@ static clprim_status generate(clprim_pipeline *p) {
     }
     case STAGE_FILTER_EXPR:
       text_printf(&t, "  {\n    const %s x = pipe_v%u;\n    if (!(\n", ct, v);
-      put_expression(&t, s + 1, st->expression);
+      put_expression(&t, st, s + 1);
       text_printf(&t, "    )) return 0;\n  }\n");
       break;
     case STAGE_FILTER_PRED:
@@ -265,26 +267,81 @@ static clprim_status generate(clprim_pipeline *p) {
   return CLPRIM_SUCCESS;
 }
 
+/* Lines of text (a string's newlines + 1). */
+static unsigned lines_of(const char *text) {
+  unsigned n = 1;
+  for (; *text; ++text) n += *text == '\n';
+  return n;
+}
+
+/* Where a log line points into a user's expression: its stage (1-based)
+ * and the line and column in the expression's text, and *message the rest
+ * after "LINE:COL:". Compilers that honour #line name the file
+ * clprim-expression-<stage>; others (Oclgrind) give the line of the whole
+ * source, which starts with clprim_device.h and a line break. */
+static int log_location(const clprim_pipeline *p, const char *line, size_t len, unsigned *stage,
+                        unsigned *row, unsigned *col, const char **message) {
+  const unsigned header = lines_of(clprim__source("clprim_device.h")) - 1;
+  for (const char *c = line; c < line + len; ++c) {
+    if (*c != ':' || !(c[1] >= '0' && c[1] <= '9')) continue;
+    unsigned r = 0, k = 0;
+    int used = 0;
+    if (sscanf(c, ":%u:%u:%n", &r, &k, &used) != 2 || used == 0 || c + used > line + len) continue;
+    *message = c + used;
+    *col = k;
+    static const char named[] = "clprim-expression-";
+    const size_t nl = sizeof named - 1;
+    unsigned s = 0;
+    if ((size_t)(c - line) > nl) {
+      const char *d = c;
+      while (d > line && d[-1] >= '0' && d[-1] <= '9') --d;
+      if ((size_t)(d - line) >= nl && strncmp(d - nl, named, nl) == 0 && sscanf(d, "%u", &s) == 1 &&
+          s >= 1 && s <= p->stage_count && p->stages[s - 1].expression) {
+        *stage = s, *row = r;
+        return 1;
+      }
+    }
+    /* Line numbers of the whole source only where the file is none that
+     * #line names (the library's files, the generated part). */
+    const char *f = c;
+    while (f > line && f[-1] != ' ' && f[-1] != '\t') --f;
+    char file[64];
+    snprintf(file, sizeof file, "%.*s", (int)(c - f < 63 ? c - f : 63), f);
+    if (clprim__source(file) || strcmp(file, "clprim-pipeline") == 0) return 0;
+    for (s = 0; s < p->stage_count; ++s) {
+      const struct stage *st = &p->stages[s];
+      if (!st->expression) continue;
+      const unsigned first = header + 1 + st->line;
+      if (r >= first && r < first + lines_of(st->expression)) {
+        *stage = s + 1, *row = r - first + 1;
+        return 1;
+      }
+    }
+    return 0;
+  }
+  return 0;
+}
+
 /* The build log, where it is about a user's expression, becomes
  * "expression:LINE:COL: message", the expression's line, a caret and the
  * stage; other lines (the compiler's own quotes) are dropped. A log with
  * no such line is left as it is. */
 static void translate_log(clprim_pipeline *p) {
   clprim_context *ctx = p->ctx;
-  if (!ctx->build_log || !strstr(ctx->build_log, "clprim-expression-")) return;
+  if (!ctx->build_log || !*ctx->build_log) return;
   struct text t = {NULL, 0, 0, 0, 0};
   for (const char *line = ctx->build_log; *line;) {
     const size_t len = strcspn(line, "\n");
-    const char *at = strstr(line, "clprim-expression-");
     unsigned stage = 0, row = 0, col = 0;
-    int used = 0;
-    if (at && at < line + len &&
-        sscanf(at, "clprim-expression-%u:%u:%u:%n", &stage, &row, &col, &used) == 3 && used > 0 &&
-        stage >= 1 && stage <= p->stage_count && p->stages[stage - 1].expression) {
-      const char *message = at + used;
+    const char *message = NULL;
+    if (log_location(p, line, len, &stage, &row, &col, &message)) {
       while (*message == ' ') ++message;
+      /* "error: file:1:2: text" (PoCL) or "file:1:2: error: text" (clang) */
+      const char *severity = "";
+      if (strncmp(line, "error:", 6) == 0) severity = "error: ";
+      if (strncmp(line, "warning:", 8) == 0) severity = "warning: ";
       const size_t mlen = (size_t)(line + len - message);
-      text_printf(&t, "expression:%u:%u: %.*s\n", row, col, (int)mlen, message);
+      text_printf(&t, "expression:%u:%u: %s%.*s\n", row, col, severity, (int)mlen, message);
       /* The expression's line `row`, and a caret under column col. */
       const char *e = p->stages[stage - 1].expression;
       for (unsigned r = 1; r < row && *e; ++r) {

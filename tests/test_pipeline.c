@@ -602,6 +602,7 @@ static void test_chain(void **state) {
   int32_t *host = malloc(n * sizeof *host);
   assert_non_null(host);
   test_random(CLPRIM_INT32, host, n, 0);
+  host[0] = 4, host[n - 1] = 1000; /* both ends pass, the last one the largest */
   cl_mem mem = test_buffer(ctx, n * sizeof *host, host);
   const clprim_type it = CLPRIM_INT32;
   clprim_pipeline *first, *second;
@@ -654,7 +655,7 @@ static void test_expression_errors(void **state) {
       "x) || (1",   "x; }",        "x > 0; x",  "{x}",         "x /* c */", "x // c",
       "#define y", "x > \"s\"[0]", "x == 'a'",  "x <% 1 %>",   "x ?\?= 1",   "x <: 0 :>",
       "x \\\n> 0", "(x > 0",       "x > 0)",    "x[0)",        "",          "   ",
-      "a\x01",     "x %: y"};
+      "a\x01",     "x %: y",     "x <% 1",    "x :> 1"};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
     const clprim_status got = clprim_pipeline_filter_expr(p, bad[k]);
     if (got != CLPRIM_ERROR_INVALID_ARGUMENT)

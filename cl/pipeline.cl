@@ -14,7 +14,8 @@
  *   PIPE_ARGS   the same names, to pass them on;
  *   int pipe_element(PIPE_A_T a, ulong i, PIPE_OUT_T *out PIPE_PARAMS):
  *               whether element i (whose first input is a) passes every
- *               filter, and its x in *out (written where it passes).
+ *               filter, and its x in *out (where it fails, the x of the
+ *               filter that failed it: partitions write that).
  * Each user expression sits on a line of its own after #line 1
  * "clprim-expression-<stage>", so compiler messages give its line and
  * column in the user's text.

@@ -366,8 +366,16 @@ struct clprim_pipe_select {
   int index64;
   uint64_t *count;
   struct clprim_extra_args *extra;
+  int partition; /* all n written, the passing ones first */
 };
 clprim_status clprim__select_pipeline(clprim_context *ctx, const struct clprim_pipe_select *p);
+/* pipeline.c, for select.c: the compaction of sel (whose prefix and extra
+ * it sets) by a one-filter pipeline of `expression` over elements of
+ * sel->type with parameters params[0..7] (NULL: 0); the expression is
+ * checked (CLPRIM_ERROR_INVALID_ARGUMENT) and a build log translated as a
+ * pipeline's. */
+clprim_status clprim__select_expr(clprim_context *ctx, struct clprim_pipe_select *sel,
+                                  const char *expression, const double *params);
 
 /* ---- core/lookback.c */
 /* The zeroed tile states of a single-pass look-back kernel over `tiles`

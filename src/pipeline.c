@@ -224,7 +224,10 @@ static clprim_status generate(clprim_pipeline *p) {
   for (unsigned k = 1; k < p->inputs; ++k)
     text_printf(&t, "  const %s %c = pipe_in_%u[i];\n", clprim__cl_type(p->types[k]),
                 input_name[k], k);
+  /* *pipe_out follows x (a failing element leaves the x it failed at:
+   * partitions write it). */
   text_printf(&t, "  const %s pipe_v0 = a;\n", clprim__cl_type(p->types[0]));
+  text_printf(&t, "  *pipe_out = (PIPE_OUT_T)pipe_v0;\n");
   unsigned v = 0;
   clprim_type cur = p->types[0];
   for (unsigned s = 0; s < p->stage_count; ++s) {
@@ -236,7 +239,7 @@ static clprim_status generate(clprim_pipeline *p) {
       text_printf(&t, "  %s pipe_v%u;\n  {\n    const %s x = pipe_v%u;\n    pipe_v%u = (%s)(\n",
                   nt, v + 1, ct, v, v + 1, nt);
       put_expression(&t, st, s + 1);
-      text_printf(&t, "    );\n  }\n");
+      text_printf(&t, "    );\n    *pipe_out = (PIPE_OUT_T)pipe_v%u;\n  }\n", v + 1);
       ++v;
       cur = st->type;
       break;
@@ -765,4 +768,26 @@ clprim_status clprim_pipeline_read(clprim_pipeline *p, clprim_pipeline_out which
   if (bytes == 0) return CLPRIM_SUCCESS;
   CLPRIM_CHECK(clprim__call_begin(p->ctx));
   return clprim__call_end(p->ctx, clprim__read(p->ctx, p->buf[which], offset, bytes, host));
+}
+
+/* ------------------------------------------------ for select_expr_params */
+
+clprim_status clprim__select_expr(clprim_context *ctx, struct clprim_pipe_select *sel,
+                                  const char *expression, const double *params) {
+  clprim_pipeline *p = NULL;
+  const clprim_type type = sel->type;
+  CLPRIM_CHECK(clprim_pipeline_create(ctx, 1, &type, &p));
+  clprim_status st = clprim_pipeline_filter_expr(p, expression);
+  if (st == CLPRIM_SUCCESS) st = generate(p);
+  if (st == CLPRIM_SUCCESS) {
+    struct extra_store store;
+    struct clprim_extra_args extra;
+    extra_args(p, &sel->in, params, &store, &extra);
+    sel->prefix = p->source, sel->extra = &extra;
+    st = clprim__select_pipeline(ctx, sel);
+    sel->prefix = NULL, sel->extra = NULL;
+    if (st != CLPRIM_SUCCESS) translate_log(p);
+  }
+  clprim_pipeline_free(p);
+  return st;
 }

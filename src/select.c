@@ -32,6 +32,7 @@ struct select_call {
   clprim_type key_type;
   int partition;
   unsigned flags;
+  const double *params;                   /* SOURCE_EXPRESSION: p0..p7, or NULL (none) */
   const char *pipe_prefix;                /* SOURCE_PIPELINE only: the pipeline's source */
   struct clprim_extra_args *extra;        /* SOURCE_PIPELINE only: its kernel arguments */
   clprim_buffer values_range, indices_range, count_range;
@@ -172,6 +173,16 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
     return CLPRIM_SUCCESS;
   }
 
+  if (c->source == SOURCE_EXPRESSION && c->params) {
+    /* With parameters: a pipeline of one filter (pipeline.c), which comes
+     * back here as SOURCE_PIPELINE. */
+    struct clprim_pipe_select p;
+    memset(&p, 0, sizeof p);
+    p.n = c->n, p.type = c->type, p.in = c->in;
+    p.values = c->values, p.indices = c->indices, p.count_out = c->count_out;
+    p.index64 = c->index64, p.count = c->count, p.partition = c->partition;
+    return clprim__select_expr(ctx, &p, c->expression, c->params);
+  }
   const unsigned wg = select_wg(ctx);
   const size_t tile = (size_t)wg * 32, tiles = c->n / tile + (c->n % tile != 0);
   const size_t words = c->n / 32 + (c->n % 32 != 0);
@@ -274,7 +285,7 @@ clprim_status clprim__select_pipeline(clprim_context *ctx, const struct clprim_p
   c.pipe_prefix = p->prefix, c.extra = p->extra;
   c.src = c.in = p->in;
   c.values = p->values, c.indices = p->indices, c.count_out = p->count_out;
-  c.count = p->count, c.index64 = p->index64;
+  c.count = p->count, c.index64 = p->index64, c.partition = p->partition;
   return select_run(ctx, &c);
 }
 
@@ -289,13 +300,14 @@ static clprim_status select_public(clprim_context *ctx, struct select_call *c) {
 static clprim_status select_call(clprim_context *ctx, size_t n, clprim_type type,
                                  clprim_buffer in, clprim_buffer stencil,
                                  enum select_source source, const clprim_predicate *pred,
-                                 const char *expression, int partition, unsigned flags,
-                                 clprim_buffer values, clprim_buffer indices, uint64_t *count,
-                                 clprim_buffer count_out) {
+                                 const char *expression, const double *params, int partition,
+                                 unsigned flags, clprim_buffer values, clprim_buffer indices,
+                                 uint64_t *count, clprim_buffer count_out) {
   struct select_call c;
   memset(&c, 0, sizeof c);
   c.n = n, c.type = type, c.in_range = in, c.stencil_range = stencil, c.source = source;
-  c.pred = pred, c.expression = expression, c.partition = partition, c.flags = flags;
+  c.pred = pred, c.expression = expression, c.params = params, c.partition = partition;
+  c.flags = flags;
   c.values_range = values, c.indices_range = indices, c.count = count, c.count_range = count_out;
   return select_public(ctx, &c);
 }
@@ -311,14 +323,14 @@ static enum select_source stencil_source(clprim_flag_type stencil_type) {
 clprim_status clprim_select(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
                             const clprim_predicate *pred, unsigned flags, clprim_buffer values,
                             clprim_buffer indices, uint64_t *count, clprim_buffer count_out) {
-  return select_call(ctx, n, type, in, in, SOURCE_PREDICATE, pred, NULL, 0, flags, values,
+  return select_call(ctx, n, type, in, in, SOURCE_PREDICATE, pred, NULL, NULL, 0, flags, values,
                      indices, count, count_out);
 }
 
 clprim_status clprim_partition(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
                                const clprim_predicate *pred, unsigned flags, clprim_buffer values,
                                clprim_buffer indices, uint64_t *count, clprim_buffer count_out) {
-  return select_call(ctx, n, type, in, in, SOURCE_PREDICATE, pred, NULL, 1, flags, values,
+  return select_call(ctx, n, type, in, in, SOURCE_PREDICATE, pred, NULL, NULL, 1, flags, values,
                      indices, count, count_out);
 }
 
@@ -326,7 +338,7 @@ clprim_status clprim_select_expr(clprim_context *ctx, size_t n, clprim_type type
                                  clprim_buffer in, const char *expression, unsigned flags,
                                  clprim_buffer values, clprim_buffer indices, uint64_t *count,
                                  clprim_buffer count_out) {
-  return select_call(ctx, n, type, in, in, SOURCE_EXPRESSION, NULL, expression, 0, flags, values,
+  return select_call(ctx, n, type, in, in, SOURCE_EXPRESSION, NULL, expression, NULL, 0, flags, values,
                      indices, count, count_out);
 }
 
@@ -334,8 +346,28 @@ clprim_status clprim_partition_expr(clprim_context *ctx, size_t n, clprim_type t
                                     clprim_buffer in, const char *expression, unsigned flags,
                                     clprim_buffer values, clprim_buffer indices,
                                     uint64_t *count, clprim_buffer count_out) {
-  return select_call(ctx, n, type, in, in, SOURCE_EXPRESSION, NULL, expression, 1, flags, values,
+  return select_call(ctx, n, type, in, in, SOURCE_EXPRESSION, NULL, expression, NULL, 1, flags, values,
                      indices, count, count_out);
+}
+
+clprim_status clprim_select_expr_params(clprim_context *ctx, size_t n, clprim_type type,
+                                        clprim_buffer in, const char *expression,
+                                        const double *params, unsigned flags,
+                                        clprim_buffer values, clprim_buffer indices,
+                                        uint64_t *count, clprim_buffer count_out) {
+  static const double zeros[8] = {0};
+  return select_call(ctx, n, type, in, in, SOURCE_EXPRESSION, NULL, expression,
+                     params ? params : zeros, 0, flags, values, indices, count, count_out);
+}
+
+clprim_status clprim_partition_expr_params(clprim_context *ctx, size_t n, clprim_type type,
+                                           clprim_buffer in, const char *expression,
+                                           const double *params, unsigned flags,
+                                           clprim_buffer values, clprim_buffer indices,
+                                           uint64_t *count, clprim_buffer count_out) {
+  static const double zeros[8] = {0};
+  return select_call(ctx, n, type, in, in, SOURCE_EXPRESSION, NULL, expression,
+                     params ? params : zeros, 1, flags, values, indices, count, count_out);
 }
 
 clprim_status clprim_select_flagged(clprim_context *ctx, size_t n, clprim_type type,
@@ -343,7 +375,7 @@ clprim_status clprim_select_flagged(clprim_context *ctx, size_t n, clprim_type t
                                     clprim_flag_type stencil_type, unsigned flags,
                                     clprim_buffer values, clprim_buffer indices, uint64_t *count,
                                     clprim_buffer count_out) {
-  return select_call(ctx, n, type, in, stencil, stencil_source(stencil_type), NULL, NULL, 0,
+  return select_call(ctx, n, type, in, stencil, stencil_source(stencil_type), NULL, NULL, NULL, 0,
                      flags, values, indices, count, count_out);
 }
 
@@ -352,7 +384,7 @@ clprim_status clprim_partition_flagged(clprim_context *ctx, size_t n, clprim_typ
                                        clprim_flag_type stencil_type, unsigned flags,
                                        clprim_buffer values, clprim_buffer indices,
                                        uint64_t *count, clprim_buffer count_out) {
-  return select_call(ctx, n, type, in, stencil, stencil_source(stencil_type), NULL, NULL, 1,
+  return select_call(ctx, n, type, in, stencil, stencil_source(stencil_type), NULL, NULL, NULL, 1,
                      flags, values, indices, count, count_out);
 }
 

@@ -707,6 +707,74 @@ static void test_expression_errors(void **state) {
   done_mem(mem);
 }
 
+/* ------------------------------------------------------------ select_expr */
+
+/* clprim_select_expr_params and clprim_partition_expr_params against the
+ * CPU over a sweep of thresholds (one build each), values and indices;
+ * refused expressions. */
+static void test_select_expr_params(void **state) {
+  (void)state;
+  for (unsigned path = CLPRIM_PATH_LOCAL; path < CLPRIM_PATH_COUNT; ++path) {
+    clprim_context *ctx = contexts.ctx[path];
+    if (!ctx) continue;
+    const size_t n = test_small() ? 700 : 3 * clprim__select_tile(ctx) + 17;
+    int32_t *host = malloc(n * sizeof *host), *got = malloc(n * sizeof *got);
+    uint32_t *idx = malloc(n * sizeof *idx);
+    assert_non_null(host), assert_non_null(got), assert_non_null(idx);
+    test_random(CLPRIM_INT32, host, n, 0);
+    cl_mem in = test_buffer(ctx, n * 4, host), values = test_buffer(ctx, n * 4, NULL);
+    cl_mem indices = test_buffer(ctx, n * 4, NULL);
+    for (int partition = 0; partition < 2; ++partition) {
+      uint64_t made = 0;
+      for (int s = 0; s < 5; ++s) {
+        const double params[8] = {-1200.0 + 600.0 * s, 1};
+        uint64_t count = 0;
+        const char *expression = "x > (int)p0 && i % 3ul != (ulong)p1";
+        if (partition)
+          TEST_OK(clprim_partition_expr_params(ctx, n, CLPRIM_INT32, clprim_buf(in), expression,
+                                               params, 0, clprim_buf(values),
+                                               clprim_buf(indices), &count, clprim_buf(NULL)));
+        else
+          TEST_OK(clprim_select_expr_params(ctx, n, CLPRIM_INT32, clprim_buf(in), expression,
+                                            params, 0, clprim_buf(values), clprim_buf(indices),
+                                            &count, clprim_buf(NULL)));
+        size_t m = 0;
+        for (size_t i = 0; i < n; ++i) m += host[i] > (int)params[0] && i % 3 != 1;
+        if (count != m) fail_msg("threshold %g: count %llu, expected %zu", params[0],
+                                 (unsigned long long)count, m);
+        const size_t written = partition ? n : m;
+        test_read(ctx, values, written * 4, got);
+        test_read(ctx, indices, written * 4, idx);
+        size_t k = 0;
+        for (int pass = 1; pass >= 0; --pass)
+          for (size_t i = 0; i < n; ++i) {
+            if ((host[i] > (int)params[0] && i % 3 != 1) != pass) continue;
+            if (k < written && (idx[k] != i || got[k] != host[i]))
+              fail_msg("%s threshold %g: element %zu is (%u, %d), expected (%zu, %d)",
+                       partition ? "partition" : "select", params[0], k, idx[k], got[k], i,
+                       host[i]);
+            ++k;
+            if (!partition && !pass) break;
+          }
+        if (s == 0) made = clprim_context_programs_made(ctx);
+      }
+      if (clprim_context_programs_made(ctx) != made)
+        fail_msg("the sweep built %llu programs", (unsigned long long)(clprim_context_programs_made(ctx) - made));
+    }
+    uint64_t count;
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+                clprim_select_expr_params(ctx, n, CLPRIM_INT32, clprim_buf(in), "x) || (1", NULL, 0,
+                                          clprim_buf(values), clprim_buf(NULL), &count,
+                                          clprim_buf(NULL)));
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+                clprim_partition_expr_params(ctx, n, CLPRIM_INT32, clprim_buf(in), "x; }", NULL, 0,
+                                             clprim_buf(values), clprim_buf(NULL), &count,
+                                             clprim_buf(NULL)));
+    done_mem(in), done_mem(values), done_mem(indices);
+    free(host), free(got), free(idx);
+  }
+}
+
 /* ------------------------------------------------------------ arguments */
 
 static void test_arguments(void **state) {
@@ -769,6 +837,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_expression_errors),
       cmocka_unit_test(test_sweep),
       cmocka_unit_test(test_chain),
+      cmocka_unit_test(test_select_expr_params),
       cmocka_unit_test(test_count),
       cmocka_unit_test(test_sum),
       cmocka_unit_test(test_min),

@@ -685,6 +685,28 @@ CLPRIM_API clprim_status clprim_partition_expr(clprim_context *ctx, size_t n, cl
                                                clprim_buffer indices, uint64_t *count,
                                                clprim_buffer count_out);
 
+/*! clprim_select_expr_params(), clprim_partition_expr_params() :
+ * As clprim_select_expr() and clprim_partition_expr(), with parameters:
+ * params[0..7] (NULL: all 0) are p0..p7 in the expression (double, or
+ * float without cl_khr_fp64), passed as kernel arguments, so a new value
+ * builds nothing. The expression is a pipeline's filter (see "pipeline"):
+ * it may also name the element as a, is refused when it could reach outside
+ * the generated function, and a build log gives its line and column.
+ * @return : as clprim_select_expr(); CLPRIM_ERROR_INVALID_ARGUMENT also for
+ *           a refused expression. */
+CLPRIM_API clprim_status clprim_select_expr_params(clprim_context *ctx, size_t n,
+                                                   clprim_type type, clprim_buffer in,
+                                                   const char *expression, const double *params,
+                                                   unsigned flags, clprim_buffer values,
+                                                   clprim_buffer indices, uint64_t *count,
+                                                   clprim_buffer count_out);
+CLPRIM_API clprim_status clprim_partition_expr_params(clprim_context *ctx, size_t n,
+                                                      clprim_type type, clprim_buffer in,
+                                                      const char *expression,
+                                                      const double *params, unsigned flags,
+                                                      clprim_buffer values, clprim_buffer indices,
+                                                      uint64_t *count, clprim_buffer count_out);
+
 /* ------------------------------------ histograms and reduce-by-key */
 
 /* Dense reduce-by-key and histograms. Keys are int32 or uint32 in

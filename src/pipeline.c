@@ -22,15 +22,15 @@
 #define MAX_INPUTS 4
 #define MAX_STAGES 16
 #define MAX_PARAMS 8
-#define MAX_BUILTINS 4 /* built-in predicates: operands in pipe_q0..pipe_q7 */
+#define MAX_BUILTINS 4  /* built-in predicates: operands in pipe_q0..pipe_q7 */
 #define MODE_MIN 0x100u /* as in cl/reduce.cl */
 
 enum stage_kind { STAGE_MAP, STAGE_FILTER_EXPR, STAGE_FILTER_PRED, STAGE_FILTER_FLAGS };
 
 struct stage {
   enum stage_kind kind;
-  clprim_type type; /* x's type after the stage */
-  char *expression; /* MAP, FILTER_EXPR */
+  clprim_type type;       /* x's type after the stage */
+  char *expression;       /* MAP, FILTER_EXPR */
   clprim_predicate_op op; /* FILTER_PRED: operands in q[2 builtin], q[2 builtin + 1] */
   unsigned builtin;
   unsigned input; /* FILTER_FLAGS */
@@ -88,7 +88,9 @@ clprim_type clprim_pipeline_type(const clprim_pipeline *p) {
   return p ? x_type(p) : CLPRIM_INT32;
 }
 
-static int is_float(clprim_type t) { return t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE; }
+static int is_float(clprim_type t) {
+  return t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE;
+}
 
 /* Whether an expression is one expression that cannot reach outside the
  * generated function: see the doc comment in clprim.h. */
@@ -159,7 +161,8 @@ static void text_printf(struct text *t, const char *format, ...) {
   }
   vsnprintf(t->s + t->len, (size_t)need + 1, format, again);
   va_end(again);
-  for (size_t k = t->len; k < t->len + (size_t)need; ++k) t->lines += t->s[k] == '\n';
+  for (size_t k = t->len; k < t->len + (size_t)need; ++k)
+    t->lines += t->s[k] == '\n';
   t->len += (size_t)need;
 }
 
@@ -167,8 +170,8 @@ static const char input_name[MAX_INPUTS] = {'a', 'b', 'c', 'd'};
 
 /* OpenCL C that turns ulong bits q into an operand of type. */
 static const char *bits_to(clprim_type type) {
-  static const char *const conv[CLPRIM_TYPE_COUNT] = {"as_int((uint)", "(uint)(", "as_long(",
-                                                      "(ulong)(", "as_float((uint)", "as_double("};
+  static const char *const conv[CLPRIM_TYPE_COUNT] = {
+      "as_int((uint)", "(uint)(", "as_long(", "(ulong)(", "as_float((uint)", "as_double("};
   return conv[type];
 }
 
@@ -176,18 +179,30 @@ static const char *bits_to(clprim_type type) {
 static const char *builtin_condition(clprim_predicate_op op, clprim_type type) {
   const int fl = is_float(type);
   switch (op) {
-  case CLPRIM_PRED_GT: return "x > qa";
-  case CLPRIM_PRED_GE: return "x >= qa";
-  case CLPRIM_PRED_LT: return "x < qa";
-  case CLPRIM_PRED_LE: return "x <= qa";
-  case CLPRIM_PRED_EQ: return "x == qa";
-  case CLPRIM_PRED_NE: return "x != qa";
-  case CLPRIM_PRED_INSIDE: return "qa <= x && x < qb";
-  case CLPRIM_PRED_OUTSIDE: return "!(qa <= x && x < qb)";
-  case CLPRIM_PRED_NONZERO: return "x != 0";
-  case CLPRIM_PRED_IS_NAN: return fl ? "isnan(x)" : "0";
-  case CLPRIM_PRED_NOT_NAN: return fl ? "!isnan(x)" : "1";
-  case CLPRIM_PRED_MASK_EQ: return "(x & qa) == qb";
+  case CLPRIM_PRED_GT:
+    return "x > qa";
+  case CLPRIM_PRED_GE:
+    return "x >= qa";
+  case CLPRIM_PRED_LT:
+    return "x < qa";
+  case CLPRIM_PRED_LE:
+    return "x <= qa";
+  case CLPRIM_PRED_EQ:
+    return "x == qa";
+  case CLPRIM_PRED_NE:
+    return "x != qa";
+  case CLPRIM_PRED_INSIDE:
+    return "qa <= x && x < qb";
+  case CLPRIM_PRED_OUTSIDE:
+    return "!(qa <= x && x < qb)";
+  case CLPRIM_PRED_NONZERO:
+    return "x != 0";
+  case CLPRIM_PRED_IS_NAN:
+    return fl ? "isnan(x)" : "0";
+  case CLPRIM_PRED_NOT_NAN:
+    return fl ? "!isnan(x)" : "1";
+  case CLPRIM_PRED_MASK_EQ:
+    return "(x & qa) == qb";
   }
   return "0";
 }
@@ -211,19 +226,25 @@ static clprim_status generate(clprim_pipeline *p) {
   text_printf(&t, "#define PIPE_PARAMS");
   for (unsigned k = 1; k < p->inputs; ++k)
     text_printf(&t, " , __global const %s *pipe_in_%u", clprim__cl_type(p->types[k]), k);
-  for (unsigned k = 0; k < MAX_PARAMS; ++k) text_printf(&t, " , %s pipe_p%u", pt, k);
-  for (unsigned k = 0; k < 2 * MAX_BUILTINS; ++k) text_printf(&t, " , ulong pipe_q%u", k);
+  for (unsigned k = 0; k < MAX_PARAMS; ++k)
+    text_printf(&t, " , %s pipe_p%u", pt, k);
+  for (unsigned k = 0; k < 2 * MAX_BUILTINS; ++k)
+    text_printf(&t, " , ulong pipe_q%u", k);
   text_printf(&t, "\n#define PIPE_ARGS");
-  for (unsigned k = 1; k < p->inputs; ++k) text_printf(&t, " , pipe_in_%u", k);
-  for (unsigned k = 0; k < MAX_PARAMS; ++k) text_printf(&t, " , pipe_p%u", k);
-  for (unsigned k = 0; k < 2 * MAX_BUILTINS; ++k) text_printf(&t, " , pipe_q%u", k);
+  for (unsigned k = 1; k < p->inputs; ++k)
+    text_printf(&t, " , pipe_in_%u", k);
+  for (unsigned k = 0; k < MAX_PARAMS; ++k)
+    text_printf(&t, " , pipe_p%u", k);
+  for (unsigned k = 0; k < 2 * MAX_BUILTINS; ++k)
+    text_printf(&t, " , pipe_q%u", k);
   text_printf(&t, "\n#line %u \"clprim-pipeline\"\n", t.lines + 2);
   text_printf(&t, "CLPRIM_INLINE int pipe_element(PIPE_A_T a, ulong i, PIPE_OUT_T *pipe_out "
                   "PIPE_PARAMS) {\n");
-  for (unsigned k = 0; k < MAX_PARAMS; ++k) text_printf(&t, "  const %s p%u = pipe_p%u;\n", pt, k, k);
+  for (unsigned k = 0; k < MAX_PARAMS; ++k)
+    text_printf(&t, "  const %s p%u = pipe_p%u;\n", pt, k, k);
   for (unsigned k = 1; k < p->inputs; ++k)
-    text_printf(&t, "  const %s %c = pipe_in_%u[i];\n", clprim__cl_type(p->types[k]),
-                input_name[k], k);
+    text_printf(&t, "  const %s %c = pipe_in_%u[i];\n", clprim__cl_type(p->types[k]), input_name[k],
+                k);
   /* *pipe_out follows x (a failing element leaves the x it failed at:
    * partitions write it). */
   text_printf(&t, "  const %s pipe_v0 = a;\n", clprim__cl_type(p->types[0]));
@@ -236,8 +257,8 @@ static clprim_status generate(clprim_pipeline *p) {
     switch (st->kind) {
     case STAGE_MAP: {
       const char *nt = clprim__cl_type(st->type);
-      text_printf(&t, "  %s pipe_v%u;\n  {\n    const %s x = pipe_v%u;\n    pipe_v%u = (%s)(\n",
-                  nt, v + 1, ct, v, v + 1, nt);
+      text_printf(&t, "  %s pipe_v%u;\n  {\n    const %s x = pipe_v%u;\n    pipe_v%u = (%s)(\n", nt,
+                  v + 1, ct, v, v + 1, nt);
       put_expression(&t, st, s + 1);
       text_printf(&t, "    );\n    *pipe_out = (PIPE_OUT_T)pipe_v%u;\n  }\n", v + 1);
       ++v;
@@ -250,11 +271,12 @@ static clprim_status generate(clprim_pipeline *p) {
       text_printf(&t, "    )) return 0;\n  }\n");
       break;
     case STAGE_FILTER_PRED:
-      text_printf(&t,
-                  "  {\n    const %s x = pipe_v%u;\n    const %s qa = %spipe_q%u), qb = %spipe_q%u);\n"
-                  "    if (!(%s)) return 0;\n  }\n",
-                  ct, v, ct, bits_to(cur), 2 * st->builtin, bits_to(cur), 2 * st->builtin + 1,
-                  builtin_condition(st->op, cur));
+      text_printf(
+          &t,
+          "  {\n    const %s x = pipe_v%u;\n    const %s qa = %spipe_q%u), qb = %spipe_q%u);\n"
+          "    if (!(%s)) return 0;\n  }\n",
+          ct, v, ct, bits_to(cur), 2 * st->builtin, bits_to(cur), 2 * st->builtin + 1,
+          builtin_condition(st->op, cur));
       break;
     case STAGE_FILTER_FLAGS:
       text_printf(&t, "  if (!(%c != 0)) return 0;\n", input_name[st->input]);
@@ -273,7 +295,8 @@ static clprim_status generate(clprim_pipeline *p) {
 /* Lines of text (a string's newlines + 1). */
 static unsigned lines_of(const char *text) {
   unsigned n = 1;
-  for (; *text; ++text) n += *text == '\n';
+  for (; *text; ++text)
+    n += *text == '\n';
   return n;
 }
 
@@ -297,7 +320,8 @@ static int log_location(const clprim_pipeline *p, const char *line, size_t len, 
     unsigned s = 0;
     if ((size_t)(c - line) > nl) {
       const char *d = c;
-      while (d > line && d[-1] >= '0' && d[-1] <= '9') --d;
+      while (d > line && d[-1] >= '0' && d[-1] <= '9')
+        --d;
       if ((size_t)(d - line) >= nl && strncmp(d - nl, named, nl) == 0 && sscanf(d, "%u", &s) == 1 &&
           s >= 1 && s <= p->stage_count && p->stages[s - 1].expression) {
         *stage = s, *row = r;
@@ -307,7 +331,8 @@ static int log_location(const clprim_pipeline *p, const char *line, size_t len, 
     /* Line numbers of the whole source only where the file is none that
      * #line names (the library's files, the generated part). */
     const char *f = c;
-    while (f > line && f[-1] != ' ' && f[-1] != '\t') --f;
+    while (f > line && f[-1] != ' ' && f[-1] != '\t')
+      --f;
     char file[64];
     snprintf(file, sizeof file, "%.*s", (int)(c - f < 63 ? c - f : 63), f);
     if (clprim__source(file) || strcmp(file, "clprim-pipeline") == 0) return 0;
@@ -338,7 +363,8 @@ static void translate_log(clprim_pipeline *p) {
     unsigned stage = 0, row = 0, col = 0;
     const char *message = NULL;
     if (log_location(p, line, len, &stage, &row, &col, &message)) {
-      while (*message == ' ') ++message;
+      while (*message == ' ')
+        ++message;
       /* "error: file:1:2: text" (PoCL) or "file:1:2: error: text" (clang) */
       const char *severity = "";
       if (strncmp(line, "error:", 6) == 0) severity = "error: ";
@@ -353,7 +379,8 @@ static void translate_log(clprim_pipeline *p) {
       }
       const size_t elen = strcspn(e, "\n");
       text_printf(&t, "  %.*s\n  ", (int)elen, e);
-      for (unsigned c = 1; c < col && c <= elen; ++c) text_printf(&t, "%c", e[c - 1] == '\t' ? '\t' : ' ');
+      for (unsigned c = 1; c < col && c <= elen; ++c)
+        text_printf(&t, "%c", e[c - 1] == '\t' ? '\t' : ' ');
       text_printf(&t, "^\n  (stage %u of the pipeline: %s)\n", stage,
                   p->stages[stage - 1].kind == STAGE_MAP ? "a map" : "a filter");
     }
@@ -384,19 +411,19 @@ static clprim_status room(clprim_pipeline *p, unsigned which, size_t bytes) {
   return CLPRIM_SUCCESS;
 }
 
-static void mark(clprim_pipeline *p, clprim_pipeline_out which, size_t elements,
-                 size_t elem_size) {
+static void mark(clprim_pipeline *p, clprim_pipeline_out which, size_t elements, size_t elem_size) {
   p->written[which] = 1, p->elements[which] = elements, p->elem_size[which] = elem_size;
 }
 
 /* ------------------------------------------------------------ building */
 
-clprim_status clprim_pipeline_create(clprim_context *ctx, unsigned inputs,
-                                     const clprim_type *types, clprim_pipeline **pipe) {
+clprim_status clprim_pipeline_create(clprim_context *ctx, unsigned inputs, const clprim_type *types,
+                                     clprim_pipeline **pipe) {
   if (pipe) *pipe = NULL;
   if (!ctx || !types || !pipe || inputs < 1 || inputs > MAX_INPUTS)
     return CLPRIM_ERROR_INVALID_ARGUMENT;
-  for (unsigned k = 0; k < inputs; ++k) CLPRIM_CHECK(clprim__check_type(ctx, types[k]));
+  for (unsigned k = 0; k < inputs; ++k)
+    CLPRIM_CHECK(clprim__check_type(ctx, types[k]));
   clprim_pipeline *p = calloc(1, sizeof *p);
   if (!p) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
   p->ctx = ctx, p->inputs = inputs;
@@ -407,7 +434,8 @@ clprim_status clprim_pipeline_create(clprim_context *ctx, unsigned inputs,
 
 void clprim_pipeline_free(clprim_pipeline *p) {
   if (!p) return;
-  for (unsigned s = 0; s < p->stage_count; ++s) free(p->stages[s].expression);
+  for (unsigned s = 0; s < p->stage_count; ++s)
+    free(p->stages[s].expression);
   for (unsigned b = 0; b < OUTPUTS + 2; ++b)
     if (p->buf[b]) clReleaseMemObject(p->buf[b]);
   free(p->q_list);
@@ -572,8 +600,8 @@ static clprim_status reduce_kernel(clprim_pipeline *p, clprim_type type, const c
   char options[256];
   clprim__reduce_options(p->ctx, type, options, sizeof options);
   snprintf(options + strlen(options), sizeof options - strlen(options), " -DPIPELINE%s", extra);
-  const struct clprim_kernel_request r = {"reduce.cl", p->source, options, name, NULL, kernel,
-                                          NULL};
+  const struct clprim_kernel_request r = {"reduce.cl", p->source, options, name,
+                                          NULL,        kernel,    NULL};
   return clprim__kernels(p->ctx, &r, 1);
 }
 
@@ -584,8 +612,8 @@ static clprim_status run_fused(clprim_pipeline *p, size_t n, const clprim_buffer
   clprim_context *ctx = p->ctx;
   cl_mem in[MAX_INPUTS];
   for (unsigned k = 0; k < p->inputs; ++k)
-    CLPRIM_CHECK(clprim__range(ctx, inputs[k], clprim_type_size(p->types[k]), n, CLPRIM__READ,
-                               &in[k]));
+    CLPRIM_CHECK(
+        clprim__range(ctx, inputs[k], clprim_type_size(p->types[k]), n, CLPRIM__READ, &in[k]));
   CLPRIM_CHECK(generate(p));
   struct extra_store store;
   struct clprim_extra_args extra;
@@ -601,8 +629,8 @@ static clprim_status run_fused(clprim_pipeline *p, size_t n, const clprim_buffer
     extra.first = 3;
     CLPRIM_CHECK(clprim__set_extra_args(kernel, &extra));
     cl_mem result;
-    CLPRIM_CHECK(clprim__reduce_sum_run(ctx, sum_type, kernel, (int)(3 + extra.count), in[0], n,
-                                        &result));
+    CLPRIM_CHECK(
+        clprim__reduce_sum_run(ctx, sum_type, kernel, (int)(3 + extra.count), in[0], n, &result));
     const clprim_pipeline_out out = count ? CLPRIM_PIPE_OUT_COUNT : CLPRIM_PIPE_OUT_RESULT;
     CLPRIM_CHECK(room(p, out, 16));
     CLPRIM_CHECK(clprim__copy(ctx, result, p->buf[out], 0, 0, 8));
@@ -717,7 +745,8 @@ static clprim_status run_selection(clprim_pipeline *p, uint64_t m) {
     mark(p, CLPRIM_PIPE_OUT_INDICES, k, is);
     return CLPRIM_SUCCESS;
   }
-  default: return CLPRIM_ERROR_INVALID_ARGUMENT;
+  default:
+    return CLPRIM_ERROR_INVALID_ARGUMENT;
   }
 }
 
@@ -759,8 +788,8 @@ clprim_status clprim_pipeline_output(const clprim_pipeline *p, clprim_pipeline_o
   return CLPRIM_SUCCESS;
 }
 
-clprim_status clprim_pipeline_read(clprim_pipeline *p, clprim_pipeline_out which,
-                                   size_t offset, size_t bytes, void *host) {
+clprim_status clprim_pipeline_read(clprim_pipeline *p, clprim_pipeline_out which, size_t offset,
+                                   size_t bytes, void *host) {
   if (!p || !host || (unsigned)which >= OUTPUTS || !p->written[which])
     return CLPRIM_ERROR_INVALID_ARGUMENT;
   const size_t have = p->elements[which] * p->elem_size[which];

@@ -39,8 +39,10 @@ static void done_pipe(clprim_pipeline *p) {
     clprim_pipeline_free(p);
 }
 static void release_kept(void) {
-  for (size_t k = 0; k < kept_pipe_count; ++k) clprim_pipeline_free(kept_pipes[k]);
-  for (size_t k = 0; k < kept_mem_count; ++k) clReleaseMemObject(kept_mems[k]);
+  for (size_t k = 0; k < kept_pipe_count; ++k)
+    clprim_pipeline_free(kept_pipes[k]);
+  for (size_t k = 0; k < kept_mem_count; ++k)
+    clReleaseMemObject(kept_mems[k]);
 }
 
 /* ------------------------------------------------------------ shapes */
@@ -137,14 +139,34 @@ static int ref_zip(void *const *in, size_t i, const double *params, clprim_value
 
 static const struct shape shapes[] = {
     {"map", 1, {CLPRIM_INT32}, CLPRIM_INT64, build_map, ref_map, {{7, 0}, {-5, 0}, {0, 0}}},
-    {"filter", 1, {CLPRIM_FLOAT}, CLPRIM_FLOAT, build_filter, ref_filter,
+    {"filter",
+     1,
+     {CLPRIM_FLOAT},
+     CLPRIM_FLOAT,
+     build_filter,
+     ref_filter,
      {{-0.5, 0.5}, {2, 3}, {-2, 2}}},
-    {"map-filter-map", 1, {CLPRIM_UINT32}, CLPRIM_DOUBLE, build_mfm, ref_mfm,
+    {"map-filter-map",
+     1,
+     {CLPRIM_UINT32},
+     CLPRIM_DOUBLE,
+     build_mfm,
+     ref_mfm,
      {{200, 0}, {-400, 0}, {1000, 0}}},
-    {"filter-filter", 1, {CLPRIM_DOUBLE}, CLPRIM_DOUBLE, build_ff, ref_ff,
+    {"filter-filter",
+     1,
+     {CLPRIM_DOUBLE},
+     CLPRIM_DOUBLE,
+     build_ff,
+     ref_ff,
      {{0.5, 0}, {-1, 0}, {2, 0}}},
-    {"zip", 4, {CLPRIM_FLOAT, CLPRIM_INT32, CLPRIM_UINT64, CLPRIM_INT64}, CLPRIM_FLOAT, build_zip,
-     ref_zip, {{1, -500000}, {1, 2000000}, {7, -2000000}}},
+    {"zip",
+     4,
+     {CLPRIM_FLOAT, CLPRIM_INT32, CLPRIM_UINT64, CLPRIM_INT64},
+     CLPRIM_FLOAT,
+     build_zip,
+     ref_zip,
+     {{1, -500000}, {1, 2000000}, {7, -2000000}}},
 };
 #define SHAPES (sizeof shapes / sizeof shapes[0])
 
@@ -154,13 +176,15 @@ static void shape_data(const struct shape *s, size_t n, void **host) {
   for (unsigned k = 0; k < s->inputs; ++k) {
     host[k] = malloc((n ? n : 1) * clprim_type_size(s->types[k]));
     assert_non_null(host[k]);
-    test_random(s->types[k], host[k], n, s->types[k] == CLPRIM_UINT32 || s->types[k] == CLPRIM_UINT64);
+    test_random(s->types[k], host[k], n,
+                s->types[k] == CLPRIM_UINT32 || s->types[k] == CLPRIM_UINT64);
   }
   if (s->build == build_filter)
     for (size_t i = 0; i < n; ++i)
       if (test_rand() % 20 == 0) ((float *)host[0])[i] = NAN;
   if (s->build == build_zip)
-    for (size_t i = 0; i < n; ++i) ((int32_t *)host[1])[i] = (int32_t)(test_rand() % 3) - 1;
+    for (size_t i = 0; i < n; ++i)
+      ((int32_t *)host[1])[i] = (int32_t)(test_rand() % 3) - 1;
 }
 
 /* ------------------------------------------------------------ terminals */
@@ -182,9 +206,20 @@ enum term {
   TOPK_SMALL,
   TERMS
 };
-static const char *const term_name[TERMS] = {
-    "collect values+indices", "collect indices64", "collect values", "count", "sum", "min",
-    "max", "argmin", "argmax", "histogram", "nth_element", "quantiles", "top-k", "top-k smallest"};
+static const char *const term_name[TERMS] = {"collect values+indices",
+                                             "collect indices64",
+                                             "collect values",
+                                             "count",
+                                             "sum",
+                                             "min",
+                                             "max",
+                                             "argmin",
+                                             "argmax",
+                                             "histogram",
+                                             "nth_element",
+                                             "quantiles",
+                                             "top-k",
+                                             "top-k smallest"};
 
 #define NTH_K 5
 #define TOP_K 10
@@ -194,10 +229,17 @@ static const double quantile_q[5] = {0, 0.01, 0.5, 0.99, 1};
 static void hist_range(clprim_type t, clprim_value *lo, clprim_value *hi) {
   *lo = zero_value(), *hi = zero_value();
   switch (t) {
-  case CLPRIM_INT64: lo->i64 = -2000, hi->i64 = 2000; break;
-  case CLPRIM_FLOAT: lo->f32 = -0.75f, hi->f32 = 0.75f; break;
-  case CLPRIM_DOUBLE: lo->f64 = -0.75, hi->f64 = 100000; break;
-  default: fail_msg("no range for this type");
+  case CLPRIM_INT64:
+    lo->i64 = -2000, hi->i64 = 2000;
+    break;
+  case CLPRIM_FLOAT:
+    lo->f32 = -0.75f, hi->f32 = 0.75f;
+    break;
+  case CLPRIM_DOUBLE:
+    lo->f64 = -0.75, hi->f64 = 100000;
+    break;
+  default:
+    fail_msg("no range for this type");
   }
 }
 
@@ -210,25 +252,46 @@ static void set_terminal(clprim_pipeline *p, clprim_type out, enum term t) {
   case COLLECT_I64:
     TEST_OK(clprim_pipeline_collect(p, CLPRIM_PIPE_INDICES_WANTED | CLPRIM_INDICES_64));
     break;
-  case COLLECT_V: TEST_OK(clprim_pipeline_collect(p, CLPRIM_PIPE_VALUES_WANTED)); break;
-  case COUNT: TEST_OK(clprim_pipeline_count(p)); break;
-  case SUM: TEST_OK(clprim_pipeline_reduce(p, CLPRIM_PIPE_SUM, 0)); break;
-  case MIN: TEST_OK(clprim_pipeline_reduce(p, CLPRIM_PIPE_MIN, 0)); break;
-  case MAX: TEST_OK(clprim_pipeline_reduce(p, CLPRIM_PIPE_MAX, 0)); break;
-  case ARGMIN: TEST_OK(clprim_pipeline_reduce(p, CLPRIM_PIPE_ARGMIN, 0)); break;
-  case ARGMAX: TEST_OK(clprim_pipeline_reduce(p, CLPRIM_PIPE_ARGMAX, 0)); break;
+  case COLLECT_V:
+    TEST_OK(clprim_pipeline_collect(p, CLPRIM_PIPE_VALUES_WANTED));
+    break;
+  case COUNT:
+    TEST_OK(clprim_pipeline_count(p));
+    break;
+  case SUM:
+    TEST_OK(clprim_pipeline_reduce(p, CLPRIM_PIPE_SUM, 0));
+    break;
+  case MIN:
+    TEST_OK(clprim_pipeline_reduce(p, CLPRIM_PIPE_MIN, 0));
+    break;
+  case MAX:
+    TEST_OK(clprim_pipeline_reduce(p, CLPRIM_PIPE_MAX, 0));
+    break;
+  case ARGMIN:
+    TEST_OK(clprim_pipeline_reduce(p, CLPRIM_PIPE_ARGMIN, 0));
+    break;
+  case ARGMAX:
+    TEST_OK(clprim_pipeline_reduce(p, CLPRIM_PIPE_ARGMAX, 0));
+    break;
   case HIST:
     hist_range(out, &lo, &hi);
     TEST_OK(clprim_pipeline_histogram(p, lo, hi, BINS));
     break;
-  case NTH: TEST_OK(clprim_pipeline_nth_element(p, NTH_K)); break;
-  case QUANT: TEST_OK(clprim_pipeline_quantiles(p, quantile_q, 5)); break;
-  case TOPK: TEST_OK(clprim_pipeline_topk(p, TOP_K, CLPRIM_TOPK_SORTED)); break;
+  case NTH:
+    TEST_OK(clprim_pipeline_nth_element(p, NTH_K));
+    break;
+  case QUANT:
+    TEST_OK(clprim_pipeline_quantiles(p, quantile_q, 5));
+    break;
+  case TOPK:
+    TEST_OK(clprim_pipeline_topk(p, TOP_K, CLPRIM_TOPK_SORTED));
+    break;
   case TOPK_SMALL:
     TEST_OK(clprim_pipeline_topk(p, TOP_K,
                                  CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED | CLPRIM_INDICES_64));
     break;
-  default: break;
+  default:
+    break;
   }
 }
 
@@ -239,16 +302,24 @@ struct item {
   clprim_value x;
 };
 
-static uint64_t key_of(clprim_type t, clprim_value v) { return test_order_key(t, &v, 0); }
+static uint64_t key_of(clprim_type t, clprim_value v) {
+  return test_order_key(t, &v, 0);
+}
 
 static double as_double(clprim_type t, clprim_value v) {
   switch (t) {
-  case CLPRIM_INT32: return v.i32;
-  case CLPRIM_UINT32: return v.u32;
-  case CLPRIM_INT64: return (double)v.i64;
-  case CLPRIM_UINT64: return (double)v.u64;
-  case CLPRIM_FLOAT: return v.f32;
-  default: return v.f64;
+  case CLPRIM_INT32:
+    return v.i32;
+  case CLPRIM_UINT32:
+    return v.u32;
+  case CLPRIM_INT64:
+    return (double)v.i64;
+  case CLPRIM_UINT64:
+    return (double)v.u64;
+  case CLPRIM_FLOAT:
+    return v.f32;
+  default:
+    return v.f64;
   }
 }
 
@@ -337,7 +408,8 @@ static void check_run(clprim_pipeline *p, clprim_type out, enum term t, struct i
     }
     break;
   }
-  case COUNT: break;
+  case COUNT:
+    break;
   case SUM: {
     uint64_t r[2];
     TEST_OK(clprim_pipeline_read(p, CLPRIM_PIPE_OUT_RESULT, 0, 16, r));
@@ -351,10 +423,12 @@ static void check_run(clprim_pipeline *p, clprim_type out, enum term t, struct i
       if (fabs(g - sum) > tol) fail_msg("%s: sum %.17g, expected %.17g", what, g, sum);
     } else {
       uint64_t sum = 0;
-      for (size_t j = 0; j < m; ++j) sum += bits_of(out, items[j].x);
+      for (size_t j = 0; j < m; ++j)
+        sum += bits_of(out, items[j].x);
       if (es == 4) sum &= 0xFFFFFFFFu;
-      if (r[0] != sum) fail_msg("%s: sum %llx, expected %llx", what, (unsigned long long)r[0],
-                                (unsigned long long)sum);
+      if (r[0] != sum)
+        fail_msg("%s: sum %llx, expected %llx", what, (unsigned long long)r[0],
+                 (unsigned long long)sum);
     }
     break;
   }
@@ -372,16 +446,16 @@ static void check_run(clprim_pipeline *p, clprim_type out, enum term t, struct i
         continue;
       }
       const double v = as_double(out, items[j].x), b = as_double(out, items[best].x);
-      if (out == CLPRIM_INT64 ? (want_max ? items[j].x.i64 > items[best].x.i64
-                                          : items[j].x.i64 < items[best].x.i64)
-                              : (want_max ? v > b : v < b))
+      if (out == CLPRIM_INT64
+              ? (want_max ? items[j].x.i64 > items[best].x.i64 : items[j].x.i64 < items[best].x.i64)
+              : (want_max ? v > b : v < b))
         best = j;
     }
     const uint64_t want_index = best == SIZE_MAX ? UINT64_MAX : items[best].index;
     const uint64_t want_bits = best == SIZE_MAX ? 0 : bits_of(out, items[best].x);
     if (r[1] != want_index || r[0] != want_bits)
-      fail_msg("%s: (bits %llx, index %llu), expected (%llx, %llu)", what,
-               (unsigned long long)r[0], (unsigned long long)r[1], (unsigned long long)want_bits,
+      fail_msg("%s: (bits %llx, index %llu), expected (%llx, %llu)", what, (unsigned long long)r[0],
+               (unsigned long long)r[1], (unsigned long long)want_bits,
                (unsigned long long)want_index);
     break;
   }
@@ -435,7 +509,8 @@ static void check_run(clprim_pipeline *p, clprim_type out, enum term t, struct i
     }
     break;
   }
-  default: break;
+  default:
+    break;
   }
 }
 
@@ -478,8 +553,7 @@ static void run_shape(clprim_context *ctx, const struct shape *s, enum term t, s
     }
     char what[200];
     snprintf(what, sizeof what, "%s -> %s, n %zu, parameters %g %g (%zu pass), path %s", s->name,
-             term_name[t], n, params[0], params[1], m,
-             clprim_path_name(ctx->info.path));
+             term_name[t], n, params[0], params[1], m, clprim_path_name(ctx->info.path));
     const clprim_status st = clprim_pipeline_run(p, n, in, params);
     if (no_answer(t, m)) {
       if (st != CLPRIM_ERROR_INVALID_ARGUMENT)
@@ -490,7 +564,8 @@ static void run_shape(clprim_context *ctx, const struct shape *s, enum term t, s
                  clprim_context_build_log(ctx));
       check_run(p, s->out, t, items, m, what);
     }
-    if (ps == 0) made = clprim_context_programs_made(ctx);
+    if (ps == 0)
+      made = clprim_context_programs_made(ctx);
     else if (fused && clprim_context_programs_made(ctx) != made)
       fail_msg("%s: new parameters built %llu programs", what,
                (unsigned long long)(clprim_context_programs_made(ctx) - made));
@@ -537,7 +612,9 @@ static void test_terminal(enum term t) {
 }
 
 #define TERM_TEST(name, t)                                                                         \
-  static void test_##name(void **state) { (void)state, test_terminal(t); }
+  static void test_##name(void **state) {                                                          \
+    (void)state, test_terminal(t);                                                                 \
+  }
 TERM_TEST(collect_values_indices, COLLECT_VI)
 TERM_TEST(collect_indices64, COLLECT_I64)
 TERM_TEST(collect_values, COLLECT_V)
@@ -577,9 +654,11 @@ static void test_sweep(void **state) {
     TEST_OK(clprim_pipeline_run(p, n, &in, params));
     uint64_t got, want = 0;
     TEST_OK(clprim_pipeline_read(p, CLPRIM_PIPE_OUT_COUNT, 0, 8, &got));
-    for (size_t i = 0; i < n; ++i) want += host[i] >= (float)params[0];
-    if (got != want) fail_msg("threshold %g: count %llu, expected %llu", params[0],
-                              (unsigned long long)got, (unsigned long long)want);
+    for (size_t i = 0; i < n; ++i)
+      want += host[i] >= (float)params[0];
+    if (got != want)
+      fail_msg("threshold %g: count %llu, expected %llu", params[0], (unsigned long long)got,
+               (unsigned long long)want);
     if (s == 0) made = clprim_context_programs_made(ctx);
   }
   if (clprim_context_programs_made(ctx) != made)
@@ -652,10 +731,10 @@ static void test_expression_errors(void **state) {
   TEST_OK(clprim_pipeline_create(ctx, 1, &ft, &p));
   /* Rejected before anything compiles. */
   static const char *const bad[] = {
-      "x) || (1",   "x; }",        "x > 0; x",  "{x}",         "x /* c */", "x // c",
-      "#define y", "x > \"s\"[0]", "x == 'a'",  "x <% 1 %>",   "x ?\?= 1",   "x <: 0 :>",
-      "x \\\n> 0", "(x > 0",       "x > 0)",    "x[0)",        "",          "   ",
-      "a\x01",     "x %: y",     "x <% 1",    "x :> 1"};
+      "x) || (1",  "x; }",         "x > 0; x", "{x}",       "x /* c */", "x // c",
+      "#define y", "x > \"s\"[0]", "x == 'a'", "x <% 1 %>", "x ?\?= 1",  "x <: 0 :>",
+      "x \\\n> 0", "(x > 0",       "x > 0)",   "x[0)",      "",          "   ",
+      "a\x01",     "x %: y",       "x <% 1",   "x :> 1"};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; ++k) {
     const clprim_status got = clprim_pipeline_filter_expr(p, bad[k]);
     if (got != CLPRIM_ERROR_INVALID_ARGUMENT)
@@ -732,16 +811,18 @@ static void test_select_expr_params(void **state) {
         const char *expression = "x > (int)p0 && i % 3ul != (ulong)p1";
         if (partition)
           TEST_OK(clprim_partition_expr_params(ctx, n, CLPRIM_INT32, clprim_buf(in), expression,
-                                               params, 0, clprim_buf(values),
-                                               clprim_buf(indices), &count, clprim_buf(NULL)));
+                                               params, 0, clprim_buf(values), clprim_buf(indices),
+                                               &count, clprim_buf(NULL)));
         else
           TEST_OK(clprim_select_expr_params(ctx, n, CLPRIM_INT32, clprim_buf(in), expression,
                                             params, 0, clprim_buf(values), clprim_buf(indices),
                                             &count, clprim_buf(NULL)));
         size_t m = 0;
-        for (size_t i = 0; i < n; ++i) m += host[i] > (int)params[0] && i % 3 != 1;
-        if (count != m) fail_msg("threshold %g: count %llu, expected %zu", params[0],
-                                 (unsigned long long)count, m);
+        for (size_t i = 0; i < n; ++i)
+          m += host[i] > (int)params[0] && i % 3 != 1;
+        if (count != m)
+          fail_msg("threshold %g: count %llu, expected %zu", params[0], (unsigned long long)count,
+                   m);
         const size_t written = partition ? n : m;
         test_read(ctx, values, written * 4, got);
         test_read(ctx, indices, written * 4, idx);
@@ -759,7 +840,8 @@ static void test_select_expr_params(void **state) {
         if (s == 0) made = clprim_context_programs_made(ctx);
       }
       if (clprim_context_programs_made(ctx) != made)
-        fail_msg("the sweep built %llu programs", (unsigned long long)(clprim_context_programs_made(ctx) - made));
+        fail_msg("the sweep built %llu programs",
+                 (unsigned long long)(clprim_context_programs_made(ctx) - made));
     }
     uint64_t count;
     TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
@@ -803,9 +885,11 @@ static void test_arguments(void **state) {
   mask.op = (clprim_predicate_op)99;
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_filter(p, &mask));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_collect(p, 64));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_reduce(p, (clprim_pipeline_reduction)7, 0));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_pipeline_reduce(p, (clprim_pipeline_reduction)7, 0));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_reduce(p, CLPRIM_PIPE_SUM, 1));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_histogram(p, zero_value(), zero_value(), 0));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_pipeline_histogram(p, zero_value(), zero_value(), 0));
   const double q_bad[2] = {0.5, 1.5};
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_quantiles(p, q_bad, 2));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_quantiles(p, q_bad, 0));
@@ -815,14 +899,17 @@ static void test_arguments(void **state) {
   /* No terminal yet; no output before a run. */
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_run(p, 16, in, NULL));
   cl_mem out;
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_output(p, CLPRIM_PIPE_OUT_COUNT, &out, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_pipeline_output(p, CLPRIM_PIPE_OUT_COUNT, &out, NULL));
   TEST_OK(clprim_pipeline_count(p));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_run(p, 16, NULL, NULL));
   TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_pipeline_run(p, 17, in, NULL));
   TEST_OK(clprim_pipeline_run(p, 16, in, NULL));
   uint64_t count[2];
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_pipeline_read(p, CLPRIM_PIPE_OUT_COUNT, 0, 16, count));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_read(p, CLPRIM_PIPE_OUT_VALUES, 0, 4, count));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_pipeline_read(p, CLPRIM_PIPE_OUT_COUNT, 0, 16, count));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_pipeline_read(p, CLPRIM_PIPE_OUT_VALUES, 0, 4, count));
   TEST_OK(clprim_pipeline_read(p, CLPRIM_PIPE_OUT_COUNT, 0, 8, count));
   assert_int_equal(count[0], 16);
   done_pipe(p);

@@ -458,6 +458,13 @@ size_t clprim__sort_small_max(const clprim_context *ctx, clprim_type type, size_
 size_t clprim__select_tile(const clprim_context *ctx);
 /* Elements per tile of select's single-pass kernel, 0 where it does not run. */
 size_t clprim__select_single_pass_tile(const clprim_context *ctx, clprim_type type);
+/* ---- topk.c */
+/* clprim_topk inside a call the caller began (pipelines: top-k and the
+ * mapping of its positions in one call, as Oclgrind reads what another
+ * program wrote in an earlier call as uninitialised). */
+clprim_status clprim__topk(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
+                           uint64_t k, unsigned flags, clprim_buffer values,
+                           clprim_buffer indices);
 /* ---- nth_element.c (used by topk.c) */
 /* Top-k runs selection by rank (clprim__nth_select_ranks) and level kernels
  * of cl/nth_element.cl (nth_sample, nth_count, nth_choose) on selection's

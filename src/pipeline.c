@@ -67,7 +67,8 @@ struct clprim_pipeline {
   double *q_list;
   size_t q_count;
 
-  char *source; /* generated for the current stages (NULL: not yet) */
+  char *source;       /* generated for the current stages (NULL: not yet) */
+  int source_counted; /* source takes the device count (clprim_pipeline_run_counted) */
 
   /* Outputs: the buffers (grown on demand), and what the last run wrote. */
   cl_mem buf[OUTPUTS + 2]; /* + compacted values and indices of the selections */
@@ -217,8 +218,10 @@ static void put_expression(struct text *t, struct stage *st, unsigned stage) {
 }
 
 /* The generated source of the pipeline's stages (cl/pipeline.cl). */
-static clprim_status generate(clprim_pipeline *p) {
-  if (p->source) return CLPRIM_SUCCESS;
+static clprim_status generate(clprim_pipeline *p, int counted) {
+  if (p->source && p->source_counted == counted) return CLPRIM_SUCCESS;
+  free(p->source);
+  p->source = NULL;
   const char *pt = p->ctx->info.has_fp64 ? "double" : "float";
   struct text t = {NULL, 0, 0, 0, 0};
   text_printf(&t, "#define PIPE_A_T %s\n#define PIPE_OUT_T %s\n", clprim__cl_type(p->types[0]),
@@ -230,6 +233,7 @@ static clprim_status generate(clprim_pipeline *p) {
     text_printf(&t, " , %s pipe_p%u", pt, k);
   for (unsigned k = 0; k < 2 * MAX_BUILTINS; ++k)
     text_printf(&t, " , ulong pipe_q%u", k);
+  if (counted) text_printf(&t, " , __global const ulong *pipe_count");
   text_printf(&t, "\n#define PIPE_ARGS");
   for (unsigned k = 1; k < p->inputs; ++k)
     text_printf(&t, " , pipe_in_%u", k);
@@ -237,6 +241,7 @@ static clprim_status generate(clprim_pipeline *p) {
     text_printf(&t, " , pipe_p%u", k);
   for (unsigned k = 0; k < 2 * MAX_BUILTINS; ++k)
     text_printf(&t, " , pipe_q%u", k);
+  if (counted) text_printf(&t, " , pipe_count");
   text_printf(&t, "\n#line %u \"clprim-pipeline\"\n", t.lines + 2);
   text_printf(&t, "CLPRIM_INLINE int pipe_element(PIPE_A_T a, ulong i, PIPE_OUT_T *pipe_out "
                   "PIPE_PARAMS) {\n");
@@ -249,6 +254,8 @@ static clprim_status generate(clprim_pipeline *p) {
    * partitions write it). */
   text_printf(&t, "  const %s pipe_v0 = a;\n", clprim__cl_type(p->types[0]));
   text_printf(&t, "  *pipe_out = (PIPE_OUT_T)pipe_v0;\n");
+  /* A counted run: the elements from the device count on are not there. */
+  if (counted) text_printf(&t, "  if (i >= *pipe_count) return 0;\n");
   unsigned v = 0;
   clprim_type cur = p->types[0];
   for (unsigned s = 0; s < p->stage_count; ++s) {
@@ -288,7 +295,7 @@ static clprim_status generate(clprim_pipeline *p) {
     free(t.s);
     return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
   }
-  p->source = t.s;
+  p->source = t.s, p->source_counted = counted;
   return CLPRIM_SUCCESS;
 }
 
@@ -572,12 +579,13 @@ clprim_status clprim_pipeline_topk(clprim_pipeline *p, uint64_t k, unsigned flag
  * the parameters (double, or float without fp64), the built-ins' operands.
  * Points into *store, which must outlive their use. */
 struct extra_store {
-  cl_mem inputs[MAX_INPUTS];
+  cl_mem inputs[MAX_INPUTS], count;
   cl_double pd[MAX_PARAMS];
   cl_float pf[MAX_PARAMS];
 };
-static void extra_args(const clprim_pipeline *p, const cl_mem *inputs, const double *params,
-                       struct extra_store *store, struct clprim_extra_args *e) {
+static void extra_args(const clprim_pipeline *p, const cl_mem *inputs, cl_mem count,
+                       const double *params, struct extra_store *store,
+                       struct clprim_extra_args *e) {
   memset(e, 0, sizeof *e);
   const int fp64 = p->ctx->info.has_fp64;
   for (unsigned k = 1; k < p->inputs; ++k) {
@@ -592,6 +600,10 @@ static void extra_args(const clprim_pipeline *p, const cl_mem *inputs, const dou
   }
   for (unsigned k = 0; k < 2 * MAX_BUILTINS; ++k)
     e->size[e->count] = sizeof(cl_ulong), e->value[e->count++] = &p->q[k];
+  if (count) {
+    store->count = count;
+    e->size[e->count] = sizeof(cl_mem), e->value[e->count++] = &store->count;
+  }
 }
 
 /* A kernel of cl/reduce.cl built for type with the pipeline's source. */
@@ -608,16 +620,18 @@ static clprim_status reduce_kernel(clprim_pipeline *p, clprim_type type, const c
 /* The part of a run inside one public call: the fused kernels. *m gets the
  * passing count where the terminal compacts for a later call. */
 static clprim_status run_fused(clprim_pipeline *p, size_t n, const clprim_buffer *inputs,
-                               const double *params, uint64_t *m) {
+                               const clprim_buffer *count_range, const double *params,
+                               uint64_t *m) {
   clprim_context *ctx = p->ctx;
-  cl_mem in[MAX_INPUTS];
+  cl_mem in[MAX_INPUTS], count_in = NULL;
   for (unsigned k = 0; k < p->inputs; ++k)
     CLPRIM_CHECK(
         clprim__range(ctx, inputs[k], clprim_type_size(p->types[k]), n, CLPRIM__READ, &in[k]));
-  CLPRIM_CHECK(generate(p));
+  if (count_range) CLPRIM_CHECK(clprim__range(ctx, *count_range, 8, 1, CLPRIM__READ, &count_in));
+  CLPRIM_CHECK(generate(p, count_in != NULL));
   struct extra_store store;
   struct clprim_extra_args extra;
-  extra_args(p, in, params, &store, &extra);
+  extra_args(p, in, count_in, params, &store, &extra);
   const clprim_type type = x_type(p);
   const size_t es = clprim_type_size(type);
 
@@ -735,11 +749,25 @@ static clprim_status run_selection(clprim_pipeline *p, uint64_t m) {
     CLPRIM_CHECK(room(p, CLPRIM_PIPE_OUT_VALUES, clprim__bytes(k, es)));
     CLPRIM_CHECK(room(p, CLPRIM_PIPE_OUT_INDICES, clprim__bytes(k, is)));
     if (k > 0) {
-      CLPRIM_CHECK(clprim_topk(ctx, (size_t)m, type, values, k, p->flags,
-                               clprim_buf(p->buf[CLPRIM_PIPE_OUT_VALUES]),
-                               clprim_buf(p->buf[CLPRIM_PIPE_OUT_INDICES])));
+      /* One call: top-k, then its positions mapped to the inputs'. */
       CLPRIM_CHECK(clprim__call_begin(ctx));
-      CLPRIM_CHECK(clprim__call_end(ctx, gather(p, k)));
+      clprim_status st = clprim__topk(ctx, (size_t)m, type, values, k, p->flags,
+                                      clprim_buf(p->buf[CLPRIM_PIPE_OUT_VALUES]),
+                                      clprim_buf(p->buf[CLPRIM_PIPE_OUT_INDICES]));
+      /* Oclgrind marks top-k's positions as uninitialised (they pass
+       * through selection's scratch, which other programs wrote in earlier
+       * calls: see core/scratch.c), and reports their use as addresses in
+       * pipe_gather; there only, they make a trip through the host. */
+      if (st == CLPRIM_SUCCESS && ctx->oclgrind) {
+        void *host = malloc(k * is);
+        st = host ? clprim__read(ctx, p->buf[CLPRIM_PIPE_OUT_INDICES], 0, k * is, host)
+                  : CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+        if (st == CLPRIM_SUCCESS)
+          st = clprim__write(ctx, p->buf[CLPRIM_PIPE_OUT_INDICES], 0, k * is, host, 1);
+        free(host);
+      }
+      if (st == CLPRIM_SUCCESS) st = gather(p, k);
+      CLPRIM_CHECK(clprim__call_end(ctx, st));
     }
     mark(p, CLPRIM_PIPE_OUT_VALUES, k, es);
     mark(p, CLPRIM_PIPE_OUT_INDICES, k, is);
@@ -750,13 +778,14 @@ static clprim_status run_selection(clprim_pipeline *p, uint64_t m) {
   }
 }
 
-clprim_status clprim_pipeline_run(clprim_pipeline *p, size_t n, const clprim_buffer *inputs,
-                                  const double *params) {
-  if (!p || !inputs || p->terminal == TERM_NONE) return CLPRIM_ERROR_INVALID_ARGUMENT;
+static clprim_status run(clprim_pipeline *p, size_t n, const clprim_buffer *inputs,
+                         const clprim_buffer *count, const double *params) {
+  if (!p || !inputs || p->terminal == TERM_NONE || (count && !count->mem))
+    return CLPRIM_ERROR_INVALID_ARGUMENT;
   memset(p->written, 0, sizeof p->written);
   CLPRIM_CHECK(clprim__call_begin(p->ctx));
   uint64_t m = 0;
-  clprim_status st = run_fused(p, n, inputs, params, &m);
+  clprim_status st = run_fused(p, n, inputs, count, params, &m);
   if (st != CLPRIM_SUCCESS) translate_log(p);
   CLPRIM_CHECK(clprim__call_end(p->ctx, st));
   if (p->terminal == TERM_COLLECT || p->terminal == TERM_COUNT || p->terminal == TERM_REDUCE)
@@ -775,6 +804,16 @@ clprim_status clprim_pipeline_run(clprim_pipeline *p, size_t n, const clprim_buf
     ctx->first_event = first;
   }
   return st;
+}
+
+clprim_status clprim_pipeline_run(clprim_pipeline *p, size_t n, const clprim_buffer *inputs,
+                                  const double *params) {
+  return run(p, n, inputs, NULL, params);
+}
+
+clprim_status clprim_pipeline_run_counted(clprim_pipeline *p, size_t n, const clprim_buffer *inputs,
+                                          clprim_buffer count, const double *params) {
+  return run(p, n, inputs, &count, params);
 }
 
 /* ------------------------------------------------------------ results */
@@ -807,11 +846,11 @@ clprim_status clprim__select_expr(clprim_context *ctx, struct clprim_pipe_select
   const clprim_type type = sel->type;
   CLPRIM_CHECK(clprim_pipeline_create(ctx, 1, &type, &p));
   clprim_status st = clprim_pipeline_filter_expr(p, expression);
-  if (st == CLPRIM_SUCCESS) st = generate(p);
+  if (st == CLPRIM_SUCCESS) st = generate(p, 0);
   if (st == CLPRIM_SUCCESS) {
     struct extra_store store;
     struct clprim_extra_args extra;
-    extra_args(p, &sel->in, params, &store, &extra);
+    extra_args(p, &sel->in, NULL, params, &store, &extra);
     sel->prefix = p->source, sel->extra = &extra;
     st = clprim__select_pipeline(ctx, sel);
     sel->prefix = NULL, sel->extra = NULL;

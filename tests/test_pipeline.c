@@ -719,6 +719,76 @@ static void test_chain(void **state) {
   free(host);
 }
 
+/* The same chain without the host: the second and third pipelines run
+ * over the first's output with its count on the device
+ * (clprim_pipeline_run_counted, n the room), and a counted collect keeps
+ * the positions in the first's output. */
+static void test_chain_counted(void **state) {
+  (void)state;
+  for (unsigned path = CLPRIM_PATH_LOCAL; path < CLPRIM_PATH_COUNT; ++path) {
+    clprim_context *ctx = contexts.ctx[path];
+    if (!ctx) continue;
+    const size_t n = test_small() ? 600 : 3 * clprim__select_tile(ctx) + 77;
+    int32_t *host = malloc(n * sizeof *host);
+    assert_non_null(host);
+    test_random(CLPRIM_INT32, host, n, 0);
+    host[n - 1] = 1000;
+    cl_mem mem = test_buffer(ctx, n * sizeof *host, host);
+    const clprim_type it = CLPRIM_INT32;
+    clprim_pipeline *first, *second, *third;
+    TEST_OK(clprim_pipeline_create(ctx, 1, &it, &first));
+    TEST_OK(clprim_pipeline_filter_expr(first, "x % 2 == 0 || p0 != 0.0"));
+    TEST_OK(clprim_pipeline_collect(first, CLPRIM_PIPE_VALUES_WANTED));
+    const clprim_buffer in = clprim_buf(mem);
+    /* Everything first (so that the output holds values past the count of
+     * the second run), then the even elements. */
+    const double all[8] = {1};
+    TEST_OK(clprim_pipeline_run(first, n, &in, all));
+    TEST_OK(clprim_pipeline_run(first, n, &in, NULL));
+    cl_mem values, count;
+    TEST_OK(clprim_pipeline_output(first, CLPRIM_PIPE_OUT_VALUES, &values, NULL));
+    TEST_OK(clprim_pipeline_output(first, CLPRIM_PIPE_OUT_COUNT, &count, NULL));
+    TEST_OK(clprim_pipeline_create(ctx, 1, &it, &second));
+    TEST_OK(clprim_pipeline_map(second, CLPRIM_INT64, "(long)x * x"));
+    TEST_OK(clprim_pipeline_reduce(second, CLPRIM_PIPE_SUM, 0));
+    const clprim_buffer in2 = clprim_buf(values);
+    TEST_OK(clprim_pipeline_run_counted(second, n, &in2, clprim_buf(count), NULL));
+    TEST_OK(clprim_pipeline_create(ctx, 1, &it, &third));
+    TEST_OK(clprim_pipeline_filter_expr(third, "x > (int)p0"));
+    TEST_OK(clprim_pipeline_collect(third, CLPRIM_PIPE_INDICES_WANTED));
+    const double params[8] = {100};
+    TEST_OK(clprim_pipeline_run_counted(third, n, &in2, clprim_buf(count), params));
+    int64_t want = 0;
+    uint64_t want_third = 0, r[2], got_third;
+    uint32_t *want_idx = malloc(n * sizeof *want_idx), *got_idx = malloc(n * sizeof *got_idx);
+    assert_non_null(want_idx), assert_non_null(got_idx);
+    for (size_t i = 0, m = 0; i < n; ++i)
+      if (host[i] % 2 == 0) {
+        want += (int64_t)host[i] * host[i];
+        if (host[i] > 100) want_idx[want_third++] = (uint32_t)m;
+        ++m;
+      }
+    TEST_OK(clprim_pipeline_read(second, CLPRIM_PIPE_OUT_RESULT, 0, 16, r));
+    if ((int64_t)r[0] != want)
+      fail_msg("counted sum %lld, expected %lld", (long long)r[0], (long long)want);
+    TEST_OK(clprim_pipeline_read(third, CLPRIM_PIPE_OUT_COUNT, 0, 8, &got_third));
+    if (got_third != want_third)
+      fail_msg("counted collect: count %llu, expected %llu", (unsigned long long)got_third,
+               (unsigned long long)want_third);
+    TEST_OK(clprim_pipeline_read(third, CLPRIM_PIPE_OUT_INDICES, 0, want_third * 4, got_idx));
+    for (size_t j = 0; j < want_third; ++j)
+      if (got_idx[j] != want_idx[j])
+        fail_msg("counted collect: index %zu is %u, expected %u", j, got_idx[j], want_idx[j]);
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+                clprim_pipeline_run_counted(third, n, &in2, clprim_buf(NULL), params));
+    done_pipe(third);
+    done_pipe(second);
+    done_pipe(first);
+    done_mem(mem);
+    free(host), free(want_idx), free(got_idx);
+  }
+}
+
 /* ------------------------------------------------------------ expressions */
 
 static void test_expression_errors(void **state) {
@@ -924,6 +994,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_expression_errors),
       cmocka_unit_test(test_sweep),
       cmocka_unit_test(test_chain),
+      cmocka_unit_test(test_chain_counted),
       cmocka_unit_test(test_select_expr_params),
       cmocka_unit_test(test_count),
       cmocka_unit_test(test_sum),

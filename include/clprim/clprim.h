@@ -1214,6 +1214,20 @@ CLPRIM_API clprim_status clprim_pipeline_topk(clprim_pipeline *pipe, uint64_t k,
 CLPRIM_API clprim_status clprim_pipeline_run(clprim_pipeline *pipe, size_t n,
                                              const clprim_buffer *inputs, const double *params);
 
+/*! clprim_pipeline_run_counted() :
+ * clprim_pipeline_run() over the elements i < *count of the n of each
+ * input, where count is one uint64 on the device (such as another
+ * pipeline's CLPRIM_PIPE_OUT_COUNT): a pipeline's result feeds the next
+ * without the host reading its count; n is an upper bound (the inputs'
+ * room). The kernels run over n elements and drop those at or past the
+ * count, in a build of the pipeline's source of its own. A count above n
+ * counts as n.
+ * @return : as clprim_pipeline_run(); CLPRIM_ERROR_INVALID_ARGUMENT also for
+ *           a NULL count buffer. */
+CLPRIM_API clprim_status clprim_pipeline_run_counted(clprim_pipeline *pipe, size_t n,
+                                                     const clprim_buffer *inputs,
+                                                     clprim_buffer count, const double *params);
+
 /* The outputs of a run (which terminal writes which: see the terminals). */
 typedef enum clprim_pipeline_out {
   CLPRIM_PIPE_OUT_VALUES = 0,

@@ -11,10 +11,12 @@
  *     elements (the selection's counting pass does not take the predicate).
  * Parameters and built-in predicates' operands are kernel arguments, so a
  * new value builds nothing; the generated source depends on the stages and
- * types only, and is cached as every program is (memory and disk). */
+ * types only (and on whether the run takes its count from the device), and
+ * is cached as every program is (memory and disk). select.c's expression
+ * calls with parameters run as a pipeline of one filter
+ * (clprim__select_expr). */
 #include "internal.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>

@@ -18,7 +18,14 @@
  *
  * Build options: -DT=int|uint|long|ulong|float|double, -DT_BITS=32|64,
  * -DT_FLOAT=0|1, -DT_SIGNED=0|1, -DS=the type sums are done in (the unsigned
- * type for integers: wrap-around without signed overflow), -DWG, -DITEMS. */
+ * type for integers: wrap-around without signed overflow), -DWG, -DITEMS.
+ *
+ * Pipelines (src/pipeline.c): with -DPIPELINE the element is computed, not
+ * loaded: the source before this file defines pipe_element() over the
+ * input `in` (of PIPE_A_T) and the extra kernel arguments PIPE_PARAMS (see
+ * cl/pipeline.cl). sum_tiles is then the first level only (failing
+ * elements add 0; with -DPIPE_COUNT each passing element adds 1), and
+ * arg_partial considers the passing elements only (none: NO_INDEX). */
 #ifndef T
 #define T uint
 #define T_BITS 32
@@ -33,6 +40,20 @@
 #define ITEMS 8
 #endif
 #define TILE ((ulong)WG * ITEMS)
+
+#ifdef PIPELINE
+#define IN_T PIPE_A_T
+#define EXTRA_PARAMS PIPE_PARAMS
+/* The element at i (whose input a is given) and whether it passes. */
+CLPRIM_INLINE int pipe_at(PIPE_A_T a, ulong i, PIPE_OUT_T *x PIPE_PARAMS) {
+  *x = (PIPE_OUT_T)0;
+  return pipe_element(a, i, x PIPE_ARGS);
+}
+#else
+#define IN_T T
+#define EXTRA_PARAMS
+#endif
+#define IN4 CLPRIM_CAT(IN_T, 4)
 
 /* ------------------------------------------------------ argmax / argmin */
 
@@ -73,6 +94,18 @@ CLPRIM_INLINE void consider(T x, ulong i, uint mode, KEY *best, ulong *best_inde
   if (better(k, i, *best, *best_index)) *best = k, *best_index = i;
 }
 
+/* An input element a at i: considered as it is, or (pipelines) computed
+ * and considered when it passes. */
+#ifdef PIPELINE
+#define CONSIDER(a, i)                                                                             \
+  do {                                                                                             \
+    PIPE_OUT_T x_;                                                                                 \
+    if (pipe_at((a), (i), &x_ PIPE_ARGS)) consider(x_, (i), mode, &best, &best_index);           \
+  } while (0)
+#else
+#define CONSIDER(a, i) consider((a), (i), mode, &best, &best_index)
+#endif
+
 /* The work-group's best pair, valid in work-item 0. */
 CLPRIM_INLINE void wg_best(KEY *k, ulong *i, __local KEY *keys, __local ulong *indices) {
   uint lid = (uint)get_local_id(0);
@@ -102,22 +135,22 @@ CLPRIM_INLINE void wg_best(KEY *k, ulong *i, __local KEY *keys, __local ulong *i
 /* Pass 1: the best (key, index) of each work-group's share of in[0, n). */
 #ifdef KERNEL_arg_partial
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void arg_partial(__global const T *in, ulong n, uint mode, __global KEY *partial_keys,
-                 __global ulong *partial_indices) {
+void arg_partial(__global const IN_T *in, ulong n, uint mode, __global KEY *partial_keys,
+                 __global ulong *partial_indices EXTRA_PARAMS) {
   __local KEY keys[WG];
   __local ulong indices[WG];
   const ulong stride = get_global_size(0), quads = n / 4;
   KEY best = 0;
   ulong best_index = NO_INDEX;
   for (ulong q = get_global_id(0); q < quads; q += stride) {
-    VEC4 v = vload4(q, in);
-    consider(v.s0, 4 * q, mode, &best, &best_index);
-    consider(v.s1, 4 * q + 1, mode, &best, &best_index);
-    consider(v.s2, 4 * q + 2, mode, &best, &best_index);
-    consider(v.s3, 4 * q + 3, mode, &best, &best_index);
+    IN4 v = vload4(q, in);
+    CONSIDER(v.s0, 4 * q);
+    CONSIDER(v.s1, 4 * q + 1);
+    CONSIDER(v.s2, 4 * q + 2);
+    CONSIDER(v.s3, 4 * q + 3);
   }
   ulong tail = 4 * quads + get_global_id(0);
-  if (tail < n) consider(in[tail], tail, mode, &best, &best_index);
+  if (tail < n) CONSIDER(in[tail], tail);
   wg_best(&best, &best_index, keys, indices);
   if (get_local_id(0) == 0) {
     partial_keys[get_group_id(0)] = best;
@@ -130,8 +163,9 @@ void arg_partial(__global const T *in, ulong n, uint mode, __global KEY *partial
  * element's bits (zero-extended), result[1] = its index. */
 #ifdef KERNEL_arg_final
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void arg_final(__global const T *in, __global const KEY *partial_keys,
-               __global const ulong *partial_indices, uint count, __global ulong *result) {
+void arg_final(__global const IN_T *in, __global const KEY *partial_keys,
+               __global const ulong *partial_indices, uint count,
+               __global ulong *result EXTRA_PARAMS) {
   __local KEY keys[WG];
   __local ulong indices[WG];
   KEY best = 0;
@@ -141,7 +175,13 @@ void arg_final(__global const T *in, __global const KEY *partial_keys,
       best = partial_keys[p], best_index = partial_indices[p];
   wg_best(&best, &best_index, keys, indices);
   if (get_local_id(0) == 0) {
+#ifdef PIPELINE
+    PIPE_OUT_T x = (PIPE_OUT_T)0; /* T itself, but in a count's build (unused there) */
+    if (best_index != NO_INDEX) pipe_at(in[best_index], best_index, &x PIPE_ARGS);
+    result[0] = (ulong)AS_KEY((T)x);
+#else
     result[0] = (ulong)AS_KEY(in[best_index]);
+#endif
     result[1] = best_index;
   }
 }
@@ -152,6 +192,23 @@ void arg_final(__global const T *in, __global const KEY *partial_keys,
 #define S4 CLPRIM_CAT(S, 4)
 #define AS_S CLPRIM_CAT(as_, S)
 
+/* Pipelines: what input element a at i adds, the computed element where
+ * it passes (with PIPE_COUNT: 1), else 0. */
+#ifdef PIPELINE
+CLPRIM_INLINE S pipe_term(PIPE_A_T a, ulong i PIPE_PARAMS) {
+  PIPE_OUT_T x;
+  const int pass = pipe_at(a, i, &x PIPE_ARGS);
+#ifdef PIPE_COUNT
+  return (S)(pass != 0);
+#else
+  return pass ? AS_S(x) : (S)0;
+#endif
+}
+#define SUM_EXTRA_PARAMS PIPE_PARAMS, int pipe_first_level
+#else
+#define SUM_EXTRA_PARAMS
+#endif
+
 /* The sum of each tile of TILE elements of in[0, n), to tile_sums (the
  * buffers hold T; integers are read as the unsigned S, the same bits).
  * Work-item j of a full tile adds the 4-vectors j, j + WG, j + 2 WG, ... of
@@ -159,27 +216,50 @@ void arg_final(__global const T *in, __global const KEY *partial_keys,
  * subgroup reads consecutive 16-byte vectors (coalesced), where ITEMS
  * consecutive elements per work-item spread each load over ITEMS * 4 bytes
  * per lane. The order of additions still depends only on n and the tile
- * shape. */
+ * shape. A pipeline's build runs every level: the first (pipe_first_level)
+ * over the inputs (in: PIPE_A_T) through the stages, the rest over the
+ * sums. */
 #ifdef KERNEL_sum_tiles
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void sum_tiles(__global const S *in, ulong n, __global S *tile_sums) {
+void sum_tiles(__global const IN_T *in, ulong n, __global S *tile_sums SUM_EXTRA_PARAMS) {
   __local S scratch[CLPRIM_WG_SCRATCH(WG)];
   const ulong base = (ulong)get_group_id(0) * TILE;
   const uint lid = (uint)get_local_id(0);
   /* Loaded into registers first, then added in order (as scan.cl does;
    * Oclgrind's uninitialised-value check crashed on the fused form). */
   S v[ITEMS];
+#ifdef PIPELINE
+  if (pipe_first_level) {
 #pragma unroll
-  for (int k = 0; k < ITEMS / 4; ++k) {
-    const ulong quad = (ulong)k * WG + lid, i = base + 4 * quad;
-    if (i + 4 <= n) {
-      S4 q = vload4(quad, in + base);
-      v[4 * k] = q.s0;
-      v[4 * k + 1] = q.s1;
-      v[4 * k + 2] = q.s2;
-      v[4 * k + 3] = q.s3;
-    } else { /* the end of the last tile */
-      for (int e = 0; e < 4; ++e) v[4 * k + e] = i + e < n ? in[i + e] : (S)0;
+    for (int k = 0; k < ITEMS / 4; ++k) {
+      const ulong quad = (ulong)k * WG + lid, i = base + 4 * quad;
+      if (i + 4 <= n) {
+        const IN4 q = vload4(quad, in + base);
+        v[4 * k] = pipe_term(q.s0, i PIPE_ARGS);
+        v[4 * k + 1] = pipe_term(q.s1, i + 1 PIPE_ARGS);
+        v[4 * k + 2] = pipe_term(q.s2, i + 2 PIPE_ARGS);
+        v[4 * k + 3] = pipe_term(q.s3, i + 3 PIPE_ARGS);
+      } else { /* the end of the last tile */
+        for (int e = 0; e < 4; ++e)
+          v[4 * k + e] = i + e < n ? pipe_term(in[i + e], i + e PIPE_ARGS) : (S)0;
+      }
+    }
+  } else
+#endif
+  {
+    __global const S *sums = (__global const S *)in;
+#pragma unroll
+    for (int k = 0; k < ITEMS / 4; ++k) {
+      const ulong quad = (ulong)k * WG + lid, i = base + 4 * quad;
+      if (i + 4 <= n) {
+        S4 q = vload4(quad, sums + base);
+        v[4 * k] = q.s0;
+        v[4 * k + 1] = q.s1;
+        v[4 * k + 2] = q.s2;
+        v[4 * k + 3] = q.s3;
+      } else { /* the end of the last tile */
+        for (int e = 0; e < 4; ++e) v[4 * k + e] = i + e < n ? sums[i + e] : (S)0;
+      }
     }
   }
   S s = 0;

@@ -26,7 +26,11 @@
  * over x and i defined before this file as USER_PREDICATE(x, i), or
  * -DRUNS=RUN_HEAD|RUN_NONTRIVIAL_HEAD|RUN_NONTRIVIAL_TAIL (internal/heads.h)
  * for the edges of runs of equal keys: the keys are the input, or with
- * -DKEY_T=<type> a separate array (src) beside the values (in). */
+ * -DKEY_T=<type> a separate array (src) beside the values (in), or
+ * -DPIPELINE for a pipeline's filters (src/pipeline.c): the source before
+ * this file defines pipe_element() over the first input (src and in, of
+ * PIPE_A_T) and the extra kernel arguments PIPE_PARAMS; elements of T are
+ * computed, not loaded. */
 #ifndef T
 #define T float
 #endif
@@ -93,6 +97,21 @@ CLPRIM_INLINE int run_edge_at(__global const SRC_T *src, ulong n, ulong i) {
 #elif defined(FLAG_T)
 #define SRC_T FLAG_T
 #define PASSES_X(x, i) ((x) != 0)
+#elif defined(PIPELINE)
+#define SRC_T PIPE_A_T
+#define IN_T PIPE_A_T
+#define EXTRA_PARAMS PIPE_PARAMS
+CLPRIM_INLINE int pipe_passes(PIPE_A_T a, ulong i PIPE_PARAMS) {
+  PIPE_OUT_T x = (PIPE_OUT_T)0;
+  return pipe_element(a, i, &x PIPE_ARGS) != 0;
+}
+CLPRIM_INLINE T pipe_value(PIPE_A_T a, ulong i PIPE_PARAMS) {
+  PIPE_OUT_T x = (PIPE_OUT_T)0;
+  pipe_element(a, i, &x PIPE_ARGS);
+  return x;
+}
+#define PASSES_X(x, i) pipe_passes((x), (i) PIPE_ARGS)
+#define VALUE_AT(in, i) pipe_value((in)[i], (i) PIPE_ARGS)
 #elif defined(USER_PREDICATE)
 #define SRC_T T
 CLPRIM_INLINE int user_passes(T x, ulong i) { return (USER_PREDICATE(x, i)) != 0; }
@@ -104,6 +123,16 @@ CLPRIM_INLINE int user_passes(T x, ulong i) { return (USER_PREDICATE(x, i)) != 0
 #ifndef PASSES
 #define PASSES(src, i) PASSES_X((src)[i], i)
 #endif
+/* What the scatter reads (in) and writes for element i. */
+#ifndef IN_T
+#define IN_T T
+#endif
+#ifndef VALUE_AT
+#define VALUE_AT(in, i) (in)[i]
+#endif
+#ifndef EXTRA_PARAMS
+#define EXTRA_PARAMS
+#endif
 
 /* Phase 1: masks[w] holds bit k set when element 32 w + k passes (words up
  * to ceil(n / 32)); tile_counts[t] the passing elements of tile t, and
@@ -111,7 +140,7 @@ CLPRIM_INLINE int user_passes(T x, ulong i) { return (USER_PREDICATE(x, i)) != 0
 #ifdef KERNEL_select_masks
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_masks(__global const SRC_T *src, ulong n, int op, T a, T b, __global uint *masks,
-                  __global ulong *tile_counts) {
+                  __global ulong *tile_counts EXTRA_PARAMS) {
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   const uint lid = (uint)get_local_id(0), group = (uint)get_group_id(0);
   const ulong tile_first = (ulong)group * TILE;
@@ -162,10 +191,10 @@ void select_masks(__global const SRC_T *src, ulong n, int op, T a, T b, __global
  * elements in turn (e = k WG + lid), so reads and writes are coalesced. */
 #ifdef KERNEL_select_scatter
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void select_scatter(__global const T *in, ulong n, __global const uint *masks,
+void select_scatter(__global const IN_T *in, ulong n, __global const uint *masks,
                     __global const ulong *offsets, ulong tiles, __global T *values,
                     __global uint *indices, int want_values, int want_indices, int index64,
-                    int partition) {
+                    int partition EXTRA_PARAMS) {
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   __local uint tile_masks[WG];
   __local ulong word_base[WG];
@@ -198,7 +227,7 @@ void select_scatter(__global const T *in, ulong n, __global const uint *masks,
       else
         indices[pos] = (uint)i;
     }
-    if (want_values) values[pos] = in[i];
+    if (want_values) values[pos] = VALUE_AT(in, i);
   }
 }
 #endif
@@ -313,6 +342,8 @@ void select3_scatter(__global const T *in, ulong n, __global const uint *masks, 
 #define SRC_VEC4 CLPRIM_CAT(SRC_T, 4)
 #if defined(FLAG_T) || defined(KEY_T)
 #define SP_VALUE(s, k, i) in[i]
+#elif defined(PIPELINE)
+#define SP_VALUE(s, k, i) pipe_value((s)[k], (i) PIPE_ARGS)
 #else
 #define SP_VALUE(s, k, i) (s)[k]
 #endif
@@ -323,10 +354,10 @@ void select3_scatter(__global const T *in, ulong n, __global const uint *masks, 
 
 #ifdef KERNEL_select_single_pass
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void select_single_pass(__global const SRC_T *src, __global const T *in, ulong n, int op, T a,
+void select_single_pass(__global const SRC_T *src, __global const IN_T *in, ulong n, int op, T a,
                         T b, __global uchar *state, uint tiles, __global T *values,
                         __global uint *indices, int want_values, int want_indices, int index64,
-                        __global ulong *total, __global ulong *run_ends) {
+                        __global ulong *total, __global ulong *run_ends EXTRA_PARAMS) {
   __local uint chunk_base[SP_CHUNKS];
   __local T stage[SP_TILE];
   __local uint tile_id, tile_count;

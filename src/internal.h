@@ -166,6 +166,9 @@ struct clprim_context {
   size_t base_align; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bytes */
   int oclgrind;   /* the device is Oclgrind's simulator (see scratch.c) */
   unsigned calls; /* public calls begun (clprim__scratch_per_call) */
+  /* Programs made for this context (compiled, or loaded from the disk
+   * cache): clprim_context_programs_made(). */
+  uint64_t programs_made;
 };
 
 /* ---- core/context.c */
@@ -260,6 +263,16 @@ clprim_status clprim__range(clprim_context *ctx, clprim_buffer b, size_t elem_si
 /* Sets kernel arguments: clprim__set_args(k, 3, sizeof(a), &a, sizeof(b), &b,
  * sizeof(c), &c). A NULL pointer with a nonzero size gives a __local buffer. */
 clprim_status clprim__set_args(cl_kernel kernel, unsigned count, ...);
+/* Kernel arguments that follow a kernel's own (a pipeline's inputs and
+ * parameters, appended by its PIPE_PARAMS): set from argument `first` on,
+ * which the callee fills in before each clprim__set_extra_args. */
+#define CLPRIM__EXTRA_MAX 24
+struct clprim_extra_args {
+  unsigned first, count;
+  size_t size[CLPRIM__EXTRA_MAX];
+  const void *value[CLPRIM__EXTRA_MAX];
+};
+clprim_status clprim__set_extra_args(cl_kernel kernel, const struct clprim_extra_args *extra);
 /* 1-D launch of `groups` work-groups of `group_size` work-items. */
 clprim_status clprim__enqueue(clprim_context *ctx, cl_kernel kernel, size_t groups,
                               size_t group_size);
@@ -339,6 +352,32 @@ struct clprim_runs_select {
 };
 clprim_status clprim__select_runs(clprim_context *ctx, const struct clprim_runs_select *r);
 
+/* ---- select.c, for the pipeline family (src/pipeline.c) */
+/* Compaction of a pipeline's elements (the n elements of in, the first
+ * input, through `prefix`, the pipeline's source, built with -DPIPELINE;
+ * elements of type): values and / or indices (uint64 with index64), the
+ * count to count_out (one uint64 on the device) and / or *count (read).
+ * extra: the kernels' extra arguments (first is set here). NULL where not
+ * wanted; no argument checks. */
+struct clprim_pipe_select {
+  size_t n;
+  clprim_type type;
+  const char *prefix;
+  cl_mem in, values, indices, count_out;
+  int index64;
+  uint64_t *count;
+  struct clprim_extra_args *extra;
+  int partition; /* all n written, the passing ones first */
+};
+clprim_status clprim__select_pipeline(clprim_context *ctx, const struct clprim_pipe_select *p);
+/* pipeline.c, for select.c: the compaction of sel (whose prefix and extra
+ * it sets) by a one-filter pipeline of `expression` over elements of
+ * sel->type with parameters params[0..7] (NULL: 0); the expression is
+ * checked (CLPRIM_ERROR_INVALID_ARGUMENT) and a build log translated as a
+ * pipeline's. */
+clprim_status clprim__select_expr(clprim_context *ctx, struct clprim_pipe_select *sel,
+                                  const char *expression, const double *params);
+
 /* ---- core/lookback.c */
 /* The zeroed tile states of a single-pass look-back kernel over `tiles`
  * tiles whose values have value_bits = 32, 62 (counts) or 64 bits (the
@@ -363,6 +402,25 @@ size_t clprim__scan_by_key_tile(const clprim_context *ctx, clprim_type key_type,
 /* Elements per work-group tile of the reductions for type on this context
  * (tests use it for sizes around tile boundaries). */
 size_t clprim__reduce_tile(const clprim_context *ctx, clprim_type type);
+/* For the pipeline family: the build options of cl/reduce.cl for type (to
+ * which a pipeline adds its own), and the two reductions over n elements of
+ * in with kernels of such a build whose arguments past the first 3
+ * (sum_tiles) or 5 (arg_partial, arg_final) the caller has set. The result
+ * (16 bytes: the sum's bits; or the element's bits and its index) is left in
+ * the family's scratch buffer *result. sum: `kernel` (sum_tiles) runs every
+ * level; level_arg >= 0: the index of its argument that says whether the
+ * level is the first (a pipeline's build computes the elements there and
+ * loads sums after: one program for all levels, as Oclgrind reads what
+ * another program's kernel wrote as uninitialised). arg: mode as
+ * cl/reduce.cl's (flags, MODE_MIN = 0x100); n = 0 allowed (index
+ * UINT64_MAX, for pipelines). */
+void clprim__reduce_options(const clprim_context *ctx, clprim_type type, char *options,
+                            size_t size);
+clprim_status clprim__reduce_sum_run(clprim_context *ctx, clprim_type type, cl_kernel kernel,
+                                     int level_arg, cl_mem in, size_t n, cl_mem *result);
+clprim_status clprim__reduce_arg_run(clprim_context *ctx, clprim_type type, cl_kernel partial,
+                                     cl_kernel final, cl_mem in, size_t n, unsigned mode,
+                                     cl_mem *result);
 /* ---- histogram.c */
 /* One histogram or dense reduce-by-key (reduce_by_key.c's dense call runs
  * the histogram engine): keys in [0, bins) (keys_mode) or values into even
@@ -408,6 +466,13 @@ clprim_status clprim__segmented_sort(clprim_context *ctx, clprim_type type, size
 size_t clprim__select_tile(const clprim_context *ctx);
 /* Elements per tile of select's single-pass kernel, 0 where it does not run. */
 size_t clprim__select_single_pass_tile(const clprim_context *ctx, clprim_type type);
+/* ---- topk.c */
+/* clprim_topk inside a call the caller began (pipelines: top-k and the
+ * mapping of its positions in one call, as Oclgrind reads what another
+ * program wrote in an earlier call as uninitialised). */
+clprim_status clprim__topk(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
+                           uint64_t k, unsigned flags, clprim_buffer values,
+                           clprim_buffer indices);
 /* ---- nth_element.c (used by topk.c) */
 /* Top-k runs selection by rank (clprim__nth_select_ranks) and level kernels
  * of cl/nth_element.cl (nth_sample, nth_count, nth_choose) on selection's

@@ -39,18 +39,22 @@ size_t clprim__reduce_tile(const clprim_context *ctx, clprim_type type) {
   return (size_t)c.wg * c.items;
 }
 
-/* Fetches (builds) kernels of reduce.cl for type: names[j] to kernels[j]. */
-static clprim_status reduce_kernels(clprim_context *ctx, clprim_type type,
-                                    const struct reduce_config *c, unsigned count,
-                                    const char *const *names, cl_kernel *kernels) {
+void clprim__reduce_options(const clprim_context *ctx, clprim_type type, char *options,
+                            size_t size) {
   static const char *const sum_type[CLPRIM_TYPE_COUNT] = {"uint",  "uint",  "ulong",
                                                           "ulong", "float", "double"};
-  char options[160];
-  snprintf(options, sizeof options,
-           "-DT=%s -DT_BITS=%u -DT_FLOAT=%d -DT_SIGNED=%d -DS=%s -DWG=%u -DITEMS=%u",
+  const struct reduce_config c = reduce_config(ctx, type);
+  snprintf(options, size, "-DT=%s -DT_BITS=%u -DT_FLOAT=%d -DT_SIGNED=%d -DS=%s -DWG=%u -DITEMS=%u",
            clprim__cl_type(type), (unsigned)clprim_type_size(type) * 8,
            type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE,
-           type == CLPRIM_INT32 || type == CLPRIM_INT64, sum_type[type], c->wg, c->items);
+           type == CLPRIM_INT32 || type == CLPRIM_INT64, sum_type[type], c.wg, c.items);
+}
+
+/* Fetches (builds) kernels of reduce.cl for type: names[j] to kernels[j]. */
+static clprim_status reduce_kernels(clprim_context *ctx, clprim_type type, unsigned count,
+                                    const char *const *names, cl_kernel *kernels) {
+  char options[160];
+  clprim__reduce_options(ctx, type, options, sizeof options);
   struct clprim_kernel_request req[2];
   for (unsigned j = 0; j < count; ++j) {
     const struct clprim_kernel_request r = {"reduce.cl", NULL, options, names[j], NULL,
@@ -84,6 +88,31 @@ static clprim_status check_common(clprim_context *ctx, clprim_type type, clprim_
   return clprim__range(ctx, in, clprim_type_size(type), n, CLPRIM__READ, in_mem);
 }
 
+clprim_status clprim__reduce_arg_run(clprim_context *ctx, clprim_type type, cl_kernel partial,
+                                     cl_kernel final, cl_mem in, size_t n, unsigned mode,
+                                     cl_mem *result) {
+  struct reduce_config c = reduce_config(ctx, type);
+  const size_t tile = (size_t)c.wg * c.items;
+  size_t groups = n / tile + (n % tile != 0);
+  if (groups > c.max_groups) groups = c.max_groups;
+  if (groups == 0) groups = 1; /* n = 0 (pipelines): the identity */
+  cl_mem keys, indices, out;
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_PARTIAL_KEYS, groups * 8, &keys));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_PARTIAL_INDICES, groups * 8, &indices));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULT, 16, &out));
+
+  cl_ulong n64 = n;
+  cl_uint mode32 = mode, count = (cl_uint)groups;
+  CLPRIM_CHECK(clprim__set_args(partial, 5, sizeof in, &in, sizeof n64, &n64, sizeof mode32,
+                                &mode32, sizeof keys, &keys, sizeof indices, &indices));
+  CLPRIM_CHECK(clprim__enqueue(ctx, partial, groups, c.wg));
+  CLPRIM_CHECK(clprim__set_args(final, 5, sizeof in, &in, sizeof keys, &keys, sizeof indices,
+                                &indices, sizeof count, &count, sizeof out, &out));
+  CLPRIM_CHECK(clprim__enqueue(ctx, final, 1, c.wg));
+  *result = out;
+  return CLPRIM_SUCCESS;
+}
+
 /* argmax (mode without MODE_MIN) or argmin; result_bytes of the 16-byte
  * result (value, index) go to `result` when it is given. */
 static clprim_status arg_reduce(clprim_context *ctx, size_t n, clprim_type type,
@@ -98,27 +127,11 @@ static clprim_status arg_reduce(clprim_context *ctx, size_t n, clprim_type type,
   if (result_range.mem)
     CLPRIM_CHECK(clprim__range(ctx, result_range, 8, result_bytes / 8, CLPRIM__OUT_ALL, &result));
 
-  struct reduce_config c = reduce_config(ctx, type);
   static const char *const names[2] = {"arg_partial", "arg_final"};
   cl_kernel kernels[2];
-  CLPRIM_CHECK(reduce_kernels(ctx, type, &c, 2, names, kernels));
-  cl_kernel partial = kernels[0], final = kernels[1];
-  const size_t tile = (size_t)c.wg * c.items;
-  size_t groups = n / tile + (n % tile != 0);
-  if (groups > c.max_groups) groups = c.max_groups;
-  cl_mem keys, indices, out;
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_PARTIAL_KEYS, groups * 8, &keys));
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_PARTIAL_INDICES, groups * 8, &indices));
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULT, 16, &out));
-
-  cl_ulong n64 = n;
-  cl_uint mode32 = flags | mode, count = (cl_uint)groups;
-  CLPRIM_CHECK(clprim__set_args(partial, 5, sizeof in, &in, sizeof n64, &n64, sizeof mode32,
-                                &mode32, sizeof keys, &keys, sizeof indices, &indices));
-  CLPRIM_CHECK(clprim__enqueue(ctx, partial, groups, c.wg));
-  CLPRIM_CHECK(clprim__set_args(final, 5, sizeof in, &in, sizeof keys, &keys, sizeof indices,
-                                &indices, sizeof count, &count, sizeof out, &out));
-  CLPRIM_CHECK(clprim__enqueue(ctx, final, 1, c.wg));
+  CLPRIM_CHECK(reduce_kernels(ctx, type, 2, names, kernels));
+  cl_mem out;
+  CLPRIM_CHECK(clprim__reduce_arg_run(ctx, type, kernels[0], kernels[1], in, n, flags | mode, &out));
   if (result) CLPRIM_CHECK(clprim__copy(ctx, out, result, 0, 0, result_bytes));
   if (value || index) {
     cl_ulong words[2];
@@ -159,20 +172,10 @@ clprim_status clprim_reduce_min(clprim_context *ctx, size_t n, clprim_type type,
                           arg_reduce(ctx, n, type, in, flags, MODE_MIN, value, NULL, result, 8));
 }
 
-static clprim_status reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
-                                clprim_buffer in_range, clprim_value *sum,
-                                clprim_buffer result_range) {
-  cl_mem in, result = NULL;
-  CLPRIM_CHECK(check_common(ctx, type, in_range, n, &in));
-  if (!sum && !result_range.mem) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  if (result_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, result_range, 8, 1, CLPRIM__OUT_ALL, &result));
-
+clprim_status clprim__reduce_sum_run(clprim_context *ctx, clprim_type type, cl_kernel kernel,
+                                     int level_arg, cl_mem in, size_t n, cl_mem *result) {
   struct reduce_config c = reduce_config(ctx, type);
   const size_t tile = (size_t)c.wg * c.items, elem = clprim_type_size(type);
-  cl_kernel tiles_kernel;
-  static const char *const name = "sum_tiles";
-  CLPRIM_CHECK(reduce_kernels(ctx, type, &c, 1, &name, &tiles_kernel));
   size_t first_tiles = n / tile + (n % tile != 0);
   cl_mem level[2], out;
   if (first_tiles > 1) {
@@ -188,13 +191,34 @@ static clprim_status reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
     size_t tiles = n / tile + (n % tile != 0);
     cl_mem dst = tiles == 1 ? out : level[l % 2];
     cl_ulong n64 = n;
-    CLPRIM_CHECK(clprim__set_args(tiles_kernel, 3, sizeof src, &src, sizeof n64, &n64,
-                                  sizeof dst, &dst));
-    CLPRIM_CHECK(clprim__enqueue(ctx, tiles_kernel, tiles, c.wg));
+    CLPRIM_CHECK(clprim__set_args(kernel, 3, sizeof src, &src, sizeof n64, &n64, sizeof dst, &dst));
+    if (level_arg >= 0) {
+      const cl_int first = l == 0;
+      CLPRIM_CHECK((clprim_status)clSetKernelArg(kernel, (cl_uint)level_arg, sizeof first, &first));
+    }
+    CLPRIM_CHECK(clprim__enqueue(ctx, kernel, tiles, c.wg));
     if (tiles == 1) break;
     src = dst;
     n = tiles;
   }
+  *result = out;
+  return CLPRIM_SUCCESS;
+}
+
+static clprim_status reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
+                                clprim_buffer in_range, clprim_value *sum,
+                                clprim_buffer result_range) {
+  cl_mem in, result = NULL;
+  CLPRIM_CHECK(check_common(ctx, type, in_range, n, &in));
+  if (!sum && !result_range.mem) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (result_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, result_range, 8, 1, CLPRIM__OUT_ALL, &result));
+
+  cl_kernel tiles_kernel;
+  static const char *const name = "sum_tiles";
+  CLPRIM_CHECK(reduce_kernels(ctx, type, 1, &name, &tiles_kernel));
+  cl_mem out;
+  CLPRIM_CHECK(clprim__reduce_sum_run(ctx, type, tiles_kernel, -1, in, n, &out));
   if (result) CLPRIM_CHECK(clprim__copy(ctx, out, result, 0, 0, 8));
   if (sum) {
     cl_ulong bits;
@@ -253,7 +277,7 @@ static clprim_status segmented_reduce(clprim_context *ctx, size_t n, clprim_type
   struct reduce_config c = reduce_config(ctx, type);
   static const char *const names[2] = {"seg_check", "seg_reduce"};
   cl_kernel kernels[2];
-  CLPRIM_CHECK(reduce_kernels(ctx, type, &c, 2, names, kernels));
+  CLPRIM_CHECK(reduce_kernels(ctx, type, 2, names, kernels));
   /* The segments are checked before anything is written. */
   cl_mem info;
   const cl_uint zero = 0;

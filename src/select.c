@@ -13,7 +13,8 @@ enum select_source {
   SOURCE_FLAGS_UINT8,
   SOURCE_FLAGS_INT32,
   SOURCE_EXPRESSION,
-  SOURCE_RUNS /* edges of runs of equal keys (clprim__select_runs) */
+  SOURCE_RUNS,    /* edges of runs of equal keys (clprim__select_runs) */
+  SOURCE_PIPELINE /* a pipeline's filters (clprim__select_pipeline) */
 };
 
 /* A call as the caller made it (ranges), then as it runs (cl_mems that
@@ -31,6 +32,9 @@ struct select_call {
   clprim_type key_type;
   int partition;
   unsigned flags;
+  const double *params;                   /* SOURCE_EXPRESSION: p0..p7, or NULL (none) */
+  const char *pipe_prefix;                /* SOURCE_PIPELINE only: the pipeline's source */
+  struct clprim_extra_args *extra;        /* SOURCE_PIPELINE only: its kernel arguments */
   clprim_buffer values_range, indices_range, count_range;
   uint64_t *count;
 
@@ -140,6 +144,10 @@ static clprim_status select_single_pass(clprim_context *ctx, const struct select
                                 &indices, sizeof want_values, &want_values, sizeof want_indices,
                                 &want_indices, sizeof index64, &index64, sizeof total, &total,
                                 sizeof run_ends, &run_ends));
+  if (c->extra) {
+    c->extra->first = 15;
+    CLPRIM_CHECK(clprim__set_extra_args(kernel, c->extra));
+  }
   CLPRIM_CHECK(clprim__enqueue(ctx, kernel, tiles, wg));
   return clprim__deliver_count(ctx, total, 0, c->count_out, c->count);
 }
@@ -165,11 +173,22 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
     return CLPRIM_SUCCESS;
   }
 
+  if (c->source == SOURCE_EXPRESSION && c->params) {
+    /* With parameters: a pipeline of one filter (pipeline.c), which comes
+     * back here as SOURCE_PIPELINE. */
+    struct clprim_pipe_select p;
+    memset(&p, 0, sizeof p);
+    p.n = c->n, p.type = c->type, p.in = c->in;
+    p.values = c->values, p.indices = c->indices, p.count_out = c->count_out;
+    p.index64 = c->index64, p.count = c->count, p.partition = c->partition;
+    return clprim__select_expr(ctx, &p, c->expression, c->params);
+  }
   const unsigned wg = select_wg(ctx);
   const size_t tile = (size_t)wg * 32, tiles = c->n / tile + (c->n % tile != 0);
   const size_t words = c->n / 32 + (c->n % 32 != 0);
   const int want_scatter = c->values || c->indices;
-  static const char *const flag_option[5] = {"", " -DFLAG_T=uchar", " -DFLAG_T=int", "", ""};
+  static const char *const flag_option[6] = {"", " -DFLAG_T=uchar", " -DFLAG_T=int", "", "",
+                                             " -DPIPELINE"};
   const unsigned items = single_pass_items(ctx, c->type, c->partition);
   char options[160];
   program_options(ctx, c->type, flag_option[c->source], options, sizeof options);
@@ -180,6 +199,7 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
   /* A user's expression becomes a macro before the file: one program per
    * distinct expression. Line breaks would end the #define. */
   char *prefix = NULL;
+  const char *pipe_prefix = c->source == SOURCE_PIPELINE ? c->pipe_prefix : NULL;
   if (c->source == SOURCE_EXPRESSION) {
     static const char head[] = "#define USER_PREDICATE(x, i) (", tail[] = ")\n";
     size_t len = strlen(c->expression);
@@ -195,9 +215,10 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
 
   /* Every kernel (the scan's too) is built before anything is enqueued. */
   cl_kernel masks_kernel = NULL, scatter_kernel = NULL, single_kernel = NULL;
+  const char *source = pipe_prefix ? pipe_prefix : prefix;
   struct clprim_kernel_request req[2] = {
-      {"select.cl", prefix, options, "select_masks", NULL, &masks_kernel, NULL},
-      {"select.cl", prefix, options, "select_scatter", NULL, &scatter_kernel, NULL}};
+      {"select.cl", source, options, "select_masks", NULL, &masks_kernel, NULL},
+      {"select.cl", source, options, "select_scatter", NULL, &scatter_kernel, NULL}};
   if (items) req[0].name = "select_single_pass", req[0].kernel = &single_kernel;
   clprim_status st = clprim__kernels(ctx, req, items || !want_scatter ? 1 : 2);
   free(prefix);
@@ -215,6 +236,10 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
   CLPRIM_CHECK(clprim__set_args(masks_kernel, 7, sizeof c->src, &c->src, sizeof n64, &n64,
                                 sizeof p.op, &p.op, es, &p.a, es, &p.b, sizeof masks, &masks,
                                 sizeof offsets, &offsets));
+  if (c->extra) {
+    c->extra->first = 7;
+    CLPRIM_CHECK(clprim__set_extra_args(masks_kernel, c->extra));
+  }
   if (want_scatter) {
     cl_mem in = c->in ? c->in : masks;
     cl_mem values = c->values ? c->values : masks;
@@ -228,6 +253,10 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
                                   sizeof want_values, &want_values, sizeof want_indices,
                                   &want_indices, sizeof index64, &index64, sizeof partition,
                                   &partition));
+    if (c->extra) {
+      c->extra->first = 11;
+      CLPRIM_CHECK(clprim__set_extra_args(scatter_kernel, c->extra));
+    }
   }
   const struct clprim_count_scan_scatter passes = {
       {masks_kernel, tiles, wg}, {want_scatter ? scatter_kernel : NULL, tiles, wg},
@@ -249,6 +278,17 @@ clprim_status clprim__select_runs(clprim_context *ctx, const struct clprim_runs_
   return select_run(ctx, &c);
 }
 
+clprim_status clprim__select_pipeline(clprim_context *ctx, const struct clprim_pipe_select *p) {
+  struct select_call c;
+  memset(&c, 0, sizeof c);
+  c.n = p->n, c.type = p->type, c.source = SOURCE_PIPELINE;
+  c.pipe_prefix = p->prefix, c.extra = p->extra;
+  c.src = c.in = p->in;
+  c.values = p->values, c.indices = p->indices, c.count_out = p->count_out;
+  c.count = p->count, c.index64 = p->index64, c.partition = p->partition;
+  return select_run(ctx, &c);
+}
+
 static clprim_status select_public(clprim_context *ctx, struct select_call *c) {
   CLPRIM_CHECK(clprim__call_begin(ctx));
   clprim_status st = check_call(ctx, c);
@@ -260,13 +300,14 @@ static clprim_status select_public(clprim_context *ctx, struct select_call *c) {
 static clprim_status select_call(clprim_context *ctx, size_t n, clprim_type type,
                                  clprim_buffer in, clprim_buffer stencil,
                                  enum select_source source, const clprim_predicate *pred,
-                                 const char *expression, int partition, unsigned flags,
-                                 clprim_buffer values, clprim_buffer indices, uint64_t *count,
-                                 clprim_buffer count_out) {
+                                 const char *expression, const double *params, int partition,
+                                 unsigned flags, clprim_buffer values, clprim_buffer indices,
+                                 uint64_t *count, clprim_buffer count_out) {
   struct select_call c;
   memset(&c, 0, sizeof c);
   c.n = n, c.type = type, c.in_range = in, c.stencil_range = stencil, c.source = source;
-  c.pred = pred, c.expression = expression, c.partition = partition, c.flags = flags;
+  c.pred = pred, c.expression = expression, c.params = params, c.partition = partition;
+  c.flags = flags;
   c.values_range = values, c.indices_range = indices, c.count = count, c.count_range = count_out;
   return select_public(ctx, &c);
 }
@@ -282,14 +323,14 @@ static enum select_source stencil_source(clprim_flag_type stencil_type) {
 clprim_status clprim_select(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
                             const clprim_predicate *pred, unsigned flags, clprim_buffer values,
                             clprim_buffer indices, uint64_t *count, clprim_buffer count_out) {
-  return select_call(ctx, n, type, in, in, SOURCE_PREDICATE, pred, NULL, 0, flags, values,
+  return select_call(ctx, n, type, in, in, SOURCE_PREDICATE, pred, NULL, NULL, 0, flags, values,
                      indices, count, count_out);
 }
 
 clprim_status clprim_partition(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
                                const clprim_predicate *pred, unsigned flags, clprim_buffer values,
                                clprim_buffer indices, uint64_t *count, clprim_buffer count_out) {
-  return select_call(ctx, n, type, in, in, SOURCE_PREDICATE, pred, NULL, 1, flags, values,
+  return select_call(ctx, n, type, in, in, SOURCE_PREDICATE, pred, NULL, NULL, 1, flags, values,
                      indices, count, count_out);
 }
 
@@ -297,7 +338,7 @@ clprim_status clprim_select_expr(clprim_context *ctx, size_t n, clprim_type type
                                  clprim_buffer in, const char *expression, unsigned flags,
                                  clprim_buffer values, clprim_buffer indices, uint64_t *count,
                                  clprim_buffer count_out) {
-  return select_call(ctx, n, type, in, in, SOURCE_EXPRESSION, NULL, expression, 0, flags, values,
+  return select_call(ctx, n, type, in, in, SOURCE_EXPRESSION, NULL, expression, NULL, 0, flags, values,
                      indices, count, count_out);
 }
 
@@ -305,8 +346,28 @@ clprim_status clprim_partition_expr(clprim_context *ctx, size_t n, clprim_type t
                                     clprim_buffer in, const char *expression, unsigned flags,
                                     clprim_buffer values, clprim_buffer indices,
                                     uint64_t *count, clprim_buffer count_out) {
-  return select_call(ctx, n, type, in, in, SOURCE_EXPRESSION, NULL, expression, 1, flags, values,
+  return select_call(ctx, n, type, in, in, SOURCE_EXPRESSION, NULL, expression, NULL, 1, flags, values,
                      indices, count, count_out);
+}
+
+clprim_status clprim_select_expr_params(clprim_context *ctx, size_t n, clprim_type type,
+                                        clprim_buffer in, const char *expression,
+                                        const double *params, unsigned flags,
+                                        clprim_buffer values, clprim_buffer indices,
+                                        uint64_t *count, clprim_buffer count_out) {
+  static const double zeros[8] = {0};
+  return select_call(ctx, n, type, in, in, SOURCE_EXPRESSION, NULL, expression,
+                     params ? params : zeros, 0, flags, values, indices, count, count_out);
+}
+
+clprim_status clprim_partition_expr_params(clprim_context *ctx, size_t n, clprim_type type,
+                                           clprim_buffer in, const char *expression,
+                                           const double *params, unsigned flags,
+                                           clprim_buffer values, clprim_buffer indices,
+                                           uint64_t *count, clprim_buffer count_out) {
+  static const double zeros[8] = {0};
+  return select_call(ctx, n, type, in, in, SOURCE_EXPRESSION, NULL, expression,
+                     params ? params : zeros, 1, flags, values, indices, count, count_out);
 }
 
 clprim_status clprim_select_flagged(clprim_context *ctx, size_t n, clprim_type type,
@@ -314,7 +375,7 @@ clprim_status clprim_select_flagged(clprim_context *ctx, size_t n, clprim_type t
                                     clprim_flag_type stencil_type, unsigned flags,
                                     clprim_buffer values, clprim_buffer indices, uint64_t *count,
                                     clprim_buffer count_out) {
-  return select_call(ctx, n, type, in, stencil, stencil_source(stencil_type), NULL, NULL, 0,
+  return select_call(ctx, n, type, in, stencil, stencil_source(stencil_type), NULL, NULL, NULL, 0,
                      flags, values, indices, count, count_out);
 }
 
@@ -323,7 +384,7 @@ clprim_status clprim_partition_flagged(clprim_context *ctx, size_t n, clprim_typ
                                        clprim_flag_type stencil_type, unsigned flags,
                                        clprim_buffer values, clprim_buffer indices,
                                        uint64_t *count, clprim_buffer count_out) {
-  return select_call(ctx, n, type, in, stencil, stencil_source(stencil_type), NULL, NULL, 1,
+  return select_call(ctx, n, type, in, stencil, stencil_source(stencil_type), NULL, NULL, NULL, 1,
                      flags, values, indices, count, count_out);
 }
 

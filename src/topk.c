@@ -375,6 +375,12 @@ clprim_status clprim__topk(clprim_context *ctx, size_t n, clprim_type type, cl_m
   return clprim__enqueue(ctx, gather_kernel, gather_groups, c.wg);
 }
 
+clprim_status clprim__topk(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
+                           uint64_t k, unsigned flags, clprim_buffer values,
+                           clprim_buffer indices) {
+  return topk(ctx, n, type, in, k, flags, values, indices);
+}
+
 clprim_status clprim_topk(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
                           uint64_t k, unsigned flags, clprim_buffer values,
                           clprim_buffer indices) {

@@ -1393,11 +1393,142 @@ static void startup(const char *self, const char *only) {
   }
 }
 
+/* ----------------------------------------------------------- pipeline */
+
+struct pipe_arg {
+  clprim_pipeline *pipe;
+  clprim_buffer in;
+  size_t n;
+  double params[8];
+  /* the baseline's call, when pipe is NULL */
+  int baseline; /* 1: clprim_select (values), 2: clprim_median */
+  clprim_predicate pred;
+  cl_mem values, count;
+};
+static clprim_status call_pipe(struct bench *b, void *p) {
+  struct pipe_arg *a = p;
+  clprim_value v;
+  switch (a->baseline) {
+  case 1:
+    return clprim_select(b->ctx, a->n, CLPRIM_FLOAT, a->in, &a->pred, 0, clprim_buf(a->values),
+                         clprim_buf(NULL), NULL, clprim_buf(a->count));
+  case 2: return clprim_median(b->ctx, a->n, CLPRIM_FLOAT, a->in, 0, &v, clprim_buf(NULL));
+  default: return clprim_pipeline_run(a->pipe, a->n, &a->in, a->params);
+  }
+}
+
+/* A pipeline row against a baseline measured in the same run (ratio =
+ * ms / base_ms). */
+static void report_vs(struct bench *b, const char *variant, size_t n, struct pipe_arg *a,
+                      const char *base_name, double base_ms) {
+  double ms = 0;
+  const char *what = "";
+  clprim_status st = op_ms(b, call_pipe, a, &ms, &what);
+  if (st != CLPRIM_SUCCESS) {
+    row_failed(b, "pipeline", variant, CLPRIM_FLOAT, n, what, st);
+    return;
+  }
+  if (b->json) {
+    json_row_begin(b, "pipeline", variant, CLPRIM_FLOAT, n);
+    json_number("ms", "%.5f", ms);
+    printf(",\"baseline\":");
+    json_string(base_name);
+    json_number("baseline_ms", "%.5f", base_ms);
+    json_number("ratio_to_baseline", "%.3f", ms / base_ms);
+    printf("}");
+  } else {
+    printf("%-19s %-27s %-7s %-13s n=2^%-5.2g %9.4f ms  %s %8.4f ms  ratio %.2f\n", "pipeline",
+           variant, "float", clprim_path_name(b->path), log2((double)n), ms, base_name, base_ms,
+           ms / base_ms);
+  }
+  fflush(stdout);
+}
+
+/* Uniform floats in [0, 1): (1) x = 2 a (map), x > 2 (1 - p) (filter, p
+ * passing), sum: against one read of the input; (2) the same stages,
+ * collect values (count on the device): against clprim_select of a > 1 - p
+ * (the same elements); (3) a filter that drops 1% (NaN checks and a range
+ * a < 0.99 with parameters), then the median of the rest: against
+ * clprim_median of the whole input. */
+static void bench_pipeline(struct bench *b, clprim_type type, size_t n) {
+  const size_t bytes = n * sizeof(float);
+  void *host = random_data(b, type, n, 4);
+  struct pipe_arg a;
+  memset(&a, 0, sizeof a);
+  a.n = n;
+  cl_mem in = device_buffer(b, bytes, host);
+  a.in = clprim_buf(in);
+  free_host(b, host);
+  a.values = device_buffer(b, bytes, NULL);
+  a.count = device_buffer(b, 16, NULL);
+  const double read = read_ms(b, in, bytes);
+  const clprim_type ft = CLPRIM_FLOAT;
+  clprim_status st;
+  char variant[48];
+  for (int row = 0; row < 3; ++row) {
+    clprim_pipeline *pipe = NULL;
+    if ((st = clprim_pipeline_create(b->ctx, 1, &ft, &pipe)) != CLPRIM_SUCCESS)
+      fail_family(b, "clprim_pipeline_create", st);
+    if (row < 2) {
+      st = clprim_pipeline_map(pipe, CLPRIM_FLOAT, "x * (float)p0");
+      if (st == CLPRIM_SUCCESS) st = clprim_pipeline_filter_expr(pipe, "x > (float)p1");
+      if (st == CLPRIM_SUCCESS)
+        st = row == 0 ? clprim_pipeline_reduce(pipe, CLPRIM_PIPE_SUM, 0)
+                      : clprim_pipeline_collect(pipe, CLPRIM_PIPE_VALUES_WANTED);
+    } else {
+      const double half = 0.5;
+      st = clprim_pipeline_filter_expr(pipe, "!isnan(x) && x >= (float)p0 && x < (float)p1");
+      if (st == CLPRIM_SUCCESS) st = clprim_pipeline_quantiles(pipe, &half, 1);
+    }
+    if (st != CLPRIM_SUCCESS) {
+      clprim_pipeline_free(pipe);
+      fail_family(b, "pipeline stages", st);
+    }
+    a.pipe = pipe;
+    if (row < 2) {
+      const double rates[2] = {0.5, 0.01};
+      for (int r = 0; r < 2; ++r) {
+        a.params[0] = 2.0, a.params[1] = 2.0 * (1.0 - rates[r]);
+        if (row == 0) {
+          a.baseline = 0;
+          snprintf(variant, sizeof variant, "map-filter-sum p=%.2f", rates[r]);
+          report_vs(b, variant, n, &a, "read", read);
+        } else {
+          memset(&a.pred, 0, sizeof a.pred);
+          a.pred.op = CLPRIM_PRED_GT, a.pred.a.f32 = (float)(1.0 - rates[r]);
+          double base = 0;
+          const char *what = "";
+          a.baseline = 1;
+          st = op_ms(b, call_pipe, &a, &base, &what);
+          if (st != CLPRIM_SUCCESS) fail_family(b, "clprim_select baseline", st);
+          a.baseline = 0;
+          snprintf(variant, sizeof variant, "map-filter-collect p=%.2f", rates[r]);
+          report_vs(b, variant, n, &a, "select", base);
+        }
+      }
+    } else {
+      double base = 0;
+      const char *what = "";
+      a.baseline = 2;
+      st = op_ms(b, call_pipe, &a, &base, &what);
+      if (st != CLPRIM_SUCCESS) fail_family(b, "clprim_median baseline", st);
+      a.baseline = 0, a.params[0] = 0.0, a.params[1] = 0.99;
+      report_vs(b, "filter-median p=0.99", n, &a, "median", base);
+    }
+    clprim_pipeline_free(pipe);
+    a.pipe = NULL;
+  }
+  release_buffer(b, in);
+  release_buffer(b, a.values);
+  release_buffer(b, a.count);
+}
+
 /* --------------------------------------------------------------- main */
 
 /* The ops, their families, and the types each takes. */
 enum {
-  FAM_SCAN, FAM_REDUCE, FAM_SELECT, FAM_HIST, FAM_NTH, FAM_SORT, FAM_RUNS, FAM_SEGREDUCE, FAM_COUNT
+  FAM_SCAN, FAM_REDUCE, FAM_SELECT, FAM_HIST, FAM_NTH, FAM_SORT, FAM_RUNS, FAM_SEGREDUCE,
+  FAM_PIPELINE, FAM_COUNT
 };
 static const struct {
   const char *name;
@@ -1446,6 +1577,10 @@ static const struct {
     {"batched_topk", FAM_SEGREDUCE, 0x3Fu,
      "rows of 1024 and 32768, k = 8 and 100, sorted, values and uint32 indices"},
     {"batched_nth_element", FAM_SEGREDUCE, 0x3Fu, "rows of 1024 and 32768, the median"},
+    {"pipeline", FAM_PIPELINE, 0x10u,
+     "float: map -> filter -> sum (vs one read), map -> filter -> collect (vs\n"
+     "                       clprim_select of the same elements), filter -> median (vs\n"
+     "                       clprim_median of the unfiltered input)"},
 };
 #define OP_COUNT (int)(sizeof ops / sizeof ops[0])
 static const char *const family_names[FAM_COUNT] = {
@@ -1453,7 +1588,7 @@ static const char *const family_names[FAM_COUNT] = {
     "histogram/histogram_keys/reduce_by_key(_dense)", "read/nth_element/nth_approx/quantiles/topk",
     "sort_keys/sort_pairs/argsort/segmented_sort",
     "unique/run_length_encode/unique_by_key/non_trivial_runs/scan_by_key",
-    "segmented_sum/segmented_max/segmented_argmax/batched_topk/batched_nth_element"};
+    "segmented_sum/segmented_max/segmented_argmax/batched_topk/batched_nth_element", "pipeline"};
 
 static int want_op(const struct bench *b, const char *op) {
   return strcmp(b->op_filter, "all") == 0 || strcmp(b->op_filter, op) == 0;
@@ -1551,6 +1686,7 @@ static void run_family(struct bench *b, int f, clprim_type type, size_t n) {
     bench_segreduce(b, type, n);
     bench_segtopk(b, type, n);
     break;
+  case FAM_PIPELINE: bench_pipeline(b, type, n); break;
   default: bench_nth(b, type, n); break;
   }
 }

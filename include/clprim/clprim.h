@@ -274,9 +274,18 @@ CLPRIM_API cl_device_id clprim_context_device(const clprim_context *ctx);
 
 /*! clprim_context_build_log() :
  * @return : the log of the last kernel build that failed in this context
- *           (compiler messages), or "" if none failed. Owned by the context;
- *           valid until the next failed build or clprim_context_free(). */
+ *           (compiler messages; for a user's expression, see "pipeline"),
+ *           or "" if none failed or a build succeeded since. Owned by the
+ *           context; valid until the next build or clprim_context_free(). */
 CLPRIM_API const char *clprim_context_build_log(const clprim_context *ctx);
+
+/*! clprim_context_programs_made() :
+ * The number of OpenCL programs this context has made since it was created:
+ * compiled, or loaded from the disk cache (clprim_context_clear_cache()
+ * makes later calls count again). A call whose programs are already made
+ * adds nothing, so a test can check that new parameters rebuilt nothing.
+ * @return : the count, 0 for a NULL ctx. */
+CLPRIM_API uint64_t clprim_context_programs_made(const clprim_context *ctx);
 
 /*! clprim_context_last_time() :
  * Device time of the last primitive call, from the start of its first
@@ -676,6 +685,28 @@ CLPRIM_API clprim_status clprim_partition_expr(clprim_context *ctx, size_t n, cl
                                                clprim_buffer indices, uint64_t *count,
                                                clprim_buffer count_out);
 
+/*! clprim_select_expr_params(), clprim_partition_expr_params() :
+ * As clprim_select_expr() and clprim_partition_expr(), with parameters:
+ * params[0..7] (NULL: all 0) are p0..p7 in the expression (double, or
+ * float without cl_khr_fp64), passed as kernel arguments, so a new value
+ * builds nothing. The expression is a pipeline's filter (see "pipeline"):
+ * it may also name the element as a, is refused when it could reach outside
+ * the generated function, and a build log gives its line and column.
+ * @return : as clprim_select_expr(); CLPRIM_ERROR_INVALID_ARGUMENT also for
+ *           a refused expression. */
+CLPRIM_API clprim_status clprim_select_expr_params(clprim_context *ctx, size_t n,
+                                                   clprim_type type, clprim_buffer in,
+                                                   const char *expression, const double *params,
+                                                   unsigned flags, clprim_buffer values,
+                                                   clprim_buffer indices, uint64_t *count,
+                                                   clprim_buffer count_out);
+CLPRIM_API clprim_status clprim_partition_expr_params(clprim_context *ctx, size_t n,
+                                                      clprim_type type, clprim_buffer in,
+                                                      const char *expression,
+                                                      const double *params, unsigned flags,
+                                                      clprim_buffer values, clprim_buffer indices,
+                                                      uint64_t *count, clprim_buffer count_out);
+
 /* ------------------------------------ histograms and reduce-by-key */
 
 /* Dense reduce-by-key and histograms. Keys are int32 or uint32 in
@@ -1061,6 +1092,235 @@ CLPRIM_API clprim_status clprim_segmented_sort_pairs(
     clprim_context *ctx, size_t n, clprim_type key_type, clprim_buffer keys_in,
     size_t value_size, clprim_buffer values_in, size_t segments, clprim_buffer begin_offsets,
     clprim_buffer end_offsets, unsigned flags, clprim_buffer keys_out, clprim_buffer values_out);
+
+/* -------------------------------------------------------------- pipeline */
+
+/* A pipeline: map -> filter -> ... -> one terminal over device arrays, the
+ * stages fused into the kernels the terminal runs (filter -> count, sum, min
+ * and max never store the filtered array; filter -> collect is select's
+ * compaction with the stages as its predicate).
+ *
+ * Inputs: 1 to 4 arrays of the same length n (a zip), each of any
+ * clprim_type, given to each run. In expressions they are a, b, c, d (the
+ * element of each at index i).
+ * Stages, in the order added:
+ *   map: a new current element x of a declared type, from an OpenCL C
+ *     expression (converted to that type as by a cast);
+ *   filter: the element goes on only where a condition holds: a built-in
+ *     predicate on x (its a and b in x's type), an input being nonzero
+ *     (flags), or an expression (nonzero passes).
+ * Before the first map x is a. Expressions see x, a..d (as the pipeline was
+ * created with), i (ulong, the element's index) and the parameters p0..p7
+ * (double, or float on a device without cl_khr_fp64), which each run sets:
+ * a new parameter rebuilds nothing (clprim_context_programs_made()).
+ * An expression is one OpenCL C expression: it may not hold ';', '{', '}',
+ * '#', a backslash, a comment, a string or character literal, a digraph or
+ * trigraph, or unbalanced parentheses / brackets (CLPRIM_ERROR_INVALID_
+ * ARGUMENT when added: so no expression reaches outside the generated
+ * function). An expression that does not compile makes the run fail with
+ * the compiler's status (CL_BUILD_PROGRAM_FAILURE) and a build log that
+ * quotes it: "expression:LINE:COLUMN: message" (line and column in the
+ * expression's own text), the expression, a caret under the column, and the
+ * stage.
+ * Terminals (one; setting one replaces the last):
+ *   collect (values and / or original indices, input order), count, a
+ *   reduction (sum, min, max, argmax, argmin), an even histogram, the
+ *   elements of ranks (nth_element, quantiles) or top-k of the passing
+ *   elements.
+ * Results stay in device buffers that the pipeline owns (clprim_pipeline_
+ * output) until the next run or clprim_pipeline_free(); the host reads them
+ * only when asked (clprim_pipeline_read...), and they can be the input of
+ * another pipeline or any clprim call. The generated source of a pipeline
+ * shape (stages, types, terminal) is built once per context, and kept in
+ * the disk cache as every program is. */
+typedef struct clprim_pipeline clprim_pipeline;
+
+/*! clprim_pipeline_create() :
+ * A pipeline on ctx over `inputs` (1 to 4) arrays of types[0..inputs-1],
+ * with no stage yet. ctx must outlive the pipeline.
+ * @return : CLPRIM_SUCCESS and *pipe set; else *pipe NULL and
+ *           CLPRIM_ERROR_INVALID_ARGUMENT (NULL arguments, inputs out of
+ *           range, a bad type), CLPRIM_ERROR_UNSUPPORTED_TYPE, or
+ *           CLPRIM_ERROR_OUT_OF_HOST_MEMORY. */
+CLPRIM_API clprim_status clprim_pipeline_create(clprim_context *ctx, unsigned inputs,
+                                                const clprim_type *types,
+                                                clprim_pipeline **pipe);
+
+/*! clprim_pipeline_free() :
+ * Releases the pipeline and its result buffers. NULL is allowed.
+ * @return : nothing. */
+CLPRIM_API void clprim_pipeline_free(clprim_pipeline *pipe);
+
+/*! clprim_pipeline_map() :
+ * Adds a map: x becomes `expression` converted to type (at most 16
+ * stages in all).
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT for a NULL pipe or
+ *           expression, a rejected expression (see above), a bad type, too
+ *           many stages; CLPRIM_ERROR_UNSUPPORTED_TYPE. */
+CLPRIM_API clprim_status clprim_pipeline_map(clprim_pipeline *pipe, clprim_type type,
+                                             const char *expression);
+
+/*! clprim_pipeline_filter() :
+ * Adds a filter by a built-in predicate on x (see "select"; a and b are
+ * members of x's type, fixed when added).
+ * @return : as clprim_pipeline_map(); CLPRIM_ERROR_INVALID_ARGUMENT also for
+ *           a NULL or bad predicate, MASK_EQ on floats, more than 4 built-in
+ *           predicates. */
+CLPRIM_API clprim_status clprim_pipeline_filter(clprim_pipeline *pipe,
+                                                const clprim_predicate *pred);
+
+/*! clprim_pipeline_filter_flags() :
+ * Adds a filter: the element passes where input `input` (0 for a, ...) is
+ * nonzero.
+ * @return : as clprim_pipeline_map(); CLPRIM_ERROR_INVALID_ARGUMENT also for
+ *           an input the pipeline does not have. */
+CLPRIM_API clprim_status clprim_pipeline_filter_flags(clprim_pipeline *pipe, unsigned input);
+
+/*! clprim_pipeline_filter_expr() :
+ * Adds a filter: the element passes where `expression` is nonzero.
+ * @return : as clprim_pipeline_map(). */
+CLPRIM_API clprim_status clprim_pipeline_filter_expr(clprim_pipeline *pipe,
+                                                     const char *expression);
+
+/* What collect and top-k write (OR them; with CLPRIM_INDICES_64). */
+#define CLPRIM_PIPE_VALUES_WANTED 1u
+#define CLPRIM_PIPE_INDICES_WANTED 2u
+
+/* The reductions of clprim_pipeline_reduce(). */
+typedef enum clprim_pipeline_reduction {
+  CLPRIM_PIPE_SUM = 0,
+  CLPRIM_PIPE_MIN = 1,
+  CLPRIM_PIPE_MAX = 2,
+  CLPRIM_PIPE_ARGMIN = 3,
+  CLPRIM_PIPE_ARGMAX = 4
+} clprim_pipeline_reduction;
+
+/*! clprim_pipeline_collect() :
+ * Terminal: the passing elements (x) in input order to the output
+ * CLPRIM_PIPE_OUT_VALUES and / or their indices in the inputs to
+ * CLPRIM_PIPE_OUT_INDICES (uint32; uint64 with CLPRIM_INDICES_64, which
+ * n > 2^32 needs), and their count to CLPRIM_PIPE_OUT_COUNT. flags: at
+ * least one of CLPRIM_PIPE_VALUES_WANTED, CLPRIM_PIPE_INDICES_WANTED, or 0
+ * for the count alone.
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT for a NULL pipe or
+ *           unknown flags. */
+CLPRIM_API clprim_status clprim_pipeline_collect(clprim_pipeline *pipe, unsigned flags);
+
+/*! clprim_pipeline_count() :
+ * Terminal: the number of passing elements, to CLPRIM_PIPE_OUT_COUNT,
+ * without storing them.
+ * @return : CLPRIM_SUCCESS, or CLPRIM_ERROR_INVALID_ARGUMENT (NULL pipe). */
+CLPRIM_API clprim_status clprim_pipeline_count(clprim_pipeline *pipe);
+
+/*! clprim_pipeline_reduce() :
+ * Terminal: the sum, min, max, argmin or argmax of the passing elements x,
+ * without storing them, to CLPRIM_PIPE_OUT_RESULT: two uint64, the
+ * result's bits (a 32-bit x zero-extended) and, but for the sum, the index
+ * of the (first) element chosen; UINT64_MAX and bits 0 when no element
+ * passed (the sum is then 0). Sums as clprim_reduce_sum(); min / max /
+ * args with clprim_argmax()'s rules and flags (CLPRIM_REDUCE_ABS,
+ * CLPRIM_REDUCE_NAN_LARGEST; 0 for the sum).
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT for a NULL pipe, a
+ *           bad op or flags. */
+CLPRIM_API clprim_status clprim_pipeline_reduce(clprim_pipeline *pipe,
+                                                clprim_pipeline_reduction op, unsigned flags);
+
+/*! clprim_pipeline_histogram() :
+ * Terminal: the passing elements' histogram, as clprim_histogram_even()
+ * (lo, hi: members of x's type), bins uint32 counts to
+ * CLPRIM_PIPE_OUT_RESULT; their count to CLPRIM_PIPE_OUT_COUNT. The
+ * passing elements are compacted first (into the pipeline's buffers).
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT for a NULL pipe or
+ *           bins = 0 (the range is checked when run). */
+CLPRIM_API clprim_status clprim_pipeline_histogram(clprim_pipeline *pipe, clprim_value lo,
+                                                   clprim_value hi, size_t bins);
+
+/*! clprim_pipeline_nth_element(), clprim_pipeline_quantiles() :
+ * Terminal: among the m passing elements (ordered as clprim_nth_element()
+ * orders them), the element of rank k, or of the ranks
+ * clprim_quantile_rank(m, q[j]) for count quantiles q (copied), to
+ * CLPRIM_PIPE_OUT_VALUES (elements of x's type, one per rank); m to
+ * CLPRIM_PIPE_OUT_COUNT. The passing elements are compacted first, then
+ * selected by clprim_quantiles() (the selection's counting pass does not
+ * take the filters yet).
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT for a NULL pipe, no
+ *           quantiles, a q outside [0, 1]. A run with k >= m (or m = 0)
+ *           fails with CLPRIM_ERROR_INVALID_ARGUMENT. */
+CLPRIM_API clprim_status clprim_pipeline_nth_element(clprim_pipeline *pipe, uint64_t k);
+CLPRIM_API clprim_status clprim_pipeline_quantiles(clprim_pipeline *pipe, const double *q,
+                                                   size_t count);
+
+/*! clprim_pipeline_topk() :
+ * Terminal: the min(k, m) largest (CLPRIM_TOPK_SMALLEST: smallest) of the
+ * m passing elements, as clprim_topk() (flags: CLPRIM_TOPK_SMALLEST,
+ * CLPRIM_TOPK_SORTED, CLPRIM_INDICES_64), values to CLPRIM_PIPE_OUT_VALUES
+ * and their indices in the inputs to CLPRIM_PIPE_OUT_INDICES; m to
+ * CLPRIM_PIPE_OUT_COUNT. Compacted first, as the selections.
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT for a NULL pipe or
+ *           unknown flags. */
+CLPRIM_API clprim_status clprim_pipeline_topk(clprim_pipeline *pipe, uint64_t k, unsigned flags);
+
+/*! clprim_pipeline_run() :
+ * Runs the pipeline over n elements of each input (inputs[0..inputs-1],
+ * ranges as every call takes them) with parameters params[0..7] (p0..p7;
+ * NULL: all 0). The results go to the pipeline's outputs; the call waits
+ * only where a terminal needs the count on the host (histogram,
+ * selections, top-k). Builds the pipeline's programs on first use.
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT for a NULL pipe or
+ *           inputs, no terminal, and as the terminal says; a build error
+ *           (see above and clprim_context_build_log()), or the errors of
+ *           every primitive. */
+CLPRIM_API clprim_status clprim_pipeline_run(clprim_pipeline *pipe, size_t n,
+                                             const clprim_buffer *inputs, const double *params);
+
+/*! clprim_pipeline_run_counted() :
+ * clprim_pipeline_run() over the elements i < *count of the n of each
+ * input, where count is one uint64 on the device (such as another
+ * pipeline's CLPRIM_PIPE_OUT_COUNT): a pipeline's result feeds the next
+ * without the host reading its count; n is an upper bound (the inputs'
+ * room). The kernels run over n elements and drop those at or past the
+ * count, in a build of the pipeline's source of its own. A count above n
+ * counts as n.
+ * @return : as clprim_pipeline_run(); CLPRIM_ERROR_INVALID_ARGUMENT also for
+ *           a NULL count buffer. */
+CLPRIM_API clprim_status clprim_pipeline_run_counted(clprim_pipeline *pipe, size_t n,
+                                                     const clprim_buffer *inputs,
+                                                     clprim_buffer count, const double *params);
+
+/* The outputs of a run (which terminal writes which: see the terminals). */
+typedef enum clprim_pipeline_out {
+  CLPRIM_PIPE_OUT_VALUES = 0,
+  CLPRIM_PIPE_OUT_INDICES = 1,
+  CLPRIM_PIPE_OUT_COUNT = 2, /* one uint64 */
+  CLPRIM_PIPE_OUT_RESULT = 3
+} clprim_pipeline_out;
+
+/*! clprim_pipeline_type() :
+ * @return : the type of x after the last stage (the type of
+ *           CLPRIM_PIPE_OUT_VALUES and of reductions), or the first input's
+ *           type; CLPRIM_INT32 for a NULL pipe. */
+CLPRIM_API clprim_type clprim_pipeline_type(const clprim_pipeline *pipe);
+
+/*! clprim_pipeline_output() :
+ * The device buffer of an output of the last run (owned by the pipeline,
+ * valid until its next run or free), for other calls to read without a
+ * host round trip; *elements (may be NULL) receives the number of elements
+ * it holds room for (the count, where the terminal has one, says how many
+ * are written).
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT for NULL
+ *           arguments, a bad output, or one the last run's terminal did not
+ *           write (or no run yet). */
+CLPRIM_API clprim_status clprim_pipeline_output(const clprim_pipeline *pipe,
+                                                clprim_pipeline_out which, cl_mem *mem,
+                                                size_t *elements);
+
+/*! clprim_pipeline_read() :
+ * Reads `bytes` bytes of an output of the last run from byte `offset` to
+ * host (the call waits).
+ * @return : as clprim_pipeline_output(); CLPRIM_ERROR_BUFFER_TOO_SMALL for a
+ *           range past the output's end; an OpenCL error. */
+CLPRIM_API clprim_status clprim_pipeline_read(clprim_pipeline *pipe, clprim_pipeline_out which,
+                                              size_t offset, size_t bytes, void *host);
 
 #ifdef __cplusplus
 }

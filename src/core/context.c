@@ -523,6 +523,10 @@ const char *clprim_context_build_log(const clprim_context *ctx) {
   return ctx && ctx->build_log ? ctx->build_log : "";
 }
 
+uint64_t clprim_context_programs_made(const clprim_context *ctx) {
+  return ctx ? ctx->programs_made : 0;
+}
+
 clprim_status clprim_context_get_info(const clprim_context *ctx, clprim_device_info *info,
                                       size_t info_size) {
   if (!ctx || !info || info_size == 0) return CLPRIM_ERROR_INVALID_ARGUMENT;

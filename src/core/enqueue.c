@@ -101,6 +101,13 @@ clprim_status clprim__set_args(cl_kernel kernel, unsigned count, ...) {
   return (clprim_status)err;
 }
 
+clprim_status clprim__set_extra_args(cl_kernel kernel, const struct clprim_extra_args *extra) {
+  cl_int err = CL_SUCCESS;
+  for (unsigned k = 0; extra && k < extra->count && err == CL_SUCCESS; ++k)
+    err = clSetKernelArg(kernel, extra->first + k, extra->size[k], extra->value[k]);
+  return (clprim_status)err;
+}
+
 clprim_status clprim__enqueue(clprim_context *ctx, cl_kernel kernel, size_t groups,
                               size_t group_size) {
   size_t global = groups * group_size;

@@ -559,6 +559,7 @@ clprim_status clprim__kernels(clprim_context *ctx, const struct clprim_kernel_re
         e->program = j->program;
         e->next = ctx->programs;
         ctx->programs = e;
+        ++ctx->programs_made;
       } else {
         if (e) free(e->file), free(e->options), free(e->kernels), free(e->prefix);
         free(e);
@@ -577,6 +578,9 @@ clprim_status clprim__kernels(clprim_context *ctx, const struct clprim_kernel_re
   }
   free(jobs);
   free(ids);
+  /* A log is about the last build that failed: a later build that succeeds
+   * clears it (the string stays allocated: probing writes into it). */
+  if (st == CLPRIM_SUCCESS && todo > 0 && ctx->build_log) ctx->build_log[0] = 0;
   /* The kernel objects, made on first request. */
   for (unsigned r = 0; r < count && st == CLPRIM_SUCCESS; ++r) {
     const struct program_id id = program_id_of(ctx, &requests[r]);

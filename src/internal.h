@@ -473,6 +473,11 @@ size_t clprim__select_single_pass_tile(const clprim_context *ctx, clprim_type ty
 clprim_status clprim__topk(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
                            uint64_t k, unsigned flags, clprim_buffer values,
                            clprim_buffer indices);
+/* clprim_topk on resolved buffers (values and / or indices; NULL for
+ * none), arguments checked, 1 <= k <= n < 2^32 (src/segmented_topk.c runs
+ * it on long segments). */
+clprim_status clprim__topk_run(clprim_context *ctx, size_t n, clprim_type type, cl_mem in,
+                               uint64_t k, unsigned flags, cl_mem values, cl_mem indices);
 /* ---- nth_element.c (used by topk.c) */
 /* Top-k runs selection by rank (clprim__nth_select_ranks) and level kernels
  * of cl/nth_element.cl (nth_sample, nth_count, nth_choose) on selection's
@@ -522,11 +527,6 @@ clprim_status clprim__nth_select_ranks(clprim_context *ctx, clprim_type type, cl
                                        size_t in_offset, size_t n, const uint64_t *ranks,
                                        unsigned count, unsigned flags, int approximate,
                                        uint64_t *keys, uint64_t *errors);
-/* clprim_topk on resolved buffers (values and / or indices; NULL for
- * none), arguments checked, 1 <= k <= n < 2^32 (src/segmented_topk.c runs
- * it on long segments). */
-clprim_status clprim__topk(clprim_context *ctx, size_t n, clprim_type type, cl_mem in, uint64_t k,
-                           unsigned flags, cl_mem values, cl_mem indices);
 
 #define CLPRIM_CHECK(expr)                                                                         \
   do {                                                                                             \

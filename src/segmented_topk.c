@@ -76,7 +76,7 @@ static clprim_status run_long(clprim_context *ctx, const struct seg_call *c, siz
   cl_mem rv = NULL, ri = NULL;
   if (c->values) CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_ROW_VALUES, m * es, &rv));
   if (c->indices) CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_ROW_INDICES, m * is, &ri));
-  CLPRIM_CHECK(clprim__topk(ctx, len, c->type, seg, m, c->flags, rv, ri));
+  CLPRIM_CHECK(clprim__topk_run(ctx, len, c->type, seg, m, c->flags, rv, ri));
   if (rv) CLPRIM_CHECK(clprim__copy(ctx, rv, c->values, 0, s * (size_t)c->k * es, m * es));
   if (ri) CLPRIM_CHECK(clprim__copy(ctx, ri, c->indices, 0, s * (size_t)c->k * is, m * is));
   return CLPRIM_SUCCESS;

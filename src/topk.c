@@ -290,11 +290,11 @@ static clprim_status topk(clprim_context *ctx, size_t n, clprim_type type,
   if (indices_range.mem)
     CLPRIM_CHECK(clprim__range(ctx, indices_range, index64 ? 8 : 4, k, CLPRIM__OUT_ALL, &indices));
   if (k == 0) return CLPRIM_SUCCESS;
-  return clprim__topk(ctx, n, type, in, k, flags, values, indices);
+  return clprim__topk_run(ctx, n, type, in, k, flags, values, indices);
 }
 
-clprim_status clprim__topk(clprim_context *ctx, size_t n, clprim_type type, cl_mem in, uint64_t k,
-                           unsigned flags, cl_mem values, cl_mem indices) {
+clprim_status clprim__topk_run(clprim_context *ctx, size_t n, clprim_type type, cl_mem in,
+                               uint64_t k, unsigned flags, cl_mem values, cl_mem indices) {
   const struct clprim_nth_config c = clprim__nth_config(ctx);
   const size_t es = clprim_type_size(type);
   const int index64 = (flags & CLPRIM_INDICES_64) != 0;

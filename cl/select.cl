@@ -233,9 +233,12 @@ void select_scatter(__global const IN_T *in, ulong n, __global const uint *masks
 #endif
 
 /* ------------------------------------------------ three-way partition */
-/* Two built-in predicates (op, a, b and op2, a2, b2): class A passes the
- * first, class B fails it and passes the second, class C is the rest; the
- * output holds all of A, then B, then C, each in input order (stable).
+/* Two tests: class A passes the first, class B fails it and passes the
+ * second, class C is the rest; the output holds all of A, then B, then C,
+ * each in input order (stable). The tests are two built-in predicates (op,
+ * a, b and op2, a2, b2), or with -DFLAG_T two flag arrays (flags1, flags2:
+ * nonzero passes), or with -DUSER_PREDICATE and -DUSER_PREDICATE2 two
+ * expressions over x and i.
  *  1. select3_masks: per word the masks of A and of B (masks[w] and
  *     masks[words + w]); tile t's counts at tile_counts[t] (A) and
  *     tile_counts[tiles + t] (B), and a 0 at tile_counts[2 tiles].
@@ -244,10 +247,25 @@ void select_scatter(__global const IN_T *in, ulong n, __global const uint *masks
  *     A), offsets[2 tiles] the number of A and B together.
  *  3. select3_scatter: an element of C goes to offsets[2 tiles] plus the C
  *     elements before it; counts_out gets the two counts. */
+#if defined(FLAG_T)
+#define P3_FLAG_T FLAG_T
+#define P3_FIRST(x, i) (flags1[i] != 0)
+#define P3_SECOND(x, i) (flags2[i] != 0)
+#elif defined(USER_PREDICATE2)
+#define P3_FIRST(x, i) ((USER_PREDICATE(x, i)) != 0)
+#define P3_SECOND(x, i) ((USER_PREDICATE2(x, i)) != 0)
+#else
+#define P3_FIRST(x, i) builtin_passes(x, op, a, b)
+#define P3_SECOND(x, i) builtin_passes(x, op2, a2, b2)
+#endif
+#ifndef P3_FLAG_T
+#define P3_FLAG_T uchar /* (flags1 and flags2 unused) */
+#endif
 #ifdef KERNEL_select3_masks
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select3_masks(__global const T *src, ulong n, int op, T a, T b, int op2, T a2, T b2,
-                   __global uint *masks, ulong words, __global ulong *tile_counts) {
+                   __global uint *masks, ulong words, __global ulong *tile_counts,
+                   __global const P3_FLAG_T *flags1, __global const P3_FLAG_T *flags2) {
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   const uint lid = (uint)get_local_id(0), group = (uint)get_group_id(0);
   const ulong first = (ulong)group * TILE + (ulong)lid * 32;
@@ -255,10 +273,14 @@ void select3_masks(__global const T *src, ulong n, int op, T a, T b, int op2, T 
   for (uint k = 0; k < 32; ++k) {
     const ulong i = first + k;
     if (i >= n) break;
+#ifdef FLAG_T
+    const T x = 0; /* the flags decide: the values are not read */
+#else
     const T x = src[i];
-    const uint in_a = (uint)builtin_passes(x, op, a, b);
+#endif
+    const uint in_a = (uint)P3_FIRST(x, i);
     mask_a |= in_a << k;
-    mask_b |= (uint)(!in_a && builtin_passes(x, op2, a2, b2)) << k;
+    mask_b |= (uint)(!in_a && P3_SECOND(x, i)) << k;
   }
   const ulong word = (ulong)group * WG + lid;
   if (word < words) masks[word] = mask_a, masks[words + word] = mask_b;

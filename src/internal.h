@@ -377,6 +377,10 @@ clprim_status clprim__select_pipeline(clprim_context *ctx, const struct clprim_p
  * pipeline's. */
 clprim_status clprim__select_expr(clprim_context *ctx, struct clprim_pipe_select *sel,
                                   const char *expression, const double *params);
+/* pipeline.c: whether a user's expression is one expression that cannot
+ * reach outside the code around it (clprim.h's pipeline section says what
+ * is refused); the three-way partition's expressions are checked with it. */
+int clprim__expression_ok(const char *e);
 
 /* ---- core/lookback.c */
 /* The zeroed tile states of a single-pass look-back kernel over `tiles`

@@ -97,7 +97,7 @@ static int is_float(clprim_type t) {
 
 /* Whether an expression is one expression that cannot reach outside the
  * generated function: see the doc comment in clprim.h. */
-static int expression_ok(const char *e) {
+int clprim__expression_ok(const char *e) {
   if (!e) return 0;
   char open[256];
   size_t depth = 0;
@@ -456,7 +456,7 @@ void clprim_pipeline_free(clprim_pipeline *p) {
 static clprim_status add_stage(clprim_pipeline *p, struct stage st, const char *expression) {
   if (p->stage_count == MAX_STAGES) return CLPRIM_ERROR_INVALID_ARGUMENT;
   if (expression) {
-    if (!expression_ok(expression)) return CLPRIM_ERROR_INVALID_ARGUMENT;
+    if (!clprim__expression_ok(expression)) return CLPRIM_ERROR_INVALID_ARGUMENT;
     st.expression = dup_text(expression);
     if (!st.expression) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
   }

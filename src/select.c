@@ -4,6 +4,7 @@
 #include "internal.h"
 #include "../cl/internal/heads.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -396,14 +397,34 @@ static int bad_predicate(const clprim_predicate *p, clprim_type type) {
          (p->op == CLPRIM_PRED_MASK_EQ && !is_integer(type));
 }
 
+/* The two tests of a three-way partition: built-in predicates, two flag
+ * arrays, or two expressions. */
+struct tests3 {
+  enum select_source source; /* SOURCE_PREDICATE, _FLAGS_UINT8 / _INT32 or _EXPRESSION */
+  const clprim_predicate *first, *second;
+  clprim_buffer flags1, flags2;
+  const char *expression1, *expression2;
+};
+
+/* "#define NAME(x, i) (expression)\n" appended to text (line breaks would
+ * end the #define). */
+static void append_macro(char *text, const char *name, const char *expression) {
+  text += strlen(text);
+  text += sprintf(text, "#define %s(x, i) (", name);
+  for (const char *e = expression; *e; ++e) *text++ = *e == '\n' || *e == '\r' ? ' ' : *e;
+  strcpy(text, ")\n");
+}
+
 static clprim_status partition3(clprim_context *ctx, size_t n, clprim_type type,
-                                clprim_buffer in_range, const clprim_predicate *first,
-                                const clprim_predicate *second, unsigned flags,
+                                clprim_buffer in_range, const struct tests3 *t, unsigned flags,
                                 clprim_buffer values_range, clprim_buffer indices_range,
                                 uint64_t counts[2], clprim_buffer counts_range) {
   CLPRIM_CHECK(clprim__check_type(ctx, type));
   if (flags & ~CLPRIM_INDICES_64) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  if (bad_predicate(first, type) || bad_predicate(second, type))
+  if (t->source == SOURCE_PREDICATE && (bad_predicate(t->first, type) || bad_predicate(t->second, type)))
+    return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (t->source == SOURCE_EXPRESSION &&
+      (!clprim__expression_ok(t->expression1) || !clprim__expression_ok(t->expression2)))
     return CLPRIM_ERROR_INVALID_ARGUMENT;
   if (!values_range.mem && !indices_range.mem && !counts && !counts_range.mem)
     return CLPRIM_ERROR_INVALID_ARGUMENT;
@@ -411,8 +432,13 @@ static clprim_status partition3(clprim_context *ctx, size_t n, clprim_type type,
   if (indices_range.mem && !index64 && (uint64_t)n > ((uint64_t)1 << 32))
     return CLPRIM_ERROR_INVALID_ARGUMENT;
   const size_t es = clprim_type_size(type);
-  cl_mem in, values = NULL, indices = NULL, counts_out = NULL;
+  cl_mem in, values = NULL, indices = NULL, counts_out = NULL, flags1 = NULL, flags2 = NULL;
   CLPRIM_CHECK(clprim__range(ctx, in_range, es, n, CLPRIM__READ, &in));
+  if (t->source == SOURCE_FLAGS_UINT8 || t->source == SOURCE_FLAGS_INT32) {
+    const size_t fs = t->source == SOURCE_FLAGS_UINT8 ? 1 : 4;
+    CLPRIM_CHECK(clprim__range(ctx, t->flags1, fs, n, CLPRIM__READ, &flags1));
+    CLPRIM_CHECK(clprim__range(ctx, t->flags2, fs, n, CLPRIM__READ, &flags2));
+  }
   if (values_range.mem)
     CLPRIM_CHECK(clprim__range(ctx, values_range, es, n, CLPRIM__OUT_ALL, &values));
   if (indices_range.mem)
@@ -430,24 +456,44 @@ static clprim_status partition3(clprim_context *ctx, size_t n, clprim_type type,
   const unsigned wg = select_wg(ctx);
   const size_t tile = (size_t)wg * 32, tiles = n / tile + (n % tile != 0);
   const size_t words = n / 32 + (n % 32 != 0);
+  /* select's program of the tests' kind (the expressions as macros before
+   * the file: one program per pair). */
+  static const char *const flag_option[3] = {"", " -DFLAG_T=uchar", " -DFLAG_T=int"};
   char options[160];
-  program_options(ctx, type, "", options, sizeof options); /* select's predicate program */
+  program_options(ctx, type, t->source <= SOURCE_FLAGS_INT32 ? flag_option[t->source] : "",
+                  options, sizeof options);
+  char *prefix = NULL;
+  if (t->source == SOURCE_EXPRESSION) {
+    prefix = malloc(strlen(t->expression1) + strlen(t->expression2) + 96);
+    if (!prefix) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+    prefix[0] = 0;
+    append_macro(prefix, "USER_PREDICATE", t->expression1);
+    append_macro(prefix, "USER_PREDICATE2", t->expression2);
+  }
   cl_kernel masks_k, scatter_k;
   const struct clprim_kernel_request req[2] = {
-      {"select.cl", NULL, options, "select3_masks", NULL, &masks_k, NULL},
-      {"select.cl", NULL, options, "select3_scatter", NULL, &scatter_k, NULL}};
-  CLPRIM_CHECK(clprim__kernels(ctx, req, 2));
+      {"select.cl", prefix, options, "select3_masks", NULL, &masks_k, NULL},
+      {"select.cl", prefix, options, "select3_scatter", NULL, &scatter_k, NULL}};
+  const clprim_status built = clprim__kernels(ctx, req, 2);
+  free(prefix);
+  CLPRIM_CHECK(built);
   cl_mem masks, offsets, counts_buf = counts_out;
   CLPRIM_CHECK(clprim__scratch(ctx, "select: masks", 2 * words * 4, &masks));
   CLPRIM_CHECK(clprim__offsets(ctx, "select: tile offsets", CLPRIM_UINT64, 2 * tiles, &offsets));
   if (!counts_buf) CLPRIM_CHECK(clprim__scratch(ctx, "select: two counts", 16, &counts_buf));
 
   const cl_ulong n64 = n, words64 = words, tiles64 = tiles;
+  /* Unused arguments: zero operands, the masks for absent flags. */
+  clprim_predicate none;
+  memset(&none, 0, sizeof none);
+  const clprim_predicate *first = t->source == SOURCE_PREDICATE ? t->first : &none;
+  const clprim_predicate *second = t->source == SOURCE_PREDICATE ? t->second : &none;
   const cl_int op1 = (cl_int)first->op, op2 = (cl_int)second->op;
-  CLPRIM_CHECK(clprim__set_args(masks_k, 11, sizeof in, &in, sizeof n64, &n64, sizeof op1, &op1,
+  const cl_mem f1 = flags1 ? flags1 : masks, f2 = flags2 ? flags2 : masks;
+  CLPRIM_CHECK(clprim__set_args(masks_k, 13, sizeof in, &in, sizeof n64, &n64, sizeof op1, &op1,
                                 es, &first->a, es, &first->b, sizeof op2, &op2, es, &second->a,
                                 es, &second->b, sizeof masks, &masks, sizeof words64, &words64,
-                                sizeof offsets, &offsets));
+                                sizeof offsets, &offsets, sizeof f1, &f1, sizeof f2, &f2));
   const cl_mem vbuf = values ? values : masks, ibuf = indices ? indices : masks;
   const cl_int want_values = values != NULL, want_indices = indices != NULL, i64 = index64;
   CLPRIM_CHECK(clprim__set_args(scatter_k, 12, sizeof in, &in, sizeof n64, &n64, sizeof masks,
@@ -473,6 +519,38 @@ clprim_status clprim_partition3(clprim_context *ctx, size_t n, clprim_type type,
                                 clprim_buffer values, clprim_buffer indices, uint64_t counts[2],
                                 clprim_buffer counts_out) {
   CLPRIM_CHECK(clprim__call_begin(ctx));
-  return clprim__call_end(ctx, partition3(ctx, n, type, in, first, second, flags, values,
-                                          indices, counts, counts_out));
+  struct tests3 t;
+  memset(&t, 0, sizeof t);
+  t.source = SOURCE_PREDICATE, t.first = first, t.second = second;
+  return clprim__call_end(
+      ctx, partition3(ctx, n, type, in, &t, flags, values, indices, counts, counts_out));
+}
+
+clprim_status clprim_partition3_flagged(clprim_context *ctx, size_t n, clprim_type type,
+                                        clprim_buffer in, clprim_buffer first_flags,
+                                        clprim_buffer second_flags, clprim_flag_type flag_type,
+                                        unsigned flags, clprim_buffer values,
+                                        clprim_buffer indices, uint64_t counts[2],
+                                        clprim_buffer counts_out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  struct tests3 t;
+  memset(&t, 0, sizeof t);
+  t.source = stencil_source(flag_type), t.flags1 = first_flags, t.flags2 = second_flags;
+  const clprim_status st =
+      t.source == SOURCE_PREDICATE /* a bad flag_type */
+          ? CLPRIM_ERROR_INVALID_ARGUMENT
+          : partition3(ctx, n, type, in, &t, flags, values, indices, counts, counts_out);
+  return clprim__call_end(ctx, st);
+}
+
+clprim_status clprim_partition3_expr(clprim_context *ctx, size_t n, clprim_type type,
+                                     clprim_buffer in, const char *first, const char *second,
+                                     unsigned flags, clprim_buffer values, clprim_buffer indices,
+                                     uint64_t counts[2], clprim_buffer counts_out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx));
+  struct tests3 t;
+  memset(&t, 0, sizeof t);
+  t.source = SOURCE_EXPRESSION, t.expression1 = first, t.expression2 = second;
+  return clprim__call_end(
+      ctx, partition3(ctx, n, type, in, &t, flags, values, indices, counts, counts_out));
 }

@@ -817,9 +817,12 @@ static void test_beyond_2_32(void **state) {
 /* ------------------------------------------------ three-way partition */
 /* Elements 0..99 of the type (NaN among floats), predicates x < a and
  * x >= b over them: parts of every size (empty ones too), against the
- * reference, values and indices (both widths), counts on host and device. */
+ * reference, values and indices (both widths), counts on host and device.
+ * The tests given as built-in predicates (mode 0), as flag arrays of uint8
+ * or int32 made from them (mode 1), or as expressions (mode 2; the first
+ * also refuses element 3, so i is used). */
 static void check_partition3(clprim_context *ctx, clprim_type type, size_t n, int64_t lo,
-                             int64_t hi, unsigned variant) {
+                             int64_t hi, unsigned variant, int mode) {
   const size_t es = clprim_type_size(type), m = n ? n : 1;
   unsigned char *data = malloc(m * es);
   for (size_t i = 0; i < n; ++i) put(type, data, i, (int64_t)(test_rand() % 100));
@@ -833,7 +836,7 @@ static void check_partition3(clprim_context *ctx, clprim_type type, size_t n, in
   size_t *order = malloc(m * sizeof *order), counts[3] = {0, 0, 0}, at = 0;
   for (int part = 0; part < 3; ++part)
     for (size_t i = 0; i < n; ++i) {
-      const int in1 = ref_passes(type, data, i, &p1);
+      const int in1 = ref_passes(type, data, i, &p1) && !(mode == 2 && i == 3);
       const int which = in1 ? 0 : ref_passes(type, data, i, &p2) ? 1 : 2;
       if (which == part) order[at++] = i, ++counts[part];
     }
@@ -844,12 +847,43 @@ static void check_partition3(clprim_context *ctx, clprim_type type, size_t n, in
   cl_mem din = test_buffer(ctx, m * es, data), dc = test_buffer(ctx, 16, NULL);
   uint64_t got_counts[2] = {7, 7};
   const int on_device = variant % 4 == 3;
-  TEST_OK(clprim_partition3(ctx, n, type, clprim_buf(din), &p1, &p2,
-                            index64 ? CLPRIM_INDICES_64 : 0u, clprim_buf(dv), clprim_buf(di),
-                            on_device ? NULL : got_counts, clprim_buf(on_device ? dc : NULL)));
+  const unsigned f = index64 ? CLPRIM_INDICES_64 : 0u;
+  uint64_t *const counts_host = on_device ? NULL : got_counts;
+  const clprim_buffer counts_dev = clprim_buf(on_device ? dc : NULL);
+  static const char *const modes[3] = {"predicates", "flags", "expressions"};
+  if (mode == 0) {
+    TEST_OK(clprim_partition3(ctx, n, type, clprim_buf(din), &p1, &p2, f, clprim_buf(dv),
+                              clprim_buf(di), counts_host, counts_dev));
+  } else if (mode == 1) {
+    const int wide = variant % 2; /* int32 flags, else uint8 */
+    const size_t fs = wide ? 4 : 1;
+    unsigned char *f1 = calloc(m, fs), *f2 = calloc(m, fs);
+    for (size_t i = 0; i < n; ++i) {
+      const int a = ref_passes(type, data, i, &p1), b = ref_passes(type, data, i, &p2);
+      if (wide)
+        ((int32_t *)f1)[i] = a ? -7 : 0, ((int32_t *)f2)[i] = b ? 1 << 30 : 0;
+      else
+        f1[i] = a ? 0x80 : 0, f2[i] = b ? 1 : 0;
+    }
+    cl_mem d1 = test_buffer(ctx, m * fs, f1), d2 = test_buffer(ctx, m * fs, f2);
+    TEST_OK(clprim_partition3_flagged(ctx, n, type, clprim_buf(din), clprim_buf(d1),
+                                      clprim_buf(d2), wide ? CLPRIM_FLAGS_INT32 : CLPRIM_FLAGS_UINT8,
+                                      f, clprim_buf(dv), clprim_buf(di), counts_host, counts_dev));
+    clReleaseMemObject(d1), clReleaseMemObject(d2), free(f1), free(f2);
+  } else {
+    const int is_float = type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE;
+    char e1[64], e2[64];
+    snprintf(e1, sizeof e1, "x < %lld && i != 3", (long long)lo);
+    if (variant % 2)
+      snprintf(e2, sizeof e2, "x >= %lld", (long long)hi);
+    else
+      snprintf(e2, sizeof e2, "%s", is_float ? "!isnan(x)" : "x == x");
+    TEST_OK(clprim_partition3_expr(ctx, n, type, clprim_buf(din), e1, e2, f, clprim_buf(dv),
+                                   clprim_buf(di), counts_host, counts_dev));
+  }
   if (on_device) test_read(ctx, dc, 16, got_counts);
-  char what[160];
-  snprintf(what, sizeof what, "partition3 %s n=%zu x < %lld, then %s, path %s",
+  char what[192];
+  snprintf(what, sizeof what, "partition3 (%s) %s n=%zu x < %lld, then %s, path %s", modes[mode],
            clprim_type_name(type), n, (long long)lo, variant % 2 ? "x >= b" : "not NaN",
            clprim_path_name(ctx->info.path));
   if (got_counts[0] != counts[0] || got_counts[1] != counts[1])
@@ -884,7 +918,7 @@ static void test_partition3(void **state) {
         /* Bounds that make a part empty, everything, or a share. */
         const int64_t bounds[4][2] = {{30, 70}, {0, 50}, {100, 0}, {50, 100}};
         check_partition3(ctx, (clprim_type)t, sizes[s], bounds[variant % 4][0],
-                         bounds[variant % 4][1], variant);
+                         bounds[variant % 4][1], variant, (int)(variant / 4 % 3));
       }
     }
   }
@@ -917,6 +951,21 @@ static void test_partition3_errors(void **state) {
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_partition3(ctx, N, (clprim_type)9, I, &p1, &p2, 0, O, none, c, C));
   TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_partition3(ctx, N + 1, f32, I, &p1, &p2, 0, O, none, c, C));
   TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_partition3(ctx, N, f32, I, &p1, &p2, 0, O, none, c, clprim_buf(small)));
+  /* flags: a missing array, a bad flag type, an array too short */
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_partition3_flagged(ctx, N, f32, I, I, none, CLPRIM_FLAGS_INT32, 0, O, none, c, C));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_partition3_flagged(ctx, N, f32, I, I, I, (clprim_flag_type)2, 0, O, none, c, C));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_partition3_flagged(ctx, N, f32, I, I, clprim_buf(small), CLPRIM_FLAGS_UINT8, 0, O, none, c, C));
+  /* expressions: NULL, empty, refused (closing the generated code), not compiling */
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_partition3_expr(ctx, N, f32, I, NULL, "x > 1", 0, O, none, c, C));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_partition3_expr(ctx, N, f32, I, "x < 1", "", 0, O, none, c, C));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_partition3_expr(ctx, N, f32, I, "x) || (1", "x > 1", 0, O, none, c, C));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_partition3_expr(ctx, N, f32, I, "x < 1", "x > 1; }", 0, O, none, c, C));
+  if (!ctx->oclgrind) { /* (Oclgrind's API check reports any failed build) */
+    const int st = clprim_partition3_expr(ctx, N, f32, I, "x < 1", "no_such_function(x)", 0, O,
+                                          none, c, C);
+    if (st != CL_BUILD_PROGRAM_FAILURE && st != CL_COMPILE_PROGRAM_FAILURE)
+      fail_msg("partition3_expr that does not compile: %s", clprim_status_name(st));
+  }
   unsigned char after[sizeof poison];
   test_read(ctx, out, sizeof after, after);
   check_poison(after, 0, sizeof after, "partition3 errors", "values");

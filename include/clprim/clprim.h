@@ -652,7 +652,7 @@ CLPRIM_API clprim_status clprim_partition_flagged(clprim_context *ctx, size_t n,
  * Stable three-way partition (CUB's three-way DevicePartition::If): writes
  * all n elements (values and / or indices, as clprim_partition()): first
  * those that pass `first`, then those that fail it and pass `second`, then
- * the rest, each part in input order. Built-in predicates only. counts (the
+ * the rest, each part in input order. counts (the
  * host: the call waits) and / or counts_out (two uint64 on the device) get
  * the sizes of the first two parts.
  * @return : as clprim_partition(); CLPRIM_ERROR_INVALID_ARGUMENT also for a
@@ -662,6 +662,37 @@ CLPRIM_API clprim_status clprim_partition3(clprim_context *ctx, size_t n, clprim
                                            const clprim_predicate *second, unsigned flags,
                                            clprim_buffer values, clprim_buffer indices,
                                            uint64_t counts[2], clprim_buffer counts_out);
+
+/*! clprim_partition3_flagged() :
+ * clprim_partition3() with the tests given as two flag arrays (n flags each
+ * of flag_type, on the device): an element whose first flag is nonzero goes
+ * to the first part, else one whose second flag is nonzero to the second,
+ * else to the third. The values are only read for the output.
+ * @return : as clprim_partition3(); CLPRIM_ERROR_INVALID_ARGUMENT also for a
+ *           bad flag_type or a missing flag array. */
+CLPRIM_API clprim_status clprim_partition3_flagged(clprim_context *ctx, size_t n,
+                                                   clprim_type type, clprim_buffer in,
+                                                   clprim_buffer first_flags,
+                                                   clprim_buffer second_flags,
+                                                   clprim_flag_type flag_type, unsigned flags,
+                                                   clprim_buffer values, clprim_buffer indices,
+                                                   uint64_t counts[2], clprim_buffer counts_out);
+
+/*! clprim_partition3_expr() :
+ * clprim_partition3() with the tests given as two OpenCL C expressions over
+ * x and i, as clprim_select_expr()'s (nonzero passes). Each pair of
+ * expressions (per type) is compiled once and kept with the context's
+ * programs. Expressions are checked first as a pipeline's are (see the
+ * pipeline section): one that could reach outside the generated code is
+ * refused before anything is compiled.
+ * @return : as clprim_partition3(); CLPRIM_ERROR_INVALID_ARGUMENT also for a
+ *           NULL, empty or refused expression; CL_BUILD_PROGRAM_FAILURE (the
+ *           log: clprim_context_build_log()) for one that does not compile. */
+CLPRIM_API clprim_status clprim_partition3_expr(clprim_context *ctx, size_t n, clprim_type type,
+                                                clprim_buffer in, const char *first,
+                                                const char *second, unsigned flags,
+                                                clprim_buffer values, clprim_buffer indices,
+                                                uint64_t counts[2], clprim_buffer counts_out);
 
 /*! clprim_select_expr(), clprim_partition_expr() :
  * As clprim_select() and clprim_partition(), with your own predicate: an

@@ -9,7 +9,12 @@
  * cl/nth_element.cl on each rank's candidates: nth_sample for the local
  * sample's splitters, nth_table for the bucket table of the splitters
  * merged on the host, nth_count into their buckets, nth_extract_one for
- * the chosen bucket. */
+ * the chosen bucket.
+ *
+ * ONE_RANK: on a communicator of one rank, selection (nth_element,
+ * quantiles, approximate) and top-k run the plain call after the check: the
+ * levels' round trips to the host and the collectives cost 15% (nth_element)
+ * to 4 x (top-k) at 2^28 on the H100 (docs/SCALING.md). */
 #include "clprim/clprim_mpi.h"
 #include "internal.h"
 #include "../cl/internal/keys.h"
@@ -995,6 +1000,11 @@ clprim_status clprim_mpi_quantiles(clprim_context *ctx, MPI_Comm comm, size_t n_
     if (ranks[r] >= p.total) st = CLPRIM_ERROR_INVALID_ARGUMENT; /* alike on every rank */
   uint64_t *sorted = NULL, *keys = NULL;
   size_t distinct = 0;
+  if (st == CLPRIM_SUCCESS && p.size == 1) { /* one rank: the plain call (ONE_RANK) */
+    st = clprim_quantiles(ctx, n_local, type, in, ranks, count, flags, values, clprim_buf(NULL));
+    part_free(&p);
+    return st;
+  }
   if (st == CLPRIM_SUCCESS) {
     sorted = malloc(count * 8), keys = malloc(count * 8);
     st = agree(comm, sorted && keys ? CLPRIM_SUCCESS : CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
@@ -1030,6 +1040,12 @@ clprim_status clprim_mpi_nth_element_approx(clprim_context *ctx, MPI_Comm comm, 
   CLPRIM_CHECK(nth_check(ctx, comm, n_local, type, in, flags, CLPRIM_NTH_REJECT_NAN, &k, sizeof k,
                          !value, &p));
   clprim_status st = k >= p.total ? CLPRIM_ERROR_INVALID_ARGUMENT : CLPRIM_SUCCESS;
+  if (st == CLPRIM_SUCCESS && p.size == 1) { /* one rank: the plain call (ONE_RANK) */
+    st = clprim_nth_element_approx(ctx, n_local, type, in, k, flags, value, rank_error,
+                                   clprim_buf(NULL));
+    part_free(&p);
+    return st;
+  }
   uint64_t key = 0, error = 0;
   if (st == CLPRIM_SUCCESS) st = select_ranks(ctx, comm, &p, type, in, &k, 1, flags, 1, &key, &error);
   if (st == CLPRIM_SUCCESS) {
@@ -1088,7 +1104,10 @@ clprim_status clprim_mpi_topk(clprim_context *ctx, MPI_Comm comm, size_t n_local
                          ? CLPRIM_ERROR_INVALID_ARGUMENT
                          : CLPRIM_SUCCESS;
   uint64_t mine = 0, before = 0;
-  if (st == CLPRIM_SUCCESS && k > 0) {
+  if (st == CLPRIM_SUCCESS && k > 0 && p.size == 1) { /* one rank: the plain call (ONE_RANK) */
+    st = clprim_topk(ctx, n_local, type, in, k, flags, values, indices);
+    mine = k;
+  } else if (st == CLPRIM_SUCCESS && k > 0) {
     /* The threshold: the k-th best, by distributed selection. */
     const uint64_t rank = smallest ? k - 1 : p.total - k;
     uint64_t t = 0, below = 0, equal = 0;

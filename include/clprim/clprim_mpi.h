@@ -199,8 +199,10 @@ CLPRIM_MPI_API clprim_status clprim_mpi_select(clprim_context *ctx, MPI_Comm com
  * bucket that holds rank k is chosen (an equality bucket answers at once)
  * and each rank extracts its candidates of that bucket on its device. Once
  * at most CLPRIM_MPI_GATHER_MAX candidates are left, they are gathered and
- * sorted on the host. flags: 0 or CLPRIM_NTH_REJECT_NAN. n_local must be
- * below 2^32 on every rank (CLPRIM_ERROR_SIZE_TOO_LARGE).
+ * sorted on the host. On a communicator of one rank the selection calls
+ * (this, quantiles, approximate) and top-k are clprim's own call after the
+ * check. flags: 0 or CLPRIM_NTH_REJECT_NAN. n_local must be below 2^32 on
+ * every rank (CLPRIM_ERROR_SIZE_TOO_LARGE).
  * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT (every rank) for
  *           k >= N, N = 0, a NaN with CLPRIM_NTH_REJECT_NAN. */
 CLPRIM_MPI_API clprim_status clprim_mpi_nth_element(clprim_context *ctx, MPI_Comm comm,

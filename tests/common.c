@@ -257,3 +257,20 @@ cl_mem test_foreign_buffer(clprim_context *ctx, size_t bytes) {
   clReleaseContext(other); /* the buffer keeps it */
   return foreign;
 }
+
+int test_by_key_asc(const void *a, const void *b) {
+  const struct test_keyed *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+int test_by_key_desc(const void *a, const void *b) {
+  const struct test_keyed *x = a, *y = b;
+  if (x->key != y->key) return x->key > y->key ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+int test_by_index(const void *a, const void *b) {
+  const struct test_keyed *x = a, *y = b;
+  return (x->index > y->index) - (x->index < y->index);
+}

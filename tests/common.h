@@ -59,6 +59,15 @@ void test_random(clprim_type type, void *data, size_t n, int wide);
  * copy of key_of in cl/nth_element.cl): -0.0 equals +0.0, every NaN is one
  * key above +inf. */
 uint64_t test_order_key(clprim_type type, const void *data, size_t i);
+/* An element's order key and its index, the selection and top-k
+ * references' unit; qsort orders: by key ascending or descending, equal
+ * keys by index (ties to the lowest index), or by index alone. */
+struct test_keyed {
+  uint64_t key, index;
+};
+int test_by_key_asc(const void *a, const void *b);
+int test_by_key_desc(const void *a, const void *b);
+int test_by_index(const void *a, const void *b);
 /* Element i of a float / double array as a double; of an integer array as
  * its 64-bit pattern (int32 sign-extended). */
 double test_value_f(clprim_type type, const void *data, size_t i);

@@ -280,25 +280,9 @@ static void check_u64(const struct run *r, const char *name, uint64_t got, uint6
              (unsigned long long)want);
 }
 
-/* Orders of the selection calls: (key, index). */
-struct keyed {
-  uint64_t key;
-  size_t index;
-};
-static int by_key(const void *a, const void *b) {
-  const struct keyed *x = a, *y = b;
-  return x->key < y->key ? -1 : x->key > y->key ? 1 : (x->index > y->index) - (x->index < y->index);
-}
-static int by_key_desc(const void *a, const void *b) {
-  const struct keyed *x = a, *y = b;
-  return x->key > y->key ? -1 : x->key < y->key ? 1 : (x->index > y->index) - (x->index < y->index);
-}
-static int by_index(const void *a, const void *b) {
-  const struct keyed *x = a, *y = b;
-  return (x->index > y->index) - (x->index < y->index);
-}
-static struct keyed *keyed_of(clprim_type type, const void *x, size_t n) {
-  struct keyed *k = malloc((n ? n : 1) * sizeof *k);
+/* Orders of the selection calls: (key, index), common.h's test_keyed. */
+static struct test_keyed *keyed_of(clprim_type type, const void *x, size_t n) {
+  struct test_keyed *k = malloc((n ? n : 1) * sizeof *k);
   assert_non_null(k);
   for (size_t i = 0; i < n; ++i) k[i].key = test_order_key(type, x, i), k[i].index = i;
   return k;
@@ -694,8 +678,8 @@ static void check_ranks(struct run *r, const void *x, const uint64_t *ranks, siz
                         const clprim_value *values, const unsigned char *device) {
   const clprim_type t = r->type;
   const size_t n = r->n, es = clprim_type_size(t);
-  struct keyed *k = keyed_of(t, x, n);
-  qsort(k, n, sizeof *k, by_key);
+  struct test_keyed *k = keyed_of(t, x, n);
+  qsort(k, n, sizeof *k, test_by_key_asc);
   for (size_t j = 0; j < count; ++j) {
     const uint64_t want = k[ranks[j]].key;
     /* The order key of the returned value (a zero is +0.0, as in x), and
@@ -757,15 +741,15 @@ static void fam_topk(struct run *r) {
               *idxs = dbuf_out(r, is, k);
   if (call_done(r, clprim_topk(r->ctx, n, t, in->range, k, flags, vals->range, idxs->range),
                 CLPRIM_SUCCESS, "clprim_topk")) {
-    struct keyed *best = keyed_of(t, x, n);
-    qsort(best, n, sizeof *best, flags & CLPRIM_TOPK_SMALLEST ? by_key : by_key_desc);
-    if (!(flags & CLPRIM_TOPK_SORTED)) qsort(best, k, sizeof *best, by_index);
+    struct test_keyed *best = keyed_of(t, x, n);
+    qsort(best, n, sizeof *best, flags & CLPRIM_TOPK_SMALLEST ? test_by_key_asc : test_by_key_desc);
+    if (!(flags & CLPRIM_TOPK_SORTED)) qsort(best, k, sizeof *best, test_by_index);
     const unsigned char *gv = dbuf_fetch(r, vals, k, "values");
     const unsigned char *gi = dbuf_fetch(r, idxs, k, "indices");
     for (size_t j = 0; j < k; ++j) {
       check_u64(r, "an index", load(gi, is, j), best[j].index);
       if (memcmp(gv + j * es, (const unsigned char *)x + best[j].index * es, es) != 0)
-        fail_msg("%s: values[%zu] is not element %zu", r->what, j, best[j].index);
+        fail_msg("%s: values[%zu] is not element %zu", r->what, j, (size_t)best[j].index);
     }
     free(best);
   }

@@ -17,23 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct pair {
-  uint64_t key, index;
-};
-static int by_key_desc(const void *a, const void *b) {
-  const struct pair *x = a, *y = b;
-  if (x->key != y->key) return x->key > y->key ? -1 : 1;
-  return x->index < y->index ? -1 : x->index > y->index;
-}
-static int by_key_asc(const void *a, const void *b) {
-  const struct pair *x = a, *y = b;
-  if (x->key != y->key) return x->key < y->key ? -1 : 1;
-  return x->index < y->index ? -1 : x->index > y->index;
-}
-static int by_index(const void *a, const void *b) {
-  const struct pair *x = a, *y = b;
-  return x->index < y->index ? -1 : x->index > y->index;
-}
 
 enum { DIST_UNIFORM, DIST_EQUAL, DIST_FEW16, DIST_SPECIAL, DIST_SORTED, DIST_COUNT };
 static const char *const dist_names[DIST_COUNT] = {"uniform", "all equal", "16 distinct",
@@ -139,14 +122,14 @@ static void check_topk(clprim_context *ctx, clprim_type type, const void *data,
   }
   if (values) test_read(ctx, values, vbytes, got_v);
   if (indices) test_read(ctx, indices, ibytes, got_i);
-  struct pair *ref = malloc((l->n + 1) * sizeof *ref);
+  struct test_keyed *ref = malloc((l->n + 1) * sizeof *ref);
   for (size_t s = 0; s < l->count; ++s) {
     const size_t b = (size_t)l->begins[s], len = (size_t)(l->ends[s] - b);
     for (size_t i = 0; i < len; ++i)
       ref[i].key = test_order_key(type, data, b + i), ref[i].index = i;
-    qsort(ref, len, sizeof *ref, (flags & CLPRIM_TOPK_SMALLEST) ? by_key_asc : by_key_desc);
+    qsort(ref, len, sizeof *ref, (flags & CLPRIM_TOPK_SMALLEST) ? test_by_key_asc : test_by_key_desc);
     const size_t m = k < len ? (size_t)k : len;
-    if (!(flags & CLPRIM_TOPK_SORTED)) qsort(ref, m, sizeof *ref, by_index);
+    if (!(flags & CLPRIM_TOPK_SORTED)) qsort(ref, m, sizeof *ref, test_by_index);
     for (size_t j = 0; j < (size_t)k; ++j) {
       const size_t slot = s * (size_t)k + j;
       if (j >= m) { /* not written */
@@ -202,7 +185,7 @@ static void check_nth(clprim_context *ctx, clprim_type type, const void *data,
     clReleaseMemObject(b), clReleaseMemObject(e);
   }
   test_read(ctx, result, bytes, got);
-  struct pair *ref = malloc((l->n + 1) * sizeof *ref);
+  struct test_keyed *ref = malloc((l->n + 1) * sizeof *ref);
   for (size_t s = 0; s < l->count; ++s) {
     const size_t b = (size_t)l->begins[s], len = (size_t)(l->ends[s] - b);
     if (len == 0) {
@@ -212,7 +195,7 @@ static void check_nth(clprim_context *ctx, clprim_type type, const void *data,
     }
     for (size_t i = 0; i < len; ++i)
       ref[i].key = test_order_key(type, data, b + i), ref[i].index = i;
-    qsort(ref, len, sizeof *ref, by_key_asc);
+    qsort(ref, len, sizeof *ref, test_by_key_asc);
     const size_t r = k < len ? (size_t)k : len - 1;
     const uint64_t g = test_order_key(type, got, s);
     if (g != ref[r].key)

@@ -13,23 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct pair {
-  uint64_t key, index;
-};
-static int by_key_desc(const void *a, const void *b) {
-  const struct pair *x = a, *y = b;
-  if (x->key != y->key) return x->key > y->key ? -1 : 1;
-  return x->index < y->index ? -1 : x->index > y->index;
-}
-static int by_key_asc(const void *a, const void *b) {
-  const struct pair *x = a, *y = b;
-  if (x->key != y->key) return x->key < y->key ? -1 : 1;
-  return x->index < y->index ? -1 : x->index > y->index;
-}
-static int by_index(const void *a, const void *b) {
-  const struct pair *x = a, *y = b;
-  return x->index < y->index ? -1 : x->index > y->index;
-}
 
 enum { DIST_UNIFORM, DIST_EQUAL, DIST_FEW16, DIST_SPECIAL, DIST_COUNT };
 static const char *const dist_names[DIST_COUNT] = {"uniform", "all equal", "16 distinct",
@@ -86,11 +69,11 @@ static void check_topk_at(clprim_context *ctx, clprim_type type, const void *dat
   const size_t es = clprim_type_size(type);
   const int i64 = (flags & CLPRIM_INDICES_64) != 0;
   const size_t is = i64 ? 8 : 4;
-  struct pair *ref = malloc(n * sizeof *ref);
+  struct test_keyed *ref = malloc(n * sizeof *ref);
   for (size_t i = 0; i < n; ++i)
     ref[i].key = test_order_key(type, data, i), ref[i].index = i;
-  qsort(ref, n, sizeof *ref, (flags & CLPRIM_TOPK_SMALLEST) ? by_key_asc : by_key_desc);
-  if (!(flags & CLPRIM_TOPK_SORTED)) qsort(ref, (size_t)k, sizeof *ref, by_index);
+  qsort(ref, n, sizeof *ref, (flags & CLPRIM_TOPK_SMALLEST) ? test_by_key_asc : test_by_key_desc);
+  if (!(flags & CLPRIM_TOPK_SORTED)) qsort(ref, (size_t)k, sizeof *ref, test_by_index);
 
   cl_mem in = test_buffer(ctx, n * es, data);
   const size_t vbytes = (at + (size_t)k) * es + 8, ibytes = (at + (size_t)k) * 8 + 8;

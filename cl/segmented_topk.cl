@@ -21,6 +21,7 @@
  * -DT_SIGNED, -DKEY_BITS, -DWG (a power of two). */
 #include "internal/keys.h"
 #include "internal/segments.h"
+#include "internal/local_sort.h"
 
 #ifndef WG
 #define WG 256
@@ -185,7 +186,8 @@ __kernel void seg_topk(__global const T *in, __global const ulong *begins,
                        __global ulong *row_begins, __global ulong *row_ends) {
   __local uint hist[SEG_RADIX], scratch[CLPRIM_WG_SCRATCH(WG)], shared[4];
   __local KEY sort_keys[SEG_SORT_CAP]; /* also the selection's gathered keys (SEG_CAND) */
-  __local uint sort_index[SEG_SORT_CAP], column[WG];
+  __local ulong sort_index[SEG_SORT_CAP];
+  __local uint column[WG];
   const uint lid = (uint)get_local_id(0);
   const KEY flip = (mode & SEG_SMALLEST) ? (KEY)0 : KEY_MAX;
   for (ulong s = get_group_id(0); s < segments; s += get_num_groups(0)) {
@@ -222,7 +224,7 @@ __kernel void seg_topk(__global const T *in, __global const ulong *begins,
         const uint eq_taken = min(excl >> 16, eq_room); /* taken equal keys before x */
         const uint j = taken + (excl & 0xFFFFu) + eq_taken;
         if (here)
-          sort_keys[j] = key, sort_index[j] = (uint)(i - b);
+          sort_keys[j] = key, sort_index[j] = i - b;
         else
           seg_put(values, indices, mode, row + j, x, i - b);
       }
@@ -231,26 +233,14 @@ __kernel void seg_topk(__global const T *in, __global const ulong *begins,
       equal += eq_total;
     }
     if (!here) continue; /* uniform */
-    /* Bitonic sort of the row's (key, index) pairs, padded to a power of
-     * two with pairs that sort last, then the row from it. */
+    /* The row's (key, index) pairs sorted (internal/local_sort.h), padded to
+     * a power of two with pairs that sort last, then the row from them. */
     uint size = 1;
     while (size < m) size <<= 1;
-    for (uint j = m + lid; j < size; j += WG) sort_keys[j] = KEY_MAX, sort_index[j] = 0xFFFFFFFFu;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint block = 2; block <= size; block <<= 1)
-      for (uint stride = block >> 1; stride > 0; stride >>= 1) {
-        for (uint p = lid; p < size / 2; p += WG) {
-          const uint lo = 2 * p - (p & (stride - 1)), hi = lo + stride;
-          const KEY ka = sort_keys[lo], kb = sort_keys[hi];
-          const uint ia = sort_index[lo], ib = sort_index[hi];
-          const int greater = ka > kb || (ka == kb && ia > ib);
-          if (greater == ((lo & block) == 0))
-            sort_keys[lo] = kb, sort_keys[hi] = ka, sort_index[lo] = ib, sort_index[hi] = ia;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-      }
+    for (uint j = m + lid; j < size; j += WG) sort_keys[j] = KEY_MAX, sort_index[j] = ~0ul;
+    clprim_local_sort_pairs(sort_keys, sort_index, size);
     for (uint j = lid; j < m; j += WG) {
-      const uint i = sort_index[j];
+      const ulong i = sort_index[j];
       seg_put(values, indices, mode, row + j, (mode & SEG_VALUES) ? in[b + i] : (T)0, i);
     }
     barrier(CLK_LOCAL_MEM_FENCE); /* the next row's walk writes sort_keys */

@@ -22,6 +22,7 @@
  * topk_finish, one work-group that sorts the k pairs and writes them. */
 #include "internal/sample_select.h"
 #include "internal/tile.h"
+#include "internal/local_sort.h"
 
 /* Whether key k is beyond the threshold t (above it for the largest, below
  * it for the smallest). */
@@ -366,20 +367,7 @@ topk_finish(__global const T *in, __global const ulong *cand, ulong pk_at, ulong
       sk[p] = tk, si[p] = i;
     }
   }
-  for (uint b = 2; b <= len2; b <<= 1)
-    for (uint d = b >> 1; d > 0; d >>= 1) {
-      barrier(CLK_LOCAL_MEM_FENCE);
-      for (uint i = lid; i < len2; i += WG) {
-        const uint p = i ^ d;
-        if (p > i) {
-          const KEY ka = sk[i], kb = sk[p];
-          const ulong ia = si[i], ib = si[p];
-          if ((ka > kb || (ka == kb && ia > ib)) == ((i & b) == 0))
-            sk[i] = kb, sk[p] = ka, si[i] = ib, si[p] = ia;
-        }
-      }
-    }
-  barrier(CLK_LOCAL_MEM_FENCE);
+  clprim_local_sort_pairs(sk, si, len2);
   for (uint j = lid; j < k; j += WG) {
     const ulong i = si[j];
     topk_put(values, indices, j, want_values ? in[i] : (T)0, i, want_values, want_indices,

@@ -181,6 +181,11 @@ clprim_status clprim__check_type(const clprim_context *ctx, clprim_type type);
  * `bytes` bytes. CLPRIM_ERROR_INVALID_ARGUMENT, CL_INVALID_CONTEXT,
  * CLPRIM_ERROR_BUFFER_TOO_SMALL or CLPRIM_SUCCESS. */
 clprim_status clprim__check_buffer(const clprim_context *ctx, cl_mem buf, size_t bytes);
+/* Calls visit(platform, device, p, d, arg) for every device of every
+ * platform, in clprim_list_devices order ("p:d"), until it returns nonzero.
+ * Returns the number of devices visited. */
+typedef int (*clprim_device_visitor)(cl_platform_id, cl_device_id, unsigned, unsigned, void *);
+unsigned clprim__for_each_device(clprim_device_visitor visit, void *arg);
 /* n elements of elem_size bytes, with overflow checked; SIZE_MAX on overflow. */
 size_t clprim__bytes(size_t n, size_t elem_size);
 

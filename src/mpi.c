@@ -293,35 +293,35 @@ clprim_status clprim_mpi_local_rank(MPI_Comm comm, int *local_rank) {
   return rc == MPI_SUCCESS ? CLPRIM_SUCCESS : CLPRIM_MPI_ERROR_MPI;
 }
 
-/* "P:D" of GPU number `which` (in clprim_list_devices order), or "" when
- * the host lists no GPU. */
+/* The GPUs in clprim_list_devices order: counted (take = -1), or the
+ * number `take` named "p:d" into name. */
+struct gpu_walk {
+  long take;
+  unsigned seen;
+  char *name;
+  size_t size;
+};
+static int gpu_visit(cl_platform_id platform, cl_device_id device, unsigned p, unsigned d,
+                     void *arg) {
+  struct gpu_walk *w = arg;
+  cl_device_type t = 0;
+  (void)platform;
+  clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof t, &t, NULL);
+  if (!(t & CL_DEVICE_TYPE_GPU)) return 0;
+  if ((long)w->seen++ != w->take) return 0;
+  snprintf(w->name, w->size, "%u:%u", p, d);
+  return 1;
+}
+
+/* "P:D" of GPU number `which` modulo the GPUs (clprim_list_devices order),
+ * or "" when the host lists no GPU. */
 static void gpu_name(unsigned which, char *name, size_t size) {
-  cl_platform_id platforms[16];
-  cl_uint np = 0, gpus = 0;
+  struct gpu_walk w = {-1, 0, name, size};
   name[0] = '\0';
-  if (clGetPlatformIDs(16, platforms, &np) != CL_SUCCESS) return;
-  if (np > 16) np = 16;
-  for (int pass = 0; pass < 2; ++pass) { /* count, then take number which mod count */
-    cl_uint seen = 0;
-    for (cl_uint p = 0; p < np; ++p) {
-      cl_device_id devices[32];
-      cl_uint nd = 0;
-      if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 32, devices, &nd) != CL_SUCCESS) continue;
-      if (nd > 32) nd = 32;
-      for (cl_uint d = 0; d < nd; ++d) {
-        cl_device_type t = 0;
-        clGetDeviceInfo(devices[d], CL_DEVICE_TYPE, sizeof t, &t, NULL);
-        if (!(t & CL_DEVICE_TYPE_GPU)) continue;
-        if (pass == 1 && seen == which % gpus) {
-          snprintf(name, size, "%u:%u", p, d);
-          return;
-        }
-        ++seen;
-      }
-    }
-    gpus = seen;
-    if (gpus == 0) return;
-  }
+  clprim__for_each_device(gpu_visit, &w); /* count */
+  if (w.seen == 0) return;
+  w.take = (long)(which % w.seen), w.seen = 0;
+  clprim__for_each_device(gpu_visit, &w);
 }
 
 clprim_status clprim_mpi_context_create(MPI_Comm comm, const clprim_options *options,

@@ -187,10 +187,8 @@ static int contains_nocase(const char *hay, const char *needle) {
   return 0;
 }
 
-/* Calls visit(platform, device, p, d, arg) for every device of every platform
- * until it returns nonzero. Returns the number of devices visited. */
-typedef int (*device_visitor)(cl_platform_id, cl_device_id, unsigned, unsigned, void *);
-static unsigned for_each_device(device_visitor visit, void *arg) {
+/* (internal.h) */
+unsigned clprim__for_each_device(clprim_device_visitor visit, void *arg) {
   cl_platform_id platforms[16];
   cl_uint np = 0, count = 0;
   if (clGetPlatformIDs(16, platforms, &np) != CL_SUCCESS) return 0;
@@ -233,7 +231,7 @@ static int list_visit(cl_platform_id p, cl_device_id d, unsigned pi, unsigned di
 unsigned clprim_list_devices(char *buf, size_t size) {
   struct list_arg a = {buf, size, 0};
   if (buf && size) buf[0] = 0;
-  return for_each_device(list_visit, &a);
+  return clprim__for_each_device(list_visit, &a);
 }
 
 struct pick_arg {
@@ -286,10 +284,10 @@ take:
 
 static clprim_status pick_device(const char *want, cl_platform_id *platform, cl_device_id *device) {
   struct pick_arg a = {want && *want ? want : NULL, type_from_name(want), 0, NULL, NULL};
-  unsigned count = for_each_device(pick_visit, &a);
+  unsigned count = clprim__for_each_device(pick_visit, &a);
   if (!a.device && !a.want) {
     a.pass = 1;
-    for_each_device(pick_visit, &a);
+    clprim__for_each_device(pick_visit, &a);
   }
   if (!a.device) {
     char list[4096];

@@ -17,7 +17,8 @@
  *     plus the passing elements before its word in the tile (work-group scan
  *     of popcounts) plus popcount(mask & lower-lanes-mask). Indices come from
  *     the masks alone; values are read again only when asked for. A
- *     partition also writes failing elements, after all passing ones.
+ *     partition also writes failing elements, after all passing ones
+ *     (or, with its rest reversed, backwards from the end).
  *
  * Build options: -DT=int|uint|long|ulong|float|double, -DT_INTEGER for
  * the integer types, -DWG (a power of two), and what phase 1 reads: nothing
@@ -185,10 +186,17 @@ void select_masks(__global const SRC_T *src, ulong n, int op, T a, T b, __global
 }
 #endif
 
+/* How a partition orders its failing elements (`partition`, and the single
+ * pass's reversed_rest): in input order after all passing ones (stable), or
+ * backwards from the end of the output (CUB's DevicePartition::If). */
+#define PARTITION_STABLE 1
+#define PARTITION_REVERSED_REST 2
+
 /* Phase 3: writes each passing element (and with `partition` each failing
- * one, after offsets[tiles] passing ones) to its position: the index (uint,
- * or ulong when index64) and / or the value. Work-items take the tile's
- * elements in turn (e = k WG + lid), so reads and writes are coalesced. */
+ * one, after offsets[tiles] passing ones or backwards from n - 1) to its
+ * position: the index (uint, or ulong when index64) and / or the value.
+ * Work-items take the tile's elements in turn (e = k WG + lid), so reads and
+ * writes are coalesced. */
 #ifdef KERNEL_select_scatter
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_scatter(__global const IN_T *in, ulong n, __global const uint *masks,
@@ -217,6 +225,8 @@ void select_scatter(__global const IN_T *in, ulong n, __global const uint *masks
     ulong pos;
     if ((m >> bit) & 1u)
       pos = passing_before;
+    else if (partition == PARTITION_REVERSED_REST)
+      pos = n - 1 - (i - passing_before);
     else if (partition)
       pos = passing_total + (i - passing_before);
     else
@@ -348,7 +358,10 @@ void select3_scatter(__global const T *in, ulong n, __global const uint *masks, 
  * (rows of WG 4-vectors, internal/tile.h), ranks the passing ones with warp
  * ballots, publishes its count, looks back for the count of all earlier
  * tiles and writes its passing elements, packed in local memory first. One
- * read of the input instead of two; no masks.
+ * read of the input instead of two; no masks. Select, and the partition
+ * with its rest reversed (the failing elements before a tile are its first
+ * element's index minus the passing ones); a stable partition needs the
+ * total first, so it runs the three phases.
  *
  * Order inside a tile: row r, then warp w, then lane, then vector component
  * c (e = (r WG + lid) 4 + c), so the chunk (r, w) holds 128 consecutive
@@ -379,7 +392,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_single_pass(__global const SRC_T *src, __global const IN_T *in, ulong n, int op, T a,
                         T b, __global uchar *state, uint tiles, __global T *values,
                         __global uint *indices, int want_values, int want_indices, int index64,
-                        __global ulong *total, __global ulong *run_ends EXTRA_PARAMS) {
+                        __global ulong *total, __global ulong *run_ends,
+                        int reversed_rest EXTRA_PARAMS) {
   __local uint chunk_base[SP_CHUNKS];
   __local T stage[SP_TILE];
   __local uint tile_id, tile_count;
@@ -496,20 +510,33 @@ void select_single_pass(__global const SRC_T *src, __global const IN_T *in, ulon
   /* The tile's passing elements are packed in local memory at their ranks,
    * then written out by consecutive work-items: whole coalesced rows,
    * instead of each lane storing its up-to-4 elements strided. Values
-   * first, then indices (tile-relative in the same buffer). */
+   * first, then indices (tile-relative in the same buffer). A partition
+   * with its rest reversed (CUB's order) stages the tile's failing elements
+   * after the passing ones, in input order, and writes them backwards from
+   * the end of the output: element e of the tile is the (e - rank)-th
+   * failing one, `rank` passing ones before it. */
   const ulong base = tile_prefix;
   const uint count = tile_count;
+  /* Slot k >= count of the staged tile: the (tile_first - base + k - count)-th
+   * failing element, written at n - 1 minus that. */
+#define REST_POSITION(k) (n - 1 - tile_first + base + count - (k))
+  const uint staged = reversed_rest ? (uint)min((ulong)SP_TILE, n - tile_first) : count;
   if (want_values) {
 #pragma unroll
     for (uint r = 0; r < SP_ROWS; ++r) {
       uint rank = chunk_base[r * SP_WARPS + warp] + lane_before[r];
 #pragma unroll
-      for (uint c = 0; c < 4; ++c)
+      for (uint c = 0; c < 4; ++c) {
+        const uint e = (r * WG + lid) * 4 + c;
         if ((pass >> (4 * r + c)) & 1u)
-          stage[rank++] = SP_VALUE(s, 4 * r + c, tile_first + (ulong)(r * WG + lid) * 4 + c);
+          stage[rank++] = SP_VALUE(s, 4 * r + c, tile_first + e);
+        else if (reversed_rest && tile_first + e < n)
+          stage[count + e - rank] = SP_VALUE(s, 4 * r + c, tile_first + e);
+      }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (uint k = lid; k < count; k += WG) values[base + k] = stage[k];
+    for (uint k = lid; k < staged; k += WG)
+      values[k < count ? base + k : REST_POSITION(k)] = stage[k];
   }
   if (want_indices) {
     __local uint *stage_index = (__local uint *)stage;
@@ -518,8 +545,13 @@ void select_single_pass(__global const SRC_T *src, __global const IN_T *in, ulon
     for (uint r = 0; r < SP_ROWS; ++r) {
       uint rank = chunk_base[r * SP_WARPS + warp] + lane_before[r];
 #pragma unroll
-      for (uint c = 0; c < 4; ++c)
-        if ((pass >> (4 * r + c)) & 1u) stage_index[rank++] = (r * WG + lid) * 4 + c;
+      for (uint c = 0; c < 4; ++c) {
+        const uint e = (r * WG + lid) * 4 + c;
+        if ((pass >> (4 * r + c)) & 1u)
+          stage_index[rank++] = e;
+        else if (reversed_rest && tile_first + e < n)
+          stage_index[count + e - rank] = e;
+      }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #if defined(RUNS) && RUNS == RUN_HEAD
@@ -545,11 +577,14 @@ void select_single_pass(__global const SRC_T *src, __global const IN_T *in, ulon
     } else
 #endif
     if (index64)
-      for (uint k = lid; k < count; k += WG)
-        ((__global ulong *)indices)[base + k] = tile_first + stage_index[k];
+      for (uint k = lid; k < staged; k += WG)
+        ((__global ulong *)indices)[k < count ? base + k : REST_POSITION(k)] =
+            tile_first + stage_index[k];
     else
-      for (uint k = lid; k < count; k += WG) indices[base + k] = (uint)(tile_first + stage_index[k]);
+      for (uint k = lid; k < staged; k += WG)
+        indices[k < count ? base + k : REST_POSITION(k)] = (uint)(tile_first + stage_index[k]);
   }
 }
+#undef REST_POSITION
 #endif
 #endif

@@ -372,7 +372,7 @@ struct clprim_pipe_select {
   int index64;
   uint64_t *count;
   struct clprim_extra_args *extra;
-  int partition; /* all n written, the passing ones first */
+  int partition; /* nonzero: all n written, the passing ones first (select.c's orders) */
 };
 clprim_status clprim__select_pipeline(clprim_context *ctx, const struct clprim_pipe_select *p);
 /* pipeline.c, for select.c: the compaction of sel (whose prefix and extra

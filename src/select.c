@@ -31,7 +31,7 @@ struct select_call {
   int by_key;                   /* SOURCE_RUNS only: src holds keys of key_type, in the values */
   cl_mem run_ends;              /* SOURCE_RUNS single pass: indices get run lengths (runs.c) */
   clprim_type key_type;
-  int partition;
+  int partition; /* 0: select; PARTITION_STABLE or PARTITION_REVERSED_REST (cl/select.cl) */
   unsigned flags;
   const double *params;                   /* SOURCE_EXPRESSION: p0..p7, or NULL (none) */
   const char *pipe_prefix;                /* SOURCE_PIPELINE only: the pipeline's source */
@@ -49,12 +49,15 @@ static unsigned select_wg(const clprim_context *ctx) { return clprim__launch(ctx
 
 size_t clprim__select_tile(const clprim_context *ctx) { return (size_t)select_wg(ctx) * 32; }
 
+/* cl/select.cl's partition orders. */
+enum { PARTITION_STABLE = 1, PARTITION_REVERSED_REST = 2 };
+
 /* Elements per work-item of the single-pass kernel, or 0 where the three
- * phases run: partitions (the failing elements' positions need the total
- * first) and every path but nv_ptx (the look-back needs work-groups that make
- * progress while others wait). */
+ * phases run: stable partitions (the failing elements' positions need the
+ * total first) and every path but nv_ptx (the look-back needs work-groups
+ * that make progress while others wait). */
 static unsigned single_pass_items(const clprim_context *ctx, clprim_type type, int partition) {
-  if (partition || ctx->info.path != CLPRIM_PATH_NV_PTX || ctx->tuning[CLPRIM_KNOB_SELECT_SINGLE_PASS] == 0)
+  if (partition == PARTITION_STABLE || ctx->info.path != CLPRIM_PATH_NV_PTX || ctx->tuning[CLPRIM_KNOB_SELECT_SINGLE_PASS] == 0)
     return 0;
   /* 128 bytes per work-item (measured fastest on the H100, docs/PERFORMANCE.md);
    * the tile is packed in 32 KiB of local memory. */
@@ -75,7 +78,9 @@ static int is_integer(clprim_type type) { return type != CLPRIM_FLOAT && type !=
  * before they all pass (but a range's temporary copy). */
 static clprim_status check_call(clprim_context *ctx, struct select_call *c) {
   CLPRIM_CHECK(clprim__check_type(ctx, c->type));
-  if (c->flags & ~CLPRIM_INDICES_64) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  const unsigned allowed = CLPRIM_INDICES_64 | (c->partition ? CLPRIM_PARTITION_REVERSED : 0u);
+  if (c->flags & ~allowed) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (c->flags & CLPRIM_PARTITION_REVERSED) c->partition = PARTITION_REVERSED_REST;
   if (c->source == SOURCE_EXPRESSION && (!c->expression || !*c->expression))
     return CLPRIM_ERROR_INVALID_ARGUMENT;
   if (c->source == SOURCE_PREDICATE) {
@@ -139,14 +144,16 @@ static clprim_status select_single_pass(clprim_context *ctx, const struct select
   cl_int want_indices = c->indices == NULL ? 0 : c->run_ends ? 2 : 1;
   cl_int index64 = c->index64;
   cl_mem run_ends = c->run_ends ? c->run_ends : state;
-  CLPRIM_CHECK(clprim__set_args(kernel, 15, sizeof c->src, &c->src, sizeof in, &in, sizeof n64,
+  cl_int reversed_rest = c->partition == PARTITION_REVERSED_REST;
+  CLPRIM_CHECK(clprim__set_args(kernel, 16, sizeof c->src, &c->src, sizeof in, &in, sizeof n64,
                                 &n64, sizeof p.op, &p.op, es, &p.a, es, &p.b, sizeof state, &state,
                                 sizeof tiles32, &tiles32, sizeof values, &values, sizeof indices,
                                 &indices, sizeof want_values, &want_values, sizeof want_indices,
                                 &want_indices, sizeof index64, &index64, sizeof total, &total,
-                                sizeof run_ends, &run_ends));
+                                sizeof run_ends, &run_ends, sizeof reversed_rest,
+                                &reversed_rest));
   if (c->extra) {
-    c->extra->first = 15;
+    c->extra->first = 16;
     CLPRIM_CHECK(clprim__set_extra_args(kernel, c->extra));
   }
   CLPRIM_CHECK(clprim__enqueue(ctx, kernel, tiles, wg));

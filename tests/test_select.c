@@ -15,11 +15,11 @@
 /* What one call asks for. */
 struct mode {
   int values, indices, indices_64, count_host, count_buffer;
-  int partition;
-  int flags; /* 0: predicate; 1: uint8 flags; 2: int32 flags */
+  int partition; /* 1: stable; 2: the rest reversed (CLPRIM_PARTITION_REVERSED) */
+  int flags;     /* 0: predicate; 1: uint8 flags; 2: int32 flags */
 };
 
-#define MODE_COUNT 8
+#define MODE_COUNT 10
 static struct mode mode_of(unsigned k) {
   static const struct mode modes[MODE_COUNT] = {
       {1, 1, 0, 1, 1, 0, 0}, /* everything, uint32 indices */
@@ -30,6 +30,8 @@ static struct mode mode_of(unsigned k) {
       {1, 1, 0, 1, 0, 1, 0}, /* partition, uint32 indices */
       {1, 1, 0, 1, 1, 1, 1}, /* partition by uint8 flags */
       {0, 0, 0, 1, 0, 0, 0}, /* the count alone, to the host */
+      {1, 1, 1, 1, 1, 2, 0}, /* partition, the rest reversed */
+      {1, 1, 0, 0, 1, 2, 1}, /* the same by uint8 flags, uint32 indices */
   };
   return modes[k % MODE_COUNT];
 }
@@ -110,7 +112,7 @@ static void run_and_check(clprim_context *ctx, clprim_type type, const void *dat
   char what[256];
   snprintf(what, sizeof what, "%s [values %d indices %d%s count %d/%d %s%s]", what_in, m.values,
            m.indices, m.indices_64 ? " (64)" : "", m.count_host, m.count_buffer,
-           m.partition ? "partition" : "select",
+           m.partition == 2 ? "partition (rest reversed)" : m.partition ? "partition" : "select",
            m.flags == 1 ? ", uint8 flags" : m.flags == 2 ? ", int32 flags" : "");
 
   size_t *order = malloc((n + 1) * sizeof *order), count = 0;
@@ -118,8 +120,11 @@ static void run_and_check(clprim_context *ctx, clprim_type type, const void *dat
   for (size_t i = 0; i < n; ++i)
     if (pass[i]) order[count++] = i;
   size_t written = count;
-  if (m.partition)
+  if (m.partition == 1)
     for (size_t i = 0; i < n; ++i)
+      if (!pass[i]) order[written++] = i;
+  if (m.partition == 2)
+    for (size_t i = n; i-- > 0;)
       if (!pass[i]) order[written++] = i;
 
   unsigned char *host_values = malloc(total * es), *host_indices = malloc(total * 8),
@@ -146,7 +151,8 @@ static void run_and_check(clprim_context *ctx, clprim_type type, const void *dat
   cl_mem values = m.values ? poisoned(ctx, total * es, host_values) : NULL;
   cl_mem indices = m.indices ? poisoned(ctx, total * is, host_indices) : NULL;
   cl_mem count_buffer = m.count_buffer ? poisoned(ctx, 16, host_count) : NULL;
-  const unsigned call_flags = m.indices_64 ? CLPRIM_INDICES_64 : 0;
+  const unsigned call_flags = (m.indices_64 ? CLPRIM_INDICES_64 : 0u) |
+                              (m.partition == 2 ? CLPRIM_PARTITION_REVERSED : 0u);
   const clprim_buffer values_out = clprim_buf(values), indices_out = clprim_buf(indices),
                       count_out = clprim_buf(count_buffer);
   uint64_t *const count_host = m.count_host ? &count_got : NULL;
@@ -397,21 +403,33 @@ static void test_expressions(void **state) {
 
     const char *float_expr = "x > 0.5f && (i & 1) == 0";
     for (size_t i = 0; i < n; ++i) pass[i] = data[i] > 0.5f && (i & 1) == 0;
-    for (int round = 0; round < 2; ++round) {
+    /* Rounds: select, partition, the partition with its rest reversed (with
+     * parameters: a pipeline's filter). */
+    for (int round = 0; round < 3; ++round) {
       const size_t es = 4, total = n + 5;
       unsigned char *got = malloc(total * 8);
       assert_non_null(got);
       cl_mem in = test_buffer(ctx, total * es, data);
       cl_mem values = poisoned(ctx, total * es, got), indices = poisoned(ctx, total * 8, got);
       uint64_t count = 0;
+      const double params[8] = {0.5};
 #define EXPR_CALL(fn)                                                                              \
   fn(ctx, n, CLPRIM_FLOAT, clprim_buf(in), float_expr, CLPRIM_INDICES_64, clprim_buf(values),      \
      clprim_buf(indices), &count, clprim_buf(NULL))
-      TEST_OK(round ? EXPR_CALL(clprim_partition_expr) : EXPR_CALL(clprim_select_expr));
+#define EXPR_ROUND                                                                                 \
+  (round == 2 ? clprim_partition_expr_params(ctx, n, CLPRIM_FLOAT, clprim_buf(in),                 \
+                                             "x > p0 && (i & 1) == 0", params,                     \
+                                             CLPRIM_INDICES_64 | CLPRIM_PARTITION_REVERSED,        \
+                                             clprim_buf(values), clprim_buf(indices), &count,      \
+                                             clprim_buf(NULL))                                     \
+   : round     ? EXPR_CALL(clprim_partition_expr)                                                  \
+               : EXPR_CALL(clprim_select_expr))
+      TEST_OK(EXPR_ROUND);
       /* The same call again builds nothing (each kernel of an expression
        * is built once). */
       unsigned programs = program_count(ctx);
-      TEST_OK(round ? EXPR_CALL(clprim_partition_expr) : EXPR_CALL(clprim_select_expr));
+      TEST_OK(EXPR_ROUND);
+#undef EXPR_ROUND
 #undef EXPR_CALL
       assert_int_equal(program_count(ctx), programs);
       size_t want = 0, k = 0;
@@ -419,11 +437,13 @@ static void test_expressions(void **state) {
       assert_int_equal(count, want);
       test_read(ctx, indices, total * 8, got);
       for (int part = 1; part >= (round ? 0 : 1); --part)
-        for (size_t i = 0; i < n; ++i)
+        for (size_t j = 0; j < n; ++j) {
+          const size_t i = part == 0 && round == 2 ? n - 1 - j : j;
           if (pass[i] == part) {
             if (((uint64_t *)got)[k] != i) fail_msg("%s: index %zu is not %zu", what, k, i);
             ++k;
           }
+        }
       check_poison(got, k * 8, total * 8, what, "indices");
       uint64_t *positions = malloc(k * 8 + 1);
       assert_non_null(positions);
@@ -520,6 +540,15 @@ static void test_errors(void **state) {
               clprim_select(ctx, n, (clprim_type)CLPRIM_TYPE_COUNT, IN, &pred, 0, V, I, NULL, C));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, 1u, V, I, NULL, C));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, I64 << 1, V, I, NULL, C));
+  /* The reversed rest is a partition's order; select refuses it. */
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_select(ctx, n, CLPRIM_FLOAT, IN, &pred, CLPRIM_PARTITION_REVERSED, V, I, NULL, C));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_select_expr(ctx, n, CLPRIM_FLOAT, IN, "x > 0.5f", CLPRIM_PARTITION_REVERSED, V,
+                                 I, NULL, C));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_partition(ctx, n, CLPRIM_FLOAT, IN, &pred, CLPRIM_PARTITION_REVERSED << 1, V, I,
+                               NULL, C));
   /* No output at all (API 0.1: a NULL output struct, a NULL count of
    * clprim_select_count), for every call of the family. */
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,

@@ -365,7 +365,7 @@ struct select_arg {
   size_t n;
   clprim_predicate pred;
   cl_mem values, indices, count_buffer; /* NULL: not written */
-  int partition; /* 1: clprim_partition; 3: clprim_partition3 with pred and pred2 */
+  int partition; /* 1: clprim_partition; 2: the same, rest reversed; 3: clprim_partition3 */
   clprim_predicate pred2;
 };
 static clprim_status call_select(struct bench *b, void *p) {
@@ -376,7 +376,8 @@ static clprim_status call_select(struct bench *b, void *p) {
                              clprim_buf(a->values), clprim_buf(a->indices), NULL,
                              clprim_buf(a->count_buffer));
   if (a->partition)
-    return clprim_partition(b->ctx, a->n, a->type, clprim_buf(a->in), &a->pred, 0,
+    return clprim_partition(b->ctx, a->n, a->type, clprim_buf(a->in), &a->pred,
+                            a->partition == 2 ? CLPRIM_PARTITION_REVERSED : 0u,
                             clprim_buf(a->values), clprim_buf(a->indices), NULL,
                             clprim_buf(a->count_buffer));
   return clprim_select(b->ctx, a->n, a->type, clprim_buf(a->in), &a->pred, 0,
@@ -386,7 +387,8 @@ static clprim_status call_select(struct bench *b, void *p) {
 
 /* Values x > 1 - p of uniform data in [0, 1) (integers: x > 1000 (1 - p)),
  * so about a fraction p passes. Variants: the selected values, their uint32
- * indices, both, and a partition's values. Minimal bytes: the input read
+ * indices, both, and a partition's values, stable and with the rest
+ * reversed (CUB's order). Minimal bytes: the input read
  * once and what is written; the copy reference moves the same traffic. */
 static void bench_select(struct bench *b, clprim_type type, size_t n) {
   size_t es = clprim_type_size(type), bytes = n * es;
@@ -403,7 +405,8 @@ static void bench_select(struct bench *b, clprim_type type, size_t n) {
   cl_mem copy_src = device_buffer(b, copy_bytes, NULL), copy_dst = device_buffer(b, copy_bytes, NULL);
   free_host(b, host);
   const double rates[3] = {0.01, 0.5, 0.99};
-  static const char *const kinds[4] = {"values", "indices", "both", "partition"};
+  static const char *const kinds[5] = {"values", "indices", "both", "partition",
+                                       "partition reversed"};
   for (int r = 0; r < 3; ++r) {
     double threshold = 1.0 - rates[r];
     a.pred.op = CLPRIM_PRED_GT;
@@ -421,11 +424,11 @@ static void bench_select(struct bench *b, clprim_type type, size_t n) {
                                      clprim_buf(NULL), clprim_buf(NULL), &selected,
                                      clprim_buf(NULL));
     if (st != CLPRIM_SUCCESS) fail_family(b, "clprim_select (count)", st);
-    for (int k = 0; k < 4; ++k) {
+    for (int k = 0; k < 5; ++k) {
       a.values = k != 1 ? values : NULL;
       a.indices = k == 1 || k == 2 ? indices : NULL;
-      a.partition = k == 3;
-      size_t written = k == 3 ? n * es : (size_t)selected * (k == 0 ? es : k == 1 ? 4 : es + 4);
+      a.partition = k == 3 ? 1 : k == 4 ? 2 : 0;
+      size_t written = k >= 3 ? n * es : (size_t)selected * (k == 0 ? es : k == 1 ? 4 : es + 4);
       size_t traffic = bytes + written;
       double copy = copy_ms(b, copy_src, copy_dst, (traffic / 2 + 7) / 8 * 8);
       char variant[32];
@@ -1541,7 +1544,7 @@ static const struct {
     {"argmin", FAM_REDUCE, 0x3Fu, "as argmax"},
     {"reduce_sum", FAM_REDUCE, 0x3Fu, "sum, result on the device"},
     {"select", FAM_SELECT, 0x3Fu,
-     "values, indices, both, partition, at p = 0.01, 0.5, 0.99 passing"},
+     "values, indices, both, partition (stable, rest reversed), at p = 0.01, 0.5, 0.99 passing"},
     {"histogram", FAM_HIST, 0x3Fu, "histogram_even into 256 and 2^20 bins"},
     {"histogram_keys", FAM_HIST, 0x03u,
      "2^20 bins, random keys; the type is the key type (int32, uint32)"},

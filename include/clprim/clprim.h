@@ -631,7 +631,16 @@ CLPRIM_API clprim_status clprim_select_flagged(clprim_context *ctx, size_t n, cl
  * Stable partition: writes all n elements (values and / or indices, as
  * clprim_select()), first those that pass pred, then those that fail, each
  * part in input order. The count is the number that pass.
+ * flags: CLPRIM_INDICES_64, and CLPRIM_PARTITION_REVERSED for CUB's order
+ * (DevicePartition::If): the failing elements are written backwards from
+ * the end, the first one that fails at n - 1; position count then holds the
+ * last one. This order needs no total before the writes, so it runs in one
+ * pass where the device has the single-pass compaction (nv_ptx), against
+ * three for the stable order (docs/PERFORMANCE.md). Every partition call
+ * (_flagged, _expr, _expr_params) takes both flags; select refuses
+ * CLPRIM_PARTITION_REVERSED.
  * @return : as clprim_select(). */
+#define CLPRIM_PARTITION_REVERSED 32u
 CLPRIM_API clprim_status clprim_partition(clprim_context *ctx, size_t n, clprim_type type,
                                           clprim_buffer in, const clprim_predicate *pred,
                                           unsigned flags, clprim_buffer values,

@@ -449,9 +449,12 @@ void select_single_pass(__global const SRC_T *src, __global const IN_T *in, ulon
       run_has_next |= (left >= 5 ? 0xFu : left ? (1u << (left - 1)) - 1u : 0u) << (4 * r);
     }
 #else
+    /* No bound tests in full tiles: with them, builds of an expression
+     * predicate kept every element's result in a register of its own (108-
+     * 119 registers against 64, 1.3 x the time on the H100). */
 #pragma unroll
     for (uint c = 0; c < 4; ++c)
-      pass |= (uint)(first + c < n && PASSES_X(s[4 * r + c], first + c)) << (4 * r + c);
+      pass |= (uint)((full || first + c < n) && PASSES_X(s[4 * r + c], first + c)) << (4 * r + c);
 #endif
   }
 #ifdef RUNS

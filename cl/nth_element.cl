@@ -252,8 +252,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void nth_table(__global
 /* tree: the splitters (SPLITTERS keys); totals: BUCKETS counters, zeroed. */
 #ifdef KERNEL_nth_sample
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-nth_sample(__global const T *in, ulong offset, ulong n, ulong seed, __global ulong *meta,
-           ulong meta_at, __global const ulong *subs, ulong subs_at, uint nsubs) {
+nth_sample(__global const NTH_IN_T *in, ulong offset, ulong n, ulong seed, __global ulong *meta,
+           ulong meta_at, __global const ulong *subs, ulong subs_at, uint nsubs NTH_EXTRA_PARAMS) {
   if (nsubs) {
     __global const ulong *sub = subs + subs_at + SUB_WORDS * get_group_id(0);
     offset = sub[0], n = sub[1], meta_at = sub[4], seed = sub[11];
@@ -263,12 +263,18 @@ nth_sample(__global const T *in, ulong offset, ulong n, ulong seed, __global ulo
   __global uint *totals = META_TOTALS(meta);
   __local KEY s[SAMPLE];
   const uint lid = (uint)get_local_id(0);
-  in += offset;
   /* A fixed trip count, so that the loads are issued together. */
 #pragma unroll
   for (uint r = 0; r < SAMPLE / WG; ++r) {
     const uint j = r * WG + lid;
-    s[j] = key_of(in[mul_hi(mix64(seed + j), n)]); /* in [0, n) */
+    const ulong i = offset + mul_hi(mix64(seed + j), n); /* in [offset, offset + n) */
+#ifdef PIPELINE
+    int pass;
+    const KEY k = nth_pipe_key(in[i], i, &pass PIPE_ARGS);
+    s[j] = pass ? k : KEY_MAX;
+#else
+    s[j] = key_of(in[i]);
+#endif
   }
   for (uint b = lid; b < BUCKETS; b += WG)
     totals[b] = 0;
@@ -369,9 +375,9 @@ CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
  * instructions per key, and the pass is bound by them). */
 #ifdef KERNEL_nth_count
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulong meta_at,
+nth_count(__global const NTH_IN_T *in, ulong offset, ulong n, __global ulong *meta, ulong meta_at,
           __global uint *counts, ulong counts_at, __global const ulong *subs, ulong subs_at,
-          uint nsubs) {
+          uint nsubs NTH_EXTRA_PARAMS) {
   SUB_PROBLEM_SETUP
   __global const KEY *tree_g = META_TREE(meta);
   __global uint *totals = META_TOTALS(meta);
@@ -395,14 +401,14 @@ nth_count(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulo
     uint b_[NTH_E];                                                                                \
     SEARCH_BATCH(keys, b_);                                                                        \
     _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) {                                           \
-      count_one(local_counts, b_[e], valid[e / 4]);                                                \
-      COUNT_NAN(keys[e], valid[e / 4])                                                             \
+      count_one(local_counts, b_[e], NTH_VALID(valid, e));                                         \
+      COUNT_NAN(keys[e], NTH_VALID(valid, e))                                                      \
     }                                                                                              \
   }
 #define COUNT_VISIT(k, valid, i)                                                                   \
   {                                                                                                \
     const KEY k_ = (k);                                                                            \
-    count_one(local_counts, SEARCH_ONE(k_), (valid));                                               \
+    count_one(local_counts, SEARCH_ONE(k_), (valid));                                              \
     COUNT_NAN(k_, valid)                                                                           \
   }
   TRAVERSE_FULL_FIRST(COUNT_BATCH, COUNT_VISIT)
@@ -528,9 +534,9 @@ nth_choose(__global ulong *meta, ulong meta_at, __global const ulong *ranks, uin
  * no search), more by the search. */
 #ifdef KERNEL_nth_extract
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulong meta_at,
-            __global const uint *counts, ulong counts_at, __global KEY *out,
-            __global const ulong *subs, ulong subs_at, uint nsubs) {
+nth_extract(__global const NTH_IN_T *in, ulong offset, ulong n, __global ulong *meta,
+            ulong meta_at, __global const uint *counts, ulong counts_at, __global KEY *out,
+            __global const ulong *subs, ulong subs_at, uint nsubs NTH_EXTRA_PARAMS) {
   SUB_PROBLEM_SETUP
   __global const KEY *tree_g = META_TREE(meta);
   __global const ulong *region_start = META_REGION(meta);
@@ -573,7 +579,8 @@ nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *meta, u
       if (k_ - first[c_] <= span[c_]) out[at[c_] + atomic_inc(&fill[bucket_c[c_]])] = k_;          \
   }
 #define RANGE_BATCH(keys, valid, quad)                                                             \
-  _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) RANGE_VISIT(keys[e], valid[e / 4], 0)
+  _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e)                                               \
+      RANGE_VISIT(keys[e], NTH_VALID(valid, e), 0)
     TRAVERSE(RANGE_BATCH, RANGE_VISIT)
     return;
   }
@@ -590,7 +597,8 @@ nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *meta, u
   {                                                                                                \
     uint b_[NTH_E];                                                                                \
     SEARCH_BATCH(keys, b_);                                                                        \
-    _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) if (valid[e / 4] && base[b_[e]] != NO_BASE) \
+    _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e)                                             \
+      if (NTH_VALID(valid, e) && base[b_[e]] != NO_BASE)                                           \
         out[region_start[b_[e]] + base[b_[e]] + atomic_inc(&fill[b_[e]])] = keys[e];               \
   }
   TRAVERSE(EXTRACT_BATCH, EXTRACT_VISIT)
@@ -602,9 +610,9 @@ nth_extract(__global const T *in, ulong offset, ulong n, __global ulong *meta, u
  * list of ranges. Same arguments as nth_extract, plus b. */
 #ifdef KERNEL_nth_extract_one
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-nth_extract_one(__global const T *in, ulong offset, ulong n, __global ulong *meta, ulong meta_at,
-                __global const uint *counts, ulong counts_at, __global KEY *out,
-                __global const ulong *subs, ulong subs_at, uint nsubs, uint b) {
+nth_extract_one(__global const NTH_IN_T *in, ulong offset, ulong n, __global ulong *meta,
+                ulong meta_at, __global const uint *counts, ulong counts_at, __global KEY *out,
+                __global const ulong *subs, ulong subs_at, uint nsubs, uint b NTH_EXTRA_PARAMS) {
   SUB_PROBLEM_SETUP
   __local KEY tree[SPLITTERS + 1];
   __local ulong at_l;
@@ -627,7 +635,8 @@ nth_extract_one(__global const T *in, ulong offset, ulong n, __global ulong *met
     if (k_ - first <= span) out[at + atomic_inc(&fill)] = k_;                                      \
   }
 #define ONE_BATCH(keys, valid, quad)                                                               \
-  _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) ONE_VISIT(keys[e], valid[e / 4], 0)
+  _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e)                                               \
+      ONE_VISIT(keys[e], NTH_VALID(valid, e), 0)
   TRAVERSE(ONE_BATCH, ONE_VISIT)
 }
 #endif

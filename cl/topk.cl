@@ -2,7 +2,11 @@
  * values and / or indices, optionally sorted), driven by src/topk.c. The
  * selections it runs are those of nth_element.cl (its level kernels, driven
  * by src/nth_element.c); the device code the two files share is in
- * internal/sample_select.h, and the build options are the same.
+ * internal/sample_select.h, and the build options are the same. The
+ * kernels that traverse the elements take NTH_EXTRA_PARAMS and NTH_VALID as
+ * nth_element.cl's do, only so that a pipeline's build of the selection
+ * (-DPIPELINE; CPU devices build both files as one program) compiles;
+ * top-k never runs with a filter.
  *
  * The general path: the threshold, the key of rank n - k (largest) or k - 1
  * (smallest), by selection; then topk_count / topk_scatter compact the
@@ -196,7 +200,7 @@ __kernel void topk_gather(__global const T *in, __global const ulong *idx, ulong
 #ifdef KERNEL_topk_range_count
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 topk_range_count(__global const T *in, ulong offset, ulong n, __global ulong *meta,
-                 __global uint *counts, uint lo, uint hi) {
+                 __global uint *counts, uint lo, uint hi NTH_EXTRA_PARAMS) {
   __local KEY tree[SPLITTERS + 1];
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   const uint lid = (uint)get_local_id(0);
@@ -208,7 +212,8 @@ topk_range_count(__global const T *in, ulong offset, ulong n, __global ulong *me
   uint mine = 0;
 #define RANGE_COUNT_VISIT(k, valid, i) mine += (valid) && any && (k)-first <= span;
 #define RANGE_COUNT_BATCH(keys, valid, quad)                                                       \
-  _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) RANGE_COUNT_VISIT(keys[e], valid[e / 4], 0)
+  _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e)                                              \
+      RANGE_COUNT_VISIT(keys[e], NTH_VALID(valid, e), 0)
   TRAVERSE(RANGE_COUNT_BATCH, RANGE_COUNT_VISIT)
   const uint total = clprim_wg_reduce_add_uint(mine, scratch);
   for (uint b = lo + lid; b <= hi; b += WG)
@@ -226,7 +231,7 @@ topk_range_count(__global const T *in, ulong offset, ulong n, __global ulong *me
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *meta,
                 __global const uint *counts, uint lo, uint hi, __global ulong *cand, ulong idx_at,
-                ulong cur_at) {
+                ulong cur_at NTH_EXTRA_PARAMS) {
   __local KEY tree[SPLITTERS + 1];
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   __local uint base, fill;
@@ -256,7 +261,7 @@ topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *met
   }
 #define CANDIDATE_BATCH(keys, valid, quad)                                                         \
   _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e)                                               \
-      CANDIDATE_VISIT(keys[e], valid[e / 4], 4 * quad[e / 4] + e % 4)
+      CANDIDATE_VISIT(keys[e], NTH_VALID(valid, e), 4 * quad[e / 4] + e % 4)
   TRAVERSE(CANDIDATE_BATCH, CANDIDATE_VISIT)
 }
 #endif
@@ -271,7 +276,7 @@ topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *met
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 topk_candidates_direct(__global const T *in, ulong offset, ulong n, __global ulong *meta,
                        uint lo, uint hi, __global ulong *cand, ulong idx_at, ulong cap,
-                       ulong cur_at) {
+                       ulong cur_at NTH_EXTRA_PARAMS) {
   __local KEY tree[SPLITTERS + 1];
   __local uint fill[2], base;
   const uint lid = (uint)get_local_id(0);
@@ -295,7 +300,7 @@ topk_candidates_direct(__global const T *in, ulong offset, ulong n, __global ulo
   {                                                                                                \
     uint r_[NTH_E];                                                                                \
     _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) r_[e] =                                     \
-        valid[e / 4] && keys[e] - first <= span ? atomic_inc(&fill[par]) : 0xFFFFFFFFu;            \
+        NTH_VALID(valid, e) && keys[e] - first <= span ? atomic_inc(&fill[par]) : 0xFFFFFFFFu;     \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
     if (lid == 0) {                                                                                \
       const uint c_ = fill[par];                                                                   \

@@ -536,6 +536,29 @@ clprim_status clprim__nth_select_ranks(clprim_context *ctx, clprim_type type, cl
                                        size_t in_offset, size_t n, const uint64_t *ranks,
                                        unsigned count, unsigned flags, int approximate,
                                        uint64_t *keys, uint64_t *errors);
+/* A pipeline's filter (pipeline.c) inside selection by rank: level 0's
+ * sample, count and extraction run cl/nth_element.cl built with the
+ * pipeline's source (-DPIPELINE) and its kernel arguments after their own,
+ * over the n elements of the first input; `type` is the pipeline's output
+ * type. The ranks depend on the number m of passing elements, which the
+ * counting pass learns: ranks_of(arg, m, ranks) then writes them (sorted,
+ * distinct, at most `count`) and returns their number, 0 for none (the call
+ * fails with CLPRIM_ERROR_INVALID_ARGUMENT). */
+struct clprim_nth_filter {
+  const char *prefix;
+  struct clprim_extra_args *extra;
+  unsigned (*ranks_of)(void *arg, uint64_t m, uint64_t *ranks);
+  void *arg;
+};
+/* The keys of the filter's ranks (at most count; *distinct gets their
+ * number, the ranks stay in ranks[]); n must exceed clprim__nth_small_max. */
+clprim_status clprim__nth_select_filtered(clprim_context *ctx, clprim_type type, cl_mem in,
+                                          size_t n, const struct clprim_nth_filter *filter,
+                                          unsigned count, uint64_t *ranks, uint64_t *keys,
+                                          unsigned *distinct);
+/* Sub-problems of at most this many keys are finished by one work-group
+ * (nth_small), the whole input too. */
+size_t clprim__nth_small_max(const clprim_context *ctx);
 
 #define CLPRIM_CHECK(expr)                                                                         \
   do {                                                                                             \

@@ -81,6 +81,7 @@ enum { K_SAMPLE, K_COUNT, K_CHOOSE, K_EXTRACT, K_SMALL, K_EXTRACT_ONE, K_COUNT_O
 struct nth_kernels {
   clprim_type type[2];
   int count_nans; /* level 0's nth_count counts NaNs */
+  const struct clprim_nth_filter *filter; /* level 0's builds: a pipeline's (or NULL) */
   cl_kernel k[2][K_COUNT_OF_KERNELS];
 };
 
@@ -90,7 +91,7 @@ static clprim_status nth_need(clprim_context *ctx, const struct clprim_nth_confi
                               struct nth_kernels *s, unsigned mask_elements, unsigned mask_keys) {
   static const char *const names[K_COUNT_OF_KERNELS] = {
       "nth_sample", "nth_count", "nth_choose", "nth_extract", "nth_small", "nth_extract_one"};
-  char options[2 * K_COUNT_OF_KERNELS][200];
+  char options[2 * K_COUNT_OF_KERNELS][216];
   struct clprim_kernel_request req[2 * K_COUNT_OF_KERNELS];
   unsigned count = 0;
   for (int side = 0; side < 2; ++side) {
@@ -99,6 +100,10 @@ static clprim_status nth_need(clprim_context *ctx, const struct clprim_nth_confi
       if (!(mask & (1u << j)) || s->k[side][j]) continue;
       req[count] = clprim__nth_request(s->type[side], c, side == 0 && s->count_nans, names[j],
                                        &s->k[side][j], options[count]);
+      if (side == 0 && s->filter) {
+        req[count].prefix = s->filter->prefix;
+        strcat(options[count], " -DPIPELINE");
+      }
       ++count;
     }
   }
@@ -153,10 +158,42 @@ struct sub {
   unsigned r0, r1;
 };
 
-clprim_status clprim__nth_select_ranks(clprim_context *ctx, clprim_type type, cl_mem in,
-                                       size_t in_offset, size_t n, const uint64_t *ranks,
-                                       unsigned count, unsigned flags, int approximate,
-                                       uint64_t *keys, uint64_t *errors) {
+size_t clprim__nth_small_max(const clprim_context *ctx) {
+  /* CLPRIM_NTH_SMALL_MAX (tests): smaller sub-problems go to nth_small, so
+   * that small inputs reach the levels that share launches. */
+  const long long tune = ctx->tuning[CLPRIM_KNOB_NTH_SMALL_MAX];
+  return tune >= 16 && tune <= SMALL_MAX ? (size_t)tune : SMALL_MAX;
+}
+
+/* Level 0's counts of a filtered selection: m, the passing elements (the
+ * sum of the bucket totals that nth_count leaves in the meta), then the
+ * ranks for m, written where nth_choose reads them. */
+static clprim_status filtered_ranks(clprim_context *ctx, const struct clprim_nth_filter *f,
+                                    cl_mem meta, cl_mem ranks_dev, uint64_t *ranks,
+                                    unsigned *count) {
+  uint32_t totals[BUCKETS];
+  CLPRIM_CHECK(clprim__read(ctx, meta, NTH_META_TOTALS_AT * 8, sizeof totals, totals));
+  uint64_t m = 0;
+  for (unsigned b = 0; b < BUCKETS; ++b)
+    m += totals[b];
+  const unsigned got = f->ranks_of(f->arg, m, ranks);
+  if (got == 0 || got > *count) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  *count = got;
+  /* Not blocking (a blocking write drains the queue on NVIDIA's OpenCL):
+   * ranks[] lives until the call's last read. */
+  return clprim__write(ctx, ranks_dev, 0, (size_t)got * 8, ranks, 0);
+}
+
+/* clprim__nth_select_ranks, and with a filter clprim__nth_select_filtered
+ * (the ranks then written to filled[] after level 0's count, and *count_io
+ * lowered to their number). */
+static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem in,
+                                  size_t in_offset, size_t n, const uint64_t *ranks,
+                                  unsigned *count_io, unsigned flags, int approximate,
+                                  uint64_t *keys, uint64_t *errors,
+                                  const struct clprim_nth_filter *filter, uint64_t *filled) {
+  unsigned count = *count_io;
+  if (filter) ranks = filled;
   const struct clprim_nth_config c = clprim__nth_config(ctx);
   const clprim_type key_type = key_bits(type) == 32 ? CLPRIM_UINT32 : CLPRIM_UINT64;
   const size_t key_size = clprim_type_size(type);
@@ -164,14 +201,13 @@ clprim_status clprim__nth_select_ranks(clprim_context *ctx, clprim_type type, cl
   memset(&ks, 0, sizeof ks);
   ks.type[0] = type, ks.type[1] = key_type;
   ks.count_nans = is_float(type) && (flags & CLPRIM_NTH_REJECT_NAN); /* level 0 counts NaNs too */
+  ks.filter = filter;
   size_t groups = (n / 4 + c.wg - 1) / c.wg;
   if (groups > c.max_groups) groups = c.max_groups;
   if (groups == 0) groups = 1;
-  /* CLPRIM_NTH_SMALL_MAX (tests): smaller sub-problems go to nth_small, so
-   * that small inputs reach the levels that share launches. */
-  size_t small_max = SMALL_MAX;
-  const long long small_tune = ctx->tuning[CLPRIM_KNOB_NTH_SMALL_MAX];
-  if (small_tune >= 16 && small_tune <= SMALL_MAX) small_max = (size_t)small_tune;
+  const size_t small_max = clprim__nth_small_max(ctx);
+  /* A filter runs in level 0's counting passes, which a small input skips. */
+  if (filter && (n <= small_max || approximate)) return CLPRIM_ERROR_INVALID_ARGUMENT;
   /* What most calls run, built together before anything is enqueued: one
    * counting level over the elements whose chosen bucket nth_small finishes,
    * or nth_small alone for a small input. Later needs are built as they come
@@ -209,7 +245,7 @@ clprim_status clprim__nth_select_ranks(clprim_context *ctx, clprim_type type, cl
     st = CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
   /* Not blocking: the reads below wait for it (and an error path finishes
    * the queue before `ranks` may go away). */
-  if (st == CLPRIM_SUCCESS)
+  if (st == CLPRIM_SUCCESS && !filter)
     st = clprim__write(ctx, ranks_dev, 0, (size_t)count * 8, ranks, 0);
 
   size_t ncur = 1, nnext = 0;
@@ -307,13 +343,22 @@ clprim_status clprim__nth_select_ranks(clprim_context *ctx, clprim_type type, cl
                             sizeof seed, &seed, sizeof meta, &meta, sizeof meta_at, &meta_at,
                             sizeof ranks_dev, &ranks_dev, sizeof subs_at, &subs_at, sizeof no_subs,
                             &no_subs);
+      const int filtered = filter && level == 0; /* the filter's kernel arguments after ours */
+      if (st == CLPRIM_SUCCESS && filtered)
+        filter->extra->first = 9, st = clprim__set_extra_args(k[0], filter->extra);
       if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[0], 1, c.wg);
       if (st == CLPRIM_SUCCESS)
         st = clprim__set_args(k[1], 10, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,
                               sizeof meta, &meta, sizeof meta_at, &meta_at, sizeof counts, &counts,
                               sizeof counts_at, &counts_at, sizeof ranks_dev, &ranks_dev,
                               sizeof subs_at, &subs_at, sizeof no_subs, &no_subs);
+      if (st == CLPRIM_SUCCESS && filtered)
+        filter->extra->first = 10, st = clprim__set_extra_args(k[1], filter->extra);
       if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[1], g, c.wg);
+      if (st == CLPRIM_SUCCESS && filtered) { /* one sub-problem: ranks [0, count) */
+        st = filtered_ranks(ctx, filter, meta, ranks_dev, filled, &count);
+        cur[s].r1 = r1 = count;
+      }
       if (st == CLPRIM_SUCCESS)
         st = clprim__set_args(
             k[2], 13, sizeof meta, &meta, sizeof meta_at, &meta_at, sizeof ranks_dev, &ranks_dev,
@@ -412,6 +457,9 @@ clprim_status clprim__nth_select_ranks(clprim_context *ctx, clprim_type type, cl
                               &ranks_dev, sizeof subs_at, &subs_at, sizeof no_subs, &no_subs);
         if (st == CLPRIM_SUCCESS && nopen == 1)
           st = (clprim_status)clSetKernelArg(x, 11, sizeof one, &one);
+        if (st == CLPRIM_SUCCESS && filter && level == 0)
+          filter->extra->first = nopen == 1 ? 12 : 11,
+          st = clprim__set_extra_args(x, filter->extra);
         if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, x, cur_groups[s], c.wg);
       }
     }
@@ -467,7 +515,24 @@ clprim_status clprim__nth_select_ranks(clprim_context *ctx, clprim_type type, cl
   free(jobs);
   free(cur);
   free(next);
+  *count_io = count;
   return st;
+}
+
+clprim_status clprim__nth_select_ranks(clprim_context *ctx, clprim_type type, cl_mem in,
+                                       size_t in_offset, size_t n, const uint64_t *ranks,
+                                       unsigned count, unsigned flags, int approximate,
+                                       uint64_t *keys, uint64_t *errors) {
+  return select_ranks(ctx, type, in, in_offset, n, ranks, &count, flags, approximate, keys,
+                      errors, NULL, NULL);
+}
+
+clprim_status clprim__nth_select_filtered(clprim_context *ctx, clprim_type type, cl_mem in,
+                                          size_t n, const struct clprim_nth_filter *filter,
+                                          unsigned count, uint64_t *ranks, uint64_t *keys,
+                                          unsigned *distinct) {
+  *distinct = count;
+  return select_ranks(ctx, type, in, 0, n, ranks, distinct, 0, 0, keys, NULL, filter, ranks);
 }
 
 static int cmp_u64(const void *a, const void *b) {

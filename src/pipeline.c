@@ -6,9 +6,12 @@
  *   count, sum, min, max, argmin, argmax: cl/reduce.cl (one read of the
  *     inputs, nothing stored);
  *   collect: cl/select.cl's compaction with the stages as its predicate;
- *   histogram, nth_element, quantiles, top-k: that compaction into the
- *     pipeline's own buffers, then the family's call over the m passing
- *     elements (the selection's counting pass does not take the predicate).
+ *   nth_element, quantiles: cl/nth_element.cl's first level (sample, count,
+ *     extraction), which skips the elements that fail; the ranks follow
+ *     from the passing count that the counting pass finds (inputs of up to
+ *     clprim__nth_small_max elements compact first, as below);
+ *   histogram, top-k: that compaction into the pipeline's own buffers, then
+ *     the family's call over the m passing elements.
  * Parameters and built-in predicates' operands are kernel arguments, so a
  * new value builds nothing; the generated source depends on the stages and
  * types only (and on whether the run takes its count from the device), and
@@ -619,11 +622,90 @@ static clprim_status reduce_kernel(clprim_pipeline *p, clprim_type type, const c
   return clprim__kernels(p->ctx, &r, 1);
 }
 
+/* The ranks of nth_element / quantiles among m passing elements, sorted
+ * and distinct (clprim_nth_filter.ranks_of); 0 where there is no answer. */
+struct filtered_ranks {
+  clprim_pipeline *p;
+  uint64_t m;
+};
+static int cmp_u64(const void *a, const void *b) {
+  const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+static unsigned ranks_of(void *arg, uint64_t m, uint64_t *ranks) {
+  struct filtered_ranks *f = arg;
+  const clprim_pipeline *p = f->p;
+  f->m = m;
+  if (m == 0 || (p->terminal == TERM_NTH && p->k >= m)) return 0;
+  if (p->terminal == TERM_NTH) {
+    ranks[0] = p->k;
+    return 1;
+  }
+  for (size_t j = 0; j < p->q_count; ++j)
+    ranks[j] = clprim_quantile_rank(m, p->q_list[j]);
+  qsort(ranks, p->q_count, sizeof *ranks, cmp_u64);
+  unsigned distinct = 0;
+  for (size_t j = 0; j < p->q_count; ++j)
+    if (distinct == 0 || ranks[distinct - 1] != ranks[j]) ranks[distinct++] = ranks[j];
+  return distinct;
+}
+
+/* nth_element and quantiles with the stages inside selection's level 0
+ * (clprim__nth_select_filtered): no compacted copy. The values (in the
+ * order asked) and m, the passing count, go to the outputs. */
+static clprim_status select_filtered(clprim_pipeline *p, size_t n, cl_mem in,
+                                     struct clprim_extra_args *extra) {
+  clprim_context *ctx = p->ctx;
+  const clprim_type type = x_type(p);
+  const size_t es = clprim_type_size(type);
+  const size_t count = p->terminal == TERM_NTH ? 1 : p->q_count;
+  struct filtered_ranks f = {p, 0};
+  const struct clprim_nth_filter filter = {p->source, extra, ranks_of, &f};
+  uint64_t *ranks = malloc(count * 8), *keys = malloc(count * 8);
+  clprim_status st = ranks && keys ? CLPRIM_SUCCESS : CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  unsigned distinct = 0;
+  if (st == CLPRIM_SUCCESS) st = room(p, CLPRIM_PIPE_OUT_VALUES, clprim__bytes(count, es));
+  if (st == CLPRIM_SUCCESS) st = room(p, CLPRIM_PIPE_OUT_COUNT, 8);
+  if (st == CLPRIM_SUCCESS)
+    st = clprim__nth_select_filtered(ctx, type, in, n, &filter, (unsigned)count, ranks, keys,
+                                     &distinct);
+  if (st == CLPRIM_SUCCESS) {
+    for (size_t j = 0; j < count; ++j) {
+      const uint64_t want =
+          p->terminal == TERM_NTH ? p->k : clprim_quantile_rank(f.m, p->q_list[j]);
+      size_t lo = 0, hi = distinct - 1;
+      while (lo < hi) {
+        const size_t mid = (lo + hi) / 2;
+        if (ranks[mid] < want)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      /* Fills, not blocking writes (the pattern is copied when enqueued). */
+      const clprim_value v = clprim__value_of_key(type, keys[lo]);
+      if (st == CLPRIM_SUCCESS)
+        st = clprim__fill(ctx, p->buf[CLPRIM_PIPE_OUT_VALUES], v.bytes, es, j * es, es);
+    }
+  }
+  if (st == CLPRIM_SUCCESS) {
+    const cl_ulong m64 = f.m;
+    st = clprim__fill(ctx, p->buf[CLPRIM_PIPE_OUT_COUNT], &m64, 8, 0, 8);
+  }
+  if (st == CLPRIM_SUCCESS) {
+    mark(p, CLPRIM_PIPE_OUT_VALUES, count, es);
+    mark(p, CLPRIM_PIPE_OUT_COUNT, 1, 8);
+  }
+  free(ranks);
+  free(keys);
+  return st;
+}
+
 /* The part of a run inside one public call: the fused kernels. *m gets the
- * passing count where the terminal compacts for a later call. */
+ * passing count where the terminal compacts for a later call; *finished is
+ * set where the terminal ran here too. */
 static clprim_status run_fused(clprim_pipeline *p, size_t n, const clprim_buffer *inputs,
                                const clprim_buffer *count_range, const double *params,
-                               uint64_t *m) {
+                               uint64_t *m, int *finished) {
   clprim_context *ctx = p->ctx;
   cl_mem in[MAX_INPUTS], count_in = NULL;
   for (unsigned k = 0; k < p->inputs; ++k)
@@ -637,6 +719,13 @@ static clprim_status run_fused(clprim_pipeline *p, size_t n, const clprim_buffer
   const clprim_type type = x_type(p);
   const size_t es = clprim_type_size(type);
 
+  /* Selection by rank counts the passing elements itself, where its first
+   * level runs (a larger input than one work-group finishes). */
+  if ((p->terminal == TERM_NTH || p->terminal == TERM_QUANTILES) &&
+      n > clprim__nth_small_max(ctx) && (uint64_t)n < ((uint64_t)1 << 32)) {
+    *finished = 1;
+    return select_filtered(p, n, in[0], &extra);
+  }
   if (p->terminal == TERM_COUNT || (p->terminal == TERM_REDUCE && p->op == CLPRIM_PIPE_SUM)) {
     const int count = p->terminal == TERM_COUNT;
     const clprim_type sum_type = count ? CLPRIM_UINT64 : type;
@@ -787,10 +876,12 @@ static clprim_status run(clprim_pipeline *p, size_t n, const clprim_buffer *inpu
   memset(p->written, 0, sizeof p->written);
   CLPRIM_CHECK(clprim__call_begin(p->ctx));
   uint64_t m = 0;
-  clprim_status st = run_fused(p, n, inputs, count, params, &m);
+  int finished = 0;
+  clprim_status st = run_fused(p, n, inputs, count, params, &m, &finished);
   if (st != CLPRIM_SUCCESS) translate_log(p);
   CLPRIM_CHECK(clprim__call_end(p->ctx, st));
-  if (p->terminal == TERM_COLLECT || p->terminal == TERM_COUNT || p->terminal == TERM_REDUCE)
+  if (finished || p->terminal == TERM_COLLECT || p->terminal == TERM_COUNT ||
+      p->terminal == TERM_REDUCE)
     return CLPRIM_SUCCESS;
   /* The run is the context's last call: its first command is the
    * compaction's (clprim_context_last_time times the whole run). */

@@ -75,6 +75,30 @@
 #include "internal/keys.h"
 #define VEC4 CLPRIM_CAT(T, 4)
 
+/* A pipeline's filter in level 0's passes (nth_element.cl with -DPIPELINE,
+ * src/pipeline.c's source before the file): the elements are the first
+ * input's (NTH_IN_T, PIPE_A_T), an element's key is that of its x (T, the
+ * pipeline's output type), and an element that fails is not there: the
+ * counting and extracting passes skip it (their validity is per element,
+ * NTH_VALID), the sample takes it as KEY_MAX (it sorts last; a splitter
+ * that is KEY_MAX only makes an empty bucket or one of passing KEY_MAX
+ * keys). */
+#ifdef PIPELINE
+#define NTH_IN_T PIPE_A_T
+#define NTH_EXTRA_PARAMS PIPE_PARAMS
+#define NTH_VALID(valid, e) (valid)[e]
+CLPRIM_INLINE KEY nth_pipe_key(PIPE_A_T a, ulong i, int *pass PIPE_PARAMS) {
+  PIPE_OUT_T x;
+  *pass = pipe_element(a, i, &x PIPE_ARGS) != 0;
+  return key_of((T)x);
+}
+#else
+#define NTH_IN_T T
+#define NTH_EXTRA_PARAMS
+#define NTH_VALID(valid, e) (valid)[(e) / 4]
+#endif
+#define NTH_IN_VEC4 CLPRIM_CAT(NTH_IN_T, 4)
+
 #define META_WORDS NTH_META_WORDS
 #define META_REGION(m) (m)
 #define META_TOTALS(m) ((__global uint *)((m) + NTH_META_TOTALS_AT))
@@ -133,30 +157,58 @@ CLPRIM_INLINE int key_range(uint lo, uint hi, __local const KEY *tree, KEY *firs
  * uniform trip count within a work-group), the last n % 4 elements by
  * work-group 0, one per work-item (`group` of `groups`: the work-group
  * within its sub-problem). BATCH(keys, valid, quad) is called by
- * every work-item each round with NTH_E keys (key e from quad[e / 4]);
+ * every work-item each round with NTH_E keys (key e from quad[e / 4],
+ * valid for it: NTH_VALID(valid, e));
  * VISIT(key, valid, index) for the tail. TRAVERSE_FULL_FIRST (nth_count):
  * the rounds where all of the work-group's vectors lie inside come first,
  * with valid constant (no checks per key; the counting pass is bound by
  * instructions per key: H100, nth_approx 0.596 -> 0.588 ms; nth_extract_one
  * measured no better, so the other passes keep one loop). */
+#ifdef PIPELINE
+/* Element e's key and validity (in range, and passing the filter). */
+#define TRAVERSE_KEY(c, sc)                                                                        \
+  {                                                                                                \
+    int pass_ = 0;                                                                                 \
+    keys_[4 * v + c] = 0;                                                                          \
+    if (in_range_)                                                                                 \
+      keys_[4 * v + c] = nth_pipe_key(x_.sc, offset + 4 * quad_[v] + c, &pass_ PIPE_ARGS);         \
+    valid_[4 * v + c] = pass_;                                                                     \
+  }
+#define TRAVERSE_KEYS                                                                              \
+  TRAVERSE_KEY(0, s0) TRAVERSE_KEY(1, s1) TRAVERSE_KEY(2, s2) TRAVERSE_KEY(3, s3)
+#define TRAVERSE_VALID_SIZE NTH_E
+#define TRAVERSE_TAIL_KEY(valid, i, key)                                                           \
+  int pass_ = 0;                                                                                   \
+  KEY key = 0;                                                                                     \
+  if (valid) key = nth_pipe_key(in[offset + i], offset + i, &pass_ PIPE_ARGS);                     \
+  const int tail_valid_ = pass_;
+#else
+#define TRAVERSE_KEYS                                                                              \
+  valid_[v] = in_range_;                                                                           \
+  keys_[4 * v] = key_of(x_.s0), keys_[4 * v + 1] = key_of(x_.s1);                                  \
+  keys_[4 * v + 2] = key_of(x_.s2), keys_[4 * v + 3] = key_of(x_.s3);
+#define TRAVERSE_VALID_SIZE NTH_VEC
+#define TRAVERSE_TAIL_KEY(valid, i, key)                                                           \
+  const KEY key = key_of((valid) ? in[offset + i] : (T)0);                                         \
+  const int tail_valid_ = (valid);
+#endif
 #define TRAVERSE_ROUND(BATCH, CHECK)                                                               \
   {                                                                                                \
     KEY keys_[NTH_E];                                                                              \
-    int valid_[NTH_VEC];                                                                           \
+    int valid_[TRAVERSE_VALID_SIZE];                                                               \
     ulong quad_[NTH_VEC];                                                                          \
     _Pragma("unroll") for (uint v = 0; v < NTH_VEC; ++v) {                                         \
       quad_[v] = q0 + v * gsize;                                                                   \
-      valid_[v] = !(CHECK) || quad_[v] < quads;                                                    \
-      const VEC4 x_ = valid_[v] ? in4[quad_[v]] : (VEC4)(0);                                       \
-      keys_[4 * v] = key_of(x_.s0), keys_[4 * v + 1] = key_of(x_.s1);                              \
-      keys_[4 * v + 2] = key_of(x_.s2), keys_[4 * v + 3] = key_of(x_.s3);                          \
+      const int in_range_ = !(CHECK) || quad_[v] < quads;                                          \
+      const NTH_IN_VEC4 x_ = in_range_ ? in4[quad_[v]] : (NTH_IN_VEC4)(0);                         \
+      TRAVERSE_KEYS                                                                                \
     }                                                                                              \
     BATCH(keys_, valid_, quad_)                                                                    \
   }
 #define TRAVERSE_LOOPS(BATCH, VISIT, FULL_FIRST)                                                    \
   {                                                                                                \
     const ulong quads = n / 4, gsize = (ulong)groups * WG, lid_ = get_local_id(0);                 \
-    __global const VEC4 *in4 = (__global const VEC4 *)(in + offset);                               \
+    __global const NTH_IN_VEC4 *in4 = (__global const NTH_IN_VEC4 *)(in + offset);                 \
     ulong q0 = group * (ulong)WG + lid_;                                                           \
     if (FULL_FIRST)                                                                                \
       for (; q0 - lid_ + (WG - 1) + (NTH_VEC - 1) * gsize < quads; q0 += NTH_VEC * gsize)          \
@@ -165,8 +217,8 @@ CLPRIM_INLINE int key_range(uint lo, uint hi, __local const KEY *tree, KEY *firs
       TRAVERSE_ROUND(BATCH, 1)                                                                     \
     if (group == 0) {                                                                              \
       const ulong i = 4 * quads + lid_;                                                            \
-      const int valid = i < n;                                                                     \
-      VISIT(key_of(valid ? in[offset + i] : (T)0), valid, i);                                      \
+      TRAVERSE_TAIL_KEY(i < n, i, tail_key_)                                                       \
+      VISIT(tail_key_, tail_valid_, i);                                                            \
     }                                                                                              \
   }
 #define TRAVERSE(BATCH, VISIT) TRAVERSE_LOOPS(BATCH, VISIT, 0)

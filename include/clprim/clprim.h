@@ -1280,9 +1280,10 @@ CLPRIM_API clprim_status clprim_pipeline_histogram(clprim_pipeline *pipe, clprim
  * orders them), the element of rank k, or of the ranks
  * clprim_quantile_rank(m, q[j]) for count quantiles q (copied), to
  * CLPRIM_PIPE_OUT_VALUES (elements of x's type, one per rank); m to
- * CLPRIM_PIPE_OUT_COUNT. The passing elements are compacted first, then
- * selected by clprim_quantiles() (the selection's counting pass does not
- * take the filters yet).
+ * CLPRIM_PIPE_OUT_COUNT. Above 65536 elements (and below 2^32) the stages
+ * run inside the selection's first counting and extracting passes, with no
+ * compacted copy; smaller inputs are compacted first (into the pipeline's
+ * buffers), then selected by clprim_quantiles().
  * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT for a NULL pipe, no
  *           quantiles, a q outside [0, 1]. A run with k >= m (or m = 0)
  *           fails with CLPRIM_ERROR_INVALID_ARGUMENT. */
@@ -1295,7 +1296,7 @@ CLPRIM_API clprim_status clprim_pipeline_quantiles(clprim_pipeline *pipe, const 
  * m passing elements, as clprim_topk() (flags: CLPRIM_TOPK_SMALLEST,
  * CLPRIM_TOPK_SORTED, CLPRIM_INDICES_64), values to CLPRIM_PIPE_OUT_VALUES
  * and their indices in the inputs to CLPRIM_PIPE_OUT_INDICES; m to
- * CLPRIM_PIPE_OUT_COUNT. Compacted first, as the selections.
+ * CLPRIM_PIPE_OUT_COUNT. The passing elements are compacted first.
  * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT for a NULL pipe or
  *           unknown flags. */
 CLPRIM_API clprim_status clprim_pipeline_topk(clprim_pipeline *pipe, uint64_t k, unsigned flags);

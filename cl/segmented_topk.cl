@@ -65,7 +65,8 @@ CLPRIM_INLINE uint seg_scan_excl(uint x, __local uint *scratch, uint *total) {
   scratch[lid] = x;
   barrier(CLK_LOCAL_MEM_FENCE);
   if (lid == 0)
-    for (uint j = 1; j < WG; ++j) scratch[j] += scratch[j - 1];
+    for (uint j = 1; j < WG; ++j)
+      scratch[j] += scratch[j - 1];
   barrier(CLK_LOCAL_MEM_FENCE);
   const uint inclusive = scratch[lid];
   *total = scratch[WG - 1];

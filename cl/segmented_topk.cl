@@ -18,13 +18,17 @@
  * row_length is not 0.
  *
  * Build options: clprim__nth_options (src/nth_element.c): -DT, -DT_FLOAT,
- * -DT_SIGNED, -DKEY_BITS, -DWG (a power of two). */
+ * -DT_SIGNED, -DKEY_BITS, -DWG (a power of two); -DSEG_SERIAL=1 on CPU
+ * devices (seg_scan_excl). */
 #include "internal/keys.h"
 #include "internal/segments.h"
 #include "internal/local_sort.h"
 
 #ifndef WG
 #define WG 256
+#endif
+#ifndef SEG_SERIAL
+#define SEG_SERIAL 0
 #endif
 #define SEG_RADIX 256
 #define SEG_PASSES (KEY_BITS / 8)
@@ -45,6 +49,31 @@ CLPRIM_INLINE T seg_value_of_key(KEY k) {
   return CLPRIM_CAT(as_, T)(CLPRIM_KEY_OF_SIGNED_BITS(k, KEY_SIGN));
 #else
   return k;
+#endif
+}
+
+/* The work-group's exclusive sum of x, and *total. With SEG_SERIAL (CPU
+ * devices, which run a work-group's work-items one after another) work-item
+ * 0 adds the WG values up alone: three barriers and no loop around them.
+ * The tree scan (log2(WG) steps of two barriers in a loop) made PoCL 3.1
+ * generate seg_topk's code for 20 s (its work-group compiler replicates the
+ * code between barriers in loops, and the size-independent form that
+ * clGetProgramInfo's binaries need vectorises each copy). */
+CLPRIM_INLINE uint seg_scan_excl(uint x, __local uint *scratch, uint *total) {
+#if SEG_SERIAL
+  const uint lid = (uint)get_local_id(0);
+  scratch[lid] = x;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid == 0)
+    for (uint j = 1; j < WG; ++j)
+      scratch[j] += scratch[j - 1];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const uint inclusive = scratch[lid];
+  *total = scratch[WG - 1];
+  barrier(CLK_LOCAL_MEM_FENCE); /* the next call writes scratch */
+  return inclusive - x;
+#else
+  return clprim_wg_scan_excl_add_uint(x, scratch, total);
 #endif
 }
 
@@ -73,6 +102,7 @@ CLPRIM_INLINE void seg_bounds(__global const ulong *begins, __global const ulong
  * count there: a private count live across the barriers made PoCL 5's
  * kernel compiler fail. Every work-item returns the same. */
 #define SEG_COLUMN (SEG_CAND / WG) /* gathered keys per work-item */
+#define SEG_OWN (WG < SEG_RADIX ? SEG_RADIX / WG : 1) /* buckets per work-item */
 CLPRIM_INLINE KEY seg_radix_select(__global const T *in, ulong b, ulong e, KEY flip, uint r,
                                    __local uint *hist, __local uint *scratch,
                                    __local uint *shared, __local KEY *cand, __local uint *column,
@@ -106,14 +136,21 @@ CLPRIM_INLINE KEY seg_radix_select(__global const T *in, ulong b, ulong e, KEY f
       column[lid] = got;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    /* The bucket whose counts before it are <= r < those up to it. */
-    uint before = 0;
-    for (uint base = 0; base < SEG_RADIX; base += WG) {
-      const uint j = base + lid, c = j < SEG_RADIX ? hist[j] : 0u;
-      uint total;
-      const uint excl = before + clprim_wg_scan_excl_add_uint(c, scratch, &total);
-      if (c && excl <= r && r < excl + c) shared[0] = j, shared[1] = excl, shared[3] = c;
-      before += total;
+    /* The bucket whose counts before it are <= r < those up to it: each
+     * work-item sums its SEG_OWN buckets, one scan places the sums, and the
+     * work-item whose sums hold rank r finds its bucket among them (one
+     * bucket each on GPUs, WG >= SEG_RADIX). */
+    const uint own = lid * SEG_OWN;
+    uint mine = 0;
+    for (uint j = own; j < own + SEG_OWN && j < SEG_RADIX; ++j) mine += hist[j];
+    uint total;
+    uint excl = seg_scan_excl(mine, scratch, &total);
+    if (excl <= r && r < excl + mine) {
+      for (uint j = own; j < own + SEG_OWN; ++j) {
+        const uint c = hist[j];
+        if (excl <= r && r < excl + c) shared[0] = j, shared[1] = excl, shared[3] = c;
+        excl += c;
+      }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const uint bucket = shared[0];
@@ -216,7 +253,7 @@ __kernel void seg_topk(__global const T *in, __global const ulong *begins,
         below = key < t, eq = key == t;
       }
       uint total;
-      const uint excl = clprim_wg_scan_excl_add_uint((eq << 16) | below, scratch, &total);
+      const uint excl = seg_scan_excl((eq << 16) | below, scratch, &total);
       /* equal keys still to take (the built-in: Oclgrind cannot run the
        * llvm.usub.sat intrinsic that the compiler makes of a ?: form) */
       const uint eq_room = sub_sat(need, equal);

@@ -86,12 +86,16 @@ static clprim_status plan(clprim_context *ctx, const struct seg_call *c) {
   if (c->segments == 0 || (!c->nth && c->k == 0) || (c->rows && c->row_length == 0))
     return CLPRIM_SUCCESS;
   const struct clprim_nth_config nc = clprim__nth_config(ctx);
-  char options[3][200];
+  char options[3][224];
+  /* CPUs: the work-group's sums by one work-item (cl/segmented_topk.cl's
+   * seg_scan_excl), for PoCL's build time. */
+  const int serial = !(ctx->info.device_type & CL_DEVICE_TYPE_GPU);
   static const char *const names[3] = {"seg_topk_check", "seg_topk", "seg_nth"};
   cl_kernel kernels[3] = {NULL};
   struct clprim_kernel_request req[3];
   for (int j = 0; j < 3; ++j) {
     clprim__nth_options(c->type, &nc, 0, options[j], sizeof options[j]);
+    if (serial) strcat(options[j], " -DSEG_SERIAL=1");
     const struct clprim_kernel_request r = {"segmented_topk.cl", NULL, options[j], names[j],
                                             "seg_topk_check seg_topk seg_nth", &kernels[j],
                                             NULL};

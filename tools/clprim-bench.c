@@ -1241,7 +1241,7 @@ static const char *const startup_families[] = {"scan",      "reduce_sum",  "argm
                                                "median",    "topk",        "sort",
                                                "unique",    "run_length_encode",
                                                "segmented_sum", "scan_by_key", "partition3",
-                                               "batched_topk"};
+                                               "batched_topk", "batched_nth_element"};
 #define STARTUP_FAMILIES (int)(sizeof startup_families / sizeof startup_families[0])
 
 static clprim_status startup_call(clprim_context *ctx, const char *family, cl_mem in, cl_mem keys,
@@ -1290,6 +1290,9 @@ static clprim_status startup_call(clprim_context *ctx, const char *family, cl_me
   if (strcmp(family, "batched_topk") == 0) /* rows of 1024, k = 8, sorted */
     return clprim_batched_topk(ctx, n / 1024, 1024, CLPRIM_FLOAT, clprim_buf(in), 8,
                                CLPRIM_TOPK_SORTED, clprim_buf(out), clprim_buf(out2));
+  if (strcmp(family, "batched_nth_element") == 0) /* the median of each row of 1024 */
+    return clprim_batched_nth_element(ctx, n / 1024, 1024, CLPRIM_FLOAT, clprim_buf(in), 512, 0,
+                                      clprim_buf(out));
   if (strcmp(family, "scan_by_key") == 0)
     return clprim_scan_inclusive_by_key(ctx, n, CLPRIM_INT32, clprim_buf(keys), CLPRIM_FLOAT,
                                         clprim_buf(in), clprim_buf(out));

@@ -220,12 +220,17 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
                               (approximate ? 0 : NTH_BIT(K_EXTRACT_ONE)),
                           approximate ? 0 : NTH_BIT(K_SMALL)));
   cl_mem counts, meta, state, ranks_dev, results, level_buf[2] = {NULL, NULL};
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_COUNTS, groups * BUCKETS * 4, &counts));
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_META, NTH_META_WORDS * 8, &meta));
+  /* A filter's programs are the pipeline's own: on Oclgrind level 0's
+   * buffers are then this call's (clprim__scratch_per_call: other programs
+   * wrote them in earlier calls). */
+  clprim_status (*const level_scratch)(clprim_context *, const char *, size_t, cl_mem *) =
+      filter ? clprim__scratch_per_call : clprim__scratch;
+  CLPRIM_CHECK(level_scratch(ctx, SLOT_COUNTS, groups * BUCKETS * 4, &counts));
+  CLPRIM_CHECK(level_scratch(ctx, SLOT_META, NTH_META_WORDS * 8, &meta));
   /* state: NTH_JOBS_AT words (nth_small's), then per sub-problem
    * NTH_STATE_HEAD words and NTH_STATE_WORDS per rank (at most count of each). */
   const size_t state_words = NTH_JOBS_AT + (NTH_STATE_HEAD + NTH_STATE_WORDS) * (size_t)count;
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_STATE, state_words * 8, &state));
+  CLPRIM_CHECK(level_scratch(ctx, SLOT_STATE, state_words * 8, &state));
   /* The ranks, then a level's table of sub-problems (NTH_SUB_WORDS each). */
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RANKS, (size_t)count * 8 * (1 + NTH_SUB_WORDS), &ranks_dev));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULTS, (size_t)count * 8, &results));
@@ -293,9 +298,9 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
       if (!(p->len <= small_max && !approximate)) all_groups += g;
     }
     if (nbig > 0) {
-      st = clprim__scratch(ctx, SLOT_META, nbig * NTH_META_WORDS * 8, &meta);
+      st = level_scratch(ctx, SLOT_META, nbig * NTH_META_WORDS * 8, &meta);
       if (st == CLPRIM_SUCCESS)
-        st = clprim__scratch(ctx, SLOT_COUNTS, all_groups * BUCKETS * 4, &counts);
+        st = level_scratch(ctx, SLOT_COUNTS, all_groups * BUCKETS * 4, &counts);
       if (st != CLPRIM_SUCCESS) break;
     }
     {

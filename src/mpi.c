@@ -46,6 +46,8 @@ const char *clprim_mpi_status_name(int status) {
     return "CLPRIM_MPI_ERROR_REMOTE";
   case (int)CLPRIM_MPI_ERROR_MPI:
     return "CLPRIM_MPI_ERROR_MPI";
+  case (int)CLPRIM_MPI_ERROR_INTERNAL:
+    return "CLPRIM_MPI_ERROR_INTERNAL";
   default:
     return clprim_status_name(status);
   }
@@ -1210,6 +1212,7 @@ clprim_status clprim_mpi_sort_keys(clprim_context *ctx, MPI_Comm comm, size_t n_
   }
   cl_mem sorted = NULL;
   struct pinned send = {NULL, NULL, 0}, recv = {NULL, NULL, 0};
+  int cuts_add_up = 0;
   if (st == CLPRIM_SUCCESS && N > 0 && P > 1) {
     sdispl = scount + np, rcount = scount + 2 * np, rdispl = scount + 3 * np;
     /* The splitters: the keys of global ranks r N / P (distinct, sorted). */
@@ -1266,13 +1269,18 @@ clprim_status clprim_mpi_sort_keys(clprim_context *ctx, MPI_Comm comm, size_t n_
           prev_cut = cut;
         }
       }
-      int s = 0, t = 0;
+      uint64_t s = 0, t = 0;
       for (size_t r = 0; r < np; ++r)
-        sdispl[r] = s, s += scount[r], rdispl[r] = t, t += rcount[r];
+        sdispl[r] = (int)s, s += (uint64_t)scount[r], rdispl[r] = (int)t, t += (uint64_t)rcount[r];
+      /* What this rank sends must be its part and what it receives its
+       * share (else the exchange would overrun the buffers): checked before
+       * the agreement below, so that every rank stops there. */
+      cuts_add_up = s == n_local && t == share;
     }
     /* Sort the part, stage it, exchange, sort what came. */
     cl_int err = CL_SUCCESS;
     const int agreed = st == CLPRIM_SUCCESS;
+    if (st == CLPRIM_SUCCESS && !cuts_add_up) st = CLPRIM_MPI_ERROR_INTERNAL;
     if (st == CLPRIM_SUCCESS && n_local > 0) {
       sorted = clCreateBuffer(clprim_context_cl_context(ctx), CL_MEM_READ_WRITE, n_local * es,
                               NULL, &err);

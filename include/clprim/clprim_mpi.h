@@ -24,7 +24,13 @@
  * MPI errors: calls check every MPI return code and return
  * CLPRIM_MPI_ERROR_MPI, but MPI returns codes only when the communicator's
  * error handler is MPI_ERRORS_RETURN (the default, MPI_ERRORS_ARE_FATAL,
- * aborts the job): set it with MPI_Comm_set_errhandler.
+ * aborts the job): set it with MPI_Comm_set_errhandler. An MPI call that
+ * fails on every rank (as a collective does) makes every rank return
+ * CLPRIM_MPI_ERROR_MPI, wherever in the call it fails (test_mpi injects
+ * a failure at each collective of each call in turn).
+ * CLPRIM_MPI_ERROR_INTERNAL: a self-check failed (sort: the pieces that the
+ * ranks would exchange do not add up to each rank's share), which only a
+ * fault of the library or of a device can cause; nothing was exchanged.
  *
  * Data movement: MPI cannot read a cl_mem, so what crosses the network is
  * staged on the host; bulk data (sort's exchange) goes through pinned host
@@ -65,6 +71,7 @@ extern "C" {
 #define CLPRIM_MPI_ERROR_MISMATCH ((clprim_status)-4101) /* arguments differ between ranks */
 #define CLPRIM_MPI_ERROR_REMOTE ((clprim_status)-4102)   /* another rank failed */
 #define CLPRIM_MPI_ERROR_MPI ((clprim_status)-4103)      /* an MPI call returned an error */
+#define CLPRIM_MPI_ERROR_INTERNAL ((clprim_status)-4104) /* the ranks' counts do not add up */
 
 /* Keys that the base case of the selection gathers at most (all ranks
  * together). */

@@ -383,9 +383,12 @@ static uint64_t key_of_value(clprim_type type, clprim_value v) {
 }
 
 static void check_selection(clprim_type type) {
-  /* Small arrays (the gather alone) and larger ones (levels), skewed too. */
+  /* Small arrays (the gather alone) and larger ones (levels), skewed too;
+   * case 1 gathers at 64 candidates (the CLPRIM_MPI_GATHER_MAX knob), so
+   * that it runs several levels and the later levels' counting passes. */
   static const size_t sizes[3] = {3000, 40000, 25000};
   for (int c = 0; c < 3; ++c) {
+    clprim__tune(ctx, CLPRIM_KNOB_MPI_GATHER_MAX, c == 1 ? 64 : -1);
     struct global g;
     make(&g, type, sizes[c] + test_rand() % 1000, c, c == 2 ? 1 : 0);
     struct keyed *s = sorted_keys(&g);
@@ -490,12 +493,14 @@ static void check_selection(clprim_type type) {
     free(s);
     drop(&g);
   }
+  clprim__tune(ctx, CLPRIM_KNOB_MPI_GATHER_MAX, -1);
 }
 
 /* ------------------------------------------------------------------ sort */
 
 static void check_sort(clprim_type type) {
   for (int c = 0; c < 3; ++c) {
+    clprim__tune(ctx, CLPRIM_KNOB_MPI_GATHER_MAX, c == 0 ? 64 : -1); /* several levels */
     struct global g;
     make(&g, type, 2000 + test_rand() % 20000, c, c == 1 ? 1 : c == 2 ? 2 : 0);
     struct keyed *s = sorted_keys(&g);
@@ -526,6 +531,7 @@ static void check_sort(clprim_type type) {
     clReleaseMemObject(out);
     drop(&g);
   }
+  clprim__tune(ctx, CLPRIM_KNOB_MPI_GATHER_MAX, -1);
 }
 
 /* --------------------------------------------------------------- errors */

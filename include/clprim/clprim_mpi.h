@@ -219,8 +219,10 @@ CLPRIM_MPI_API clprim_status clprim_mpi_nth_element(clprim_context *ctx, MPI_Com
 
 /*! clprim_mpi_quantiles() :
  * clprim_mpi_nth_element() for each of ranks[0, count) (global ranks, any
- * order, repeats allowed), to values[j] on every rank. Each distinct rank
- * runs its own levels (the counting passes are not shared yet).
+ * order, repeats allowed), to values[j] on every rank. The ranks share
+ * level 0 (one sample, one counting pass on each device and their three
+ * collectives, or one gather when N is small); each distinct rank then
+ * extracts its own bucket and runs its own later levels.
  * @return : as clprim_mpi_nth_element(); CLPRIM_ERROR_INVALID_ARGUMENT also
  *           for NULL ranks or values, count = 0. */
 CLPRIM_MPI_API clprim_status clprim_mpi_quantiles(clprim_context *ctx, MPI_Comm comm,

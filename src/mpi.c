@@ -1150,14 +1150,54 @@ clprim_status clprim_mpi_topk(clprim_context *ctx, MPI_Comm comm, size_t n_local
     st = clprim_topk(ctx, n_local, type, in, k, flags, values, indices);
     mine = k;
   } else if (st == CLPRIM_SUCCESS && k > 0) {
+    /* Local candidates, when they are at most half the elements: each
+     * rank's own best min(k, n_local) (clprim_topk) hold every element of
+     * the global top-k that the rank has, and as many of the threshold's
+     * ties as the rank can be given, so the threshold and the counts around
+     * it come from the candidates alone (with k P <= CLPRIM_MPI_GATHER_MAX
+     * one gather). Else from the whole parts. */
+    uint64_t candidates = 0;
+    for (int r = 0; r < p.size; ++r)
+      candidates += p.n_of[r] < k ? p.n_of[r] : k;
+    struct part cp;
+    const struct part *sp = &p; /* what the selection runs on */
+    clprim_buffer sin = in;
+    unsigned sflags = flags;
+    cl_mem cand = NULL;
+    int cand_part = 0;
+    if (2 * candidates <= p.total) {
+      const uint64_t kl = n_local < k ? n_local : k;
+      clprim_status local = CLPRIM_SUCCESS;
+      if (kl > 0) {
+        cl_int err;
+        cand = clCreateBuffer(clprim_context_cl_context(ctx), CL_MEM_READ_WRITE,
+                              kl * clprim_type_size(type), NULL, &err);
+        local = (clprim_status)err;
+        if (local == CLPRIM_SUCCESS)
+          local = clprim_topk(ctx, n_local, type, in, kl,
+                              flags & (CLPRIM_TOPK_SMALLEST | CLPRIM_NTH_REJECT_NAN),
+                              clprim_buf(cand), clprim_buf(NULL));
+      }
+      /* The only INVALID_ARGUMENT left is a NaN refused: refused on every
+       * rank (its flag rides in the check's extra word). */
+      const int nan = local == CLPRIM_ERROR_INVALID_ARGUMENT;
+      st = part_check(comm, nan ? CLPRIM_SUCCESS : local, HASH_START, kl, (uint64_t)nan, &cp);
+      cand_part = st == CLPRIM_SUCCESS;
+      for (int r = 0; cand_part && r < cp.size; ++r)
+        if (cp.extra_of[r]) st = CLPRIM_ERROR_INVALID_ARGUMENT;
+      sp = &cp, sin = clprim_buf(cand), sflags = 0;
+    }
     /* The threshold: the k-th best, by distributed selection. */
-    const uint64_t rank = smallest ? k - 1 : p.total - k;
+    const uint64_t rank = smallest ? k - 1 : sp->total - k;
     uint64_t t = 0, below = 0, equal = 0;
-    st = select_ranks(ctx, comm, &p, type, in, &rank, 1, flags, 0, &t, NULL);
+    if (st == CLPRIM_SUCCESS)
+      st = select_ranks(ctx, comm, sp, type, sin, &rank, 1, sflags, 0, &t, NULL);
     const int selected = st == CLPRIM_SUCCESS;
-    if (st == CLPRIM_SUCCESS) st = count_around(ctx, comm, &p, type, in, &t, 1, &below, &equal);
+    if (st == CLPRIM_SUCCESS) st = count_around(ctx, comm, sp, type, sin, &t, 1, &below, &equal);
+    if (cand) clReleaseMemObject(cand);
     /* beyond: the local elements strictly better than t */
-    const uint64_t beyond = smallest ? below : n_local - below - equal;
+    const uint64_t beyond = smallest ? below : sp->n_local - below - equal;
+    if (cand_part) part_free(&cp);
     const uint64_t words[2] = {beyond, equal};
     uint64_t record[3];
     uint64_t *all = malloc((size_t)p.size * 3 * 8);

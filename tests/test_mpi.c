@@ -592,6 +592,14 @@ static void check_errors(void) {
     EXPECT_STATUS(with_nan ? CLPRIM_ERROR_INVALID_ARGUMENT : CLPRIM_SUCCESS,
                   clprim_mpi_nth_element(ctx, comm, h.n_local, CLPRIM_FLOAT, clprim_buf(h.part),
                                          h.n / 2, CLPRIM_NTH_REJECT_NAN, &v));
+    /* top-k: from local candidates (small k) and from the whole parts */
+    cl_mem top = test_buffer(ctx, h.n * 4, NULL);
+    for (unsigned smallest = 0; smallest <= CLPRIM_TOPK_SMALLEST; smallest += CLPRIM_TOPK_SMALLEST)
+      EXPECT_STATUS(with_nan ? CLPRIM_ERROR_INVALID_ARGUMENT : CLPRIM_SUCCESS,
+                    clprim_mpi_topk(ctx, comm, h.n_local, CLPRIM_FLOAT, clprim_buf(h.part),
+                                    big ? 10 : h.n - 5, CLPRIM_NTH_REJECT_NAN | smallest,
+                                    clprim_buf(top), clprim_buf(NULL), NULL, NULL));
+    clReleaseMemObject(top);
     drop(&h);
   }
   /* MPI errors come back as a status where the handler returns them. */

@@ -43,7 +43,10 @@
  *    which broadcasts 255 merged splitters) and 512 bucket counts
  *    (all-reduced), never elements, then at most
  *    CLPRIM_MPI_GATHER_MAX keys gathered;
- *  - sort: every element once (all-to-all), plus a selection per splitter.
+ *  - top-k: a selection among the ranks' local candidates (with small k one
+ *    gather of k keys per rank), or among all elements;
+ *  - sort: every element once (all-to-all), plus one selection of the
+ *    P - 1 splitter ranks.
  *
  * Order of the selection calls and sort: as in clprim.h ("Order of the
  * selection calls"): -0.0 equals +0.0, every NaN is one value above +inf.
@@ -247,11 +250,13 @@ CLPRIM_MPI_API clprim_status clprim_mpi_nth_element_approx(clprim_context *ctx, 
 
 /*! clprim_mpi_topk() :
  * The k largest (CLPRIM_TOPK_SMALLEST: smallest) elements of the global
- * array, 0 <= k <= N, distributed: the threshold (the element of global
- * rank N - k, or k - 1 for the smallest) by clprim_mpi_nth_element(), each
- * rank's counts of elements beyond and equal to it (one counting pass), the
- * ties given to the lowest GLOBAL indices (ranks in order), then each rank's
- * share by clprim_topk() on its part. Each rank writes its share (in its
+ * array, 0 <= k <= N, distributed: each rank's local candidates (its own
+ * best min(k, n_local) by clprim_topk(), when all ranks' candidates are at
+ * most N / 2; else its whole part), the threshold (the k-th best among
+ * them) by distributed selection, each rank's counts of candidates beyond
+ * and equal to it (one counting pass), the ties given to the lowest GLOBAL
+ * indices (ranks in order), then each rank's share by clprim_topk() on its
+ * part. Each rank writes its share (in its
  * input order) to values and / or indices (GLOBAL indices: uint32, or
  * uint64 with CLPRIM_INDICES_64); rank after rank the shares are the global
  * top-k in global index order. *local_count and *global_offset (either may

@@ -564,8 +564,10 @@ static void count_pass(clprim_context *ctx, clprim_type type, const char *search
       {"nth_element.cl", NULL, options, "nth_count", NULL, &count, CLPRIM__SELECTION_FILES}};
   TEST_OK(clprim__kernels(ctx, req, 2));
   static const size_t sizes[] = {1, 3, 7, 1000, 4099, 70001};
+  const unsigned nsizes = test_small() ? 4 : sizeof sizes / sizeof *sizes; /* Oclgrind */
   cl_mem meta = test_buffer(ctx, NTH_META_WORDS * 8, NULL);
-  for (unsigned si = 0; si < sizeof sizes / sizeof *sizes; ++si)
+  unsigned char *meta_host = calloc(NTH_META_WORDS, 8);
+  for (unsigned si = 0; si < nsizes; ++si)
     for (int dist = 0; dist < 4; ++dist) {
       const size_t n = sizes[si];
       unsigned char *data = malloc(n * es + 8);
@@ -593,9 +595,13 @@ static void count_pass(clprim_context *ctx, clprim_type type, const char *search
       const cl_ulong zero = 0, n64 = n;
       const cl_uint no_subs = 0;
       uint32_t totals[NTH_BUCKETS], ref[NTH_BUCKETS];
+      /* The whole meta buffer from the host (the MPI library writes the
+       * tree alone, at its offset: Oclgrind 21.10 then takes the tree for
+       * uninitialised, though PoCL counts right). */
+      memcpy(meta_host + NTH_META_TREE_AT * 8, tree, 255 * es);
+      test_write(ctx, meta, NTH_META_WORDS * 8, meta_host);
       TEST_OK(clprim__call_begin(ctx));
-      clprim_status st = clprim__write(ctx, meta, NTH_META_TREE_AT * 8, 255 * es, tree, 1);
-      if (!st) st = clprim__set_args(table, 1, sizeof meta, &meta);
+      clprim_status st = clprim__set_args(table, 1, sizeof meta, &meta);
       if (!st) st = clprim__enqueue(ctx, table, 1, c.wg);
       if (!st)
         st = clprim__set_args(count, 10, sizeof in, &in, sizeof zero, &zero, sizeof n64, &n64,
@@ -616,6 +622,7 @@ static void count_pass(clprim_context *ctx, clprim_type type, const char *search
       free(data), free(keys), free(sorted);
     }
   clReleaseMemObject(meta);
+  free(meta_host);
 }
 
 static void test_count_pass(void **state) {
@@ -624,6 +631,7 @@ static void test_count_pass(void **state) {
   static const clprim_type types[] = {CLPRIM_INT32, CLPRIM_UINT64, CLPRIM_FLOAT, CLPRIM_DOUBLE};
   for (unsigned t = 0; t < sizeof types / sizeof *types; ++t) {
     if (clprim__check_type(ctx, types[t]) != CLPRIM_SUCCESS) continue;
+    if (test_small() && types[t] != CLPRIM_FLOAT) continue; /* Oclgrind */
     count_pass(ctx, types[t], "");
     /* the tree search for one type of each key width (its builds cost) */
     if (types[t] == CLPRIM_FLOAT || types[t] == CLPRIM_UINT64)

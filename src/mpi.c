@@ -9,7 +9,8 @@
  * cl/nth_element.cl on each rank's candidates: nth_sample for the local
  * sample's splitters, nth_table for the bucket table of the splitters
  * merged on the host, nth_count into their buckets, nth_extract_one for
- * the chosen bucket.
+ * the chosen bucket. The ranks of one call (quantiles, sort's splitters)
+ * share level 0 (struct dsel's level0).
  *
  * ONE_RANK: on a communicator of one rank, selection (nth_element,
  * quantiles, approximate) and top-k run the plain call after the check: the
@@ -28,7 +29,9 @@
 #define BUCKETS NTH_BUCKETS
 #define NAN_SLOT (NTH_BUCKETS - 1)
 #define SLOT_META "mpi: meta"
+#define SLOT_META_LATER "mpi: meta, later levels"
 #define SLOT_COUNTS "mpi: per-group bucket counts"
+#define SLOT_COUNTS_LATER "mpi: per-group bucket counts, later levels"
 #define SLOT_KEYS_A "mpi: keys A"
 #define SLOT_KEYS_B "mpi: keys B"
 #define LEVEL_KERNELS "nth_sample nth_count nth_extract_one nth_table"
@@ -46,6 +49,8 @@ const char *clprim_mpi_status_name(int status) {
     return "CLPRIM_MPI_ERROR_REMOTE";
   case (int)CLPRIM_MPI_ERROR_MPI:
     return "CLPRIM_MPI_ERROR_MPI";
+  case (int)CLPRIM_MPI_ERROR_INTERNAL:
+    return "CLPRIM_MPI_ERROR_INTERNAL";
   default:
     return clprim_status_name(status);
   }
@@ -635,8 +640,12 @@ clprim_status clprim_mpi_select(clprim_context *ctx, MPI_Comm comm, size_t n_loc
 
 /* One selection's state on this rank: the level kernels for the elements
  * (side 0: level 0 reads the caller's input) and for keys (side 1), the
- * meta buffer of one level (cl/internal/layout.h), per-group counts, and
- * the two key buffers that the levels extract into. */
+ * meta buffer of the current level (cl/internal/layout.h) and its
+ * per-group counts, and the two key buffers that the levels extract into.
+ * Level 0 keeps a meta buffer and counts of its own (meta0, counts0), and
+ * what it learnt (splitters, counts, or the base case's keys) stays in
+ * level0: the ranks of one call (quantiles, sort's splitters) share its
+ * sample, counting pass and collectives, and only extract their buckets. */
 enum { D_SAMPLE, D_COUNT, D_EXTRACT, D_TABLE, D_KERNELS };
 struct dsel {
   clprim_context *ctx;
@@ -649,6 +658,15 @@ struct dsel {
   struct clprim_nth_config c;
   cl_kernel k[2][D_KERNELS];
   cl_mem meta, counts, keys[2];
+  cl_mem meta0, meta_later;
+  const char *counts_slot;
+  uint64_t gather_max; /* CLPRIM_MPI_GATHER_MAX, or lower (CLPRIM_MPI_GATHER_MAX knob: tests) */
+  struct {
+    int ready;
+    cl_mem counts;
+    uint64_t splitters[SPLITTERS], global[BUCKETS], local[BUCKETS];
+    uint64_t *base_keys; /* the base case at level 0: all keys, sorted (malloc'ed) */
+  } level0;
 };
 
 static int is_float(clprim_type t) { return t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE; }
@@ -703,7 +721,7 @@ static clprim_status dsel_count(struct dsel *d, int side, cl_mem buf, size_t len
   CLPRIM_CHECK(clprim__set_args(d->k[side][D_TABLE], 1, sizeof d->meta, &d->meta));
   CLPRIM_CHECK(clprim__enqueue(d->ctx, d->k[side][D_TABLE], 1, d->c.wg));
   const size_t g = dsel_groups(d, len);
-  CLPRIM_CHECK(clprim__scratch(d->ctx, SLOT_COUNTS, g * BUCKETS * 4, &d->counts));
+  CLPRIM_CHECK(clprim__scratch(d->ctx, d->counts_slot, g * BUCKETS * 4, &d->counts));
   const cl_ulong zero = 0, n64 = len;
   const cl_uint no_subs = 0;
   cl_kernel k = d->k[side][D_COUNT];
@@ -802,14 +820,52 @@ static void merge_splitters(const uint64_t *all, int size, struct weighted *w, u
   }
 }
 
+/* One level's splitters and counts: each rank's sample of its len
+ * candidates (cur) and candidate count (and status), gathered at rank 0,
+ * which merges them; the splitters (and whether any rank failed)
+ * broadcast; each rank's counts into their buckets (local), all-reduced
+ * (global) with a status word (the NaN slot counts NaNs where level 0
+ * rejects them). all, w: room for the gather and the merge. */
+static clprim_status dsel_level(struct dsel *d, unsigned level, cl_mem cur, size_t len,
+                                uint64_t *all, struct weighted *w, uint64_t *splitters,
+                                uint64_t *local, uint64_t *global) {
+  const int P = d->p->size, side = level > 0;
+  uint64_t mine[SPLITTERS + 1], record[SPLITTERS + 2], merged[SPLITTERS + 1] = {0};
+  memset(mine, 0, sizeof mine);
+  mine[0] = len;
+  clprim_status st = dsel_sample(
+      d, side, cur, len, 0x5EED0000ull + level * 1000003ull + (uint64_t)d->p->rank, mine + 1);
+  record[0] = st != CLPRIM_SUCCESS;
+  memcpy(record + 1, mine, sizeof mine);
+  MPI_OK(MPI_Gather(record, SPLITTERS + 2, MPI_UINT64_T, all, SPLITTERS + 2, MPI_UINT64_T, 0,
+                    d->comm));
+  if (d->p->rank == 0) {
+    for (int r = 0; r < P; ++r)
+      merged[0] |= all[(size_t)r * (SPLITTERS + 2)];
+    if (!merged[0]) merge_splitters(all, P, w, merged + 1);
+  }
+  MPI_OK(MPI_Bcast(merged, SPLITTERS + 1, MPI_UINT64_T, 0, d->comm));
+  if (st == CLPRIM_SUCCESS && merged[0]) st = CLPRIM_MPI_ERROR_REMOTE;
+  if (st != CLPRIM_SUCCESS) return st;
+  memcpy(splitters, merged + 1, SPLITTERS * 8);
+  uint64_t send[BUCKETS + 1], recv[BUCKETS + 1];
+  st = dsel_count(d, side, cur, len, splitters, local);
+  memcpy(send, local, BUCKETS * 8);
+  send[BUCKETS] = st != CLPRIM_SUCCESS;
+  MPI_OK(MPI_Allreduce(send, recv, BUCKETS + 1, MPI_UINT64_T, MPI_SUM, d->comm));
+  if (st == CLPRIM_SUCCESS && recv[BUCKETS]) st = CLPRIM_MPI_ERROR_REMOTE;
+  if (st == CLPRIM_SUCCESS && level == 0 && d->count_nans && recv[NAN_SLOT] > 0)
+    st = CLPRIM_ERROR_INVALID_ARGUMENT; /* a NaN with CLPRIM_NTH_REJECT_NAN */
+  if (st == CLPRIM_SUCCESS) memcpy(global, recv, BUCKETS * 8);
+  return st;
+}
+
 /* The key of global rank k among the candidates (every rank the same
  * answer). approximate: one level; *error the rank distance. */
 static clprim_status dsel_rank(struct dsel *d, uint64_t k, int approximate,
                                uint64_t *key, uint64_t *error) {
   const int P = d->p->size;
-  const size_t rec_words = SPLITTERS + 2;
-  uint64_t *all = malloc((size_t)P * rec_words * 8), splitters[SPLITTERS], mine[SPLITTERS + 1];
-  uint64_t record[SPLITTERS + 2];
+  uint64_t *all = malloc((size_t)P * (SPLITTERS + 2) * 8), splitters[SPLITTERS], record[2];
   struct weighted *w = malloc(sizeof *w * (size_t)P * SPLITTERS);
   uint64_t *local = malloc(2 * BUCKETS * 8), *global = local + BUCKETS;
   clprim_status st = agree(d->comm, all && w && local ? CLPRIM_SUCCESS
@@ -820,7 +876,13 @@ static clprim_status dsel_rank(struct dsel *d, uint64_t k, int approximate,
   *error = 0;
   for (unsigned level = 0; st == CLPRIM_SUCCESS; ++level) {
     const int side = level > 0;
-    if (G <= CLPRIM_MPI_GATHER_MAX) {
+    d->meta = level ? d->meta_later : d->meta0;
+    d->counts_slot = level ? SLOT_COUNTS_LATER : SLOT_COUNTS;
+    if (G <= d->gather_max && level == 0 && d->level0.base_keys) {
+      *key = d->level0.base_keys[rel]; /* an earlier rank of this call gathered them */
+      break;
+    }
+    if (G <= d->gather_max) {
       /* The base case: every rank's candidates, gathered and sorted. */
       uint64_t *keys = malloc((G + 1) * 8), *mine_keys = malloc((len + 1) * 8);
       int *counts = malloc(sizeof(int) * 2 * (size_t)P), *displs = counts + P;
@@ -851,55 +913,27 @@ static clprim_status dsel_rank(struct dsel *d, uint64_t k, int approximate,
         else
           *key = keys[rel];
       }
+      if (st == CLPRIM_SUCCESS && level == 0) d->level0.base_keys = keys, keys = NULL;
       free(keys);
       free(mine_keys);
       free(counts);
       free(raw);
       break;
     }
-    /* Samples: each rank's splitters and candidate count (and status),
-     * gathered at rank 0, which merges them; the splitters (and whether
-     * any rank failed) broadcast. */
-    memset(mine, 0, sizeof mine);
-    mine[0] = len;
-    st = dsel_sample(d, side, cur, len, 0x5EED0000ull + level * 1000003ull + (uint64_t)d->p->rank,
-                     mine + 1);
-    record[0] = st != CLPRIM_SUCCESS;
-    memcpy(record + 1, mine, sizeof mine);
-    uint64_t merged[SPLITTERS + 1] = {0};
-    if (MPI_Gather(record, SPLITTERS + 2, MPI_UINT64_T, all, SPLITTERS + 2, MPI_UINT64_T, 0,
-                   d->comm) != MPI_SUCCESS) {
-      st = CLPRIM_MPI_ERROR_MPI;
-      break;
-    }
-    if (d->p->rank == 0) {
-      for (int r = 0; r < P; ++r)
-        merged[0] |= all[(size_t)r * rec_words];
-      if (!merged[0]) merge_splitters(all, P, w, merged + 1);
-    }
-    if (MPI_Bcast(merged, SPLITTERS + 1, MPI_UINT64_T, 0, d->comm) != MPI_SUCCESS) {
-      st = CLPRIM_MPI_ERROR_MPI;
-      break;
-    }
-    if (st == CLPRIM_SUCCESS && merged[0]) st = CLPRIM_MPI_ERROR_REMOTE;
-    if (st != CLPRIM_SUCCESS) break;
-    memcpy(splitters, merged + 1, sizeof splitters);
-    /* Counts: each rank's buckets, all-reduced, with a status word (the
-     * NaN slot counts NaNs where level 0 rejects them). */
-    {
-      uint64_t send[BUCKETS + 1], recv[BUCKETS + 1];
-      st = dsel_count(d, side, cur, len, splitters, local);
-      memcpy(send, local, BUCKETS * 8);
-      send[BUCKETS] = st != CLPRIM_SUCCESS;
-      if (MPI_Allreduce(send, recv, BUCKETS + 1, MPI_UINT64_T, MPI_SUM, d->comm) != MPI_SUCCESS) {
-        st = CLPRIM_MPI_ERROR_MPI;
-        break;
-      }
-      if (st == CLPRIM_SUCCESS && recv[BUCKETS]) st = CLPRIM_MPI_ERROR_REMOTE;
-      if (st == CLPRIM_SUCCESS && level == 0 && d->count_nans && recv[NAN_SLOT] > 0)
-        st = CLPRIM_ERROR_INVALID_ARGUMENT; /* a NaN with CLPRIM_NTH_REJECT_NAN */
+    if (level == 0 && d->level0.ready) { /* an earlier rank of this call ran level 0 */
+      memcpy(splitters, d->level0.splitters, sizeof splitters);
+      memcpy(global, d->level0.global, BUCKETS * 8);
+      memcpy(local, d->level0.local, BUCKETS * 8);
+      d->counts = d->level0.counts;
+    } else {
+      st = dsel_level(d, level, cur, len, all, w, splitters, local, global);
       if (st != CLPRIM_SUCCESS) break;
-      memcpy(global, recv, BUCKETS * 8);
+      if (level == 0) {
+        memcpy(d->level0.splitters, splitters, sizeof splitters);
+        memcpy(d->level0.global, global, BUCKETS * 8);
+        memcpy(d->level0.local, local, BUCKETS * 8);
+        d->level0.counts = d->counts, d->level0.ready = 1;
+      }
     }
     /* The bucket of rank rel (buckets 0 to NAN_SLOT - 1). */
     uint64_t before = 0;
@@ -948,9 +982,16 @@ static clprim_status dsel_begin(struct dsel *d, clprim_context *ctx, MPI_Comm co
   d->key_type = d->key_size == 4 ? CLPRIM_UINT32 : CLPRIM_UINT64;
   d->count_nans = is_float(type) && (flags & CLPRIM_NTH_REJECT_NAN);
   d->c = clprim__nth_config(ctx);
+  d->counts_slot = SLOT_COUNTS;
+  const long long gather_max = ctx->tuning[CLPRIM_KNOB_MPI_GATHER_MAX];
+  d->gather_max = gather_max >= 1 && gather_max < CLPRIM_MPI_GATHER_MAX ? (uint64_t)gather_max
+                                                                        : CLPRIM_MPI_GATHER_MAX;
   if (p->n_local > 0)
     CLPRIM_CHECK(clprim__range(ctx, in, d->key_size, p->n_local, CLPRIM__READ, &d->in));
-  return clprim__scratch(ctx, SLOT_META, NTH_META_WORDS * 8, &d->meta);
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_META_LATER, NTH_META_WORDS * 8, &d->meta_later));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_META, NTH_META_WORDS * 8, &d->meta0));
+  d->meta = d->meta0;
+  return CLPRIM_SUCCESS;
 }
 
 /* The keys of the sorted distinct global ranks[0, count) to keys[]. */
@@ -966,6 +1007,7 @@ static clprim_status select_ranks(clprim_context *ctx, MPI_Comm comm, const stru
   uint64_t e = 0;
   for (size_t r = 0; st == CLPRIM_SUCCESS && r < count; ++r)
     st = dsel_rank(&d, ranks[r], approximate, &keys[r], error ? error : &e);
+  if (begun) free(d.level0.base_keys);
   return begun ? clprim__call_end(ctx, st) : st;
 }
 
@@ -1108,14 +1150,54 @@ clprim_status clprim_mpi_topk(clprim_context *ctx, MPI_Comm comm, size_t n_local
     st = clprim_topk(ctx, n_local, type, in, k, flags, values, indices);
     mine = k;
   } else if (st == CLPRIM_SUCCESS && k > 0) {
+    /* Local candidates, when they are at most half the elements: each
+     * rank's own best min(k, n_local) (clprim_topk) hold every element of
+     * the global top-k that the rank has, and as many of the threshold's
+     * ties as the rank can be given, so the threshold and the counts around
+     * it come from the candidates alone (with k P <= CLPRIM_MPI_GATHER_MAX
+     * one gather). Else from the whole parts. */
+    uint64_t candidates = 0;
+    for (int r = 0; r < p.size; ++r)
+      candidates += p.n_of[r] < k ? p.n_of[r] : k;
+    struct part cp;
+    const struct part *sp = &p; /* what the selection runs on */
+    clprim_buffer sin = in;
+    unsigned sflags = flags;
+    cl_mem cand = NULL;
+    int cand_part = 0;
+    if (2 * candidates <= p.total) {
+      const uint64_t kl = n_local < k ? n_local : k;
+      clprim_status local = CLPRIM_SUCCESS;
+      if (kl > 0) {
+        cl_int err;
+        cand = clCreateBuffer(clprim_context_cl_context(ctx), CL_MEM_READ_WRITE,
+                              kl * clprim_type_size(type), NULL, &err);
+        local = (clprim_status)err;
+        if (local == CLPRIM_SUCCESS)
+          local = clprim_topk(ctx, n_local, type, in, kl,
+                              flags & (CLPRIM_TOPK_SMALLEST | CLPRIM_NTH_REJECT_NAN),
+                              clprim_buf(cand), clprim_buf(NULL));
+      }
+      /* The only INVALID_ARGUMENT left is a NaN refused: refused on every
+       * rank (its flag rides in the check's extra word). */
+      const int nan = local == CLPRIM_ERROR_INVALID_ARGUMENT;
+      st = part_check(comm, nan ? CLPRIM_SUCCESS : local, HASH_START, kl, (uint64_t)nan, &cp);
+      cand_part = st == CLPRIM_SUCCESS;
+      for (int r = 0; cand_part && r < cp.size; ++r)
+        if (cp.extra_of[r]) st = CLPRIM_ERROR_INVALID_ARGUMENT;
+      sp = &cp, sin = clprim_buf(cand), sflags = 0;
+    }
     /* The threshold: the k-th best, by distributed selection. */
-    const uint64_t rank = smallest ? k - 1 : p.total - k;
+    const uint64_t rank = smallest ? k - 1 : sp->total - k;
     uint64_t t = 0, below = 0, equal = 0;
-    st = select_ranks(ctx, comm, &p, type, in, &rank, 1, flags, 0, &t, NULL);
+    if (st == CLPRIM_SUCCESS)
+      st = select_ranks(ctx, comm, sp, type, sin, &rank, 1, sflags, 0, &t, NULL);
     const int selected = st == CLPRIM_SUCCESS;
-    if (st == CLPRIM_SUCCESS) st = count_around(ctx, comm, &p, type, in, &t, 1, &below, &equal);
+    if (st == CLPRIM_SUCCESS) st = count_around(ctx, comm, sp, type, sin, &t, 1, &below, &equal);
+    if (cand) clReleaseMemObject(cand);
     /* beyond: the local elements strictly better than t */
-    const uint64_t beyond = smallest ? below : n_local - below - equal;
+    const uint64_t beyond = smallest ? below : sp->n_local - below - equal;
+    if (cand_part) part_free(&cp);
     const uint64_t words[2] = {beyond, equal};
     uint64_t record[3];
     uint64_t *all = malloc((size_t)p.size * 3 * 8);
@@ -1210,6 +1292,7 @@ clprim_status clprim_mpi_sort_keys(clprim_context *ctx, MPI_Comm comm, size_t n_
   }
   cl_mem sorted = NULL;
   struct pinned send = {NULL, NULL, 0}, recv = {NULL, NULL, 0};
+  int cuts_add_up = 0;
   if (st == CLPRIM_SUCCESS && N > 0 && P > 1) {
     sdispl = scount + np, rcount = scount + 2 * np, rdispl = scount + 3 * np;
     /* The splitters: the keys of global ranks r N / P (distinct, sorted). */
@@ -1266,13 +1349,18 @@ clprim_status clprim_mpi_sort_keys(clprim_context *ctx, MPI_Comm comm, size_t n_
           prev_cut = cut;
         }
       }
-      int s = 0, t = 0;
+      uint64_t s = 0, t = 0;
       for (size_t r = 0; r < np; ++r)
-        sdispl[r] = s, s += scount[r], rdispl[r] = t, t += rcount[r];
+        sdispl[r] = (int)s, s += (uint64_t)scount[r], rdispl[r] = (int)t, t += (uint64_t)rcount[r];
+      /* What this rank sends must be its part and what it receives its
+       * share (else the exchange would overrun the buffers): checked before
+       * the agreement below, so that every rank stops there. */
+      cuts_add_up = s == n_local && t == share;
     }
     /* Sort the part, stage it, exchange, sort what came. */
     cl_int err = CL_SUCCESS;
     const int agreed = st == CLPRIM_SUCCESS;
+    if (st == CLPRIM_SUCCESS && !cuts_add_up) st = CLPRIM_MPI_ERROR_INTERNAL;
     if (st == CLPRIM_SUCCESS && n_local > 0) {
       sorted = clCreateBuffer(clprim_context_cl_context(ctx), CL_MEM_READ_WRITE, n_local * es,
                               NULL, &err);

@@ -41,6 +41,49 @@ static unsigned type_mask = 0x3F;
            clprim_mpi_status_name(got_), clprim_mpi_status_name((int)(expected)));                 \
   } while (0)
 
+/* ---------------------------------------------------- injected MPI errors */
+
+/* The collectives that clprim_mpi calls pass through these (MPI's
+ * profiling interface: the library's calls bind to the test's MPI_*). While
+ * fail_in >= 0, the fail_in-th collective from then on returns
+ * MPI_ERR_OTHER without communicating; every rank arms the same number, and
+ * the ranks make the same collectives in the same order, so the failure
+ * hits the same call everywhere, as a failed collective does. */
+static long fail_in = -1;
+static unsigned long collectives;
+static int injected(void) {
+  ++collectives;
+  return fail_in >= 0 && fail_in-- == 0;
+}
+int MPI_Allreduce(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  return injected() ? MPI_ERR_OTHER : PMPI_Allreduce(s, r, count, t, op, c);
+}
+int MPI_Allgather(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt,
+                  MPI_Comm c) {
+  return injected() ? MPI_ERR_OTHER : PMPI_Allgather(s, sc, st, r, rc, rt, c);
+}
+int MPI_Allgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int *rc,
+                   const int *displs, MPI_Datatype rt, MPI_Comm c) {
+  return injected() ? MPI_ERR_OTHER : PMPI_Allgatherv(s, sc, st, r, rc, displs, rt, c);
+}
+int MPI_Gather(const void *s, int sc, MPI_Datatype st, void *r, int rc, MPI_Datatype rt, int root,
+               MPI_Comm c) {
+  return injected() ? MPI_ERR_OTHER : PMPI_Gather(s, sc, st, r, rc, rt, root, c);
+}
+int MPI_Bcast(void *b, int count, MPI_Datatype t, int root, MPI_Comm c) {
+  return injected() ? MPI_ERR_OTHER : PMPI_Bcast(b, count, t, root, c);
+}
+int MPI_Alltoallv(const void *s, const int *sc, const int *sd, MPI_Datatype st, void *r,
+                  const int *rc, const int *rd, MPI_Datatype rt, MPI_Comm c) {
+  return injected() ? MPI_ERR_OTHER : PMPI_Alltoallv(s, sc, sd, st, r, rc, rd, rt, c);
+}
+int MPI_Exscan(const void *s, void *r, int count, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+  return injected() ? MPI_ERR_OTHER : PMPI_Exscan(s, r, count, t, op, c);
+}
+int MPI_Comm_split_type(MPI_Comm c, int split, int key, MPI_Info info, MPI_Comm *out) {
+  return injected() ? MPI_ERR_OTHER : PMPI_Comm_split_type(c, split, key, info, out);
+}
+
 /* Every rank learns whether any rank failed; then cmocka hears of it. */
 static void end_test(void) {
   int any = 0;
@@ -340,9 +383,12 @@ static uint64_t key_of_value(clprim_type type, clprim_value v) {
 }
 
 static void check_selection(clprim_type type) {
-  /* Small arrays (the gather alone) and larger ones (levels), skewed too. */
+  /* Small arrays (the gather alone) and larger ones (levels), skewed too;
+   * case 1 gathers at 64 candidates (the CLPRIM_MPI_GATHER_MAX knob), so
+   * that it runs several levels and the later levels' counting passes. */
   static const size_t sizes[3] = {3000, 40000, 25000};
   for (int c = 0; c < 3; ++c) {
+    clprim__tune(ctx, CLPRIM_KNOB_MPI_GATHER_MAX, c == 1 ? 64 : -1);
     struct global g;
     make(&g, type, sizes[c] + test_rand() % 1000, c, c == 2 ? 1 : 0);
     struct keyed *s = sorted_keys(&g);
@@ -447,12 +493,14 @@ static void check_selection(clprim_type type) {
     free(s);
     drop(&g);
   }
+  clprim__tune(ctx, CLPRIM_KNOB_MPI_GATHER_MAX, -1);
 }
 
 /* ------------------------------------------------------------------ sort */
 
 static void check_sort(clprim_type type) {
   for (int c = 0; c < 3; ++c) {
+    clprim__tune(ctx, CLPRIM_KNOB_MPI_GATHER_MAX, c == 0 ? 64 : -1); /* several levels */
     struct global g;
     make(&g, type, 2000 + test_rand() % 20000, c, c == 1 ? 1 : c == 2 ? 2 : 0);
     struct keyed *s = sorted_keys(&g);
@@ -483,6 +531,7 @@ static void check_sort(clprim_type type) {
     clReleaseMemObject(out);
     drop(&g);
   }
+  clprim__tune(ctx, CLPRIM_KNOB_MPI_GATHER_MAX, -1);
 }
 
 /* --------------------------------------------------------------- errors */
@@ -543,6 +592,14 @@ static void check_errors(void) {
     EXPECT_STATUS(with_nan ? CLPRIM_ERROR_INVALID_ARGUMENT : CLPRIM_SUCCESS,
                   clprim_mpi_nth_element(ctx, comm, h.n_local, CLPRIM_FLOAT, clprim_buf(h.part),
                                          h.n / 2, CLPRIM_NTH_REJECT_NAN, &v));
+    /* top-k: from local candidates (small k) and from the whole parts */
+    cl_mem top = test_buffer(ctx, h.n * 4, NULL);
+    for (unsigned smallest = 0; smallest <= CLPRIM_TOPK_SMALLEST; smallest += CLPRIM_TOPK_SMALLEST)
+      EXPECT_STATUS(with_nan ? CLPRIM_ERROR_INVALID_ARGUMENT : CLPRIM_SUCCESS,
+                    clprim_mpi_topk(ctx, comm, h.n_local, CLPRIM_FLOAT, clprim_buf(h.part),
+                                    big ? 10 : h.n - 5, CLPRIM_NTH_REJECT_NAN | smallest,
+                                    clprim_buf(top), clprim_buf(NULL), NULL, NULL));
+    clReleaseMemObject(top);
     drop(&h);
   }
   /* MPI errors come back as a status where the handler returns them. */
@@ -556,6 +613,257 @@ static void check_errors(void) {
                   clprim_mpi_reduce_sum(ctx, bad, g.n_local, CLPRIM_FLOAT, clprim_buf(g.part), &v));
   }
   drop(&g);
+}
+
+/* ------------------------------------------------ every collective, each way */
+
+/* Each collective of clprim_mpi.h, called on float data (n_local elements
+ * in g->part) in one of these ways: as every rank should (GOOD); rank 0
+ * alone with another type (MISMATCH_TYPE) or another value of an argument
+ * that must agree (MISMATCH_ARG: k, ranks, flags, bins' range, predicate,
+ * inclusive against exclusive); the last rank alone with a bad argument
+ * (BAD_LAST: n_local past its buffer; for context creation a device that
+ * does not exist). */
+enum {
+  OP_CONTEXT,
+  OP_SUM,
+  OP_ARGMAX,
+  OP_ARGMIN,
+  OP_MAX,
+  OP_MIN,
+  OP_HISTOGRAM,
+  OP_SCAN_EXCLUSIVE,
+  OP_SCAN_INCLUSIVE,
+  OP_SELECT,
+  OP_NTH,
+  OP_QUANTILES,
+  OP_APPROX,
+  OP_TOPK,
+  OP_SORT,
+  OP_COUNT
+};
+static const char *const op_names[OP_COUNT] = {
+    "context_create",     "reduce_sum",     "argmax",         "argmin", "reduce_max",  "reduce_min",
+    "histogram",          "scan_exclusive", "scan_inclusive", "select", "nth_element", "quantiles",
+    "nth_element_approx", "topk",           "sort_keys"};
+enum { GOOD, MISMATCH_TYPE, MISMATCH_ARG, BAD_LAST };
+/* Ops without an argument besides the type that must agree. */
+static int has_arg(int op) {
+  return op != OP_CONTEXT && op != OP_SUM && op != OP_SORT;
+}
+
+struct op_outputs {
+  cl_mem out, idx, counts, topv; /* out: max(n_local, sort share) + 4 elements */
+};
+
+static int call_op(int op, const struct global *g, int how, const struct op_outputs *o) {
+  const int first = rank_ == 0, last = rank_ == size_ - 1;
+  const clprim_type type = how == MISMATCH_TYPE && first ? CLPRIM_UINT32 : CLPRIM_FLOAT;
+  const int alt = how == MISMATCH_ARG && first;
+  const size_t n = (size_t)g->n_local + (how == BAD_LAST && last ? 2 : 0);
+  const clprim_buffer in = clprim_buf(g->part), out = clprim_buf(o->out);
+  clprim_value v, q[3];
+  uint64_t index, count;
+  clprim_predicate pred;
+  memset(&pred, 0, sizeof pred);
+  switch (op) {
+  case OP_CONTEXT: {
+    clprim_options opt;
+    clprim_options_init(&opt);
+    if (how == BAD_LAST && last) opt.device = "99:99";
+    clprim_context *c = NULL;
+    const int st = clprim_mpi_context_create(comm, &opt, &c);
+    clprim_context_free(c);
+    return st;
+  }
+  case OP_SUM:
+    return clprim_mpi_reduce_sum(ctx, comm, n, type, in, &v);
+  case OP_ARGMAX:
+  case OP_ARGMIN:
+    return (op == OP_ARGMAX ? clprim_mpi_argmax : clprim_mpi_argmin)(
+        ctx, comm, n, type, in, alt ? CLPRIM_REDUCE_ABS : 0, &v, &index);
+  case OP_MAX:
+  case OP_MIN:
+    return (op == OP_MAX ? clprim_mpi_reduce_max : clprim_mpi_reduce_min)(
+        ctx, comm, n, type, in, alt ? CLPRIM_REDUCE_ABS : 0, &v);
+  case OP_HISTOGRAM: {
+    clprim_value lo, hi;
+    memset(&lo, 0, sizeof lo), memset(&hi, 0, sizeof hi);
+    lo.f32 = -0.5f, hi.f32 = alt ? 0.25f : 0.5f;
+    return clprim_mpi_histogram_even(ctx, comm, n, type, in, lo, hi, 16, clprim_buf(o->counts),
+                                     NULL);
+  }
+  case OP_SCAN_EXCLUSIVE:
+  case OP_SCAN_INCLUSIVE:
+    return ((op == OP_SCAN_INCLUSIVE) != alt
+                ? clprim_mpi_scan_inclusive
+                : clprim_mpi_scan_exclusive)(ctx, comm, n, type, in, out);
+  case OP_SELECT:
+    pred.op = CLPRIM_PRED_GT, pred.a.f32 = alt ? 0.5f : 0.0f;
+    return clprim_mpi_select(ctx, comm, n, type, in, &pred, CLPRIM_INDICES_64, out,
+                             clprim_buf(o->idx), &count, NULL, NULL);
+  case OP_NTH:
+    return clprim_mpi_nth_element(ctx, comm, n, type, in, g->n / 2 + (uint64_t)alt, 0, &v);
+  case OP_QUANTILES: {
+    const uint64_t ranks[3] = {0, g->n / 2 + (uint64_t)alt, g->n - 1};
+    return clprim_mpi_quantiles(ctx, comm, n, type, in, ranks, 3, 0, q);
+  }
+  case OP_APPROX:
+    return clprim_mpi_nth_element_approx(ctx, comm, n, type, in, g->n / 3 + (uint64_t)alt, 0, &v,
+                                         &index);
+  case OP_TOPK:
+    return clprim_mpi_topk(ctx, comm, n, type, in, 10 + (uint64_t)alt, 0, clprim_buf(o->topv),
+                           clprim_buf(NULL), &count, NULL);
+  default:
+    return clprim_mpi_sort_keys(ctx, comm, n, type, in, out, g->n_local + g->n + 4, &count);
+  }
+}
+
+/* Mismatched arguments give CLPRIM_MPI_ERROR_MISMATCH on every rank, a bad
+ * argument on one rank its error there and CLPRIM_MPI_ERROR_REMOTE on the
+ * others, and an MPI error at any of a call's collectives
+ * CLPRIM_MPI_ERROR_MPI on every rank; never a hang (ctest's time limit),
+ * and the next call works. 9000 elements: selection runs one level
+ * before its gather. */
+static void check_every_collective(void) {
+  struct global g;
+  make(&g, CLPRIM_FLOAT, 9000, 0, 0);
+  struct op_outputs o;
+  o.out = test_buffer(ctx, (g.n_local + g.n + 4) * 4, NULL);
+  o.idx = test_buffer(ctx, (g.n_local + 4) * 8, NULL);
+  o.counts = test_buffer(ctx, 16 * 4, NULL);
+  o.topv = test_buffer(ctx, 16 * 4, NULL);
+  const int last = rank_ == size_ - 1;
+  for (int op = 0; op < OP_COUNT; ++op) {
+    /* mismatches (more than one rank) */
+    for (int how = MISMATCH_TYPE; size_ > 1 && how <= MISMATCH_ARG; ++how) {
+      if ((how == MISMATCH_TYPE && op == OP_CONTEXT) || (how == MISMATCH_ARG && !has_arg(op)))
+        continue;
+      const int st = call_op(op, &g, how, &o);
+      EXPECT(st == (int)CLPRIM_MPI_ERROR_MISMATCH, "%s, %s differs on rank 0: %s", op_names[op],
+             how == MISMATCH_TYPE ? "the type" : "an argument", clprim_mpi_status_name(st));
+    }
+    /* a bad argument on the last rank */
+    {
+      const int st = call_op(op, &g, BAD_LAST, &o);
+      const int want = !last              ? (int)CLPRIM_MPI_ERROR_REMOTE
+                       : op == OP_CONTEXT ? (int)CLPRIM_ERROR_DEVICE_NOT_FOUND
+                                          : (int)CLPRIM_ERROR_BUFFER_TOO_SMALL;
+      EXPECT(st == want, "%s, bad argument on the last rank: %s, expected %s", op_names[op],
+             clprim_mpi_status_name(st), clprim_mpi_status_name(want));
+    }
+    /* an MPI error at each of the call's collectives in turn */
+    collectives = 0;
+    int st = call_op(op, &g, GOOD, &o);
+    EXPECT(st == CLPRIM_SUCCESS, "%s: %s", op_names[op], clprim_mpi_status_name(st));
+    const long calls = (long)collectives;
+    long fewest = 0, most = 0;
+    PMPI_Allreduce(&calls, &fewest, 1, MPI_LONG, MPI_MIN, comm);
+    PMPI_Allreduce(&calls, &most, 1, MPI_LONG, MPI_MAX, comm);
+    EXPECT(fewest == most && calls > 0, "%s: %ld to %ld collectives on the ranks", op_names[op],
+           fewest, most);
+    if (rank_ == 0) printf("%s: %ld collectives, each failed in turn\n", op_names[op], calls);
+    for (long j = 0; j < fewest && fewest == most; ++j) {
+      fail_in = j;
+      st = call_op(op, &g, GOOD, &o);
+      EXPECT(st == (int)CLPRIM_MPI_ERROR_MPI && fail_in == -1,
+             "%s, collective %ld of %ld failing: %s", op_names[op], j + 1, calls,
+             clprim_mpi_status_name(st));
+      fail_in = -1;
+    }
+    st = call_op(op, &g, GOOD, &o);
+    EXPECT(st == CLPRIM_SUCCESS, "%s after the errors: %s", op_names[op],
+           clprim_mpi_status_name(st));
+  }
+  clReleaseMemObject(o.out), clReleaseMemObject(o.idx), clReleaseMemObject(o.counts),
+      clReleaseMemObject(o.topv);
+  drop(&g);
+}
+
+/* ------------------------------------------------------- sort's balance */
+
+/* Sample sort on keys that defeat splitters taken from a sample alone: all
+ * equal, two values, one value for 90% (the rest spread), a skewed spread
+ * (most keys in a sliver of the range). Every rank must hold its share
+ * (within one element of N / P, so well within the issue's 10%) and the
+ * keys of those global sorted positions. */
+static void check_sort_balance(clprim_type type) {
+  for (int dist = 0; dist < 4; ++dist) {
+    struct global g;
+    make(&g, type, 6000 + test_rand() % 6000, dist % 3, 0);
+    unsigned char few[2 * 8];
+    test_random(type, few, 2, 1);
+    for (size_t i = 0; i < g.n; ++i) {
+      unsigned char *x = g.data + i * g.es;
+      const uint64_t r = test_rand() % 100;
+      if (dist == 0) memcpy(x, few, g.es);                  /* all equal */
+      if (dist == 1) memcpy(x, few + (r & 1) * g.es, g.es); /* two values */
+      if (dist == 2 && r < 90) memcpy(x, few, g.es);        /* 90% one value */
+      if (dist == 3) {                                      /* skewed spread */
+        const double u = test_uniform(), skew = u * u * u * u * u * u * u * u;
+        switch (type) {
+        case CLPRIM_INT32: {
+          const int32_t v = (int32_t)(skew * 2e9) - 1000000000;
+          memcpy(x, &v, 4);
+          break;
+        }
+        case CLPRIM_UINT32: {
+          const uint32_t v = (uint32_t)(skew * 4e9);
+          memcpy(x, &v, 4);
+          break;
+        }
+        case CLPRIM_INT64: {
+          const int64_t v = (int64_t)(skew * 9e18) - 4000000000000000000ll;
+          memcpy(x, &v, 8);
+          break;
+        }
+        case CLPRIM_UINT64: {
+          const uint64_t v = (uint64_t)(skew * 1.8e19);
+          memcpy(x, &v, 8);
+          break;
+        }
+        case CLPRIM_FLOAT: {
+          const float v = (float)(skew * 1e6 - 1);
+          memcpy(x, &v, 4);
+          break;
+        }
+        case CLPRIM_DOUBLE: {
+          const double v = skew * 1e6 - 1;
+          memcpy(x, &v, 8);
+          break;
+        }
+        }
+      }
+    }
+    test_write(ctx, g.part, (g.n_local ? g.n_local : 1) * g.es, g.data + g.offset * g.es);
+    struct keyed *s = sorted_keys(&g);
+    const uint64_t share = clprim_mpi_sort_share(g.n, rank_, size_);
+    cl_mem out = test_buffer(ctx, (g.n + 1) * g.es, NULL);
+    uint64_t count = UINT64_MAX;
+    EXPECT_STATUS(CLPRIM_SUCCESS,
+                  clprim_mpi_sort_keys(ctx, comm, g.n_local, type, clprim_buf(g.part),
+                                       clprim_buf(out), g.n + 1, &count));
+    const double even = (double)g.n / size_;
+    EXPECT(count != UINT64_MAX && fabs((double)count - even) <= 0.1 * even,
+           "%s sort (keys %d): %llu of %zu keys on rank %d, not within 10%% of %.0f",
+           clprim_type_name(type), dist, (unsigned long long)count, g.n, rank_, even);
+    EXPECT(count == share, "%s sort (keys %d): count %llu, share %llu", clprim_type_name(type),
+           dist, (unsigned long long)count, (unsigned long long)share);
+    unsigned char *got = malloc((share + 1) * g.es);
+    test_read(ctx, out, (share + 1) * g.es, got);
+    uint64_t start = 0;
+    for (int r = 0; r < rank_; ++r)
+      start += clprim_mpi_sort_share(g.n, r, size_);
+    for (uint64_t i = 0; i < share && count == share; ++i)
+      if (memcmp(got + i * g.es, g.data + s[start + i].index * g.es, g.es) != 0) {
+        EXPECT(0, "%s sort (keys %d): position %llu wrong", clprim_type_name(type), dist,
+               (unsigned long long)(start + i));
+        break;
+      }
+    free(got), free(s);
+    clReleaseMemObject(out);
+    drop(&g);
+  }
 }
 
 /* ----------------------------------------------------------- the suite */
@@ -575,6 +883,15 @@ static void test_sort_keys(void **state) { (void)state, for_types(check_sort); }
 static void test_errors(void **state) {
   (void)state;
   check_errors();
+  end_test();
+}
+
+static void test_sort_balance(void **state) {
+  (void)state, for_types(check_sort_balance);
+}
+static void test_every_collective(void **state) {
+  (void)state;
+  check_every_collective();
   end_test();
 }
 
@@ -621,9 +938,10 @@ int main(int argc, char **argv) {
   snprintf(name, sizeof name, "test_mpi (rank %d of %d)", rank_, size_);
   test_init(name);
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors),    cmocka_unit_test(test_reductions),
-      cmocka_unit_test(test_scan_select), cmocka_unit_test(test_selection),
-      cmocka_unit_test(test_sort_keys),
+      cmocka_unit_test(test_errors),       cmocka_unit_test(test_every_collective),
+      cmocka_unit_test(test_reductions),   cmocka_unit_test(test_scan_select),
+      cmocka_unit_test(test_selection),    cmocka_unit_test(test_sort_keys),
+      cmocka_unit_test(test_sort_balance),
   };
   const int failed = cmocka_run_group_tests(tests, setup, teardown);
   int any = 0;

@@ -12,7 +12,8 @@
  *                                      [--type float|...] [--op NAME]
  *   --n N     elements in all (strong scaling, default 2^22); with --weak,
  *             elements per rank
- *   ops: sum argmax scan select nth_element nth_approx topk sort */
+ *   ops: sum argmax scan select nth_element nth_approx quantiles topk sort
+ *   (quantiles: the 9 deciles) */
 #define _POSIX_C_SOURCE 200809L
 #include <clprim/clprim_mpi.h>
 
@@ -142,8 +143,12 @@ int main(int argc, char **argv) {
            "# op            ms      MPI bytes/rank/call  MPI calls  one-device ms\n",
            size, weak ? "weak" : "strong", clprim_type_name(type), (unsigned long long)total,
            (unsigned long long)(total / (uint64_t)size), reps);
-  static const char *const ops[] = {"sum",        "argmax", "scan", "select", "nth_element",
-                                    "nth_approx", "topk",   "sort"};
+  static const char *const ops[] = {"sum",        "argmax",    "scan", "select", "nth_element",
+                                    "nth_approx", "quantiles", "topk", "sort"};
+  uint64_t deciles[9];
+  clprim_value decile_values[9];
+  for (int j = 0; j < 9; ++j)
+    deciles[j] = total * (uint64_t)(j + 1) / 10;
   double *times = malloc(sizeof(double) * (size_t)reps);
   int failed = 0;
   for (unsigned o = 0; o < sizeof ops / sizeof *ops; ++o) {
@@ -171,7 +176,8 @@ int main(int argc, char **argv) {
           case 3: st = clprim_mpi_select(ctx, MPI_COMM_WORLD, n_local, type, bin, &pred, CLPRIM_INDICES_64, clprim_buf(out), clprim_buf(idx), &count, NULL, NULL); break;
           case 4: st = clprim_mpi_nth_element(ctx, MPI_COMM_WORLD, n_local, type, bin, total / 2, 0, &v); break;
           case 5: st = clprim_mpi_nth_element_approx(ctx, MPI_COMM_WORLD, n_local, type, bin, total / 2, 0, &v, &index); break;
-          case 6: st = clprim_mpi_topk(ctx, MPI_COMM_WORLD, n_local, type, bin, k, 0, clprim_buf(topv), clprim_buf(NULL), &count, NULL); break;
+          case 6: st = clprim_mpi_quantiles(ctx, MPI_COMM_WORLD, n_local, type, bin, deciles, 9, 0, decile_values); break;
+          case 7: st = clprim_mpi_topk(ctx, MPI_COMM_WORLD, n_local, type, bin, k, 0, clprim_buf(topv), clprim_buf(NULL), &count, NULL); break;
           default: st = clprim_mpi_sort_keys(ctx, MPI_COMM_WORLD, n_local, type, bin, clprim_buf(out), n_local + 1, &count); break;
           }
         } else { /* the same work on one device, without the MPI layer */
@@ -182,7 +188,8 @@ int main(int argc, char **argv) {
           case 3: st = clprim_select(ctx, n_local, type, bin, &pred, CLPRIM_INDICES_64, clprim_buf(out), clprim_buf(idx), &count, clprim_buf(NULL)); break;
           case 4: st = clprim_nth_element(ctx, n_local, type, bin, total / 2, 0, &v, clprim_buf(NULL)); break;
           case 5: st = clprim_nth_element_approx(ctx, n_local, type, bin, total / 2, 0, &v, &index, clprim_buf(NULL)); break;
-          case 6: st = clprim_topk(ctx, n_local, type, bin, k, 0, clprim_buf(topv), clprim_buf(NULL)); break;
+          case 6: st = clprim_quantiles(ctx, n_local, type, bin, deciles, 9, 0, decile_values, clprim_buf(NULL)); break;
+          case 7: st = clprim_topk(ctx, n_local, type, bin, k, 0, clprim_buf(topv), clprim_buf(NULL)); break;
           default: st = clprim_sort_keys(ctx, n_local, type, bin, 0, 0, 0, clprim_buf(out)); break;
           }
         }

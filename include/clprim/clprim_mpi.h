@@ -24,7 +24,13 @@
  * MPI errors: calls check every MPI return code and return
  * CLPRIM_MPI_ERROR_MPI, but MPI returns codes only when the communicator's
  * error handler is MPI_ERRORS_RETURN (the default, MPI_ERRORS_ARE_FATAL,
- * aborts the job): set it with MPI_Comm_set_errhandler.
+ * aborts the job): set it with MPI_Comm_set_errhandler. An MPI call that
+ * fails on every rank (as a collective does) makes every rank return
+ * CLPRIM_MPI_ERROR_MPI, wherever in the call it fails (test_mpi injects
+ * a failure at each collective of each call in turn).
+ * CLPRIM_MPI_ERROR_INTERNAL: a self-check failed (sort: the pieces that the
+ * ranks would exchange do not add up to each rank's share), which only a
+ * fault of the library or of a device can cause; nothing was exchanged.
  *
  * Data movement: MPI cannot read a cl_mem, so what crosses the network is
  * staged on the host; bulk data (sort's exchange) goes through pinned host
@@ -37,7 +43,10 @@
  *    which broadcasts 255 merged splitters) and 512 bucket counts
  *    (all-reduced), never elements, then at most
  *    CLPRIM_MPI_GATHER_MAX keys gathered;
- *  - sort: every element once (all-to-all), plus a selection per splitter.
+ *  - top-k: a selection among the ranks' local candidates (with small k one
+ *    gather of k keys per rank), or among all elements;
+ *  - sort: every element once (all-to-all), plus one selection of the
+ *    P - 1 splitter ranks.
  *
  * Order of the selection calls and sort: as in clprim.h ("Order of the
  * selection calls"): -0.0 equals +0.0, every NaN is one value above +inf.
@@ -65,6 +74,7 @@ extern "C" {
 #define CLPRIM_MPI_ERROR_MISMATCH ((clprim_status)-4101) /* arguments differ between ranks */
 #define CLPRIM_MPI_ERROR_REMOTE ((clprim_status)-4102)   /* another rank failed */
 #define CLPRIM_MPI_ERROR_MPI ((clprim_status)-4103)      /* an MPI call returned an error */
+#define CLPRIM_MPI_ERROR_INTERNAL ((clprim_status)-4104) /* the ranks' counts do not add up */
 
 /* Keys that the base case of the selection gathers at most (all ranks
  * together). */
@@ -212,8 +222,10 @@ CLPRIM_MPI_API clprim_status clprim_mpi_nth_element(clprim_context *ctx, MPI_Com
 
 /*! clprim_mpi_quantiles() :
  * clprim_mpi_nth_element() for each of ranks[0, count) (global ranks, any
- * order, repeats allowed), to values[j] on every rank. Each distinct rank
- * runs its own levels (the counting passes are not shared yet).
+ * order, repeats allowed), to values[j] on every rank. The ranks share
+ * level 0 (one sample, one counting pass on each device and their three
+ * collectives, or one gather when N is small); each distinct rank then
+ * extracts its own bucket and runs its own later levels.
  * @return : as clprim_mpi_nth_element(); CLPRIM_ERROR_INVALID_ARGUMENT also
  *           for NULL ranks or values, count = 0. */
 CLPRIM_MPI_API clprim_status clprim_mpi_quantiles(clprim_context *ctx, MPI_Comm comm,
@@ -238,11 +250,13 @@ CLPRIM_MPI_API clprim_status clprim_mpi_nth_element_approx(clprim_context *ctx, 
 
 /*! clprim_mpi_topk() :
  * The k largest (CLPRIM_TOPK_SMALLEST: smallest) elements of the global
- * array, 0 <= k <= N, distributed: the threshold (the element of global
- * rank N - k, or k - 1 for the smallest) by clprim_mpi_nth_element(), each
- * rank's counts of elements beyond and equal to it (one counting pass), the
- * ties given to the lowest GLOBAL indices (ranks in order), then each rank's
- * share by clprim_topk() on its part. Each rank writes its share (in its
+ * array, 0 <= k <= N, distributed: each rank's local candidates (its own
+ * best min(k, n_local) by clprim_topk(), when all ranks' candidates are at
+ * most N / 2; else its whole part), the threshold (the k-th best among
+ * them) by distributed selection, each rank's counts of candidates beyond
+ * and equal to it (one counting pass), the ties given to the lowest GLOBAL
+ * indices (ranks in order), then each rank's share by clprim_topk() on its
+ * part. Each rank writes its share (in its
  * input order) to values and / or indices (GLOBAL indices: uint32, or
  * uint64 with CLPRIM_INDICES_64); rank after rank the shares are the global
  * top-k in global index order. *local_count and *global_offset (either may

@@ -560,6 +560,11 @@ clprim_status clprim__nth_select_filtered(clprim_context *ctx, clprim_type type,
 /* Sub-problems of at most this many keys are finished by one work-group
  * (nth_small), the whole input too. */
 size_t clprim__nth_small_max(const clprim_context *ctx);
+/* Selection takes distinct ranks in ascending order: ranks[0, count)
+ * sorted, each value kept once; returns how many. clprim__rank_slot: where
+ * `rank` (one of them) stands among the distinct[0, count). */
+size_t clprim__distinct_ranks(uint64_t *ranks, size_t count);
+size_t clprim__rank_slot(const uint64_t *distinct, size_t count, uint64_t rank);
 
 #define CLPRIM_CHECK(expr)                                                                         \
   do {                                                                                             \

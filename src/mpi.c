@@ -1053,15 +1053,11 @@ clprim_status clprim_mpi_quantiles(clprim_context *ctx, MPI_Comm comm, size_t n_
   }
   if (st == CLPRIM_SUCCESS) {
     memcpy(sorted, ranks, count * 8);
-    qsort(sorted, count, 8, cmp_u64);
-    for (size_t r = 0; r < count; ++r)
-      if (distinct == 0 || sorted[distinct - 1] != sorted[r]) sorted[distinct++] = sorted[r];
+    distinct = clprim__distinct_ranks(sorted, count);
     st = select_ranks(ctx, comm, &p, type, in, sorted, distinct, flags, 0, keys, NULL);
   }
-  for (size_t r = 0; st == CLPRIM_SUCCESS && r < count; ++r) {
-    const uint64_t *at = bsearch(&ranks[r], sorted, distinct, 8, cmp_u64);
-    values[r] = clprim__value_of_key(type, keys[at - sorted]);
-  }
+  for (size_t r = 0; st == CLPRIM_SUCCESS && r < count; ++r)
+    values[r] = clprim__value_of_key(type, keys[clprim__rank_slot(sorted, distinct, ranks[r])]);
   free(sorted);
   free(keys);
   part_free(&p);

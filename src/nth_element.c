@@ -545,6 +545,26 @@ static int cmp_u64(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+size_t clprim__distinct_ranks(uint64_t *ranks, size_t count) {
+  qsort(ranks, count, 8, cmp_u64);
+  size_t distinct = 0;
+  for (size_t r = 0; r < count; ++r)
+    if (distinct == 0 || ranks[distinct - 1] != ranks[r]) ranks[distinct++] = ranks[r];
+  return distinct;
+}
+
+size_t clprim__rank_slot(const uint64_t *distinct, size_t count, uint64_t rank) {
+  size_t lo = 0, hi = count - 1;
+  while (lo < hi) {
+    const size_t mid = (lo + hi) / 2;
+    if (distinct[mid] < rank)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 static clprim_status quantiles(clprim_context *ctx, size_t n, clprim_type type,
                                clprim_buffer in_range, const uint64_t *ranks, size_t count,
                                unsigned flags, clprim_value *values, clprim_buffer result_range) {
@@ -565,23 +585,14 @@ static clprim_status quantiles(clprim_context *ctx, size_t n, clprim_type type,
   size_t distinct = 0;
   if (st == CLPRIM_SUCCESS) {
     memcpy(sorted, ranks, count * 8);
-    qsort(sorted, count, 8, cmp_u64);
-    for (size_t r = 0; r < count; ++r)
-      if (distinct == 0 || sorted[distinct - 1] != sorted[r]) sorted[distinct++] = sorted[r];
+    distinct = clprim__distinct_ranks(sorted, count);
     st = clprim__nth_select_ranks(ctx, type, in, 0, n, sorted, (unsigned)distinct, flags, 0, keys,
                                   NULL);
   }
   if (st == CLPRIM_SUCCESS) {
     for (size_t r = 0; r < count; ++r) {
-      size_t lo = 0, hi = distinct - 1;
-      while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (sorted[mid] < ranks[r])
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      clprim_value v = clprim__value_of_key(type, keys[lo]);
+      clprim_value v =
+          clprim__value_of_key(type, keys[clprim__rank_slot(sorted, distinct, ranks[r])]);
       memcpy(bytes + r * es, v.bytes, es);
       if (values) values[r] = v;
     }

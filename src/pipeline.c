@@ -628,10 +628,6 @@ struct filtered_ranks {
   clprim_pipeline *p;
   uint64_t m;
 };
-static int cmp_u64(const void *a, const void *b) {
-  const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
-}
 static unsigned ranks_of(void *arg, uint64_t m, uint64_t *ranks) {
   struct filtered_ranks *f = arg;
   const clprim_pipeline *p = f->p;
@@ -643,11 +639,7 @@ static unsigned ranks_of(void *arg, uint64_t m, uint64_t *ranks) {
   }
   for (size_t j = 0; j < p->q_count; ++j)
     ranks[j] = clprim_quantile_rank(m, p->q_list[j]);
-  qsort(ranks, p->q_count, sizeof *ranks, cmp_u64);
-  unsigned distinct = 0;
-  for (size_t j = 0; j < p->q_count; ++j)
-    if (distinct == 0 || ranks[distinct - 1] != ranks[j]) ranks[distinct++] = ranks[j];
-  return distinct;
+  return (unsigned)clprim__distinct_ranks(ranks, p->q_count);
 }
 
 /* nth_element and quantiles with the stages inside selection's level 0
@@ -673,16 +665,9 @@ static clprim_status select_filtered(clprim_pipeline *p, size_t n, cl_mem in,
     for (size_t j = 0; j < count; ++j) {
       const uint64_t want =
           p->terminal == TERM_NTH ? p->k : clprim_quantile_rank(f.m, p->q_list[j]);
-      size_t lo = 0, hi = distinct - 1;
-      while (lo < hi) {
-        const size_t mid = (lo + hi) / 2;
-        if (ranks[mid] < want)
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
       /* Fills, not blocking writes (the pattern is copied when enqueued). */
-      const clprim_value v = clprim__value_of_key(type, keys[lo]);
+      const clprim_value v =
+          clprim__value_of_key(type, keys[clprim__rank_slot(ranks, distinct, want)]);
       if (st == CLPRIM_SUCCESS)
         st = clprim__fill(ctx, p->buf[CLPRIM_PIPE_OUT_VALUES], v.bytes, es, j * es, es);
     }

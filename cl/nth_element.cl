@@ -411,7 +411,27 @@ nth_count(__global const NTH_IN_T *in, ulong offset, ulong n, __global ulong *me
     count_one(local_counts, SEARCH_ONE(k_), (valid));                                              \
     COUNT_NAN(k_, valid)                                                                           \
   }
+#ifdef PIPELINE
+#if T_FLOAT && NTH_COUNT_NANS
+#error "a pipeline's count folds failing elements into KEY_MAX, NaN's key"
+#endif
+  /* Failing elements counted as KEY_MAX, then taken out (sample_select.h). */
+  uint fails_ = 0;
+#undef TRAVERSE_PASS
+#define TRAVERSE_PASS(key, valid, pass, in_range)                                                  \
+  {                                                                                                \
+    const int failed_ = (in_range) && !(pass);                                                     \
+    key = failed_ ? KEY_MAX : key;                                                                 \
+    valid = (in_range);                                                                            \
+    fails_ += (uint)failed_;                                                                       \
+  }
   TRAVERSE_FULL_FIRST(COUNT_BATCH, COUNT_VISIT)
+#undef TRAVERSE_PASS
+#define TRAVERSE_PASS(key, valid, pass, in_range) valid = (pass);
+  if (fails_) atomic_sub(&local_counts[SEARCH_ONE((KEY)KEY_MAX)], fails_);
+#else
+  TRAVERSE_FULL_FIRST(COUNT_BATCH, COUNT_VISIT)
+#endif
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint b = lid; b < BUCKETS; b += WG) {
     const uint c = local_counts[b];

@@ -186,11 +186,9 @@ void select_masks(__global const SRC_T *src, ulong n, int op, T a, T b, __global
 }
 #endif
 
-/* How a partition orders its failing elements (`partition`, and the single
- * pass's reversed_rest): in input order after all passing ones (stable), or
- * backwards from the end of the output (CUB's DevicePartition::If). */
-#define PARTITION_STABLE 1
-#define PARTITION_REVERSED_REST 2
+/* How a partition orders its failing elements: internal/layout.h's
+ * PARTITION_STABLE and PARTITION_REVERSED_REST. */
+#include "internal/layout.h"
 
 /* Phase 3: writes each passing element (and with `partition` each failing
  * one, after offsets[tiles] passing ones or backwards from n - 1) to its

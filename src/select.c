@@ -3,6 +3,7 @@
  * masks and tile counts, a scan of the tile counts, then the scatter. */
 #include "internal.h"
 #include "../cl/internal/heads.h"
+#include "../cl/internal/layout.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@ struct select_call {
   int by_key;                   /* SOURCE_RUNS only: src holds keys of key_type, in the values */
   cl_mem run_ends;              /* SOURCE_RUNS single pass: indices get run lengths (runs.c) */
   clprim_type key_type;
-  int partition; /* 0: select; PARTITION_STABLE or PARTITION_REVERSED_REST (cl/select.cl) */
+  int partition; /* 0: select; PARTITION_STABLE or PARTITION_REVERSED_REST (layout.h) */
   unsigned flags;
   const double *params;                   /* SOURCE_EXPRESSION: p0..p7, or NULL (none) */
   const char *pipe_prefix;                /* SOURCE_PIPELINE only: the pipeline's source */
@@ -48,9 +49,6 @@ struct select_call {
 static unsigned select_wg(const clprim_context *ctx) { return clprim__launch(ctx).wg; }
 
 size_t clprim__select_tile(const clprim_context *ctx) { return (size_t)select_wg(ctx) * 32; }
-
-/* cl/select.cl's partition orders. */
-enum { PARTITION_STABLE = 1, PARTITION_REVERSED_REST = 2 };
 
 /* Elements per work-item of the single-pass kernel, or 0 where the three
  * phases run: stable partitions (the failing elements' positions need the

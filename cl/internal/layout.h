@@ -18,6 +18,13 @@
 /* Vectors of digit counts (Onesweep): a 32-bit word per digit per tile. */
 #define LB_DIGIT_BYTES(tiles, digits) (LB_COUNTER_BYTES + (tiles) * (digits) * 4)
 
+/* ---- compaction (select.cl): how a partition orders its failing
+ * elements (the scatter's `partition`, the single pass's reversed_rest): in
+ * input order after all passing ones (stable), or backwards from the end of
+ * the output (CUB's DevicePartition::If, CLPRIM_PARTITION_REVERSED). */
+#define PARTITION_STABLE 1
+#define PARTITION_REVERSED_REST 2
+
 /* ---- radix sort (sort.cl): digits of SORT_DIGIT_BITS bits, SORT_RADIX
  * buckets; the upfront histogram holds SORT_RADIX counts per digit
  * position, each two 32-bit words (low, high). */

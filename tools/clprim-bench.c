@@ -1407,10 +1407,11 @@ struct pipe_arg {
   size_t n;
   double params[8];
   /* the baseline's call, when pipe is NULL */
-  int baseline; /* 1: clprim_select (values), 2: clprim_median */
+  int baseline; /* 1: clprim_select (values), 2: clprim_median, 3: clprim_topk */
   clprim_predicate pred;
-  cl_mem values, count;
+  cl_mem values, count, indices;
 };
+#define PIPE_TOP_K 100
 static clprim_status call_pipe(struct bench *b, void *p) {
   struct pipe_arg *a = p;
   clprim_value v;
@@ -1419,6 +1420,9 @@ static clprim_status call_pipe(struct bench *b, void *p) {
     return clprim_select(b->ctx, a->n, CLPRIM_FLOAT, a->in, &a->pred, 0, clprim_buf(a->values),
                          clprim_buf(NULL), NULL, clprim_buf(a->count));
   case 2: return clprim_median(b->ctx, a->n, CLPRIM_FLOAT, a->in, 0, &v, clprim_buf(NULL));
+  case 3:
+    return clprim_topk(b->ctx, a->n, CLPRIM_FLOAT, a->in, PIPE_TOP_K, 0, clprim_buf(a->values),
+                       clprim_buf(a->indices));
   default: return clprim_pipeline_run(a->pipe, a->n, &a->in, a->params);
   }
 }
@@ -1455,7 +1459,8 @@ static void report_vs(struct bench *b, const char *variant, size_t n, struct pip
  * collect values (count on the device): against clprim_select of a > 1 - p
  * (the same elements); (3) a filter that drops 1% (NaN checks and a range
  * a < 0.99 with parameters), then the median of the rest: against
- * clprim_median of the whole input. */
+ * clprim_median of the whole input; (4) that filter, then the top 100
+ * (values and indices): against clprim_topk of the whole input. */
 static void bench_pipeline(struct bench *b, clprim_type type, size_t n) {
   const size_t bytes = n * sizeof(float);
   void *host = random_data(b, type, n, 4);
@@ -1467,11 +1472,12 @@ static void bench_pipeline(struct bench *b, clprim_type type, size_t n) {
   free_host(b, host);
   a.values = device_buffer(b, bytes, NULL);
   a.count = device_buffer(b, 16, NULL);
+  a.indices = device_buffer(b, PIPE_TOP_K * 4, NULL);
   const double read = read_ms(b, in, bytes);
   const clprim_type ft = CLPRIM_FLOAT;
   clprim_status st;
   char variant[48];
-  for (int row = 0; row < 3; ++row) {
+  for (int row = 0; row < 4; ++row) {
     clprim_pipeline *pipe = NULL;
     if ((st = clprim_pipeline_create(b->ctx, 1, &ft, &pipe)) != CLPRIM_SUCCESS)
       fail_family(b, "clprim_pipeline_create", st);
@@ -1484,7 +1490,9 @@ static void bench_pipeline(struct bench *b, clprim_type type, size_t n) {
     } else {
       const double half = 0.5;
       st = clprim_pipeline_filter_expr(pipe, "!isnan(x) && x >= (float)p0 && x < (float)p1");
-      if (st == CLPRIM_SUCCESS) st = clprim_pipeline_quantiles(pipe, &half, 1);
+      if (st == CLPRIM_SUCCESS)
+        st = row == 2 ? clprim_pipeline_quantiles(pipe, &half, 1)
+                      : clprim_pipeline_topk(pipe, PIPE_TOP_K, 0);
     }
     if (st != CLPRIM_SUCCESS) {
       clprim_pipeline_free(pipe);
@@ -1515,11 +1523,13 @@ static void bench_pipeline(struct bench *b, clprim_type type, size_t n) {
     } else {
       double base = 0;
       const char *what = "";
-      a.baseline = 2;
+      a.baseline = row == 2 ? 2 : 3;
       st = op_ms(b, call_pipe, &a, &base, &what);
-      if (st != CLPRIM_SUCCESS) fail_family(b, "clprim_median baseline", st);
+      if (st != CLPRIM_SUCCESS)
+        fail_family(b, row == 2 ? "clprim_median baseline" : "clprim_topk baseline", st);
       a.baseline = 0, a.params[0] = 0.0, a.params[1] = 0.99;
-      report_vs(b, "filter-median p=0.99", n, &a, "median", base);
+      report_vs(b, row == 2 ? "filter-median p=0.99" : "filter-topk100 p=0.99", n, &a,
+                row == 2 ? "median" : "topk", base);
     }
     clprim_pipeline_free(pipe);
     a.pipe = NULL;
@@ -1527,6 +1537,7 @@ static void bench_pipeline(struct bench *b, clprim_type type, size_t n) {
   release_buffer(b, in);
   release_buffer(b, a.values);
   release_buffer(b, a.count);
+  release_buffer(b, a.indices);
 }
 
 /* --------------------------------------------------------------- main */

@@ -199,7 +199,7 @@ __kernel void topk_gather(__global const T *in, __global const ulong *idx, ulong
  * counting level when the sample alone picks the candidates' buckets. */
 #ifdef KERNEL_topk_range_count
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-topk_range_count(__global const T *in, ulong offset, ulong n, __global ulong *meta,
+topk_range_count(__global const NTH_IN_T *in, ulong offset, ulong n, __global ulong *meta,
                  __global uint *counts, uint lo, uint hi NTH_EXTRA_PARAMS) {
   __local KEY tree[SPLITTERS + 1];
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
@@ -229,7 +229,7 @@ topk_range_count(__global const T *in, ulong offset, ulong n, __global ulong *me
  * the buckets' key range (a streaming pass, no search). */
 #ifdef KERNEL_topk_candidates
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *meta,
+topk_candidates(__global const NTH_IN_T *in, ulong offset, ulong n, __global ulong *meta,
                 __global const uint *counts, uint lo, uint hi, __global ulong *cand, ulong idx_at,
                 ulong cur_at NTH_EXTRA_PARAMS) {
   __local KEY tree[SPLITTERS + 1];
@@ -274,7 +274,7 @@ topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *met
  * the work with topk_range_count and topk_candidates. */
 #ifdef KERNEL_topk_candidates_direct
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-topk_candidates_direct(__global const T *in, ulong offset, ulong n, __global ulong *meta,
+topk_candidates_direct(__global const NTH_IN_T *in, ulong offset, ulong n, __global ulong *meta,
                        uint lo, uint hi, __global ulong *cand, ulong idx_at, ulong cap,
                        ulong cur_at NTH_EXTRA_PARAMS) {
   __local KEY tree[SPLITTERS + 1];
@@ -287,11 +287,20 @@ topk_candidates_direct(__global const T *in, ulong offset, ulong n, __global ulo
   load_tree(tree, tree_g_of(meta));
   if (lid == 0) fill[0] = 0;
   if (group == 0 && lid == 0) cand[cur_at] = cand[cur_at + 1] = 0; /* topk_split's cursors */
+#ifdef PIPELINE
+  __local uint passing_l;
+  uint passing = 0;
+  if (lid == 0) passing_l = 0;
+#define DIRECT_PASSING(valid) passing += (valid) ? 1u : 0u;
+#else
+#define DIRECT_PASSING(valid)
+#endif
   barrier(CLK_LOCAL_MEM_FENCE);
   KEY first, span;
   if (!key_range(lo, hi, tree, &first, &span)) return; /* uniform */
   uint par = 0;
 #define DIRECT_VISIT(k, valid, i)                                                                  \
+  DIRECT_PASSING(valid)                                                                            \
   if ((valid) && (k)-first <= span) {                                                              \
     const uint p_ = atomic_inc(cursor);                                                            \
     if (p_ < cap) cand_keys[p_] = (k), cand_idx[p_] = (i);                                         \
@@ -299,8 +308,11 @@ topk_candidates_direct(__global const T *in, ulong offset, ulong n, __global ulo
 #define DIRECT_BATCH(keys, valid, quad)                                                            \
   {                                                                                                \
     uint r_[NTH_E];                                                                                \
-    _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) r_[e] =                                     \
-        NTH_VALID(valid, e) && keys[e] - first <= span ? atomic_inc(&fill[par]) : 0xFFFFFFFFu;     \
+    _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) {                                           \
+      DIRECT_PASSING(NTH_VALID(valid, e))                                                          \
+      r_[e] =                                                                                      \
+          NTH_VALID(valid, e) && keys[e] - first <= span ? atomic_inc(&fill[par]) : 0xFFFFFFFFu;   \
+    }                                                                                              \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
     if (lid == 0) {                                                                                \
       const uint c_ = fill[par];                                                                   \
@@ -317,6 +329,12 @@ topk_candidates_direct(__global const T *in, ulong offset, ulong n, __global ulo
     par ^= 1u;                                                                                     \
   }
   TRAVERSE(DIRECT_BATCH, DIRECT_VISIT)
+#ifdef PIPELINE
+  /* A filter's passing elements, for the pipeline's count (m). */
+  if (passing) atomic_add(&passing_l, passing);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid == 0 && passing_l) atomic_add(&META_PASSING(meta), passing_l);
+#endif
 }
 #endif
 
@@ -342,15 +360,28 @@ topk_split(__global ulong *cand, ulong idx_at, ulong c, KEY t, int smallest, int
 }
 #endif
 
+/* Element i's value for the outputs: in[i], or in a pipeline's build its x
+ * (the stages over the inputs; the element passed). */
+#ifdef PIPELINE
+CLPRIM_INLINE T topk_value(__global const NTH_IN_T *in, ulong i PIPE_PARAMS) {
+  PIPE_OUT_T x;
+  pipe_element(in[i], i, &x PIPE_ARGS);
+  return (T)x;
+}
+#define TOPK_VALUE(in, i) topk_value(in, i PIPE_ARGS)
+#else
+#define TOPK_VALUE(in, i) (in)[i]
+#endif
+
 /* One work-group: the g pairs beyond the threshold and the equal ones with
  * index <= last (k in all), sorted by (sort key, index) in local memory,
- * to the outputs (values gathered from in). */
+ * to the outputs (values gathered from in: TOPK_VALUE). */
 #ifdef KERNEL_topk_finish
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-topk_finish(__global const T *in, __global const ulong *cand, ulong pk_at, ulong pi_at, uint g,
-            ulong eq_at, ulong e, ulong last, KEY t, int smallest, int sorted, uint k,
+topk_finish(__global const NTH_IN_T *in, __global const ulong *cand, ulong pk_at, ulong pi_at,
+            uint g, ulong eq_at, ulong e, ulong last, KEY t, int smallest, int sorted, uint k,
             __global T *values, __global uint *indices, int want_values, int want_indices,
-            int index64) {
+            int index64 NTH_EXTRA_PARAMS) {
   __local KEY sk[BASE];
   __local ulong si[BASE];
   __local uint fill;
@@ -375,8 +406,8 @@ topk_finish(__global const T *in, __global const ulong *cand, ulong pk_at, ulong
   clprim_local_sort_pairs(sk, si, len2);
   for (uint j = lid; j < k; j += WG) {
     const ulong i = si[j];
-    topk_put(values, indices, j, want_values ? in[i] : (T)0, i, want_values, want_indices,
-             index64);
+    topk_put(values, indices, j, want_values ? TOPK_VALUE(in, i) : (T)0, i, want_values,
+             want_indices, index64);
   }
 }
 #endif

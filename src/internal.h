@@ -170,6 +170,9 @@ struct clprim_context {
   /* Programs made for this context (compiled, or loaded from the disk
    * cache): clprim_context_programs_made(). */
   uint64_t programs_made;
+  /* Pipeline top-k runs that top-k's candidate path finished
+   * (clprim__topk_filtered; tests: which cases reach it). */
+  uint64_t topk_filtered_runs;
 };
 
 /* ---- core/context.c */

@@ -431,7 +431,9 @@ clprim_status clprim__topk_filtered(clprim_context *ctx, size_t n, clprim_type t
   if (k == 0 || k > BASE || n < TOPK_SMALL_MIN_N || (uint64_t)n >= ((uint64_t)1 << 32) ||
       (flags & CLPRIM_NTH_REJECT_NAN))
     return CLPRIM_SUCCESS;
-  return topk_small(ctx, type, in, n, k, flags, filter, values, indices, passing, done);
+  CLPRIM_CHECK(topk_small(ctx, type, in, n, k, flags, filter, values, indices, passing, done));
+  ctx->topk_filtered_runs += (uint64_t)*done;
+  return CLPRIM_SUCCESS;
 }
 
 clprim_status clprim__topk(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,

@@ -960,37 +960,40 @@ struct fused_case {
   long long room;    /* CLPRIM_NTH_TOPK_ROOM, -1 for the library's own */
   size_t n;          /* 0: 32768 plus a random few thousand */
   int small;         /* also under CLPRIM_TEST_SMALL (Oclgrind) */
+  int fused;         /* 1: the candidate path finishes it, 0: it falls back, -1: either */
 };
 
 static const struct fused_case fused_cases[] = {
-    {"largest, sorted", 0, CLPRIM_TOPK_SORTED, 10, 0, 0, 0, -1, 0, 1},
+    {"largest, sorted", 0, CLPRIM_TOPK_SORTED, 10, 0, 0, 0, -1, 0, 1, 1},
     {"smallest, unsorted, indices64", 0, CLPRIM_TOPK_SMALLEST | CLPRIM_INDICES_64, 2048, 0, 0, 0,
-     -1, 200000, 0},
-    {"map, largest, unsorted, indices64", 1, CLPRIM_INDICES_64, 100, 0, 0, 0, -1, 0, 1},
-    {"map, largest, unsorted", 1, 0, 700, 0, 0, 0, -1, 80000, 0},
-    {"map, smallest, sorted", 1, CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED, 1, 0, 0, 0, -1, 0, 0},
+     -1, 200000, 0, 1},
+    {"map, largest, unsorted, indices64", 1, CLPRIM_INDICES_64, 100, 0, 0, 0, -1, 0, 1, 1},
+    {"map, largest, unsorted", 1, 0, 700, 0, 0, 0, -1, 80000, 0, 1},
+    {"map, smallest, sorted", 1, CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED, 1, 0, 0, 0, -1, 0, 0,
+     1},
     {"map, largest, sorted, ties", 1, CLPRIM_TOPK_SORTED | CLPRIM_INDICES_64, 300, 1000, 0, 0, -1,
-     0, 0},
-    {"smallest, unsorted, ties", 0, CLPRIM_TOPK_SMALLEST, 100, 2000, 0, 0, -1, 0, 0},
-    {"largest, sorted, few distinct", 0, CLPRIM_TOPK_SORTED, 50, 8, 0, 0, -1, 0, 0},
+     0, 0, 1},
+    {"smallest, unsorted, ties", 0, CLPRIM_TOPK_SMALLEST, 100, 2000, 0, 0, -1, 0, 0, 1},
+    {"largest, sorted, few distinct", 0, CLPRIM_TOPK_SORTED, 50, 8, 0, 0, -1, 0, 0, 0},
     {"map, smallest, sorted, few distinct", 1, CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED, 2048, 8,
-     0, 0, -1, 0, 0},
-    {"map, largest, fewer than k pass", 1, CLPRIM_TOPK_SORTED, 100, 0, 3, 37, -1, 0, 1},
+     0, 0, -1, 0, 0, 0},
+    {"map, largest, fewer than k pass", 1, CLPRIM_TOPK_SORTED, 100, 0, 3, 37, -1, 0, 1, 0},
     {"smallest, k pass (ties)", 0, CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED, 64, 0, 3, 64, -1, 0,
-     0},
-    {"largest, none pass", 0, CLPRIM_TOPK_SORTED, 10, 0, 1, 0, -1, 0, 0},
-    {"map, smallest, none pass", 1, CLPRIM_TOPK_SMALLEST | CLPRIM_INDICES_64, 10, 0, 1, 0, -1, 0,
+     0, -1},
+    {"largest, none pass", 0, CLPRIM_TOPK_SORTED, 10, 0, 1, 0, -1, 0, 0, 0},
+    {"map, smallest, none pass", 1, CLPRIM_TOPK_SMALLEST | CLPRIM_INDICES_64, 10, 0, 1, 0, -1, 0, 0,
      0},
     {"map, smallest, all pass, unsorted", 1, CLPRIM_TOPK_SMALLEST | CLPRIM_INDICES_64, 2048, 0, 2,
-     0, -1, 200000, 0},
-    {"largest, all pass", 0, CLPRIM_TOPK_SORTED, 100, 0, 2, 0, -1, 0, 0},
-    {"map, largest, all pass, ties", 1, CLPRIM_TOPK_SORTED, 500, 300, 2, 0, -1, 100000, 0},
-    {"map, largest, small room (overflow)", 1, CLPRIM_TOPK_SORTED, 10, 0, 0, 0, 64, 0, 1},
-    {"smallest, small room (overflow)", 0, CLPRIM_TOPK_SMALLEST, 300, 0, 2, 0, 200, 0, 0},
-    {"largest, k above 2048", 0, CLPRIM_TOPK_SORTED, 2049, 0, 0, 0, -1, 0, 0},
-    {"map, largest, n 32768", 1, CLPRIM_TOPK_SORTED, 33, 0, 0, 0, -1, 32768, 0},
-    {"smallest, n 32767", 0, CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED, 33, 0, 0, 0, -1, 32767, 0},
-    {"map, largest, n 300003, sorted", 1, CLPRIM_TOPK_SORTED, 2000, 0, 0, 0, -1, 300003, 0},
+     0, -1, 200000, 0, 1},
+    {"largest, all pass", 0, CLPRIM_TOPK_SORTED, 100, 0, 2, 0, -1, 0, 0, 1},
+    {"map, largest, all pass, ties", 1, CLPRIM_TOPK_SORTED, 500, 300, 2, 0, -1, 100000, 0, 1},
+    {"map, largest, small room (overflow)", 1, CLPRIM_TOPK_SORTED, 10, 0, 0, 0, 64, 0, 1, 0},
+    {"smallest, small room (overflow)", 0, CLPRIM_TOPK_SMALLEST, 300, 0, 2, 0, 200, 0, 0, 0},
+    {"largest, k above 2048", 0, CLPRIM_TOPK_SORTED, 2049, 0, 0, 0, -1, 0, 0, 0},
+    {"map, largest, n 32768", 1, CLPRIM_TOPK_SORTED, 33, 0, 0, 0, -1, 32768, 0, 1},
+    {"smallest, n 32767", 0, CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED, 33, 0, 0, 0, -1, 32767, 0,
+     0},
+    {"map, largest, n 300003, sorted", 1, CLPRIM_TOPK_SORTED, 2000, 0, 0, 0, -1, 300003, 0, 1},
 };
 
 static void run_fused_case(clprim_context *ctx, const struct fused_case *c) {
@@ -1062,10 +1065,15 @@ static void run_fused_case(clprim_context *ctx, const struct fused_case *c) {
   cl_mem mem = test_buffer(ctx, n * 4, host);
   const clprim_buffer in = clprim_buf(mem);
   clprim__tune(ctx, CLPRIM_KNOB_NTH_TOPK_ROOM, c->room);
+  const uint64_t fused_before = ctx->topk_filtered_runs;
   const clprim_status st = clprim_pipeline_run(p, n, &in, params);
   clprim__tune(ctx, CLPRIM_KNOB_NTH_TOPK_ROOM, -1);
   if (st != CLPRIM_SUCCESS)
     fail_msg("%s: returned %s (%s)", what, clprim_status_name(st), clprim_context_build_log(ctx));
+  const int fused = ctx->topk_filtered_runs != fused_before;
+  if (c->fused >= 0 && fused != c->fused)
+    fail_msg("%s: %s, expected %s", what, fused ? "the candidate path" : "compacted first",
+             c->fused ? "the candidate path" : "a fallback to compaction");
   uint64_t count = 0;
   TEST_OK(clprim_pipeline_read(p, CLPRIM_PIPE_OUT_COUNT, 0, 8, &count));
   if (count != m) fail_msg("%s: count %llu, expected %zu", what, (unsigned long long)count, m);

@@ -955,7 +955,8 @@ struct fused_case {
   unsigned flags;
   uint64_t k;
   uint32_t distinct; /* 0: spread (floats in [0, 1), uint32 below 2^31) */
-  int window;        /* 0 the middle 60%, 1 none pass, 2 all pass, 3 only `planted` pass */
+  int window;        /* 0 the middle 60%, 1 none pass, 2 all pass, 3 only `planted` pass, 4 all but
+                      * the 0.05% at the wanted end */
   uint64_t planted;  /* window 3: elements set to the one passing value */
   long long room;    /* CLPRIM_NTH_TOPK_ROOM, -1 for the library's own */
   size_t n;          /* 0: 32768 plus a random few thousand */
@@ -980,6 +981,8 @@ static const struct fused_case fused_cases[] = {
     {"map, largest, fewer than k pass", 1, CLPRIM_TOPK_SORTED, 100, 0, 3, 37, -1, 0, 1, 0},
     {"smallest, k pass (ties)", 0, CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED, 64, 0, 3, 64, -1, 0,
      0, -1},
+    {"largest, the largest fail", 0, CLPRIM_TOPK_SORTED, 20, 0, 4, 0, -1, 0, 1, 1},
+    {"map, smallest, the smallest fail", 1, CLPRIM_TOPK_SMALLEST, 40, 0, 4, 0, -1, 0, 0, 1},
     {"largest, none pass", 0, CLPRIM_TOPK_SORTED, 10, 0, 1, 0, -1, 0, 0, 0},
     {"map, smallest, none pass", 1, CLPRIM_TOPK_SMALLEST | CLPRIM_INDICES_64, 10, 0, 1, 0, -1, 0, 0,
      0},
@@ -1027,6 +1030,8 @@ static void run_fused_case(clprim_context *ctx, const struct fused_case *c) {
   if (c->window == 1) lo = range, hi = 0.5 * range;
   if (c->window == 2) lo = -1, hi = 2 * range + 2;
   if (c->window == 3) lo = range, hi = range + 0.5;
+  if (c->window == 4 && (c->flags & CLPRIM_TOPK_SMALLEST)) lo = 0.0005 * range, hi = 2 * range;
+  if (c->window == 4 && !(c->flags & CLPRIM_TOPK_SMALLEST)) lo = -1, hi = 0.9995 * range;
   if (c->map) lo = 3 * lo - p0, hi = 3 * hi - p0;
   const double params[8] = {p0, lo, hi, 0, 0, 0, 0, 0};
 

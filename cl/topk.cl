@@ -4,9 +4,13 @@
  * by src/nth_element.c); the device code the two files share is in
  * internal/sample_select.h, and the build options are the same. The
  * kernels that traverse the elements take NTH_EXTRA_PARAMS and NTH_VALID as
- * nth_element.cl's do, only so that a pipeline's build of the selection
- * (-DPIPELINE; CPU devices build both files as one program) compiles;
- * top-k never runs with a filter.
+ * nth_element.cl's do: a pipeline's filter -> top-k (src/pipeline.c) runs
+ * the small-k path below in the pipeline's build (-DPIPELINE), where
+ * topk_candidates_direct skips the failing elements and counts the passing
+ * ones (META_PASSING) and topk_finish evaluates x for the values; the other
+ * kernels only compile in that build (CPU devices build both files as one
+ * program), and topk_range_count / topk_candidates are not run with a
+ * filter.
  *
  * The general path: the threshold, the key of rank n - k (largest) or k - 1
  * (smallest), by selection; then topk_count / topk_scatter compact the

@@ -10,8 +10,17 @@
  *     extraction), which skips the elements that fail; the ranks follow
  *     from the passing count that the counting pass finds (inputs of up to
  *     clprim__nth_small_max elements compact first, as below);
- *   histogram, top-k: that compaction into the pipeline's own buffers, then
- *     the family's call over the m passing elements.
+ *   top-k (k <= NTH_BASE, at least 16 NTH_BASE elements): cl/topk.cl's
+ *     candidate path (src/topk.c's topk_small through
+ *     clprim__topk_filtered): the sample (a failing element sorts at the
+ *     end top-k does not want) and the one pass that gathers the candidates
+ *     skip the elements that fail and count those that pass (m), and the
+ *     last kernel evaluates x for its k values; where that path falls back
+ *     (fewer candidates than k, which fewer than k passing implies; too
+ *     many; more than the room laid out for them), as below;
+ *   histogram, top-k otherwise: that compaction into the pipeline's own
+ *     buffers, then the family's call over the m passing elements (top-k's
+ *     positions mapped back to the inputs' by pipe_gather).
  * Parameters and built-in predicates' operands are kernel arguments, so a
  * new value builds nothing; the generated source depends on the stages and
  * types only (and on whether the run takes its count from the device), and

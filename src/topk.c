@@ -5,6 +5,12 @@
  * threshold by selection, then compaction of the elements beyond it (and
  * of the ties it needs) and, on request, a sort.
  *
+ * A pipeline's filter -> top-k (src/pipeline.c) runs topk_small with the
+ * filter (clprim__topk_filtered): its kernels are then the pipeline's build
+ * (-DPIPELINE), so the sample and the gathering pass see the stages' x and
+ * skip failing elements, and where topk_small would fall back the pipeline
+ * compacts instead (the overflow's two passes too: they stay unfiltered).
+ *
  * Top-k runs selection by rank too: the selection itself
  * (clprim__nth_select_ranks) and some level kernels of cl/nth_element.cl
  * (nth_sample, nth_count, nth_choose), which src/nth_element.c offers

@@ -193,8 +193,8 @@ __kernel void topk_gather(__global const T *in, __global const ulong *idx, ulong
  * the rest works on the candidates only. Candidate buffer `cand`, in ulong
  * words: keys (KEY) from 0, indices from idx_at, equal-to-threshold indices
  * from eq_at, the chosen (sort key, index) pairs from pk_at / pi_at, and
- * two cursors (uint) at cur_at, zeroed by the kernel that gathers the
- * candidates (not by a fill: Oclgrind does not count filled bytes after a
+ * cursors (uint) at cur_at (topk_split's two, topk_finish's), zeroed by the
+ * kernel that gathers the candidates (not by a fill: Oclgrind does not count filled bytes after a
  * buffer's head as initialised). */
 
 /* The group's keys in buckets [lo, hi] (one key range: a streaming pass, no
@@ -244,7 +244,7 @@ topk_candidates(__global const NTH_IN_T *in, ulong offset, ulong n, __global ulo
   __global KEY *cand_keys = (__global KEY *)cand;
   __global ulong *cand_idx = cand + idx_at;
   load_tree(tree, tree_g_of(meta));
-  if (group == 0 && lid == 0) cand[cur_at] = cand[cur_at + 1] = 0; /* topk_split's cursors */
+  if (group == 0 && lid == 0) cand[cur_at] = cand[cur_at + 1] = 0; /* the cursors */
   uint mine = 0;
   for (uint b = lid; b < NAN_SLOT; b += WG)
     if (b >= lo && b <= hi) mine += counts[get_group_id(0) * BUCKETS + b];
@@ -290,7 +290,7 @@ topk_candidates_direct(__global const NTH_IN_T *in, ulong offset, ulong n, __glo
   __global uint *cursor = META_CURSORS(meta);
   load_tree(tree, tree_g_of(meta));
   if (lid == 0) fill[0] = 0;
-  if (group == 0 && lid == 0) cand[cur_at] = cand[cur_at + 1] = 0; /* topk_split's cursors */
+  if (group == 0 && lid == 0) cand[cur_at] = cand[cur_at + 1] = 0; /* the cursors */
 #ifdef PIPELINE
   __local uint passing_l;
   uint passing = 0;
@@ -379,21 +379,23 @@ CLPRIM_INLINE T topk_value(__global const NTH_IN_T *in, ulong i PIPE_PARAMS) {
 
 /* One work-group: the g pairs beyond the threshold and the equal ones with
  * index <= last (k in all), sorted by (sort key, index) in local memory,
- * to the outputs (values gathered from in: TOPK_VALUE). */
+ * to the outputs (values gathered from in: TOPK_VALUE). The equal ones take
+ * their places by the third cursor at cur_at (zeroed with topk_split's
+ * two), not a local counter: the two arrays alone fill 32 KiB of local
+ * memory with 64-bit keys (Oclgrind's, and some devices', whole size). */
 #ifdef KERNEL_topk_finish
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-topk_finish(__global const NTH_IN_T *in, __global const ulong *cand, ulong pk_at, ulong pi_at,
-            uint g, ulong eq_at, ulong e, ulong last, KEY t, int smallest, int sorted, uint k,
+topk_finish(__global const NTH_IN_T *in, __global ulong *cand, ulong pk_at, ulong pi_at, uint g,
+            ulong eq_at, ulong e, ulong last, KEY t, int smallest, int sorted, uint k,
             __global T *values, __global uint *indices, int want_values, int want_indices,
-            int index64 NTH_EXTRA_PARAMS) {
+            int index64, ulong cur_at NTH_EXTRA_PARAMS) {
   __local KEY sk[BASE];
   __local ulong si[BASE];
-  __local uint fill;
+  __global uint *fill = (__global uint *)(cand + cur_at) + 2;
   const uint lid = (uint)get_local_id(0);
   uint len2 = 1;
   while (len2 < k)
     len2 <<= 1;
-  if (lid == 0) fill = g;
   for (uint j = lid; j < len2; j += WG) {
     sk[j] = j < g ? ((__global const KEY *)(cand + pk_at))[j] : KEY_MAX;
     si[j] = j < g ? cand[pi_at + j] : 0xFFFFFFFFFFFFFFFFul;
@@ -403,7 +405,7 @@ topk_finish(__global const NTH_IN_T *in, __global const ulong *cand, ulong pk_at
   for (ulong j = lid; j < e; j += WG) {
     const ulong i = cand[eq_at + j];
     if (i <= last) {
-      const uint p = atomic_inc(&fill);
+      const uint p = g + atomic_inc(fill);
       sk[p] = tk, si[p] = i;
     }
   }

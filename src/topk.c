@@ -303,14 +303,15 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
   cl_ulong e64 = equal_count, last64 = last;
   cl_int want_values = values != NULL, want_indices = indices != NULL, index32 = index64;
   cl_mem vbuf = values ? values : cand, ibuf = indices ? indices : cand;
-  CLPRIM_CHECK(clprim__set_args(finish, 17, sizeof in, &in, sizeof cand, &cand, sizeof pk64, &pk64,
+  CLPRIM_CHECK(clprim__set_args(finish, 18, sizeof in, &in, sizeof cand, &cand, sizeof pk64, &pk64,
                                 sizeof pi64, &pi64, sizeof g32, &g32, sizeof eq64, &eq64,
                                 sizeof e64, &e64, sizeof last64, &last64, es, tp, sizeof small32,
                                 &small32, sizeof sorted32, &sorted32, sizeof k32, &k32, sizeof vbuf,
                                 &vbuf, sizeof ibuf, &ibuf, sizeof want_values, &want_values,
-                                sizeof want_indices, &want_indices, sizeof index32, &index32));
+                                sizeof want_indices, &want_indices, sizeof index32, &index32,
+                                sizeof cur64, &cur64));
   if (filter) { /* the values are x: topk_finish runs the stages on its k elements */
-    filter->extra->first = 17;
+    filter->extra->first = 18;
     CLPRIM_CHECK(clprim__set_extra_args(finish, filter->extra));
   }
   CLPRIM_CHECK(clprim__enqueue(ctx, finish, 1, c.wg));

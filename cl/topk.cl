@@ -7,10 +7,10 @@
  * nth_element.cl's do: a pipeline's filter -> top-k (src/pipeline.c) runs
  * the small-k path below in the pipeline's build (-DPIPELINE), where
  * topk_candidates_direct skips the failing elements and counts the passing
- * ones (META_PASSING) and topk_finish evaluates x for the values; the other
- * kernels only compile in that build (CPU devices build both files as one
- * program), and topk_range_count / topk_candidates are not run with a
- * filter.
+ * ones (META_PASSING), topk_split works on the candidates as always, and
+ * topk_finish evaluates x for the values; the general path's kernels only
+ * compile in that build (CPU devices build both files as one program), and
+ * topk_range_count / topk_candidates do not run with a filter.
  *
  * The general path: the threshold, the key of rank n - k (largest) or k - 1
  * (smallest), by selection; then topk_count / topk_scatter compact the

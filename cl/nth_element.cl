@@ -253,7 +253,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void nth_table(__global
 #ifdef KERNEL_nth_sample
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 nth_sample(__global const NTH_IN_T *in, ulong offset, ulong n, ulong seed, __global ulong *meta,
-           ulong meta_at, __global const ulong *subs, ulong subs_at, uint nsubs NTH_EXTRA_PARAMS) {
+           ulong meta_at, __global const ulong *subs, ulong subs_at, uint nsubs NTH_SAMPLE_PARAMS) {
   if (nsubs) {
     __global const ulong *sub = subs + subs_at + SUB_WORDS * get_group_id(0);
     offset = sub[0], n = sub[1], meta_at = sub[4], seed = sub[11];
@@ -271,7 +271,7 @@ nth_sample(__global const NTH_IN_T *in, ulong offset, ulong n, ulong seed, __glo
 #ifdef PIPELINE
     int pass;
     const KEY k = nth_pipe_key(in[i], i, &pass PIPE_ARGS);
-    s[j] = pass ? k : KEY_MAX;
+    s[j] = pass ? k : pipe_fail_low ? (KEY)0 : KEY_MAX;
 #else
     s[j] = key_of(in[i]);
 #endif
@@ -279,6 +279,9 @@ nth_sample(__global const NTH_IN_T *in, ulong offset, ulong n, ulong seed, __glo
   for (uint b = lid; b < BUCKETS; b += WG)
     totals[b] = 0;
   if (lid == 0) META_CURSORS(meta)[0] = 0; /* for topk_candidates_direct */
+#ifdef PIPELINE
+  if (lid == 0) META_PASSING(meta) = 0; /* for a filtered topk_candidates_direct */
+#endif
   local_sort(s, SAMPLE);
   for (uint j = lid; j < SPLITTERS; j += WG)
     tree[j] = s[(j + 1) * (SAMPLE / 256)];

@@ -4,9 +4,13 @@
  * by src/nth_element.c); the device code the two files share is in
  * internal/sample_select.h, and the build options are the same. The
  * kernels that traverse the elements take NTH_EXTRA_PARAMS and NTH_VALID as
- * nth_element.cl's do, only so that a pipeline's build of the selection
- * (-DPIPELINE; CPU devices build both files as one program) compiles;
- * top-k never runs with a filter.
+ * nth_element.cl's do: a pipeline's filter -> top-k (src/pipeline.c) runs
+ * the small-k path below in the pipeline's build (-DPIPELINE), where
+ * topk_candidates_direct skips the failing elements and counts the passing
+ * ones (META_PASSING), topk_split works on the candidates as always, and
+ * topk_finish evaluates x for the values; the general path's kernels only
+ * compile in that build (CPU devices build both files as one program), and
+ * topk_range_count / topk_candidates do not run with a filter.
  *
  * The general path: the threshold, the key of rank n - k (largest) or k - 1
  * (smallest), by selection; then topk_count / topk_scatter compact the
@@ -189,8 +193,8 @@ __kernel void topk_gather(__global const T *in, __global const ulong *idx, ulong
  * the rest works on the candidates only. Candidate buffer `cand`, in ulong
  * words: keys (KEY) from 0, indices from idx_at, equal-to-threshold indices
  * from eq_at, the chosen (sort key, index) pairs from pk_at / pi_at, and
- * two cursors (uint) at cur_at, zeroed by the kernel that gathers the
- * candidates (not by a fill: Oclgrind does not count filled bytes after a
+ * cursors (uint) at cur_at (topk_split's two, topk_finish's), zeroed by the
+ * kernel that gathers the candidates (not by a fill: Oclgrind does not count filled bytes after a
  * buffer's head as initialised). */
 
 /* The group's keys in buckets [lo, hi] (one key range: a streaming pass, no
@@ -199,7 +203,7 @@ __kernel void topk_gather(__global const T *in, __global const ulong *idx, ulong
  * counting level when the sample alone picks the candidates' buckets. */
 #ifdef KERNEL_topk_range_count
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-topk_range_count(__global const T *in, ulong offset, ulong n, __global ulong *meta,
+topk_range_count(__global const NTH_IN_T *in, ulong offset, ulong n, __global ulong *meta,
                  __global uint *counts, uint lo, uint hi NTH_EXTRA_PARAMS) {
   __local KEY tree[SPLITTERS + 1];
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
@@ -229,7 +233,7 @@ topk_range_count(__global const T *in, ulong offset, ulong n, __global ulong *me
  * the buckets' key range (a streaming pass, no search). */
 #ifdef KERNEL_topk_candidates
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *meta,
+topk_candidates(__global const NTH_IN_T *in, ulong offset, ulong n, __global ulong *meta,
                 __global const uint *counts, uint lo, uint hi, __global ulong *cand, ulong idx_at,
                 ulong cur_at NTH_EXTRA_PARAMS) {
   __local KEY tree[SPLITTERS + 1];
@@ -240,7 +244,7 @@ topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *met
   __global KEY *cand_keys = (__global KEY *)cand;
   __global ulong *cand_idx = cand + idx_at;
   load_tree(tree, tree_g_of(meta));
-  if (group == 0 && lid == 0) cand[cur_at] = cand[cur_at + 1] = 0; /* topk_split's cursors */
+  if (group == 0 && lid == 0) cand[cur_at] = cand[cur_at + 1] = 0; /* the cursors */
   uint mine = 0;
   for (uint b = lid; b < NAN_SLOT; b += WG)
     if (b >= lo && b <= hi) mine += counts[get_group_id(0) * BUCKETS + b];
@@ -274,7 +278,7 @@ topk_candidates(__global const T *in, ulong offset, ulong n, __global ulong *met
  * the work with topk_range_count and topk_candidates. */
 #ifdef KERNEL_topk_candidates_direct
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-topk_candidates_direct(__global const T *in, ulong offset, ulong n, __global ulong *meta,
+topk_candidates_direct(__global const NTH_IN_T *in, ulong offset, ulong n, __global ulong *meta,
                        uint lo, uint hi, __global ulong *cand, ulong idx_at, ulong cap,
                        ulong cur_at NTH_EXTRA_PARAMS) {
   __local KEY tree[SPLITTERS + 1];
@@ -286,12 +290,21 @@ topk_candidates_direct(__global const T *in, ulong offset, ulong n, __global ulo
   __global uint *cursor = META_CURSORS(meta);
   load_tree(tree, tree_g_of(meta));
   if (lid == 0) fill[0] = 0;
-  if (group == 0 && lid == 0) cand[cur_at] = cand[cur_at + 1] = 0; /* topk_split's cursors */
+  if (group == 0 && lid == 0) cand[cur_at] = cand[cur_at + 1] = 0; /* the cursors */
+#ifdef PIPELINE
+  __local uint passing_l;
+  uint passing = 0;
+  if (lid == 0) passing_l = 0;
+#define DIRECT_PASSING(valid) passing += (valid) ? 1u : 0u;
+#else
+#define DIRECT_PASSING(valid)
+#endif
   barrier(CLK_LOCAL_MEM_FENCE);
   KEY first, span;
   if (!key_range(lo, hi, tree, &first, &span)) return; /* uniform */
   uint par = 0;
 #define DIRECT_VISIT(k, valid, i)                                                                  \
+  DIRECT_PASSING(valid)                                                                            \
   if ((valid) && (k)-first <= span) {                                                              \
     const uint p_ = atomic_inc(cursor);                                                            \
     if (p_ < cap) cand_keys[p_] = (k), cand_idx[p_] = (i);                                         \
@@ -299,8 +312,11 @@ topk_candidates_direct(__global const T *in, ulong offset, ulong n, __global ulo
 #define DIRECT_BATCH(keys, valid, quad)                                                            \
   {                                                                                                \
     uint r_[NTH_E];                                                                                \
-    _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) r_[e] =                                     \
-        NTH_VALID(valid, e) && keys[e] - first <= span ? atomic_inc(&fill[par]) : 0xFFFFFFFFu;     \
+    _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) {                                           \
+      DIRECT_PASSING(NTH_VALID(valid, e))                                                          \
+      r_[e] =                                                                                      \
+          NTH_VALID(valid, e) && keys[e] - first <= span ? atomic_inc(&fill[par]) : 0xFFFFFFFFu;   \
+    }                                                                                              \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
     if (lid == 0) {                                                                                \
       const uint c_ = fill[par];                                                                   \
@@ -317,6 +333,12 @@ topk_candidates_direct(__global const T *in, ulong offset, ulong n, __global ulo
     par ^= 1u;                                                                                     \
   }
   TRAVERSE(DIRECT_BATCH, DIRECT_VISIT)
+#ifdef PIPELINE
+  /* A filter's passing elements, for the pipeline's count (m). */
+  if (passing) atomic_add(&passing_l, passing);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid == 0 && passing_l) atomic_add(&META_PASSING(meta), passing_l);
+#endif
 }
 #endif
 
@@ -342,23 +364,38 @@ topk_split(__global ulong *cand, ulong idx_at, ulong c, KEY t, int smallest, int
 }
 #endif
 
+/* Element i's value for the outputs: in[i], or in a pipeline's build its x
+ * (the stages over the inputs; the element passed). */
+#ifdef PIPELINE
+CLPRIM_INLINE T topk_value(__global const NTH_IN_T *in, ulong i PIPE_PARAMS) {
+  PIPE_OUT_T x;
+  pipe_element(in[i], i, &x PIPE_ARGS);
+  return (T)x;
+}
+#define TOPK_VALUE(in, i) topk_value(in, i PIPE_ARGS)
+#else
+#define TOPK_VALUE(in, i) (in)[i]
+#endif
+
 /* One work-group: the g pairs beyond the threshold and the equal ones with
  * index <= last (k in all), sorted by (sort key, index) in local memory,
- * to the outputs (values gathered from in). */
+ * to the outputs (values gathered from in: TOPK_VALUE). The equal ones take
+ * their places by the third cursor at cur_at (zeroed with topk_split's
+ * two), not a local counter: the two arrays alone fill 32 KiB of local
+ * memory with 64-bit keys (Oclgrind's, and some devices', whole size). */
 #ifdef KERNEL_topk_finish
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-topk_finish(__global const T *in, __global const ulong *cand, ulong pk_at, ulong pi_at, uint g,
+topk_finish(__global const NTH_IN_T *in, __global ulong *cand, ulong pk_at, ulong pi_at, uint g,
             ulong eq_at, ulong e, ulong last, KEY t, int smallest, int sorted, uint k,
             __global T *values, __global uint *indices, int want_values, int want_indices,
-            int index64) {
+            int index64, ulong cur_at NTH_EXTRA_PARAMS) {
   __local KEY sk[BASE];
   __local ulong si[BASE];
-  __local uint fill;
+  __global uint *fill = (__global uint *)(cand + cur_at) + 2;
   const uint lid = (uint)get_local_id(0);
   uint len2 = 1;
   while (len2 < k)
     len2 <<= 1;
-  if (lid == 0) fill = g;
   for (uint j = lid; j < len2; j += WG) {
     sk[j] = j < g ? ((__global const KEY *)(cand + pk_at))[j] : KEY_MAX;
     si[j] = j < g ? cand[pi_at + j] : 0xFFFFFFFFFFFFFFFFul;
@@ -368,15 +405,15 @@ topk_finish(__global const T *in, __global const ulong *cand, ulong pk_at, ulong
   for (ulong j = lid; j < e; j += WG) {
     const ulong i = cand[eq_at + j];
     if (i <= last) {
-      const uint p = atomic_inc(&fill);
+      const uint p = g + atomic_inc(fill);
       sk[p] = tk, si[p] = i;
     }
   }
   clprim_local_sort_pairs(sk, si, len2);
   for (uint j = lid; j < k; j += WG) {
     const ulong i = si[j];
-    topk_put(values, indices, j, want_values ? in[i] : (T)0, i, want_values, want_indices,
-             index64);
+    topk_put(values, indices, j, want_values ? TOPK_VALUE(in, i) : (T)0, i, want_values,
+             want_indices, index64);
   }
 }
 #endif

@@ -170,6 +170,9 @@ struct clprim_context {
   /* Programs made for this context (compiled, or loaded from the disk
    * cache): clprim_context_programs_made(). */
   uint64_t programs_made;
+  /* Pipeline top-k runs that top-k's candidate path finished
+   * (clprim__topk_filtered; tests: which cases reach it). */
+  uint64_t topk_filtered_runs;
 };
 
 /* ---- core/context.c */
@@ -488,6 +491,20 @@ clprim_status clprim__topk(clprim_context *ctx, size_t n, clprim_type type, clpr
  * it on long segments). */
 clprim_status clprim__topk_run(clprim_context *ctx, size_t n, clprim_type type, cl_mem in,
                                uint64_t k, unsigned flags, cl_mem values, cl_mem indices);
+struct clprim_nth_filter;
+/* A pipeline's filter -> top-k without a compacted copy (pipeline.c): top-k's
+ * candidate path (k <= NTH_BASE on at least 16 NTH_BASE elements, below
+ * 2^32, flags of clprim_pipeline_topk) with the stages in its sample and its
+ * gathering pass (filter: prefix and extra; its ranks_of is not used) over
+ * the n elements of in, the first input; type is x's. *done = 1: the k values
+ * (x) and indices (positions in the inputs) written, *passing the passing
+ * count m (k <= m). *done = 0: nothing written (not this path, fewer
+ * than k candidates, too many, or more than the room laid out): the caller
+ * compacts. */
+clprim_status clprim__topk_filtered(clprim_context *ctx, size_t n, clprim_type type, cl_mem in,
+                                    uint64_t k, unsigned flags,
+                                    const struct clprim_nth_filter *filter, cl_mem values,
+                                    cl_mem indices, uint64_t *passing, int *done);
 /* ---- nth_element.c (used by topk.c) */
 /* Top-k runs selection by rank (clprim__nth_select_ranks) and level kernels
  * of cl/nth_element.cl (nth_sample, nth_count, nth_choose) on selection's

@@ -349,8 +349,11 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
                             sizeof ranks_dev, &ranks_dev, sizeof subs_at, &subs_at, sizeof no_subs,
                             &no_subs);
       const int filtered = filter && level == 0; /* the filter's kernel arguments after ours */
+      const cl_int fail_low = 0; /* nth_sample: a failing element as KEY_MAX (sample_select.h) */
       if (st == CLPRIM_SUCCESS && filtered)
-        filter->extra->first = 9, st = clprim__set_extra_args(k[0], filter->extra);
+        st = (clprim_status)clSetKernelArg(k[0], 9, sizeof fail_low, &fail_low);
+      if (st == CLPRIM_SUCCESS && filtered)
+        filter->extra->first = 10, st = clprim__set_extra_args(k[0], filter->extra);
       if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k[0], 1, c.wg);
       if (st == CLPRIM_SUCCESS)
         st = clprim__set_args(k[1], 10, sizeof p->buf, &p->buf, sizeof off, &off, sizeof len, &len,

@@ -10,8 +10,17 @@
  *     extraction), which skips the elements that fail; the ranks follow
  *     from the passing count that the counting pass finds (inputs of up to
  *     clprim__nth_small_max elements compact first, as below);
- *   histogram, top-k: that compaction into the pipeline's own buffers, then
- *     the family's call over the m passing elements.
+ *   top-k (k <= NTH_BASE, at least 16 NTH_BASE elements): cl/topk.cl's
+ *     candidate path (src/topk.c's topk_small through
+ *     clprim__topk_filtered): the sample (a failing element sorts at the
+ *     end top-k does not want) and the one pass that gathers the candidates
+ *     skip the elements that fail and count those that pass (m), and the
+ *     last kernel evaluates x for its k values; where that path falls back
+ *     (fewer candidates than k, which fewer than k passing implies; too
+ *     many; more than the room laid out for them), as below;
+ *   histogram, top-k otherwise: that compaction into the pipeline's own
+ *     buffers, then the family's call over the m passing elements (top-k's
+ *     positions mapped back to the inputs' by pipe_gather).
  * Parameters and built-in predicates' operands are kernel arguments, so a
  * new value builds nothing; the generated source depends on the stages and
  * types only (and on whether the run takes its count from the device), and
@@ -685,6 +694,35 @@ static clprim_status select_filtered(clprim_pipeline *p, size_t n, cl_mem in,
   return st;
 }
 
+/* Top-k with the stages inside top-k's candidate path
+ * (clprim__topk_filtered): no compacted copy. *done = 0 where that path
+ * does not run or falls back (nothing written): then the compaction and
+ * top-k of the m passing elements, as before. */
+static clprim_status topk_filtered(clprim_pipeline *p, size_t n, cl_mem in,
+                                   struct clprim_extra_args *extra, int *done) {
+  clprim_context *ctx = p->ctx;
+  const clprim_type type = x_type(p);
+  const size_t es = clprim_type_size(type), is = (p->flags & CLPRIM_INDICES_64) ? 8 : 4;
+  const struct clprim_nth_filter filter = {p->source, extra, NULL, NULL};
+  *done = 0;
+  if (p->k == 0 || p->k > n) return CLPRIM_SUCCESS; /* fewer than k pass: compaction clamps k */
+  const size_t k = (size_t)p->k;
+  CLPRIM_CHECK(room(p, CLPRIM_PIPE_OUT_VALUES, clprim__bytes(k, es)));
+  CLPRIM_CHECK(room(p, CLPRIM_PIPE_OUT_INDICES, clprim__bytes(k, is)));
+  CLPRIM_CHECK(room(p, CLPRIM_PIPE_OUT_COUNT, 8));
+  uint64_t m = 0;
+  CLPRIM_CHECK(clprim__topk_filtered(ctx, n, type, in, k, p->flags, &filter,
+                                     p->buf[CLPRIM_PIPE_OUT_VALUES],
+                                     p->buf[CLPRIM_PIPE_OUT_INDICES], &m, done));
+  if (!*done) return CLPRIM_SUCCESS;
+  const cl_ulong m64 = m;
+  CLPRIM_CHECK(clprim__fill(ctx, p->buf[CLPRIM_PIPE_OUT_COUNT], &m64, 8, 0, 8));
+  mark(p, CLPRIM_PIPE_OUT_VALUES, k, es);
+  mark(p, CLPRIM_PIPE_OUT_INDICES, k, is);
+  mark(p, CLPRIM_PIPE_OUT_COUNT, 1, 8);
+  return CLPRIM_SUCCESS;
+}
+
 /* The part of a run inside one public call: the fused kernels. *m gets the
  * passing count where the terminal compacts for a later call; *finished is
  * set where the terminal ran here too. */
@@ -710,6 +748,12 @@ static clprim_status run_fused(clprim_pipeline *p, size_t n, const clprim_buffer
       n > clprim__nth_small_max(ctx) && (uint64_t)n < ((uint64_t)1 << 32)) {
     *finished = 1;
     return select_filtered(p, n, in[0], &extra);
+  }
+  /* Top-k of small k on a large input: the stages inside top-k's sample and
+   * gathering pass, where it does not fall back. */
+  if (p->terminal == TERM_TOPK) {
+    CLPRIM_CHECK(topk_filtered(p, n, in[0], &extra, finished));
+    if (*finished) return CLPRIM_SUCCESS;
   }
   if (p->terminal == TERM_COUNT || (p->terminal == TERM_REDUCE && p->op == CLPRIM_PIPE_SUM)) {
     const int count = p->terminal == TERM_COUNT;

@@ -5,6 +5,12 @@
  * threshold by selection, then compaction of the elements beyond it (and
  * of the ties it needs) and, on request, a sort.
  *
+ * A pipeline's filter -> top-k (src/pipeline.c) runs topk_small with the
+ * filter (clprim__topk_filtered): its kernels are then the pipeline's build
+ * (-DPIPELINE), so the sample and the gathering pass see the stages' x and
+ * skip failing elements, and where topk_small would fall back the pipeline
+ * compacts instead (the overflow's two passes too: they stay unfiltered).
+ *
  * Top-k runs selection by rank too: the selection itself
  * (clprim__nth_select_ranks) and some level kernels of cl/nth_element.cl
  * (nth_sample, nth_count, nth_choose), which src/nth_element.c offers
@@ -41,31 +47,44 @@
 /* The request for kernel `name` built for type: a topk_* kernel of
  * cl/topk.cl (with cl/nth_element.cl's build options), or an nth_* level
  * kernel of cl/nth_element.cl (clprim__nth_request; count_nans: nth_count's
- * build that counts NaNs). options (200 chars) receives the build options
- * and must live as long as the request. */
+ * build that counts NaNs). options (216 chars) receives the build options
+ * and must live as long as the request. filter (or NULL): a pipeline's
+ * build (its source before the file, -DPIPELINE), as nth_element.c's
+ * nth_need makes for level 0. */
 static struct clprim_kernel_request topk_request(clprim_type type,
                                                  const struct clprim_nth_config *c, int count_nans,
+                                                 const struct clprim_nth_filter *filter,
                                                  const char *name, cl_kernel *kernel,
                                                  char *options) {
-  if (strncmp(name, "nth_", 4) == 0)
-    return clprim__nth_request(type, c, count_nans, name, kernel, options);
-  clprim__nth_options(type, c, 0, options, 200);
-  const struct clprim_kernel_request r = {"topk.cl", NULL,         options,
-                                          name,      TOPK_KERNELS, kernel,
-                                          CLPRIM__SELECTION_FILES};
+  struct clprim_kernel_request r;
+  if (strncmp(name, "nth_", 4) == 0) {
+    r = clprim__nth_request(type, c, count_nans, name, kernel, options);
+  } else {
+    clprim__nth_options(type, c, 0, options, 200);
+    const struct clprim_kernel_request t = {"topk.cl", NULL,         options,
+                                            name,      TOPK_KERNELS, kernel,
+                                            CLPRIM__SELECTION_FILES};
+    r = t;
+  }
+  if (filter) {
+    r.prefix = filter->prefix;
+    strcat(options, " -DPIPELINE");
+  }
   return r;
 }
 
 /* Builds names[j] (of cl/topk.cl or cl/nth_element.cl) for type into
- * kernels[j], together; count_nans: nth_count's build that counts NaNs. */
+ * kernels[j], together; count_nans: nth_count's build that counts NaNs;
+ * filter: a pipeline's builds (or NULL). */
 static clprim_status topk_kernels(clprim_context *ctx, clprim_type type,
-                                  const struct clprim_nth_config *c, int count_nans, unsigned count,
+                                  const struct clprim_nth_config *c, int count_nans,
+                                  const struct clprim_nth_filter *filter, unsigned count,
                                   const char *const *names, cl_kernel *kernels) {
-  char options[8][200];
+  char options[8][216];
   struct clprim_kernel_request req[8];
   if (count > 8) return CLPRIM_ERROR_INVALID_ARGUMENT;
   for (unsigned j = 0; j < count; ++j)
-    req[j] = topk_request(type, c, count_nans, names[j], &kernels[j], options[j]);
+    req[j] = topk_request(type, c, count_nans, filter, names[j], &kernels[j], options[j]);
   return clprim__kernels(ctx, req, count);
 }
 
@@ -79,10 +98,18 @@ static clprim_status topk_kernels(clprim_context *ctx, clprim_type type,
  * those indices, only when more tie than are needed), and one work-group
  * that sorts the k pairs and writes them. *done = 0 (nothing written) when
  * the candidates are too many to be worth it (heavy duplicates) or, by
- * chance, fewer than k. */
+ * chance, fewer than k.
+ *
+ * filter (or NULL): a pipeline's stages (clprim__topk_filtered; not with
+ * CLPRIM_NTH_REJECT_NAN): `in` is its first input and `type` its x's; the
+ * sample and the gathering pass run the pipeline's build, so the candidates
+ * are the passing elements' keys of x (a failing one is none, and sorts
+ * opposite the wanted end in the sample), topk_finish takes the values as
+ * x, and *passing gets the passing count. An overflow of the room is
+ * *done = 0 too (the caller compacts instead). */
 static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                                uint64_t k, unsigned flags, cl_mem values, cl_mem indices,
-                                int *done) {
+                                uint64_t k, unsigned flags, const struct clprim_nth_filter *filter,
+                                cl_mem values, cl_mem indices, uint64_t *passing, int *done) {
   *done = 0;
   const struct clprim_nth_config c = clprim__nth_config(ctx);
   const clprim_type key_type = clprim_type_size(type) == 4 ? CLPRIM_UINT32 : CLPRIM_UINT64;
@@ -99,9 +126,10 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
                                                "nth_count",  "nth_choose", "topk_candidates"};
   static const char *const names_overflow[2] = {"topk_range_count", "topk_candidates"};
   cl_kernel kernels[6] = {NULL}, more[2] = {NULL};
+  if (filter && reject_nan) return CLPRIM_ERROR_INVALID_ARGUMENT;
   CLPRIM_CHECK(
       topk_kernels(ctx, type, &c, (type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE) && reject_nan,
-                   reject_nan ? 6 : 4, reject_nan ? names_counted : names_direct, kernels));
+                   filter, reject_nan ? 6 : 4, reject_nan ? names_counted : names_direct, kernels));
   cl_kernel sample = kernels[0], direct = reject_nan ? NULL : kernels[1];
   cl_kernel split = kernels[reject_nan ? 1 : 2], finish = kernels[reject_nan ? 2 : 3];
   cl_kernel count_kernel = kernels[3], choose = kernels[4], candidates = kernels[5];
@@ -110,8 +138,13 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
   if (groups > c.max_groups) groups = c.max_groups;
   if (groups == 0) groups = 1;
   cl_mem counts, meta, state, ranks_dev, results;
+  /* A filter's programs are the pipeline's own: on Oclgrind the buffers
+   * they write are then this call's (clprim__scratch_per_call, as
+   * nth_element.c's select_ranks does for level 0). */
+  clprim_status (*const own_scratch)(clprim_context *, const char *, size_t, cl_mem *) =
+      filter ? clprim__scratch_per_call : clprim__scratch;
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_COUNTS, groups * BUCKETS * 4, &counts));
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_META, NTH_META_WORDS * 8, &meta));
+  CLPRIM_CHECK(own_scratch(ctx, SLOT_META, NTH_META_WORDS * 8, &meta));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_STATE, (NTH_STATE_HEAD + NTH_STATE_WORDS) * 8, &state));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RANKS, 8, &ranks_dev));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULTS, 8, &results));
@@ -122,6 +155,14 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
                                 sizeof seed, &seed, sizeof meta, &meta, sizeof zero64, &zero64,
                                 sizeof meta, &meta, sizeof zero64, &zero64, sizeof no_subs,
                                 &no_subs));
+  if (filter) {
+    /* A failing element sorts at the end top-k does not want: KEY_MAX for
+     * the smallest, 0 for the largest (cl/internal/sample_select.h). */
+    const cl_int fail_low = !smallest;
+    CLPRIM_CHECK((clprim_status)clSetKernelArg(sample, 9, sizeof fail_low, &fail_low));
+    filter->extra->first = 10;
+    CLPRIM_CHECK(clprim__set_extra_args(sample, filter->extra));
+  }
   CLPRIM_CHECK(clprim__enqueue(ctx, sample, 1, c.wg));
   size_t cands, room; /* candidates, and the room laid out for them */
   cl_uint lo, hi;
@@ -162,19 +203,28 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
     const long long room_tune = ctx->tuning[CLPRIM_KNOB_NTH_TOPK_ROOM];
     if (room_tune > 0 && (unsigned long long)room_tune < cap) cap = (size_t)room_tune;
     CAND_LAYOUT(cap);
-    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_TOPK_CANDIDATES, (cur_at + 4) * 8, &cand));
+    CLPRIM_CHECK(own_scratch(ctx, SLOT_TOPK_CANDIDATES, (cur_at + 4) * 8, &cand));
     cl_ulong idx_at64 = idx_at, cap64 = cap, cur64 = cur_at;
     CLPRIM_CHECK(clprim__set_args(direct, 10, sizeof in, &in, sizeof zero64, &zero64, sizeof len,
                                   &len, sizeof meta, &meta, sizeof lo, &lo, sizeof hi, &hi,
                                   sizeof cand, &cand, sizeof idx_at64, &idx_at64, sizeof cap64,
                                   &cap64, sizeof cur64, &cur64));
+    if (filter) {
+      filter->extra->first = 10;
+      CLPRIM_CHECK(clprim__set_extra_args(direct, filter->extra));
+    }
     CLPRIM_CHECK(clprim__enqueue(ctx, direct, groups, c.wg));
-    cl_uint total = 0;
-    CLPRIM_CHECK(clprim__read(ctx, meta, 768 * 8, 4, &total));
-    cands = total, room = cap, gathered = total <= cap;
+    /* The cursors: [0] the candidates' count, with a filter [NAN_SLOT]
+     * (cl/internal/sample_select.h's META_PASSING) the passing count. */
+    cl_uint cursors[NTH_BUCKETS];
+    CLPRIM_CHECK(clprim__read(ctx, meta, NTH_META_CURSORS_AT * 8,
+                              filter ? sizeof cursors : sizeof cursors[0], cursors));
+    if (filter) *passing = cursors[NTH_BUCKETS - 1];
+    cands = cursors[0], room = cap, gathered = cursors[0] <= cap;
     if (cands < k || cands > n / 16) return CLPRIM_SUCCESS; /* the general path */
+    if (!gathered && filter) return CLPRIM_SUCCESS; /* the caller's compaction */
     if (!gathered) {
-      CLPRIM_CHECK(topk_kernels(ctx, type, &c, 0, 2, names_overflow, more));
+      CLPRIM_CHECK(topk_kernels(ctx, type, &c, 0, NULL, 2, names_overflow, more));
       range_count = more[0], candidates = more[1];
       CLPRIM_CHECK(clprim__set_args(range_count, 7, sizeof in, &in, sizeof zero64, &zero64,
                                     sizeof len, &len, sizeof meta, &meta, sizeof counts, &counts,
@@ -253,12 +303,17 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
   cl_ulong e64 = equal_count, last64 = last;
   cl_int want_values = values != NULL, want_indices = indices != NULL, index32 = index64;
   cl_mem vbuf = values ? values : cand, ibuf = indices ? indices : cand;
-  CLPRIM_CHECK(clprim__set_args(finish, 17, sizeof in, &in, sizeof cand, &cand, sizeof pk64, &pk64,
+  CLPRIM_CHECK(clprim__set_args(finish, 18, sizeof in, &in, sizeof cand, &cand, sizeof pk64, &pk64,
                                 sizeof pi64, &pi64, sizeof g32, &g32, sizeof eq64, &eq64,
                                 sizeof e64, &e64, sizeof last64, &last64, es, tp, sizeof small32,
                                 &small32, sizeof sorted32, &sorted32, sizeof k32, &k32, sizeof vbuf,
                                 &vbuf, sizeof ibuf, &ibuf, sizeof want_values, &want_values,
-                                sizeof want_indices, &want_indices, sizeof index32, &index32));
+                                sizeof want_indices, &want_indices, sizeof index32, &index32,
+                                sizeof cur64, &cur64));
+  if (filter) { /* the values are x: topk_finish runs the stages on its k elements */
+    filter->extra->first = 18;
+    CLPRIM_CHECK(clprim__set_extra_args(finish, filter->extra));
+  }
   CLPRIM_CHECK(clprim__enqueue(ctx, finish, 1, c.wg));
   *done = 1;
   return CLPRIM_SUCCESS;
@@ -306,7 +361,7 @@ clprim_status clprim__topk_run(clprim_context *ctx, size_t n, clprim_type type, 
 
   if (k <= BASE && n >= TOPK_SMALL_MIN_N) {
     int done;
-    CLPRIM_CHECK(topk_small(ctx, type, in, n, k, flags, values, indices, &done));
+    CLPRIM_CHECK(topk_small(ctx, type, in, n, k, flags, NULL, values, indices, NULL, &done));
     if (done) return CLPRIM_SUCCESS;
   }
   /* The general path: its kernels, then the threshold, the key of rank
@@ -314,7 +369,7 @@ clprim_status clprim__topk_run(clprim_context *ctx, size_t n, clprim_type type, 
   static const char *const names[5] = {"topk_count", "topk_scatter", "topk_sort_step",
                                        "topk_gather", "topk_pad"};
   cl_kernel kernels[5] = {NULL};
-  CLPRIM_CHECK(topk_kernels(ctx, type, &c, 0, sorted ? 5 : 2, names, kernels));
+  CLPRIM_CHECK(topk_kernels(ctx, type, &c, 0, NULL, sorted ? 5 : 2, names, kernels));
   cl_kernel count_kernel = kernels[0], scatter_kernel = kernels[1], step_kernel = kernels[2],
             gather_kernel = kernels[3], pad_kernel = kernels[4];
   uint64_t rank = smallest ? k - 1 : n - k, t = 0;
@@ -373,6 +428,19 @@ clprim_status clprim__topk_run(clprim_context *ctx, size_t n, clprim_type type, 
                                 &ibuf, sizeof want_values, &want_values, sizeof want_indices,
                                 &want_indices, sizeof index32, &index32));
   return clprim__enqueue(ctx, gather_kernel, gather_groups, c.wg);
+}
+
+clprim_status clprim__topk_filtered(clprim_context *ctx, size_t n, clprim_type type, cl_mem in,
+                                    uint64_t k, unsigned flags,
+                                    const struct clprim_nth_filter *filter, cl_mem values,
+                                    cl_mem indices, uint64_t *passing, int *done) {
+  *done = 0;
+  if (k == 0 || k > BASE || n < TOPK_SMALL_MIN_N || (uint64_t)n >= ((uint64_t)1 << 32) ||
+      (flags & CLPRIM_NTH_REJECT_NAN))
+    return CLPRIM_SUCCESS;
+  CLPRIM_CHECK(topk_small(ctx, type, in, n, k, flags, filter, values, indices, passing, done));
+  ctx->topk_filtered_runs += (uint64_t)*done;
+  return CLPRIM_SUCCESS;
 }
 
 clprim_status clprim__topk(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,

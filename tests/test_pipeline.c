@@ -939,6 +939,197 @@ static void test_select_expr_params(void **state) {
   }
 }
 
+/* ------------------------------------------------- top-k's candidate path */
+
+/* filter -> top-k on at least 16 * 2048 elements with k <= 2048 runs
+ * top-k's candidate path with the stages inside its sample and gathering
+ * pass (no compacted copy); where it falls back (fewer than k pass, too many
+ * candidates, the room overflowing) the compaction, with k clamped to the
+ * passing count m. The filter keeps a window of x, so elements beyond the
+ * wanted end fail (a failing element taken as a candidate would win).
+ * Pipelines: a filter on floats, or a map of uint32 to int64 (x = 3 a - p0)
+ * then the filter; data of `distinct` values (ties) or spread wide. */
+struct fused_case {
+  const char *name;
+  int map;
+  unsigned flags;
+  uint64_t k;
+  uint32_t distinct; /* 0: spread (floats in [0, 1), uint32 below 2^31) */
+  int window;        /* 0 the middle 60%, 1 none pass, 2 all pass, 3 only `planted` pass, 4 all but
+                      * the 0.05% at the wanted end */
+  uint64_t planted;  /* window 3: elements set to the one passing value */
+  long long room;    /* CLPRIM_NTH_TOPK_ROOM, -1 for the library's own */
+  size_t n;          /* 0: 32768 plus a random few thousand */
+  int small;         /* also under CLPRIM_TEST_SMALL (Oclgrind) */
+  int fused;         /* 1: the candidate path finishes it, 0: it falls back, -1: either */
+};
+
+static const struct fused_case fused_cases[] = {
+    {"largest, sorted", 0, CLPRIM_TOPK_SORTED, 10, 0, 0, 0, -1, 0, 1, 1},
+    {"smallest, unsorted, indices64", 0, CLPRIM_TOPK_SMALLEST | CLPRIM_INDICES_64, 2048, 0, 0, 0,
+     -1, 200000, 0, 1},
+    {"map, largest, unsorted, indices64", 1, CLPRIM_INDICES_64, 100, 0, 0, 0, -1, 0, 1, 1},
+    {"map, largest, unsorted", 1, 0, 700, 0, 0, 0, -1, 80000, 0, 1},
+    {"map, smallest, sorted", 1, CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED, 1, 0, 0, 0, -1, 0, 0,
+     1},
+    {"map, largest, sorted, ties", 1, CLPRIM_TOPK_SORTED | CLPRIM_INDICES_64, 300, 1000, 0, 0, -1,
+     0, 0, 1},
+    {"smallest, unsorted, ties", 0, CLPRIM_TOPK_SMALLEST, 100, 2000, 0, 0, -1, 0, 0, 1},
+    {"largest, sorted, few distinct", 0, CLPRIM_TOPK_SORTED, 50, 8, 0, 0, -1, 0, 0, 0},
+    {"map, smallest, sorted, few distinct", 1, CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED, 2048, 8,
+     0, 0, -1, 0, 0, 0},
+    {"map, largest, fewer than k pass", 1, CLPRIM_TOPK_SORTED, 100, 0, 3, 37, -1, 0, 1, 0},
+    {"smallest, k pass (ties)", 0, CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED, 64, 0, 3, 64, -1, 0,
+     0, -1},
+    {"largest, the largest fail", 0, CLPRIM_TOPK_SORTED, 20, 0, 4, 0, -1, 0, 1, 1},
+    {"map, smallest, the smallest fail", 1, CLPRIM_TOPK_SMALLEST, 40, 0, 4, 0, -1, 0, 0, 1},
+    {"largest, none pass", 0, CLPRIM_TOPK_SORTED, 10, 0, 1, 0, -1, 0, 0, 0},
+    {"map, smallest, none pass", 1, CLPRIM_TOPK_SMALLEST | CLPRIM_INDICES_64, 10, 0, 1, 0, -1, 0, 0,
+     0},
+    {"map, smallest, all pass, unsorted", 1, CLPRIM_TOPK_SMALLEST | CLPRIM_INDICES_64, 2048, 0, 2,
+     0, -1, 200000, 0, 1},
+    {"largest, all pass", 0, CLPRIM_TOPK_SORTED, 100, 0, 2, 0, -1, 0, 0, 1},
+    {"map, largest, all pass, ties", 1, CLPRIM_TOPK_SORTED, 500, 300, 2, 0, -1, 100000, 0, 1},
+    {"map, largest, small room (overflow)", 1, CLPRIM_TOPK_SORTED, 10, 0, 0, 0, 64, 0, 1, 0},
+    {"smallest, small room (overflow)", 0, CLPRIM_TOPK_SMALLEST, 300, 0, 2, 0, 200, 0, 0, 0},
+    {"largest, k above 2048", 0, CLPRIM_TOPK_SORTED, 2049, 0, 0, 0, -1, 0, 0, 0},
+    {"map, largest, n 32768", 1, CLPRIM_TOPK_SORTED, 33, 0, 0, 0, -1, 32768, 0, 1},
+    {"smallest, n 32767", 0, CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED, 33, 0, 0, 0, -1, 32767, 0,
+     0},
+    {"map, largest, n 300003, sorted", 1, CLPRIM_TOPK_SORTED, 2000, 0, 0, 0, -1, 300003, 0, 1},
+};
+
+static void run_fused_case(clprim_context *ctx, const struct fused_case *c) {
+  const size_t n = c->n ? c->n : 32768 + (size_t)(test_rand() % 4000);
+  const clprim_type in_type = c->map ? CLPRIM_UINT32 : CLPRIM_FLOAT;
+  const clprim_type out = c->map ? CLPRIM_INT64 : CLPRIM_FLOAT;
+  const size_t es = clprim_type_size(out);
+  const double p0 = 1000; /* the map's offset */
+  /* Inputs: a uniform in [0, range) (floats: values of [0, 1) or distinct
+   * steps), planted ones at `range` (the window [range, range + 1)). */
+  const double range = c->map ? (c->distinct ? c->distinct : 2147483648.0) : 1.0;
+  void *host = malloc(n * 4);
+  assert_non_null(host);
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t r = test_rand();
+    if (c->map)
+      ((uint32_t *)host)[i] = c->distinct ? (uint32_t)(r % c->distinct) : (uint32_t)(r >> 33);
+    else
+      ((float *)host)[i] =
+          c->distinct ? (float)(r % c->distinct) / (float)c->distinct : (float)test_uniform();
+  }
+  for (uint64_t j = 0; j < c->planted; ++j) {
+    const size_t i = (size_t)(test_rand() % n);
+    if (c->map)
+      ((uint32_t *)host)[i] = (uint32_t)range;
+    else
+      ((float *)host)[i] = (float)range;
+  }
+  /* The window [lo, hi) of x (a's window, mapped). */
+  double lo = 0.2 * range, hi = 0.8 * range;
+  if (c->window == 1) lo = range, hi = 0.5 * range;
+  if (c->window == 2) lo = -1, hi = 2 * range + 2;
+  if (c->window == 3) lo = range, hi = range + 0.5;
+  if (c->window == 4 && (c->flags & CLPRIM_TOPK_SMALLEST)) lo = 0.0005 * range, hi = 2 * range;
+  if (c->window == 4 && !(c->flags & CLPRIM_TOPK_SMALLEST)) lo = -1, hi = 0.9995 * range;
+  if (c->map) lo = 3 * lo - p0, hi = 3 * hi - p0;
+  const double params[8] = {p0, lo, hi, 0, 0, 0, 0, 0};
+
+  clprim_pipeline *p = NULL;
+  TEST_OK(clprim_pipeline_create(ctx, 1, &in_type, &p));
+  if (c->map) {
+    TEST_OK(clprim_pipeline_map(p, CLPRIM_INT64, "(long)a * 3 - (long)p0"));
+    TEST_OK(clprim_pipeline_filter_expr(p, "x >= (long)p1 && x < (long)p2"));
+  } else {
+    TEST_OK(clprim_pipeline_filter_expr(p, "x >= (float)p1 && x < (float)p2"));
+  }
+  TEST_OK(clprim_pipeline_topk(p, c->k, c->flags));
+  struct item *items = malloc(n * sizeof *items);
+  assert_non_null(items);
+  size_t m = 0;
+  for (size_t i = 0; i < n; ++i) {
+    clprim_value x = zero_value();
+    int pass;
+    if (c->map) {
+      x.i64 = (int64_t)((const uint32_t *)host)[i] * 3 - (int64_t)p0;
+      pass = x.i64 >= (int64_t)lo && x.i64 < (int64_t)hi;
+    } else {
+      x.f32 = ((const float *)host)[i];
+      pass = x.f32 >= (float)lo && x.f32 < (float)hi;
+    }
+    if (pass) items[m].index = i, items[m].x = x, items[m].key = key_of(out, x), ++m;
+  }
+  const int smallest = (c->flags & CLPRIM_TOPK_SMALLEST) != 0;
+  qsort(items, m, sizeof *items, smallest ? by_key_up : by_key_down);
+  const size_t k = (size_t)(c->k < m ? c->k : m);
+  const size_t is = (c->flags & CLPRIM_INDICES_64) ? 8 : 4;
+  char what[240];
+  snprintf(what, sizeof what, "top-k case \"%s\": n %zu, k %llu, %zu pass, path %s", c->name, n,
+           (unsigned long long)c->k, m, clprim_path_name(ctx->info.path));
+
+  cl_mem mem = test_buffer(ctx, n * 4, host);
+  const clprim_buffer in = clprim_buf(mem);
+  clprim__tune(ctx, CLPRIM_KNOB_NTH_TOPK_ROOM, c->room);
+  const uint64_t fused_before = ctx->topk_filtered_runs;
+  const clprim_status st = clprim_pipeline_run(p, n, &in, params);
+  clprim__tune(ctx, CLPRIM_KNOB_NTH_TOPK_ROOM, -1);
+  if (st != CLPRIM_SUCCESS)
+    fail_msg("%s: returned %s (%s)", what, clprim_status_name(st), clprim_context_build_log(ctx));
+  const int fused = ctx->topk_filtered_runs != fused_before;
+  if (c->fused >= 0 && fused != c->fused)
+    fail_msg("%s: %s, expected %s", what, fused ? "the candidate path" : "compacted first",
+             c->fused ? "the candidate path" : "a fallback to compaction");
+  uint64_t count = 0;
+  TEST_OK(clprim_pipeline_read(p, CLPRIM_PIPE_OUT_COUNT, 0, 8, &count));
+  if (count != m) fail_msg("%s: count %llu, expected %zu", what, (unsigned long long)count, m);
+  size_t elements = 99;
+  cl_mem got_mem;
+  TEST_OK(clprim_pipeline_output(p, CLPRIM_PIPE_OUT_VALUES, &got_mem, &elements));
+  if (elements != k) fail_msg("%s: %zu values, expected %zu", what, elements, k);
+  TEST_OK(clprim_pipeline_output(p, CLPRIM_PIPE_OUT_INDICES, &got_mem, &elements));
+  if (elements != k) fail_msg("%s: %zu indices, expected %zu", what, elements, k);
+  if (k > 0) {
+    unsigned char *values = malloc(k * es), *idx = malloc(k * is);
+    struct item *got = malloc(k * sizeof *got);
+    assert_non_null(values);
+    assert_non_null(idx);
+    assert_non_null(got);
+    TEST_OK(clprim_pipeline_read(p, CLPRIM_PIPE_OUT_VALUES, 0, k * es, values));
+    TEST_OK(clprim_pipeline_read(p, CLPRIM_PIPE_OUT_INDICES, 0, k * is, idx));
+    for (size_t j = 0; j < k; ++j) {
+      got[j].x = zero_value();
+      memcpy(got[j].x.bytes, values + j * es, es);
+      got[j].key = key_of(out, got[j].x);
+      got[j].index = is == 8 ? ((const uint64_t *)idx)[j] : ((const uint32_t *)idx)[j];
+    }
+    /* Unsorted: the same set (in some order); sorted: in order. */
+    if (!(c->flags & CLPRIM_TOPK_SORTED))
+      qsort(got, k, sizeof *got, smallest ? by_key_up : by_key_down);
+    for (size_t j = 0; j < k; ++j)
+      if (got[j].index != items[j].index || memcmp(got[j].x.bytes, items[j].x.bytes, es) != 0)
+        fail_msg("%s: element %zu has index %llu (key %llx), expected %llu (key %llx)", what, j,
+                 (unsigned long long)got[j].index, (unsigned long long)got[j].key,
+                 (unsigned long long)items[j].index, (unsigned long long)items[j].key);
+    free(values);
+    free(idx);
+    free(got);
+  }
+  free(items);
+  free(host);
+  done_mem(mem);
+  done_pipe(p);
+}
+
+static void test_topk_fused(void **state) {
+  (void)state;
+  for (unsigned path = CLPRIM_PATH_LOCAL; path < CLPRIM_PATH_COUNT; ++path) {
+    clprim_context *ctx = contexts.ctx[path];
+    if (!ctx) continue;
+    for (size_t j = 0; j < sizeof fused_cases / sizeof fused_cases[0]; ++j)
+      if (!test_small() || fused_cases[j].small) run_fused_case(ctx, &fused_cases[j]);
+  }
+}
+
 /* ------------------------------------------------------------ arguments */
 
 static void test_arguments(void **state) {
@@ -1022,6 +1213,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_quantiles),
       cmocka_unit_test(test_topk),
       cmocka_unit_test(test_topk_smallest),
+      cmocka_unit_test(test_topk_fused),
   };
   const int failed = cmocka_run_group_tests(tests, test_setup, test_teardown);
   release_kept();

@@ -76,16 +76,21 @@
 #define VEC4 CLPRIM_CAT(T, 4)
 
 /* A pipeline's filter in level 0's passes (nth_element.cl with -DPIPELINE,
- * src/pipeline.c's source before the file): the elements are the first
- * input's (NTH_IN_T, PIPE_A_T), an element's key is that of its x (T, the
- * pipeline's output type), and an element that fails is not there: the
- * counting and extracting passes skip it (their validity is per element,
- * NTH_VALID), the sample takes it as KEY_MAX (it sorts last; a splitter
- * that is KEY_MAX only makes an empty bucket or one of passing KEY_MAX
- * keys). */
+ * src/pipeline.c's source before the file) and in top-k's candidate path
+ * (topk.cl): the elements are the first input's (NTH_IN_T, PIPE_A_T), an
+ * element's key is that of its x (T, the pipeline's output type), and an
+ * element that fails is not there: the counting and gathering passes skip
+ * it (their validity is per element, NTH_VALID), the sample takes it as
+ * the key at the end that no wanted rank reaches: KEY_MAX for selection and
+ * the smallest k (it sorts last; a splitter that is KEY_MAX only makes an
+ * empty bucket or one of passing KEY_MAX keys), 0 for the largest k
+ * (nth_sample's argument pipe_fail_low, which only PIPELINE builds have:
+ * NTH_SAMPLE_PARAMS; an argument, not a build option, so that one build of
+ * the pipeline's program serves both directions). */
 #ifdef PIPELINE
 #define NTH_IN_T PIPE_A_T
 #define NTH_EXTRA_PARAMS PIPE_PARAMS
+#define NTH_SAMPLE_PARAMS , int pipe_fail_low PIPE_PARAMS
 #define NTH_VALID(valid, e) (valid)[e]
 CLPRIM_INLINE KEY nth_pipe_key(PIPE_A_T a, ulong i, int *pass PIPE_PARAMS) {
   PIPE_OUT_T x;
@@ -95,6 +100,7 @@ CLPRIM_INLINE KEY nth_pipe_key(PIPE_A_T a, ulong i, int *pass PIPE_PARAMS) {
 #else
 #define NTH_IN_T T
 #define NTH_EXTRA_PARAMS
+#define NTH_SAMPLE_PARAMS
 #define NTH_VALID(valid, e) (valid)[(e) / 4]
 #endif
 #define NTH_IN_VEC4 CLPRIM_CAT(NTH_IN_T, 4)
@@ -104,6 +110,9 @@ CLPRIM_INLINE KEY nth_pipe_key(PIPE_A_T a, ulong i, int *pass PIPE_PARAMS) {
 #define META_TOTALS(m) ((__global uint *)((m) + NTH_META_TOTALS_AT))
 #define META_CURSORS(m) ((__global uint *)((m) + NTH_META_CURSORS_AT))
 #define META_TREE(m) ((__global KEY *)((m) + NTH_META_TREE_AT))
+/* A filtered top-k's passing count (topk_candidates_direct): the cursor of
+ * the NaN slot, which no extraction uses. */
+#define META_PASSING(m) (META_CURSORS(m)[NAN_SLOT])
 #define META_NCHOSEN(m) ((m)[1280]) /* open buckets chosen */
 #define META_CHOSEN(m) ((m) + 1281) /* the first NTH_MAXC of them */
 #define META_TABLE(m) ((__global uint *)((m) + 1312)) /* up to 2^13 + 2 ushorts */

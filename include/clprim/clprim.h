@@ -1296,7 +1296,11 @@ CLPRIM_API clprim_status clprim_pipeline_quantiles(clprim_pipeline *pipe, const 
  * m passing elements, as clprim_topk() (flags: CLPRIM_TOPK_SMALLEST,
  * CLPRIM_TOPK_SORTED, CLPRIM_INDICES_64), values to CLPRIM_PIPE_OUT_VALUES
  * and their indices in the inputs to CLPRIM_PIPE_OUT_INDICES; m to
- * CLPRIM_PIPE_OUT_COUNT. The passing elements are compacted first.
+ * CLPRIM_PIPE_OUT_COUNT. For 1 <= k <= 2048 on 32768 elements or more
+ * (below 2^32) the stages run inside top-k's sample and its pass that
+ * gathers the candidates, with no compacted copy, where the candidates are
+ * at least k and not too many; otherwise (always when fewer than k pass)
+ * the passing elements are compacted first.
  * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT for a NULL pipe or
  *           unknown flags. */
 CLPRIM_API clprim_status clprim_pipeline_topk(clprim_pipeline *pipe, uint64_t k, unsigned flags);

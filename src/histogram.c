@@ -257,7 +257,7 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct clprim_hist_c
     struct clprim_kernel_request req[4];
     for (int k = 0; k < 3; ++k) {
       const struct clprim_kernel_request r = {"histogram.cl", NULL, options, binned_names[k],
-                                              NULL, &kernel[k], NULL};
+                                              NULL, &kernel[k], NULL, NULL};
       req[k] = r;
     }
     if (!binned) req[0].name = copies ? "hist_local" : "hist_global";
@@ -265,7 +265,7 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct clprim_hist_c
     /* hist_zero with the call's options too: on CPU devices it then comes
      * from the program of the whole file that the call builds anyway. */
     const struct clprim_kernel_request zero = {"histogram.cl", NULL, options, "hist_zero",
-                                               NULL, zero_kernel, NULL};
+                                               NULL, zero_kernel, NULL, NULL};
     req[main_kernels] = zero;
     clprim_status st = clprim__kernels(ctx, req, main_kernels + 1);
     if (st != CLPRIM_SUCCESS && st != CLPRIM__COLLECTED && nv_fast) {

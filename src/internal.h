@@ -55,9 +55,19 @@ struct clprim_kernel_request {
    * 3.1 gave wrong selections with nth_element.cl built without topk.cl
    * beside it (CLPRIM__SELECTION_FILES). */
   const char *cpu_files;
+  /* NULL, or on CPU devices the kernels of `file` built as one program
+   * instead of the whole file (space-separated): a file whose kernels
+   * serve calls that never run together (PoCL 3.1 generates every kernel's
+   * code in clBuildProgram, so each costs every call's first build). */
+  const char *cpu_together;
 };
 /* Selection's and top-k's files, one program on CPU devices. */
 #define CLPRIM__SELECTION_FILES "nth_element.cl topk.cl"
+/* reduce.cl's kernels as CPU devices build them: argmax / argmin and sums,
+ * apart from the segmented reductions (which made the first sum or argmax
+ * on PoCL 3.1 0.5 s slower: 1.0 -> 1.55 s). */
+#define CLPRIM__REDUCE_KERNELS "arg_partial arg_final sum_tiles"
+#define CLPRIM__SEGMENTED_REDUCE_KERNELS "seg_check seg_reduce"
 
 /* The knobs of docs/TUNING.md, one per environment variable of the same
  * name (CLPRIM_KNOB_SCAN_WG: $CLPRIM_SCAN_WG), read once per context into

@@ -686,7 +686,7 @@ static clprim_status dsel_kernels(struct dsel *d, int side) {
                         options[count], 200);
     const struct clprim_kernel_request r = {"nth_element.cl", NULL,          options[count],
                                             names[j],         LEVEL_KERNELS, &d->k[side][j],
-                                            CLPRIM__SELECTION_FILES};
+                                            CLPRIM__SELECTION_FILES, NULL};
     req[count++] = r;
   }
   return count ? clprim__kernels(d->ctx, req, count) : CLPRIM_SUCCESS;

@@ -70,7 +70,7 @@ struct clprim_kernel_request clprim__nth_request(clprim_type type,
   const char *const together = LEVEL_KERNELS;
   const struct clprim_kernel_request r = {"nth_element.cl", NULL,   options,
                                           name,             together, kernel,
-                                          CLPRIM__SELECTION_FILES};
+                                          CLPRIM__SELECTION_FILES, NULL};
   return r;
 }
 

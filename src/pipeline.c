@@ -627,7 +627,7 @@ static clprim_status reduce_kernel(clprim_pipeline *p, clprim_type type, const c
   clprim__reduce_options(p->ctx, type, options, sizeof options);
   snprintf(options + strlen(options), sizeof options - strlen(options), " -DPIPELINE%s", extra);
   const struct clprim_kernel_request r = {"reduce.cl", p->source, options, name,
-                                          NULL,        kernel,    NULL};
+                                          NULL,        kernel,    NULL, CLPRIM__REDUCE_KERNELS};
   return clprim__kernels(p->ctx, &r, 1);
 }
 

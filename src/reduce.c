@@ -57,8 +57,10 @@ static clprim_status reduce_kernels(clprim_context *ctx, clprim_type type, unsig
   clprim__reduce_options(ctx, type, options, sizeof options);
   struct clprim_kernel_request req[2];
   for (unsigned j = 0; j < count; ++j) {
-    const struct clprim_kernel_request r = {"reduce.cl", NULL, options, names[j], NULL,
-                                            &kernels[j], NULL};
+    const int segmented = strncmp(names[j], "seg_", 4) == 0;
+    const struct clprim_kernel_request r = {
+        "reduce.cl", NULL, options, names[j], NULL, &kernels[j], NULL,
+        segmented ? CLPRIM__SEGMENTED_REDUCE_KERNELS : CLPRIM__REDUCE_KERNELS};
     req[j] = r;
   }
   return clprim__kernels(ctx, req, count);

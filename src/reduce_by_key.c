@@ -70,9 +70,9 @@ static clprim_status reduce_by_key(clprim_context *ctx, size_t n, clprim_type ke
            clprim__cl_type(key_type), clprim__cl_type(value_type), sum_type[value_type], wg, items);
   cl_kernel count_kernel, reduce_kernel, fixup_kernel;
   const struct clprim_kernel_request req[3] = {
-      {"reduce_by_key.cl", NULL, options, "rbk_count", NULL, &count_kernel, NULL},
-      {"reduce_by_key.cl", NULL, options, "rbk_reduce", NULL, &reduce_kernel, NULL},
-      {"reduce_by_key.cl", NULL, options, "rbk_fixup", NULL, &fixup_kernel, NULL}};
+      {"reduce_by_key.cl", NULL, options, "rbk_count", NULL, &count_kernel, NULL, NULL},
+      {"reduce_by_key.cl", NULL, options, "rbk_reduce", NULL, &reduce_kernel, NULL, NULL},
+      {"reduce_by_key.cl", NULL, options, "rbk_fixup", NULL, &fixup_kernel, NULL, NULL}};
   CLPRIM_CHECK(clprim__kernels(ctx, req, tiles > 1 ? 3 : 2));
   cl_mem offsets, carry, last_part;
   CLPRIM_CHECK(clprim__offsets(ctx, SLOT_OFFSETS, CLPRIM_UINT64, tiles, &offsets));

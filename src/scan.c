@@ -106,8 +106,8 @@ clprim_status clprim__scan(clprim_context *ctx, clprim_type type, cl_mem in, cl_
    * reduce-then-scan both of its kernels. */
   const size_t tile = (size_t)k.config.wg * k.config.items;
   struct clprim_kernel_request req[2] = {
-      {"scan.cl", NULL, options, "scan_tiles", NULL, &k.tiles, NULL},
-      {"scan.cl", NULL, options, "scan_reduce", NULL, &k.reduce, NULL}};
+      {"scan.cl", NULL, options, "scan_tiles", NULL, &k.tiles, NULL, NULL},
+      {"scan.cl", NULL, options, "scan_reduce", NULL, &k.reduce, NULL, NULL}};
   if (n > tile && k.config.single_pass) req[0].name = "scan_single_pass", req[0].kernel = &k.single_pass;
   CLPRIM_CHECK(clprim__kernels(ctx, req, n <= tile || k.config.single_pass ? 1 : 2));
   return scan_level(ctx, &k, in, out, n, inclusive, 0);
@@ -187,9 +187,9 @@ static clprim_status scan_by_key(clprim_context *ctx, size_t n, clprim_type key_
            program_type[value_type], (unsigned)vs * 8, clprim__cl_type(key_type), wg, items);
   cl_kernel carry_k = NULL, carry_scan_k = NULL, tiles_k = NULL, single_k = NULL;
   struct clprim_kernel_request req[3] = {
-      {"scan.cl", NULL, options, "sbk_tiles", NULL, &tiles_k, NULL},
-      {"scan.cl", NULL, options, "sbk_carry", NULL, &carry_k, NULL},
-      {"scan.cl", NULL, options, "sbk_carry_scan", NULL, &carry_scan_k, NULL}};
+      {"scan.cl", NULL, options, "sbk_tiles", NULL, &tiles_k, NULL, NULL},
+      {"scan.cl", NULL, options, "sbk_carry", NULL, &carry_k, NULL, NULL},
+      {"scan.cl", NULL, options, "sbk_carry_scan", NULL, &carry_scan_k, NULL, NULL}};
   if (single) req[0].name = "sbk_single_pass", req[0].kernel = &single_k;
   CLPRIM_CHECK(clprim__kernels(ctx, req, single || tiles == 1 ? 1 : 3));
   const cl_ulong n64 = n;

@@ -98,7 +98,7 @@ static clprim_status plan(clprim_context *ctx, const struct seg_call *c) {
     if (serial) strcat(options[j], " -DSEG_SERIAL=1");
     const struct clprim_kernel_request r = {"segmented_topk.cl", NULL, options[j], names[j],
                                             "seg_topk_check seg_topk seg_nth", &kernels[j],
-                                            NULL};
+                                            NULL, NULL};
     req[j] = r;
   }
   CLPRIM_CHECK(clprim__kernels(ctx, req, 3));

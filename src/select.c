@@ -223,8 +223,8 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
   cl_kernel masks_kernel = NULL, scatter_kernel = NULL, single_kernel = NULL;
   const char *source = pipe_prefix ? pipe_prefix : prefix;
   struct clprim_kernel_request req[2] = {
-      {"select.cl", source, options, "select_masks", NULL, &masks_kernel, NULL},
-      {"select.cl", source, options, "select_scatter", NULL, &scatter_kernel, NULL}};
+      {"select.cl", source, options, "select_masks", NULL, &masks_kernel, NULL, NULL},
+      {"select.cl", source, options, "select_scatter", NULL, &scatter_kernel, NULL, NULL}};
   if (items) req[0].name = "select_single_pass", req[0].kernel = &single_kernel;
   clprim_status st = clprim__kernels(ctx, req, items || !want_scatter ? 1 : 2);
   free(prefix);
@@ -477,8 +477,8 @@ static clprim_status partition3(clprim_context *ctx, size_t n, clprim_type type,
   }
   cl_kernel masks_k, scatter_k;
   const struct clprim_kernel_request req[2] = {
-      {"select.cl", prefix, options, "select3_masks", NULL, &masks_k, NULL},
-      {"select.cl", prefix, options, "select3_scatter", NULL, &scatter_k, NULL}};
+      {"select.cl", prefix, options, "select3_masks", NULL, &masks_k, NULL, NULL},
+      {"select.cl", prefix, options, "select3_scatter", NULL, &scatter_k, NULL, NULL}};
   const clprim_status built = clprim__kernels(ctx, req, 2);
   free(prefix);
   CLPRIM_CHECK(built);

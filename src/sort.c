@@ -164,9 +164,9 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
   sort_options(ctx, j->type, vs, items, offsets64, onesweep, options, sizeof options);
   cl_kernel hist_k, count_k = NULL, pass_k;
   const struct clprim_kernel_request req[3] = {
-      {"sort.cl", NULL, options, "sort_histogram", NULL, &hist_k, NULL},
-      {"sort.cl", NULL, options, "sort_pass", NULL, &pass_k, NULL},
-      {"sort.cl", NULL, options, "sort_count", NULL, &count_k, NULL}};
+      {"sort.cl", NULL, options, "sort_histogram", NULL, &hist_k, NULL, NULL},
+      {"sort.cl", NULL, options, "sort_pass", NULL, &pass_k, NULL, NULL},
+      {"sort.cl", NULL, options, "sort_count", NULL, &count_k, NULL, NULL}};
   CLPRIM_CHECK(clprim__kernels(ctx, req, onesweep ? 2 : 3));
 
   /* Every pass's digit counts, read back: a pass whose digit is the same

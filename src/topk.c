@@ -63,7 +63,7 @@ static struct clprim_kernel_request topk_request(clprim_type type,
     clprim__nth_options(type, c, 0, options, 200);
     const struct clprim_kernel_request t = {"topk.cl", NULL,         options,
                                             name,      TOPK_KERNELS, kernel,
-                                            CLPRIM__SELECTION_FILES};
+                                            CLPRIM__SELECTION_FILES, NULL};
     r = t;
   }
   if (filter) {

@@ -560,8 +560,8 @@ static void count_pass(clprim_context *ctx, clprim_type type, const char *search
   strcat(options, search);
   cl_kernel table, count;
   const struct clprim_kernel_request req[2] = {
-      {"nth_element.cl", NULL, options, "nth_table", NULL, &table, CLPRIM__SELECTION_FILES},
-      {"nth_element.cl", NULL, options, "nth_count", NULL, &count, CLPRIM__SELECTION_FILES}};
+      {"nth_element.cl", NULL, options, "nth_table", NULL, &table, CLPRIM__SELECTION_FILES, NULL},
+      {"nth_element.cl", NULL, options, "nth_count", NULL, &count, CLPRIM__SELECTION_FILES, NULL}};
   TEST_OK(clprim__kernels(ctx, req, 2));
   static const size_t sizes[] = {1, 3, 7, 1000, 4099, 70001};
   const unsigned nsizes = test_small() ? 4 : sizeof sizes / sizeof *sizes; /* Oclgrind */

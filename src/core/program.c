@@ -271,14 +271,16 @@ struct program_id {
 
 static struct program_id program_id_of(const clprim_context *ctx,
                                        const struct clprim_kernel_request *r) {
-  /* CPU devices: the whole file in one program, as before programs were
-   * split. PoCL 3.1 miscompiled kernels built without the rest of their
-   * file (nth_count and hist_local gave wrong counts; right with
-   * -cl-opt-disable), and CPU builds gain little from the split. */
+  /* CPU devices: the whole file in one program (or the group a request
+   * names in cpu_together), as before programs were split. PoCL 3.1
+   * miscompiled kernels built without the rest of their file (nth_count
+   * and hist_local gave wrong counts; right with -cl-opt-disable), and CPU
+   * builds gain little from the split. */
   const int whole_file = !(ctx->info.device_type & CL_DEVICE_TYPE_GPU);
   struct program_id id = {whole_file && r->cpu_files ? r->cpu_files : r->file,
                           r->options ? r->options : "",
-                          whole_file ? "" : r->together ? r->together : r->name,
+                          whole_file ? (r->cpu_together ? r->cpu_together : "")
+                          : r->together ? r->together : r->name,
                           r->prefix ? r->prefix : ""};
   return id;
 }
@@ -494,9 +496,10 @@ static clprim_status collect(clprim_context *ctx, const struct clprim_kernel_req
       return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
     }
     /* together stays NULL when the request had none (a program of its own). */
-    /* cpu_files is a string literal of the families: kept as it is. */
-    const struct clprim_kernel_request copy = {copies[0], copies[1], copies[2], copies[3],
-                                               copies[4], NULL,      q->cpu_files};
+    /* cpu_files and cpu_together are string literals of the families:
+     * kept as they are. */
+    const struct clprim_kernel_request copy = {copies[0], copies[1], copies[2],   copies[3],
+                                               copies[4], NULL,      q->cpu_files, q->cpu_together};
     c->requests[c->count++] = copy;
   }
   return CLPRIM__COLLECTED;
@@ -612,7 +615,7 @@ clprim_status clprim__kernels(clprim_context *ctx, const struct clprim_kernel_re
 
 clprim_status clprim__kernel(clprim_context *ctx, const char *file, const char *options,
                              const char *kernel_name, cl_kernel *kernel) {
-  const struct clprim_kernel_request r = {file, NULL, options, kernel_name, NULL, kernel, NULL};
+  const struct clprim_kernel_request r = {file, NULL, options, kernel_name, NULL, kernel, NULL, NULL};
   return clprim__kernels(ctx, &r, 1);
 }
 

@@ -44,6 +44,9 @@
   "topk_count topk_scatter topk_pad topk_sort_step topk_gather topk_range_count "                  \
   "topk_candidates topk_candidates_direct topk_split topk_finish"
 
+/* The kernels of a pipeline's top-k build (clprim__topk_filtered). */
+#define TOPK_FILTERED_KERNELS "topk_candidates_direct topk_split topk_finish"
+
 /* The request for kernel `name` built for type: a topk_* kernel of
  * cl/topk.cl (with cl/nth_element.cl's build options), or an nth_* level
  * kernel of cl/nth_element.cl (clprim__nth_request; count_nans: nth_count's
@@ -69,6 +72,10 @@ static struct clprim_kernel_request topk_request(clprim_type type,
   if (filter) {
     r.prefix = filter->prefix;
     strcat(options, " -DPIPELINE");
+    /* On GPUs a pipeline's top-k program holds only what its candidate
+     * path runs (the program is the pipeline's own: its first build is on
+     * the run's clock). */
+    if (strncmp(name, "nth_", 4) != 0) r.together = TOPK_FILTERED_KERNELS;
   }
   return r;
 }

@@ -176,6 +176,13 @@ struct clprim_context {
   unsigned range_count;
   size_t base_align; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bytes */
   int oclgrind;   /* the device is Oclgrind's simulator (see scratch.c) */
+  /* The runtime keeps built programs in a disk cache of its own, and asking
+   * it for a binary costs more than the build (PoCL, unless
+   * POCL_KERNEL_CACHE=0: it generates every kernel of the program for any
+   * local size, seconds on large programs): binaries go into clprim's disk
+   * cache only while prebuilding (core/program.c). */
+  int runtime_caches;
+  int prebuilding; /* clprim_context_prebuild is building what it collected */
   unsigned calls; /* public calls begun (clprim__scratch_per_call) */
   /* Programs made for this context (compiled, or loaded from the disk
    * cache): clprim_context_programs_made(). */

@@ -216,7 +216,9 @@ typedef struct clprim_options {
    * $CLPRIM_CACHE_DIR if set, else $XDG_CACHE_HOME/clprim, else
    * ~/.cache/clprim (the cache is on by default). "" or "off": no disk
    * cache. A folder that cannot be created or written is reported once on
-   * stderr, and the context works without the cache. */
+   * stderr, and the context works without the cache. On PoCL, which keeps
+   * its own kernel cache, built binaries are stored only by
+   * clprim_context_prebuild() (unless POCL_KERNEL_CACHE=0). */
   const char *cache_dir;
 } clprim_options;
 

@@ -150,7 +150,9 @@ static clprim_status prebuild(clprim_context *ctx, unsigned types) {
       clprim_scan_exclusive(ctx, s ? d.n : 1, CLPRIM_UINT32, clprim_buf(d.in), clprim_buf(d.out));
     }
     ctx->collect = NULL;
+    ctx->prebuilding = 1;
     st = clprim__kernels(ctx, c.requests, (unsigned)c.count);
+    ctx->prebuilding = 0;
   }
   for (size_t r = 0; r < c.count; ++r) {
     struct clprim_kernel_request *q = &c.requests[r];

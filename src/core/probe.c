@@ -67,6 +67,9 @@ static void read_facts(clprim_context *ctx, char *extensions, size_t ext_size) {
   if (clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof ul, &ul, NULL) == CL_SUCCESS)
     in->local_mem_size = ul;
   ctx->oclgrind = strstr(in->platform_name, "Oclgrind") != NULL;
+  const char *pocl_cache = getenv("POCL_KERNEL_CACHE");
+  ctx->runtime_caches = strstr(in->platform_name, "Portable Computing Language") != NULL &&
+                        !(pocl_cache && strcmp(pocl_cache, "0") == 0);
   /* Sub-buffer origins must be multiples of this (core/call.c). */
   ctx->base_align = 128;
   if (clGetDeviceInfo(d, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof u, &u, NULL) == CL_SUCCESS && u >= 8)

@@ -184,8 +184,9 @@ static void store_binary(const clprim_context *ctx, hash128 key, cl_program prog
 static char *build_log_of(const clprim_context *ctx, cl_program program);
 
 /* Builds source with options, from the disk cache when it holds the binary
- * (then stores what it built). Thread-safe: touches nothing of ctx but
- * reads. On a build failure *log gets the compiler's messages. */
+ * (then stores what it built, where ctx->runtime_caches allows).
+ * Thread-safe: touches nothing of ctx but reads. On a build failure *log
+ * gets the compiler's messages. */
 static clprim_status build_program(const clprim_context *ctx, const char *source,
                                    const char *options, cl_program *out, char **log) {
   hash128 key = hash_start();
@@ -206,7 +207,7 @@ static clprim_status build_program(const clprim_context *ctx, const char *source
     clReleaseProgram(program);
     return (clprim_status)err;
   }
-  store_binary(ctx, key, program);
+  if (ctx->cache_dir && (!ctx->runtime_caches || ctx->prebuilding)) store_binary(ctx, key, program);
   *out = program;
   return CLPRIM_SUCCESS;
 }

@@ -5,7 +5,8 @@
  * descending order and any bit range (kernel arguments flip, shift, mask).
  *  - sort_histogram: one read of the input counts the digits of every pass
  *    (the host skips passes whose digit is the same for all keys; Onesweep
- *    takes each digit's first position from it).
+ *    takes each digit's first position from it), and whether a float key is
+ *    a NaN or -0.0 (if none is, the passes use the plain bit keys).
  *  - sort_pass: one digit pass over tiles of TILE = WG * ITEMS keys. Each
  *    tile ranks its keys by digit, stably (rank_tile), gathers them in
  *    local memory in digit order and writes each digit's run to its place:
@@ -211,9 +212,10 @@ UNROLL
 
 /* ------------------------------------------------------------ histogram */
 /* hist (passes * RADIX counts, each a low and a high 32-bit word, then a
- * ticket word; zeroed): every pass's digit counts over keys[base .. base +
- * n). SORT_ONESWEEP: also starts (passes * RADIX), where each digit's keys
- * begin. */
+ * ticket word and a flag word; zeroed): every pass's digit counts over
+ * keys[base .. base + n); for float keys the flag becomes 1 if a key is a
+ * NaN or -0.0 (sort_pass's plain). SORT_ONESWEEP: also starts (passes *
+ * RADIX), where each digit's keys begin. */
 #ifdef KERNEL_sort_histogram
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 sort_histogram(__global const KEY *keys, ulong base, ulong n, KEY flip, uint first_shift,
@@ -232,6 +234,9 @@ sort_histogram(__global const KEY *keys, ulong base, ulong n, KEY flip, uint fir
    * ballots took 4.3 ms for 2^28 keys on the H100). */
   uint run_digit[SORT_MAX_PASSES], run_count[SORT_MAX_PASSES];
   for (uint p = 0; p < SORT_MAX_PASSES; ++p) run_digit[p] = 0, run_count[p] = 0;
+#if T_FLOAT
+  uint special = 0; /* a NaN or -0.0: key_of is not the plain bit key */
+#endif
   /* Chunks of SORT_HIST_ITEMS keys per work-item, loaded before they are
    * counted (the loads overlap). */
   const ulong chunk = (ulong)get_global_size(0) * SORT_HIST_ITEMS;
@@ -245,6 +250,9 @@ UNROLL
 UNROLL
     for (uint j = 0; j < SORT_HIST_ITEMS; ++j) {
       if (first + (ulong)j * WG >= n) break;
+#if T_FLOAT
+      special |= key_of(CLPRIM_CAT(as_, T)(k[j])) != key_of_bits(k[j]);
+#endif
       for (uint p = 0; p < passes; ++p) {
         const uint d = key_digit(k[j], flip, first_shift + p * SORT_DIGIT_BITS,
                                  p + 1 == passes ? last_mask : RADIX - 1u);
@@ -258,6 +266,9 @@ UNROLL
   }
   for (uint p = 0; p < passes; ++p)
     if (run_count[p]) atomic_add(&counts[p * RADIX + run_digit[p]], run_count[p]);
+#if T_FLOAT
+  if (special) atomic_or(&hist[2 * passes * RADIX + 1], 1u);
+#endif
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint j = lid; j < passes * RADIX; j += WG) {
     const uint c = counts[j];
@@ -325,11 +336,23 @@ sort_count(__global const KEY *keys, ulong base, ulong n, KEY flip, uint shift, 
  * (LB_DIGIT_BYTES, zeroed) holds the look-back; else offsets holds the
  * scanned tile counts. */
 #ifdef KERNEL_sort_pass
+/* The digit sort_pass ranks by: key_digit's, or, where sort_histogram
+ * found no NaN and no -0.0 among float keys (plain: then key_of is the
+ * plain bit key for every key), the plain bit key's, without key_of's
+ * special cases (they cost about 0.7 ms of a 2^28-key pass on the H100). */
+CLPRIM_INLINE uint pass_digit(KEY bits, KEY flip, uint shift, uint mask, uint plain) {
+#if T_FLOAT
+  if (plain) return (uint)(((key_of_bits(bits) ^ flip) >> shift) & mask);
+#endif
+  (void)plain;
+  return key_digit(bits, flip, shift, mask);
+}
+
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 sort_pass(__global const KEY *keys_in, ulong in_base, __global KEY *keys_out, ulong out_base,
           __global const V *values_in, __global V *values_out, ulong n, KEY flip, uint shift,
           uint mask, uint gen_index, __global const OFS_T *offsets, __global const ulong *starts,
-          uint pass, __global uchar *state) {
+          uint pass, __global uchar *state, uint plain) {
   __local XCHG xchg[TILE];
   __local uint counts[GROUPS * RADIX];
   __local uint start[RADIX];
@@ -356,7 +379,7 @@ UNROLL
   for (uint r = 0; r < ITEMS; ++r) {
     const uint p = tile_pos(lid, r);
     k[r] = p < here ? keys_in[in_base + first + p] : (KEY)0;
-    d[r] = p < here ? key_digit(k[r], flip, shift, mask) : NO_DIGIT;
+    d[r] = p < here ? pass_digit(k[r], flip, shift, mask, plain) : NO_DIGIT;
   }
   rank_tile(d, rank, here == TILE, PASS_PEERS, counts, start, digits, scan);
 
@@ -393,7 +416,7 @@ UNROLL
     od[j] = NO_DIGIT;
     if (i < here) {
       const KEY key = xk[i];
-      od[j] = key_digit(key, flip, shift, mask);
+      od[j] = pass_digit(key, flip, shift, mask, plain);
       keys_out[out_base + place[od[j]] + (i - start[od[j]])] = key;
     }
   }

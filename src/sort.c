@@ -1,8 +1,10 @@
 /* sort.c: radix sort of keys, pairs and argsort, and segmented sort
  * (kernels in cl/sort.cl, which describes the algorithm).
  *  - n up to one local-memory tile: sort_tile, one work-group, one launch;
- *  - else: sort_histogram (all digits in one read; the host reads it and
- *    drops the passes whose digit is the same for every key), then per
+ *  - else: sort_histogram (all digits in one read, and whether a float key
+ *    is a NaN or -0.0; the host reads it, drops the passes whose digit is
+ *    the same for every key, and without such keys lets the passes take
+ *    the plain bit keys' digits), then per
  *    digit pass sort_pass, with decoupled look-back on nv_ptx (Onesweep,
  *    below 2^30 keys) or through clprim__count_scan_scatter elsewhere.
  * Passes alternate between the output and a scratch copy so that the last
@@ -18,7 +20,7 @@
 #define SLOT_KEYS "sort: keys"             /* keys between passes */
 #define SLOT_VALUES "sort: values"         /* values between passes */
 #define SLOT_KEYS_OUT "sort: argsort keys" /* argsort without keys_out */
-#define SLOT_HIST "sort: histogram"        /* passes * SORT_RADIX counts (low, high words) */
+#define SLOT_HIST "sort: histogram"        /* passes * SORT_RADIX counts (low, high words), 2 words */
 #define SLOT_STARTS "sort: digit starts"   /* passes * SORT_RADIX ulongs */
 #define SLOT_COUNTS "sort: tile counts"    /* SORT_RADIX * tiles + 1 offsets */
 #define SLOT_STATE "sort: look-back"       /* LB_DIGIT_BYTES(tiles, SORT_RADIX) */
@@ -172,7 +174,8 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
   /* Every pass's digit counts, read back: a pass whose digit is the same
    * for all keys moves nothing and is dropped. */
   cl_mem hist, starts = NULL;
-  const size_t hist_words = (size_t)j->passes * SORT_RADIX * 2 + 1; /* and a ticket */
+  /* and a ticket, and whether a float key is a NaN or -0.0 */
+  const size_t hist_words = (size_t)j->passes * SORT_RADIX * 2 + 2;
   const cl_uint zero = 0;
   CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_HIST, hist_words * 4, &hist));
   if (onesweep)
@@ -180,7 +183,7 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
         clprim__scratch_per_call(ctx, SLOT_STARTS, (size_t)j->passes * SORT_RADIX * 8, &starts));
   else
     starts = hist;
-  cl_uint counts[SORT_MAX_PASSES * SORT_RADIX * 2 + 1];
+  cl_uint counts[SORT_MAX_PASSES * SORT_RADIX * 2 + 2];
   CLPRIM_CHECK(clprim__fill(ctx, hist, &zero, 4, 0, hist_words * 4));
   {
     const cl_ulong base = j->in_base, n = j->n;
@@ -198,7 +201,9 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
     const size_t max_groups = clprim__launch(ctx).max_groups;
     CLPRIM_CHECK(clprim__enqueue(ctx, hist_k, groups < max_groups ? groups : max_groups, wg));
   }
-  CLPRIM_CHECK(clprim__read(ctx, hist, 0, (hist_words - 1) * 4, counts));
+  CLPRIM_CHECK(clprim__read(ctx, hist, 0, hist_words * 4, counts));
+  /* No NaN and no -0.0: the passes take the plain bit keys' digits. */
+  const cl_uint plain = counts[hist_words - 1] == 0;
   unsigned active[SORT_MAX_PASSES], p_count = 0;
   for (unsigned p = 0; p < j->passes; ++p) {
     int moves = 1;
@@ -260,6 +265,7 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
     CLPRIM_CHECK(clSetKernelArg(pass_k, 12, sizeof starts, &starts));
     CLPRIM_CHECK(clSetKernelArg(pass_k, 13, sizeof pass, &pass));
     CLPRIM_CHECK(clSetKernelArg(pass_k, 14, sizeof no_state, &no_state));
+    CLPRIM_CHECK(clSetKernelArg(pass_k, 15, sizeof plain, &plain));
     if (onesweep) {
       CLPRIM_CHECK(clprim__fill(ctx, state, &zero, 4, 0, state_bytes));
       CLPRIM_CHECK(clprim__enqueue(ctx, pass_k, tiles, wg));

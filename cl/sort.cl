@@ -381,6 +381,30 @@ UNROLL
     k[r] = p < here ? keys_in[in_base + first + p] : (KEY)0;
     d[r] = p < here ? pass_digit(k[r], flip, shift, mask, plain) : NO_DIGIT;
   }
+#ifdef SORT_ONESWEEP
+  /* Early counts (as CUB's BlockRadixRankMatchEarlyCounts): the tile's
+   * digit counts are published before the ranking, so that later tiles'
+   * look-backs find them without waiting for it. Each work-item adds its
+   * runs of equal digits (as sort_histogram); start is free until
+   * rank_tile fills it. */
+  for (uint dd = lid; dd < RADIX; dd += WG) start[dd] = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  {
+    uint run_digit = NO_DIGIT, run_count = 0;
+UNROLL
+    for (uint r = 0; r < ITEMS; ++r) {
+      if (d[r] != run_digit) {
+        if (run_digit < RADIX) atomic_add(&start[run_digit], run_count);
+        run_digit = d[r], run_count = 0;
+      }
+      ++run_count;
+    }
+    if (run_digit < RADIX) atomic_add(&start[run_digit], run_count);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint dd = lid; dd < RADIX; dd += WG)
+    lb_digit_publish(state, tile, dd, tile == 0 ? LB_PREFIX : LB_AGGREGATE, start[dd]);
+#endif
   rank_tile(d, rank, here == TILE, PASS_PEERS, counts, start, digits, scan);
 
 #ifdef SORT_ONESWEEP
@@ -388,13 +412,7 @@ UNROLL
    * (starts, from the upfront histogram) plus the earlier tiles' counts. */
   for (uint dd = lid; dd < RADIX; dd += WG) {
     const uint count = (dd + 1 < RADIX ? start[dd + 1] : here) - start[dd];
-    uint prefix = 0;
-    if (tile == 0) {
-      lb_digit_publish(state, 0, dd, LB_PREFIX, count);
-    } else {
-      lb_digit_publish(state, tile, dd, LB_AGGREGATE, count);
-      prefix = lb_digit_look_back(state, tile, dd, count);
-    }
+    const uint prefix = tile == 0 ? 0u : lb_digit_look_back(state, tile, dd, count);
     place[dd] = starts[pass * RADIX + dd] + prefix;
   }
 #else

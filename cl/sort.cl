@@ -231,9 +231,13 @@ sort_histogram(__global const KEY *keys, ulong base, ulong n, KEY flip, uint fir
   /* Each work-item counts runs of equal digits in registers and adds a
    * run when its digit changes: floats of a narrow range share their top
    * digits, and same-address atomics serialise (a warp-aggregated form with
-   * ballots took 4.3 ms for 2^28 keys on the H100). */
-  uint run_digit[SORT_MAX_PASSES], run_count[SORT_MAX_PASSES];
-  for (uint p = 0; p < SORT_MAX_PASSES; ++p) run_digit[p] = 0, run_count[p] = 0;
+   * ballots took 4.3 ms for 2^28 keys on the H100). The loops over passes
+   * run to the most a key width has (HIST_PASSES), unrolled, so that the
+   * runs stay in registers. */
+#define HIST_PASSES (KEY_BITS / SORT_DIGIT_BITS)
+  uint run_digit[HIST_PASSES], run_count[HIST_PASSES];
+UNROLL
+  for (uint p = 0; p < HIST_PASSES; ++p) run_digit[p] = 0, run_count[p] = 0;
 #if T_FLOAT
   uint special = 0; /* a NaN or -0.0: key_of is not the plain bit key */
 #endif
@@ -250,12 +254,15 @@ UNROLL
 UNROLL
     for (uint j = 0; j < SORT_HIST_ITEMS; ++j) {
       if (first + (ulong)j * WG >= n) break;
+      const KEY key = key_of(CLPRIM_CAT(as_, T)(k[j])) ^ flip;
 #if T_FLOAT
-      special |= key_of(CLPRIM_CAT(as_, T)(k[j])) != key_of_bits(k[j]);
+      special |= key != (key_of_bits(k[j]) ^ flip);
 #endif
-      for (uint p = 0; p < passes; ++p) {
-        const uint d = key_digit(k[j], flip, first_shift + p * SORT_DIGIT_BITS,
-                                 p + 1 == passes ? last_mask : RADIX - 1u);
+UNROLL
+      for (uint p = 0; p < HIST_PASSES; ++p) {
+        if (p >= passes) break;
+        const uint d = (uint)(key >> (first_shift + p * SORT_DIGIT_BITS)) &
+                       (p + 1 == passes ? last_mask : RADIX - 1u);
         if (d != run_digit[p]) {
           if (run_count[p]) atomic_add(&counts[p * RADIX + run_digit[p]], run_count[p]);
           run_digit[p] = d, run_count[p] = 0;
@@ -264,8 +271,9 @@ UNROLL
       }
     }
   }
-  for (uint p = 0; p < passes; ++p)
-    if (run_count[p]) atomic_add(&counts[p * RADIX + run_digit[p]], run_count[p]);
+UNROLL
+  for (uint p = 0; p < HIST_PASSES; ++p)
+    if (p < passes && run_count[p]) atomic_add(&counts[p * RADIX + run_digit[p]], run_count[p]);
 #if T_FLOAT
   if (special) atomic_or(&hist[2 * passes * RADIX + 1], 1u);
 #endif

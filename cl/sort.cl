@@ -6,7 +6,7 @@
  *  - sort_histogram: one read of the input counts the digits of every pass
  *    (the host skips passes whose digit is the same for all keys; Onesweep
  *    takes each digit's first position from it), and whether a float key is
- *    a NaN or -0.0 (if none is, the passes use the plain bit keys).
+ *    a NaN or -0.0 (if none is, the passes move plain bit keys: SORT_PLAIN).
  *  - sort_pass: one digit pass over tiles of TILE = WG * ITEMS keys. Each
  *    tile ranks its keys by digit, stably (rank_tile), gathers them in
  *    local memory in digit order and writes each digit's run to its place:
@@ -28,7 +28,8 @@
  *
  * Build options: -DT (element type) -DT_FLOAT -DT_SIGNED -DKEY_BITS=32|64,
  * -DV_BYTES=0|4|8 (values carried with the keys), -DWG (a multiple of 32),
- * -DITEMS, -DOFS_T=uint|ulong (scanned counts), -DSORT_ONESWEEP. */
+ * -DITEMS, -DOFS_T=uint|ulong (scanned counts), -DSORT_ONESWEEP,
+ * -DSORT_PLAIN=0|1. */
 #ifndef T
 #define T uint
 #define T_FLOAT 0
@@ -46,6 +47,12 @@
 #endif
 #ifndef OFS_T
 #define OFS_T uint
+#endif
+/* Float keys: sort_pass moves plain bit keys (pass_key), right when no key
+ * is a NaN or -0.0 (sort_histogram's flag); else the host builds it with
+ * -DSORT_PLAIN=0 (key_of's special cases on every digit). */
+#ifndef SORT_PLAIN
+#define SORT_PLAIN 1
 #endif
 #include "internal/keys.h"
 #include "internal/layout.h"
@@ -214,7 +221,7 @@ UNROLL
 /* hist (passes * RADIX counts, each a low and a high 32-bit word, then a
  * ticket word and a flag word; zeroed): every pass's digit counts over
  * keys[base .. base + n); for float keys the flag becomes 1 if a key is a
- * NaN or -0.0 (sort_pass's plain). SORT_ONESWEEP: also starts (passes *
+ * NaN or -0.0 (then sort_pass needs -DSORT_PLAIN=0). SORT_ONESWEEP: also starts (passes *
  * RADIX), where each digit's keys begin. */
 #ifdef KERNEL_sort_histogram
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
@@ -344,23 +351,42 @@ sort_count(__global const KEY *keys, ulong base, ulong n, KEY flip, uint shift, 
  * (LB_DIGIT_BYTES, zeroed) holds the look-back; else offsets holds the
  * scanned tile counts. */
 #ifdef KERNEL_sort_pass
-/* The digit sort_pass ranks by: key_digit's, or, where sort_histogram
- * found no NaN and no -0.0 among float keys (plain: then key_of is the
- * plain bit key for every key), the plain bit key's, without key_of's
- * special cases (they cost about 0.7 ms of a 2^28-key pass on the H100). */
-CLPRIM_INLINE uint pass_digit(KEY bits, KEY flip, uint shift, uint mask, uint plain) {
-#if T_FLOAT
-  if (plain) return (uint)(((key_of_bits(bits) ^ flip) >> shift) & mask);
+/* The key sort_pass ranks and moves, from an element's bits, and back;
+ * the digit of such a key. Float keys with SORT_PLAIN: the plain bit key
+ * (keys.h key_of_bits, then the flip), so that the ranking and the scatter
+ * work on unsigned keys as for integers (key_of's -0.0 and NaN cases on
+ * every digit cost about 0.7 ms of a 2^28-key pass on the H100, and the
+ * registers a quarter of the resident work-groups). */
+CLPRIM_INLINE KEY pass_key(KEY bits, KEY flip) {
+#if T_FLOAT && SORT_PLAIN
+  return key_of_bits(bits) ^ flip;
+#else
+  (void)flip;
+  return bits;
 #endif
-  (void)plain;
-  return key_digit(bits, flip, shift, mask);
+}
+CLPRIM_INLINE KEY pass_bits(KEY key, KEY flip) {
+#if T_FLOAT && SORT_PLAIN
+  return CLPRIM_FLOAT_BITS_OF_KEY(key ^ flip, KEY_SIGN);
+#else
+  (void)flip;
+  return key;
+#endif
+}
+CLPRIM_INLINE uint pass_digit(KEY key, KEY flip, uint shift, uint mask) {
+#if T_FLOAT && SORT_PLAIN
+  (void)flip;
+  return (uint)(key >> shift) & mask;
+#else
+  return key_digit(key, flip, shift, mask);
+#endif
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 sort_pass(__global const KEY *keys_in, ulong in_base, __global KEY *keys_out, ulong out_base,
           __global const V *values_in, __global V *values_out, ulong n, KEY flip, uint shift,
           uint mask, uint gen_index, __global const OFS_T *offsets, __global const ulong *starts,
-          uint pass, __global uchar *state, uint plain) {
+          uint pass, __global uchar *state) {
   __local XCHG xchg[TILE];
   __local uint counts[GROUPS * RADIX];
   __local uint start[RADIX];
@@ -386,8 +412,8 @@ sort_pass(__global const KEY *keys_in, ulong in_base, __global KEY *keys_out, ul
 UNROLL
   for (uint r = 0; r < ITEMS; ++r) {
     const uint p = tile_pos(lid, r);
-    k[r] = p < here ? keys_in[in_base + first + p] : (KEY)0;
-    d[r] = p < here ? pass_digit(k[r], flip, shift, mask, plain) : NO_DIGIT;
+    k[r] = p < here ? pass_key(keys_in[in_base + first + p], flip) : (KEY)0;
+    d[r] = p < here ? pass_digit(k[r], flip, shift, mask) : NO_DIGIT;
   }
 #ifdef SORT_ONESWEEP
   /* Early counts (as CUB's BlockRadixRankMatchEarlyCounts): the tile's
@@ -442,8 +468,8 @@ UNROLL
     od[j] = NO_DIGIT;
     if (i < here) {
       const KEY key = xk[i];
-      od[j] = pass_digit(key, flip, shift, mask, plain);
-      keys_out[out_base + place[od[j]] + (i - start[od[j]])] = key;
+      od[j] = pass_digit(key, flip, shift, mask);
+      keys_out[out_base + place[od[j]] + (i - start[od[j]])] = pass_bits(key, flip);
     }
   }
 #if V_BYTES

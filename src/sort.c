@@ -3,8 +3,8 @@
  *  - n up to one local-memory tile: sort_tile, one work-group, one launch;
  *  - else: sort_histogram (all digits in one read, and whether a float key
  *    is a NaN or -0.0; the host reads it, drops the passes whose digit is
- *    the same for every key, and without such keys lets the passes take
- *    the plain bit keys' digits), then per
+ *    the same for every key, and builds the passes for such keys where
+ *    there are any), then per
  *    digit pass sort_pass, with decoupled look-back on nv_ptx (Onesweep,
  *    below 2^30 keys) or through clprim__count_scan_scatter elsewhere.
  * Passes alternate between the output and a scratch copy so that the last
@@ -202,8 +202,12 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
     CLPRIM_CHECK(clprim__enqueue(ctx, hist_k, groups < max_groups ? groups : max_groups, wg));
   }
   CLPRIM_CHECK(clprim__read(ctx, hist, 0, hist_words * 4, counts));
-  /* No NaN and no -0.0: the passes take the plain bit keys' digits. */
-  const cl_uint plain = counts[hist_words - 1] == 0;
+  /* A NaN or -0.0 among float keys: the passes built for them (sort.cl's
+   * SORT_PLAIN). */
+  if (counts[hist_words - 1] != 0) {
+    snprintf(options + strlen(options), sizeof options - strlen(options), " -DSORT_PLAIN=0");
+    CLPRIM_CHECK(clprim__kernels(ctx, req + 1, onesweep ? 1 : 2));
+  }
   unsigned active[SORT_MAX_PASSES], p_count = 0;
   for (unsigned p = 0; p < j->passes; ++p) {
     int moves = 1;
@@ -265,7 +269,6 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
     CLPRIM_CHECK(clSetKernelArg(pass_k, 12, sizeof starts, &starts));
     CLPRIM_CHECK(clSetKernelArg(pass_k, 13, sizeof pass, &pass));
     CLPRIM_CHECK(clSetKernelArg(pass_k, 14, sizeof no_state, &no_state));
-    CLPRIM_CHECK(clSetKernelArg(pass_k, 15, sizeof plain, &plain));
     if (onesweep) {
       CLPRIM_CHECK(clprim__fill(ctx, state, &zero, 4, 0, state_bytes));
       CLPRIM_CHECK(clprim__enqueue(ctx, pass_k, tiles, wg));

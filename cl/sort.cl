@@ -134,12 +134,12 @@ CLPRIM_INLINE uint warp_peers(uint d, uint bits, uint how, __local uint *words) 
 #define PASS_PEERS 0
 #define TILE_PEERS 0
 #endif
-/* rank_round's local words: the local path's digit per work-item, or
- * PEERS_OR's word per digit (and NO_DIGIT) per warp. */
+/* rank_round's local words: a word per digit (and NO_DIGIT) per 32-lane
+ * group, on nv_ptx for PEERS_OR only. */
 #ifdef CLPRIM_PATH_NV_PTX
 #define PEER_WORDS(how) ((how) == 2 ? GROUPS * (RADIX + 1) : 1)
 #else
-#define PEER_WORDS(how) WG
+#define PEER_WORDS(how) (GROUPS * (RADIX + 1))
 #endif
 
 /* One round of ranking, called by the whole work-group: d is this
@@ -157,20 +157,20 @@ CLPRIM_INLINE uint rank_round(uint d, uint bits, uint how, __local uint *counts,
   if (lane == leader && d < RADIX) before = atomic_add(&counts[d], popcount(peers));
   return clprim_nv_shfl_idx(before, leader) + lower;
 #else
+  /* The group's lanes with digit d, as bits of a local word per digit
+   * (atomic ORs; barriers where nv_ptx has warp syncs). The previous
+   * round read its words before its last barrier. */
   (void)bits, (void)how;
-  const uint lid = (uint)get_local_id(0), base = lid & ~31u;
+  __local uint *words = digits + ((uint)get_local_id(0) >> 5) * (RADIX + 1);
+  words[d] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
-  digits[lid] = d;
+  atomic_or(&words[d], 1u << lane);
   barrier(CLK_LOCAL_MEM_FENCE);
-  uint lower = 0, higher = 0;
-  for (uint j = 0; j < 32u; ++j) {
-    const uint same = digits[base + j] == d;
-    lower += j < lane ? same : 0u;
-    higher += j > lane ? same : 0u;
-  }
+  const uint peers = words[d];
+  const uint lower = popcount(peers & ((1u << lane) - 1u));
   const uint before = d < RADIX ? counts[d] : 0u;
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (d < RADIX && higher == 0) counts[d] = before + lower + 1u;
+  if (d < RADIX && (peers >> lane) == 1u) counts[d] = before + popcount(peers);
   return before + lower;
 #endif
 }

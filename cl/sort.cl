@@ -20,9 +20,11 @@
  *  - sort_tile: one work-group sorts up to TILE keys in local memory, every
  *    pass (small n, and each short segment of a segmented sort).
  * Ranking: each 32-lane group (a warp on nv_ptx) keeps running counts per
- * digit; a key's rank among its group's equal digits comes from match.any
- * (ballots before sm_70) on nv_ptx, elsewhere from the group's digits in
- * local memory. Key r of work-item l sits at tile position
+ * digit; a key's rank among its group's equal digits comes from the lanes
+ * that share its digit: on nv_ptx a ballot per digit bit (sort_pass) or
+ * atomic ORs of lane bits into a local word per digit (sort_tile; -DSORT_PEERS
+ * picks), elsewhere those atomic ORs with barriers for the warp syncs.
+ * Key r of work-item l sits at tile position
  * (l / 32) * 32 * ITEMS + r * 32 + l % 32, so groups, rounds and lanes
  * follow the input order and the sort is stable.
  *

@@ -223,8 +223,8 @@ UNROLL
 /* hist (passes * RADIX counts, each a low and a high 32-bit word, then a
  * ticket word and a flag word; zeroed): every pass's digit counts over
  * keys[base .. base + n); for float keys the flag becomes 1 if a key is a
- * NaN or -0.0 (then sort_pass needs -DSORT_PLAIN=0). SORT_ONESWEEP: also starts (passes *
- * RADIX), where each digit's keys begin. */
+ * NaN or -0.0 (then sort_pass needs -DSORT_PLAIN=0). SORT_ONESWEEP: also
+ * starts (passes * RADIX), where each digit's keys begin. */
 #ifdef KERNEL_sort_histogram
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 sort_histogram(__global const KEY *keys, ulong base, ulong n, KEY flip, uint first_shift,

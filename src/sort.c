@@ -20,7 +20,7 @@
 #define SLOT_KEYS "sort: keys"             /* keys between passes */
 #define SLOT_VALUES "sort: values"         /* values between passes */
 #define SLOT_KEYS_OUT "sort: argsort keys" /* argsort without keys_out */
-#define SLOT_HIST "sort: histogram"        /* passes * SORT_RADIX counts (low, high words), 2 words */
+#define SLOT_HIST "sort: histogram"        /* SORT_RADIX counts per pass (low, high), 2 words */
 #define SLOT_STARTS "sort: digit starts"   /* passes * SORT_RADIX ulongs */
 #define SLOT_COUNTS "sort: tile counts"    /* SORT_RADIX * tiles + 1 offsets */
 #define SLOT_STATE "sort: look-back"       /* LB_DIGIT_BYTES(tiles, SORT_RADIX) */
@@ -56,7 +56,8 @@ static unsigned pass_items(const clprim_context *ctx, clprim_type type, size_t v
   /* GPUs: 16 for 4-byte keys alone, 12 with values or 8-byte keys (H100,
    * 2^27 uint64 keys 13.25 -> 11.55 ms against 8, 2^28 uint32 pairs 15.03 ->
    * 13.34 ms against 16); CPUs 32 for 4 bytes, 16 for 8. */
-  const unsigned fallback = is_gpu(ctx) ? (x > 4 || value_size ? 12u : 16u) : 32u / (unsigned)(x / 4);
+  const unsigned fallback =
+      is_gpu(ctx) ? (x > 4 || value_size ? 12u : 16u) : 32u / (unsigned)(x / 4);
   unsigned items = knob >= 4 && knob <= 64 ? (unsigned)knob : fallback;
   while (items > 1 && local_bytes(wg, items, x) > ctx->info.local_mem_size) --items;
   return items;

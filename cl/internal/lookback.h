@@ -112,9 +112,10 @@ CLPRIM_INLINE void lb_digit_publish(__global uchar *state, uint tile, uint digit
   words[(ulong)tile * LB_DIGITS + digit] = flag << 30 | count;
 }
 /* Run by one work-item per digit, after its tile published the aggregate
- * `count` (tile 0 publishes only its prefix, and does not look back): the sum of the
- * digit's counts over all tiles before `tile`, walking back tile by tile
- * to the nearest inclusive prefix; then publishes this tile's prefix. */
+ * `count` (tile 0 publishes only its prefix, and does not look back): the
+ * sum of the digit's counts over all tiles before `tile`, walking back tile
+ * by tile to the nearest inclusive prefix; then publishes this tile's
+ * prefix. */
 CLPRIM_INLINE uint lb_digit_look_back(__global uchar *state, uint tile, uint digit, uint count) {
   __global volatile uint *words = (__global volatile uint *)(state + LB_COUNTER_BYTES);
   uint prefix = 0;

@@ -367,6 +367,18 @@ static void test_disk_cache(void **state) {
   if (runtime_caches) assert_int_equal(bins, 0);
   else assert_true(bins >= 1);
   assert_int_equal(texts, 1);
+  /* POCL_KERNEL_CACHE=0 (PoCL keeps no cache): clprim stores binaries. */
+  if (runtime_caches) {
+    const char *old_pkc = getenv("POCL_KERNEL_CACHE");
+    char saved_pkc[64] = "";
+    if (old_pkc) snprintf(saved_pkc, sizeof saved_pkc, "%s", old_pkc);
+    setenv("POCL_KERNEL_CACHE", "0", 1);
+    TEST_OK(clprim_context_create(&ctx, &o));
+    assert_int_equal(ctx->runtime_caches, 0);
+    clprim_context_free(ctx);
+    if (old_pkc) setenv("POCL_KERNEL_CACHE", saved_pkc, 1);
+    else unsetenv("POCL_KERNEL_CACHE");
+  }
   create_storing(&ctx, &o);
   scan_check(ctx);
   clprim_context_free(ctx);

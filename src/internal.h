@@ -57,8 +57,9 @@ struct clprim_kernel_request {
   const char *cpu_files;
   /* NULL, or on CPU devices the kernels of `file` built as one program
    * instead of the whole file (space-separated): a file whose kernels
-   * serve calls that never run together (PoCL 3.1 generates every kernel's
-   * code in clBuildProgram, so each costs every call's first build). */
+   * serve calls that never run together (PoCL compiles and optimises
+   * every kernel of a program in clBuildProgram, so each adds to every
+   * call's first build). */
   const char *cpu_together;
 };
 /* Selection's and top-k's files, one program on CPU devices. */

@@ -229,8 +229,9 @@ clprim_status clprim__build(clprim_context *ctx, const char *source, const char 
  * built with -DKERNEL_<name> for each kernel it holds, so that only those are
  * compiled (each .cl file guards its kernels with #ifdef KERNEL_<name>). A
  * call builds what it runs and little else: runtimes compile every kernel
- * of a program at build time (PoCL 3.1 generates each kernel's code in
- * clBuildProgram), so file-wide programs cost seconds. */
+ * of a program at build time (NVIDIA to machine code; PoCL to optimised IR,
+ * then each kernel's code at its first launch), so file-wide programs cost
+ * seconds. */
 struct build_job {
   /* in */
   clprim_context *ctx;

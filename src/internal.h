@@ -101,6 +101,7 @@ enum clprim_knob {
   CLPRIM_KNOB_SORT_PEERS,
   CLPRIM_KNOB_SEG_TOPK_LONG,
   CLPRIM_KNOB_MPI_GATHER_MAX,
+  CLPRIM_KNOB_NATIVE_SCAN,
   CLPRIM_KNOB_TRACE,
   CLPRIM_KNOB_DEBUG,
   CLPRIM_KNOB_COUNT
@@ -177,6 +178,10 @@ struct clprim_context {
   unsigned range_count;
   size_t base_align; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bytes */
   int oclgrind;   /* the device is Oclgrind's simulator (see scratch.c) */
+  /* A CPU device that runs native kernels (CL_EXEC_NATIVE_KERNEL): the
+   * count -> scan -> scatter passes scan their counts on the host's side, in
+   * a native kernel, with no scan program to build (core/count_scan_scatter.c). */
+  int native_kernels;
   /* The runtime keeps built programs in a disk cache of its own, and asking
    * it for a binary costs more than the build (PoCL, unless
    * POCL_KERNEL_CACHE=0: it generates every kernel of the program for any
@@ -307,6 +312,12 @@ clprim_status clprim__fill(clprim_context *ctx, cl_mem buf, const void *pattern,
                            size_t pattern_size, size_t offset, size_t bytes);
 clprim_status clprim__copy(clprim_context *ctx, cl_mem src, cl_mem dst, size_t src_offset,
                            size_t dst_offset, size_t bytes);
+/* A native kernel (ctx->native_kernels): fn(a copy of args' args_size
+ * bytes), where the cl_mem at mem_at inside args becomes a host pointer to
+ * mem's memory. */
+clprim_status clprim__enqueue_native(clprim_context *ctx, void(CL_CALLBACK *fn)(void *),
+                                     const void *args, size_t args_size, cl_mem mem,
+                                     const void *mem_at);
 /* Blocking read of device memory into host memory. */
 clprim_status clprim__read(clprim_context *ctx, cl_mem buf, size_t offset, size_t bytes,
                            void *host);
@@ -357,6 +368,10 @@ clprim_status clprim__offsets(clprim_context *ctx, const char *name, clprim_type
                               size_t counts, cl_mem *offsets);
 clprim_status clprim__count_scan_scatter(clprim_context *ctx,
                                          const struct clprim_count_scan_scatter *p);
+/* Step 2 alone: the exclusive scan in place of count uint32 or uint64
+ * values (CLPRIM_UINT32, CLPRIM_UINT64) at the start of offsets. */
+clprim_status clprim__scan_counts(clprim_context *ctx, clprim_type type, cl_mem offsets,
+                                  size_t count);
 
 /* ---- select.c, for the runs family (src/runs.c) */
 /* Compaction of the edges of runs of n equal consecutive keys (kind:

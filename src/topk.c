@@ -410,15 +410,15 @@ clprim_status clprim__topk_run(clprim_context *ctx, size_t n, clprim_type type, 
   cl_mem vbuf = values ? values : offsets, ibuf = indices ? indices : offsets;
   CLPRIM_CHECK(clprim__set_args(count_kernel, 5, sizeof in, &in, sizeof n64, &n64, tsize, tp,
                                 sizeof small32, &small32, sizeof offsets, &offsets));
-  CLPRIM_CHECK(clprim__enqueue(ctx, count_kernel, tiles, c.wg));
-  CLPRIM_CHECK(clprim__scan(ctx, CLPRIM_UINT64, offsets, offsets, tiles + 1, 0));
   CLPRIM_CHECK(clprim__set_args(scatter_kernel, 15, sizeof in, &in, sizeof n64, &n64, tsize, tp,
                                 sizeof small32, &small32, sizeof offsets, &offsets, sizeof tiles64,
                                 &tiles64, sizeof k64, &k64, sizeof vbuf, &vbuf, sizeof ibuf, &ibuf,
                                 sizeof want_values, &want_values, sizeof want_indices,
                                 &want_indices, sizeof index32, &index32, sizeof sorted32, &sorted32,
                                 sizeof sort_keys, &sort_keys, sizeof sort_indices, &sort_indices));
-  CLPRIM_CHECK(clprim__enqueue(ctx, scatter_kernel, tiles, c.wg));
+  const struct clprim_count_scan_scatter passes = {
+      {count_kernel, tiles, c.wg}, {scatter_kernel, tiles, c.wg}, CLPRIM_UINT64, offsets, tiles};
+  CLPRIM_CHECK(clprim__count_scan_scatter(ctx, &passes));
   if (!sorted) return CLPRIM_SUCCESS;
 
   const size_t group = len2 < c.wg ? len2 : c.wg;

@@ -118,6 +118,16 @@ clprim_status clprim__enqueue(clprim_context *ctx, cl_kernel kernel, size_t grou
   return (clprim_status)err;
 }
 
+clprim_status clprim__enqueue_native(clprim_context *ctx, void(CL_CALLBACK *fn)(void *),
+                                     const void *args, size_t args_size, cl_mem mem,
+                                     const void *mem_at) {
+  cl_event event = NULL;
+  cl_int err = clEnqueueNativeKernel(ctx->queue, fn, (void *)args, args_size, 1, &mem, &mem_at,
+                                     WAITS(ctx), &event);
+  keep_event(ctx, err, event, NULL, "(native scan)");
+  return (clprim_status)err;
+}
+
 clprim_status clprim__fill(clprim_context *ctx, cl_mem buf, const void *pattern,
                            size_t pattern_size, size_t offset, size_t bytes) {
   if (ctx->oclgrind && pattern_size && bytes % pattern_size == 0) {

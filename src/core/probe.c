@@ -67,6 +67,9 @@ static void read_facts(clprim_context *ctx, char *extensions, size_t ext_size) {
   if (clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof ul, &ul, NULL) == CL_SUCCESS)
     in->local_mem_size = ul;
   ctx->oclgrind = strstr(in->platform_name, "Oclgrind") != NULL;
+  cl_device_exec_capabilities caps = 0;
+  clGetDeviceInfo(d, CL_DEVICE_EXECUTION_CAPABILITIES, sizeof caps, &caps, NULL);
+  ctx->native_kernels = (in->device_type & CL_DEVICE_TYPE_CPU) && (caps & CL_EXEC_NATIVE_KERNEL);
   const char *pocl_cache = getenv("POCL_KERNEL_CACHE");
   ctx->runtime_caches = strstr(in->platform_name, "Portable Computing Language") != NULL &&
                         !(pocl_cache && strcmp(pocl_cache, "0") == 0);

@@ -1427,16 +1427,108 @@ static clprim_status call_pipe(struct bench *b, void *p) {
   }
 }
 
+/* The same chains as separate clprim calls, as a user without pipelines
+ * would write them: the map as a pipeline of the map alone collecting every
+ * element (clprim has no map call), then clprim_select of the mapped
+ * elements and clprim_reduce_sum of those (count read by the host), or the
+ * selection alone (count on the device); the filter -> median as
+ * clprim_select_expr_params (count read) then clprim_median. */
+struct chain_arg {
+  struct pipe_arg *a;
+  clprim_pipeline *map; /* x = a * p0, every element collected */
+  int kind; /* 0: map, select, sum; 1: map, select; 2: select_expr, median */
+};
+static clprim_status call_chain(struct bench *b, struct chain_arg *c) {
+  struct pipe_arg *a = c->a;
+  clprim_status st;
+  uint64_t count = 0;
+  clprim_value v;
+  if (c->kind == 2) {
+    st = clprim_select_expr_params(b->ctx, a->n, CLPRIM_FLOAT, a->in,
+                                   "!isnan(x) && x >= (float)p0 && x < (float)p1", a->params, 0,
+                                   clprim_buf(a->values), clprim_buf(NULL), &count,
+                                   clprim_buf(NULL));
+    if (st == CLPRIM_SUCCESS)
+      st = clprim_median(b->ctx, count, CLPRIM_FLOAT, clprim_buf(a->values), 0, &v,
+                         clprim_buf(NULL));
+    return st;
+  }
+  cl_mem mapped = NULL;
+  st = clprim_pipeline_run(c->map, a->n, &a->in, a->params);
+  if (st == CLPRIM_SUCCESS) st = clprim_pipeline_output(c->map, CLPRIM_PIPE_OUT_VALUES, &mapped, NULL);
+  if (st == CLPRIM_SUCCESS)
+    st = clprim_select(b->ctx, a->n, CLPRIM_FLOAT, clprim_buf(mapped), &a->pred, 0,
+                       clprim_buf(a->values), clprim_buf(NULL), c->kind == 0 ? &count : NULL,
+                       clprim_buf(c->kind == 0 ? NULL : a->count));
+  if (st == CLPRIM_SUCCESS && c->kind == 0)
+    st = clprim_reduce_sum(b->ctx, count, CLPRIM_FLOAT, clprim_buf(a->values), NULL,
+                           clprim_buf(a->count));
+  return st;
+}
+
+/* A chain's time from the profiling times of a marker before its first
+ * call and one after its last (the device's span, with the gaps the
+ * host's reads leave), median of reps after 3 warm-ups. */
+static clprim_status chain_ms(struct bench *b, struct chain_arg *c, double *ms) {
+  double t[MAX_REPS];
+  cl_command_queue q = clprim_context_queue(b->ctx);
+  for (int r = -3; r < b->reps; ++r) {
+    cl_event before = NULL, after = NULL;
+    cl_int err = clEnqueueMarkerWithWaitList(q, 0, NULL, &before);
+    if (err != CL_SUCCESS) return (clprim_status)err;
+    clprim_status st = call_chain(b, c);
+    if (st == CLPRIM_SUCCESS) st = (clprim_status)clEnqueueMarkerWithWaitList(q, 0, NULL, &after);
+    if (st == CLPRIM_SUCCESS) st = (clprim_status)clWaitForEvents(1, &after);
+    cl_ulong start = 0, end = 0;
+    if (st == CLPRIM_SUCCESS)
+      st = (clprim_status)clGetEventProfilingInfo(before, CL_PROFILING_COMMAND_END, sizeof start,
+                                                  &start, NULL);
+    if (st == CLPRIM_SUCCESS)
+      st = (clprim_status)clGetEventProfilingInfo(after, CL_PROFILING_COMMAND_END, sizeof end,
+                                                  &end, NULL);
+    clReleaseEvent(before);
+    if (after) clReleaseEvent(after);
+    if (st != CLPRIM_SUCCESS) return st;
+    if (r >= 0) t[r] = end > start ? (double)(end - start) * 1e-6 : 0.0;
+  }
+  *ms = median(t, b->reps);
+  return CLPRIM_SUCCESS;
+}
+
+static void report_chain(struct bench *b, const char *variant, struct chain_arg *c,
+                         const char *fused_name, double fused_ms) {
+  double ms = 0;
+  const clprim_status st = chain_ms(b, c, &ms);
+  if (st != CLPRIM_SUCCESS) {
+    row_failed(b, "pipeline", variant, CLPRIM_FLOAT, c->a->n, "separate calls", st);
+    return;
+  }
+  if (b->json) {
+    json_row_begin(b, "pipeline", variant, CLPRIM_FLOAT, c->a->n);
+    json_number("ms", "%.5f", ms);
+    printf(",\"baseline\":");
+    json_string(fused_name);
+    json_number("baseline_ms", "%.5f", fused_ms);
+    json_number("ratio_to_baseline", "%.3f", ms / fused_ms);
+    printf("}");
+  } else {
+    printf("%-19s %-27s %-7s %-13s n=2^%-5.2g %9.4f ms  %s %8.4f ms  ratio %.2f\n", "pipeline",
+           variant, "float", clprim_path_name(b->path), log2((double)c->a->n), ms, fused_name,
+           fused_ms, ms / fused_ms);
+  }
+  fflush(stdout);
+}
+
 /* A pipeline row against a baseline measured in the same run (ratio =
  * ms / base_ms). */
-static void report_vs(struct bench *b, const char *variant, size_t n, struct pipe_arg *a,
-                      const char *base_name, double base_ms) {
+static double report_vs(struct bench *b, const char *variant, size_t n, struct pipe_arg *a,
+                        const char *base_name, double base_ms) {
   double ms = 0;
   const char *what = "";
   clprim_status st = op_ms(b, call_pipe, a, &ms, &what);
   if (st != CLPRIM_SUCCESS) {
     row_failed(b, "pipeline", variant, CLPRIM_FLOAT, n, what, st);
-    return;
+    return 0;
   }
   if (b->json) {
     json_row_begin(b, "pipeline", variant, CLPRIM_FLOAT, n);
@@ -1452,6 +1544,7 @@ static void report_vs(struct bench *b, const char *variant, size_t n, struct pip
            ms / base_ms);
   }
   fflush(stdout);
+  return ms;
 }
 
 /* Uniform floats in [0, 1): (1) x = 2 a (map), x > 2 (1 - p) (filter, p
@@ -1460,7 +1553,9 @@ static void report_vs(struct bench *b, const char *variant, size_t n, struct pip
  * (the same elements); (3) a filter that drops 1% (NaN checks and a range
  * a < 0.99 with parameters), then the median of the rest: against
  * clprim_median of the whole input; (4) that filter, then the top 100
- * (values and indices): against clprim_topk of the whole input. */
+ * (values and indices): against clprim_topk of the whole input. After (1),
+ * (2) and (3), the same chain as separate calls (struct chain_arg) against
+ * the fused run. */
 static void bench_pipeline(struct bench *b, clprim_type type, size_t n) {
   const size_t bytes = n * sizeof(float);
   void *host = random_data(b, type, n, 4);
@@ -1477,6 +1572,12 @@ static void bench_pipeline(struct bench *b, clprim_type type, size_t n) {
   const clprim_type ft = CLPRIM_FLOAT;
   clprim_status st;
   char variant[48];
+  /* The separate calls' map: x = a * p0, every element collected. */
+  struct chain_arg chain = {&a, NULL, 0};
+  if ((st = clprim_pipeline_create(b->ctx, 1, &ft, &chain.map)) != CLPRIM_SUCCESS ||
+      (st = clprim_pipeline_map(chain.map, CLPRIM_FLOAT, "x * (float)p0")) != CLPRIM_SUCCESS ||
+      (st = clprim_pipeline_collect(chain.map, CLPRIM_PIPE_VALUES_WANTED)) != CLPRIM_SUCCESS)
+    fail_family(b, "the separate calls' map", st);
   for (int row = 0; row < 4; ++row) {
     clprim_pipeline *pipe = NULL;
     if ((st = clprim_pipeline_create(b->ctx, 1, &ft, &pipe)) != CLPRIM_SUCCESS)
@@ -1506,7 +1607,12 @@ static void bench_pipeline(struct bench *b, clprim_type type, size_t n) {
         if (row == 0) {
           a.baseline = 0;
           snprintf(variant, sizeof variant, "map-filter-sum p=%.2f", rates[r]);
-          report_vs(b, variant, n, &a, "read", read);
+          const double fused = report_vs(b, variant, n, &a, "read", read);
+          memset(&a.pred, 0, sizeof a.pred);
+          a.pred.op = CLPRIM_PRED_GT, a.pred.a.f32 = (float)a.params[1];
+          chain.kind = 0;
+          snprintf(variant, sizeof variant, "sep. map,select,sum p=%.2f", rates[r]);
+          if (fused > 0) report_chain(b, variant, &chain, "fused", fused);
         } else {
           memset(&a.pred, 0, sizeof a.pred);
           a.pred.op = CLPRIM_PRED_GT, a.pred.a.f32 = (float)(1.0 - rates[r]);
@@ -1517,7 +1623,11 @@ static void bench_pipeline(struct bench *b, clprim_type type, size_t n) {
           if (st != CLPRIM_SUCCESS) fail_family(b, "clprim_select baseline", st);
           a.baseline = 0;
           snprintf(variant, sizeof variant, "map-filter-collect p=%.2f", rates[r]);
-          report_vs(b, variant, n, &a, "select", base);
+          const double fused = report_vs(b, variant, n, &a, "select", base);
+          a.pred.a.f32 = (float)a.params[1];
+          chain.kind = 1;
+          snprintf(variant, sizeof variant, "sep. map,select p=%.2f", rates[r]);
+          if (fused > 0) report_chain(b, variant, &chain, "fused", fused);
         }
       }
     } else {
@@ -1528,12 +1638,18 @@ static void bench_pipeline(struct bench *b, clprim_type type, size_t n) {
       if (st != CLPRIM_SUCCESS)
         fail_family(b, row == 2 ? "clprim_median baseline" : "clprim_topk baseline", st);
       a.baseline = 0, a.params[0] = 0.0, a.params[1] = 0.99;
-      report_vs(b, row == 2 ? "filter-median p=0.99" : "filter-topk100 p=0.99", n, &a,
-                row == 2 ? "median" : "topk", base);
+      const double fused =
+          report_vs(b, row == 2 ? "filter-median p=0.99" : "filter-topk100 p=0.99", n, &a,
+                    row == 2 ? "median" : "topk", base);
+      if (row == 2 && fused > 0) {
+        chain.kind = 2;
+        report_chain(b, "sep. select_expr,median", &chain, "fused", fused);
+      }
     }
     clprim_pipeline_free(pipe);
     a.pipe = NULL;
   }
+  clprim_pipeline_free(chain.map);
   release_buffer(b, in);
   release_buffer(b, a.values);
   release_buffer(b, a.count);
@@ -1597,7 +1713,9 @@ static const struct {
     {"pipeline", FAM_PIPELINE, 0x10u,
      "float: map -> filter -> sum (vs one read), map -> filter -> collect (vs\n"
      "                       clprim_select of the same elements), filter -> median (vs\n"
-     "                       clprim_median of the unfiltered input)"},
+     "                       clprim_median of the unfiltered input), filter -> top-100;\n"
+     "                       \"sep.\" rows: the same chains as separate clprim calls (vs\n"
+     "                       the fused run), timed between markers"},
 };
 #define OP_COUNT (int)(sizeof ops / sizeof ops[0])
 static const char *const family_names[FAM_COUNT] = {

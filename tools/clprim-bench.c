@@ -1455,7 +1455,8 @@ static clprim_status call_chain(struct bench *b, struct chain_arg *c) {
   }
   cl_mem mapped = NULL;
   st = clprim_pipeline_run(c->map, a->n, &a->in, a->params);
-  if (st == CLPRIM_SUCCESS) st = clprim_pipeline_output(c->map, CLPRIM_PIPE_OUT_VALUES, &mapped, NULL);
+  if (st == CLPRIM_SUCCESS)
+    st = clprim_pipeline_output(c->map, CLPRIM_PIPE_OUT_VALUES, &mapped, NULL);
   if (st == CLPRIM_SUCCESS)
     st = clprim_select(b->ctx, a->n, CLPRIM_FLOAT, clprim_buf(mapped), &a->pred, 0,
                        clprim_buf(a->values), clprim_buf(NULL), c->kind == 0 ? &count : NULL,

@@ -7,8 +7,8 @@
  *     first output position, and the total at the end. The scan family's
  *     kernels scan them; on a CPU device that runs native kernels a native
  *     kernel does (a loop on the host's side, in the queue's order), so that
- *     a first call there builds no scan program (PoCL 3.1: about 0.5 s of a
- *     first compaction's 1.1 s; $CLPRIM_NATIVE_SCAN=0 turns it off);
+ *     a first call there builds no scan program (PoCL 3.1, a first select:
+ *     2.1 -> 1.1 s; $CLPRIM_NATIVE_SCAN=0 turns it off);
  *  3. scatter: each piece writes its elements from its position.
  * A family sets its kernels' arguments (the offsets buffer among them, from
  * clprim__offsets) and describes the launches; this file runs them. */

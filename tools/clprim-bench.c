@@ -1427,6 +1427,25 @@ static clprim_status call_pipe(struct bench *b, void *p) {
   }
 }
 
+/* Prints a pipeline row: ms against a baseline of the same run. */
+static void pipeline_row(struct bench *b, const char *variant, size_t n, double ms,
+                         const char *base_name, double base_ms) {
+  if (b->json) {
+    json_row_begin(b, "pipeline", variant, CLPRIM_FLOAT, n);
+    json_number("ms", "%.5f", ms);
+    printf(",\"baseline\":");
+    json_string(base_name);
+    json_number("baseline_ms", "%.5f", base_ms);
+    json_number("ratio_to_baseline", "%.3f", ms / base_ms);
+    printf("}");
+  } else {
+    printf("%-19s %-27s %-7s %-13s n=2^%-5.2g %9.4f ms  %s %8.4f ms  ratio %.2f\n", "pipeline",
+           variant, "float", clprim_path_name(b->path), log2((double)n), ms, base_name, base_ms,
+           ms / base_ms);
+  }
+  fflush(stdout);
+}
+
 /* The same chains as separate clprim calls, as a user without pipelines
  * would write them: the map as a pipeline of the map alone collecting every
  * element (clprim has no map call), then clprim_select of the mapped
@@ -1504,20 +1523,7 @@ static void report_chain(struct bench *b, const char *variant, struct chain_arg 
     row_failed(b, "pipeline", variant, CLPRIM_FLOAT, c->a->n, "separate calls", st);
     return;
   }
-  if (b->json) {
-    json_row_begin(b, "pipeline", variant, CLPRIM_FLOAT, c->a->n);
-    json_number("ms", "%.5f", ms);
-    printf(",\"baseline\":");
-    json_string(fused_name);
-    json_number("baseline_ms", "%.5f", fused_ms);
-    json_number("ratio_to_baseline", "%.3f", ms / fused_ms);
-    printf("}");
-  } else {
-    printf("%-19s %-27s %-7s %-13s n=2^%-5.2g %9.4f ms  %s %8.4f ms  ratio %.2f\n", "pipeline",
-           variant, "float", clprim_path_name(b->path), log2((double)c->a->n), ms, fused_name,
-           fused_ms, ms / fused_ms);
-  }
-  fflush(stdout);
+  pipeline_row(b, variant, c->a->n, ms, fused_name, fused_ms);
 }
 
 /* A pipeline row against a baseline measured in the same run (ratio =
@@ -1531,20 +1537,7 @@ static double report_vs(struct bench *b, const char *variant, size_t n, struct p
     row_failed(b, "pipeline", variant, CLPRIM_FLOAT, n, what, st);
     return 0;
   }
-  if (b->json) {
-    json_row_begin(b, "pipeline", variant, CLPRIM_FLOAT, n);
-    json_number("ms", "%.5f", ms);
-    printf(",\"baseline\":");
-    json_string(base_name);
-    json_number("baseline_ms", "%.5f", base_ms);
-    json_number("ratio_to_baseline", "%.3f", ms / base_ms);
-    printf("}");
-  } else {
-    printf("%-19s %-27s %-7s %-13s n=2^%-5.2g %9.4f ms  %s %8.4f ms  ratio %.2f\n", "pipeline",
-           variant, "float", clprim_path_name(b->path), log2((double)n), ms, base_name, base_ms,
-           ms / base_ms);
-  }
-  fflush(stdout);
+  pipeline_row(b, variant, n, ms, base_name, base_ms);
   return ms;
 }
 

@@ -368,10 +368,6 @@ clprim_status clprim__offsets(clprim_context *ctx, const char *name, clprim_type
                               size_t counts, cl_mem *offsets);
 clprim_status clprim__count_scan_scatter(clprim_context *ctx,
                                          const struct clprim_count_scan_scatter *p);
-/* Step 2 alone: the exclusive scan in place of count uint32 or uint64
- * values (CLPRIM_UINT32, CLPRIM_UINT64) at the start of offsets. */
-clprim_status clprim__scan_counts(clprim_context *ctx, clprim_type type, cl_mem offsets,
-                                  size_t count);
 
 /* ---- select.c, for the runs family (src/runs.c) */
 /* Compaction of the edges of runs of n equal consecutive keys (kind:

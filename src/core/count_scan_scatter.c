@@ -45,8 +45,10 @@ static void CL_CALLBACK native_scan(void *p) {
   }
 }
 
-clprim_status clprim__scan_counts(clprim_context *ctx, clprim_type type, cl_mem offsets,
-                                  size_t count) {
+/* Step 2: the exclusive scan in place of count uint32 or uint64 values
+ * (CLPRIM_UINT32, CLPRIM_UINT64) at the start of offsets. */
+static clprim_status scan_counts(clprim_context *ctx, clprim_type type, cl_mem offsets,
+                                 size_t count) {
   if (ctx->native_kernels && ctx->tuning[CLPRIM_KNOB_NATIVE_SCAN] != 0) {
     struct native_scan_args a = {NULL, count, type == CLPRIM_UINT64};
     a.values = offsets; /* a cl_mem, which the runtime replaces */
@@ -58,7 +60,7 @@ clprim_status clprim__scan_counts(clprim_context *ctx, clprim_type type, cl_mem 
 clprim_status clprim__count_scan_scatter(clprim_context *ctx,
                                          const struct clprim_count_scan_scatter *p) {
   CLPRIM_CHECK(clprim__enqueue(ctx, p->count.kernel, p->count.groups, p->count.wg));
-  CLPRIM_CHECK(clprim__scan_counts(ctx, p->offset_type, p->offsets, p->counts + 1));
+  CLPRIM_CHECK(scan_counts(ctx, p->offset_type, p->offsets, p->counts + 1));
   if (!p->scatter.kernel) return CLPRIM_SUCCESS;
   return clprim__enqueue(ctx, p->scatter.kernel, p->scatter.groups, p->scatter.wg);
 }

@@ -237,16 +237,12 @@ sort_histogram(__global const KEY *keys, ulong base, ulong n, KEY flip, uint fir
   const uint lid = (uint)get_local_id(0);
   for (uint j = lid; j < passes * RADIX; j += WG) counts[j] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
-  /* Each work-item counts runs of equal digits in registers and adds a
-   * run when its digit changes: floats of a narrow range share their top
-   * digits, and same-address atomics serialise (a warp-aggregated form with
-   * ballots took 4.3 ms for 2^28 keys on the H100). The loops over passes
-   * run to the most a key width has (HIST_PASSES), unrolled, so that the
-   * runs stay in registers. */
+  /* Each key adds one to its digit's counter, per pass, in local memory.
+   * (H100, 2^28 uint32 keys: 0.57 ms, the same when all keys are equal: a
+   * warp's atomics on one address do not serialise there. Adding each
+   * work-item's runs of equal digits at once took 0.98 ms; a ballot per
+   * digit bit to aggregate a warp's equal digits 4.3 ms.) */
 #define HIST_PASSES (KEY_BITS / SORT_DIGIT_BITS)
-  uint run_digit[HIST_PASSES], run_count[HIST_PASSES];
-UNROLL
-  for (uint p = 0; p < HIST_PASSES; ++p) run_digit[p] = 0, run_count[p] = 0;
 #if T_FLOAT
   uint special = 0; /* a NaN or -0.0: key_of is not the plain bit key */
 #endif
@@ -272,17 +268,10 @@ UNROLL
         if (p >= passes) break;
         const uint d = (uint)(key >> (first_shift + p * SORT_DIGIT_BITS)) &
                        (p + 1 == passes ? last_mask : RADIX - 1u);
-        if (d != run_digit[p]) {
-          if (run_count[p]) atomic_add(&counts[p * RADIX + run_digit[p]], run_count[p]);
-          run_digit[p] = d, run_count[p] = 0;
-        }
-        ++run_count[p];
+        atomic_inc(&counts[p * RADIX + d]);
       }
     }
   }
-UNROLL
-  for (uint p = 0; p < HIST_PASSES; ++p)
-    if (p < passes && run_count[p]) atomic_add(&counts[p * RADIX + run_digit[p]], run_count[p]);
 #if T_FLOAT
   if (special) atomic_or(&hist[2 * passes * RADIX + 1], 1u);
 #endif
@@ -421,7 +410,8 @@ UNROLL
   /* Early counts (as CUB's BlockRadixRankMatchEarlyCounts): the tile's
    * digit counts are published before the ranking, so that later tiles'
    * look-backs find them without waiting for it. Each work-item adds its
-   * runs of equal digits (as sort_histogram); start is free until
+   * runs of equal digits (one atomic per key took 1% less time for uint32
+   * keys and 2% more for floats in [0, 1) on the H100); start is free until
    * rank_tile fills it. */
   for (uint dd = lid; dd < RADIX; dd += WG) start[dd] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);

@@ -383,7 +383,7 @@ sort_pass(__global const KEY *keys_in, ulong in_base, __global KEY *keys_out, ul
   __local uint start[RADIX];
   __local uint digits[PEER_WORDS(PASS_PEERS)];
   __local uint scan[CLPRIM_WG_SCRATCH(WG)];
-  __local ulong place[RADIX]; /* where the tile's digit-d keys go */
+  __local ulong place[RADIX]; /* where the tile's digit-d keys go, less start[d] */
   const uint lid = (uint)get_local_id(0);
 #ifdef SORT_ONESWEEP
   __local uint tile_id;
@@ -435,15 +435,17 @@ UNROLL
 
 #ifdef SORT_ONESWEEP
   /* Each digit's first position: where the digit starts in the output
-   * (starts, from the upfront histogram) plus the earlier tiles' counts. */
+   * (starts, from the upfront histogram) plus the earlier tiles' counts;
+   * place holds it less the digit's first tile position, so that tile
+   * position i of digit d goes to place[d] + i (wrapping arithmetic). */
   for (uint dd = lid; dd < RADIX; dd += WG) {
     const uint count = (dd + 1 < RADIX ? start[dd + 1] : here) - start[dd];
     const uint prefix = tile == 0 ? 0u : lb_digit_look_back(state, tile, dd, count);
-    place[dd] = starts[pass * RADIX + dd] + prefix;
+    place[dd] = starts[pass * RADIX + dd] + prefix - start[dd];
   }
 #else
   for (uint dd = lid; dd < RADIX; dd += WG)
-    place[dd] = offsets[(ulong)dd * get_num_groups(0) + tile];
+    place[dd] = offsets[(ulong)dd * get_num_groups(0) + tile] - start[dd];
 #endif
 
   /* Keys into local memory in digit order, then out, each digit's run
@@ -461,7 +463,7 @@ UNROLL
     if (i < here) {
       const KEY key = xk[i];
       od[j] = pass_digit(key, flip, shift, mask);
-      keys_out[out_base + place[od[j]] + (i - start[od[j]])] = pass_bits(key, flip);
+      keys_out[out_base + place[od[j]] + i] = pass_bits(key, flip);
     }
   }
 #if V_BYTES
@@ -480,7 +482,7 @@ UNROLL
 UNROLL
   for (uint j = 0; j < ITEMS; ++j) {
     const uint i = j * WG + lid;
-    if (od[j] < RADIX) values_out[out_base + place[od[j]] + (i - start[od[j]])] = xv[i];
+    if (od[j] < RADIX) values_out[out_base + place[od[j]] + i] = xv[i];
   }
 #else
   (void)values_in, (void)values_out, (void)gen_index;

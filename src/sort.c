@@ -35,12 +35,22 @@ static int is_gpu(const clprim_context *ctx) {
   return (ctx->info.device_type & CL_DEVICE_TYPE_GPU) != 0;
 }
 
-/* Local memory of sort_pass / sort_tile for a tile of `items` keys per
- * work-item (cl/sort.cl's arrays: the exchange, the warps' digit counts and
- * peer words, starts, places, scan scratch). */
-static size_t local_bytes(unsigned wg, unsigned items, size_t xchg) {
-  return (size_t)wg * items * xchg + (wg / 32) * (2 * SORT_RADIX + 1) * 4 + SORT_RADIX * (4 + 8) +
-         (size_t)wg * (4 + 4 + 8) + 64;
+/* Whether sort_pass keeps a local word per digit and 32-lane group to find
+ * a warp's keys with equal digits (cl/sort.cl's PEER_WORDS): everywhere
+ * but with nv_ptx's ballots. sort_tile keeps them on every path. */
+static int pass_peer_words(const clprim_context *ctx) {
+  return ctx->info.path != CLPRIM_PATH_NV_PTX || ctx->tuning[CLPRIM_KNOB_SORT_PEERS] == 2;
+}
+
+/* Local memory of sort_pass or sort_tile with wg work-items of `items`
+ * keys (cl/sort.cl's arrays: the exchange, the 32-lane groups' digit counts
+ * and, with peer_words, their peer words, starts and places, scan scratch,
+ * the tile id). sort_histogram needs less. */
+static size_t local_bytes(unsigned wg, unsigned items, size_t xchg, int peer_words) {
+  const size_t groups = wg / 32;
+  return (size_t)wg * items * xchg + groups * SORT_RADIX * 4 +
+         (peer_words ? groups * (SORT_RADIX + 1) * 4 : 4) + SORT_RADIX * (4 + 8) + (size_t)wg * 8 +
+         64;
 }
 
 static size_t xchg_bytes(clprim_type type, size_t value_size) {
@@ -48,47 +58,61 @@ static size_t xchg_bytes(clprim_type type, size_t value_size) {
   return value_size > k ? value_size : k;
 }
 
-/* Keys per work-item of the digit passes (see docs/TUNING.md). */
-static unsigned pass_items(const clprim_context *ctx, clprim_type type, size_t value_size) {
-  const unsigned wg = clprim__launch(ctx).wg;
+/* A kernel's shape: work-items per work-group, keys per work-item. */
+struct shape {
+  unsigned wg, items;
+};
+
+/* The digit passes' shape (sort_pass, sort_count, sort_histogram; see
+ * docs/TUNING.md). GPUs: 256 work-items of 16 keys for 4-byte keys alone;
+ * 384 of 18 with values or 8-byte keys (H100, nv_ptx, 2^28 uint32 / uint32
+ * pairs: 11.34 ms against 11.62 with 384 x 16 and 13.25 with 256 x 12, the
+ * shape before; 2^27 uint64 keys, 10 keys per work-item where local memory
+ * stops: 11.10 against 11.57 ms. For uint32 keys alone 384 x 14 and 256 x
+ * 16 were within 1%, 384 x 16 8% slower). CPUs: the launch's work-group of
+ * 32 4-byte keys or 16 8-byte ones. Fewer keys per work-item where local
+ * memory is short. */
+static struct shape pass_shape(const clprim_context *ctx, clprim_type type, size_t value_size) {
   const size_t x = xchg_bytes(type, value_size);
-  const long long knob = ctx->tuning[CLPRIM_KNOB_SORT_ITEMS];
-  /* GPUs: 16 for 4-byte keys alone, 12 with values or 8-byte keys (H100,
-   * 2^27 uint64 keys 13.25 -> 11.55 ms against 8, 2^28 uint32 pairs 15.03 ->
-   * 13.34 ms against 16); CPUs 32 for 4 bytes, 16 for 8. */
-  const unsigned fallback =
-      is_gpu(ctx) ? (x > 4 || value_size ? 12u : 16u) : 32u / (unsigned)(x / 4);
-  unsigned items = knob >= 4 && knob <= 64 ? (unsigned)knob : fallback;
-  while (items > 1 && local_bytes(wg, items, x) > ctx->info.local_mem_size) --items;
-  return items;
+  struct shape s = {clprim__launch(ctx).wg, is_gpu(ctx) ? 16u : 32u / (unsigned)(x / 4)};
+  if (is_gpu(ctx) && (x > 4 || value_size)) s.wg = clprim__fit_wg(ctx, 384), s.items = 18;
+  const long long wg = ctx->tuning[CLPRIM_KNOB_SORT_WG],
+                  items = ctx->tuning[CLPRIM_KNOB_SORT_ITEMS];
+  if (wg >= 32 && wg <= 1024 && wg % 32 == 0) {
+    s.wg = (unsigned)wg;
+    while (s.wg > ctx->info.max_work_group_size && s.wg > 32) s.wg -= 32;
+  }
+  if (items >= 4 && items <= 64) s.items = (unsigned)items;
+  while (s.items > 1 &&
+         local_bytes(s.wg, s.items, x, pass_peer_words(ctx)) > ctx->info.local_mem_size)
+    --s.items;
+  return s;
+}
+
+/* sort_tile's shape for up to len keys. GPUs: 128 work-items of 8 keys up
+ * to 1024 keys (H100, 2^18 segments of 1024 floats: 4.85 ms, against 5.61
+ * with 256 x 4, 5.10 with 64 x 16, 8.35 with 512 x 2: fewer warps share
+ * each work-group's barriers and scans). Else the passes' shape, on CPUs
+ * with a quarter of its keys per work-item where that holds len; fewer keys
+ * per work-item where the peer words leave too little local memory. */
+static struct shape tile_shape(const clprim_context *ctx, clprim_type type, size_t value_size,
+                               size_t len) {
+  const size_t x = xchg_bytes(type, value_size), room = ctx->info.local_mem_size;
+  struct shape s = pass_shape(ctx, type, value_size);
+  if (is_gpu(ctx) && len <= 1024 && clprim__fit_wg(ctx, 128) == 128 &&
+      local_bytes(128, 8, x, 1) <= room) {
+    s.wg = 128, s.items = 8;
+    return s;
+  }
+  if (!is_gpu(ctx) && s.items >= 8 && len <= (size_t)s.wg * (s.items / 4)) s.items /= 4;
+  while (s.items > 1 && local_bytes(s.wg, s.items, x, 1) > room)
+    --s.items;
+  return s;
 }
 
 size_t clprim__sort_tile(const clprim_context *ctx, clprim_type type, size_t value_size) {
-  return (size_t)clprim__launch(ctx).wg * pass_items(ctx, type, value_size);
-}
-
-/* sort_tile's shape for up to len keys (a multiple of 32 work-items). GPUs:
- * 128 work-items of 8 keys up to 1024 keys (H100, 2^18 segments of 1024
- * floats: 4.85 ms, against 5.61 with 256 x 4, 5.10 with 64 x 16, 8.35 with
- * 512 x 2: fewer warps share each work-group's barriers and scans), else
- * the passes' shape. CPUs: the passes' work-group, with a quarter of their
- * keys per work-item where that holds len. */
-struct tile_shape {
-  unsigned wg, items;
-};
-static struct tile_shape tile_shape(const clprim_context *ctx, clprim_type type,
-                                    size_t value_size, size_t len) {
-  const unsigned items = pass_items(ctx, type, value_size), wg = clprim__launch(ctx).wg;
-  const size_t x = xchg_bytes(type, value_size);
-  struct tile_shape shape = {wg, items};
-  if (is_gpu(ctx)) {
-    if (len <= 1024 && clprim__fit_wg(ctx, 128) == 128 &&
-        local_bytes(128, 8, x) <= ctx->info.local_mem_size)
-      shape.wg = 128, shape.items = 8;
-  } else if (items >= 8 && len <= (size_t)wg * (items / 4)) {
-    shape.items = items / 4;
-  }
-  return shape;
+  const struct shape s = tile_shape(ctx, type, value_size, SIZE_MAX);
+  return (size_t)s.wg * s.items;
 }
 
 size_t clprim__sort_small_max(const clprim_context *ctx, clprim_type type, size_t value_size) {
@@ -151,7 +175,7 @@ static clprim_status set_key_arg(cl_kernel k, cl_uint index, clprim_type type, c
 /* sort_tile over n keys, or over `segments` segments (begins, ends). */
 static clprim_status sort_small(clprim_context *ctx, const struct sort_job *j, size_t longest,
                                 size_t segments, cl_mem begins, cl_mem ends) {
-  const struct tile_shape shape = tile_shape(ctx, j->type, j->value_size, longest);
+  const struct shape shape = tile_shape(ctx, j->type, j->value_size, longest);
   char options[256];
   sort_options(ctx, j->type, j->value_size, shape.wg, shape.items, 0, 0, options, sizeof options);
   cl_kernel k;
@@ -174,8 +198,8 @@ static clprim_status sort_small(clprim_context *ctx, const struct sort_job *j, s
 
 /* The digit passes (see the top of the file). */
 static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) {
-  const unsigned wg = clprim__launch(ctx).wg;
-  const unsigned items = pass_items(ctx, j->type, j->value_size);
+  const struct shape shape = pass_shape(ctx, j->type, j->value_size);
+  const unsigned wg = shape.wg, items = shape.items;
   const size_t tile = (size_t)wg * items, tiles = j->n / tile + (j->n % tile != 0);
   const size_t ks = clprim_type_size(j->type), vs = j->value_size;
   if (tiles > UINT32_MAX || (size_t)SORT_RADIX * tiles >= SIZE_MAX / 8)
@@ -454,8 +478,8 @@ clprim_status clprim__segmented_sort(clprim_context *ctx, clprim_type type, size
   const size_t small_max = clprim__sort_small_max(ctx, type, value_size);
   char options[256];
   /* The check's build is the keys' one (it reads no keys or values). */
-  sort_options(ctx, type, 0, clprim__launch(ctx).wg, pass_items(ctx, type, 0), 0, 0, options,
-               sizeof options);
+  const struct shape keys_shape = pass_shape(ctx, type, 0);
+  sort_options(ctx, type, 0, keys_shape.wg, keys_shape.items, 0, 0, options, sizeof options);
   cl_kernel check_k;
   CLPRIM_CHECK(clprim__kernel(ctx, "sort.cl", options, "sort_segments_check", &check_k));
   cl_mem check;

@@ -17,8 +17,9 @@ static const char *const knob_names[CLPRIM_KNOB_COUNT] = {
     "CLPRIM_HIST_DIRECT",      "CLPRIM_HIST_SHARED_RED",   "CLPRIM_RBK_ITEMS",
     "CLPRIM_NTH_GROUPS_PER_UNIT", "CLPRIM_NTH_SMALL_MAX",  "CLPRIM_NTH_TOPK_ROOM",
     "CLPRIM_SORT_ITEMS",       "CLPRIM_SORT_ONESWEEP",     "CLPRIM_SORT_SMALL_MAX",
-    "CLPRIM_SORT_PEERS",       "CLPRIM_SEG_TOPK_LONG",     "CLPRIM_MPI_GATHER_MAX",
-    "CLPRIM_NATIVE_SCAN",      "CLPRIM_TRACE",            "CLPRIM_DEBUG"};
+    "CLPRIM_SORT_PEERS",       "CLPRIM_SORT_WG",           "CLPRIM_SEG_TOPK_LONG",
+    "CLPRIM_MPI_GATHER_MAX",   "CLPRIM_NATIVE_SCAN",       "CLPRIM_TRACE",
+    "CLPRIM_DEBUG"};
 
 void clprim__read_tuning(clprim_context *ctx) {
   for (unsigned k = 0; k < CLPRIM_KNOB_COUNT; ++k) {

@@ -64,18 +64,20 @@ struct shape {
 };
 
 /* The digit passes' shape (sort_pass, sort_count, sort_histogram; see
- * docs/TUNING.md). GPUs: 256 work-items of 16 keys for 4-byte keys alone;
- * 384 of 18 with values or 8-byte keys (H100, nv_ptx, 2^28 uint32 / uint32
- * pairs: 11.34 ms against 11.62 with 384 x 16 and 13.25 with 256 x 12, the
- * shape before; 2^27 uint64 keys, 10 keys per work-item where local memory
- * stops: 11.10 against 11.57 ms. For uint32 keys alone 384 x 14 and 256 x
- * 16 were within 1%, 384 x 16 8% slower). CPUs: the launch's work-group of
- * 32 4-byte keys or 16 8-byte ones. Fewer keys per work-item where local
- * memory is short. */
+ * docs/TUNING.md). GPUs: 256 work-items of 16 keys; with values or 8-byte
+ * keys where sort_pass finds equal digits by ballots (nv_ptx), 384 of 18
+ * (H100, 2^28 uint32 / uint32 pairs: 11.34 ms against 11.62 with 384 x 16
+ * and 13.25 with 256 x 12; 2^27 uint64 keys, 10 keys per work-item where
+ * local memory stops: 11.10 against 11.57 ms with 256 x 12). With peer
+ * words (the local path on the H100) 256 x 16 stays faster: pairs 14.62
+ * ms against 18.56 with 384 x 11, uint64 14.72 against 17.88. CPUs: the
+ * launch's work-group of 32 4-byte keys or 16 8-byte ones. Fewer keys per
+ * work-item where local memory is short. */
 static struct shape pass_shape(const clprim_context *ctx, clprim_type type, size_t value_size) {
   const size_t x = xchg_bytes(type, value_size);
   struct shape s = {clprim__launch(ctx).wg, is_gpu(ctx) ? 16u : 32u / (unsigned)(x / 4)};
-  if (is_gpu(ctx) && (x > 4 || value_size)) s.wg = clprim__fit_wg(ctx, 384), s.items = 18;
+  if (is_gpu(ctx) && (x > 4 || value_size) && !pass_peer_words(ctx))
+    s.wg = clprim__fit_wg(ctx, 384), s.items = 18;
   const long long wg = ctx->tuning[CLPRIM_KNOB_SORT_WG],
                   items = ctx->tuning[CLPRIM_KNOB_SORT_ITEMS];
   if (wg >= 32 && wg <= 1024 && wg % 32 == 0) {

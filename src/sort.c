@@ -63,20 +63,22 @@ struct shape {
   unsigned wg, items;
 };
 
-/* The digit passes' shape (sort_pass, sort_count, sort_histogram; see
- * docs/TUNING.md). GPUs: 256 work-items of 16 keys; with values or 8-byte
- * keys where sort_pass finds equal digits by ballots (nv_ptx), 384 of 18
- * (H100, 2^28 uint32 / uint32 pairs: 11.34 ms against 11.62 with 384 x 16
- * and 13.25 with 256 x 12; 2^27 uint64 keys, 10 keys per work-item where
- * local memory stops: 11.10 against 11.57 ms with 256 x 12). With peer
- * words (the local path on the H100) 256 x 16 stays faster: pairs 14.62
- * ms against 18.56 with 384 x 11, uint64 14.72 against 17.88. CPUs: the
- * launch's work-group of 32 4-byte keys or 16 8-byte ones. Fewer keys per
- * work-item where local memory is short. */
-static struct shape pass_shape(const clprim_context *ctx, clprim_type type, size_t value_size) {
+/* The shape of a kernel that ranks tiles (sort_pass, or sort_tile, which
+ * keeps peer words on every path; sort_count and sort_histogram take the
+ * passes' shape; see docs/TUNING.md). GPUs: 256 work-items of 16 keys; with
+ * values or 8-byte keys and no peer words (sort_pass on nv_ptx, ballots),
+ * 384 of 18 (H100, 2^28 uint32 / uint32 pairs: 11.34 ms against 11.62
+ * with 384 x 16 and 13.25 with 256 x 12; 2^27 uint64 keys, 10 keys per
+ * work-item where local memory stops: 11.10 against 11.57 ms with 256 x
+ * 12). With peer words (the local path on the H100) 256 x 16 stays faster:
+ * pairs 14.62 ms against 18.56 with 384 x 11, uint64 14.72 against 17.88.
+ * CPUs: the launch's work-group of 32 4-byte keys or 16 8-byte ones. Fewer
+ * keys per work-item where local memory is short. */
+static struct shape rank_shape(const clprim_context *ctx, clprim_type type, size_t value_size,
+                               int peer_words) {
   const size_t x = xchg_bytes(type, value_size);
   struct shape s = {clprim__launch(ctx).wg, is_gpu(ctx) ? 16u : 32u / (unsigned)(x / 4)};
-  if (is_gpu(ctx) && (x > 4 || value_size) && !pass_peer_words(ctx))
+  if (is_gpu(ctx) && (x > 4 || value_size) && !peer_words)
     s.wg = clprim__fit_wg(ctx, 384), s.items = 18;
   const long long wg = ctx->tuning[CLPRIM_KNOB_SORT_WG],
                   items = ctx->tuning[CLPRIM_KNOB_SORT_ITEMS];
@@ -85,30 +87,29 @@ static struct shape pass_shape(const clprim_context *ctx, clprim_type type, size
     while (s.wg > ctx->info.max_work_group_size && s.wg > 32) s.wg -= 32;
   }
   if (items >= 4 && items <= 64) s.items = (unsigned)items;
-  while (s.items > 1 &&
-         local_bytes(s.wg, s.items, x, pass_peer_words(ctx)) > ctx->info.local_mem_size)
+  while (s.items > 1 && local_bytes(s.wg, s.items, x, peer_words) > ctx->info.local_mem_size)
     --s.items;
   return s;
+}
+
+static struct shape pass_shape(const clprim_context *ctx, clprim_type type, size_t value_size) {
+  return rank_shape(ctx, type, value_size, pass_peer_words(ctx));
 }
 
 /* sort_tile's shape for up to len keys. GPUs: 128 work-items of 8 keys up
  * to 1024 keys (H100, 2^18 segments of 1024 floats: 4.85 ms, against 5.61
  * with 256 x 4, 5.10 with 64 x 16, 8.35 with 512 x 2: fewer warps share
- * each work-group's barriers and scans). Else the passes' shape, on CPUs
- * with a quarter of its keys per work-item where that holds len; fewer keys
- * per work-item where the peer words leave too little local memory. */
+ * each work-group's barriers and scans). Else rank_shape's, on CPUs with a
+ * quarter of its keys per work-item where that holds len. */
 static struct shape tile_shape(const clprim_context *ctx, clprim_type type, size_t value_size,
                                size_t len) {
-  const size_t x = xchg_bytes(type, value_size), room = ctx->info.local_mem_size;
-  struct shape s = pass_shape(ctx, type, value_size);
+  struct shape s = rank_shape(ctx, type, value_size, 1);
   if (is_gpu(ctx) && len <= 1024 && clprim__fit_wg(ctx, 128) == 128 &&
-      local_bytes(128, 8, x, 1) <= room) {
+      local_bytes(128, 8, xchg_bytes(type, value_size), 1) <= ctx->info.local_mem_size) {
     s.wg = 128, s.items = 8;
-    return s;
+  } else if (!is_gpu(ctx) && s.items >= 8 && len <= (size_t)s.wg * (s.items / 4)) {
+    s.items /= 4;
   }
-  if (!is_gpu(ctx) && s.items >= 8 && len <= (size_t)s.wg * (s.items / 4)) s.items /= 4;
-  while (s.items > 1 && local_bytes(s.wg, s.items, x, 1) > room)
-    --s.items;
   return s;
 }
 

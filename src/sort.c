@@ -71,7 +71,8 @@ struct shape {
  * with 384 x 16 and 13.25 with 256 x 12; 2^27 uint64 keys, 10 keys per
  * work-item where local memory stops: 11.10 against 11.57 ms with 256 x
  * 12). With peer words (the local path on the H100) 256 x 16 stays faster:
- * pairs 14.62 ms against 18.56 with 384 x 11, uint64 14.72 against 17.88.
+ * pairs 14.62 ms against 18.56 with 384 x 11, uint64 14.72 against 17.88
+ * with 384 x 5.
  * CPUs: the launch's work-group of 32 4-byte keys or 16 8-byte ones. Fewer
  * keys per work-item where local memory is short. */
 static struct shape rank_shape(const clprim_context *ctx, clprim_type type, size_t value_size,

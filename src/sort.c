@@ -83,7 +83,7 @@ static struct shape rank_shape(const clprim_context *ctx, clprim_type type, size
     s.wg = clprim__fit_wg(ctx, 384), s.items = 18;
   const long long wg = ctx->tuning[CLPRIM_KNOB_SORT_WG],
                   items = ctx->tuning[CLPRIM_KNOB_SORT_ITEMS];
-  if (wg >= 32 && wg <= 1024 && wg % 32 == 0) {
+  if (wg >= 32 && wg <= 1024 && wg % 32 == 0) { /* in steps of 32 (clprim__fit_wg halves) */
     s.wg = (unsigned)wg;
     while (s.wg > ctx->info.max_work_group_size && s.wg > 32) s.wg -= 32;
   }

@@ -8,7 +8,7 @@
  *    takes each digit's first position from it), and whether a float key is
  *    a NaN or -0.0 (if none is, the passes move plain bit keys: SORT_PLAIN).
  *  - sort_pass: one digit pass over tiles of TILE = WG * ITEMS keys. Each
- *    tile ranks its keys by digit, stably (rank_tile), gathers them in
+ *    tile ranks its keys by digit, stably (rank_count, rank_keys), gathers them in
  *    local memory in digit order and writes each digit's run to its place:
  *      SORT_ONESWEEP (nv_ptx): the tile's offset per digit comes from a
  *        decoupled look-back over digit-count vectors (Adinets and Merrill,
@@ -177,46 +177,56 @@ CLPRIM_INLINE uint rank_round(uint d, uint bits, uint how, __local uint *counts,
 #endif
 }
 
-/* Ranks a tile's keys by digit, stably: d[r] is key r's digit (NO_DIGIT
- * for none; full: there is none); rank[r] becomes its position in the tile ordered by digit,
- * start[d] the position of digit d's first key. counts (GROUPS * RADIX),
- * digits (WG), scan (CLPRIM_WG_SCRATCH(WG)): local scratch. */
-CLPRIM_INLINE void rank_tile(const uint *d, uint *rank, uint full, uint how, __local uint *counts,
-                             __local uint *start, __local uint *digits, __local uint *scan) {
+/* Ranking a tile's keys by digit, stably, in two calls (the digits are
+ * counted once, as in CUB's BlockRadixRankMatchEarlyCounts):
+ *  rank_count: each 32-lane group counts its keys per digit in counts
+ *    (GROUPS * RADIX); tot[j] becomes the tile's count of digit
+ *    lid * DIGITS_PER_ITEM + j (Onesweep publishes them before the ranking);
+ *  rank_keys: start[dd] becomes digit dd's first tile position, each
+ *    group's count the position of its first key of that digit, and then
+ *    rank[r] key r's position in the tile ordered by digit.
+ * d[r] is key r's digit (NO_DIGIT for none; full: there is none). digits
+ * (PEER_WORDS), scan (CLPRIM_WG_SCRATCH(WG)): local scratch. */
+CLPRIM_INLINE void rank_count(const uint *d, uint *tot, __local uint *counts) {
   const uint lid = (uint)get_local_id(0);
   __local uint *mine = counts + (lid >> 5) * RADIX;
   for (uint j = lid; j < GROUPS * RADIX; j += WG) counts[j] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
 UNROLL
-  for (uint r = 0; r < ITEMS; ++r) rank[r] = rank_round(d[r], full ? 8u : 9u, how, mine, digits);
+  for (uint r = 0; r < ITEMS; ++r)
+    if (d[r] < RADIX) atomic_inc(&mine[d[r]]);
   barrier(CLK_LOCAL_MEM_FENCE);
-  /* Per digit: each group's count becomes the count of the groups before it. */
-  for (uint dd = lid; dd < RADIX; dd += WG) {
-    uint sum = 0;
-    for (uint g = 0; g < GROUPS; ++g) {
-      const uint c = counts[g * RADIX + dd];
-      counts[g * RADIX + dd] = sum;
-      sum += c;
-    }
-    start[dd] = sum;
+  for (uint j = 0; j < DIGITS_PER_ITEM; ++j) {
+    const uint dd = lid * DIGITS_PER_ITEM + j;
+    tot[j] = 0;
+    if (dd < RADIX)
+      for (uint g = 0; g < GROUPS; ++g) tot[j] += counts[g * RADIX + dd];
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  /* start: the digits' tile counts, scanned. */
-  const uint first = lid * DIGITS_PER_ITEM;
+}
+CLPRIM_INLINE void rank_keys(const uint *d, const uint *tot, uint *rank, uint full, uint how,
+                             __local uint *counts, __local uint *start, __local uint *digits,
+                             __local uint *scan) {
+  const uint lid = (uint)get_local_id(0);
   uint own = 0, total;
-  for (uint j = 0; j < DIGITS_PER_ITEM; ++j) own += first + j < RADIX ? start[first + j] : 0u;
+  for (uint j = 0; j < DIGITS_PER_ITEM; ++j) own += tot[j];
+  /* Per digit of this work-item (the same ones rank_count summed): each
+   * group's count becomes the positions before it. */
   uint before = clprim_wg_scan_excl_add_uint(own, scan, &total);
   for (uint j = 0; j < DIGITS_PER_ITEM; ++j) {
-    if (first + j < RADIX) {
-      const uint c = start[first + j];
-      start[first + j] = before;
-      before += c;
+    const uint dd = lid * DIGITS_PER_ITEM + j;
+    if (dd < RADIX) {
+      start[dd] = before;
+      for (uint g = 0; g < GROUPS; ++g) {
+        const uint c = counts[g * RADIX + dd];
+        counts[g * RADIX + dd] = before;
+        before += c;
+      }
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
+  __local uint *mine = counts + (lid >> 5) * RADIX;
 UNROLL
-  for (uint r = 0; r < ITEMS; ++r)
-    if (d[r] < RADIX) rank[r] += start[d[r]] + mine[d[r]];
+  for (uint r = 0; r < ITEMS; ++r) rank[r] = rank_round(d[r], full ? 8u : 9u, how, mine, digits);
 }
 
 /* ------------------------------------------------------------ histogram */
@@ -406,47 +416,33 @@ UNROLL
     k[r] = p < here ? pass_key(keys_in[in_base + first + p], flip) : (KEY)0;
     d[r] = p < here ? pass_digit(k[r], flip, shift, mask) : NO_DIGIT;
   }
+  uint tot[DIGITS_PER_ITEM];
+  rank_count(d, tot, counts);
 #ifdef SORT_ONESWEEP
-  /* Early counts (as CUB's BlockRadixRankMatchEarlyCounts): the tile's
-   * digit counts are published before the ranking, so that later tiles'
-   * look-backs find them without waiting for it. Each work-item adds its
-   * runs of equal digits (one atomic per key took 1% less time for uint32
-   * keys and 2% more for floats in [0, 1) on the H100); start is free until
-   * rank_tile fills it. */
-  for (uint dd = lid; dd < RADIX; dd += WG) start[dd] = 0;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  {
-    uint run_digit = NO_DIGIT, run_count = 0;
-UNROLL
-    for (uint r = 0; r < ITEMS; ++r) {
-      if (d[r] != run_digit) {
-        if (run_digit < RADIX) atomic_add(&start[run_digit], run_count);
-        run_digit = d[r], run_count = 0;
-      }
-      ++run_count;
-    }
-    if (run_digit < RADIX) atomic_add(&start[run_digit], run_count);
+  /* Early counts: the tile's digit counts are published before the
+   * ranking, so that later tiles' look-backs find them without waiting
+   * for it. */
+  for (uint j = 0; j < DIGITS_PER_ITEM; ++j) {
+    const uint dd = lid * DIGITS_PER_ITEM + j;
+    if (dd < RADIX) lb_digit_publish(state, tile, dd, tile == 0 ? LB_PREFIX : LB_AGGREGATE, tot[j]);
   }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint dd = lid; dd < RADIX; dd += WG)
-    lb_digit_publish(state, tile, dd, tile == 0 ? LB_PREFIX : LB_AGGREGATE, start[dd]);
 #endif
-  rank_tile(d, rank, here == TILE, PASS_PEERS, counts, start, digits, scan);
+  rank_keys(d, tot, rank, here == TILE, PASS_PEERS, counts, start, digits, scan);
 
+  /* place[d] + i: where tile position i of digit d goes (wrapping
+   * arithmetic). Onesweep: where the digit starts in the output (starts,
+   * from the upfront histogram) plus the earlier tiles' counts, less the
+   * digit's first tile position. */
+  for (uint j = 0; j < DIGITS_PER_ITEM; ++j) {
+    const uint dd = lid * DIGITS_PER_ITEM + j;
+    if (dd >= RADIX) break;
 #ifdef SORT_ONESWEEP
-  /* Each digit's first position: where the digit starts in the output
-   * (starts, from the upfront histogram) plus the earlier tiles' counts;
-   * place holds it less the digit's first tile position, so that tile
-   * position i of digit d goes to place[d] + i (wrapping arithmetic). */
-  for (uint dd = lid; dd < RADIX; dd += WG) {
-    const uint count = (dd + 1 < RADIX ? start[dd + 1] : here) - start[dd];
-    const uint prefix = tile == 0 ? 0u : lb_digit_look_back(state, tile, dd, count);
+    const uint prefix = tile == 0 ? 0u : lb_digit_look_back(state, tile, dd, tot[j]);
     place[dd] = starts[pass * RADIX + dd] + prefix - start[dd];
-  }
 #else
-  for (uint dd = lid; dd < RADIX; dd += WG)
     place[dd] = offsets[(ulong)dd * get_num_groups(0) + tile] - start[dd];
 #endif
+  }
 
   /* Keys into local memory in digit order, then out, each digit's run
    * from its place (consecutive work-items, consecutive addresses). */
@@ -538,7 +534,9 @@ UNROLL
 UNROLL
     for (uint r = 0; r < ITEMS; ++r)
       d[r] = tile_pos(lid, r) < here ? key_digit(k[r], flip, shift, mask) : NO_DIGIT;
-    rank_tile(d, rank, here == TILE, TILE_PEERS, counts, start, digits, scan);
+    uint tot[DIGITS_PER_ITEM];
+    rank_count(d, tot, counts);
+    rank_keys(d, tot, rank, here == TILE, TILE_PEERS, counts, start, digits, scan);
 UNROLL
     for (uint r = 0; r < ITEMS; ++r)
       if (d[r] < RADIX) xk[rank[r]] = k[r];

@@ -492,11 +492,13 @@ clprim_status clprim__histogram(clprim_context *ctx, struct clprim_hist_call *c)
  * and / or sums of sum_size bytes (0: none); tests use it. */
 size_t clprim__histogram_local_max(const clprim_context *ctx, int has_counts, size_t sum_size);
 /* ---- sort.c */
-/* Keys per tile of sort's digit passes for keys of type with values of
- * value_size bytes (0: none), and the most keys that one work-group sorts
- * in local memory (tests: sizes around both). */
+/* For keys of type with values of value_size bytes (0: none): the keys per
+ * tile of sort_tile (one work-group in local memory), the most keys that
+ * one work-group sorts, and the keys per tile of the digit passes (tests:
+ * sizes around each). */
 size_t clprim__sort_tile(const clprim_context *ctx, clprim_type type, size_t value_size);
 size_t clprim__sort_small_max(const clprim_context *ctx, clprim_type type, size_t value_size);
+size_t clprim__sort_pass_tile(const clprim_context *ctx, clprim_type type, size_t value_size);
 /* clprim_segmented_sort_pairs (value_size 4 or 8) or _keys (value_size 0,
  * values NULL) on resolved buffers, arguments checked (src/segmented_topk.c
  * sorts its rows with it). */

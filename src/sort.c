@@ -42,15 +42,16 @@ static int pass_peer_words(const clprim_context *ctx) {
   return ctx->info.path != CLPRIM_PATH_NV_PTX || ctx->tuning[CLPRIM_KNOB_SORT_PEERS] == 2;
 }
 
-/* Local memory of sort_pass or sort_tile with wg work-items of `items`
- * keys (cl/sort.cl's arrays: the exchange, the 32-lane groups' digit counts
- * and, with peer_words, their peer words, starts and places, scan scratch,
- * the tile id). sort_histogram needs less. */
-static size_t local_bytes(unsigned wg, unsigned items, size_t xchg, int peer_words) {
-  const size_t groups = wg / 32;
-  return (size_t)wg * items * xchg + groups * SORT_RADIX * 4 +
-         (peer_words ? groups * (SORT_RADIX + 1) * 4 : 4) + SORT_RADIX * (4 + 8) + (size_t)wg * 8 +
-         64;
+/* Local memory of sort_pass (shared: its ranking's words share the
+ * exchange buffer) or sort_tile with wg work-items of `items` keys
+ * (cl/sort.cl's arrays: the exchange, the 32-lane groups' digit counts and,
+ * with peer_words, their peer words, starts and places, scan scratch, the
+ * tile id). sort_histogram needs less. */
+static size_t local_bytes(unsigned wg, unsigned items, size_t xchg, int peer_words, int shared) {
+  const size_t groups = wg / 32, exchange = (size_t)wg * items * xchg,
+               ranking = groups * SORT_RADIX * 4 + (peer_words ? groups * (SORT_RADIX + 1) * 4 : 4);
+  return (shared ? (exchange > ranking ? exchange : ranking) : exchange + ranking) +
+         SORT_RADIX * (4 + 8) + (size_t)wg * 8 + 64;
 }
 
 static size_t xchg_bytes(clprim_type type, size_t value_size) {
@@ -63,24 +64,36 @@ struct shape {
   unsigned wg, items;
 };
 
-/* The shape of a kernel that ranks tiles (sort_pass, or sort_tile, which
- * keeps peer words on every path; sort_count and sort_histogram take the
- * passes' shape; see docs/TUNING.md). GPUs: 256 work-items of 16 keys; with
- * values or 8-byte keys and no peer words (sort_pass on nv_ptx, ballots),
- * 384 of 18 (H100, 2^28 uint32 / uint32 pairs: 11.34 ms against 11.62
- * with 384 x 16 and 13.25 with 256 x 12; 2^27 uint64 keys, 10 keys per
- * work-item where local memory stops: 11.10 against 11.57 ms with 256 x
- * 12). With peer words (the local path on the H100) 256 x 16 stays faster:
+/* The shape of a kernel that ranks tiles (pass: sort_pass, else sort_tile,
+ * which keeps peer words on every path; sort_count and sort_histogram take the
+ * passes' shape; see docs/TUNING.md). GPUs: 256 work-items of 16 keys.
+ * Where sort_pass ranks by ballots (nv_ptx: no peer words), shapes that
+ * keep its registers below the next step down in resident work-groups
+ * (H100, 2^28 keys, 2^27 for uint64, 2026-11-25):
+ *   4-byte keys: 384 x 20 (uint32 7.62 ms, 80 registers; 256 x 16 7.89,
+ *     512 x 15 7.69; floats 8.53, 8.46, 8.51);
+ *   4-byte keys with 4-byte values: 512 x 14 (9.95 ms, 64 registers;
+ *     384 x 18 10.18; 384 x 20 13.92 at 100 registers);
+ *   8-byte keys or values: 384 x 10 (uint64 10.00 ms; 320 x 12 10.19,
+ *     256 x 12 10.65).
+ * With peer words (the local path on the H100) 256 x 16 stays faster:
  * pairs 14.62 ms against 18.56 with 384 x 11, uint64 14.72 against 17.88
  * with 384 x 5.
  * CPUs: the launch's work-group of 32 4-byte keys or 16 8-byte ones. Fewer
  * keys per work-item where local memory is short. */
 static struct shape rank_shape(const clprim_context *ctx, clprim_type type, size_t value_size,
-                               int peer_words) {
+                               int pass) {
   const size_t x = xchg_bytes(type, value_size);
+  const int peer_words = pass ? pass_peer_words(ctx) : 1;
   struct shape s = {clprim__launch(ctx).wg, is_gpu(ctx) ? 16u : 32u / (unsigned)(x / 4)};
-  if (is_gpu(ctx) && (x > 4 || value_size) && !peer_words)
-    s.wg = clprim__fit_wg(ctx, 384), s.items = 18;
+  if (is_gpu(ctx) && !peer_words) {
+    if (x > 4)
+      s.wg = clprim__fit_wg(ctx, 384), s.items = 10;
+    else if (value_size)
+      s.wg = clprim__fit_wg(ctx, 512), s.items = 14;
+    else
+      s.wg = clprim__fit_wg(ctx, 384), s.items = 20;
+  }
   const long long wg = ctx->tuning[CLPRIM_KNOB_SORT_WG],
                   items = ctx->tuning[CLPRIM_KNOB_SORT_ITEMS];
   if (wg >= 32 && wg <= 1024 && wg % 32 == 0) { /* in steps of 32 (clprim__fit_wg halves) */
@@ -88,13 +101,13 @@ static struct shape rank_shape(const clprim_context *ctx, clprim_type type, size
     while (s.wg > ctx->info.max_work_group_size && s.wg > 32) s.wg -= 32;
   }
   if (items >= 4 && items <= 64) s.items = (unsigned)items;
-  while (s.items > 1 && local_bytes(s.wg, s.items, x, peer_words) > ctx->info.local_mem_size)
+  while (s.items > 1 && local_bytes(s.wg, s.items, x, peer_words, pass) > ctx->info.local_mem_size)
     --s.items;
   return s;
 }
 
 static struct shape pass_shape(const clprim_context *ctx, clprim_type type, size_t value_size) {
-  return rank_shape(ctx, type, value_size, pass_peer_words(ctx));
+  return rank_shape(ctx, type, value_size, 1);
 }
 
 /* sort_tile's shape for up to len keys. GPUs: 128 work-items of 8 keys up
@@ -104,9 +117,9 @@ static struct shape pass_shape(const clprim_context *ctx, clprim_type type, size
  * quarter of its keys per work-item where that holds len. */
 static struct shape tile_shape(const clprim_context *ctx, clprim_type type, size_t value_size,
                                size_t len) {
-  struct shape s = rank_shape(ctx, type, value_size, 1);
+  struct shape s = rank_shape(ctx, type, value_size, 0);
   if (is_gpu(ctx) && len <= 1024 && clprim__fit_wg(ctx, 128) == 128 &&
-      local_bytes(128, 8, xchg_bytes(type, value_size), 1) <= ctx->info.local_mem_size) {
+      local_bytes(128, 8, xchg_bytes(type, value_size), 1, 0) <= ctx->info.local_mem_size) {
     s.wg = 128, s.items = 8;
   } else if (!is_gpu(ctx) && s.items >= 8 && len <= (size_t)s.wg * (s.items / 4)) {
     s.items /= 4;
@@ -123,6 +136,11 @@ size_t clprim__sort_small_max(const clprim_context *ctx, clprim_type type, size_
   const long long knob = ctx->tuning[CLPRIM_KNOB_SORT_SMALL_MAX];
   const size_t tile = clprim__sort_tile(ctx, type, value_size);
   return knob >= 0 && (size_t)knob < tile ? (size_t)knob : tile;
+}
+
+size_t clprim__sort_pass_tile(const clprim_context *ctx, clprim_type type, size_t value_size) {
+  const struct shape s = pass_shape(ctx, type, value_size);
+  return (size_t)s.wg * s.items;
 }
 
 static void sort_options(const clprim_context *ctx, clprim_type type, size_t value_size,

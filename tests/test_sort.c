@@ -9,8 +9,9 @@
  *    payload, so any instability shows), argsort with uint32 and uint64
  *    indices, with and without keys_out; ascending and descending;
  *  - sizes 0, 1, 2, 31, 32, 33, around clprim__sort_small_max (one
- *    work-group in local memory) and clprim__sort_tile (the digit passes'
- *    tile), 2 and 5 tiles, and 100003 (small sizes only under
+ *    work-group in local memory), clprim__sort_tile (sort_tile's tile) and
+ *    clprim__sort_pass_tile (the digit passes' tile), 2 and 5 tiles of
+ *    each, and 100003 (small sizes only under
  *    CLPRIM_TEST_SMALL, where fewer mode / direction combinations run);
  *  - distributions: random bits (full range: floats then include NaNs,
  *    infinities and denormals), sorted, reverse sorted, all equal, 2, 16 and
@@ -549,14 +550,17 @@ static int skip_path(unsigned p) {
 }
 
 /* Sizes to test for keys of type with vbytes of values: the fixed small
- * ones, around small_max (m) and the tile (t), several tiles, BIG_N;
- * ascending, without repeats; under CLPRIM_TEST_SMALL at most SMALL_N. */
+ * ones, around small_max (m), sort_tile's tile (t) and the passes' tile
+ * (pt), several tiles, BIG_N; ascending, without repeats; under
+ * CLPRIM_TEST_SMALL at most SMALL_N. */
 static size_t sizes_of(clprim_context *ctx, clprim_type type, size_t vbytes, size_t *out) {
   const size_t m = clprim__sort_small_max(ctx, type, vbytes),
-               t = clprim__sort_tile(ctx, type, vbytes);
-  const size_t cand[] = {
-      0,     1,     2, 31,    32,        33,        m ? m - 1 : 0, m,
-      m + 1, t - 1, t, t + 1, 2 * t + 1, 5 * t + 3, BIG_N,         test_small() ? 2500 : 0};
+               t = clprim__sort_tile(ctx, type, vbytes),
+               pt = clprim__sort_pass_tile(ctx, type, vbytes);
+  const size_t cand[] = {0,      1,          2,           31,    32,     33,
+                         m ? m - 1 : 0,      m,           m + 1, t - 1,  t,
+                         t + 1,  2 * t + 1,  5 * t + 3,   pt - 1, pt,    pt + 1,
+                         2 * pt + 1,         3 * pt + 5,  BIG_N, test_small() ? 2500 : 0};
   size_t count = 0;
   for (size_t i = 0; i < COUNT(cand); ++i) {
     const size_t n = cand[i];
@@ -585,11 +589,12 @@ static void test_type(clprim_type type) {
     unsigned rot = (unsigned)type;
     for (unsigned md = 0; md < MODES; ++md) {
       const struct mode *mode = &modes[md];
-      size_t sizes[20];
+      size_t sizes[32];
       const size_t count = sizes_of(ctx, type, mode_vbytes(mode), sizes);
       if (md == 0)
-        printf("%s on %s: small_max %zu, tile %zu (keys alone)\n", clprim_type_name(type),
-               path_of(ctx), clprim__sort_small_max(ctx, type, 0), clprim__sort_tile(ctx, type, 0));
+        printf("%s on %s: small_max %zu, tile %zu, pass tile %zu (keys alone)\n",
+               clprim_type_name(type), path_of(ctx), clprim__sort_small_max(ctx, type, 0),
+               clprim__sort_tile(ctx, type, 0), clprim__sort_pass_tile(ctx, type, 0));
       const size_t t = clprim__sort_tile(ctx, type, mode_vbytes(mode));
       for (size_t s = 0; s < count; ++s) {
         const size_t n = sizes[s];

@@ -110,11 +110,6 @@ CLPRIM_INLINE uint tile_pos(uint lid, uint r) {
 #define TILE_PEERS PEERS_OR     /* sort_tile: 5.6 against 6.9 ms with ballots (2^18 x 1024) */
 #endif
 
-/* The lanes of the warp whose digit has bit b as d's. */
-CLPRIM_INLINE uint bit_peers(uint d, uint b) {
-  const uint set = (d >> b) & 1u, ballot = clprim_sg_ballot((int)set);
-  return set ? ballot : ~ballot;
-}
 /* The lanes of the warp whose digit equals d (NO_DIGIT where a lane holds
  * no key; full: none does). words: RADIX + 1 per warp (PEERS_OR). */
 CLPRIM_INLINE uint warp_peers(uint d, uint full, uint how, __local uint *words) {
@@ -138,8 +133,8 @@ CLPRIM_INLINE uint warp_peers(uint d, uint full, uint how, __local uint *words) 
    * of 9 with a break before the ninth 7% longer). */
   uint peers = ~0u;
 UNROLL
-  for (uint b = 0; b < SORT_DIGIT_BITS; ++b) peers &= bit_peers(d, b);
-  if (!full) peers &= bit_peers(d, SORT_DIGIT_BITS);
+  for (uint b = 0; b < SORT_DIGIT_BITS; ++b) peers &= clprim_sg_same_bit(d, b);
+  if (!full) peers &= clprim_sg_same_bit(d, SORT_DIGIT_BITS);
   return peers;
 }
 #else

@@ -467,6 +467,56 @@ static const char *app_source =
     "  sums[get_global_id(0)] = clprim_wg_reduce_add_uint(x * 3u, scratch);\n"
     "}\n";
 
+/* clprim_sg_same_bit over a value's 3 bits: the lanes of the word with an
+ * equal value, checked on the host against the subgroup ids and lanes. */
+static const char *peers_source =
+    "__kernel void peers(__global uint *out) {\n"
+    "  const uint i = (uint)get_global_id(0), x = i * 7u % 5u;\n"
+    "#ifdef CLPRIM_HAS_BALLOT\n"
+    "  uint p = ~0u;\n"
+    "  for (uint b = 0; b < 3; ++b) p &= clprim_sg_same_bit(x, b);\n"
+    "  out[3 * i] = p, out[3 * i + 1] = clprim_sg_id(), out[3 * i + 2] = clprim_sg_lane();\n"
+    "#else\n"
+    "  out[3 * i] = x;\n"
+    "#endif\n"
+    "}\n";
+
+static void check_peers(clprim_context *ctx, unsigned path) {
+  const char *sources[2] = {clprim_device_source(), peers_source};
+  cl_int err;
+  cl_program prog = clCreateProgramWithSource(clprim_context_cl_context(ctx), 2, sources, NULL, &err);
+  assert_int_equal(err, CL_SUCCESS);
+  cl_device_id dev = clprim_context_device(ctx);
+  assert_int_equal(clBuildProgram(prog, 1, &dev, clprim_context_device_options(ctx), NULL, NULL),
+                   CL_SUCCESS);
+  cl_kernel k = clCreateKernel(prog, "peers", &err);
+  assert_int_equal(err, CL_SUCCESS);
+  enum { LOCAL = 128, GLOBAL = 256 };
+  cl_mem out = test_buffer(ctx, 3 * GLOBAL * 4, NULL);
+  clSetKernelArg(k, 0, sizeof out, &out);
+  const size_t global = GLOBAL, local = LOCAL;
+  assert_int_equal(clEnqueueNDRangeKernel(clprim_context_queue(ctx), k, 1, NULL, &global, &local,
+                                          0, NULL, NULL),
+                   CL_SUCCESS);
+  uint32_t got[3 * GLOBAL];
+  test_read(ctx, out, sizeof got, got);
+  const int ballot = path == CLPRIM_PATH_NV_PTX || path == CLPRIM_PATH_KHR_BALLOT;
+  for (unsigned i = 0; ballot && i < GLOBAL; ++i) {
+    uint32_t want = 0;
+    for (unsigned j = i / LOCAL * LOCAL; j < (i / LOCAL + 1) * LOCAL; ++j)
+      if (got[3 * j + 1] == got[3 * i + 1] && got[3 * j + 2] / 32 == got[3 * i + 2] / 32 &&
+          j * 7 % 5 == i * 7 % 5)
+        want |= 1u << (got[3 * j + 2] % 32);
+    if (got[3 * i] != want)
+      fail_msg("clprim_sg_same_bit on %s, item %u: 0x%08x, want 0x%08x",
+               clprim_path_name((clprim_path)path), i, got[3 * i], want);
+  }
+  clReleaseMemObject(out);
+  clReleaseKernel(k);
+  clReleaseProgram(prog);
+  if (ballot) printf("clprim_sg_same_bit on %s: passed\n", clprim_path_name((clprim_path)path));
+}
+
 /* clprim_context_wait_for holds the next call back until the caller's
  * event completes; clprim_context_last_event gives the call's completion. */
 static void test_events(void **state) {
@@ -653,6 +703,7 @@ static void test_embedding(void **state) {
     clReleaseKernel(k);
     clReleaseProgram(prog);
     printf("app kernel on %s: passed\n", clprim_path_name((clprim_path)p));
+    check_peers(ctx, p);
   }
   test_close_contexts(&t);
 }

@@ -8,8 +8,9 @@
  *    takes each digit's first position from it), and whether a float key is
  *    a NaN or -0.0 (if none is, the passes move plain bit keys: SORT_PLAIN).
  *  - sort_pass: one digit pass over tiles of TILE = WG * ITEMS keys. Each
- *    tile ranks its keys by digit, stably (rank_count, rank_keys), gathers them in
- *    local memory in digit order and writes each digit's run to its place:
+ *    tile ranks its keys by digit, stably (rank_count, rank_keys), gathers
+ *    them in local memory in digit order and writes each digit's run to its
+ *    place:
  *      SORT_ONESWEEP (nv_ptx): the tile's offset per digit comes from a
  *        decoupled look-back over digit-count vectors (Adinets and Merrill,
  *        "Onesweep: A Faster Least Significant Digit Radix Sort for GPUs",
@@ -19,8 +20,9 @@
  *        sort_pass reads its offsets (core count -> scan -> scatter).
  *  - sort_tile: one work-group sorts up to TILE keys in local memory, every
  *    pass (small n, and each short segment of a segmented sort).
- * Ranking: each 32-lane group (a warp on nv_ptx) keeps running counts per
- * digit; a key's rank among its group's equal digits comes from the lanes
+ * Ranking: each 32-lane group (a warp on nv_ptx) first counts its keys per
+ * digit; from those counts, scanned, it keeps running positions per digit,
+ * and a key's rank among its group's equal digits comes from the lanes
  * that share its digit: on nv_ptx a ballot per digit bit (sort_pass) or
  * atomic ORs of lane bits into a local word per digit (sort_tile; -DSORT_PEERS
  * picks), elsewhere those atomic ORs with barriers for the warp syncs.
@@ -150,9 +152,10 @@ UNROLL
 #endif
 
 /* One round of ranking, called by the whole work-group: d is this
- * work-item's digit (NO_DIGIT for none), counts its 32-lane group's running
- * digit counts. Returns how many earlier keys of the group have digit d, and
- * adds this round's keys to counts. */
+ * work-item's digit (NO_DIGIT for none; full: no lane lacks a key), counts
+ * its 32-lane group's running positions per digit. Returns counts[d] plus
+ * how many of this round's earlier lanes have digit d, and adds this
+ * round's keys to counts. */
 CLPRIM_INLINE uint rank_round(uint d, uint full, uint how, __local uint *counts,
                               __local uint *digits) {
   const uint lane = (uint)get_local_id(0) & 31u;

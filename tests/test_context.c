@@ -481,16 +481,31 @@ static const char *peers_source =
     "#endif\n"
     "}\n";
 
-static void check_peers(clprim_context *ctx, unsigned path) {
-  const char *sources[2] = {clprim_device_source(), peers_source};
+/* An application's kernel `name` from source, built after clprim's device
+ * header with the context's options, as the README shows (*prog: its
+ * program, for the caller to release). */
+static cl_kernel app_kernel(clprim_context *ctx, unsigned path, const char *source,
+                            const char *name, cl_program *prog) {
+  const char *sources[2] = {clprim_device_source(), source};
   cl_int err;
-  cl_program prog = clCreateProgramWithSource(clprim_context_cl_context(ctx), 2, sources, NULL, &err);
+  *prog = clCreateProgramWithSource(clprim_context_cl_context(ctx), 2, sources, NULL, &err);
   assert_int_equal(err, CL_SUCCESS);
   cl_device_id dev = clprim_context_device(ctx);
-  assert_int_equal(clBuildProgram(prog, 1, &dev, clprim_context_device_options(ctx), NULL, NULL),
-                   CL_SUCCESS);
-  cl_kernel k = clCreateKernel(prog, "peers", &err);
+  err = clBuildProgram(*prog, 1, &dev, clprim_context_device_options(ctx), NULL, NULL);
+  if (err != CL_SUCCESS) {
+    char log[8192] = "";
+    clGetProgramBuildInfo(*prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
+    fail_msg("%s on %s: %s\n%s", name, clprim_path_name((clprim_path)path),
+             clprim_status_name(err), log);
+  }
+  cl_kernel k = clCreateKernel(*prog, name, &err);
   assert_int_equal(err, CL_SUCCESS);
+  return k;
+}
+
+static void check_peers(clprim_context *ctx, unsigned path) {
+  cl_program prog;
+  cl_kernel k = app_kernel(ctx, path, peers_source, "peers", &prog);
   enum { LOCAL = 128, GLOBAL = 256 };
   cl_mem out = test_buffer(ctx, 3 * GLOBAL * 4, NULL);
   clSetKernelArg(k, 0, sizeof out, &out);
@@ -659,18 +674,8 @@ static void test_embedding(void **state) {
   for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = t.ctx[p];
     if (!ctx) continue;
-    const char *sources[2] = {clprim_device_source(), app_source};
-    cl_int err;
-    cl_program prog = clCreateProgramWithSource(clprim_context_cl_context(ctx), 2, sources, NULL, &err);
-    assert_int_equal(err, CL_SUCCESS);
-    cl_device_id dev = clprim_context_device(ctx);
-    err = clBuildProgram(prog, 1, &dev, clprim_context_device_options(ctx), NULL, NULL);
-    if (err != CL_SUCCESS) {
-      char log[8192] = "";
-      clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
-      fail_msg("app kernel on %s: %s\n%s", clprim_path_name((clprim_path)p), clprim_status_name(err), log);
-    }
-    cl_kernel k = clCreateKernel(prog, "app", &err);
+    cl_program prog;
+    cl_kernel k = app_kernel(ctx, p, app_source, "app", &prog);
     cl_mem out = test_buffer(ctx, 256 * 4, NULL), sums = test_buffer(ctx, 256 * 4, NULL);
     clSetKernelArg(k, 0, sizeof out, &out);
     clSetKernelArg(k, 1, sizeof sums, &sums);

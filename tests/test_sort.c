@@ -11,7 +11,7 @@
  *  - sizes 0, 1, 2, 31, 32, 33, around clprim__sort_small_max (one
  *    work-group in local memory), clprim__sort_tile (sort_tile's tile) and
  *    clprim__sort_pass_tile (the digit passes' tile), 2 and 5 tiles of
- *    each, and 100003 (small sizes only under
+ *    sort_tile's, 2 and 3 of the passes', and 100003 (small sizes only under
  *    CLPRIM_TEST_SMALL, where fewer mode / direction combinations run);
  *  - distributions: random bits (full range: floats then include NaNs,
  *    infinities and denormals), sorted, reverse sorted, all equal, 2, 16 and

@@ -75,9 +75,11 @@
 #define RADIX SORT_RADIX
 #define TILE (WG * ITEMS)
 #define GROUPS (WG / 32)
-#define NO_DIGIT RADIX /* a lane without a key */
 /* Digits per work-item in per-digit loops (1 when WG >= RADIX). */
 #define DIGITS_PER_ITEM ((RADIX + WG - 1) / WG)
+/* The digit of a tile's missing keys (the last tile's positions from its
+ * count on): the largest, so they rank after all its keys. */
+#define PAD_DIGIT (RADIX - 1u)
 
 #if V_BYTES == 8
 #define V ulong
@@ -112,13 +114,13 @@ CLPRIM_INLINE uint tile_pos(uint lid, uint r) {
 #define TILE_PEERS PEERS_OR     /* sort_tile: 5.6 against 6.9 ms with ballots (2^18 x 1024) */
 #endif
 
-/* The lanes of the warp whose digit equals d (NO_DIGIT where a lane holds
- * no key; full: none does). words: RADIX + 1 per warp (PEERS_OR). */
-CLPRIM_INLINE uint warp_peers(uint d, uint full, uint how, __local uint *words) {
+/* The lanes of the warp whose digit equals d. words: RADIX per warp
+ * (PEERS_OR). */
+CLPRIM_INLINE uint warp_peers(uint d, uint how, __local uint *words) {
 #ifdef CLPRIM_HAS_MATCH
   if (how == PEERS_MATCH) return clprim_sg_match_any(d);
   if (how == PEERS_OR) {
-    words += ((uint)get_local_id(0) >> 5) * (RADIX + 1);
+    words += ((uint)get_local_id(0) >> 5) * RADIX;
     words[d] = 0;
     clprim_sg_sync();
     atomic_or(&words[d], 1u << ((uint)get_local_id(0) & 31u));
@@ -129,58 +131,56 @@ CLPRIM_INLINE uint warp_peers(uint d, uint full, uint how, __local uint *words) 
   }
 #endif
   (void)how, (void)words;
-  /* A ballot per digit bit, unrolled, and a ninth for NO_DIGIT where the
-   * tile is not full (H100, 2^28 keys: a loop of 8 or 9 rounds, known at
-   * run time, took 3% longer for uint32 keys and 5% for floats; one loop
-   * of 9 with a break before the ninth 7% longer). */
+  /* A ballot per digit bit, unrolled (H100, 2^28 keys: a loop whose count
+   * was known only at run time took 3% longer for uint32 keys and 5% for
+   * floats). */
   uint peers = ~0u;
 UNROLL
   for (uint b = 0; b < SORT_DIGIT_BITS; ++b) peers &= clprim_sg_same_bit(d, b);
-  if (!full) peers &= clprim_sg_same_bit(d, SORT_DIGIT_BITS);
   return peers;
 }
 #else
 #define PASS_PEERS 0
 #define TILE_PEERS 0
 #endif
-/* rank_round's local words: a word per digit (and NO_DIGIT) per 32-lane
- * group, on nv_ptx for PEERS_OR only. */
+/* rank_round's local words: a word per digit per 32-lane group, on
+ * nv_ptx for PEERS_OR only. */
 #ifdef CLPRIM_PATH_NV_PTX
-#define PEER_WORDS(how) ((how) == 2 ? GROUPS * (RADIX + 1) : 1)
+#define PEER_WORDS(how) ((how) == 2 ? GROUPS * RADIX : 1)
 #else
-#define PEER_WORDS(how) (GROUPS * (RADIX + 1))
+#define PEER_WORDS(how) (GROUPS * RADIX)
 #endif
 
 /* One round of ranking, called by the whole work-group: d is this
- * work-item's digit (NO_DIGIT for none; full: no lane lacks a key), counts
- * its 32-lane group's running positions per digit. Returns counts[d] plus
- * how many of this round's earlier lanes have digit d, and adds this
- * round's keys to counts. */
-CLPRIM_INLINE uint rank_round(uint d, uint full, uint how, __local uint *counts,
-                              __local uint *digits) {
+ * work-item's digit, counts its 32-lane group's running positions per
+ * digit. Returns counts[d] plus how many of this round's earlier lanes have
+ * digit d, and adds this round's keys to counts. */
+CLPRIM_INLINE uint rank_round(uint d, uint how, __local uint *counts, __local uint *digits) {
   const uint lane = (uint)get_local_id(0) & 31u;
 #ifdef CLPRIM_PATH_NV_PTX
-  const uint peers = warp_peers(d, full, how, digits);
-  const uint lower = popcount(peers & ((1u << lane) - 1u));
+  /* upto: this lane and the lower ones with digit d; the highest of them
+   * (the leader, whose upto counts them all) adds them to counts. */
+  const uint peers = warp_peers(d, how, digits);
+  const uint upto = popcount(peers & ((2u << lane) - 1u));
   const uint leader = 31u - clz(peers);
   uint before = 0;
-  if (lane == leader && d < RADIX) before = atomic_add(&counts[d], popcount(peers));
-  return clprim_nv_shfl_idx(before, leader) + lower;
+  if (lane == leader) before = atomic_add(&counts[d], upto);
+  return clprim_nv_shfl_idx(before, leader) + upto - 1u;
 #else
   /* The group's lanes with digit d, as bits of a local word per digit
    * (atomic ORs; barriers where nv_ptx has warp syncs). The previous
    * round read its words before its last barrier. */
-  (void)full, (void)how;
-  __local uint *words = digits + ((uint)get_local_id(0) >> 5) * (RADIX + 1);
+  (void)how;
+  __local uint *words = digits + ((uint)get_local_id(0) >> 5) * RADIX;
   words[d] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
   atomic_or(&words[d], 1u << lane);
   barrier(CLK_LOCAL_MEM_FENCE);
   const uint peers = words[d];
   const uint lower = popcount(peers & ((1u << lane) - 1u));
-  const uint before = d < RADIX ? counts[d] : 0u;
+  const uint before = counts[d];
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (d < RADIX && (peers >> lane) == 1u) counts[d] = before + popcount(peers);
+  if ((peers >> lane) == 1u) counts[d] = before + popcount(peers);
   return before + lower;
 #endif
 }
@@ -193,7 +193,8 @@ CLPRIM_INLINE uint rank_round(uint d, uint full, uint how, __local uint *counts,
  *  rank_keys: start[dd] becomes digit dd's first tile position, each
  *    group's count the position of its first key of that digit, and then
  *    rank[r] key r's position in the tile ordered by digit.
- * d[r] is key r's digit (NO_DIGIT for none; full: there is none). digits
+ * d[r] is key r's digit; a tile's missing keys take PAD_DIGIT, so they
+ * rank after all its keys and need no case of their own. digits
  * (PEER_WORDS), scan (CLPRIM_WG_SCRATCH(WG)): local scratch. */
 CLPRIM_INLINE void rank_count(const uint *d, uint *tot, __local uint *counts) {
   const uint lid = (uint)get_local_id(0);
@@ -201,8 +202,7 @@ CLPRIM_INLINE void rank_count(const uint *d, uint *tot, __local uint *counts) {
   for (uint j = lid; j < GROUPS * RADIX; j += WG) counts[j] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
 UNROLL
-  for (uint r = 0; r < ITEMS; ++r)
-    if (d[r] < RADIX) atomic_inc(&mine[d[r]]);
+  for (uint r = 0; r < ITEMS; ++r) atomic_inc(&mine[d[r]]);
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint j = 0; j < DIGITS_PER_ITEM; ++j) {
     const uint dd = lid * DIGITS_PER_ITEM + j;
@@ -211,7 +211,7 @@ UNROLL
       for (uint g = 0; g < GROUPS; ++g) tot[j] += counts[g * RADIX + dd];
   }
 }
-CLPRIM_INLINE void rank_keys(const uint *d, const uint *tot, uint *rank, uint full, uint how,
+CLPRIM_INLINE void rank_keys(const uint *d, const uint *tot, uint *rank, uint how,
                              __local uint *counts, __local uint *start, __local uint *digits,
                              __local uint *scan) {
   const uint lid = (uint)get_local_id(0);
@@ -234,7 +234,7 @@ CLPRIM_INLINE void rank_keys(const uint *d, const uint *tot, uint *rank, uint fu
   barrier(CLK_LOCAL_MEM_FENCE);
   __local uint *mine = counts + (lid >> 5) * RADIX;
 UNROLL
-  for (uint r = 0; r < ITEMS; ++r) rank[r] = rank_round(d[r], full, how, mine, digits);
+  for (uint r = 0; r < ITEMS; ++r) rank[r] = rank_round(d[r], how, mine, digits);
 }
 
 /* ------------------------------------------------------------ histogram */
@@ -404,7 +404,7 @@ sort_pass(__global const KEY *keys_in, ulong in_base, __global KEY *keys_out, ul
   __local uint *counts = (__local uint *)xchg, *digits = counts + GROUPS * RADIX;
   __local uint start[RADIX];
   __local uint scan[CLPRIM_WG_SCRATCH(WG)];
-  __local ulong place[RADIX]; /* where the tile's digit-d keys go, less start[d] */
+  __local OFS_T place[RADIX]; /* where the tile's digit-d keys go, less start[d] */
   const uint lid = (uint)get_local_id(0);
 #ifdef SORT_ONESWEEP
   __local uint tile_id;
@@ -419,79 +419,114 @@ sort_pass(__global const KEY *keys_in, ulong in_base, __global KEY *keys_out, ul
   const ulong first = (ulong)tile * TILE;
   const uint here = (uint)min((ulong)TILE, n - first); /* keys in this tile */
 
+  /* A full tile loads without bounds checks; the last one's missing keys
+   * take PAD_DIGIT. */
   KEY k[ITEMS];
   uint d[ITEMS], rank[ITEMS];
+  __global const KEY *in = keys_in + in_base + first;
+  if (here == TILE) {
 UNROLL
-  for (uint r = 0; r < ITEMS; ++r) {
-    const uint p = tile_pos(lid, r);
-    k[r] = p < here ? pass_key(keys_in[in_base + first + p], flip) : (KEY)0;
-    d[r] = p < here ? pass_digit(k[r], flip, shift, mask) : NO_DIGIT;
+    for (uint r = 0; r < ITEMS; ++r) k[r] = pass_key(in[tile_pos(lid, r)], flip);
+  } else {
+UNROLL
+    for (uint r = 0; r < ITEMS; ++r) {
+      const uint p = tile_pos(lid, r);
+      k[r] = p < here ? pass_key(in[p], flip) : (KEY)0;
+    }
   }
+  /* (Selected after the loads, on every tile: when a full tile's digits
+   * came straight from the keys, ptxas folded the mask into each ballot's
+   * bit test, 8 instructions a key where one R2P sets 7 predicates.) */
+UNROLL
+  for (uint r = 0; r < ITEMS; ++r)
+    d[r] = tile_pos(lid, r) < here ? pass_digit(k[r], flip, shift, mask) : PAD_DIGIT;
   uint tot[DIGITS_PER_ITEM];
   rank_count(d, tot, counts);
 #ifdef SORT_ONESWEEP
   /* Early counts: the tile's digit counts are published before the
    * ranking, so that later tiles' look-backs find them without waiting
-   * for it. */
+   * for it. (Only the last tile has missing keys, counted at PAD_DIGIT; no
+   * tile looks back at it.) */
   for (uint j = 0; j < DIGITS_PER_ITEM; ++j) {
     const uint dd = lid * DIGITS_PER_ITEM + j;
     if (dd < RADIX) lb_digit_publish(state, tile, dd, tile == 0 ? LB_PREFIX : LB_AGGREGATE, tot[j]);
   }
 #endif
-  rank_keys(d, tot, rank, here == TILE, PASS_PEERS, counts, start, digits, scan);
+  rank_keys(d, tot, rank, PASS_PEERS, counts, start, digits, scan);
 
-  /* place[d] + i: where tile position i of digit d goes (wrapping
-   * arithmetic). Onesweep: where the digit starts in the output (starts,
-   * from the upfront histogram) plus the earlier tiles' counts, less the
-   * digit's first tile position. */
+  /* place[d] + i: where tile position i of digit d goes from out_base, in
+   * OFS_T arithmetic (it wraps; n fits it): where the digit's keys start
+   * (Onesweep: from the upfront histogram, plus the earlier tiles' counts),
+   * less the digit's first tile position. */
   for (uint j = 0; j < DIGITS_PER_ITEM; ++j) {
     const uint dd = lid * DIGITS_PER_ITEM + j;
     if (dd >= RADIX) break;
 #ifdef SORT_ONESWEEP
     const uint prefix = tile == 0 ? 0u : lb_digit_look_back(state, tile, dd, tot[j]);
-    place[dd] = starts[pass * RADIX + dd] + prefix - start[dd];
+    place[dd] = (OFS_T)starts[pass * RADIX + dd] + prefix - start[dd];
 #else
     place[dd] = offsets[(ulong)dd * get_num_groups(0) + tile] - start[dd];
 #endif
   }
 
   /* Keys into local memory in digit order (once the ranking is done with
-   * counts), then out, each digit's run from its place (consecutive
-   * work-items, consecutive addresses). */
+   * counts; the missing keys after the others), then out, each digit's run
+   * from its place (consecutive work-items, consecutive addresses; a full
+   * tile without bounds checks). */
   barrier(CLK_LOCAL_MEM_FENCE);
   __local KEY *xk = (__local KEY *)xchg;
 UNROLL
-  for (uint r = 0; r < ITEMS; ++r)
-    if (d[r] < RADIX) xk[rank[r]] = k[r];
+  for (uint r = 0; r < ITEMS; ++r) xk[rank[r]] = k[r];
   barrier(CLK_LOCAL_MEM_FENCE);
+  __global KEY *out = keys_out + out_base;
   uint od[ITEMS];
+  if (here == TILE) {
 UNROLL
-  for (uint j = 0; j < ITEMS; ++j) {
-    const uint i = j * WG + lid;
-    od[j] = NO_DIGIT;
-    if (i < here) {
+    for (uint j = 0; j < ITEMS; ++j) {
+      const KEY key = xk[j * WG + lid];
+      od[j] = pass_digit(key, flip, shift, mask);
+      out[place[od[j]] + (j * WG + lid)] = pass_bits(key, flip);
+    }
+  } else {
+UNROLL
+    for (uint j = 0; j < ITEMS; ++j) {
+      const uint i = j * WG + lid;
       const KEY key = xk[i];
       od[j] = pass_digit(key, flip, shift, mask);
-      keys_out[out_base + place[od[j]] + i] = pass_bits(key, flip);
+      if (i < here) out[place[od[j]] + i] = pass_bits(key, flip);
     }
   }
 #if V_BYTES
   V v[ITEMS];
+  __global const V *vin = values_in + in_base + first;
+  if (gen_index) {
 UNROLL
-  for (uint r = 0; r < ITEMS; ++r) {
-    const uint p = tile_pos(lid, r);
-    v[r] = gen_index ? (V)(first + p) : p < here ? values_in[in_base + first + p] : (V)0;
+    for (uint r = 0; r < ITEMS; ++r) v[r] = (V)(first + tile_pos(lid, r));
+  } else if (here == TILE) {
+UNROLL
+    for (uint r = 0; r < ITEMS; ++r) v[r] = vin[tile_pos(lid, r)];
+  } else {
+UNROLL
+    for (uint r = 0; r < ITEMS; ++r) {
+      const uint p = tile_pos(lid, r);
+      v[r] = p < here ? vin[p] : (V)0;
+    }
   }
   __local V *xv = (__local V *)xchg;
   barrier(CLK_LOCAL_MEM_FENCE);
 UNROLL
-  for (uint r = 0; r < ITEMS; ++r)
-    if (d[r] < RADIX) xv[rank[r]] = v[r];
+  for (uint r = 0; r < ITEMS; ++r) xv[rank[r]] = v[r];
   barrier(CLK_LOCAL_MEM_FENCE);
+  __global V *vout = values_out + out_base;
+  if (here == TILE) {
 UNROLL
-  for (uint j = 0; j < ITEMS; ++j) {
-    const uint i = j * WG + lid;
-    if (od[j] < RADIX) values_out[out_base + place[od[j]] + i] = xv[i];
+    for (uint j = 0; j < ITEMS; ++j) vout[place[od[j]] + (j * WG + lid)] = xv[j * WG + lid];
+  } else {
+UNROLL
+    for (uint j = 0; j < ITEMS; ++j) {
+      const uint i = j * WG + lid;
+      if (i < here) vout[place[od[j]] + i] = xv[i];
+    }
   }
 #else
   (void)values_in, (void)values_out, (void)gen_index;
@@ -544,28 +579,26 @@ UNROLL
   for (uint pass = 0; pass < passes; ++pass) {
     const uint shift = first_shift + pass * SORT_DIGIT_BITS;
     const uint mask = pass + 1 == passes ? last_mask : RADIX - 1u;
+    /* The missing keys take the largest digit: they rank after the
+     * others, back to the positions from here on. */
 UNROLL
     for (uint r = 0; r < ITEMS; ++r)
-      d[r] = tile_pos(lid, r) < here ? key_digit(k[r], flip, shift, mask) : NO_DIGIT;
+      d[r] = tile_pos(lid, r) < here ? key_digit(k[r], flip, shift, mask) : PAD_DIGIT;
     uint tot[DIGITS_PER_ITEM];
     rank_count(d, tot, counts);
-    rank_keys(d, tot, rank, here == TILE, TILE_PEERS, counts, start, digits, scan);
+    rank_keys(d, tot, rank, TILE_PEERS, counts, start, digits, scan);
 UNROLL
-    for (uint r = 0; r < ITEMS; ++r)
-      if (d[r] < RADIX) xk[rank[r]] = k[r];
+    for (uint r = 0; r < ITEMS; ++r) xk[rank[r]] = k[r];
     barrier(CLK_LOCAL_MEM_FENCE);
 UNROLL
-    for (uint r = 0; r < ITEMS; ++r)
-      if (d[r] < RADIX) k[r] = xk[tile_pos(lid, r)];
+    for (uint r = 0; r < ITEMS; ++r) k[r] = xk[tile_pos(lid, r)];
 #if V_BYTES
     barrier(CLK_LOCAL_MEM_FENCE);
 UNROLL
-    for (uint r = 0; r < ITEMS; ++r)
-      if (d[r] < RADIX) xv[rank[r]] = v[r];
+    for (uint r = 0; r < ITEMS; ++r) xv[rank[r]] = v[r];
     barrier(CLK_LOCAL_MEM_FENCE);
 UNROLL
-    for (uint r = 0; r < ITEMS; ++r)
-      if (d[r] < RADIX) v[r] = xv[tile_pos(lid, r)];
+    for (uint r = 0; r < ITEMS; ++r) v[r] = xv[tile_pos(lid, r)];
 #endif
     barrier(CLK_LOCAL_MEM_FENCE);
   }

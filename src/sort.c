@@ -49,7 +49,7 @@ static int pass_peer_words(const clprim_context *ctx) {
  * tile id). sort_histogram needs less. */
 static size_t local_bytes(unsigned wg, unsigned items, size_t xchg, int peer_words, int shared) {
   const size_t groups = wg / 32, exchange = (size_t)wg * items * xchg,
-               ranking = groups * SORT_RADIX * 4 + (peer_words ? groups * (SORT_RADIX + 1) * 4 : 4);
+               ranking = groups * SORT_RADIX * 4 + (peer_words ? groups * SORT_RADIX * 4 : 4);
   return (shared ? (exchange > ranking ? exchange : ranking) : exchange + ranking) +
          SORT_RADIX * (4 + 8) + (size_t)wg * 8 + 64;
 }
@@ -69,13 +69,15 @@ struct shape {
  * passes' shape; see docs/TUNING.md). GPUs: 256 work-items of 16 keys.
  * Where sort_pass ranks by ballots (nv_ptx: no peer words), shapes that
  * keep its registers below the next step down in resident work-groups
- * (H100, 2^28 keys, 2^27 for uint64, 2026-11-25):
- *   4-byte keys: 384 x 20 (uint32 7.62 ms, 80 registers; 256 x 16 7.89,
- *     512 x 15 7.69; floats 8.53, 8.46, 8.51);
- *   4-byte keys with 4-byte values: 512 x 14 (9.95 ms, 64 registers;
- *     384 x 18 10.18; 384 x 20 13.92 at 100 registers);
- *   8-byte keys or values: 384 x 10 (uint64 10.00 ms; 320 x 12 10.19,
- *     256 x 12 10.65).
+ * (H100, 2^28 keys, 2^27 for uint64, one digit pass, 2026-11-25):
+ *   4-byte keys: 384 x 22 (uint32 1.469 ms, 77 registers; 384 x 20 1.498,
+ *     448 x 18 1.492, 512 x 16 1.495, 512 x 15 1.553);
+ *   4-byte keys with 4-byte values: 512 x 15 (2.210 ms, 64 registers;
+ *     512 x 14 2.260, 384 x 18 2.264, 448 x 16 2.292, 512 x 12 2.408;
+ *     384 x 20 took 13.92 ms a sort at 100 registers);
+ *   8-byte keys or values: 320 x 12 (uint64 1.152 ms, 64 registers;
+ *     384 x 10 1.325, where ptxas kept 56 registers for three work-groups
+ *     a multiprocessor and spilled; 384 x 11 1.249, 448 x 9 1.299).
  * With peer words (the local path on the H100) 256 x 16 stays faster:
  * pairs 14.62 ms against 18.56 with 384 x 11, uint64 14.72 against 17.88
  * with 384 x 5.
@@ -88,11 +90,11 @@ static struct shape rank_shape(const clprim_context *ctx, clprim_type type, size
   struct shape s = {clprim__launch(ctx).wg, is_gpu(ctx) ? 16u : 32u / (unsigned)(x / 4)};
   if (is_gpu(ctx) && !peer_words) {
     if (x > 4)
-      s.wg = clprim__fit_wg(ctx, 384), s.items = 10;
+      s.wg = clprim__fit_wg(ctx, 320), s.items = 12;
     else if (value_size)
-      s.wg = clprim__fit_wg(ctx, 512), s.items = 14;
+      s.wg = clprim__fit_wg(ctx, 512), s.items = 15;
     else
-      s.wg = clprim__fit_wg(ctx, 384), s.items = 20;
+      s.wg = clprim__fit_wg(ctx, 384), s.items = 22;
   }
   const long long wg = ctx->tuning[CLPRIM_KNOB_SORT_WG],
                   items = ctx->tuning[CLPRIM_KNOB_SORT_ITEMS];
@@ -147,11 +149,11 @@ static void sort_options(const clprim_context *ctx, clprim_type type, size_t val
                          unsigned wg, unsigned items, int offsets64, int onesweep, char *options,
                          size_t size) {
   snprintf(options, size,
-           "-DT=%s -DT_FLOAT=%d -DT_SIGNED=%d -DKEY_BITS=%u -DV_BYTES=%u -DWG=%u -DITEMS=%u "
-           "-DOFS_T=%s%s%s",
+           "-DT=%s -DT_FLOAT=%d -DT_SIGNED=%d -DKEY_BITS=%u -DV_BYTES=%u -DWG=%u "
+           "-DCLPRIM_WG_SIZE=%u -DITEMS=%u -DOFS_T=%s%s%s",
            clprim__cl_type(type), type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE,
            type == CLPRIM_INT32 || type == CLPRIM_INT64, (unsigned)clprim_type_size(type) * 8,
-           (unsigned)value_size, wg, items, offsets64 ? "ulong" : "uint",
+           (unsigned)value_size, wg, wg, items, offsets64 ? "ulong" : "uint",
            onesweep ? " -DSORT_ONESWEEP=1" : "",
            ctx->tuning[CLPRIM_KNOB_SORT_PEERS] == 0   ? " -DSORT_PEERS=0"
            : ctx->tuning[CLPRIM_KNOB_SORT_PEERS] == 1 ? " -DSORT_PEERS=1"

@@ -45,6 +45,9 @@
  *   scratch holds get_local_size(0) elements (CLPRIM_WG_SCRATCH(wg) of them);
  *   every work-item of the work-group must call, and the functions contain
  *   barriers, so scratch may be reused right after they return.
+ *   Build option -DCLPRIM_WG_SIZE=n: every kernel of the program that calls
+ *   them runs work-groups of n work-items (as reqd_work_group_size); on
+ *   nv_ptx clprim_sg_count() and these functions then take n as a constant.
  */
 #ifndef CLPRIM_DEVICE_H
 #define CLPRIM_DEVICE_H
@@ -81,7 +84,11 @@
 CLPRIM_INLINE uint clprim_sg_size(void) { return 32u; }
 CLPRIM_INLINE uint clprim_sg_lane(void) { return (uint)get_local_id(0) & 31u; }
 CLPRIM_INLINE uint clprim_sg_id(void) { return (uint)get_local_id(0) >> 5; }
+#ifdef CLPRIM_WG_SIZE
+CLPRIM_INLINE uint clprim_sg_count(void) { return (CLPRIM_WG_SIZE + 31u) >> 5; }
+#else
 CLPRIM_INLINE uint clprim_sg_count(void) { return ((uint)get_local_size(0) + 31u) >> 5; }
+#endif
 
 CLPRIM_INLINE uint clprim_sg_ballot(int pred) {
   uint r;
@@ -332,7 +339,9 @@ CLPRIM_FOR_EACH_TYPE(CLPRIM_WG_LOCAL_OPS)
 #ifdef CLPRIM_HAS_SUBGROUPS
 /* Each subgroup scans its values; subgroup totals meet in scratch. nv_ptx's
  * warp operations need whole warps: other sizes take the local algorithm. */
-#if defined(CLPRIM_PATH_NV_PTX)
+#if defined(CLPRIM_PATH_NV_PTX) && defined(CLPRIM_WG_SIZE)
+#define CLPRIM_WG_WHOLE_SUBGROUPS() (CLPRIM_WG_SIZE % 32 == 0)
+#elif defined(CLPRIM_PATH_NV_PTX)
 #define CLPRIM_WG_WHOLE_SUBGROUPS() (get_local_size(0) % 32 == 0)
 #else
 #define CLPRIM_WG_WHOLE_SUBGROUPS() 1

@@ -492,7 +492,9 @@ static clprim_status call_sort(struct bench *b, void *p) {
 }
 
 /* Keys with every bit random (integers over their whole range, so no
- * digit pass is skipped), floats uniform in [0, 1) (as CUB's anchor). */
+ * digit pass is skipped), floats uniform in (0, 1] as CUB's anchor's
+ * curandGenerateUniform makes them (a random 32-bit integer times 2^-32
+ * plus 2^-33, in float arithmetic: small values keep random low bits). */
 static void *sort_keys_data(struct bench *b, clprim_type type, size_t n, unsigned seed) {
   size_t es = clprim_type_size(type);
   unsigned char *p = bench_malloc(b, n * es);
@@ -503,7 +505,9 @@ static void *sort_keys_data(struct bench *b, clprim_type type, size_t n, unsigne
     switch (type) {
     case CLPRIM_INT32: case CLPRIM_UINT32: ((uint32_t *)p)[i] = (uint32_t)(r >> 32); break;
     case CLPRIM_INT64: case CLPRIM_UINT64: ((uint64_t *)p)[i] = r; break;
-    case CLPRIM_FLOAT: ((float *)p)[i] = (float)((r >> 40) * (1.0 / 16777216.0)); break;
+    case CLPRIM_FLOAT: /* as curandGenerateUniform: a 32-bit integer, in float arithmetic */
+      ((float *)p)[i] = (float)(uint32_t)(r >> 32) * 0x1p-32f + 0x1p-33f;
+      break;
     case CLPRIM_DOUBLE: ((double *)p)[i] = (double)(r >> 11) * (1.0 / 9007199254740992.0); break;
     }
   }

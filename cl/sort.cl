@@ -101,8 +101,9 @@ CLPRIM_INLINE uint tile_pos(uint lid, uint r) {
 }
 
 #ifdef CLPRIM_PATH_NV_PTX
-/* How a warp finds its lanes with equal digits (-DSORT_PEERS sets both
- * kernels' way, for comparisons): */
+/* How a warp finds its lanes with equal digits: sort_pass's way comes from
+ * the host (-DSORT_PASS_PEERS, src/sort.c's pass_peers); -DSORT_PEERS sets
+ * both kernels' way, for comparisons. */
 #define PEERS_BALLOT 0 /* a ballot per digit bit */
 #define PEERS_MATCH 1  /* match.any: ~8 times slower on the H100 (~230 cycles a warp) */
 #define PEERS_OR 2     /* atomic ORs of lane bits into a local word per digit */
@@ -110,8 +111,12 @@ CLPRIM_INLINE uint tile_pos(uint lid, uint r) {
 #define PASS_PEERS SORT_PEERS
 #define TILE_PEERS SORT_PEERS
 #else
-#define PASS_PEERS PEERS_BALLOT /* sort_pass: 10.7 against 12.6 ms with OR (uint32, 2^28) */
-#define TILE_PEERS PEERS_OR     /* sort_tile: 5.6 against 6.9 ms with ballots (2^18 x 1024) */
+#ifdef SORT_PASS_PEERS
+#define PASS_PEERS SORT_PASS_PEERS
+#else
+#define PASS_PEERS PEERS_BALLOT
+#endif
+#define TILE_PEERS PEERS_OR /* sort_tile: 5.6 against 6.9 ms with ballots (2^18 x 1024) */
 #endif
 
 /* The lanes of the warp whose digit equals d. words: RADIX per warp

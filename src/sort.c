@@ -35,11 +35,24 @@ static int is_gpu(const clprim_context *ctx) {
   return (ctx->info.device_type & CL_DEVICE_TYPE_GPU) != 0;
 }
 
+/* How sort_pass finds a warp's keys with equal digits on nv_ptx (cl/sort.cl's
+ * PEERS_*): the knob, else atomic ORs of lane bits into a local word per
+ * digit for keys alone and a ballot per digit bit with values (H100, one
+ * digit pass, 2^28 keys: uint32 1.384 ms with ORs at 384 x 16 against
+ * 1.468 with ballots at 384 x 22; uint64 (2^27) 1.088 at 384 x 12 against
+ * 1.152 at 320 x 12; uint32 / uint32 pairs 2.372 at 512 x 12 against 2.209
+ * with ballots at 512 x 15). */
+static int pass_peers(const clprim_context *ctx, size_t value_size) {
+  const long long knob = ctx->tuning[CLPRIM_KNOB_SORT_PEERS];
+  if (knob >= 0 && knob <= 2) return (int)knob;
+  return value_size ? 0 : 2;
+}
+
 /* Whether sort_pass keeps a local word per digit and 32-lane group to find
  * a warp's keys with equal digits (cl/sort.cl's PEER_WORDS): everywhere
  * but with nv_ptx's ballots. sort_tile keeps them on every path. */
-static int pass_peer_words(const clprim_context *ctx) {
-  return ctx->info.path != CLPRIM_PATH_NV_PTX || ctx->tuning[CLPRIM_KNOB_SORT_PEERS] == 2;
+static int pass_peer_words(const clprim_context *ctx, size_t value_size) {
+  return ctx->info.path != CLPRIM_PATH_NV_PTX || pass_peers(ctx, value_size) == 2;
 }
 
 /* Local memory of sort_pass (shared: its ranking's words share the
@@ -67,9 +80,14 @@ struct shape {
 /* The shape of a kernel that ranks tiles (pass: sort_pass, else sort_tile,
  * which keeps peer words on every path; sort_count and sort_histogram take the
  * passes' shape; see docs/TUNING.md). GPUs: 256 work-items of 16 keys.
- * Where sort_pass ranks by ballots (nv_ptx: no peer words), shapes that
- * keep its registers below the next step down in resident work-groups
- * (H100, 2^28 keys, 2^27 for uint64, one digit pass, 2026-11-25):
+ * On nv_ptx keys alone rank with atomic ORs (pass_peers): 384 x 20 for
+ * 4-byte keys (uint32 5.73 ms a sort; 256 x 24 5.80, 384 x 16 6.24,
+ * 448 x 14 7.45, 512 x 12 7.67), 384 x 12 for 8-byte keys (uint64 1.088
+ * ms a pass; 256 x 16 1.110, 320 x 12 1.162, 384 x 10 1.161, 512 x 8
+ * 1.277). Where sort_pass
+ * ranks by ballots (nv_ptx with values: no peer words), shapes that keep
+ * its registers below the next step down in resident work-groups (H100,
+ * 2^28 keys, 2^27 for uint64, one digit pass, 2026-11-25):
  *   4-byte keys: 384 x 22 (uint32 1.469 ms, 77 registers; 384 x 20 1.498,
  *     448 x 18 1.492, 512 x 16 1.495, 512 x 15 1.553);
  *   4-byte keys with 4-byte values: 512 x 15 (2.210 ms, 64 registers;
@@ -86,7 +104,7 @@ struct shape {
 static struct shape rank_shape(const clprim_context *ctx, clprim_type type, size_t value_size,
                                int pass) {
   const size_t x = xchg_bytes(type, value_size);
-  const int peer_words = pass ? pass_peer_words(ctx) : 1;
+  const int peer_words = pass ? pass_peer_words(ctx, value_size) : 1;
   struct shape s = {clprim__launch(ctx).wg, is_gpu(ctx) ? 16u : 32u / (unsigned)(x / 4)};
   if (is_gpu(ctx) && !peer_words) {
     if (x > 4)
@@ -95,6 +113,9 @@ static struct shape rank_shape(const clprim_context *ctx, clprim_type type, size
       s.wg = clprim__fit_wg(ctx, 512), s.items = 15;
     else
       s.wg = clprim__fit_wg(ctx, 384), s.items = 22;
+  } else if (is_gpu(ctx) && pass && ctx->info.path == CLPRIM_PATH_NV_PTX && !value_size) {
+    /* nv_ptx's keys alone, ranked with atomic ORs (pass_peers) */
+    s.wg = clprim__fit_wg(ctx, 384), s.items = x > 4 ? 12 : 20;
   }
   const long long wg = ctx->tuning[CLPRIM_KNOB_SORT_WG],
                   items = ctx->tuning[CLPRIM_KNOB_SORT_ITEMS];
@@ -158,7 +179,9 @@ static void sort_options(const clprim_context *ctx, clprim_type type, size_t val
            ctx->tuning[CLPRIM_KNOB_SORT_PEERS] == 0   ? " -DSORT_PEERS=0"
            : ctx->tuning[CLPRIM_KNOB_SORT_PEERS] == 1 ? " -DSORT_PEERS=1"
            : ctx->tuning[CLPRIM_KNOB_SORT_PEERS] == 2 ? " -DSORT_PEERS=2"
-                                                      : "");
+           : ctx->info.path == CLPRIM_PATH_NV_PTX && pass_peers(ctx, value_size) == 2
+               ? " -DSORT_PASS_PEERS=2"
+               : "");
 }
 
 /* One sort of n keys (and values) from kin[in_base ..] to kout[out_base ..].

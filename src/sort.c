@@ -37,11 +37,10 @@ static int is_gpu(const clprim_context *ctx) {
 
 /* How sort_pass finds a warp's keys with equal digits on nv_ptx (cl/sort.cl's
  * PEERS_*): the knob, else atomic ORs of lane bits into a local word per
- * digit for keys alone and a ballot per digit bit with values (H100, one
- * digit pass, 2^28 keys: uint32 1.384 ms with ORs at 384 x 16 against
- * 1.468 with ballots at 384 x 22; uint64 (2^27) 1.088 at 384 x 12 against
- * 1.152 at 320 x 12; uint32 / uint32 pairs 2.372 at 512 x 12 against 2.209
- * with ballots at 512 x 15). */
+ * digit for keys alone and a ballot per digit bit with values (H100, 2^28
+ * keys, at each way's shape in rank_shape: uint32 5.73 ms a sort with ORs
+ * against 6.59 with ballots; uint64 (2^27) 1.088 ms a pass against 1.152;
+ * uint32 / uint32 pairs 2.372 ms a pass with ORs against 2.209). */
 static int pass_peers(const clprim_context *ctx, size_t value_size) {
   const long long knob = ctx->tuning[CLPRIM_KNOB_SORT_PEERS];
   if (knob >= 0 && knob <= 2) return (int)knob;
@@ -80,14 +79,14 @@ struct shape {
 /* The shape of a kernel that ranks tiles (pass: sort_pass, else sort_tile,
  * which keeps peer words on every path; sort_count and sort_histogram take the
  * passes' shape; see docs/TUNING.md). GPUs: 256 work-items of 16 keys.
- * On nv_ptx keys alone rank with atomic ORs (pass_peers): 384 x 20 for
- * 4-byte keys (uint32 5.73 ms a sort; 256 x 24 5.80, 384 x 16 6.24,
- * 448 x 14 7.45, 512 x 12 7.67), 384 x 12 for 8-byte keys (uint64 1.088
- * ms a pass; 256 x 16 1.110, 320 x 12 1.162, 384 x 10 1.161, 512 x 8
- * 1.277). Where sort_pass
- * ranks by ballots (nv_ptx with values: no peer words), shapes that keep
- * its registers below the next step down in resident work-groups (H100,
- * 2^28 keys, 2^27 for uint64, one digit pass, 2026-11-25):
+ * On nv_ptx (H100, 2^28 keys, 2^27 for uint64, 2026-11-25):
+ * keys alone rank with atomic ORs (pass_peers): 384 x 20 for 4-byte keys
+ * (uint32 5.73 ms a sort; 256 x 24 5.80, 384 x 16 6.24, 448 x 14 7.45,
+ * 512 x 12 7.67), 384 x 12 for 8-byte keys (uint64 1.088 ms a pass;
+ * 256 x 16 1.110, 320 x 12 1.162, 384 x 10 1.161, 512 x 8 1.277).
+ * With values sort_pass ranks by ballots (no peer words; the knob can ask
+ * for ballots with keys alone too), at shapes that keep its registers
+ * below the next step down in resident work-groups (one digit pass):
  *   4-byte keys: 384 x 22 (uint32 1.469 ms, 77 registers; 384 x 20 1.498,
  *     448 x 18 1.492, 512 x 16 1.495, 512 x 15 1.553);
  *   4-byte keys with 4-byte values: 512 x 15 (2.210 ms, 64 registers;

@@ -5,8 +5,10 @@
  * descending order and any bit range (kernel arguments flip, shift, mask).
  *  - sort_histogram: one read of the input counts the digits of every pass
  *    (the host skips passes whose digit is the same for all keys; Onesweep
- *    takes each digit's first position from it), and whether a float key is
- *    a NaN or -0.0 (if none is, the passes move plain bit keys: SORT_PLAIN).
+ *    takes each digit's first position from it). Float keys are counted as
+ *    plain bit keys, with a flag if a key is a NaN or -0.0: if none is, the
+ *    passes move plain bit keys (SORT_PLAIN); else the host builds both
+ *    kernels with -DSORT_PLAIN=0 and counts again with key_of.
  *  - sort_pass: one digit pass over tiles of TILE = WG * ITEMS keys. Each
  *    tile ranks its keys by digit, stably (rank_count, rank_keys), gathers
  *    them in local memory in digit order and writes each digit's run to its
@@ -245,9 +247,11 @@ UNROLL
 /* ------------------------------------------------------------ histogram */
 /* hist (passes * RADIX counts, each a low and a high 32-bit word, then a
  * ticket word and a flag word; zeroed): every pass's digit counts over
- * keys[base .. base + n); for float keys the flag becomes 1 if a key is a
- * NaN or -0.0 (then sort_pass needs -DSORT_PLAIN=0). SORT_ONESWEEP: also
- * starts (passes * RADIX), where each digit's keys begin. */
+ * keys[base .. base + n). Float keys: with SORT_PLAIN the digits of the
+ * plain bit keys (keys.h key_of_bits), and the flag becomes 1 if a key is
+ * a NaN or -0.0 (then the host builds with -DSORT_PLAIN=0 and counts
+ * again, with key_of). SORT_ONESWEEP: also starts (passes * RADIX), where
+ * each digit's keys begin. */
 #ifdef KERNEL_sort_histogram
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 sort_histogram(__global const KEY *keys, ulong base, ulong n, KEY flip, uint first_shift,
@@ -260,44 +264,61 @@ sort_histogram(__global const KEY *keys, ulong base, ulong n, KEY flip, uint fir
   const uint lid = (uint)get_local_id(0);
   for (uint j = lid; j < passes * RADIX; j += WG) counts[j] = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
-  /* Each key adds one to its digit's counter, per pass, in local memory.
-   * (H100, 2^28 uint32 keys: 0.57 ms, the same when all keys are equal: a
-   * warp's atomics on one address do not serialise there. Adding each
+  /* The sorted bits of a key, shifted down: pass p's digit is then bits
+   * [8p, 8p + 8) (the last pass's masked by the range). */
+  const uint low = (passes - 1u) * SORT_DIGIT_BITS;
+  const KEY range = ((KEY)last_mask << low) | (((KEY)1 << low) - 1u);
+#define HIST_PASSES (KEY_BITS / SORT_DIGIT_BITS)
+#if T_FLOAT && SORT_PLAIN
+  uint special = 0; /* a NaN or -0.0: key_of is not the plain bit key */
+  const KEY inf2 = AS_KEY((T)INFINITY) << 1; /* NaNs' bits above it, shifted */
+#define HIST_KEY(b) \
+  ((special |= ((b) << 1) > inf2 || (b) == KEY_SIGN), \
+   ((key_of_bits(b) ^ flip) >> first_shift) & range)
+#else
+#define HIST_KEY(b) (((key_of(CLPRIM_CAT(as_, T)(b)) ^ flip) >> first_shift) & range)
+#endif
+  /* Tiles of WG * SORT_HIST_ITEMS keys, every get_num_groups-th to this
+   * work-group; a work-item loads its keys of a tile before it counts them
+   * (the loads overlap), then adds one per key and pass to the digit's
+   * counter in local memory. Keys past n (the last tile) count as 0 and
+   * are taken off digit 0 at the end. (H100, 2^28 uint32 keys: 0.57 ms
+   * counting key by key over the passes, the same when all keys are equal:
+   * a warp's atomics on one address do not serialise there. Adding each
    * work-item's runs of equal digits at once took 0.98 ms; a ballot per
    * digit bit to aggregate a warp's equal digits 4.3 ms.) */
-#define HIST_PASSES (KEY_BITS / SORT_DIGIT_BITS)
-#if T_FLOAT
-  uint special = 0; /* a NaN or -0.0: key_of is not the plain bit key */
-#endif
-  /* Chunks of SORT_HIST_ITEMS keys per work-item, loaded before they are
-   * counted (the loads overlap). */
-  const ulong chunk = (ulong)get_global_size(0) * SORT_HIST_ITEMS;
-  for (ulong first = (ulong)get_group_id(0) * WG * SORT_HIST_ITEMS + lid; first < n; first += chunk) {
+  const ulong tile = (ulong)WG * SORT_HIST_ITEMS;
+  uint pad = 0;
+  for (ulong first = (ulong)get_group_id(0) * tile; first < n; first += get_num_groups(0) * tile) {
+    __global const KEY *at = keys + base + first + lid;
     KEY k[SORT_HIST_ITEMS];
+    if (n - first >= tile) {
 UNROLL
-    for (uint j = 0; j < SORT_HIST_ITEMS; ++j) {
-      const ulong i = first + (ulong)j * WG;
-      k[j] = i < n ? keys[base + i] : (KEY)0;
+      for (uint j = 0; j < SORT_HIST_ITEMS; ++j) k[j] = at[j * WG];
+UNROLL
+      for (uint j = 0; j < SORT_HIST_ITEMS; ++j) k[j] = HIST_KEY(k[j]);
+    } else {
+      pad = (uint)(tile - (n - first));
+UNROLL
+      for (uint j = 0; j < SORT_HIST_ITEMS; ++j)
+        k[j] = first + lid + j * WG < n ? at[j * WG] : (KEY)0;
+UNROLL
+      for (uint j = 0; j < SORT_HIST_ITEMS; ++j)
+        k[j] = first + lid + j * WG < n ? HIST_KEY(k[j]) : (KEY)0;
     }
 UNROLL
-    for (uint j = 0; j < SORT_HIST_ITEMS; ++j) {
-      if (first + (ulong)j * WG >= n) break;
-      const KEY key = key_of(CLPRIM_CAT(as_, T)(k[j])) ^ flip;
-#if T_FLOAT
-      special |= key != (key_of_bits(k[j]) ^ flip);
-#endif
+    for (uint p = 0; p < HIST_PASSES; ++p) {
+      if (p >= passes) break;
 UNROLL
-      for (uint p = 0; p < HIST_PASSES; ++p) {
-        if (p >= passes) break;
-        const uint d = (uint)(key >> (first_shift + p * SORT_DIGIT_BITS)) &
-                       (p + 1 == passes ? last_mask : RADIX - 1u);
-        atomic_inc(&counts[p * RADIX + d]);
-      }
+      for (uint j = 0; j < SORT_HIST_ITEMS; ++j)
+        atomic_inc(&counts[p * RADIX + ((uint)(k[j] >> (p * SORT_DIGIT_BITS)) & (RADIX - 1u))]);
     }
   }
-#if T_FLOAT
+#if T_FLOAT && SORT_PLAIN
   if (special) atomic_or(&hist[2 * passes * RADIX + 1], 1u);
 #endif
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid < passes) counts[lid * RADIX] -= pad; /* pad is the same in every work-item */
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint j = lid; j < passes * RADIX; j += WG) {
     const uint c = counts[j];
@@ -360,8 +381,7 @@ sort_count(__global const KEY *keys, ulong base, ulong n, KEY flip, uint shift, 
 /* One digit pass from keys_in[in_base ..] to keys_out[out_base ..] (n
  * keys), values alike (gen_index: the values are the keys' positions, for
  * argsort's first pass). SORT_ONESWEEP: starts[pass * RADIX + d] is where
- * digit d's keys
- * begin in the output (from sort_histogram's counts), state
+ * digit d's keys begin in the output (from sort_histogram's counts), state
  * (LB_DIGIT_BYTES, zeroed) holds the look-back; else offsets holds the
  * scanned tile counts. */
 #ifdef KERNEL_sort_pass

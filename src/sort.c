@@ -3,10 +3,10 @@
  *  - n up to one local-memory tile: sort_tile, one work-group, one launch;
  *  - else: sort_histogram (all digits in one read, and whether a float key
  *    is a NaN or -0.0; the host reads it, drops the passes whose digit is
- *    the same for every key, and builds the passes for such keys where
- *    there are any), then per
- *    digit pass sort_pass, with decoupled look-back on nv_ptx (Onesweep,
- *    below 2^30 keys) or through clprim__count_scan_scatter elsewhere.
+ *    the same for every key, and where there is such a key builds the
+ *    kernels for them and counts again), then per digit pass sort_pass,
+ *    with decoupled look-back on nv_ptx (Onesweep, below 2^30 keys) or
+ *    through clprim__count_scan_scatter elsewhere.
  * Passes alternate between the output and a scratch copy so that the last
  * one writes the output; an in-place sort with an odd number of passes
  * copies its input to scratch first. */
@@ -242,6 +242,29 @@ static clprim_status sort_small(clprim_context *ctx, const struct sort_job *j, s
   return clprim__enqueue(ctx, k, begins ? segments : 1, shape.wg);
 }
 
+/* sort_histogram over the job's keys into hist (hist_words, zeroed here;
+ * starts: Onesweep's digit starts, else hist), read back into counts. */
+static clprim_status histogram(clprim_context *ctx, const struct sort_job *j, cl_kernel k,
+                               cl_mem hist, cl_mem starts, unsigned wg, size_t hist_words,
+                               cl_uint *counts) {
+  const cl_uint zero = 0;
+  const cl_ulong base = j->in_base, n = j->n;
+  const cl_uint shift = j->shift, passes = j->passes, mask = j->last_mask;
+  CLPRIM_CHECK(clprim__fill(ctx, hist, &zero, 4, 0, hist_words * 4));
+  CLPRIM_CHECK(clprim__set_args(k, 3, sizeof j->kin, &j->kin, sizeof base, &base, sizeof n, &n));
+  CLPRIM_CHECK(set_key_arg(k, 3, j->type, j->flip));
+  CLPRIM_CHECK(clSetKernelArg(k, 4, sizeof shift, &shift));
+  CLPRIM_CHECK(clSetKernelArg(k, 5, sizeof passes, &passes));
+  CLPRIM_CHECK(clSetKernelArg(k, 6, sizeof mask, &mask));
+  CLPRIM_CHECK(clSetKernelArg(k, 7, sizeof hist, &hist));
+  CLPRIM_CHECK(clSetKernelArg(k, 8, sizeof starts, &starts));
+  const size_t per_group = (size_t)wg * SORT_HIST_ITEMS;
+  const size_t groups = (j->n + per_group - 1) / per_group;
+  const size_t max_groups = clprim__launch(ctx).max_groups;
+  CLPRIM_CHECK(clprim__enqueue(ctx, k, groups < max_groups ? groups : max_groups, wg));
+  return clprim__read(ctx, hist, 0, hist_words * 4, counts);
+}
+
 /* The digit passes (see the top of the file). */
 static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) {
   const struct shape shape = pass_shape(ctx, j->type, j->value_size);
@@ -275,29 +298,13 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
   else
     starts = hist;
   cl_uint counts[SORT_MAX_PASSES * SORT_RADIX * 2 + 2];
-  CLPRIM_CHECK(clprim__fill(ctx, hist, &zero, 4, 0, hist_words * 4));
-  {
-    const cl_ulong base = j->in_base, n = j->n;
-    const cl_uint shift = j->shift, passes = j->passes, mask = j->last_mask;
-    CLPRIM_CHECK(clprim__set_args(hist_k, 3, sizeof j->kin, &j->kin, sizeof base, &base,
-                                  sizeof n, &n));
-    CLPRIM_CHECK(set_key_arg(hist_k, 3, j->type, j->flip));
-    CLPRIM_CHECK(clSetKernelArg(hist_k, 4, sizeof shift, &shift));
-    CLPRIM_CHECK(clSetKernelArg(hist_k, 5, sizeof passes, &passes));
-    CLPRIM_CHECK(clSetKernelArg(hist_k, 6, sizeof mask, &mask));
-    CLPRIM_CHECK(clSetKernelArg(hist_k, 7, sizeof hist, &hist));
-    CLPRIM_CHECK(clSetKernelArg(hist_k, 8, sizeof starts, &starts));
-    const size_t per_group = (size_t)wg * SORT_HIST_ITEMS;
-    const size_t groups = (j->n + per_group - 1) / per_group;
-    const size_t max_groups = clprim__launch(ctx).max_groups;
-    CLPRIM_CHECK(clprim__enqueue(ctx, hist_k, groups < max_groups ? groups : max_groups, wg));
-  }
-  CLPRIM_CHECK(clprim__read(ctx, hist, 0, hist_words * 4, counts));
-  /* A NaN or -0.0 among float keys: the passes built for them (sort.cl's
-   * SORT_PLAIN). */
+  CLPRIM_CHECK(histogram(ctx, j, hist_k, hist, starts, wg, hist_words, counts));
+  /* A NaN or -0.0 among float keys: the kernels built for them (sort.cl's
+   * SORT_PLAIN), and their digits counted again. */
   if (counts[hist_words - 1] != 0) {
     snprintf(options + strlen(options), sizeof options - strlen(options), " -DSORT_PLAIN=0");
-    CLPRIM_CHECK(clprim__kernels(ctx, req + 1, onesweep ? 1 : 2));
+    CLPRIM_CHECK(clprim__kernels(ctx, req, onesweep ? 2 : 3));
+    CLPRIM_CHECK(histogram(ctx, j, hist_k, hist, starts, wg, hist_words, counts));
   }
   unsigned active[SORT_MAX_PASSES], p_count = 0;
   for (unsigned p = 0; p < j->passes; ++p) {
@@ -332,6 +339,9 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
   if (copy_keys) ksrc = ktmp, src_base = 0;
   if (copy_values) vsrc = vtmp, src_base = 0;
 
+  /* Each Onesweep pass's look-back state is zeroed by a fill just before
+   * it (H100: having each tile zero its part of the next pass's state
+   * instead, in a second buffer, made a uint32 pass 1.26 -> 1.47 ms). */
   cl_mem offsets = NULL, state = NULL;
   const size_t state_bytes = LB_DIGIT_BYTES(tiles, SORT_RADIX);
   if (onesweep)

@@ -31,7 +31,7 @@
 #define SORT_DIGIT_BITS 8
 #define SORT_RADIX 256
 #define SORT_MAX_PASSES 8
-#define SORT_HIST_ITEMS 8 /* keys per work-item and round of sort_histogram */
+#define SORT_HIST_ITEMS 16 /* keys per work-item and tile of sort_histogram */
 
 /* ---- selection by rank and top-k (nth_element.cl, topk.cl). */
 #define NTH_BUCKETS 512     /* 511 buckets of a level; slot 511 counts NaNs */

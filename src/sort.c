@@ -37,21 +37,23 @@ static int is_gpu(const clprim_context *ctx) {
 
 /* How sort_pass finds a warp's keys with equal digits on nv_ptx (cl/sort.cl's
  * PEERS_*): the knob, else atomic ORs of lane bits into a local word per
- * digit for keys alone and a ballot per digit bit with values (H100, 2^28
- * keys, at each way's shape in rank_shape: uint32 5.73 ms a sort with ORs
- * against 6.59 with ballots; uint64 (2^27) 1.088 ms a pass against 1.152;
- * uint32 / uint32 pairs 2.372 ms a pass with ORs against 2.209). */
-static int pass_peers(const clprim_context *ctx, size_t value_size) {
+ * digit, but a ballot per digit bit with values where keys or values take
+ * 8 bytes (not measured with ORs). H200, 2^28 keys, at each way's best
+ * shape in rank_shape: uint32 / uint32 pairs 7.73 ms a sort with ORs
+ * against 8.28 with ballots (the H100 had it the other way round: a pass
+ * 2.372 ms with ORs against 2.209); float keys 5.57 against 6.18; uint64
+ * (2^27) 7.64 against 9.19. */
+static int pass_peers(const clprim_context *ctx, clprim_type type, size_t value_size) {
   const long long knob = ctx->tuning[CLPRIM_KNOB_SORT_PEERS];
   if (knob >= 0 && knob <= 2) return (int)knob;
-  return value_size ? 0 : 2;
+  return value_size && (value_size > 4 || clprim_type_size(type) > 4) ? 0 : 2;
 }
 
 /* Whether sort_pass keeps a local word per digit and 32-lane group to find
  * a warp's keys with equal digits (cl/sort.cl's PEER_WORDS): everywhere
  * but with nv_ptx's ballots. sort_tile keeps them on every path. */
-static int pass_peer_words(const clprim_context *ctx, size_t value_size) {
-  return ctx->info.path != CLPRIM_PATH_NV_PTX || pass_peers(ctx, value_size) == 2;
+static int pass_peer_words(const clprim_context *ctx, clprim_type type, size_t value_size) {
+  return ctx->info.path != CLPRIM_PATH_NV_PTX || pass_peers(ctx, type, value_size) == 2;
 }
 
 /* Local memory of sort_pass (shared: its ranking's words share the
@@ -79,23 +81,27 @@ struct shape {
 /* The shape of a kernel that ranks tiles (pass: sort_pass, else sort_tile,
  * which keeps peer words on every path; sort_count and sort_histogram take the
  * passes' shape; see docs/TUNING.md). GPUs: 256 work-items of 16 keys.
- * On nv_ptx (H100, 2^28 keys, 2^27 for uint64, 2026-11-25):
- * keys alone rank with atomic ORs (pass_peers): 384 x 20 for 4-byte keys
- * (uint32 5.73 ms a sort; 256 x 24 5.80, 384 x 16 6.24, 448 x 14 7.45,
- * 512 x 12 7.67), 384 x 12 for 8-byte keys (uint64 1.088 ms a pass;
- * 256 x 16 1.110, 320 x 12 1.162, 384 x 10 1.161, 512 x 8 1.277).
- * With values sort_pass ranks by ballots (no peer words; the knob can ask
- * for ballots with keys alone too), at shapes that keep its registers
- * below the next step down in resident work-groups (one digit pass):
- *   4-byte keys: 384 x 22 (uint32 1.469 ms, 77 registers; 384 x 20 1.498,
- *     448 x 18 1.492, 512 x 16 1.495, 512 x 15 1.553);
- *   4-byte keys with 4-byte values: 512 x 15 (2.210 ms, 64 registers;
- *     512 x 14 2.260, 384 x 18 2.264, 448 x 16 2.292, 512 x 12 2.408;
- *     384 x 20 took 13.92 ms a sort at 100 registers);
- *   8-byte keys or values: 320 x 12 (uint64 1.152 ms, 64 registers;
- *     384 x 10 1.325, where ptxas kept 56 registers for three work-groups
- *     a multiprocessor and spilled; 384 x 11 1.249, 448 x 9 1.299).
- * With peer words (the local path on the H100) 256 x 16 stays faster:
+ * On nv_ptx, where sort_pass ranks with atomic ORs (pass_peers), the best
+ * of a sweep on the H200 (2^28 keys, 2^27 for uint64, 2026-11-28; the
+ * times are whole sorts and shift by steps of resident work-groups):
+ *   4-byte keys: 256 x 24 (uint32 5.37 ms, float 5.57; 384 x 20 5.44 and
+ *     5.64, the H100's best at 5.73 for uint32 where 256 x 24 took 5.80;
+ *     320 x 24 5.39, 256 x 28 5.44, 256 x 20 5.86, 288 x 22 5.87);
+ *   4-byte keys with 4-byte values: 256 x 30 (uint32 pairs 7.73; 256 x 28
+ *     7.86, 256 x 32 7.93, 256 x 24 8.09, 384 x 16 8.23, 320 x 20 8.28,
+ *     320 x 18 8.51, 256 x 20 9.01, 224 x 32 10.47);
+ *   8-byte keys: 256 x 20 (uint64 7.64; 320 x 15 7.91, 256 x 18 7.95,
+ *     320 x 14 8.15, 384 x 12 8.31, 320 x 13 8.51, 288 x 14 8.55,
+ *     320 x 16 9.06, 224 x 20 11.11).
+ * With ballots (no peer words; 8-byte pairs, or the knob), shapes from the
+ * H100 that keep the registers below the next step down in resident
+ * work-groups: 4-byte keys 384 x 22 (a pass 1.469 ms, 77 registers),
+ * with 4-byte values 384 x 20 (8.39 ms a sort on the H200; 512 x 16 8.28),
+ * 8-byte keys or values 320 x 12 (a uint64 pass 1.152 ms, 64 registers;
+ * 384 x 10 1.325, where ptxas spilled).
+ * With values, each key's output digit sits in its rank's high half
+ * (cl/sort.cl's KEEP_DIGIT: H100 pairs 9.34 against 9.45 ms).
+ * With peer words on the local path (the H100) 256 x 16 stays faster:
  * pairs 14.62 ms against 18.56 with 384 x 11, uint64 14.72 against 17.88
  * with 384 x 5.
  * CPUs: the launch's work-group of 32 4-byte keys or 16 8-byte ones. Fewer
@@ -103,18 +109,17 @@ struct shape {
 static struct shape rank_shape(const clprim_context *ctx, clprim_type type, size_t value_size,
                                int pass) {
   const size_t x = xchg_bytes(type, value_size);
-  const int peer_words = pass ? pass_peer_words(ctx, value_size) : 1;
+  const int peer_words = pass ? pass_peer_words(ctx, type, value_size) : 1;
   struct shape s = {clprim__launch(ctx).wg, is_gpu(ctx) ? 16u : 32u / (unsigned)(x / 4)};
   if (is_gpu(ctx) && !peer_words) {
     if (x > 4)
       s.wg = clprim__fit_wg(ctx, 320), s.items = 12;
     else if (value_size)
-      s.wg = clprim__fit_wg(ctx, 512), s.items = 15;
+      s.wg = clprim__fit_wg(ctx, 384), s.items = 20;
     else
       s.wg = clprim__fit_wg(ctx, 384), s.items = 22;
-  } else if (is_gpu(ctx) && pass && ctx->info.path == CLPRIM_PATH_NV_PTX && !value_size) {
-    /* nv_ptx's keys alone, ranked with atomic ORs (pass_peers) */
-    s.wg = clprim__fit_wg(ctx, 384), s.items = x > 4 ? 12 : 20;
+  } else if (is_gpu(ctx) && pass && ctx->info.path == CLPRIM_PATH_NV_PTX && (x == 4 || !value_size)) {
+    s.wg = clprim__fit_wg(ctx, 256), s.items = x > 4 ? 20 : value_size ? 30 : 24;
   }
   const long long wg = ctx->tuning[CLPRIM_KNOB_SORT_WG],
                   items = ctx->tuning[CLPRIM_KNOB_SORT_ITEMS];
@@ -178,7 +183,7 @@ static void sort_options(const clprim_context *ctx, clprim_type type, size_t val
            ctx->tuning[CLPRIM_KNOB_SORT_PEERS] == 0   ? " -DSORT_PEERS=0"
            : ctx->tuning[CLPRIM_KNOB_SORT_PEERS] == 1 ? " -DSORT_PEERS=1"
            : ctx->tuning[CLPRIM_KNOB_SORT_PEERS] == 2 ? " -DSORT_PEERS=2"
-           : ctx->info.path == CLPRIM_PATH_NV_PTX && pass_peers(ctx, value_size) == 2
+           : ctx->info.path == CLPRIM_PATH_NV_PTX && pass_peers(ctx, type, value_size) == 2
                ? " -DSORT_PASS_PEERS=2"
                : "");
 }

@@ -118,8 +118,10 @@ static struct shape rank_shape(const clprim_context *ctx, clprim_type type, size
       s.wg = clprim__fit_wg(ctx, 384), s.items = 20;
     else
       s.wg = clprim__fit_wg(ctx, 384), s.items = 22;
-  } else if (is_gpu(ctx) && pass && ctx->info.path == CLPRIM_PATH_NV_PTX && (x == 4 || !value_size)) {
-    s.wg = clprim__fit_wg(ctx, 256), s.items = x > 4 ? 20 : value_size ? 30 : 24;
+  } else if (is_gpu(ctx) && pass && ctx->info.path == CLPRIM_PATH_NV_PTX) {
+    /* atomic ORs (pass_peers): keys alone, or 4-byte keys and values */
+    if (x == 4 || !value_size)
+      s.wg = clprim__fit_wg(ctx, 256), s.items = x > 4 ? 20 : value_size ? 30 : 24;
   }
   const long long wg = ctx->tuning[CLPRIM_KNOB_SORT_WG],
                   items = ctx->tuning[CLPRIM_KNOB_SORT_ITEMS];

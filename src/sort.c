@@ -35,6 +35,12 @@ static int is_gpu(const clprim_context *ctx) {
   return (ctx->info.device_type & CL_DEVICE_TYPE_GPU) != 0;
 }
 
+/* The bytes of an element of sort_pass's local exchange: a key or a value. */
+static size_t xchg_bytes(clprim_type type, size_t value_size) {
+  const size_t k = clprim_type_size(type);
+  return value_size > k ? value_size : k;
+}
+
 /* How sort_pass finds a warp's keys with equal digits on nv_ptx (cl/sort.cl's
  * PEERS_*): the knob, else atomic ORs of lane bits into a local word per
  * digit, but a ballot per digit bit with values where keys or values take
@@ -46,7 +52,7 @@ static int is_gpu(const clprim_context *ctx) {
 static int pass_peers(const clprim_context *ctx, clprim_type type, size_t value_size) {
   const long long knob = ctx->tuning[CLPRIM_KNOB_SORT_PEERS];
   if (knob >= 0 && knob <= 2) return (int)knob;
-  return value_size && (value_size > 4 || clprim_type_size(type) > 4) ? 0 : 2;
+  return value_size && xchg_bytes(type, value_size) > 4 ? 0 : 2;
 }
 
 /* Whether sort_pass keeps a local word per digit and 32-lane group to find
@@ -66,11 +72,6 @@ static size_t local_bytes(unsigned wg, unsigned items, size_t xchg, int peer_wor
                ranking = groups * SORT_RADIX * 4 + (peer_words ? groups * SORT_RADIX * 4 : 4);
   return (shared ? (exchange > ranking ? exchange : ranking) : exchange + ranking) +
          SORT_RADIX * (4 + 8) + (size_t)wg * 8 + 64;
-}
-
-static size_t xchg_bytes(clprim_type type, size_t value_size) {
-  const size_t k = clprim_type_size(type);
-  return value_size > k ? value_size : k;
 }
 
 /* A kernel's shape: work-items per work-group, keys per work-item. */
@@ -118,10 +119,11 @@ static struct shape rank_shape(const clprim_context *ctx, clprim_type type, size
       s.wg = clprim__fit_wg(ctx, 384), s.items = 20;
     else
       s.wg = clprim__fit_wg(ctx, 384), s.items = 22;
-  } else if (is_gpu(ctx) && pass && ctx->info.path == CLPRIM_PATH_NV_PTX) {
-    /* atomic ORs (pass_peers): keys alone, or 4-byte keys and values */
-    if (x == 4 || !value_size)
-      s.wg = clprim__fit_wg(ctx, 256), s.items = x > 4 ? 20 : value_size ? 30 : 24;
+  } else if (is_gpu(ctx) && pass && ctx->info.path == CLPRIM_PATH_NV_PTX) { /* atomic ORs */
+    if (!value_size)
+      s.wg = clprim__fit_wg(ctx, 256), s.items = x > 4 ? 20 : 24;
+    else if (x == 4)
+      s.wg = clprim__fit_wg(ctx, 256), s.items = 30;
   }
   const long long wg = ctx->tuning[CLPRIM_KNOB_SORT_WG],
                   items = ctx->tuning[CLPRIM_KNOB_SORT_ITEMS];
@@ -129,7 +131,7 @@ static struct shape rank_shape(const clprim_context *ctx, clprim_type type, size
     s.wg = (unsigned)wg;
     while (s.wg > ctx->info.max_work_group_size && s.wg > 32) s.wg -= 32;
   }
-  if (items >= 4 && items <= 64) s.items = (unsigned)items;
+  if (items >= 4 && items <= 64) s.items = (unsigned)items; /* tiles at most 2^16 (sort.cl) */
   while (s.items > 1 && local_bytes(s.wg, s.items, x, peer_words, pass) > ctx->info.local_mem_size)
     --s.items;
   return s;

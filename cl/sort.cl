@@ -506,20 +506,19 @@ UNROLL
   barrier(CLK_LOCAL_MEM_FENCE);
   __global KEY *out = keys_out + out_base;
   /* With values, the digit of the key at tile position j * WG + lid, kept
-   * for its value's scatter: in the high half of rank[j] where ranks fit
-   * the low one (H100, uint32 / uint32 pairs, 2^28: 9.34 ms a sort at
-   * 384 x 20, against 9.45 with a register per digit at 512 x 15). */
+   * for its value's scatter in the high half of rank[j]: ranks are below
+   * TILE, at most 2^16 with src/sort.c's shapes and knobs (H100, uint32 /
+   * uint32 pairs, 2^28: 9.34 ms a sort at 384 x 20, against 9.45 with a
+   * register per digit at 512 x 15). */
 #if !V_BYTES
 #define KEEP_DIGIT(j, dd) ((void)0)
-#elif TILE <= 0x10000
+#else
+#if TILE > 0x10000
+#error "sort_pass: ranks with values must fit in 16 bits (TILE <= 65536)"
+#endif
 #define KEEP_DIGIT(j, dd) (rank[j] |= (dd) << 16)
 #define KEPT_DIGIT(j) (rank[j] >> 16)
 #define RANK(r) (rank[r] & 0xFFFFu)
-#else
-  uint od[ITEMS];
-#define KEEP_DIGIT(j, dd) (od[j] = (dd))
-#define KEPT_DIGIT(j) od[j]
-#define RANK(r) rank[r]
 #endif
   if (here == TILE) {
 UNROLL

@@ -85,12 +85,16 @@ struct shape {
  * On nv_ptx, where sort_pass ranks with atomic ORs (pass_peers), the best
  * of a sweep on the H200 (2^28 keys, 2^27 for uint64, 2026-11-28; the
  * times are whole sorts and shift by steps of resident work-groups):
- *   4-byte keys: 256 x 24 (uint32 5.37 ms, float 5.57; 384 x 20 5.44 and
- *     5.64, the H100's best at 5.73 for uint32 where 256 x 24 took 5.80;
- *     320 x 24 5.39, 256 x 28 5.44, 256 x 20 5.86, 288 x 22 5.87);
- *   4-byte keys with 4-byte values: 256 x 30 (uint32 pairs 7.73; 256 x 28
- *     7.86, 256 x 32 7.93, 256 x 24 8.09, 384 x 16 8.23, 320 x 20 8.28,
- *     320 x 18 8.51, 256 x 20 9.01, 224 x 32 10.47);
+ *   4-byte keys: 256 x 32 (uint32 5.16 ms, float 5.40; 256 x 24 5.36 and
+ *     5.58, 256 x 36 5.67; 384 x 20 5.44 and 5.64, the H100's best at 5.73
+ *     for uint32 where 256 x 24 took 5.80; 320 x 24 5.39, 256 x 28 5.44,
+ *     256 x 20 5.86, 288 x 22 5.87). A cold first sort call takes about
+ *     130 ms longer than at 256 x 24 (the larger unrolled kernel);
+ *   4-byte keys with 4-byte values: 256 x 44, the largest tile that fits
+ *     48 KiB of local memory (uint32 pairs 7.22; 256 x 40 7.37, 256 x 36
+ *     7.62, 256 x 30 7.71, 256 x 28 7.86, 256 x 32 7.92, 384 x 23 7.90,
+ *     256 x 24 8.09, 384 x 16 8.23, 384 x 20 8.30, 320 x 20 8.28,
+ *     256 x 20 9.01, 224 x 32 10.47);
  *   8-byte keys: 256 x 20 (uint64 7.64; 320 x 15 7.91, 256 x 18 7.95,
  *     320 x 14 8.15, 384 x 12 8.31, 320 x 13 8.51, 288 x 14 8.55,
  *     320 x 16 9.06, 224 x 20 11.11).
@@ -121,9 +125,9 @@ static struct shape rank_shape(const clprim_context *ctx, clprim_type type, size
       s.wg = clprim__fit_wg(ctx, 384), s.items = 22;
   } else if (is_gpu(ctx) && pass && ctx->info.path == CLPRIM_PATH_NV_PTX) { /* atomic ORs */
     if (!value_size)
-      s.wg = clprim__fit_wg(ctx, 256), s.items = x > 4 ? 20 : 24;
+      s.wg = clprim__fit_wg(ctx, 256), s.items = x > 4 ? 20 : 32;
     else if (x == 4)
-      s.wg = clprim__fit_wg(ctx, 256), s.items = 30;
+      s.wg = clprim__fit_wg(ctx, 256), s.items = 44;
   }
   const long long wg = ctx->tuning[CLPRIM_KNOB_SORT_WG],
                   items = ctx->tuning[CLPRIM_KNOB_SORT_ITEMS];

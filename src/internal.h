@@ -211,9 +211,11 @@ clprim_status clprim__check_type(const clprim_context *ctx, clprim_type type);
 clprim_status clprim__check_buffer(const clprim_context *ctx, cl_mem buf, size_t bytes);
 /* Calls visit(platform, device, p, d, arg) for every device of every
  * platform, in clprim_list_devices order ("p:d"), until it returns nonzero.
- * Returns the number of devices visited. */
+ * Returns the number of devices visited; error (may be NULL) gets the
+ * OpenCL error that stopped the listing (no platform, or a platform without
+ * devices, is none). */
 typedef int (*clprim_device_visitor)(cl_platform_id, cl_device_id, unsigned, unsigned, void *);
-unsigned clprim__for_each_device(clprim_device_visitor visit, void *arg);
+unsigned clprim__for_each_device(clprim_device_visitor visit, void *arg, cl_int *error);
 /* n elements of elem_size bytes, with overflow checked; SIZE_MAX on overflow. */
 size_t clprim__bytes(size_t n, size_t elem_size);
 

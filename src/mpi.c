@@ -323,10 +323,10 @@ static int gpu_visit(cl_platform_id platform, cl_device_id device, unsigned p, u
 static void gpu_name(unsigned which, char *name, size_t size) {
   struct gpu_walk w = {-1, 0, name, size};
   name[0] = '\0';
-  clprim__for_each_device(gpu_visit, &w); /* count */
+  clprim__for_each_device(gpu_visit, &w, NULL); /* count */
   if (w.seen == 0) return;
   w.take = (long)(which % w.seen), w.seen = 0;
-  clprim__for_each_device(gpu_visit, &w);
+  clprim__for_each_device(gpu_visit, &w, NULL);
 }
 
 clprim_status clprim_mpi_context_create(MPI_Comm comm, const clprim_options *options,

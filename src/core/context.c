@@ -10,6 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The ICD loader's answer when no platform is installed (cl_ext.h). */
+#ifndef CL_PLATFORM_NOT_FOUND_KHR
+#define CL_PLATFORM_NOT_FOUND_KHR -1001
+#endif
+
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
@@ -188,15 +193,25 @@ static int contains_nocase(const char *hay, const char *needle) {
 }
 
 /* (internal.h) */
-unsigned clprim__for_each_device(clprim_device_visitor visit, void *arg) {
+unsigned clprim__for_each_device(clprim_device_visitor visit, void *arg, cl_int *error) {
   cl_platform_id platforms[16];
   cl_uint np = 0, count = 0;
-  if (clGetPlatformIDs(16, platforms, &np) != CL_SUCCESS) return 0;
+  cl_int err = clGetPlatformIDs(16, platforms, &np);
+  if (err != CL_SUCCESS) {
+    /* The ICD loader's "no platform" is no device; anything else fails. */
+    if (error && err != CL_PLATFORM_NOT_FOUND_KHR) *error = err;
+    return 0;
+  }
   if (np > 16) np = 16;
   for (cl_uint p = 0; p < np; ++p) {
     cl_device_id devices[32];
     cl_uint nd = 0;
-    if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 32, devices, &nd) != CL_SUCCESS) continue;
+    err = clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 32, devices, &nd);
+    if (err == CL_DEVICE_NOT_FOUND) continue; /* a platform without devices */
+    if (err != CL_SUCCESS) {
+      if (error) *error = err;
+      return count;
+    }
     if (nd > 32) nd = 32;
     for (cl_uint d = 0; d < nd; ++d) {
       ++count;
@@ -231,7 +246,7 @@ static int list_visit(cl_platform_id p, cl_device_id d, unsigned pi, unsigned di
 unsigned clprim_list_devices(char *buf, size_t size) {
   struct list_arg a = {buf, size, 0};
   if (buf && size) buf[0] = 0;
-  return clprim__for_each_device(list_visit, &a);
+  return clprim__for_each_device(list_visit, &a, NULL);
 }
 
 struct pick_arg {
@@ -240,7 +255,16 @@ struct pick_arg {
   int pass;            /* default choice: 0 looks for a GPU, 1 takes any */
   cl_platform_id platform;
   cl_device_id device;
+  cl_int error; /* a query that failed: the search stops */
 };
+/* A platform's or device's string for pick_visit: a query that fails stops
+ * the search with its error. */
+static int pick_string(struct pick_arg *a, cl_int err, char *s, size_t size) {
+  s[size - 1] = 0;
+  if (err == CL_SUCCESS) return 0;
+  a->error = err;
+  return 1;
+}
 /* "gpu", "cpu" or "accelerator" (any case): that device type, else 0. */
 static cl_device_type type_from_name(const char *want) {
   if (!want) return 0;
@@ -253,7 +277,8 @@ static int pick_visit(cl_platform_id p, cl_device_id d, unsigned pi, unsigned di
   struct pick_arg *a = arg;
   if (!a->want || a->type) {
     cl_device_type type = 0;
-    clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    const cl_int err = clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    if (err != CL_SUCCESS) return a->error = err, 1;
     if (a->type) {
       if (type & a->type) goto take;
       return 0;
@@ -270,10 +295,10 @@ static int pick_visit(cl_platform_id p, cl_device_id d, unsigned pi, unsigned di
   char s[256];
   const cl_platform_info pinfo[] = {CL_PLATFORM_NAME, CL_PLATFORM_VENDOR, CL_PLATFORM_VERSION};
   for (unsigned i = 0; i < 3; ++i) {
-    platform_string(p, pinfo[i], s, sizeof s);
+    if (pick_string(a, clGetPlatformInfo(p, pinfo[i], sizeof s, s, NULL), s, sizeof s)) return 1;
     if (contains_nocase(s, a->want)) goto take;
   }
-  device_string(d, CL_DEVICE_NAME, s, sizeof s);
+  if (pick_string(a, clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof s, s, NULL), s, sizeof s)) return 1;
   if (contains_nocase(s, a->want)) goto take;
   return 0;
 take:
@@ -283,12 +308,13 @@ take:
 }
 
 static clprim_status pick_device(const char *want, cl_platform_id *platform, cl_device_id *device) {
-  struct pick_arg a = {want && *want ? want : NULL, type_from_name(want), 0, NULL, NULL};
-  unsigned count = clprim__for_each_device(pick_visit, &a);
-  if (!a.device && !a.want) {
+  struct pick_arg a = {want && *want ? want : NULL, type_from_name(want), 0, NULL, NULL, CL_SUCCESS};
+  unsigned count = clprim__for_each_device(pick_visit, &a, &a.error);
+  if (!a.device && !a.want && a.error == CL_SUCCESS) {
     a.pass = 1;
-    clprim__for_each_device(pick_visit, &a);
+    clprim__for_each_device(pick_visit, &a, &a.error);
   }
+  if (a.error != CL_SUCCESS) return (clprim_status)a.error; /* OpenCL's own failure */
   if (!a.device) {
     char list[4096];
     clprim_list_devices(list, sizeof list);

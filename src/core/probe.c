@@ -24,9 +24,30 @@
 #define PROBE_ITEMS (PROBE_WG * PROBE_GROUPS)
 #define PROBE_FIELDS 10
 
-static void dstr(cl_device_id d, cl_device_info what, char *buf, size_t size) {
-  if (clGetDeviceInfo(d, what, size, buf, NULL) != CL_SUCCESS) buf[0] = 0;
+/* A query's error: CL_INVALID_VALUE is a device that does not answer it
+ * (an optional fact, left 0); any other error is OpenCL's own failure and
+ * comes back to the caller. */
+static clprim_status optional(cl_int err) {
+  return err == CL_SUCCESS || err == CL_INVALID_VALUE ? CLPRIM_SUCCESS : (clprim_status)err;
+}
+
+static clprim_status dstr(cl_device_id d, cl_device_info what, char *buf, size_t size) {
+  const cl_int err = clGetDeviceInfo(d, what, size, buf, NULL);
+  if (err != CL_SUCCESS) buf[0] = 0;
   buf[size - 1] = 0;
+  return optional(err);
+}
+
+static clprim_status pstr(cl_platform_id p, cl_platform_info what, char *buf, size_t size) {
+  const cl_int err = clGetPlatformInfo(p, what, size, buf, NULL);
+  if (err != CL_SUCCESS) buf[0] = 0;
+  buf[size - 1] = 0;
+  return optional(err);
+}
+
+/* A numeric fact of the device into value (of `size` bytes). */
+static clprim_status fact(cl_device_id d, cl_device_info what, void *value, size_t size) {
+  return optional(clGetDeviceInfo(d, what, size, value, NULL));
 }
 
 static int has_extension(const char *extensions, const char *name) {
@@ -36,59 +57,62 @@ static int has_extension(const char *extensions, const char *name) {
   return 0;
 }
 
-static void read_facts(clprim_context *ctx, char *extensions, size_t ext_size) {
+static clprim_status read_facts(clprim_context *ctx, char *extensions, size_t ext_size) {
   clprim_device_info *in = &ctx->info;
   cl_device_id d = ctx->device;
-  if (clGetPlatformInfo(ctx->platform, CL_PLATFORM_NAME, sizeof in->platform_name,
-                        in->platform_name, NULL) != CL_SUCCESS)
-    in->platform_name[0] = 0;
-  if (clGetPlatformInfo(ctx->platform, CL_PLATFORM_VERSION, sizeof in->platform_version,
-                        in->platform_version, NULL) != CL_SUCCESS)
-    in->platform_version[0] = 0;
-  in->platform_name[sizeof in->platform_name - 1] = 0;
-  in->platform_version[sizeof in->platform_version - 1] = 0;
-  dstr(d, CL_DEVICE_VENDOR, in->vendor, sizeof in->vendor);
-  dstr(d, CL_DEVICE_NAME, in->device_name, sizeof in->device_name);
-  dstr(d, CL_DEVICE_VERSION, in->device_version, sizeof in->device_version);
-  dstr(d, CL_DRIVER_VERSION, in->driver_version, sizeof in->driver_version);
-  dstr(d, CL_DEVICE_OPENCL_C_VERSION, in->opencl_c_version, sizeof in->opencl_c_version);
-  dstr(d, CL_DEVICE_EXTENSIONS, extensions, ext_size);
+  CLPRIM_CHECK(pstr(ctx->platform, CL_PLATFORM_NAME, in->platform_name, sizeof in->platform_name));
+  CLPRIM_CHECK(pstr(ctx->platform, CL_PLATFORM_VERSION, in->platform_version,
+                    sizeof in->platform_version));
+  CLPRIM_CHECK(dstr(d, CL_DEVICE_VENDOR, in->vendor, sizeof in->vendor));
+  CLPRIM_CHECK(dstr(d, CL_DEVICE_NAME, in->device_name, sizeof in->device_name));
+  CLPRIM_CHECK(dstr(d, CL_DEVICE_VERSION, in->device_version, sizeof in->device_version));
+  CLPRIM_CHECK(dstr(d, CL_DRIVER_VERSION, in->driver_version, sizeof in->driver_version));
+  CLPRIM_CHECK(dstr(d, CL_DEVICE_OPENCL_C_VERSION, in->opencl_c_version,
+                    sizeof in->opencl_c_version));
+  CLPRIM_CHECK(dstr(d, CL_DEVICE_EXTENSIONS, extensions, ext_size));
 
   cl_uint u = 0;
   cl_ulong ul = 0;
   size_t sz = 0;
-  clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof in->device_type, &in->device_type, NULL);
-  if (clGetDeviceInfo(d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof u, &u, NULL) == CL_SUCCESS)
-    in->compute_units = u;
-  if (clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof ul, &ul, NULL) == CL_SUCCESS)
-    in->global_mem_size = ul;
-  if (clGetDeviceInfo(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof ul, &ul, NULL) == CL_SUCCESS)
-    in->max_alloc_size = ul;
-  if (clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof ul, &ul, NULL) == CL_SUCCESS)
-    in->local_mem_size = ul;
+  CLPRIM_CHECK(fact(d, CL_DEVICE_TYPE, &in->device_type, sizeof in->device_type));
+  CLPRIM_CHECK(fact(d, CL_DEVICE_MAX_COMPUTE_UNITS, &u, sizeof u));
+  in->compute_units = u;
+  CLPRIM_CHECK(fact(d, CL_DEVICE_GLOBAL_MEM_SIZE, &ul, sizeof ul));
+  in->global_mem_size = ul;
+  ul = 0;
+  CLPRIM_CHECK(fact(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, &ul, sizeof ul));
+  in->max_alloc_size = ul;
+  ul = 0;
+  CLPRIM_CHECK(fact(d, CL_DEVICE_LOCAL_MEM_SIZE, &ul, sizeof ul));
+  in->local_mem_size = ul;
   ctx->oclgrind = strstr(in->platform_name, "Oclgrind") != NULL;
   cl_device_exec_capabilities caps = 0;
-  clGetDeviceInfo(d, CL_DEVICE_EXECUTION_CAPABILITIES, sizeof caps, &caps, NULL);
+  CLPRIM_CHECK(fact(d, CL_DEVICE_EXECUTION_CAPABILITIES, &caps, sizeof caps));
   ctx->native_kernels = (in->device_type & CL_DEVICE_TYPE_CPU) && (caps & CL_EXEC_NATIVE_KERNEL);
   const char *pocl_cache = getenv("POCL_KERNEL_CACHE");
   ctx->runtime_caches = strstr(in->platform_name, "Portable Computing Language") != NULL &&
                         !(pocl_cache && strcmp(pocl_cache, "0") == 0);
   /* Sub-buffer origins must be multiples of this (core/call.c). */
   ctx->base_align = 128;
-  if (clGetDeviceInfo(d, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof u, &u, NULL) == CL_SUCCESS && u >= 8)
-    ctx->base_align = u / 8;
-  if (clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof sz, &sz, NULL) == CL_SUCCESS)
-    in->max_work_group_size = sz;
+  u = 0;
+  CLPRIM_CHECK(fact(d, CL_DEVICE_MEM_BASE_ADDR_ALIGN, &u, sizeof u));
+  if (u >= 8) ctx->base_align = u / 8;
+  CLPRIM_CHECK(fact(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, &sz, sizeof sz));
+  in->max_work_group_size = sz;
   in->has_fp64 = has_extension(extensions, "cl_khr_fp64");
   in->has_int64_atomics = has_extension(extensions, "cl_khr_int64_base_atomics");
   if (has_extension(extensions, "cl_nv_device_attribute_query")) {
-    if (clGetDeviceInfo(d, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, sizeof u, &u, NULL) == CL_SUCCESS)
-      in->nv_compute_capability_major = u;
-    if (clGetDeviceInfo(d, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, sizeof u, &u, NULL) == CL_SUCCESS)
-      in->nv_compute_capability_minor = u;
-    if (clGetDeviceInfo(d, CL_DEVICE_WARP_SIZE_NV, sizeof u, &u, NULL) == CL_SUCCESS)
-      in->nv_warp_size = u;
+    u = 0;
+    CLPRIM_CHECK(fact(d, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, &u, sizeof u));
+    in->nv_compute_capability_major = u;
+    u = 0;
+    CLPRIM_CHECK(fact(d, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, &u, sizeof u));
+    in->nv_compute_capability_minor = u;
+    u = 0;
+    CLPRIM_CHECK(fact(d, CL_DEVICE_WARP_SIZE_NV, &u, sizeof u));
+    in->nv_warp_size = u;
   }
+  return CLPRIM_SUCCESS;
 }
 
 /* Checks the probe kernel's output (see cl/probe.cl for the fields). */
@@ -135,58 +159,73 @@ static int probe_results_ok(clprim_path path, const cl_uint *r, const cl_ulong *
   return 1;
 }
 
-/* Builds and runs the probe for one path with one set of extra options. */
-static int probe_path(clprim_context *ctx, clprim_path path, const char *options,
-                      unsigned *sg_size) {
+/* OpenCL failing for want of resources, not the path: the probe stops
+ * and creation returns the error (nothing is cached). */
+static int resource_error(cl_int err) {
+  return err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY ||
+         err == CL_MEM_OBJECT_ALLOCATION_FAILURE;
+}
+
+/* Builds and runs the probe for one path with one set of extra options:
+ * *ok = 1 when it runs right. A build that fails or wrong results reject
+ * the path; a resource error is returned. */
+static clprim_status probe_path(clprim_context *ctx, clprim_path path, const char *options,
+                                unsigned *sg_size, int *ok) {
+  *ok = 0;
   char full[256];
   snprintf(full, sizeof full, "%s -DPROBE_WG=%d", options, PROBE_WG);
   const char *parts[2] = {clprim__source("clprim_device.h"), clprim__source("probe.cl")};
   size_t len = strlen(parts[0]) + strlen(parts[1]) + 2;
   char *source = malloc(len);
-  if (!source) return 0;
+  if (!source) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
   snprintf(source, len, "%s\n%s", parts[0], parts[1]);
   cl_program program = NULL;
   clprim_status st = clprim__build(ctx, source, full, &program);
   free(source);
   const int debug = ctx->tuning[CLPRIM_KNOB_DEBUG] == 1;
   if (st != CLPRIM_SUCCESS) {
+    if (resource_error(st)) return st;
     if (debug)
       fprintf(stderr, "clprim probe: %s with \"%s\" does not build (%s):\n%s\n",
               clprim_path_name(path), options, clprim_status_name(st), ctx->build_log);
-    return 0;
+    return CLPRIM_SUCCESS;
   }
 
-  int ok = 0;
-  cl_int err;
-  cl_kernel kernel = clCreateKernel(program, "probe", &err);
+  cl_int err = CL_SUCCESS, made;
+  cl_kernel kernel = clCreateKernel(program, "probe", &made);
+  if (made != CL_SUCCESS) err = made;
   cl_mem out = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE,
-                              sizeof(cl_uint) * PROBE_ITEMS * PROBE_FIELDS, NULL, &err);
+                              sizeof(cl_uint) * PROBE_ITEMS * PROBE_FIELDS, NULL, &made);
+  if (err == CL_SUCCESS) err = made;
   cl_mem out64 =
-      clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, sizeof(cl_ulong) * PROBE_ITEMS * 2, NULL, &err);
+      clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, sizeof(cl_ulong) * PROBE_ITEMS * 2, NULL, &made);
+  if (err == CL_SUCCESS) err = made;
   cl_uint *r = calloc((size_t)PROBE_ITEMS * PROBE_FIELDS, sizeof *r);
   cl_ulong *r64 = calloc((size_t)PROBE_ITEMS * 2, sizeof *r64);
-  if (kernel && out && out64 && r && r64 &&
-      clprim__set_args(kernel, 2, sizeof out, &out, sizeof out64, &out64) == CLPRIM_SUCCESS) {
+  if (err == CL_SUCCESS && (!r || !r64)) err = CL_OUT_OF_HOST_MEMORY;
+  if (err == CL_SUCCESS)
+    err = (cl_int)clprim__set_args(kernel, 2, sizeof out, &out, sizeof out64, &out64);
+  if (err == CL_SUCCESS) {
     size_t global = PROBE_ITEMS, local = PROBE_WG;
     err = clEnqueueNDRangeKernel(ctx->queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
-    if (err == CL_SUCCESS)
-      err = clEnqueueReadBuffer(ctx->queue, out, CL_TRUE, 0,
-                                sizeof(cl_uint) * PROBE_ITEMS * PROBE_FIELDS, r, 0, NULL, NULL);
-    if (err == CL_SUCCESS)
-      err = clEnqueueReadBuffer(ctx->queue, out64, CL_TRUE, 0, sizeof(cl_ulong) * PROBE_ITEMS * 2,
-                                r64, 0, NULL, NULL);
-    ok = err == CL_SUCCESS && probe_results_ok(path, r, r64, sg_size);
-    if (debug && !ok)
-      fprintf(stderr, "clprim probe: %s with \"%s\" built but %s\n", clprim_path_name(path),
-              options, err == CL_SUCCESS ? "gave wrong results" : clprim_status_name(err));
   }
+  if (err == CL_SUCCESS)
+    err = clEnqueueReadBuffer(ctx->queue, out, CL_TRUE, 0,
+                              sizeof(cl_uint) * PROBE_ITEMS * PROBE_FIELDS, r, 0, NULL, NULL);
+  if (err == CL_SUCCESS)
+    err = clEnqueueReadBuffer(ctx->queue, out64, CL_TRUE, 0, sizeof(cl_ulong) * PROBE_ITEMS * 2,
+                              r64, 0, NULL, NULL);
+  *ok = err == CL_SUCCESS && probe_results_ok(path, r, r64, sg_size);
+  if (debug && !*ok)
+    fprintf(stderr, "clprim probe: %s with \"%s\" built but %s\n", clprim_path_name(path),
+            options, err == CL_SUCCESS ? "gave wrong results" : clprim_status_name(err));
   free(r);
   free(r64);
   if (out) clReleaseMemObject(out);
   if (out64) clReleaseMemObject(out64);
   if (kernel) clReleaseKernel(kernel);
   clReleaseProgram(program);
-  return ok;
+  return resource_error(err) ? (clprim_status)err : CLPRIM_SUCCESS;
 }
 
 static const char *const path_defines[CLPRIM_PATH_COUNT] = {
@@ -202,15 +241,18 @@ static void append_std(char *options, const char *std) {
 clprim_status clprim__probe(clprim_context *ctx) {
   char *extensions = malloc(16384);
   if (!extensions) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
-  read_facts(ctx, extensions, 16384);
+  clprim_status st = read_facts(ctx, extensions, 16384);
   clprim_device_info *in = &ctx->info;
 
   /* Candidate paths, from what the device says it has. */
   unsigned candidates = 1u << CLPRIM_PATH_LOCAL;
   cl_uint max_sub_groups = 0;
-  if (clGetDeviceInfo(ctx->device, CL_DEVICE_MAX_NUM_SUB_GROUPS, sizeof max_sub_groups,
-                      &max_sub_groups, NULL) != CL_SUCCESS)
-    max_sub_groups = 0;
+  if (st == CLPRIM_SUCCESS)
+    st = fact(ctx->device, CL_DEVICE_MAX_NUM_SUB_GROUPS, &max_sub_groups, sizeof max_sub_groups);
+  if (st != CLPRIM_SUCCESS) {
+    free(extensions);
+    return st;
+  }
   int subgroups = has_extension(extensions, "cl_khr_subgroups") ||
                   (strncmp(in->device_version, "OpenCL 3", 8) == 0 && max_sub_groups > 0);
   if (subgroups) candidates |= 1u << CLPRIM_PATH_KHR_SUBGROUPS;
@@ -258,7 +300,13 @@ clprim_status clprim__probe(clprim_context *ctx) {
       for (unsigned t = 0; t < tries; ++t) {
         char opts[200];
         snprintf(opts, sizeof opts, "%s %s", ctx->path_options[p], t ? stds[t] : "");
-        if (probe_path(ctx, (clprim_path)p, opts, &sg)) {
+        int ok;
+        st = probe_path(ctx, (clprim_path)p, opts, &sg, &ok);
+        if (st != CLPRIM_SUCCESS) {
+          free(key);
+          return st;
+        }
+        if (ok) {
           in->paths_available |= 1u << p;
           if (p == CLPRIM_PATH_KHR_SUBGROUPS) strcpy(std_subgroups, stds[t]);
           if (p == CLPRIM_PATH_KHR_BALLOT) strcpy(std_ballot, stds[t]);

@@ -592,16 +592,15 @@ static clprim_status quantiles(clprim_context *ctx, size_t n, clprim_type type,
     st = clprim__nth_select_ranks(ctx, type, in, 0, n, sorted, (unsigned)distinct, flags, 0, keys,
                                   NULL);
   }
-  if (st == CLPRIM_SUCCESS) {
-    for (size_t r = 0; r < count; ++r) {
-      clprim_value v =
-          clprim__value_of_key(type, keys[clprim__rank_slot(sorted, distinct, ranks[r])]);
-      memcpy(bytes + r * es, v.bytes, es);
-      if (values) values[r] = v;
-    }
-    if (result)
-      st = clprim__write(ctx, result, 0, count * es, bytes, 1);
+  /* The caller's buffer first; host values only once it is written. */
+  for (size_t r = 0; st == CLPRIM_SUCCESS && r < count; ++r) {
+    const clprim_value v =
+        clprim__value_of_key(type, keys[clprim__rank_slot(sorted, distinct, ranks[r])]);
+    memcpy(bytes + r * es, v.bytes, es);
   }
+  if (st == CLPRIM_SUCCESS && result) st = clprim__write(ctx, result, 0, count * es, bytes, 1);
+  for (size_t r = 0; st == CLPRIM_SUCCESS && values && r < count; ++r)
+    values[r] = clprim__value_of_key(type, keys[clprim__rank_slot(sorted, distinct, ranks[r])]);
   free(sorted);
   free(keys);
   free(bytes);

@@ -134,13 +134,13 @@ static clprim_status arg_reduce(clprim_context *ctx, size_t n, clprim_type type,
   CLPRIM_CHECK(reduce_kernels(ctx, type, 2, names, kernels));
   cl_mem out;
   CLPRIM_CHECK(clprim__reduce_arg_run(ctx, type, kernels[0], kernels[1], in, n, flags | mode, &out));
+  /* The host's copy first: the copy to the caller's buffer is the last
+   * command, and nothing is assigned before every step has succeeded. */
+  cl_ulong words[2];
+  if (value || index) CLPRIM_CHECK(clprim__read(ctx, out, 0, sizeof words, words));
   if (result) CLPRIM_CHECK(clprim__copy(ctx, out, result, 0, 0, result_bytes));
-  if (value || index) {
-    cl_ulong words[2];
-    CLPRIM_CHECK(clprim__read(ctx, out, 0, sizeof words, words));
-    if (value) *value = value_of_bits(type, words[0]);
-    if (index) *index = words[1];
-  }
+  if (value) *value = value_of_bits(type, words[0]);
+  if (index) *index = words[1];
   return CLPRIM_SUCCESS;
 }
 
@@ -221,12 +221,11 @@ static clprim_status reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
   CLPRIM_CHECK(reduce_kernels(ctx, type, 1, &name, &tiles_kernel));
   cl_mem out;
   CLPRIM_CHECK(clprim__reduce_sum_run(ctx, type, tiles_kernel, -1, in, n, &out));
+  /* As arg_reduce: the host's copy, then the caller's buffer, then *sum. */
+  cl_ulong bits = 0;
+  if (sum) CLPRIM_CHECK(clprim__read(ctx, out, 0, sizeof bits, &bits));
   if (result) CLPRIM_CHECK(clprim__copy(ctx, out, result, 0, 0, 8));
-  if (sum) {
-    cl_ulong bits;
-    CLPRIM_CHECK(clprim__read(ctx, out, 0, sizeof bits, &bits));
-    *sum = value_of_bits(type, bits);
-  }
+  if (sum) *sum = value_of_bits(type, bits);
   return CLPRIM_SUCCESS;
 }
 

@@ -200,11 +200,13 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_scatter(__global const IN_T *in, ulong n, __global const uint *masks,
                     __global const ulong *offsets, ulong tiles, __global T *values,
                     __global uint *indices, int want_values, int want_indices, int index64,
-                    int partition EXTRA_PARAMS) {
+                    int partition, int want_count, __global ulong *count_out EXTRA_PARAMS) {
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   __local uint tile_masks[WG];
   __local ulong word_base[WG];
   const uint lid = (uint)get_local_id(0), group = (uint)get_group_id(0);
+  /* The count too, so that one command writes every output. */
+  if (want_count && group == tiles - 1 && lid == 0) *count_out = offsets[tiles];
   const ulong tile_first = (ulong)group * TILE;
   const ulong word = (ulong)group * WG + lid;
   const uint mask = word * 32 < n ? masks[word] : 0u;

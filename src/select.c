@@ -127,8 +127,10 @@ static struct pred_args pred_args(const struct select_call *c) {
 static clprim_status select_single_pass(clprim_context *ctx, const struct select_call *c,
                                         cl_kernel kernel, unsigned wg, unsigned items) {
   const size_t tile = (size_t)wg * items, tiles = c->n / tile + (c->n % tile != 0);
-  cl_mem state, total;
-  CLPRIM_CHECK(clprim__scratch(ctx, "select: total", 8, &total));
+  /* The kernel writes the count where the caller wants it on the device,
+   * so that one command writes every output. */
+  cl_mem state, total = c->count_out;
+  if (!total) CLPRIM_CHECK(clprim__scratch(ctx, "select: total", 8, &total));
   CLPRIM_CHECK(clprim__lookback_state(ctx, "select: tile states", tiles, 62, &state));
   const size_t es = clprim_type_size(c->type);
   struct pred_args p = pred_args(c);
@@ -155,7 +157,7 @@ static clprim_status select_single_pass(clprim_context *ctx, const struct select
     CLPRIM_CHECK(clprim__set_extra_args(kernel, c->extra));
   }
   CLPRIM_CHECK(clprim__enqueue(ctx, kernel, tiles, wg));
-  return clprim__deliver_count(ctx, total, 0, c->count_out, c->count);
+  return clprim__deliver_count(ctx, total, 0, NULL, c->count);
 }
 
 /* The build options of select.cl for type and what phase 1 reads
@@ -252,15 +254,17 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
     cl_mem indices = c->indices ? c->indices : masks;
     cl_ulong tiles64 = tiles;
     cl_int want_values = c->values != NULL, want_indices = c->indices != NULL;
-    cl_int index64 = c->index64, partition = c->partition;
-    CLPRIM_CHECK(clprim__set_args(scatter_kernel, 11, sizeof in, &in, sizeof n64, &n64,
+    cl_int index64 = c->index64, partition = c->partition, want_count = c->count_out != NULL;
+    cl_mem count_out = c->count_out ? c->count_out : masks;
+    CLPRIM_CHECK(clprim__set_args(scatter_kernel, 13, sizeof in, &in, sizeof n64, &n64,
                                   sizeof masks, &masks, sizeof offsets, &offsets, sizeof tiles64,
                                   &tiles64, sizeof values, &values, sizeof indices, &indices,
                                   sizeof want_values, &want_values, sizeof want_indices,
                                   &want_indices, sizeof index64, &index64, sizeof partition,
-                                  &partition));
+                                  &partition, sizeof want_count, &want_count, sizeof count_out,
+                                  &count_out));
     if (c->extra) {
-      c->extra->first = 11;
+      c->extra->first = 13;
       CLPRIM_CHECK(clprim__set_extra_args(scatter_kernel, c->extra));
     }
   }
@@ -268,7 +272,9 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
       {masks_kernel, tiles, wg}, {want_scatter ? scatter_kernel : NULL, tiles, wg},
       CLPRIM_UINT64, offsets, tiles};
   CLPRIM_CHECK(clprim__count_scan_scatter(ctx, &passes));
-  return clprim__deliver_count(ctx, offsets, tiles * 8, c->count_out, c->count);
+  /* (The scatter wrote the device count.) */
+  return clprim__deliver_count(ctx, offsets, tiles * 8, want_scatter ? NULL : c->count_out,
+                               c->count);
 }
 
 clprim_status clprim__select_runs(clprim_context *ctx, const struct clprim_runs_select *r) {

@@ -713,3 +713,21 @@ __kernel void hist_zero(__global uint *a, ulong a_words, __global uint *b, ulong
     c[i] = 0u;
 }
 #endif
+
+/* Copies the call's results from scratch to the caller's buffers, in one
+ * launch, so that one command writes every output (a failed call writes
+ * nothing): the first count_words and sum_words 32-bit words of counts and
+ * sums, and the outside_words uint32 counters of outside as uint64 words. */
+#ifdef KERNEL_hist_commit
+__kernel void hist_commit(__global const uint *counts, __global uint *counts_out,
+                          ulong count_words, __global const uint *sums, __global uint *sums_out,
+                          ulong sum_words, __global const uint *outside,
+                          __global ulong *outside_out, uint outside_words) {
+  const ulong stride = get_global_size(0);
+  for (ulong i = get_global_id(0); i < count_words; i += stride)
+    counts_out[i] = counts[i];
+  for (ulong i = get_global_id(0); i < sum_words; i += stride)
+    sums_out[i] = sums[i];
+  if (get_global_id(0) < outside_words) outside_out[get_global_id(0)] = outside[get_global_id(0)];
+}
+#endif

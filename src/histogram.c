@@ -3,8 +3,9 @@
  * (clprim_reduce_by_key_dense in reduce_by_key.c): clprim__histogram,
  * kernels in cl/histogram.cl.
  *
- * Outputs are overwritten: they are zero-filled, then the kernel adds into
- * them. Bins that fit in local memory (with room to spare for occupancy) are
+ * Outputs are overwritten: the kernels add into zeroed scratch, then one
+ * launch (hist_commit) copies the counts, sums and outside counters to the
+ * caller's buffers, so that a call that fails writes nothing. Bins that fit in local memory (with room to spare for occupancy) are
  * counted per work-group in local memory (hist_local), others with global
  * atomics (hist_global), or, for large inputs on GPUs, by the binned path:
  * elements partitioned by range of bins (2^range_shift bins, what local
@@ -20,6 +21,8 @@
 
 /* Scratch buffers of this family (clprim__scratch names them). */
 #define SLOT_OUTSIDE "histogram: outside counts"
+#define SLOT_COUNTS "histogram: counts" /* the kernels add here; hist_commit copies */
+#define SLOT_SUMS "histogram: sums"
 #define SLOT_RANGE_COUNTS "histogram: counts per range and group" /* binned, scanned */
 #define SLOT_PART_BINS "histogram: partitioned bins"   /* binned: bin & mask per element (ushort) */
 #define SLOT_PART_VALUES "histogram: partitioned values" /* binned */
@@ -206,13 +209,13 @@ static int plan_binned(const clprim_context *ctx, const struct clprim_hist_call 
   return 1;
 }
 
-/* Builds the kernel for the call (and hist_zero of the same program);
- * *local_copies is 0 for hist_global. With binned, kernel[0..2] are
- * hist_part_count, hist_part_scatter and hist_part_local. */
+/* Builds the kernel for the call (and hist_zero and hist_commit, with the
+ * same options); *local_copies is 0 for hist_global. With binned,
+ * kernel[0..2] are hist_part_count, hist_part_scatter and hist_part_local. */
 static clprim_status hist_kernel(clprim_context *ctx, const struct clprim_hist_call *c,
                                  const struct hist_config *cfg, const struct hist_binned *binned,
                                  cl_kernel *kernel, cl_kernel *zero_kernel,
-                                 unsigned *local_copies) {
+                                 cl_kernel *commit_kernel, unsigned *local_copies) {
   const unsigned wg = binned ? binned->wg : cfg->wg;
   static const char *const sum_type[CLPRIM_TYPE_COUNT] = {"uint",  "uint",  "ulong",
                                                           "ulong", "float", "double"};
@@ -254,7 +257,7 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct clprim_hist_c
         nv_fast ? " -DNV_FAST" : "", binned_opt);
     static const char *const binned_names[3] = {"hist_part_count", "hist_part_scatter",
                                                 "hist_part_local"};
-    struct clprim_kernel_request req[4];
+    struct clprim_kernel_request req[5];
     for (int k = 0; k < 3; ++k) {
       const struct clprim_kernel_request r = {"histogram.cl", NULL, options, binned_names[k],
                                               NULL, &kernel[k], NULL, NULL};
@@ -262,12 +265,17 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct clprim_hist_c
     }
     if (!binned) req[0].name = copies ? "hist_local" : "hist_global";
     const unsigned main_kernels = binned ? 3 : 1;
-    /* hist_zero with the call's options too: on CPU devices it then comes
-     * from the program of the whole file that the call builds anyway. */
+    /* hist_zero and hist_commit with the call's options too, in one
+     * program: on CPU devices they then come from the program of the whole
+     * file that the call builds anyway. */
     const struct clprim_kernel_request zero = {"histogram.cl", NULL, options, "hist_zero",
-                                               NULL, zero_kernel, NULL, NULL};
+                                               "hist_zero hist_commit", zero_kernel, NULL, NULL},
+                                       commit = {"histogram.cl", NULL, options, "hist_commit",
+                                                 "hist_zero hist_commit", commit_kernel, NULL,
+                                                 NULL};
     req[main_kernels] = zero;
-    clprim_status st = clprim__kernels(ctx, req, main_kernels + 1);
+    req[main_kernels + 1] = commit;
+    clprim_status st = clprim__kernels(ctx, req, main_kernels + 2);
     if (st != CLPRIM_SUCCESS && st != CLPRIM__COLLECTED && nv_fast) {
       /* The driver refused the PTX (match.any, red.f64): portable kernels. */
       ctx->hist_nv_fast = -1;
@@ -353,15 +361,23 @@ clprim_status clprim__histogram(clprim_context *ctx, struct clprim_hist_call *c)
   const struct hist_config cfg = hist_config(ctx);
   struct hist_binned plan;
   int binned = plan_binned(ctx, c, &cfg, &plan);
-  cl_kernel kernel[3], zero_kernel;
+  cl_kernel kernel[3], zero_kernel, commit_kernel;
   unsigned copies;
-  CLPRIM_CHECK(hist_kernel(ctx, c, &cfg, binned ? &plan : NULL, kernel, &zero_kernel, &copies));
+  CLPRIM_CHECK(hist_kernel(ctx, c, &cfg, binned ? &plan : NULL, kernel, &zero_kernel,
+                           &commit_kernel, &copies));
   if (binned && !kernels_fit(ctx, kernel, plan.wg)) {
     /* The compiled binned kernels cannot run plan.wg work-items (registers):
      * the global-atomics path instead. */
     binned = 0;
-    CLPRIM_CHECK(hist_kernel(ctx, c, &cfg, NULL, kernel, &zero_kernel, &copies));
+    CLPRIM_CHECK(hist_kernel(ctx, c, &cfg, NULL, kernel, &zero_kernel, &commit_kernel, &copies));
   }
+  /* From here on c->counts and c->sums are the scratch the kernels add
+   * into; hist_commit copies them to the caller's buffers. */
+  const cl_mem counts_out = c->counts, sums_out = c->sums;
+  const size_t sum_bytes = c->sums ? clprim_type_size(c->v_type) : 0;
+  if (counts_out) CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_COUNTS, c->bins * 4, &c->counts));
+  if (sums_out)
+    CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_SUMS, c->bins * sum_bytes, &c->sums));
   cl_mem outside, range_counts = NULL, part_bins = NULL, part_values = NULL;
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_OUTSIDE, 16, &outside));
   if (binned) {
@@ -412,16 +428,20 @@ clprim_status clprim__histogram(clprim_context *ctx, struct clprim_hist_call *c)
     }
     CLPRIM_CHECK(clprim__enqueue(ctx, kernel[0], groups, cfg.wg));
   }
-  if (c->outside_out) {
-    /* The uint32 counters become uint64 words on the device (zeroed, then
-     * each counter copied into its word's low half), without waiting. */
-    cl_bool little = CL_TRUE;
-    clGetDeviceInfo(ctx->device, CL_DEVICE_ENDIAN_LITTLE, sizeof little, &little, NULL);
-    const cl_ulong zero = 0;
-    CLPRIM_CHECK(clprim__fill(ctx, c->outside_out, &zero, 8, 0, c->outside_words * 8));
-    for (size_t k = 0; k < c->outside_words; ++k)
-      CLPRIM_CHECK(clprim__copy(ctx, outside, c->outside_out, k * 4, k * 8 + (little ? 0 : 4), 4));
-  }
+  /* The one command that writes the caller's buffers (absent ones: the
+   * outside counters, 0 words). */
+  const cl_ulong count_words = counts_out ? c->bins : 0, sum_words = c->bins * sum_bytes / 4;
+  const cl_uint outside_words = c->outside_out ? (cl_uint)c->outside_words : 0;
+  const cl_mem counts_to = counts_out ? counts_out : outside, sums_to = sums_out ? sums_out : outside;
+  const cl_mem outside_to = c->outside_out ? c->outside_out : outside;
+  const cl_mem counts_from = c->counts ? c->counts : outside, sums_from = c->sums ? c->sums : outside;
+  CLPRIM_CHECK(clprim__set_args(commit_kernel, 9, sizeof counts_from, &counts_from,
+                                sizeof counts_to, &counts_to, sizeof count_words, &count_words,
+                                sizeof sums_from, &sums_from, sizeof sums_to, &sums_to,
+                                sizeof sum_words, &sum_words, sizeof outside, &outside,
+                                sizeof outside_to, &outside_to, sizeof outside_words,
+                                &outside_words));
+  CLPRIM_CHECK(clprim__enqueue(ctx, commit_kernel, zero_groups, cfg.wg));
   if (c->outside) {
     cl_uint words[4];
     CLPRIM_CHECK(clprim__read(ctx, outside, 0, sizeof words, words));

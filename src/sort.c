@@ -7,9 +7,8 @@
  *    kernels for them and counts again), then per digit pass sort_pass,
  *    with decoupled look-back on nv_ptx (Onesweep, below 2^30 keys) or
  *    through clprim__count_scan_scatter elsewhere.
- * Passes alternate between the output and a scratch copy so that the last
- * one writes the output; an in-place sort with an odd number of passes
- * copies its input to scratch first. */
+ * Passes alternate between two scratch copies, and the last one writes the
+ * output (its only writer). */
 #include "internal.h"
 #include "../cl/internal/layout.h"
 
@@ -19,6 +18,8 @@
 /* Scratch buffers of this family. */
 #define SLOT_KEYS "sort: keys"             /* keys between passes */
 #define SLOT_VALUES "sort: values"         /* values between passes */
+#define SLOT_KEYS_B "sort: keys B"         /* the second copy of each */
+#define SLOT_VALUES_B "sort: values B"
 #define SLOT_KEYS_OUT "sort: argsort keys" /* argsort without keys_out */
 #define SLOT_HIST "sort: histogram"        /* SORT_RADIX counts per pass (low, high), 2 words */
 #define SLOT_STARTS "sort: digit starts"   /* passes * SORT_RADIX ulongs */
@@ -335,22 +336,27 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
     active[p_count++] = 0; /* one pass: the copy (and argsort's positions) */
   }
 
-  /* Buffers: pass i writes the output when p_count - 1 - i is even, else
-   * scratch; an in-place sort with an odd count starts from a copy. The
-   * passes read keys and values at one base, so when only one of them is
-   * copied and the base is not 0 (a segment), the other is copied too. */
-  cl_mem ktmp, vtmp = NULL;
-  CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_KEYS, j->n * ks, &ktmp));
-  if (vs) CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_VALUES, j->n * vs, &vtmp));
-  const int odd = p_count % 2 == 1, rebased = j->in_base != 0 && j->vin != NULL;
-  const int copy_keys = odd && (in_place || (values_in_place && rebased));
-  const int copy_values = odd && (values_in_place || (in_place && rebased));
+  /* Buffers: the passes move keys (and values) through two scratch copies,
+   * A and B in turn, and only the last writes the output, so that a call
+   * that fails writes nothing and an in-place sort of two passes or more
+   * needs no copy of its input (B only with three passes or more: n more
+   * keys and values of device memory than a sort through the output took). */
+  cl_mem ktmp[2] = {NULL, NULL}, vtmp[2] = {NULL, NULL};
+  static const char *const key_slots[2] = {SLOT_KEYS, SLOT_KEYS_B};
+  static const char *const value_slots[2] = {SLOT_VALUES, SLOT_VALUES_B};
+  /* A pass may not read what it writes: one pass in place reads a copy. */
+  const int copy_first = p_count == 1 && (in_place || values_in_place);
+  for (unsigned b = 0; b < 2 && (b + 1 < p_count || (b == 0 && copy_first)); ++b) {
+    CLPRIM_CHECK(clprim__scratch_per_call(ctx, key_slots[b], j->n * ks, &ktmp[b]));
+    if (vs) CLPRIM_CHECK(clprim__scratch_per_call(ctx, value_slots[b], j->n * vs, &vtmp[b]));
+  }
   cl_mem ksrc = j->kin, vsrc = j->vin;
   size_t src_base = j->in_base;
-  if (copy_keys) CLPRIM_CHECK(clprim__copy(ctx, j->kin, ktmp, j->in_base * ks, 0, j->n * ks));
-  if (copy_values) CLPRIM_CHECK(clprim__copy(ctx, j->vin, vtmp, j->in_base * vs, 0, j->n * vs));
-  if (copy_keys) ksrc = ktmp, src_base = 0;
-  if (copy_values) vsrc = vtmp, src_base = 0;
+  if (copy_first) {
+    CLPRIM_CHECK(clprim__copy(ctx, j->kin, ktmp[0], j->in_base * ks, 0, j->n * ks));
+    if (j->vin) CLPRIM_CHECK(clprim__copy(ctx, j->vin, vtmp[0], j->in_base * vs, 0, j->n * vs));
+    ksrc = ktmp[0], vsrc = j->vin ? vtmp[0] : NULL, src_base = 0;
+  }
 
   /* Each Onesweep pass's look-back state is zeroed by a fill just before
    * it (H100: having each tile zero its part of the next pass's state
@@ -364,9 +370,9 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
         ctx, SLOT_COUNTS, (SORT_RADIX * tiles + 1) * (offsets64 ? 8 : 4), &offsets));
   const cl_mem no_offsets = offsets ? offsets : hist, no_state = state ? state : hist;
   for (unsigned i = 0; i < p_count; ++i) {
-    const int to_out = (p_count - 1 - i) % 2 == 0;
-    const cl_mem kdst = to_out ? j->kout : ktmp;
-    const cl_mem vdst = vs ? (to_out ? j->vout : vtmp) : kdst;
+    const int to_out = i + 1 == p_count;
+    const cl_mem kdst = to_out ? j->kout : ktmp[i % 2];
+    const cl_mem vdst = vs ? (to_out ? j->vout : vtmp[i % 2]) : kdst;
     const cl_mem vread = vsrc ? vsrc : ksrc;
     const cl_ulong in_base = src_base, out_base = to_out ? j->out_base : 0, n = j->n;
     const cl_uint shift = j->shift + SORT_DIGIT_BITS * active[i];

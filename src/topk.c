@@ -408,13 +408,17 @@ clprim_status clprim__topk_run(clprim_context *ctx, size_t n, clprim_type type, 
   cl_int small32 = smallest, want_values = values != NULL, want_indices = indices != NULL;
   cl_int index32 = index64, sorted32 = sorted;
   cl_mem vbuf = values ? values : offsets, ibuf = indices ? indices : offsets;
+  /* Sorted, the scatter fills the sort arrays and the gather writes the
+   * outputs: the one command that does (it is not given them). */
+  const cl_mem scatter_v = sorted ? offsets : vbuf, scatter_i = sorted ? offsets : ibuf;
   CLPRIM_CHECK(clprim__set_args(count_kernel, 5, sizeof in, &in, sizeof n64, &n64, tsize, tp,
                                 sizeof small32, &small32, sizeof offsets, &offsets));
   CLPRIM_CHECK(clprim__set_args(scatter_kernel, 15, sizeof in, &in, sizeof n64, &n64, tsize, tp,
                                 sizeof small32, &small32, sizeof offsets, &offsets, sizeof tiles64,
-                                &tiles64, sizeof k64, &k64, sizeof vbuf, &vbuf, sizeof ibuf, &ibuf,
-                                sizeof want_values, &want_values, sizeof want_indices,
-                                &want_indices, sizeof index32, &index32, sizeof sorted32, &sorted32,
+                                &tiles64, sizeof k64, &k64, sizeof scatter_v, &scatter_v,
+                                sizeof scatter_i, &scatter_i, sizeof want_values, &want_values,
+                                sizeof want_indices, &want_indices, sizeof index32, &index32,
+                                sizeof sorted32, &sorted32,
                                 sizeof sort_keys, &sort_keys, sizeof sort_indices, &sort_indices));
   const struct clprim_count_scan_scatter passes = {
       {count_kernel, tiles, c.wg}, {scatter_kernel, tiles, c.wg}, CLPRIM_UINT64, offsets, tiles};

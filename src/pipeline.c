@@ -908,7 +908,11 @@ static clprim_status run(clprim_pipeline *p, size_t n, const clprim_buffer *inpu
   int finished = 0;
   clprim_status st = run_fused(p, n, inputs, count, params, &m, &finished);
   if (st != CLPRIM_SUCCESS) translate_log(p);
-  CLPRIM_CHECK(clprim__call_end(p->ctx, st));
+  st = clprim__call_end(p->ctx, st);
+  if (st != CLPRIM_SUCCESS) { /* a failed run leaves no result to read */
+    memset(p->written, 0, sizeof p->written);
+    return st;
+  }
   if (finished || p->terminal == TERM_COLLECT || p->terminal == TERM_COUNT ||
       p->terminal == TERM_REDUCE)
     return CLPRIM_SUCCESS;

@@ -22,7 +22,21 @@
  *   but that result (a count of 0, a sum of 0, zero histogram counts); a
  *   call with no answer (argmax or median of nothing) is an error.
  * Work is enqueued on the context's in-order queue. A call that fails
- * writes nothing to the caller's outputs.
+ * writes nothing to the caller's outputs (device ranges and host results):
+ * everything that can fail (arguments, builds, scratch, kernel arguments)
+ * comes before the one command that writes the outputs, and host results
+ * are assigned last. Three exceptions, each reached only when OpenCL fails
+ * after that command was enqueued, never by a bad argument or a failed
+ * build:
+ * - host results are read after the device outputs' command: if that read
+ *   fails, the device outputs hold the result (the host results are left);
+ * - the calls whose doc block says "writes in steps" write their outputs
+ *   with more than one command: when a later step fails, what the earlier
+ *   ones wrote stays;
+ * - outputs at offsets that a sub-buffer cannot start at go through
+ *   temporary copies, copied back one after another when the call succeeds:
+ *   a copy back that fails leaves those before it written.
+ * A failed call always returns the error; the context stays usable.
  *
  * A context serves one call at a time: a call made while another thread is
  * in a call on the same context returns CLPRIM_ERROR_CONTEXT_BUSY and does
@@ -834,7 +848,9 @@ CLPRIM_API clprim_status clprim_histogram_even(clprim_context *ctx, size_t n, cl
  * written. Sums are added in a fixed order (no atomics), the same on every
  * run: each work-item adds its 8 consecutive elements in order, then the
  * parts of a run that goes on into the next work-items and tiles are added
- * in order (docs/ACCURACY.md). n = 0 gives a count of 0.
+ * in order (docs/ACCURACY.md). n = 0 gives a count of 0. Writes in steps
+ * (see the top of this file): the tiles' sums, then the fix-up of the runs
+ * that span tiles and the count.
  * @return : CLPRIM_SUCCESS once the work is enqueued (and the count read when
  *           count is given); CLPRIM_ERROR_SIZE_TOO_LARGE. */
 CLPRIM_API clprim_status clprim_reduce_by_key(clprim_context *ctx, size_t n,
@@ -866,7 +882,8 @@ CLPRIM_API clprim_status clprim_unique(clprim_context *ctx, size_t n, clprim_typ
 /*! clprim_unique_by_key() :
  * For each run of the n keys, its first key to keys_out and the value at
  * the same position (values: n elements of value_type) to values_out (CUB
- * DeviceSelect::UniqueByKey).
+ * DeviceSelect::UniqueByKey). With both outputs it writes in steps (see the
+ * top of this file): the keys, then the values.
  * @return : as clprim_unique(). */
 CLPRIM_API clprim_status clprim_unique_by_key(clprim_context *ctx, size_t n,
                                               clprim_type key_type, clprim_buffer keys,
@@ -878,7 +895,8 @@ CLPRIM_API clprim_status clprim_unique_by_key(clprim_context *ctx, size_t n,
  * Run-length encoding of the n elements of in (CUB DeviceRunLengthEncode::
  * Encode): each run's first element to unique_out and its length to lengths
  * (uint32, or uint64 with CLPRIM_INDICES_64, which n > UINT32_MAX needs).
- * flags: 0 or CLPRIM_INDICES_64.
+ * flags: 0 or CLPRIM_INDICES_64. With lengths it writes in steps (see the
+ * top of this file): the runs, then their lengths.
  * @return : as clprim_unique(); CLPRIM_ERROR_INVALID_ARGUMENT also for other
  *           flags and for uint32 lengths with n > UINT32_MAX. */
 CLPRIM_API clprim_status clprim_run_length_encode(clprim_context *ctx, size_t n,
@@ -890,7 +908,9 @@ CLPRIM_API clprim_status clprim_run_length_encode(clprim_context *ctx, size_t n,
 /*! clprim_non_trivial_runs() :
  * The runs longer than 1 (CUB DeviceRunLengthEncode::NonTrivialRuns): the
  * offset of each one's first element to offsets and its length to lengths
- * (both uint32, or uint64 with CLPRIM_INDICES_64), and their count.
+ * (both uint32, or uint64 with CLPRIM_INDICES_64), and their count. With
+ * lengths it writes in steps (see the top of this file): the offsets, the
+ * ends, then the lengths.
  * @return : as clprim_run_length_encode(). */
 CLPRIM_API clprim_status clprim_non_trivial_runs(clprim_context *ctx, size_t n,
                                                  clprim_type type, clprim_buffer in,
@@ -1001,7 +1021,10 @@ CLPRIM_API clprim_status clprim_topk(clprim_context *ctx, size_t n, clprim_type 
  * n must be below 2^32 (CLPRIM_ERROR_SIZE_TOO_LARGE otherwise).
  * With offsets, the segments are checked on the device before anything is
  * written (CLPRIM_ERROR_INVALID_ARGUMENT for begin > end or end > n). Waits
- * for the device when there are long segments (their bounds are read). */
+ * for the device when there are long segments (their bounds are read). With
+ * long segments, or with CLPRIM_TOPK_SORTED and k above 1024 (rows sorted
+ * afterwards), the calls write in steps (see the top of this file): the
+ * work-groups' rows, then each long segment's or the sort. */
 
 /*! clprim_segmented_topk(), clprim_batched_topk() :
  * The k largest (CLPRIM_TOPK_SMALLEST: smallest) of each segment, to row s
@@ -1119,8 +1142,9 @@ CLPRIM_API clprim_status clprim_argsort(clprim_context *ctx, size_t n, clprim_ty
  * not overlap (overlapping ones give unspecified results, written within
  * their bounds); output elements outside every segment are not written.
  * Segments of up to one tile are sorted one work-group each in local
- * memory; longer ones by the device-wide sort, one after another.
- * Waits for the device (one small read: the long segments).
+ * memory; longer ones by the device-wide sort, one after another (then the
+ * call writes in steps, see the top of this file: the short segments, then
+ * each long one). Waits for the device (one small read: the long segments).
  * @return : as clprim_sort_keys() / clprim_sort_pairs();
  *           CLPRIM_ERROR_INVALID_ARGUMENT also for a segment with
  *           begin > end or end > n (found on the device before anything is

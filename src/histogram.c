@@ -13,7 +13,8 @@
  * cl/histogram.cl; plan_binned says when). Counts outside the bins go to a
  * 3-word scratch buffer (below / above / NaN; keys out of range count as
  * "below"), read back only when the caller asks. */
-#include "internal.h"
+#include "histogram.h"
+#include "engine/count_scan_scatter.h"
 
 #include <math.h>
 #include <stdlib.h>

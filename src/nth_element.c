@@ -11,7 +11,7 @@
  * are finished by one launch per level (nth_small: a work-group per rank,
  * no round trips). Level 0 reads the caller's elements (kernels built
  * for the type), later levels read keys (built for uint / ulong). */
-#include "internal.h"
+#include "nth_element.h"
 #include "../cl/internal/keys.h"
 #include "../cl/internal/layout.h"
 

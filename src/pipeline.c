@@ -27,7 +27,11 @@
  * is cached as every program is (memory and disk). select.c's expression
  * calls with parameters run as a pipeline of one filter
  * (clprim__select_expr). */
-#include "internal.h"
+#include "pipeline.h"
+#include "nth_element.h"
+#include "reduce.h"
+#include "select.h"
+#include "topk.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

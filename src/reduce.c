@@ -6,7 +6,7 @@
  * the element and its index to a 16-byte result in scratch, which is copied
  * to the caller's buffer and/or read to the host.
  * sum: sum_tiles applied level by level until one tile is left. */
-#include "internal.h"
+#include "reduce.h"
 
 #include <math.h>
 #include <string.h>

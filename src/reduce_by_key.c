@@ -3,7 +3,8 @@
  * tile, their scan, the per-tile reduction (clprim__count_scan_scatter), and the fix-up of
  * segments that span tiles. Dense keys (clprim_reduce_by_key_dense): the
  * histogram engine with sums (src/histogram.c, cl/histogram.cl). */
-#include "internal.h"
+#include "histogram.h"
+#include "engine/count_scan_scatter.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -12,7 +12,7 @@
  *    consecutive heads;
  *  - non-trivial runs: the nontrivial heads' positions (the offsets) and the
  *    nontrivial tails' positions, then lengths = tail + 1 - head. */
-#include "internal.h"
+#include "select.h"
 #include "../cl/internal/heads.h"
 
 #include <string.h>

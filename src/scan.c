@@ -1,117 +1,12 @@
-/* scan.c: exclusive and inclusive prefix sums (kernels in cl/scan.cl).
- *
- * nv_ptx runs the single-pass decoupled look-back scan (one read, one write
- * of the data); every other path runs reduce-then-scan with the tile sums
- * scanned recursively (two reads, one write). */
-#include "internal.h"
+/* scan.c: the scan family: exclusive and inclusive prefix sums (the scan
+ * engine, src/engine/scan.c) and sums by key (kernels sbk_* in cl/scan.cl).
+ * On nv_ptx, scan by key runs a single pass with look-back; elsewhere the
+ * tiles' carries, their scan, then each tile from its carry. */
+#include "scan.h"
+#include "engine/lookback.h"
+#include "engine/scan.h"
 
 #include <string.h>
-
-struct scan_config {
-  unsigned wg;    /* work-items per work-group (a power of two) */
-  unsigned items; /* consecutive elements per work-item */
-  int single_pass;
-};
-
-static struct scan_config scan_config(const clprim_context *ctx, clprim_type type) {
-  size_t elem = clprim_type_size(type);
-  struct scan_config c = {256, elem == 4 ? 8 : 4, 0};
-  if (ctx->info.path == CLPRIM_PATH_NV_PTX) {
-    /* 128 bytes per work-item: the fastest measured on the H100 (against
-     * 64; docs/TUNING.md). */
-    c.items = elem == 4 ? 32 : 16;
-    c.single_pass = 1;
-  } else if (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU)) {
-    c.wg = 64; /* CPUs: small groups, long runs per work-item */
-    c.items = 16;
-  }
-  /* Overrides (docs/TUNING.md): a power-of-two group size of at least 32
-   * (whole warps on nv_ptx), a positive multiple of 4 items (4-vectors). */
-  const long long wg = ctx->tuning[CLPRIM_KNOB_SCAN_WG], items = ctx->tuning[CLPRIM_KNOB_SCAN_ITEMS];
-  if (wg >= 32 && wg <= 1024 && (wg & (wg - 1)) == 0) c.wg = (unsigned)wg;
-  if (items > 0 && items <= 64 && items % 4 == 0) c.items = (unsigned)items;
-  if (ctx->tuning[CLPRIM_KNOB_SCAN_SINGLE_PASS] == 0) c.single_pass = 0;
-  c.wg = clprim__fit_wg(ctx, c.wg);
-  return c;
-}
-
-size_t clprim__scan_tile(const clprim_context *ctx, clprim_type type) {
-  struct scan_config c = scan_config(ctx, type);
-  return (size_t)c.wg * c.items;
-}
-
-struct scan_kernels {
-  cl_kernel reduce, tiles, single_pass;
-  struct scan_config config;
-  size_t elem;
-};
-
-/* One level: scans n elements of in into out, recursing on tile sums. */
-static clprim_status scan_level(clprim_context *ctx, const struct scan_kernels *k, cl_mem in,
-                                cl_mem out, size_t n, int inclusive, unsigned level) {
-  const size_t tile = (size_t)k->config.wg * k->config.items;
-  const size_t tiles = n / tile + (n % tile != 0);
-  cl_ulong n64 = n;
-  cl_int inc = inclusive;
-
-  if (tiles == 1) {
-    cl_int no_offsets = 0;
-    CLPRIM_CHECK(clprim__set_args(k->tiles, 6, sizeof in, &in, sizeof out, &out, sizeof n64, &n64,
-                                  sizeof in, &in, sizeof no_offsets, &no_offsets, sizeof inc,
-                                  &inc));
-    return clprim__enqueue(ctx, k->tiles, 1, k->config.wg);
-  }
-
-  if (k->config.single_pass) {
-    cl_mem state;
-    CLPRIM_CHECK(clprim__lookback_state(ctx, "scan: tile states", tiles, (unsigned)k->elem * 8,
-                                        &state));
-    cl_uint tiles32 = (cl_uint)tiles;
-    CLPRIM_CHECK(clprim__set_args(k->single_pass, 6, sizeof in, &in, sizeof out, &out, sizeof n64,
-                                  &n64, sizeof state, &state, sizeof tiles32, &tiles32, sizeof inc,
-                                  &inc));
-    return clprim__enqueue(ctx, k->single_pass, tiles, k->config.wg);
-  }
-
-  cl_mem sums;
-  cl_int use_offsets = 1;
-  char name[32]; /* each level of the recursion its own tile sums */
-  snprintf(name, sizeof name, "scan: tile sums %u", level);
-  CLPRIM_CHECK(clprim__scratch(ctx, name, tiles * k->elem, &sums));
-  CLPRIM_CHECK(
-      clprim__set_args(k->reduce, 3, sizeof in, &in, sizeof n64, &n64, sizeof sums, &sums));
-  CLPRIM_CHECK(clprim__enqueue(ctx, k->reduce, tiles, k->config.wg));
-  CLPRIM_CHECK(scan_level(ctx, k, sums, sums, tiles, 0, level + 1));
-  CLPRIM_CHECK(clprim__set_args(k->tiles, 6, sizeof in, &in, sizeof out, &out, sizeof n64, &n64,
-                                sizeof sums, &sums, sizeof use_offsets, &use_offsets, sizeof inc,
-                                &inc));
-  return clprim__enqueue(ctx, k->tiles, tiles, k->config.wg);
-}
-
-clprim_status clprim__scan(clprim_context *ctx, clprim_type type, cl_mem in, cl_mem out, size_t n,
-                           int inclusive) {
-  if (n == 0) return CLPRIM_SUCCESS;
-  struct scan_kernels k;
-  memset(&k, 0, sizeof k);
-  k.config = scan_config(ctx, type);
-  k.elem = clprim_type_size(type);
-  /* Signed and unsigned integers share a program: the sums have the same bits. */
-  static const char *const program_type[CLPRIM_TYPE_COUNT] = {"uint",  "uint",  "ulong",
-                                                              "ulong", "float", "double"};
-  char options[128];
-  snprintf(options, sizeof options, "-DT=%s -DT_BITS=%u -DWG=%u -DITEMS=%u", program_type[type],
-           (unsigned)k.elem * 8, k.config.wg, k.config.items);
-  /* The kernels this scan runs, built before anything is enqueued: one tile
-   * needs scan_tiles alone, the single pass scan_single_pass, else
-   * reduce-then-scan both of its kernels. */
-  const size_t tile = (size_t)k.config.wg * k.config.items;
-  struct clprim_kernel_request req[2] = {
-      {"scan.cl", NULL, options, "scan_tiles", NULL, &k.tiles, NULL, NULL},
-      {"scan.cl", NULL, options, "scan_reduce", NULL, &k.reduce, NULL, NULL}};
-  if (n > tile && k.config.single_pass) req[0].name = "scan_single_pass", req[0].kernel = &k.single_pass;
-  CLPRIM_CHECK(clprim__kernels(ctx, req, n <= tile || k.config.single_pass ? 1 : 2));
-  return scan_level(ctx, &k, in, out, n, inclusive, 0);
-}
 
 static clprim_status scan_public(clprim_context *ctx, size_t n, clprim_type type,
                                  clprim_buffer in, clprim_buffer out, int inclusive) {

@@ -16,7 +16,9 @@
  * Long: longer than both LONG_MIN elements and n / (2 compute units). There
  * are then fewer than 2 per compute unit, so running each over the whole
  * device beats a work-group each, which would leave most of it idle. */
-#include "internal.h"
+#include "nth_element.h"
+#include "sort.h"
+#include "topk.h"
 
 #include <stdlib.h>
 #include <string.h>

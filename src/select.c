@@ -1,7 +1,10 @@
 /* select.c: stream compaction (select by predicate or flags) and stable
  * partition, kernels in cl/select.cl (Bakunas-Milanowski et al., 2016):
  * masks and tile counts, a scan of the tile counts, then the scatter. */
-#include "internal.h"
+#include "select.h"
+#include "pipeline.h"
+#include "engine/count_scan_scatter.h"
+#include "engine/lookback.h"
 #include "../cl/internal/heads.h"
 #include "../cl/internal/layout.h"
 

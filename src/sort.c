@@ -9,7 +9,8 @@
  *    through clprim__count_scan_scatter elsewhere.
  * Passes alternate between two scratch copies, and the last one writes the
  * output (its only writer). */
-#include "internal.h"
+#include "sort.h"
+#include "engine/count_scan_scatter.h"
 #include "../cl/internal/layout.h"
 
 #include <stdlib.h>

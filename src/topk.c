@@ -16,7 +16,9 @@
  * (nth_sample, nth_count, nth_choose), which src/nth_element.c offers
  * through internal.h ("nth_element.c (used by topk.c)"), with its build
  * options (the same for cl/topk.cl) and its scratch buffers. */
-#include "internal.h"
+#include "topk.h"
+#include "nth_element.h"
+#include "engine/count_scan_scatter.h"
 #include "../cl/internal/layout.h"
 
 #include <string.h>

@@ -14,7 +14,7 @@
  * sub-buffer when its origin is aligned as the device requires
  * (CL_DEVICE_MEM_BASE_ADDR_ALIGN), else a copy in the context's scratch:
  * kernels never take offsets, so every family gets offsets for free. */
-#include "../internal.h"
+#include "core.h"
 
 #include <stdio.h>
 #include <string.h>

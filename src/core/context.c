@@ -1,6 +1,6 @@
 /* context.c: version, status names, types and paths, device choice, and the
  * context's life (create, probe, free). */
-#include "../internal.h"
+#include "core.h"
 
 #include <ctype.h>
 #include <stddef.h>

@@ -3,7 +3,7 @@
  * caller's events (clprim_context_wait_for), the last one's event is kept
  * (clprim_context_last_event), and on a profiling queue the first one's too
  * (clprim_context_last_time). */
-#include "../internal.h"
+#include "core.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

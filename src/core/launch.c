@@ -3,7 +3,7 @@
  * grid-stride passes (enough warps in flight to hide memory latency);
  * CPU runtimes take 64 and 2 (a work-group runs on one core, and fewer,
  * longer runs per work-item cost less there). */
-#include "../internal.h"
+#include "core.h"
 
 unsigned clprim__fit_wg(const clprim_context *ctx, unsigned wg) {
   while (wg > ctx->info.max_work_group_size && wg > 32) wg /= 2;

@@ -5,7 +5,7 @@
  * running cl/probe.cl and checking every result on the host. A path that
  * fails falls back to the next. Verdicts are kept in the disk cache, keyed by
  * device, driver and library version, so a warm start builds nothing. */
-#include "../internal.h"
+#include "core.h"
 
 #include <stdlib.h>
 #include <string.h>

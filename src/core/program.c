@@ -6,7 +6,7 @@
  * payload checksum); anything that does not match is a miss and is rebuilt.
  * Entries are written to a temporary file and renamed into place, so readers
  * never see half a file. */
-#include "../internal.h"
+#include "core.h"
 
 #include <errno.h>
 #include <pthread.h>

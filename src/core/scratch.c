@@ -9,7 +9,7 @@
  * may land at the address of one the caller released, which Oclgrind
  * reports the same way (select's masks did, when every name was renewed
  * per call). */
-#include "../internal.h"
+#include "core.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* tuning.c: the knobs, read once per context from the environment into
  * ctx->tuning (docs/TUNING.md says what each is for). Families read the
  * table, never the environment; tests set knobs with clprim__tune. */
-#include "../internal.h"
+#include "core.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -12,7 +12,8 @@
  *  3. scatter: each piece writes its elements from its position.
  * A family sets its kernels' arguments (the offsets buffer among them, from
  * clprim__offsets) and describes the launches; this file runs them. */
-#include "../internal.h"
+#include "count_scan_scatter.h"
+#include "scan.h"
 
 clprim_status clprim__offsets(clprim_context *ctx, const char *name, clprim_type type,
                               size_t counts, cl_mem *offsets) {

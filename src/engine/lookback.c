@@ -1,7 +1,7 @@
 /* lookback.c: the host's part of a single-pass kernel with decoupled
  * look-back (cl/internal/lookback.h): the tile-state buffer, in the layout
  * of cl/internal/layout.h, zeroed before the launch. */
-#include "../internal.h"
+#include "lookback.h"
 #include "../../cl/internal/layout.h"
 
 clprim_status clprim__lookback_state(clprim_context *ctx, const char *name, size_t tiles,

@@ -1,0 +1,350 @@
+/*
+ * core.h: the runtime every family and engine stands on (src/core/):
+ * contexts and probing, a call's start and end and its buffer ranges,
+ * programs and the disk cache, enqueues, scratch, launch shapes, tuning.
+ * It knows no family and no engine. Not installed.
+ *
+ * A public call goes: argument checks (clprim__check_*) -> clprim__call_begin
+ * -> ranges (clprim__range) -> cached kernels (clprim__kernels) -> arguments
+ * (clprim__set_args) -> enqueue (clprim__enqueue) -> clprim__call_end.
+ */
+#ifndef CLPRIM_CORE_H
+#define CLPRIM_CORE_H
+
+#include "clprim/clprim.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+
+/* A device buffer that a family keeps between calls, grown on demand,
+ * under a name the family gives it ("scan: tile sums 0"): each family owns
+ * its names, so a family can call another (select calls scan) without the
+ * callee overwriting the caller's temporaries. */
+struct clprim_scratch_entry {
+  char *name;
+  cl_mem buf;
+  size_t size;
+  unsigned call; /* ctx->calls when buf was made (Oclgrind, see scratch.c) */
+  struct clprim_scratch_entry *next;
+};
+
+/* A kernel object of a built program, made on first use. */
+struct clprim_kernel_entry {
+  char *name;
+  cl_kernel kernel;
+  struct clprim_kernel_entry *next;
+};
+
+/* One built program (one kernel or a small group: see program.c): what
+ * identifies it (file, the family's build options, the kernels it holds,
+ * "" for the whole file, source prefix) and its kernel objects. */
+struct clprim_program_entry {
+  char *file, *options, *kernels, *prefix;
+  cl_program program;
+  struct clprim_kernel_entry *kernels_made;
+  struct clprim_program_entry *next;
+};
+
+/* A kernel a call needs: kernel `name` of cl/<file>, built with `options`
+ * (-D...) and `prefix` (source text put before the file, e.g. a user's
+ * expression; NULL for none), for the context's path, in a program of its
+ * own or, when `together` lists kernel names (space-separated, name among
+ * them), in one program with those; the kernel object goes to *kernel. */
+struct clprim_kernel_request {
+  const char *file, *prefix, *options, *name, *together;
+  cl_kernel *kernel;
+  /* NULL, or on CPU devices (whole-file programs) the files built as one
+   * program instead of `file` alone, space-separated in a fixed order: PoCL
+   * 3.1 gave wrong selections with nth_element.cl built without topk.cl
+   * beside it (CLPRIM__SELECTION_FILES). */
+  const char *cpu_files;
+  /* NULL, or on CPU devices the kernels of `file` built as one program
+   * instead of the whole file (space-separated): a file whose kernels
+   * serve calls that never run together (PoCL compiles and optimises
+   * every kernel of a program in clBuildProgram, so each adds to every
+   * call's first build). */
+  const char *cpu_together;
+};
+
+/* The knobs of docs/TUNING.md, one per environment variable of the same
+ * name (CLPRIM_KNOB_SCAN_WG: $CLPRIM_SCAN_WG), read once per context into
+ * ctx->tuning: -1 where unset (the library's own choice). */
+enum clprim_knob {
+  CLPRIM_KNOB_SCAN_WG,
+  CLPRIM_KNOB_SCAN_ITEMS,
+  CLPRIM_KNOB_SCAN_SINGLE_PASS,
+  CLPRIM_KNOB_SELECT_ITEMS,
+  CLPRIM_KNOB_SELECT_SINGLE_PASS,
+  CLPRIM_KNOB_HIST_QUADS,
+  CLPRIM_KNOB_HIST_AGG,
+  CLPRIM_KNOB_HIST_RUNS,
+  CLPRIM_KNOB_HIST_NV_FAST,
+  CLPRIM_KNOB_HIST_BINNED,
+  CLPRIM_KNOB_HIST_RANGE_SHIFT,
+  CLPRIM_KNOB_HIST_SLICE,
+  CLPRIM_KNOB_HIST_PQUADS,
+  CLPRIM_KNOB_HIST_PWG,
+  CLPRIM_KNOB_HIST_PART_RUNS,
+  CLPRIM_KNOB_HIST_DIRECT,
+  CLPRIM_KNOB_HIST_SHARED_RED,
+  CLPRIM_KNOB_RBK_ITEMS,
+  CLPRIM_KNOB_NTH_GROUPS_PER_UNIT,
+  CLPRIM_KNOB_NTH_SMALL_MAX,
+  CLPRIM_KNOB_NTH_TOPK_ROOM,
+  CLPRIM_KNOB_SORT_ITEMS,
+  CLPRIM_KNOB_SORT_ONESWEEP,
+  CLPRIM_KNOB_SORT_SMALL_MAX,
+  CLPRIM_KNOB_SORT_PEERS,
+  CLPRIM_KNOB_SORT_WG,
+  CLPRIM_KNOB_SEG_TOPK_LONG,
+  CLPRIM_KNOB_MPI_GATHER_MAX,
+  CLPRIM_KNOB_NATIVE_SCAN,
+  CLPRIM_KNOB_TRACE,
+  CLPRIM_KNOB_DEBUG,
+  CLPRIM_KNOB_COUNT
+};
+
+/* Requests gathered by clprim_context_prebuild's dry runs (owned copies). */
+struct clprim_collect {
+  struct clprim_kernel_request *requests;
+  size_t count, room;
+};
+/* What clprim__kernels returns while collecting: the call stops there,
+ * before anything is enqueued. Never returned by a public call. */
+#define CLPRIM__COLLECTED ((clprim_status)-4900)
+
+/* A caller's range in the call in progress (core/call.c): where it lies
+ * (byte range [begin, end) of root, the buffer that caller is a sub-buffer
+ * of, or caller) and the cl_mem that kernels use for it. */
+struct clprim_range {
+  cl_mem caller, root, mem;
+  size_t at, bytes;  /* the range within caller */
+  size_t begin, end; /* the range within root */
+  int writes;        /* the call writes it */
+  int sub;           /* mem is a sub-buffer of the call's own (released at its end) */
+  int staged;        /* mem is a copy in scratch */
+  int copy_back;     /* a staged output: copied to caller when the call succeeds */
+  cl_mem *dest[2];   /* where the family keeps mem (updated if mem changes) */
+};
+#define CLPRIM__MAX_RANGES 8
+
+struct clprim_context {
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_context cl_ctx;
+  cl_command_queue queue;
+  int profiling; /* queue has CL_QUEUE_PROFILING_ENABLE */
+
+  clprim_device_info info; /* probed facts, info.path = chosen path */
+  /* Paths whose extensions the device lists (bit 1u << path), before their
+   * probe kernels ran: tells "not offered" from "failed its probe". */
+  unsigned path_candidates;
+  int probe_cached; /* the verdict came from the disk cache */
+  /* Build options that select each path in clprim_device.h (a -cl-std=...
+   * is added where the probe found it needed). */
+  char path_options[CLPRIM_PATH_COUNT][160];
+
+  char *cache_dir; /* NULL: no disk cache */
+  char *build_log;
+  struct clprim_program_entry *programs;
+
+  struct clprim_scratch_entry *scratch;
+  /* Outgrown scratch buffers, released with the context: a handle taken
+   * earlier in a call stays valid when a later step grows the buffer. */
+  cl_mem *retired;
+  size_t retired_count, retired_room;
+
+  /* Events of the last public call: its first command's (profiling queues
+   * only) and its last command's. */
+  cl_event first_event, last_event;
+  /* The caller's events that the next command waits for (clprim_context_wait_for). */
+  cl_event *waits;
+  cl_uint wait_count;
+
+  long long tuning[CLPRIM_KNOB_COUNT]; /* see enum clprim_knob */
+  /* Set during clprim_context_prebuild: clprim__kernels collects, builds nothing. */
+  struct clprim_collect *collect;
+  /* histogram.c: whether the nv_ptx fast kernels (match.any, red.f64) built:
+   * 0 not tried, 1 yes, -1 no (the portable kernels are used). */
+  int hist_nv_fast;
+
+  /* core/call.c: 1 while a thread is in a call; the call's ranges. */
+  atomic_int busy;
+  int nested; /* a public call made inside clprim_context_prebuild */
+  struct clprim_range ranges[CLPRIM__MAX_RANGES];
+  unsigned range_count;
+  size_t base_align; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN, in bytes */
+  int oclgrind;   /* the device is Oclgrind's simulator (see scratch.c) */
+  /* A CPU device that runs native kernels (CL_EXEC_NATIVE_KERNEL): the
+   * count -> scan -> scatter passes scan their counts on the host's side, in
+   * a native kernel, with no scan program to build (core/count_scan_scatter.c). */
+  int native_kernels;
+  /* The runtime keeps built programs in a disk cache of its own, and asking
+   * it for a binary costs more than the build (PoCL, unless
+   * POCL_KERNEL_CACHE=0: it generates every kernel of the program for any
+   * local size, seconds on large programs): binaries go into clprim's disk
+   * cache only while prebuilding (core/program.c). */
+  int runtime_caches;
+  int prebuilding; /* clprim_context_prebuild is building what it collected */
+  unsigned calls; /* public calls begun (clprim__scratch_per_call) */
+  /* Programs made for this context (compiled, or loaded from the disk
+   * cache): clprim_context_programs_made(). */
+  uint64_t programs_made;
+  /* Pipeline top-k runs that top-k's candidate path finished
+   * (clprim__topk_filtered; tests: which cases reach it). */
+  uint64_t topk_filtered_runs;
+};
+
+/* ---- core/context.c */
+/* The OpenCL C type name of a clprim_type ("int", "uint", ..., "double"). */
+const char *clprim__cl_type(clprim_type type);
+/* CLPRIM_SUCCESS for a valid type the device supports, else
+ * CLPRIM_ERROR_INVALID_ARGUMENT (bad value) or CLPRIM_ERROR_UNSUPPORTED_TYPE. */
+clprim_status clprim__check_type(const clprim_context *ctx, clprim_type type);
+/* Checks a caller's buffer: non-NULL, of ctx's cl_context, holding at least
+ * `bytes` bytes. CLPRIM_ERROR_INVALID_ARGUMENT, CL_INVALID_CONTEXT,
+ * CLPRIM_ERROR_BUFFER_TOO_SMALL or CLPRIM_SUCCESS. */
+clprim_status clprim__check_buffer(const clprim_context *ctx, cl_mem buf, size_t bytes);
+/* Calls visit(platform, device, p, d, arg) for every device of every
+ * platform, in clprim_list_devices order ("p:d"), until it returns nonzero.
+ * Returns the number of devices visited; error (may be NULL) gets the
+ * OpenCL error that stopped the listing (no platform, or a platform without
+ * devices, is none). */
+typedef int (*clprim_device_visitor)(cl_platform_id, cl_device_id, unsigned, unsigned, void *);
+unsigned clprim__for_each_device(clprim_device_visitor visit, void *arg, cl_int *error);
+/* n elements of elem_size bytes, with overflow checked; SIZE_MAX on overflow. */
+size_t clprim__bytes(size_t n, size_t elem_size);
+
+/* ---- core/launch.c */
+/* The launch shape a family starts from (see launch.c). */
+struct clprim_launch {
+  unsigned wg;       /* work-items per work-group, within the device's limit */
+  size_t max_groups; /* work-groups of a grid-stride pass */
+};
+struct clprim_launch clprim__launch(const clprim_context *ctx);
+/* wg halved until the device takes it (not below 32). */
+unsigned clprim__fit_wg(const clprim_context *ctx, unsigned wg);
+
+/* ---- core/tuning.c */
+/* Reads every knob from the environment into ctx->tuning (context creation). */
+void clprim__read_tuning(clprim_context *ctx);
+/* Sets a knob (tests; -1: the library's choice); takes effect at the next call. */
+void clprim__tune(clprim_context *ctx, enum clprim_knob knob, long long value);
+
+/* ---- core/probe.c */
+/* Fills ctx->info's device facts and ctx->info.paths_available, and
+ * ctx->path_options. */
+clprim_status clprim__probe(clprim_context *ctx);
+
+/* ---- core/program.c */
+/* The embedded text of a file from cl/ or include/clprim/ ("scan.cl"). */
+const char *clprim__source(const char *file_name);
+/* Builds (or loads from the disk cache) the programs of the requests that
+ * are not built yet, several at once (threads), then gives each request its
+ * kernel. Families ask for every kernel a call runs before they enqueue
+ * anything. On a build failure the log is kept in ctx->build_log. */
+clprim_status clprim__kernels(clprim_context *ctx, const struct clprim_kernel_request *requests,
+                              unsigned count);
+/* clprim__kernels for one kernel without a prefix. */
+clprim_status clprim__kernel(clprim_context *ctx, const char *file, const char *options,
+                             const char *kernel_name, cl_kernel *kernel);
+/* Builds source text (device header + source) with options, using the disk
+ * cache when set. Used by clprim__kernel and by probing. */
+clprim_status clprim__build(clprim_context *ctx, const char *source, const char *options,
+                            cl_program *program);
+void clprim__release_programs(clprim_context *ctx);
+/* Disk cache of small text records (probe results): key -> text. */
+int clprim__cache_get_text(const clprim_context *ctx, const char *key, char *text, size_t size);
+void clprim__cache_put_text(const clprim_context *ctx, const char *key, const char *text);
+
+/* ---- core/call.c */
+/* Every public call is
+ *   CLPRIM_CHECK(clprim__call_begin(ctx));
+ *   return clprim__call_end(ctx, the_call(...));
+ * begin takes the context (CLPRIM_ERROR_INVALID_ARGUMENT for NULL,
+ * CLPRIM_ERROR_CONTEXT_BUSY while another thread is in a call on it) and
+ * forgets the last call's events; end finishes the call's ranges (staged
+ * outputs copied back only on success), gives the context back and returns
+ * status. */
+clprim_status clprim__call_begin(clprim_context *ctx);
+/* Releases the last call's events (clprim_context_last_event then has none). */
+void clprim__forget_events(clprim_context *ctx);
+clprim_status clprim__call_end(clprim_context *ctx, clprim_status status);
+/* Takes / gives back the context alone (context calls that touch what a
+ * call uses: clear_cache, wait_for, last_event, last_time). */
+clprim_status clprim__hold(clprim_context *ctx);
+void clprim__unhold(clprim_context *ctx);
+/* How a call uses a range (OR them). */
+#define CLPRIM__READ 1u
+#define CLPRIM__WRITE 2u       /* written, maybe in part */
+#define CLPRIM__ALL_WRITTEN 4u /* with WRITE: every byte written (a temporary copy starts empty) */
+#define CLPRIM__SAME_OK 8u     /* may be the very range of an earlier argument (in place) */
+#define CLPRIM__OUT (CLPRIM__WRITE)
+#define CLPRIM__OUT_ALL (CLPRIM__WRITE | CLPRIM__ALL_WRITTEN)
+/* Checks the caller's range b (count elements of elem_size from b.offset:
+ * a buffer of ctx's cl_context, not NULL, large enough; an output that
+ * overlaps no other range of the call) and gives the cl_mem that holds it
+ * from byte 0: b.mem itself at offset 0, else a sub-buffer or a temporary
+ * copy (see call.c). *mem may still change while later ranges of the call
+ * are resolved: use it only after all are. Resolve inputs before outputs. */
+clprim_status clprim__range(clprim_context *ctx, clprim_buffer b, size_t elem_size, size_t count,
+                            unsigned use, cl_mem *mem);
+
+/* ---- core/enqueue.c, core/scratch.c */
+/* Sets kernel arguments: clprim__set_args(k, 3, sizeof(a), &a, sizeof(b), &b,
+ * sizeof(c), &c). A NULL pointer with a nonzero size gives a __local buffer. */
+clprim_status clprim__set_args(cl_kernel kernel, unsigned count, ...);
+/* Kernel arguments that follow a kernel's own (a pipeline's inputs and
+ * parameters, appended by its PIPE_PARAMS): set from argument `first` on,
+ * which the callee fills in before each clprim__set_extra_args. */
+#define CLPRIM__EXTRA_MAX 24
+struct clprim_extra_args {
+  unsigned first, count;
+  size_t size[CLPRIM__EXTRA_MAX];
+  const void *value[CLPRIM__EXTRA_MAX];
+};
+clprim_status clprim__set_extra_args(cl_kernel kernel, const struct clprim_extra_args *extra);
+/* 1-D launch of `groups` work-groups of `group_size` work-items. */
+clprim_status clprim__enqueue(clprim_context *ctx, cl_kernel kernel, size_t groups,
+                              size_t group_size);
+clprim_status clprim__fill(clprim_context *ctx, cl_mem buf, const void *pattern,
+                           size_t pattern_size, size_t offset, size_t bytes);
+clprim_status clprim__copy(clprim_context *ctx, cl_mem src, cl_mem dst, size_t src_offset,
+                           size_t dst_offset, size_t bytes);
+/* A native kernel (ctx->native_kernels): fn(a copy of args' args_size
+ * bytes), where the cl_mem at mem_at inside args becomes a host pointer to
+ * mem's memory. */
+clprim_status clprim__enqueue_native(clprim_context *ctx, void(CL_CALLBACK *fn)(void *),
+                                     const void *args, size_t args_size, cl_mem mem,
+                                     const void *mem_at);
+/* Blocking read of device memory into host memory. */
+clprim_status clprim__read(clprim_context *ctx, cl_mem buf, size_t offset, size_t bytes,
+                           void *host);
+/* A count the device left (one uint64 at byte `at` of buf) to the caller:
+ * copied to count_out and / or read into *count (the call waits), each
+ * where not NULL (select, runs, reduce-by-key). */
+clprim_status clprim__deliver_count(clprim_context *ctx, cl_mem buf, size_t at, cl_mem count_out,
+                                    uint64_t *count);
+/* Write of host memory to the device; blocking or not (then host must stay
+ * valid until the command has run). */
+clprim_status clprim__write(clprim_context *ctx, cl_mem buf, size_t offset, size_t bytes,
+                            const void *host, int blocking);
+/* Releases the events clprim_context_wait_for kept (consumed, or the context freed). */
+void clprim__release_waits(clprim_context *ctx);
+/* The scratch buffer `name` (see struct clprim_scratch_entry), of at least
+ * `bytes` bytes. A handle stays valid until the context is freed. */
+clprim_status clprim__scratch(clprim_context *ctx, const char *name, size_t bytes, cl_mem *buf);
+/* As clprim__scratch, but on Oclgrind a buffer of its own in every public
+ * call (see scratch.c): for buffers that several programs' kernels write. */
+clprim_status clprim__scratch_per_call(clprim_context *ctx, const char *name, size_t bytes,
+                                       cl_mem *buf);
+/* Releases every scratch buffer (clprim_context_free). */
+void clprim__release_scratch(clprim_context *ctx);
+
+#define CLPRIM_CHECK(expr)                                                                         \
+  do {                                                                                             \
+    clprim_status clprim_check_status_ = (clprim_status)(expr);                                    \
+    if (clprim_check_status_ != CLPRIM_SUCCESS) return clprim_check_status_;                       \
+  } while (0)
+
+#endif /* CLPRIM_CORE_H */

@@ -1,0 +1,88 @@
+/* nth_element.h: selection by rank (src/nth_element.c), as top-k, per-segment
+ * selection, pipelines and clprim_mpi run it. Not installed. */
+#ifndef CLPRIM_NTH_ELEMENT_H
+#define CLPRIM_NTH_ELEMENT_H
+
+#include "core/core.h"
+
+/* Selection's and top-k's files, one program on CPU devices. */
+#define CLPRIM__SELECTION_FILES "nth_element.cl topk.cl"
+
+/* Top-k runs selection by rank (clprim__nth_select_ranks) and level kernels
+ * of cl/nth_element.cl (nth_sample, nth_count, nth_choose) on selection's
+ * scratch buffers, named here; its own kernels (cl/topk.cl) take the same
+ * build options. */
+#define CLPRIM__NTH_SLOT_COUNTS "nth: per-group bucket counts" /* uint */
+#define CLPRIM__NTH_SLOT_META "nth: meta"       /* NTH_META_WORDS ulongs (cl/internal/layout.h) */
+#define CLPRIM__NTH_SLOT_STATE "nth: state"     /* nth_choose's answers */
+#define CLPRIM__NTH_SLOT_RANKS "nth: ranks"     /* the wanted ranks, sorted */
+#define CLPRIM__NTH_SLOT_RESULTS "nth: results" /* the keys of the ranks */
+#define CLPRIM__NTH_SLOT_KEYS_A "nth: keys A"   /* levels' keys; top-k sort keys */
+#define CLPRIM__NTH_SLOT_KEYS_B "nth: keys B"   /* levels' keys; top-k sort indices */
+struct clprim_nth_config {
+  unsigned wg;       /* work-items per work-group (a power of two, <= 512) */
+  size_t max_groups; /* counting / extraction work-groups */
+  unsigned items;    /* top-k elements per work-item */
+};
+struct clprim_nth_config clprim__nth_config(const clprim_context *ctx);
+/* Build options of cl/nth_element.cl (and cl/topk.cl) for type; count_nans:
+ * the build whose nth_count also counts NaNs (for CLPRIM_NTH_REJECT_NAN). */
+void clprim__nth_options(clprim_type type, const struct clprim_nth_config *c, int count_nans,
+                         char *options, size_t size);
+/* The request for level kernel `name` (nth_*) of cl/nth_element.cl built
+ * for type, in the level kernels' program; count_nans: nth_count's build
+ * that counts NaNs. options (200 chars) receives the build options and must
+ * live as long as the request. */
+struct clprim_kernel_request clprim__nth_request(clprim_type type,
+                                                 const struct clprim_nth_config *c, int count_nans,
+                                                 const char *name, cl_kernel *kernel,
+                                                 char *options);
+/* The element whose key is `key` (cl/internal/keys.h; NaN keys give a
+ * quiet NaN); selection, per-segment selection and the MPI library. */
+clprim_value clprim__value_of_key(clprim_type type, uint64_t key);
+/* The argument checks that selection and top-k share: type, n (1 to
+ * 2^32 - 1), flags within `allowed`, in holding n elements (resolved to
+ * *in_mem). */
+clprim_status clprim__nth_check(clprim_context *ctx, size_t n, clprim_type type,
+                                clprim_buffer in, unsigned flags, unsigned allowed,
+                                cl_mem *in_mem);
+/* The keys of the ranks `ranks` (sorted ascending, each < n, count of them)
+ * of the n elements of in from element in_offset (a multiple of 4), to
+ * keys[] on the host (and left in CLPRIM__NTH_SLOT_RESULTS). approximate:
+ * one level only; keys[] gets the nearest splitter and errors[] its rank
+ * distance. Enqueues from the first kernel on; the call is begun and its
+ * arguments checked. */
+clprim_status clprim__nth_select_ranks(clprim_context *ctx, clprim_type type, cl_mem in,
+                                       size_t in_offset, size_t n, const uint64_t *ranks,
+                                       unsigned count, unsigned flags, int approximate,
+                                       uint64_t *keys, uint64_t *errors);
+/* A pipeline's filter (pipeline.c) inside selection by rank: level 0's
+ * sample, count and extraction run cl/nth_element.cl built with the
+ * pipeline's source (-DPIPELINE) and its kernel arguments after their own,
+ * over the n elements of the first input; `type` is the pipeline's output
+ * type. The ranks depend on the number m of passing elements, which the
+ * counting pass learns: ranks_of(arg, m, ranks) then writes them (sorted,
+ * distinct, at most `count`) and returns their number, 0 for none (the call
+ * fails with CLPRIM_ERROR_INVALID_ARGUMENT). */
+struct clprim_nth_filter {
+  const char *prefix;
+  struct clprim_extra_args *extra;
+  unsigned (*ranks_of)(void *arg, uint64_t m, uint64_t *ranks);
+  void *arg;
+};
+/* The keys of the filter's ranks (at most count; *distinct gets their
+ * number, the ranks stay in ranks[]); n must exceed clprim__nth_small_max. */
+clprim_status clprim__nth_select_filtered(clprim_context *ctx, clprim_type type, cl_mem in,
+                                          size_t n, const struct clprim_nth_filter *filter,
+                                          unsigned count, uint64_t *ranks, uint64_t *keys,
+                                          unsigned *distinct);
+/* Sub-problems of at most this many keys are finished by one work-group
+ * (nth_small), the whole input too. */
+size_t clprim__nth_small_max(const clprim_context *ctx);
+/* Selection takes distinct ranks in ascending order: ranks[0, count)
+ * sorted, each value kept once; returns how many. clprim__rank_slot: where
+ * `rank` (one of them) stands among the distinct[0, count). */
+size_t clprim__distinct_ranks(uint64_t *ranks, size_t count);
+size_t clprim__rank_slot(const uint64_t *distinct, size_t count, uint64_t rank);
+
+#endif /* CLPRIM_NTH_ELEMENT_H */

@@ -1,9 +1,12 @@
 /* clprim-info: the OpenCL devices, what clprim probed on the chosen one, the
  * path and algorithm each family uses there, and a self-test of every family
- * on every path the device runs (small random inputs against a CPU
- * reference). Exit status 0, 1 if a self-test or the prebuild fails, 2 for a
- * usage error. Run `clprim-info --help` for the options; the device:
+ * on every path the device runs: the checks of the bench's rows files
+ * (tools/bench/<family>.c; small random inputs against a CPU reference).
+ * Exit status 0, 1 if a self-test or the prebuild fails, 2 for a usage
+ * error. Run `clprim-info --help` for the options; the device:
  * $CLPRIM_DEVICE. */
+#include "bench/check.h"
+
 #include <clprim/clprim.h>
 
 #include <stdio.h>
@@ -12,8 +15,9 @@
 #include <time.h>
 
 static const char usage[] =
-    "usage: clprim-info [--no-self-test] [--prebuild] [--json] [--help]\n"
+    "usage: clprim-info [--no-self-test] [--all-checks] [--prebuild] [--json] [--help]\n"
     "  --no-self-test  skip the self-tests (every family on every path the device runs)\n"
+    "  --all-checks    the self-test checks every op of each family (default: its first)\n"
     "  --prebuild      build every program of the chosen path into clprim's disk cache\n"
     "                  (clprim_context_prebuild) and say how long it took\n"
     "  --json          print one JSON object instead of text\n"
@@ -66,233 +70,66 @@ static const char *const families[] = {"scan",        "reduce", "select",       
 
 /* --------------------------------------------------------------- self-test */
 
-static unsigned long long next(unsigned long long *s) {
-  *s = *s * 6364136223846793005ull + 1442695040888963407ull;
-  return *s >> 33;
+/* Appends ", name" (or the first name) to list. */
+static void append_name(char *list, size_t size, const char *name) {
+  const size_t used = strlen(list);
+  snprintf(list + used, size - used, "%s%s", used ? ", " : "", name);
 }
 
-static int cmp_u32(const void *a, const void *b) {
-  const cl_uint x = *(const cl_uint *)a, y = *(const cl_uint *)b;
-  return (x > y) - (x < y);
-}
+/* Every op's check (tools/bench/<family>.c: against the CPU on n random
+ * uint32), or each family's first (a quick first run: each op's check
+ * builds its programs), on one path; 1 when all are right.
+ * Prints a line per family (text) or an array element per family (JSON). */
+static int all_checks;
 
-/* One family on ctx, n random uint32 (keys below 1000 where it matters)
- * against the CPU; *what says what ran. 1 when right. */
-static int test_family(clprim_context *ctx, const char *family, const cl_uint *host, size_t n,
-                       cl_mem in, cl_mem out, cl_mem out2, cl_mem out3, const char **what,
-                       clprim_status *st) {
-  cl_command_queue q = clprim_context_queue(ctx);
-  cl_uint *got = malloc(n * sizeof *got), *ref = malloc(n * sizeof *ref);
-  int ok = 0;
-  *st = CLPRIM_SUCCESS;
-  if (!got || !ref) goto done;
-  if (!strcmp(family, "scan")) {
-    *what = "exclusive scan of uint32, then inclusive at element offsets 3 -> 5";
-    *st = clprim_scan_exclusive(ctx, n, CLPRIM_UINT32, clprim_buf(in), clprim_buf(out));
-    if (*st || clEnqueueReadBuffer(q, out, CL_TRUE, 0, n * 4, got, 0, NULL, NULL)) goto done;
-    cl_uint run = 0;
-    int right = 1;
-    for (size_t i = 0; i < n && right; run += host[i++]) right = got[i] == run;
-    /* Then in[3, n - 2) into out[5, n): ranges at element offsets that no
-     * device aligns (12 and 20 bytes), so they go through temporary copies
-     * (src/core/call.c); out[0, 5) must keep the exclusive scan. */
-    const size_t m = n - 5;
-    if (!right) goto done;
-    *st = clprim_scan_inclusive(ctx, m, CLPRIM_UINT32, clprim_buf_at(in, 3), clprim_buf_at(out, 5));
-    if (*st || clEnqueueReadBuffer(q, out, CL_TRUE, 0, n * 4, ref, 0, NULL, NULL)) goto done;
-    for (size_t i = 0; i < 5 && right; ++i) right = ref[i] == got[i];
-    run = 0;
-    for (size_t i = 0; i < m && right; ++i) right = ref[5 + i] == (run += host[3 + i]);
-    ok = right;
-  } else if (!strcmp(family, "reduce")) {
-    *what = "sum and argmax of uint32";
-    clprim_value sum, max;
-    uint64_t at;
-    *st = clprim_reduce_sum(ctx, n, CLPRIM_UINT32, clprim_buf(in), &sum, clprim_buf(NULL));
-    if (*st == CLPRIM_SUCCESS)
-      *st = clprim_argmax(ctx, n, CLPRIM_UINT32, clprim_buf(in), 0, &max, &at, clprim_buf(NULL));
-    if (*st) goto done;
-    cl_uint s = 0, m = 0;
-    size_t mi = 0;
-    for (size_t i = 0; i < n; ++i) {
-      s += host[i];
-      if (host[i] > m) m = host[i], mi = i;
-    }
-    ok = sum.u32 == s && max.u32 == m && at == mi;
-  } else if (!strcmp(family, "select")) {
-    *what = "select uint32 x < 2^31, values";
-    clprim_predicate p;
-    memset(&p, 0, sizeof p);
-    p.op = CLPRIM_PRED_LT;
-    p.a.u32 = 0x80000000u;
-    uint64_t count = 0;
-    *st = clprim_select(ctx, n, CLPRIM_UINT32, clprim_buf(in), &p, 0, clprim_buf(out),
-                        clprim_buf(NULL), &count, clprim_buf(NULL));
-    if (*st || clEnqueueReadBuffer(q, out, CL_TRUE, 0, count * 4, got, 0, NULL, NULL)) goto done;
-    size_t c = 0;
-    ok = 1;
-    for (size_t i = 0; i < n && ok; ++i)
-      if (host[i] < 0x80000000u) ok = c < count && got[c++] == host[i];
-    ok = ok && c == count;
-  } else if (!strcmp(family, "histogram")) {
-    *what = "histogram of uint32 keys % 1000 into 1000 bins";
-    for (size_t i = 0; i < n; ++i) ref[i] = host[i] % 1000;
-    if (clEnqueueWriteBuffer(q, out2, CL_TRUE, 0, n * 4, ref, 0, NULL, NULL)) goto done;
-    uint64_t invalid = 1;
-    *st = clprim_histogram_keys(ctx, n, CLPRIM_UINT32, clprim_buf(out2), 1000, clprim_buf(out),
-                                &invalid, clprim_buf(NULL));
-    if (*st || clEnqueueReadBuffer(q, out, CL_TRUE, 0, 1000 * 4, got, 0, NULL, NULL)) goto done;
-    cl_uint counts[1000] = {0};
-    for (size_t i = 0; i < n; ++i) ++counts[ref[i]];
-    ok = invalid == 0;
-    for (size_t b = 0; b < 1000 && ok; ++b) ok = got[b] == counts[b];
-  } else if (!strcmp(family, "reduce_by_key")) {
-    *what = "reduce-by-key of sorted int32 keys, uint32 values";
-    for (size_t i = 0; i < n; ++i) ref[i] = host[i] % 1000;
-    qsort(ref, n, sizeof *ref, cmp_u32);
-    if (clEnqueueWriteBuffer(q, out2, CL_TRUE, 0, n * 4, ref, 0, NULL, NULL)) goto done;
-    uint64_t count = 0;
-    *st = clprim_reduce_by_key(ctx, n, CLPRIM_INT32, clprim_buf(out2), CLPRIM_UINT32,
-                               clprim_buf(in), clprim_buf(out), clprim_buf(out3), &count,
-                               clprim_buf(NULL));
-    cl_uint *sums = malloc(n * 4);
-    if (!*st && sums && !clEnqueueReadBuffer(q, out, CL_TRUE, 0, count * 4, got, 0, NULL, NULL) &&
-        !clEnqueueReadBuffer(q, out3, CL_TRUE, 0, count * 4, sums, 0, NULL, NULL)) {
-      size_t r = 0;
-      ok = 1;
-      for (size_t i = 0; i < n && ok;) {
-        cl_uint s = 0;
-        const size_t j0 = i;
-        while (i < n && ref[i] == ref[j0]) s += host[i++];
-        ok = r < count && got[r] == ref[j0] && sums[r] == s;
-        ++r;
-      }
-      ok = ok && r == count;
-    }
-    free(sums);
-  } else if (!strcmp(family, "nth_element")) {
-    *what = "median of uint32";
-    clprim_value v;
-    *st = clprim_median(ctx, n, CLPRIM_UINT32, clprim_buf(in), 0, &v, clprim_buf(NULL));
-    if (*st) goto done;
-    memcpy(ref, host, n * 4);
-    qsort(ref, n, sizeof *ref, cmp_u32);
-    ok = v.u32 == ref[(n - 1) / 2]; /* the lower median */
-  } else if (!strcmp(family, "topk")) {
-    *what = "top 100 of uint32, sorted values";
-    *st = clprim_topk(ctx, n, CLPRIM_UINT32, clprim_buf(in), 100, CLPRIM_TOPK_SORTED,
-                      clprim_buf(out), clprim_buf(out2));
-    if (*st || clEnqueueReadBuffer(q, out, CL_TRUE, 0, 100 * 4, got, 0, NULL, NULL)) goto done;
-    memcpy(ref, host, n * 4);
-    qsort(ref, n, sizeof *ref, cmp_u32);
-    ok = 1;
-    for (size_t k = 0; k < 100 && ok; ++k) ok = got[k] == ref[n - 1 - k];
-  } else if (!strcmp(family, "segmented_topk")) {
-    *what = "top 10 of each row of 1000 uint32, sorted values";
-    const size_t rows = n / 1000;
-    *st = clprim_batched_topk(ctx, rows, 1000, CLPRIM_UINT32, clprim_buf(in), 10,
-                              CLPRIM_TOPK_SORTED, clprim_buf(out), clprim_buf(out2));
-    if (*st || clEnqueueReadBuffer(q, out, CL_TRUE, 0, rows * 10 * 4, got, 0, NULL, NULL))
-      goto done;
-    ok = 1;
-    for (size_t r = 0; r < rows && ok; ++r) {
-      memcpy(ref, host + r * 1000, 1000 * 4);
-      qsort(ref, 1000, sizeof *ref, cmp_u32);
-      for (size_t k = 0; k < 10 && ok; ++k) ok = got[r * 10 + k] == ref[999 - k];
-    }
-  } else if (!strcmp(family, "runs")) {
-    *what = "run-length encoding of sorted uint32 below 1000";
-    for (size_t i = 0; i < n; ++i) ref[i] = host[i] % 1000;
-    qsort(ref, n, sizeof *ref, cmp_u32);
-    uint64_t runs = 0;
-    if (clEnqueueWriteBuffer(q, out3, CL_TRUE, 0, n * 4, ref, 0, NULL, NULL)) goto done;
-    *st = clprim_run_length_encode(ctx, n, CLPRIM_UINT32, clprim_buf(out3), 0, clprim_buf(out),
-                                   clprim_buf(out2), &runs, clprim_buf(NULL));
-    cl_uint *lengths = malloc(n * 4);
-    if (!*st && lengths && runs <= n &&
-        !clEnqueueReadBuffer(q, out, CL_TRUE, 0, runs * 4, got, 0, NULL, NULL) &&
-        !clEnqueueReadBuffer(q, out2, CL_TRUE, 0, runs * 4, lengths, 0, NULL, NULL)) {
-      size_t r = 0, at = 0;
-      ok = 1;
-      while (at < n && ok) {
-        size_t len = 1;
-        while (at + len < n && ref[at + len] == ref[at]) ++len;
-        ok = r < runs && got[r] == ref[at] && lengths[r] == len;
-        at += len, ++r;
-      }
-      ok = ok && r == runs;
-    }
-    free(lengths);
-  } else if (!strcmp(family, "sort")) {
-    *what = "argsort of uint32, with the sorted keys";
-    *st = clprim_argsort(ctx, n, CLPRIM_UINT32, clprim_buf(in), 0, 0, 0, clprim_buf(out2),
-                         clprim_buf(out));
-    cl_uint *order = malloc(n * 4);
-    if (!*st && order && !clEnqueueReadBuffer(q, out, CL_TRUE, 0, n * 4, got, 0, NULL, NULL) &&
-        !clEnqueueReadBuffer(q, out2, CL_TRUE, 0, n * 4, order, 0, NULL, NULL)) {
-      memcpy(ref, host, n * 4);
-      qsort(ref, n, sizeof *ref, cmp_u32);
-      ok = 1;
-      for (size_t i = 0; i < n && ok; ++i)
-        ok = got[i] == ref[i] && order[i] < n && host[order[i]] == got[i] &&
-             (i == 0 || got[i] != got[i - 1] || order[i] > order[i - 1]); /* stable */
-    }
-    free(order);
-  }
-done:
-  free(got);
-  free(ref);
-  return ok;
-}
-
-/* Every family on one path; 1 when all are right. Prints a line per family
- * (text) or an array element per family (JSON). */
 static int self_test(clprim_path path, const clprim_options *base, int json, int first_path) {
   clprim_options o = *base;
   o.path = path;
   clprim_context *ctx;
   clprim_status st = clprim_context_create(&ctx, &o);
   if (json)
-    printf("%s\n    {\"path\": \"%s\", \"tests\": [", first_path ? "" : ",", clprim_path_name(path));
+    printf("%s\n    {\"path\": \"%s\", \"tests\": [", first_path ? "" : ",",
+           clprim_path_name(path));
   if (st != CLPRIM_SUCCESS) {
     if (json)
-      printf("{\"family\": \"context\", \"ok\": false, \"status\": \"%s\"}]}", clprim_status_name(st));
+      printf("{\"family\": \"context\", \"ok\": false, \"status\": \"%s\"}]}",
+             clprim_status_name(st));
     else
       printf("  %-14s FAIL (context: %s)\n", clprim_path_name(path), clprim_status_name(st));
     return 0;
   }
   const size_t n = 100003;
-  cl_uint *host = malloc(n * sizeof *host);
-  unsigned long long seed = 12345u + path;
-  for (size_t i = 0; i < n && host; ++i) host[i] = (cl_uint)next(&seed);
-  cl_context cl = clprim_context_cl_context(ctx);
-  cl_int err = host ? CL_SUCCESS : CL_OUT_OF_HOST_MEMORY;
-  cl_mem bufs[4] = {NULL, NULL, NULL, NULL};
-  for (int b = 0; b < 4 && err == CL_SUCCESS; ++b)
-    bufs[b] = clCreateBuffer(cl, CL_MEM_READ_WRITE | (b ? 0 : CL_MEM_COPY_HOST_PTR), n * 4,
-                             b ? NULL : host, &err);
-  int all = err == CL_SUCCESS;
-  for (size_t f = 0; f < FAMILIES && err == CL_SUCCESS; ++f) {
-    const char *what = "";
+  int all = 1, printed = 0;
+  for (int f = 0; f < bench_family_count; ++f) {
+    const struct bench_family *family = bench_families[f];
+    char checked[256] = "", failed[256] = "";
     const double t0 = now_ms();
-    const int ok = test_family(ctx, families[f], host, n, bufs[0], bufs[1], bufs[2], bufs[3],
-                               &what, &st);
+    st = CLPRIM_SUCCESS;
+    for (int i = 0; i < family->op_count; ++i) {
+      const struct bench_op *op = &family->ops[i];
+      clprim_status op_status;
+      if (!op->check || (checked[0] && !all_checks)) continue;
+      append_name(checked, sizeof checked, op->name);
+      if (!bench_check_op(ctx, op, n, 12345u + path, &op_status)) {
+        append_name(failed, sizeof failed, op->name);
+        if (st == CLPRIM_SUCCESS) st = op_status;
+      }
+    }
+    if (!checked[0]) continue;
     const double ms = now_ms() - t0;
+    const int ok = !failed[0];
     all &= ok;
     if (json)
-      printf("%s{\"family\": \"%s\", \"ok\": %s, \"status\": \"%s\", \"ms\": %.0f}", f ? ", " : "",
-             families[f], ok ? "true" : "false", clprim_status_name(st), ms);
+      printf("%s{\"family\": \"%s\", \"ok\": %s, \"status\": \"%s\", \"ms\": %.0f}",
+             printed++ ? ", " : "", family->name, ok ? "true" : "false", clprim_status_name(st),
+             ms);
     else
-      printf("  %-14s %-14s %s%s%s  (%s, n = %zu; %.0f ms with its first builds)\n",
-             clprim_path_name(path), families[f], ok ? "OK" : "FAIL",
+      printf("  %-14s %-14s %s%s%s  (%s%s, n = %zu; %.0f ms with its first builds)\n",
+             clprim_path_name(path), family->name, ok ? "OK" : "FAIL",
              st != CLPRIM_SUCCESS ? " " : "", st != CLPRIM_SUCCESS ? clprim_status_name(st) : "",
-             what, n, ms);
+             ok ? "" : "failed: ", ok ? checked : failed, n, ms);
   }
-  if (err != CL_SUCCESS && !json) printf("  %-14s FAIL (buffers: %s)\n", clprim_path_name(path), clprim_status_name(err));
   if (json) printf("]}");
-  for (int b = 0; b < 4; ++b)
-    if (bufs[b]) clReleaseMemObject(bufs[b]);
-  free(host);
   clprim_context_free(ctx);
   return all;
 }
@@ -312,6 +149,8 @@ int main(int argc, char **argv) {
   for (int a = 1; a < argc; ++a) {
     if (!strcmp(argv[a], "--no-self-test")) {
       run_tests = 0;
+    } else if (!strcmp(argv[a], "--all-checks")) {
+      all_checks = 1;
     } else if (!strcmp(argv[a], "--prebuild")) {
       prebuild = 1;
     } else if (!strcmp(argv[a], "--json")) {

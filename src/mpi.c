@@ -2,15 +2,22 @@
  * device. Every call: the collective check (one all-gather of each rank's
  * status, argument hash and part size), then the families' own work on each
  * device (public calls, or selection's level kernels through internal.h),
- * with what the ranks must share combined by MPI. The only kernel of its own
- * (cl/mpi.cl) adds a constant to a range.
+ * with what the ranks must share combined by MPI. Its own kernels
+ * (cl/mpi.cl) add a constant to a range and merge two sorted runs.
  *
  * Distributed selection (dsel_*) runs SampleSelect's level kernels of
  * cl/nth_element.cl on each rank's candidates: nth_sample for the local
- * sample's splitters, nth_table for the bucket table of the splitters
- * merged on the host, nth_count into their buckets, nth_extract_one for
- * the chosen bucket. The ranks of one call (quantiles, sort's splitters)
- * share level 0 (struct dsel's level0).
+ * samples' splitters, nth_table for the bucket tables of the splitters
+ * merged on the host, nth_count into their buckets, nth_extract for the
+ * chosen buckets. The wanted ranks of one call (quantiles, sort's
+ * splitters) go through the levels together: each level's sub-problems
+ * (the buckets that hold wanted ranks) share one round of collectives and
+ * one launch per kernel (the kernels' sub-problem rows).
+ *
+ * Sort: each rank sorts its part, sends the pieces for the other ranks
+ * through pinned host memory (its own piece stays on the device) and
+ * merges the P sorted runs it then holds (cl/mpi.cl's merge path), with
+ * its phases timed for clprim_mpi_last_profile().
  *
  * ONE_RANK: on a communicator of one rank, selection (nth_element,
  * quantiles, approximate) and top-k run the plain call after the check: the
@@ -29,12 +36,10 @@
 #define BUCKETS NTH_BUCKETS
 #define NAN_SLOT (NTH_BUCKETS - 1)
 #define SLOT_META "mpi: meta"
-#define SLOT_META_LATER "mpi: meta, later levels"
 #define SLOT_COUNTS "mpi: per-group bucket counts"
-#define SLOT_COUNTS_LATER "mpi: per-group bucket counts, later levels"
 #define SLOT_KEYS_A "mpi: keys A"
 #define SLOT_KEYS_B "mpi: keys B"
-#define LEVEL_KERNELS "nth_sample nth_count nth_extract_one nth_table"
+#define LEVEL_KERNELS "nth_sample nth_count nth_extract nth_table"
 
 #define MPI_OK(call)                                                                               \
   do {                                                                                             \
@@ -511,6 +516,20 @@ clprim_status clprim_mpi_histogram_even(clprim_context *ctx, MPI_Comm comm, size
 
 /* ------------------------------------------------- scan and compaction */
 
+/* The build options of cl/mpi.cl for type (the same for its every kernel:
+ * CPU runtimes build the whole file). */
+#define MERGE_ITEMS 8
+static unsigned merge_wg(const clprim_context *ctx) {
+  return clprim__fit_wg(ctx, 256);
+}
+static void mpi_options(const clprim_context *ctx, clprim_type type, char *options, size_t size) {
+  snprintf(options, size,
+           "-DT=%s -DT_FLOAT=%d -DT_SIGNED=%d -DKEY_BITS=%u -DMERGE_WG=%u -DMERGE_ITEMS=%u",
+           clprim__cl_type(type), type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE,
+           type == CLPRIM_INT32 || type == CLPRIM_INT64, 8 * (unsigned)clprim_type_size(type),
+           merge_wg(ctx), MERGE_ITEMS);
+}
+
 /* x[0, n) += add (bits of type) in the caller's range, by cl/mpi.cl. */
 static clprim_status add_constant(clprim_context *ctx, clprim_type type, clprim_buffer range,
                                   size_t n, uint64_t add) {
@@ -518,8 +537,8 @@ static clprim_status add_constant(clprim_context *ctx, clprim_type type, clprim_
   CLPRIM_CHECK(clprim__call_begin(ctx));
   cl_mem mem;
   cl_kernel k;
-  char options[64];
-  snprintf(options, sizeof options, "-DT=%s", clprim__cl_type(type));
+  char options[160];
+  mpi_options(ctx, type, options, sizeof options);
   clprim_status st = clprim__range(ctx, range, clprim_type_size(type), n,
                                    CLPRIM__READ | CLPRIM__WRITE, &mem);
   if (st == CLPRIM_SUCCESS) st = clprim__kernel(ctx, "mpi.cl", options, "mpi_add", &k);
@@ -639,13 +658,9 @@ clprim_status clprim_mpi_select(clprim_context *ctx, MPI_Comm comm, size_t n_loc
 /* ---------------------------------------------- distributed selection */
 
 /* One selection's state on this rank: the level kernels for the elements
- * (side 0: level 0 reads the caller's input) and for keys (side 1), the
- * meta buffer of the current level (cl/internal/layout.h) and its
- * per-group counts, and the two key buffers that the levels extract into.
- * Level 0 keeps a meta buffer and counts of its own (meta0, counts0), and
- * what it learnt (splitters, counts, or the base case's keys) stays in
- * level0: the ranks of one call (quantiles, sort's splitters) share its
- * sample, counting pass and collectives, and only extract their buckets. */
+ * (side 0: level 0 reads the caller's input) and for keys (side 1), and
+ * the meta buffer and per-group counts of dsel_count (one counting pass
+ * with given splitters: top-k's and sort's counts around keys). */
 enum { D_SAMPLE, D_COUNT, D_EXTRACT, D_TABLE, D_KERNELS };
 struct dsel {
   clprim_context *ctx;
@@ -657,23 +672,15 @@ struct dsel {
   cl_mem in;      /* the caller's elements (resolved range) */
   struct clprim_nth_config c;
   cl_kernel k[2][D_KERNELS];
-  cl_mem meta, counts, keys[2];
-  cl_mem meta0, meta_later;
-  const char *counts_slot;
+  cl_mem meta, counts;
   uint64_t gather_max; /* CLPRIM_MPI_GATHER_MAX, or lower (CLPRIM_MPI_GATHER_MAX knob: tests) */
-  struct {
-    int ready;
-    cl_mem counts;
-    uint64_t splitters[SPLITTERS], global[BUCKETS], local[BUCKETS];
-    uint64_t *base_keys; /* the base case at level 0: all keys, sorted (malloc'ed) */
-  } level0;
 };
 
 static int is_float(clprim_type t) { return t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE; }
 
 /* Builds the kernels of side (0: elements, 1: keys) that are not built yet. */
 static clprim_status dsel_kernels(struct dsel *d, int side) {
-  static const char *const names[D_KERNELS] = {"nth_sample", "nth_count", "nth_extract_one",
+  static const char *const names[D_KERNELS] = {"nth_sample", "nth_count", "nth_extract",
                                                "nth_table"};
   char options[D_KERNELS][200];
   struct clprim_kernel_request req[D_KERNELS];
@@ -698,6 +705,30 @@ static size_t dsel_groups(const struct dsel *d, size_t len) {
   return g ? g : 1;
 }
 
+/* Splitters (keys on the host) to and from a meta buffer's tree (keys of
+ * key_size bytes). */
+static void pack_tree(size_t key_size, const uint64_t *splitters, unsigned char *tree) {
+  for (unsigned j = 0; j < SPLITTERS; ++j) {
+    if (key_size == 4) {
+      const uint32_t k32 = (uint32_t)splitters[j];
+      memcpy(tree + 4 * j, &k32, 4);
+    } else {
+      memcpy(tree + 8 * j, &splitters[j], 8);
+    }
+  }
+}
+static void unpack_tree(size_t key_size, const unsigned char *tree, uint64_t *splitters) {
+  for (unsigned j = 0; j < SPLITTERS; ++j) {
+    if (key_size == 4) {
+      uint32_t k32;
+      memcpy(&k32, tree + 4 * j, 4);
+      splitters[j] = k32;
+    } else {
+      memcpy(&splitters[j], tree + 8 * j, 8);
+    }
+  }
+}
+
 /* Writes the splitters (keys, sorted) to the meta buffer's tree, has
  * nth_table build their bucket table and zero the totals, then counts the
  * len candidates of buf (side) into the buckets: local[b] (BUCKETS words)
@@ -706,14 +737,7 @@ static clprim_status dsel_count(struct dsel *d, int side, cl_mem buf, size_t len
                                 const uint64_t *splitters, uint64_t *local) {
   memset(local, 0, BUCKETS * 8);
   unsigned char tree[SPLITTERS * 8];
-  for (unsigned j = 0; j < SPLITTERS; ++j) {
-    if (d->key_size == 4) {
-      const uint32_t k32 = (uint32_t)splitters[j];
-      memcpy(tree + 4 * j, &k32, 4);
-    } else {
-      memcpy(tree + 8 * j, &splitters[j], 8);
-    }
-  }
+  pack_tree(d->key_size, splitters, tree);
   if (len == 0) return CLPRIM_SUCCESS;
   CLPRIM_CHECK(dsel_kernels(d, side));
   CLPRIM_CHECK(clprim__write(d->ctx, d->meta, NTH_META_TREE_AT * 8, SPLITTERS * d->key_size, tree,
@@ -721,7 +745,7 @@ static clprim_status dsel_count(struct dsel *d, int side, cl_mem buf, size_t len
   CLPRIM_CHECK(clprim__set_args(d->k[side][D_TABLE], 1, sizeof d->meta, &d->meta));
   CLPRIM_CHECK(clprim__enqueue(d->ctx, d->k[side][D_TABLE], 1, d->c.wg));
   const size_t g = dsel_groups(d, len);
-  CLPRIM_CHECK(clprim__scratch(d->ctx, d->counts_slot, g * BUCKETS * 4, &d->counts));
+  CLPRIM_CHECK(clprim__scratch(d->ctx, SLOT_COUNTS, g * BUCKETS * 4, &d->counts));
   const cl_ulong zero = 0, n64 = len;
   const cl_uint no_subs = 0;
   cl_kernel k = d->k[side][D_COUNT];
@@ -737,54 +761,6 @@ static clprim_status dsel_count(struct dsel *d, int side, cl_mem buf, size_t len
   return CLPRIM_SUCCESS;
 }
 
-/* This rank's 255 sampled splitters of its len candidates (nth_sample:
- * 1024 keys at pseudo-random positions, sorted). */
-static clprim_status dsel_sample(struct dsel *d, int side, cl_mem buf, size_t len, uint64_t seed,
-                                 uint64_t *splitters) {
-  if (len == 0) return CLPRIM_SUCCESS;
-  CLPRIM_CHECK(dsel_kernels(d, side));
-  const cl_ulong zero = 0, n64 = len, seed64 = seed;
-  const cl_uint no_subs = 0;
-  cl_kernel k = d->k[side][D_SAMPLE];
-  CLPRIM_CHECK(clprim__set_args(k, 9, sizeof buf, &buf, sizeof zero, &zero, sizeof n64, &n64,
-                                sizeof seed64, &seed64, sizeof d->meta, &d->meta, sizeof zero,
-                                &zero, sizeof d->meta, &d->meta, sizeof zero, &zero,
-                                sizeof no_subs, &no_subs));
-  CLPRIM_CHECK(clprim__enqueue(d->ctx, k, 1, d->c.wg));
-  unsigned char tree[SPLITTERS * 8];
-  CLPRIM_CHECK(
-      clprim__read(d->ctx, d->meta, NTH_META_TREE_AT * 8, SPLITTERS * d->key_size, tree));
-  for (unsigned j = 0; j < SPLITTERS; ++j) {
-    if (d->key_size == 4) {
-      uint32_t k32;
-      memcpy(&k32, tree + 4 * j, 4);
-      splitters[j] = k32;
-    } else {
-      memcpy(&splitters[j], tree + 8 * j, 8);
-    }
-  }
-  return CLPRIM_SUCCESS;
-}
-
-/* The len candidates of buf (side) in bucket b, which dsel_count counted
- * last, to *out (a key buffer): nth_extract_one from position 0. */
-static clprim_status dsel_extract(struct dsel *d, int side, cl_mem buf, size_t len, unsigned b,
-                                  cl_mem out) {
-  const cl_ulong zero = 0, n64 = len;
-  const cl_uint no_subs = 0, b32 = b;
-  const uint32_t cursor = 0;
-  CLPRIM_CHECK(clprim__write(d->ctx, d->meta, (size_t)b * 8, 8, &zero, 1)); /* region start */
-  CLPRIM_CHECK(clprim__write(d->ctx, d->meta, NTH_META_CURSORS_AT * 8 + (size_t)b * 4, 4, &cursor,
-                             1));
-  cl_kernel k = d->k[side][D_EXTRACT];
-  CLPRIM_CHECK(clprim__set_args(k, 12, sizeof buf, &buf, sizeof zero, &zero, sizeof n64, &n64,
-                                sizeof d->meta, &d->meta, sizeof zero, &zero, sizeof d->counts,
-                                &d->counts, sizeof zero, &zero, sizeof out, &out, sizeof d->meta,
-                                &d->meta, sizeof zero, &zero, sizeof no_subs, &no_subs,
-                                sizeof b32, &b32));
-  return clprim__enqueue(d->ctx, k, dsel_groups(d, len), d->c.wg);
-}
-
 static int cmp_u64(const void *a, const void *b) {
   const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
   return (x > y) - (x < y);
@@ -796,178 +772,469 @@ static int cmp_weighted(const void *a, const void *b) {
   return cmp_u64(&((const struct weighted *)a)->key, &((const struct weighted *)b)->key);
 }
 
-/* The 255 splitters that every rank takes: the ranks' samples (each
- * splitter of rank r stands for len_r / 256 candidates) merged by key, and
- * cut at every 256th of their total weight. */
-static void merge_splitters(const uint64_t *all, int size, struct weighted *w, uint64_t *out) {
+/* The 255 splitters of one sub-problem that every rank takes: the ranks'
+ * samples (each splitter of rank r stands for len_r / 256 candidates)
+ * merged by key, and cut at every 256th of their total weight. Rank r's
+ * record starts at all[r stride]; at `at` in it its len_r, then its 255
+ * splitters. */
+static void merge_splitters(const uint64_t *all, int size, size_t stride, size_t at,
+                            struct weighted *w, uint64_t *out) {
   size_t m = 0;
   uint64_t total = 0;
+  int ranks = 0;
   for (int r = 0; r < size; ++r) {
-    const uint64_t *rec = all + (size_t)r * (SPLITTERS + 2);
-    if (rec[1] == 0) continue; /* rec[0]: status, rec[1]: len */
+    const uint64_t *rec = all + (size_t)r * stride + at;
+    if (rec[0] == 0) continue;
     for (unsigned j = 0; j < SPLITTERS; ++j)
-      w[m].key = rec[2 + j], w[m].weight = rec[1], ++m;
-    total += rec[1] * SPLITTERS;
+      w[m].key = rec[1 + j], w[m].weight = rec[0], ++m;
+    total += rec[0] * SPLITTERS;
+    ++ranks;
   }
-  qsort(w, m, sizeof *w, cmp_weighted);
-  size_t at = 0;
+  /* Each rank's splitters are sorted: up to 8 ranks are merged in one
+   * pass over their heads (rank 0 merges the samples of hundreds of
+   * sub-problems per level: qsort cost it milliseconds), more by qsort. */
+  if (ranks <= 8) {
+    struct weighted merged[8 * SPLITTERS];
+    size_t head[8] = {0};
+    for (size_t k = 0; k < m; ++k) {
+      int best = -1;
+      for (int r = 0; r < ranks; ++r)
+        if (head[r] < SPLITTERS &&
+            (best < 0 || w[r * SPLITTERS + head[r]].key < w[best * SPLITTERS + head[best]].key))
+          best = r;
+      merged[k] = w[best * SPLITTERS + head[best]++];
+    }
+    memcpy(w, merged, m * sizeof *w);
+  } else {
+    qsort(w, m, sizeof *w, cmp_weighted);
+  }
+  size_t k = 0;
   uint64_t run = m ? w[0].weight : 0;
   for (unsigned j = 0; j < SPLITTERS; ++j) {
     const double target = (double)total * (j + 1) / 256.0;
-    while (at + 1 < m && (double)run < target)
-      run += w[++at].weight;
-    out[j] = m ? w[at].key : 0;
+    while (k + 1 < m && (double)run < target)
+      run += w[++k].weight;
+    out[j] = m ? w[k].key : 0;
   }
 }
 
-/* One level's splitters and counts: each rank's sample of its len
- * candidates (cur) and candidate count (and status), gathered at rank 0,
- * which merges them; the splitters (and whether any rank failed)
- * broadcast; each rank's counts into their buckets (local), all-reduced
- * (global) with a status word (the NaN slot counts NaNs where level 0
- * rejects them). all, w: room for the gather and the merge. */
-static clprim_status dsel_level(struct dsel *d, unsigned level, cl_mem cur, size_t len,
-                                uint64_t *all, struct weighted *w, uint64_t *splitters,
-                                uint64_t *local, uint64_t *global) {
+/* A sub-problem of a selection level: the candidates of one bucket of the
+ * level before (level 0: every element) on every rank, and the wanted
+ * ranks among them. The wanted ranks of one call go through the levels
+ * together: per level one round of collectives for all their
+ * sub-problems, and on each device one launch per level kernel for all of
+ * them (the kernels' sub-problem rows, cl/nth_element.cl). */
+struct dsub {
+  size_t at, len;  /* this rank's candidates: [at, at + len) of the level's buffer */
+  uint64_t all;    /* every rank's candidates */
+  uint64_t first;  /* the global rank of its smallest candidate */
+  size_t r0, r1;   /* the wanted ranks[r0, r1) fall in it */
+  size_t parent;   /* the sub-problem of the level before that it is a bucket of */
+  unsigned bucket; /* which bucket */
+};
+
+/* Wanted ranks of one pass of the levels: more run in passes of this many
+ * (the host's room and rank 0's gather grow with them). */
+#define DSEL_BATCH 256
+/* A sub-problem's extraction block: its meta buffer's words from 0 up to
+ * the chosen buckets' list (cl/internal/sample_select.h's META_*): where
+ * each bucket goes, the totals (unused), the cursors, the tree, the
+ * chosen buckets. */
+#define BLOCK_WORDS (NTH_META_TREE_AT + 256 + 1 + 16)
+#define BLOCK_NCHOSEN (NTH_META_TREE_AT + 256)
+#define NOT_CHOSEN UINT64_MAX
+
+/* The host's room of one pass (S sub-problems at most) and the device
+ * buffers of the current level. */
+struct dsel_room {
+  size_t S, stride; /* stride: words between sub-problems' meta buffers */
+  struct dsub *subs, *next;
+  uint64_t *record, *all, *merged, *counts, *global, *rows, *blocks, *lens_all;
+  uint32_t *totals;
+  unsigned char *trees;
+  struct weighted *w;
+  cl_mem metas, level_counts, level_rows;
+};
+
+static void room_free(struct dsel_room *m) {
+  free(m->subs), free(m->next), free(m->record), free(m->all), free(m->merged), free(m->counts);
+  free(m->global), free(m->rows), free(m->blocks), free(m->lens_all), free(m->totals);
+  free(m->trees), free(m->w);
+}
+
+static clprim_status room_alloc(struct dsel *d, size_t S, struct dsel_room *m) {
+  const size_t P = (size_t)d->p->size, rec = 1 + S * (SPLITTERS + 1);
+  memset(m, 0, sizeof *m);
+  m->S = S;
+  /* Each sub-problem's meta buffer at an offset that a sub-buffer may take
+   * (nth_table takes a buffer of its own). */
+  size_t align = d->ctx->base_align > 64 ? d->ctx->base_align : 64;
+  m->stride = (NTH_META_WORDS * 8 + align - 1) / align * align / 8;
+  m->subs = malloc(S * sizeof *m->subs), m->next = malloc(S * sizeof *m->next);
+  m->record = malloc(rec * 8), m->merged = malloc((1 + S * SPLITTERS) * 8);
+  m->counts = malloc((S * BUCKETS + 1) * 8), m->global = malloc((S * BUCKETS + 1) * 8);
+  m->rows = malloc(2 * S * NTH_SUB_WORDS * 8), m->blocks = malloc(S * BLOCK_WORDS * 8);
+  m->lens_all = malloc(P * (S + 1) * 8), m->totals = malloc(S * BUCKETS * 4);
+  m->trees = malloc(S * SPLITTERS * 8);
+  if (d->p->rank == 0) m->all = malloc(P * rec * 8), m->w = malloc(P * SPLITTERS * sizeof *m->w);
+  const int ok = m->subs && m->next && m->record && m->merged && m->counts && m->global &&
+                 m->rows && m->blocks && m->lens_all && m->totals && m->trees &&
+                 (d->p->rank != 0 || (m->all && m->w));
+  return ok ? CLPRIM_SUCCESS : CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+}
+
+/* One non-blocking copy of the same part of the first `count` sub-problems'
+ * meta buffers (`bytes` from word `word` of each) from (write = 0) or to
+ * host memory, where they lie host_pitch bytes apart: one command for all
+ * sub-problems, not one each. */
+static clprim_status metas_rect(struct dsel *d, struct dsel_room *m, int write, size_t count,
+                                size_t word, size_t bytes, void *host, size_t host_pitch) {
+  const size_t origin[3] = {word * 8, 0, 0}, zero[3] = {0, 0, 0}, region[3] = {bytes, count, 1};
+  const size_t pitch = m->stride * 8;
+  return (clprim_status)(write ? clEnqueueWriteBufferRect(d->ctx->queue, m->metas, CL_FALSE, origin,
+                                                          zero, region, pitch, 0, host_pitch, 0,
+                                                          host, 0, NULL, NULL)
+                               : clEnqueueReadBufferRect(d->ctx->queue, m->metas, CL_FALSE, origin,
+                                                         zero, region, pitch, 0, host_pitch, 0,
+                                                         host, 0, NULL, NULL));
+}
+
+/* The base case of the sub-problems with at most gather_max candidates in
+ * all: every rank's candidates of them gathered (one all-gather of the
+ * counts with the statuses, one all-gatherv of the keys) and sorted on
+ * every host; their wanted ranks answered. *pending: this rank's status
+ * from the level before, which the all-gather carries (then it is reset);
+ * with no such sub-problem nothing is done and it stays. */
+static clprim_status dsel_base(struct dsel *d, struct dsel_room *m, unsigned level, cl_mem cur,
+                               size_t nsubs, const uint64_t *ranks, uint64_t *keys,
+                               clprim_status *pending) {
   const int P = d->p->size, side = level > 0;
-  uint64_t mine[SPLITTERS + 1], record[SPLITTERS + 2], merged[SPLITTERS + 1] = {0};
-  memset(mine, 0, sizeof mine);
-  mine[0] = len;
-  clprim_status st = dsel_sample(
-      d, side, cur, len, 0x5EED0000ull + level * 1000003ull + (uint64_t)d->p->rank, mine + 1);
-  record[0] = st != CLPRIM_SUCCESS;
-  memcpy(record + 1, mine, sizeof mine);
-  MPI_OK(MPI_Gather(record, SPLITTERS + 2, MPI_UINT64_T, all, SPLITTERS + 2, MPI_UINT64_T, 0,
-                    d->comm));
-  if (d->p->rank == 0) {
-    for (int r = 0; r < P; ++r)
-      merged[0] |= all[(size_t)r * (SPLITTERS + 2)];
-    if (!merged[0]) merge_splitters(all, P, w, merged + 1);
+  size_t small = 0, mine_n = 0, every_n = 0, most = 0;
+  for (size_t s = 0; s < nsubs; ++s) {
+    const struct dsub *u = &m->subs[s];
+    if (u->all > d->gather_max) continue;
+    ++small, mine_n += u->len, every_n += u->all;
+    if (u->all > most) most = u->all;
   }
-  MPI_OK(MPI_Bcast(merged, SPLITTERS + 1, MPI_UINT64_T, 0, d->comm));
-  if (st == CLPRIM_SUCCESS && merged[0]) st = CLPRIM_MPI_ERROR_REMOTE;
-  if (st != CLPRIM_SUCCESS) return st;
-  memcpy(splitters, merged + 1, SPLITTERS * 8);
-  uint64_t send[BUCKETS + 1], recv[BUCKETS + 1];
-  st = dsel_count(d, side, cur, len, splitters, local);
-  memcpy(send, local, BUCKETS * 8);
-  send[BUCKETS] = st != CLPRIM_SUCCESS;
-  MPI_OK(MPI_Allreduce(send, recv, BUCKETS + 1, MPI_UINT64_T, MPI_SUM, d->comm));
-  if (st == CLPRIM_SUCCESS && recv[BUCKETS]) st = CLPRIM_MPI_ERROR_REMOTE;
-  if (st == CLPRIM_SUCCESS && level == 0 && d->count_nans && recv[NAN_SLOT] > 0)
-    st = CLPRIM_ERROR_INVALID_ARGUMENT; /* a NaN with CLPRIM_NTH_REJECT_NAN */
-  if (st == CLPRIM_SUCCESS) memcpy(global, recv, BUCKETS * 8);
+  if (small == 0) return CLPRIM_SUCCESS;
+  const size_t es = side ? d->key_size : clprim_type_size(d->type);
+  unsigned char *raw = malloc((mine_n + 1) * es);
+  uint64_t *mine = malloc((mine_n + 1) * 8), *every = malloc((every_n + 1) * 8);
+  uint64_t *sorted = malloc((most + 1) * 8), *lens = m->counts; /* free until the level */
+  int *counts = malloc(sizeof(int) * 2 * (size_t)P), *displs = counts ? counts + P : NULL;
+  clprim_status st =
+      raw && mine && every && sorted && counts ? CLPRIM_SUCCESS : CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  if (*pending != CLPRIM_SUCCESS) st = *pending;
+  *pending = CLPRIM_SUCCESS;
+  size_t at = 0, j = 0;
+  for (size_t s = 0; s < nsubs; ++s) {
+    const struct dsub *u = &m->subs[s];
+    if (u->all > d->gather_max) continue;
+    if (st == CLPRIM_SUCCESS && u->len > 0)
+      st = (clprim_status)clEnqueueReadBuffer(d->ctx->queue, cur, CL_FALSE, u->at * es, u->len * es,
+                                              raw + at * es, 0, NULL, NULL);
+    lens[j++] = u->len;
+    at += u->len;
+  }
+  if (st == CLPRIM_SUCCESS) st = (clprim_status)clFinish(d->ctx->queue);
+  for (size_t i = 0; st == CLPRIM_SUCCESS && i < mine_n; ++i) {
+    uint64_t bits = 0;
+    memcpy(&bits, raw + i * es, es); /* little-endian hosts */
+    mine[i] = side ? bits : key_of_bits(d->type, bits);
+  }
+  /* Every rank's counts per sub-problem (and status), then the keys. */
+  uint64_t *record = m->record; /* free at this point of the level */
+  st = gather_status(d->comm, P, st, lens, (unsigned)small, m->lens_all, record);
+  int total = 0;
+  for (int q = 0; st == CLPRIM_SUCCESS && q < P; ++q) {
+    uint64_t n = 0;
+    for (size_t x = 0; x < small; ++x)
+      n += m->lens_all[(small + 1) * (size_t)q + 1 + x];
+    counts[q] = (int)n, displs[q] = total, total += (int)n;
+  }
+  if (st == CLPRIM_SUCCESS && MPI_Allgatherv(mine, (int)mine_n, MPI_UINT64_T, every, counts, displs,
+                                             MPI_UINT64_T, d->comm) != MPI_SUCCESS)
+    st = CLPRIM_MPI_ERROR_MPI;
+  /* Sub-problem j's keys: from each rank's block, after its earlier ones. */
+  const uint64_t nan_key = d->key_size == 4 ? 0xFFFFFFFFull : UINT64_MAX;
+  j = 0;
+  for (size_t s = 0; st == CLPRIM_SUCCESS && s < nsubs; ++s) {
+    const struct dsub *u = &m->subs[s];
+    if (u->all > d->gather_max) continue;
+    size_t n = 0;
+    for (int q = 0; q < P; ++q) {
+      const uint64_t *rec = m->lens_all + (small + 1) * (size_t)q + 1;
+      size_t from = (size_t)displs[q];
+      for (size_t x = 0; x < j; ++x)
+        from += rec[x];
+      memcpy(sorted + n, every + from, rec[j] * 8);
+      n += rec[j];
+    }
+    ++j;
+    qsort(sorted, n, 8, cmp_u64);
+    if (level == 0 && d->count_nans && n > 0 && sorted[n - 1] == nan_key) {
+      st = CLPRIM_ERROR_INVALID_ARGUMENT; /* every rank saw the same keys */
+      break;
+    }
+    for (size_t r = u->r0; r < u->r1; ++r)
+      keys[r] = sorted[ranks[r] - u->first];
+  }
+  free(raw), free(mine), free(every), free(sorted), free(counts);
   return st;
 }
 
-/* The key of global rank k among the candidates (every rank the same
- * answer). approximate: one level; *error the rank distance. */
-static clprim_status dsel_rank(struct dsel *d, uint64_t k, int approximate,
-                               uint64_t *key, uint64_t *error) {
-  const int P = d->p->size;
-  uint64_t *all = malloc((size_t)P * (SPLITTERS + 2) * 8), splitters[SPLITTERS], record[2];
-  struct weighted *w = malloc(sizeof *w * (size_t)P * SPLITTERS);
-  uint64_t *local = malloc(2 * BUCKETS * 8), *global = local + BUCKETS;
-  clprim_status st = agree(d->comm, all && w && local ? CLPRIM_SUCCESS
-                                                      : CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
-  cl_mem cur = d->in;
-  size_t len = d->p->n_local;
-  uint64_t G = d->p->total, rel = k;
-  *error = 0;
-  for (unsigned level = 0; st == CLPRIM_SUCCESS; ++level) {
-    const int side = level > 0;
-    d->meta = level ? d->meta_later : d->meta0;
-    d->counts_slot = level ? SLOT_COUNTS_LATER : SLOT_COUNTS;
-    if (G <= d->gather_max && level == 0 && d->level0.base_keys) {
-      *key = d->level0.base_keys[rel]; /* an earlier rank of this call gathered them */
-      break;
-    }
-    if (G <= d->gather_max) {
-      /* The base case: every rank's candidates, gathered and sorted. */
-      uint64_t *keys = malloc((G + 1) * 8), *mine_keys = malloc((len + 1) * 8);
-      int *counts = malloc(sizeof(int) * 2 * (size_t)P), *displs = counts + P;
-      unsigned char *raw = malloc((len + 1) * 8);
-      st = agree(d->comm, keys && mine_keys && counts && raw ? CLPRIM_SUCCESS
-                                                             : CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
-      const size_t es = side ? d->key_size : clprim_type_size(d->type);
-      if (st == CLPRIM_SUCCESS && len > 0) st = clprim__read(d->ctx, cur, 0, len * es, raw);
-      for (size_t i = 0; st == CLPRIM_SUCCESS && i < len; ++i) {
-        uint64_t bits = 0;
-        memcpy(&bits, raw + i * es, es); /* little-endian hosts */
-        mine_keys[i] = side ? bits : key_of_bits(d->type, bits);
-      }
-      const uint64_t len64 = len;
-      if (st == CLPRIM_SUCCESS) st = gather_status(d->comm, P, st, &len64, 1, d->p->work, record);
-      int at = 0;
-      for (int r = 0; st == CLPRIM_SUCCESS && r < P; ++r)
-        counts[r] = (int)d->p->work[2 * r + 1], displs[r] = at, at += counts[r];
-      if (st == CLPRIM_SUCCESS &&
-          MPI_Allgatherv(mine_keys, (int)len, MPI_UINT64_T, keys, counts, displs, MPI_UINT64_T,
-                         d->comm) != MPI_SUCCESS)
-        st = CLPRIM_MPI_ERROR_MPI;
-      if (st == CLPRIM_SUCCESS) {
-        qsort(keys, (size_t)at, 8, cmp_u64);
-        const uint64_t nan_key = d->key_size == 4 ? 0xFFFFFFFFull : UINT64_MAX;
-        if (level == 0 && d->count_nans && at > 0 && keys[at - 1] == nan_key)
-          st = CLPRIM_ERROR_INVALID_ARGUMENT; /* every rank saw the same keys */
-        else
-          *key = keys[rel];
-      }
-      if (st == CLPRIM_SUCCESS && level == 0) d->level0.base_keys = keys, keys = NULL;
-      free(keys);
-      free(mine_keys);
-      free(counts);
-      free(raw);
-      break;
-    }
-    if (level == 0 && d->level0.ready) { /* an earlier rank of this call ran level 0 */
-      memcpy(splitters, d->level0.splitters, sizeof splitters);
-      memcpy(global, d->level0.global, BUCKETS * 8);
-      memcpy(local, d->level0.local, BUCKETS * 8);
-      d->counts = d->level0.counts;
-    } else {
-      st = dsel_level(d, level, cur, len, all, w, splitters, local, global);
-      if (st != CLPRIM_SUCCESS) break;
-      if (level == 0) {
-        memcpy(d->level0.splitters, splitters, sizeof splitters);
-        memcpy(d->level0.global, global, BUCKETS * 8);
-        memcpy(d->level0.local, local, BUCKETS * 8);
-        d->level0.counts = d->counts, d->level0.ready = 1;
-      }
-    }
-    /* The bucket of rank rel (buckets 0 to NAN_SLOT - 1). */
+/* One level of the sub-problems m->subs[0, nsubs) (each with more than
+ * gather_max candidates): each rank samples its candidates of each on its
+ * device (nth_sample), the samples go to rank 0 (one gather), which merges
+ * each sub-problem's and broadcasts the splitters (one broadcast); each
+ * rank counts its candidates into their buckets (nth_table, nth_count);
+ * the counts are summed (one all-reduce, with a status word).
+ * Afterwards m->merged + 1 + 255 s: sub-problem s's splitters,
+ * m->counts[BUCKETS s + b]: this rank's count of its bucket b, m->global:
+ * every rank's. pending: this rank's status from the level before (the
+ * gather carries it: a failed extraction stops every rank here). */
+static clprim_status dsel_level(struct dsel *d, struct dsel_room *m, unsigned level, cl_mem cur,
+                                size_t nsubs, clprim_status pending) {
+  const int P = d->p->size, side = level > 0;
+  const size_t S = nsubs, rec = 1 + S * (SPLITTERS + 1), ks = d->key_size;
+  clprim_status st = pending;
+  if (st == CLPRIM_SUCCESS) st = dsel_kernels(d, side);
+  /* The rows of the sub-problems this rank holds candidates of. */
+  uint64_t *rows = m->rows;
+  size_t active = 0, groups = 0;
+  for (size_t s = 0; s < S; ++s) {
+    const struct dsub *u = &m->subs[s];
+    if (u->len == 0) continue;
+    uint64_t *row = rows + NTH_SUB_WORDS * active++;
+    memset(row, 0, NTH_SUB_WORDS * 8);
+    const size_t g = dsel_groups(d, u->len);
+    row[0] = u->at, row[1] = u->len, row[2] = groups, row[3] = g;
+    row[4] = s * m->stride, row[5] = groups * BUCKETS;
+    row[11] = 0x5EED0000ull + level * 1000003ull + (uint64_t)d->p->rank * 7919ull + s;
+    groups += g;
+  }
+  if (st == CLPRIM_SUCCESS)
+    st = clprim__scratch(d->ctx, "mpi: metas", S * m->stride * 8, &m->metas);
+  if (st == CLPRIM_SUCCESS)
+    st = clprim__scratch(d->ctx, "mpi: level rows", 2 * m->S * NTH_SUB_WORDS * 8, &m->level_rows);
+  if (st == CLPRIM_SUCCESS)
+    st =
+        clprim__scratch(d->ctx, SLOT_COUNTS, (groups ? groups : 1) * BUCKETS * 4, &m->level_counts);
+  const cl_ulong zero = 0;
+  const cl_uint nact = (cl_uint)active;
+  if (st == CLPRIM_SUCCESS && active > 0) {
+    st = clprim__write(d->ctx, m->level_rows, 0, active * NTH_SUB_WORDS * 8, rows, 0);
+    cl_kernel k = d->k[side][D_SAMPLE];
+    if (st == CLPRIM_SUCCESS)
+      st = clprim__set_args(k, 9, sizeof cur, &cur, sizeof zero, &zero, sizeof zero, &zero,
+                            sizeof zero, &zero, sizeof m->metas, &m->metas, sizeof zero, &zero,
+                            sizeof m->level_rows, &m->level_rows, sizeof zero, &zero, sizeof nact,
+                            &nact);
+    if (st == CLPRIM_SUCCESS) st = clprim__enqueue(d->ctx, k, active, d->c.wg);
+    if (st == CLPRIM_SUCCESS)
+      st = metas_rect(d, m, 0, S, NTH_META_TREE_AT, SPLITTERS * ks, m->trees, SPLITTERS * 8);
+    if (st == CLPRIM_SUCCESS) st = (clprim_status)clFinish(d->ctx->queue);
+  }
+  /* Each rank's record: its status, then per sub-problem its candidates
+   * and its sample's splitters. */
+  uint64_t *record = m->record;
+  memset(record, 0, rec * 8);
+  record[0] = st != CLPRIM_SUCCESS;
+  for (size_t s = 0; st == CLPRIM_SUCCESS && s < S; ++s) {
+    record[1 + s * (SPLITTERS + 1)] = m->subs[s].len;
+    if (m->subs[s].len)
+      unpack_tree(ks, m->trees + s * SPLITTERS * 8, record + 2 + s * (SPLITTERS + 1));
+  }
+  MPI_OK(MPI_Gather(record, (int)rec, MPI_UINT64_T, m->all, (int)rec, MPI_UINT64_T, 0, d->comm));
+  uint64_t *merged = m->merged;
+  merged[0] = 0;
+  if (d->p->rank == 0) {
+    for (int r = 0; r < P; ++r)
+      merged[0] |= m->all[(size_t)r * rec];
+    for (size_t s = 0; !merged[0] && s < S; ++s)
+      merge_splitters(m->all, P, rec, 1 + s * (SPLITTERS + 1), m->w, merged + 1 + s * SPLITTERS);
+  }
+  MPI_OK(MPI_Bcast(merged, (int)(1 + S * SPLITTERS), MPI_UINT64_T, 0, d->comm));
+  if (st == CLPRIM_SUCCESS && merged[0]) st = CLPRIM_MPI_ERROR_REMOTE;
+  if (st != CLPRIM_SUCCESS) return st;
+  /* The merged splitters (one write for all), their tables, one counting
+   * launch for all. */
+  for (size_t s = 0; s < S; ++s)
+    pack_tree(ks, merged + 1 + s * SPLITTERS, m->trees + s * SPLITTERS * 8);
+  if (active > 0)
+    st = metas_rect(d, m, 1, S, NTH_META_TREE_AT, SPLITTERS * ks, m->trees, SPLITTERS * 8);
+  for (size_t a = 0; st == CLPRIM_SUCCESS && a < active; ++a) {
+    const size_t s = rows[NTH_SUB_WORDS * a + 4] / m->stride;
+    const cl_buffer_region region = {s * m->stride * 8, NTH_META_WORDS * 8};
+    cl_int err = CL_SUCCESS;
+    cl_mem meta = st == CLPRIM_SUCCESS
+                      ? clCreateSubBuffer(m->metas, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION,
+                                          &region, &err)
+                      : NULL;
+    if (st == CLPRIM_SUCCESS) st = (clprim_status)err;
+    if (st == CLPRIM_SUCCESS) st = clprim__set_args(d->k[side][D_TABLE], 1, sizeof meta, &meta);
+    if (st == CLPRIM_SUCCESS) st = clprim__enqueue(d->ctx, d->k[side][D_TABLE], 1, d->c.wg);
+    if (meta) clReleaseMemObject(meta); /* kept by the runtime until the kernel ran */
+  }
+  if (st == CLPRIM_SUCCESS && active > 0) {
+    cl_kernel k = d->k[side][D_COUNT];
+    st = clprim__set_args(k, 10, sizeof cur, &cur, sizeof zero, &zero, sizeof zero, &zero,
+                          sizeof m->metas, &m->metas, sizeof zero, &zero, sizeof m->level_counts,
+                          &m->level_counts, sizeof zero, &zero, sizeof m->level_rows,
+                          &m->level_rows, sizeof zero, &zero, sizeof nact, &nact);
+    if (st == CLPRIM_SUCCESS) st = clprim__enqueue(d->ctx, k, groups, d->c.wg);
+    if (st == CLPRIM_SUCCESS)
+      st = metas_rect(d, m, 0, S, NTH_META_TOTALS_AT, BUCKETS * 4, m->totals, BUCKETS * 4);
+    if (st == CLPRIM_SUCCESS) st = (clprim_status)clFinish(d->ctx->queue);
+  }
+  uint64_t *local = m->counts;
+  memset(local, 0, (S * BUCKETS + 1) * 8);
+  for (size_t s = 0; st == CLPRIM_SUCCESS && s < S; ++s)
+    for (unsigned b = 0; m->subs[s].len && b < BUCKETS; ++b)
+      local[s * BUCKETS + b] = m->totals[s * BUCKETS + b];
+  local[S * BUCKETS] = st != CLPRIM_SUCCESS;
+  MPI_OK(MPI_Allreduce(local, m->global, (int)(S * BUCKETS + 1), MPI_UINT64_T, MPI_SUM, d->comm));
+  if (st == CLPRIM_SUCCESS && m->global[S * BUCKETS]) st = CLPRIM_MPI_ERROR_REMOTE;
+  if (st == CLPRIM_SUCCESS && level == 0 && d->count_nans && m->global[NAN_SLOT] > 0)
+    st = CLPRIM_ERROR_INVALID_ARGUMENT; /* a NaN with CLPRIM_NTH_REJECT_NAN */
+  return st;
+}
+
+/* After dsel_level: each wanted rank's bucket. Ranks in an equality bucket
+ * are answered (its splitter); approximate: every rank is (the nearer
+ * splitter around its bucket, *error the rank distance). Else the open
+ * buckets that hold wanted ranks become the next level's sub-problems
+ * (m->next, *nnext of them), their candidates extracted on each device in
+ * one launch (nth_extract) into the level's other key buffer (*next_buf),
+ * one after another. Returns this rank's status alone: the next level's
+ * first collective carries it (there is one: *nnext > 0 whenever this
+ * can fail). */
+static clprim_status dsel_choose(struct dsel *d, struct dsel_room *m, unsigned level, cl_mem cur,
+                                 size_t nsubs, const uint64_t *ranks, int approximate,
+                                 uint64_t *keys, uint64_t *error, size_t *nnext, cl_mem *next_buf) {
+  const int side = level > 0;
+  const size_t ks = d->key_size;
+  size_t n = 0, room = 0;
+  *nnext = 0;
+  for (size_t s = 0; s < nsubs; ++s) {
+    const struct dsub *u = &m->subs[s];
+    const uint64_t *global = m->global + s * BUCKETS, *local = m->counts + s * BUCKETS;
+    const uint64_t *splitters = m->merged + 1 + s * SPLITTERS;
     uint64_t before = 0;
     unsigned b = 0;
-    while (b < NAN_SLOT - 1 && before + global[b] <= rel)
-      before += global[b++];
-    if (b & 1u) { /* an equality bucket: its splitter */
-      *key = splitters[b / 2];
-      break;
+    for (size_t r = u->r0; r < u->r1; ++r) {
+      const uint64_t rel = ranks[r] - u->first;
+      while (b < NAN_SLOT - 1 && before + global[b] <= rel)
+        before += global[b++];
+      if (b & 1u) { /* an equality bucket: its splitter */
+        keys[r] = splitters[b / 2];
+        continue;
+      }
+      if (approximate) { /* the nearer of the splitters around the bucket */
+        const unsigned j = b / 2;
+        const uint64_t below = j > 0 ? rel - (before - 1) : UINT64_MAX;
+        const uint64_t above = j < SPLITTERS ? before + global[b] - rel : UINT64_MAX;
+        if (below <= above)
+          keys[r] = splitters[j - 1], *error = below;
+        else
+          keys[r] = splitters[j], *error = above;
+        continue;
+      }
+      if (n > 0 && m->next[n - 1].parent == s && m->next[n - 1].bucket == b) {
+        m->next[n - 1].r1 = r + 1; /* the same bucket as the rank before */
+        continue;
+      }
+      struct dsub *v = &m->next[n++];
+      v->at = room, v->len = (size_t)local[b], v->all = global[b], v->first = u->first + before;
+      v->r0 = r, v->r1 = r + 1, v->parent = s, v->bucket = b;
+      room += (v->len + 3) & ~(size_t)3; /* 4-aligned: the passes load vectors of 4 */
     }
-    if (approximate) { /* the nearer of the splitters around the bucket */
-      const unsigned j = b / 2;
-      const uint64_t below = j > 0 ? rel - (before - 1) : UINT64_MAX;
-      const uint64_t above = j < SPLITTERS ? before + global[b] - rel : UINT64_MAX;
-      if (below <= above)
-        *key = splitters[j - 1], *error = below;
-      else
-        *key = splitters[j], *error = above;
-      break;
-    }
-    rel -= before;
-    G = global[b];
-    /* Each rank's candidates of bucket b, extracted on its device. */
-    const size_t next_len = (size_t)local[b];
-    cl_mem next = NULL;
-    st = clprim__scratch(d->ctx, level % 2 ? SLOT_KEYS_B : SLOT_KEYS_A,
-                         (next_len + 8) * d->key_size, &next);
-    if (st == CLPRIM_SUCCESS && next_len > 0) st = dsel_extract(d, side, cur, len, b, next);
-    st = agree(d->comm, st);
-    cur = next, len = next_len;
   }
-  free(all);
-  free(w);
-  free(local);
+  if (approximate || n == 0) return CLPRIM_SUCCESS;
+  /* Each sub-problem's extraction block (where its chosen buckets go), and
+   * the rows of those that hold candidates of one. */
+  clprim_status st =
+      clprim__scratch(d->ctx, level % 2 ? SLOT_KEYS_B : SLOT_KEYS_A, (room + 8) * ks, next_buf);
+  uint64_t *rows = m->rows + m->S * NTH_SUB_WORDS, *count_rows = m->rows;
+  size_t extracting = 0, groups = 0, v = 0, a = 0;
+  for (size_t s = 0; s < nsubs; ++s) {
+    const struct dsub *u = &m->subs[s];
+    uint64_t *block = m->blocks + s * BLOCK_WORDS;
+    uint64_t chosen = 0;
+    for (unsigned b = 0; b < BUCKETS; ++b)
+      block[b] = NOT_CHOSEN;
+    memset(block + BUCKETS, 0, (BLOCK_WORDS - BUCKETS) * 8);
+    memcpy(block + NTH_META_TREE_AT, m->trees + s * SPLITTERS * 8, SPLITTERS * ks);
+    for (; v < n && m->next[v].parent == s; ++v) {
+      const unsigned b = m->next[v].bucket;
+      block[b] = m->next[v].at;
+      if (chosen < 16) block[BLOCK_NCHOSEN + 1 + chosen] = b;
+      ++chosen;
+    }
+    block[BLOCK_NCHOSEN] = chosen;
+    if (u->len == 0) continue;
+    const uint64_t *row = count_rows + NTH_SUB_WORDS * a++; /* its row in the counting launch */
+    if (chosen == 0) continue;
+    uint64_t *x = rows + NTH_SUB_WORDS * extracting++;
+    memcpy(x, row, NTH_SUB_WORDS * 8);
+    x[2] = groups, groups += x[3];
+  }
+  if (st == CLPRIM_SUCCESS && extracting > 0)
+    st = metas_rect(d, m, 1, nsubs, 0, BLOCK_WORDS * 8, m->blocks, BLOCK_WORDS * 8);
+  const cl_ulong zero = 0, subs_at = m->S * NTH_SUB_WORDS;
+  const cl_uint nx = (cl_uint)extracting;
+  if (st == CLPRIM_SUCCESS && extracting > 0) {
+    st = clprim__write(d->ctx, m->level_rows, subs_at * 8, extracting * NTH_SUB_WORDS * 8, rows, 0);
+    cl_kernel k = d->k[side][D_EXTRACT];
+    if (st == CLPRIM_SUCCESS)
+      st = clprim__set_args(k, 11, sizeof cur, &cur, sizeof zero, &zero, sizeof zero, &zero,
+                            sizeof m->metas, &m->metas, sizeof zero, &zero, sizeof m->level_counts,
+                            &m->level_counts, sizeof zero, &zero, sizeof *next_buf, next_buf,
+                            sizeof m->level_rows, &m->level_rows, sizeof subs_at, &subs_at,
+                            sizeof nx, &nx);
+    if (st == CLPRIM_SUCCESS) st = clprim__enqueue(d->ctx, k, groups, d->c.wg);
+  }
+  /* The host's blocks and rows must stay until the writes ran. */
+  if (st == CLPRIM_SUCCESS) st = (clprim_status)clFinish(d->ctx->queue);
+  *nnext = n;
+  return st;
+}
+
+/* The keys of the sorted distinct global ranks[0, count) (count at most
+ * DSEL_BATCH) to keys[]: the levels of all of them together. */
+static clprim_status dsel_ranks(struct dsel *d, const uint64_t *ranks, size_t count,
+                                int approximate, uint64_t *keys, uint64_t *error) {
+  struct dsel_room m;
+  clprim_status st = agree(d->comm, room_alloc(d, count, &m));
+  size_t nsubs = 1;
+  if (st == CLPRIM_SUCCESS) {
+    const struct dsub all = {0, (size_t)d->p->n_local, d->p->total, 0, 0, count, 0, 0};
+    m.subs[0] = all;
+  }
+  cl_mem cur = d->in;
+  *error = 0;
+  /* A failed extraction on this rank, not yet told the others. */
+  clprim_status pending = CLPRIM_SUCCESS;
+  for (unsigned level = 0; st == CLPRIM_SUCCESS && nsubs > 0; ++level) {
+    st = dsel_base(d, &m, level, cur, nsubs, ranks, keys, &pending);
+    size_t big = 0; /* the rest go on */
+    for (size_t s = 0; s < nsubs; ++s)
+      if (m.subs[s].all > d->gather_max) m.subs[big++] = m.subs[s];
+    nsubs = big;
+    if (st != CLPRIM_SUCCESS || nsubs == 0) break;
+    st = dsel_level(d, &m, level, cur, nsubs, pending);
+    pending = CLPRIM_SUCCESS;
+    cl_mem next = NULL;
+    size_t nnext = 0;
+    if (st == CLPRIM_SUCCESS)
+      pending =
+          dsel_choose(d, &m, level, cur, nsubs, ranks, approximate, keys, error, &nnext, &next);
+    if (approximate) break;
+    struct dsub *t = m.subs;
+    m.subs = m.next, m.next = t;
+    nsubs = nnext, cur = next;
+  }
+  room_free(&m);
   return st;
 }
 
@@ -982,19 +1249,17 @@ static clprim_status dsel_begin(struct dsel *d, clprim_context *ctx, MPI_Comm co
   d->key_type = d->key_size == 4 ? CLPRIM_UINT32 : CLPRIM_UINT64;
   d->count_nans = is_float(type) && (flags & CLPRIM_NTH_REJECT_NAN);
   d->c = clprim__nth_config(ctx);
-  d->counts_slot = SLOT_COUNTS;
   const long long gather_max = ctx->tuning[CLPRIM_KNOB_MPI_GATHER_MAX];
   d->gather_max = gather_max >= 1 && gather_max < CLPRIM_MPI_GATHER_MAX ? (uint64_t)gather_max
                                                                         : CLPRIM_MPI_GATHER_MAX;
   if (p->n_local > 0)
     CLPRIM_CHECK(clprim__range(ctx, in, d->key_size, p->n_local, CLPRIM__READ, &d->in));
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_META_LATER, NTH_META_WORDS * 8, &d->meta_later));
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_META, NTH_META_WORDS * 8, &d->meta0));
-  d->meta = d->meta0;
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_META, NTH_META_WORDS * 8, &d->meta));
   return CLPRIM_SUCCESS;
 }
 
-/* The keys of the sorted distinct global ranks[0, count) to keys[]. */
+/* The keys of the sorted distinct global ranks[0, count) to keys[], in
+ * passes of DSEL_BATCH ranks. */
 static clprim_status select_ranks(clprim_context *ctx, MPI_Comm comm, const struct part *p,
                                   clprim_type type, clprim_buffer in, const uint64_t *ranks,
                                   size_t count, unsigned flags, int approximate, uint64_t *keys,
@@ -1005,9 +1270,10 @@ static clprim_status select_ranks(clprim_context *ctx, MPI_Comm comm, const stru
   if (st == CLPRIM_SUCCESS) st = dsel_begin(&d, ctx, comm, p, type, in, flags);
   st = agree(comm, st);
   uint64_t e = 0;
-  for (size_t r = 0; st == CLPRIM_SUCCESS && r < count; ++r)
-    st = dsel_rank(&d, ranks[r], approximate, &keys[r], error ? error : &e);
-  if (begun) free(d.level0.base_keys);
+  for (size_t r = 0; st == CLPRIM_SUCCESS && r < count; r += DSEL_BATCH) {
+    const size_t batch = count - r < DSEL_BATCH ? count - r : DSEL_BATCH;
+    st = dsel_ranks(&d, ranks + r, batch, approximate, keys + r, error ? error : &e);
+  }
   return begun ? clprim__call_end(ctx, st) : st;
 }
 
@@ -1127,6 +1393,50 @@ static clprim_status count_around(clprim_context *ctx, MPI_Comm comm, const stru
   return begun ? clprim__call_end(ctx, st) : st;
 }
 
+/* A rank's share of the top-k from its candidates (its best kl elements by
+ * clprim_topk: values in input order and their uint32 positions): the best
+ * `mine` of them, which are its best `mine` elements with the same ties
+ * (lowest positions first), to values and / or indices (global: position
+ * plus offset; uint64 with CLPRIM_INDICES_64), in input order. */
+static clprim_status share_of_candidates(clprim_context *ctx, clprim_type type, cl_mem cand,
+                                         cl_mem cand_index, uint64_t kl, uint64_t mine,
+                                         unsigned flags, clprim_buffer values,
+                                         clprim_buffer indices, uint64_t offset) {
+  cl_int err;
+  cl_mem picked =
+      clCreateBuffer(clprim_context_cl_context(ctx), CL_MEM_READ_WRITE, mine * 4, NULL, &err);
+  clprim_status st = (clprim_status)err;
+  if (st == CLPRIM_SUCCESS)
+    st = clprim_topk(ctx, kl, type, clprim_buf(cand), mine, flags & CLPRIM_TOPK_SMALLEST,
+                     clprim_buf(NULL), clprim_buf(picked));
+  const int index64 = (flags & CLPRIM_INDICES_64) != 0;
+  if (st == CLPRIM_SUCCESS) st = clprim__call_begin(ctx);
+  if (st == CLPRIM_SUCCESS) {
+    cl_mem v = picked, x = picked; /* unused outputs: any buffer, never written */
+    cl_kernel k;
+    char options[160];
+    mpi_options(ctx, type, options, sizeof options);
+    if (values.mem)
+      st = clprim__range(ctx, values, clprim_type_size(type), mine, CLPRIM__OUT_ALL, &v);
+    if (st == CLPRIM_SUCCESS && indices.mem)
+      st = clprim__range(ctx, indices, index64 ? 8 : 4, mine, CLPRIM__OUT_ALL, &x);
+    if (st == CLPRIM_SUCCESS) st = clprim__kernel(ctx, "mpi.cl", options, "mpi_pick", &k);
+    const cl_ulong n64 = mine, off64 = offset;
+    const cl_uint want = (values.mem ? 1u : 0u) | (indices.mem ? (index64 ? 4u : 2u) : 0u);
+    if (st == CLPRIM_SUCCESS)
+      st = clprim__set_args(k, 9, sizeof cand, &cand, sizeof cand_index, &cand_index, sizeof picked,
+                            &picked, sizeof n64, &n64, sizeof v, &v, sizeof x, &x, sizeof x, &x,
+                            sizeof off64, &off64, sizeof want, &want);
+    const struct clprim_launch l = clprim__launch(ctx);
+    size_t groups = (mine + l.wg - 1) / l.wg;
+    if (groups > l.max_groups) groups = l.max_groups;
+    if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, k, groups, l.wg);
+    st = clprim__call_end(ctx, st);
+  }
+  if (picked) clReleaseMemObject(picked);
+  return st;
+}
+
 clprim_status clprim_mpi_topk(clprim_context *ctx, MPI_Comm comm, size_t n_local,
                               clprim_type type, clprim_buffer in, uint64_t k, unsigned flags,
                               clprim_buffer values, clprim_buffer indices,
@@ -1159,20 +1469,22 @@ clprim_status clprim_mpi_topk(clprim_context *ctx, MPI_Comm comm, size_t n_local
     const struct part *sp = &p; /* what the selection runs on */
     clprim_buffer sin = in;
     unsigned sflags = flags;
-    cl_mem cand = NULL;
+    cl_mem cand = NULL, cand_index = NULL;
     int cand_part = 0;
+    const uint64_t kl = n_local < k ? n_local : k;
     if (2 * candidates <= p.total) {
-      const uint64_t kl = n_local < k ? n_local : k;
       clprim_status local = CLPRIM_SUCCESS;
       if (kl > 0) {
-        cl_int err;
+        cl_int err, err2;
         cand = clCreateBuffer(clprim_context_cl_context(ctx), CL_MEM_READ_WRITE,
                               kl * clprim_type_size(type), NULL, &err);
-        local = (clprim_status)err;
+        cand_index =
+            clCreateBuffer(clprim_context_cl_context(ctx), CL_MEM_READ_WRITE, kl * 4, NULL, &err2);
+        local = (clprim_status)(err != CL_SUCCESS ? err : err2);
         if (local == CLPRIM_SUCCESS)
           local = clprim_topk(ctx, n_local, type, in, kl,
                               flags & (CLPRIM_TOPK_SMALLEST | CLPRIM_NTH_REJECT_NAN),
-                              clprim_buf(cand), clprim_buf(NULL));
+                              clprim_buf(cand), clprim_buf(cand_index));
       }
       /* The only INVALID_ARGUMENT left is a NaN refused: refused on every
        * rank (its flag rides in the check's extra word). */
@@ -1190,7 +1502,6 @@ clprim_status clprim_mpi_topk(clprim_context *ctx, MPI_Comm comm, size_t n_local
       st = select_ranks(ctx, comm, sp, type, sin, &rank, 1, sflags, 0, &t, NULL);
     const int selected = st == CLPRIM_SUCCESS;
     if (st == CLPRIM_SUCCESS) st = count_around(ctx, comm, sp, type, sin, &t, 1, &below, &equal);
-    if (cand) clReleaseMemObject(cand);
     /* beyond: the local elements strictly better than t */
     const uint64_t beyond = smallest ? below : sp->n_local - below - equal;
     if (cand_part) part_free(&cp);
@@ -1217,12 +1528,19 @@ clprim_status clprim_mpi_topk(clprim_context *ctx, MPI_Comm comm, size_t n_local
     }
     free(all);
     const int agreed = st == CLPRIM_SUCCESS;
-    /* This rank's share: its own top-k (ties to its lowest indices). */
-    if (st == CLPRIM_SUCCESS && mine > 0)
+    /* This rank's share: its own top-k (ties to its lowest indices); from
+     * its candidates where it has them (a pass over k keys, not over the
+     * part again). */
+    if (st == CLPRIM_SUCCESS && mine > 0 && cand)
+      st = share_of_candidates(ctx, type, cand, cand_index, kl, mine, flags, values, indices,
+                               p.offset);
+    if (st == CLPRIM_SUCCESS && mine > 0 && !cand)
       st = clprim_topk(ctx, n_local, type, in, mine,
                        flags & (CLPRIM_TOPK_SMALLEST | CLPRIM_INDICES_64), values, indices);
-    if (st == CLPRIM_SUCCESS && mine > 0 && indices.mem && p.offset > 0)
+    if (st == CLPRIM_SUCCESS && mine > 0 && !cand && indices.mem && p.offset > 0)
       st = add_constant(ctx, index64 ? CLPRIM_UINT64 : CLPRIM_UINT32, indices, mine, p.offset);
+    if (cand) clReleaseMemObject(cand);
+    if (cand_index) clReleaseMemObject(cand_index);
     if (agreed) st = agree(comm, st);
   }
   part_free(&p);
@@ -1235,32 +1553,300 @@ clprim_status clprim_mpi_topk(clprim_context *ctx, MPI_Comm comm, size_t n_local
 
 /* ----------------------------------------------------------------- sort */
 
-/* Pinned host memory for MPI: a CL_MEM_ALLOC_HOST_PTR buffer, mapped. */
+/* The profile of the calling thread's last sort (clprim_mpi_last_profile):
+ * per thread, as a context serves one thread at a time and a thread's last
+ * call is what a benchmark asks about. */
+static _Thread_local clprim_mpi_profile last_profile;
+
+void clprim_mpi_last_profile(clprim_mpi_profile *profile) {
+  if (profile) *profile = last_profile;
+}
+
+const char *clprim_mpi_phase_name(int phase) {
+  static const char *const names[CLPRIM_MPI_PHASE_COUNT] = {
+      "setup", "splitters", "local_sort", "to_host", "sync", "exchange", "to_device", "merge"};
+  return phase >= 0 && phase < CLPRIM_MPI_PHASE_COUNT ? names[phase] : "?";
+}
+
+/* Adds the time since *since to the phase and restarts the clock. */
+static void phase_end(double *since, clprim_mpi_phase phase) {
+  const double now = MPI_Wtime();
+  last_profile.ms[phase] += (now - *since) * 1e3;
+  *since = now;
+}
+
+/* Pinned host memory for MPI: a CL_MEM_ALLOC_HOST_PTR buffer, which GPU
+ * drivers back with page-locked memory that they copy to and from by DMA
+ * (pageable memory goes through a bounce buffer at a fraction of the
+ * speed). Kept in the context's scratch list under `name`, released with
+ * it: page-locking a buffer costs about as much per byte as copying it, so
+ * a sort that pinned its buffers in every call paid that on top of the
+ * copies. Mapped for the call (pinned_map), unmapped at its end. */
 struct pinned {
   cl_mem buf;
   void *host;
   size_t bytes;
 };
-static clprim_status pinned_alloc(clprim_context *ctx, size_t bytes, struct pinned *s) {
+static clprim_status pinned_scratch(clprim_context *ctx, const char *name, size_t bytes,
+                                    struct pinned *s) {
+  s->buf = NULL, s->host = NULL, s->bytes = bytes ? bytes : 8;
+  struct clprim_scratch_entry *e = ctx->scratch;
+  while (e && strcmp(e->name, name) != 0)
+    e = e->next;
+  if (e && e->size >= s->bytes) {
+    s->buf = e->buf;
+    return CLPRIM_SUCCESS;
+  }
+  if (!e) {
+    e = calloc(1, sizeof *e);
+    if (e) e->name = malloc(strlen(name) + 1);
+    if (!e || !e->name) {
+      free(e);
+      return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    strcpy(e->name, name);
+    e->next = ctx->scratch, ctx->scratch = e;
+  }
+  /* An eighth more than asked: the pieces differ by a few keys between
+   * calls, which should not make a new buffer each time. Only this file
+   * holds these buffers, and never past a call: the old one can go. */
+  const size_t want = s->bytes + s->bytes / 8;
   cl_int err;
-  s->bytes = bytes ? bytes : 8;
-  s->host = NULL;
-  s->buf = clCreateBuffer(clprim_context_cl_context(ctx), CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE,
-                          s->bytes, NULL, &err);
+  cl_mem m =
+      clCreateBuffer(ctx->cl_ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, want, NULL, &err);
   if (err != CL_SUCCESS) return (clprim_status)err;
-  s->host = clEnqueueMapBuffer(clprim_context_queue(ctx), s->buf, CL_TRUE,
-                               CL_MAP_READ | CL_MAP_WRITE, 0, s->bytes, 0, NULL, NULL, &err);
+  if (e->buf) clReleaseMemObject(e->buf);
+  e->buf = m, e->size = want;
+  s->buf = m;
+  return CLPRIM_SUCCESS;
+}
+static clprim_status pinned_map(clprim_context *ctx, struct pinned *s) {
+  cl_int err;
+  s->host = clEnqueueMapBuffer(ctx->queue, s->buf, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, 0,
+                               s->bytes, 0, NULL, NULL, &err);
+  if (err != CL_SUCCESS) s->host = NULL;
   return (clprim_status)err;
 }
-static void pinned_free(clprim_context *ctx, struct pinned *s) {
-  if (s->host) clEnqueueUnmapMemObject(clprim_context_queue(ctx), s->buf, s->host, 0, NULL, NULL);
-  if (s->buf) clFinish(clprim_context_queue(ctx)), clReleaseMemObject(s->buf);
-  s->buf = NULL, s->host = NULL;
+static void pinned_unmap(clprim_context *ctx, struct pinned *s) {
+  if (s->host) clEnqueueUnmapMemObject(ctx->queue, s->buf, s->host, 0, NULL, NULL);
+  s->host = NULL;
+}
+
+/* Non-blocking copies between a device buffer and host memory (which must
+ * stay put until the queue has run them). */
+static clprim_status read_async(clprim_context *ctx, cl_mem buf, size_t offset, size_t bytes,
+                                void *host) {
+  if (bytes == 0) return CLPRIM_SUCCESS;
+  return (clprim_status)clEnqueueReadBuffer(ctx->queue, buf, CL_FALSE, offset, bytes, host, 0, NULL,
+                                            NULL);
+}
+static clprim_status write_async(clprim_context *ctx, cl_mem buf, size_t offset, size_t bytes,
+                                 const void *host) {
+  if (bytes == 0) return CLPRIM_SUCCESS;
+  return (clprim_status)clEnqueueWriteBuffer(ctx->queue, buf, CL_FALSE, offset, bytes, host, 0,
+                                             NULL, NULL);
+}
+
+/* A run of keys: where it starts (elements) in its buffer, and its length. */
+struct run {
+  size_t at, len;
+};
+
+/* dst[out_at ...] = the stable merge of runs a and b of src (cl/mpi.cl's
+ * merge path; a's keys first among equal keys). */
+static clprim_status merge_two(clprim_context *ctx, clprim_type type, cl_mem src, struct run a,
+                               struct run b, cl_mem dst, size_t out_at) {
+  const size_t es = clprim_type_size(type);
+  if (a.len == 0 || b.len == 0) { /* one run: a copy */
+    const struct run r = a.len ? a : b;
+    return r.len ? clprim__copy(ctx, src, dst, r.at * es, out_at * es, r.len * es) : CLPRIM_SUCCESS;
+  }
+  char options[160];
+  mpi_options(ctx, type, options, sizeof options);
+  cl_kernel split, merge;
+  const struct clprim_kernel_request req[2] = {
+      {"mpi.cl", NULL, options, "mpi_merge_split", NULL, &split, NULL, NULL},
+      {"mpi.cl", NULL, options, "mpi_merge", NULL, &merge, NULL, NULL}};
+  CLPRIM_CHECK(clprim__kernels(ctx, req, 2));
+  const unsigned wg = merge_wg(ctx);
+  const cl_ulong tile = (cl_ulong)wg * MERGE_ITEMS, total = a.len + b.len;
+  const cl_ulong tiles = (total + tile - 1) / tile;
+  cl_mem splits;
+  CLPRIM_CHECK(clprim__scratch(ctx, "mpi: merge splits", (tiles + 1) * 8, &splits));
+  const cl_ulong a_at = a.at, na = a.len, b_at = b.at, nb = b.len, dst_at = out_at;
+  CLPRIM_CHECK(clprim__set_args(split, 7, sizeof src, &src, sizeof a_at, &a_at, sizeof na, &na,
+                                sizeof b_at, &b_at, sizeof nb, &nb, sizeof splits, &splits,
+                                sizeof tiles, &tiles));
+  CLPRIM_CHECK(clprim__enqueue(ctx, split, (tiles + 1 + wg - 1) / wg, wg));
+  CLPRIM_CHECK(clprim__set_args(merge, 8, sizeof src, &src, sizeof a_at, &a_at, sizeof na, &na,
+                                sizeof b_at, &b_at, sizeof nb, &nb, sizeof splits, &splits,
+                                sizeof dst, &dst, sizeof dst_at, &dst_at));
+  return clprim__enqueue(ctx, merge, tiles, wg);
+}
+
+/* The P sorted runs (in rank order, one after another from runs[0].at) of
+ * buffer bufs[first] merged into one sorted run at the same place of
+ * bufs[rounds % 2 ^ first]: rounds of pairwise merges between the two
+ * buffers (the caller puts the runs where the last round writes into the
+ * output). Runs of lower ranks win ties, so equal keys stay in rank order. */
+static unsigned merge_rounds(int runs) {
+  unsigned r = 0;
+  while ((1 << r) < runs)
+    ++r;
+  return r;
+}
+static clprim_status merge_runs(clprim_context *ctx, clprim_type type, cl_mem bufs[2],
+                                const size_t base[2], int first, struct run *runs, int count) {
+  const size_t es = clprim_type_size(type);
+  int from = first;
+  while (count > 1) {
+    const int to = !from;
+    int merged = 0;
+    for (int r = 0; r < count; r += 2, ++merged) {
+      struct run a = runs[r], b = {a.at + a.len, 0};
+      if (r + 1 < count) b = runs[r + 1];
+      a.at += base[from], b.at += base[from];
+      if (r + 1 < count)
+        CLPRIM_CHECK(merge_two(ctx, type, bufs[from], a, b, bufs[to], runs[r].at + base[to]));
+      else if (a.len)
+        CLPRIM_CHECK(clprim__copy(ctx, bufs[from], bufs[to], a.at * es,
+                                  (runs[r].at + base[to]) * es, a.len * es));
+      runs[merged].at = runs[r].at, runs[merged].len = a.len + b.len;
+    }
+    count = merged, from = to;
+  }
+  return CLPRIM_SUCCESS;
+}
+
+/* What one rank's exchange moves: send[r] / recv[r] keys to / from rank r
+ * (its own piece: send[rank] = recv[rank]), from / to displacements sdispl
+ * and rdispl of its sorted part and of its share; room: 4 P ints for
+ * MPI_Alltoallv's arguments (allocated before the ranks agree to go on). */
+struct exchange {
+  int *send, *sdispl, *recv, *rdispl, *room;
+};
+
+/* Sort the part, send the pieces for the other ranks, merge what came:
+ * 1. the part sorted on the device into scratch;
+ * 2. the pieces for the other ranks read into one pinned buffer (those of
+ *    lower ranks, then of higher ranks: two reads), while the own piece is
+ *    copied on the device to its place among the runs;
+ * 3. MPI_Alltoallv between pinned buffers, the own piece left out;
+ * 4. the received pieces written from pinned memory next to the own piece
+ *    (two writes), where they are P sorted runs in rank order;
+ * 5. the runs merged (ceil(log2 P) rounds of merge path) into out.
+ * agreed: every rank reached here without an error (so all exchange). */
+static clprim_status sort_exchange(clprim_context *ctx, MPI_Comm comm, const struct part *p,
+                                   clprim_type type, clprim_buffer in, clprim_buffer out,
+                                   uint64_t share, const struct exchange *x, double *clock) {
+  const size_t es = clprim_type_size(type), n_local = (size_t)p->n_local;
+  const int P = p->size, me = p->rank;
+  /* Keys to and from the other ranks: the ones before this rank's own
+   * piece and after it (sorted order on both sides). */
+  const size_t send_low = (size_t)x->sdispl[me], own = (size_t)x->send[me];
+  const size_t send_high = n_local - send_low - own;
+  const size_t recv_low = (size_t)x->rdispl[me], recv_high = share - recv_low - own;
+  const unsigned rounds = merge_rounds(P);
+  cl_mem sorted = NULL, runs_tmp = NULL, bufs[2];
+  struct pinned send = {NULL, NULL, 0}, recv = {NULL, NULL, 0};
+  clprim_status st = clprim__call_begin(ctx);
+  if (st != CLPRIM_SUCCESS) return agree(comm, st); /* every rank goes on to the agreement */
+  if (n_local > 0) st = clprim__scratch(ctx, "mpi: sorted part", n_local * es, &sorted);
+  if (st == CLPRIM_SUCCESS && share > 0)
+    st = clprim__scratch(ctx, "mpi: runs", share * es, &runs_tmp);
+  if (st == CLPRIM_SUCCESS)
+    st = pinned_scratch(ctx, "mpi: pinned send", (n_local - own) * es, &send);
+  if (st == CLPRIM_SUCCESS)
+    st = pinned_scratch(ctx, "mpi: pinned receive", (share - own) * es, &recv);
+  if (st == CLPRIM_SUCCESS) st = pinned_map(ctx, &send);
+  if (st == CLPRIM_SUCCESS) st = pinned_map(ctx, &recv);
+  st = clprim__call_end(ctx, st);
+  phase_end(clock, CLPRIM_MPI_PHASE_SETUP);
+  /* 1. */
+  if (st == CLPRIM_SUCCESS && n_local > 0) {
+    st = clprim_sort_keys(ctx, n_local, type, in, 0, 0, 0, clprim_buf(sorted));
+    if (st == CLPRIM_SUCCESS) st = (clprim_status)clFinish(ctx->queue);
+  }
+  phase_end(clock, CLPRIM_MPI_PHASE_LOCAL_SORT);
+  /* Where the runs go: the buffer that the last merge round reads, so
+   * that the last round writes into out. */
+  const size_t base[2] = {0, out.offset};
+  bufs[0] = runs_tmp, bufs[1] = out.mem;
+  const int first = rounds % 2 ? 0 : 1;
+  /* 2. */
+  if (st == CLPRIM_SUCCESS) st = read_async(ctx, sorted, 0, send_low * es, send.host);
+  if (st == CLPRIM_SUCCESS)
+    st = read_async(ctx, sorted, (send_low + own) * es, send_high * es,
+                    (char *)send.host + send_low * es);
+  /* The own piece's copy runs on the device while MPI exchanges: only the
+   * reads are waited for (a marker after them). */
+  cl_event reads_done = NULL;
+  if (st == CLPRIM_SUCCESS)
+    st = (clprim_status)clEnqueueMarkerWithWaitList(ctx->queue, 0, NULL, &reads_done);
+  if (st == CLPRIM_SUCCESS && own > 0)
+    st = (clprim_status)clEnqueueCopyBuffer(ctx->queue, sorted, bufs[first], send_low * es,
+                                            (base[first] + recv_low) * es, own * es, 0, NULL, NULL);
+  if (st == CLPRIM_SUCCESS) st = (clprim_status)clFlush(ctx->queue);
+  if (st == CLPRIM_SUCCESS) st = (clprim_status)clWaitForEvents(1, &reads_done);
+  if (reads_done) clReleaseEvent(reads_done);
+  phase_end(clock, CLPRIM_MPI_PHASE_TO_HOST);
+  st = agree(comm, st);
+  phase_end(clock, CLPRIM_MPI_PHASE_SYNC);
+  /* 3. The own piece stays on the device: counts 0 for this rank, and the
+   * displacements into the pinned buffers skip it. */
+  if (st == CLPRIM_SUCCESS) {
+    int *sc = x->room, *sd = sc + P, *rc = sc + 2 * P, *rd = sc + 3 * P;
+    for (int r = 0; r < P; ++r) {
+      sc[r] = r == me ? 0 : x->send[r], rc[r] = r == me ? 0 : x->recv[r];
+      sd[r] = x->sdispl[r] - (r > me ? (int)own : 0);
+      rd[r] = x->rdispl[r] - (r > me ? (int)own : 0);
+    }
+    const MPI_Datatype t = es == 4 ? MPI_UINT32_T : MPI_UINT64_T;
+    if (MPI_Alltoallv(send.host, sc, sd, t, recv.host, rc, rd, t, comm) != MPI_SUCCESS)
+      st = CLPRIM_MPI_ERROR_MPI;
+  }
+  phase_end(clock, CLPRIM_MPI_PHASE_EXCHANGE);
+  const int exchanged = st == CLPRIM_SUCCESS;
+  if (exchanged) {
+    last_profile.bytes_sent = last_profile.bytes_to_host = (n_local - own) * es;
+    last_profile.bytes_received = last_profile.bytes_to_device = (share - own) * es;
+  }
+  /* 4. */
+  if (st == CLPRIM_SUCCESS)
+    st = write_async(ctx, bufs[first], base[first] * es, recv_low * es, recv.host);
+  if (st == CLPRIM_SUCCESS)
+    st = write_async(ctx, bufs[first], (base[first] + recv_low + own) * es, recv_high * es,
+                     (char *)recv.host + recv_low * es);
+  if (st == CLPRIM_SUCCESS) st = (clprim_status)clFinish(ctx->queue);
+  phase_end(clock, CLPRIM_MPI_PHASE_TO_DEVICE);
+  /* 5. */
+  if (st == CLPRIM_SUCCESS && share > 0) {
+    struct run *runs = malloc(sizeof *runs * (size_t)P);
+    st = runs ? clprim__call_begin(ctx) : CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+    if (runs && st == CLPRIM_SUCCESS) {
+      for (int r = 0; r < P; ++r)
+        runs[r].at = (size_t)x->rdispl[r], runs[r].len = (size_t)x->recv[r];
+      st = merge_runs(ctx, type, bufs, base, first, runs, P);
+      if (st == CLPRIM_SUCCESS) st = (clprim_status)clFinish(ctx->queue);
+      st = clprim__call_end(ctx, st);
+    }
+    free(runs);
+  }
+  phase_end(clock, CLPRIM_MPI_PHASE_MERGE);
+  if (send.host || recv.host) {
+    pinned_unmap(ctx, &send);
+    pinned_unmap(ctx, &recv);
+    clFinish(ctx->queue);
+  }
+  phase_end(clock, CLPRIM_MPI_PHASE_SETUP);
+  return exchanged ? agree(comm, st) : st;
 }
 
 clprim_status clprim_mpi_sort_keys(clprim_context *ctx, MPI_Comm comm, size_t n_local,
                                    clprim_type type, clprim_buffer in, clprim_buffer out,
                                    size_t out_capacity, uint64_t *out_count) {
+  memset(&last_profile, 0, sizeof last_profile);
+  double clock = MPI_Wtime();
   struct part p;
   CLPRIM_CHECK(nth_check(ctx, comm, n_local, type, in, 0, 0, NULL, 0, 0, &p));
   const size_t es = clprim_type_size(type);
@@ -1281,13 +1867,11 @@ clprim_status clprim_mpi_sort_keys(clprim_context *ctx, MPI_Comm comm, size_t n_
     splitter_ranks = malloc(np * 8), keys = malloc(np * 8), below = malloc(np * 8),
     equal = malloc(np * 8), all = malloc(np * (2 * np - 1) * 8), record = malloc(2 * np * 8);
     mine = malloc(2 * np * 8);
-    scount = malloc(sizeof(int) * 4 * np);
+    scount = malloc(sizeof(int) * 8 * np);
     st = agree(comm, splitter_ranks && keys && below && equal && all && record && mine && scount
                          ? CLPRIM_SUCCESS
                          : CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
   }
-  cl_mem sorted = NULL;
-  struct pinned send = {NULL, NULL, 0}, recv = {NULL, NULL, 0};
   int cuts_add_up = 0;
   if (st == CLPRIM_SUCCESS && N > 0 && P > 1) {
     sdispl = scount + np, rcount = scount + 2 * np, rdispl = scount + 3 * np;
@@ -1351,43 +1935,20 @@ clprim_status clprim_mpi_sort_keys(clprim_context *ctx, MPI_Comm comm, size_t n_
       /* What this rank sends must be its part and what it receives its
        * share (else the exchange would overrun the buffers): checked before
        * the agreement below, so that every rank stops there. */
-      cuts_add_up = s == n_local && t == share;
+      cuts_add_up = s == n_local && t == share && scount[p.rank] == rcount[p.rank];
     }
-    /* Sort the part, stage it, exchange, sort what came. */
-    cl_int err = CL_SUCCESS;
-    const int agreed = st == CLPRIM_SUCCESS;
-    if (st == CLPRIM_SUCCESS && !cuts_add_up) st = CLPRIM_MPI_ERROR_INTERNAL;
-    if (st == CLPRIM_SUCCESS && n_local > 0) {
-      sorted = clCreateBuffer(clprim_context_cl_context(ctx), CL_MEM_READ_WRITE, n_local * es,
-                              NULL, &err);
-      st = (clprim_status)err;
-      if (st == CLPRIM_SUCCESS)
-        st = clprim_sort_keys(ctx, n_local, type, in, 0, 0, 0, clprim_buf(sorted));
-    }
-    if (st == CLPRIM_SUCCESS) st = pinned_alloc(ctx, n_local * es, &send);
-    if (st == CLPRIM_SUCCESS) st = pinned_alloc(ctx, share * es, &recv);
-    if (st == CLPRIM_SUCCESS && n_local > 0)
-      st = (clprim_status)clEnqueueReadBuffer(clprim_context_queue(ctx), sorted, CL_TRUE, 0,
-                                              n_local * es, send.host, 0, NULL, NULL);
-    if (agreed) st = agree(comm, st);
+    phase_end(&clock, CLPRIM_MPI_PHASE_SPLITTERS);
     if (st == CLPRIM_SUCCESS) {
-      const MPI_Datatype t = es == 4 ? MPI_UINT32_T : MPI_UINT64_T;
-      if (MPI_Alltoallv(send.host, scount, sdispl, t, recv.host, rcount, rdispl, t, comm) !=
-          MPI_SUCCESS)
-        st = CLPRIM_MPI_ERROR_MPI;
+      const struct exchange x = {scount, sdispl, rcount, rdispl, scount + 4 * np};
+      st = cuts_add_up ? sort_exchange(ctx, comm, &p, type, in, out, share, &x, &clock)
+                       : agree(comm, CLPRIM_MPI_ERROR_INTERNAL);
     }
-    if (st == CLPRIM_SUCCESS && share > 0)
-      st = write_range(ctx, out, es, 0, share, recv.host);
-    const int exchanged = st == CLPRIM_SUCCESS;
-    if (st == CLPRIM_SUCCESS && share > 0)
-      st = clprim_sort_keys(ctx, share, type, out, 0, 0, 0, out);
-    if (exchanged) st = agree(comm, st);
   } else if (st == CLPRIM_SUCCESS && N > 0) { /* one rank: its own sort */
-    st = agree(comm, clprim_sort_keys(ctx, n_local, type, in, 0, 0, 0, out));
+    st = clprim_sort_keys(ctx, n_local, type, in, 0, 0, 0, out);
+    if (st == CLPRIM_SUCCESS) st = (clprim_status)clFinish(ctx->queue);
+    phase_end(&clock, CLPRIM_MPI_PHASE_LOCAL_SORT);
+    st = agree(comm, st);
   }
-  pinned_free(ctx, &send);
-  pinned_free(ctx, &recv);
-  if (sorted) clReleaseMemObject(sorted);
   free(splitter_ranks), free(keys), free(below), free(equal), free(all), free(record), free(mine),
       free(scount);
   part_free(&p);

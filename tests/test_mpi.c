@@ -434,7 +434,7 @@ static void check_selection(clprim_type type) {
     for (int j = 0; j < 2; ++j)
       for (unsigned flags = 0; flags <= CLPRIM_TOPK_SMALLEST; flags += CLPRIM_TOPK_SMALLEST) {
         const uint64_t k = ks[j];
-        const int idx64 = j == 1;
+        const int idx64 = j == 1 || flags != 0; /* 64-bit indices: both top-k paths */
         const size_t is = idx64 ? 8 : 4;
         cl_mem values = test_buffer(ctx, k * g.es, NULL), indices = test_buffer(ctx, k * is, NULL);
         uint64_t count = UINT64_MAX, at = UINT64_MAX;
@@ -784,11 +784,14 @@ static void check_every_collective(void) {
 
 /* Sample sort on keys that defeat splitters taken from a sample alone: all
  * equal, two values, one value for 90% (the rest spread), a skewed spread
- * (most keys in a sliver of the range). Every rank must hold its share
- * (within one element of N / P, so well within the issue's 10%) and the
- * keys of those global sorted positions. */
+ * (most keys in a sliver of the range); and for floats equal keys with
+ * different bits (-0.0 and +0.0, NaNs with different payloads), which the
+ * merge of the received runs must keep in global index order. Every rank
+ * must hold its share (within one element of N / P, so well within the
+ * issue's 10%) and the bits of those global sorted positions. */
 static void check_sort_balance(clprim_type type) {
-  for (int dist = 0; dist < 4; ++dist) {
+  const int is_f = type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE;
+  for (int dist = 0; dist < 4 + is_f; ++dist) {
     struct global g;
     make(&g, type, 6000 + test_rand() % 6000, dist % 3, 0);
     unsigned char few[2 * 8];
@@ -799,6 +802,24 @@ static void check_sort_balance(clprim_type type) {
       if (dist == 0) memcpy(x, few, g.es);                  /* all equal */
       if (dist == 1) memcpy(x, few + (r & 1) * g.es, g.es); /* two values */
       if (dist == 2 && r < 90) memcpy(x, few, g.es);        /* 90% one value */
+      if (dist == 4) { /* signed zeros, NaN payloads, a few numbers */
+        const uint64_t pick = r % 5, payload = test_rand() % 7 + 1;
+        if (type == CLPRIM_FLOAT) {
+          const uint32_t b = pick == 0   ? 0x80000000u
+                             : pick == 1 ? 0u
+                             : pick == 2 ? 0x7FC00000u | (uint32_t)payload
+                             : pick == 3 ? 0xFFC00000u | (uint32_t)payload
+                                         : 0x3F800000u; /* 1.0 */
+          memcpy(x, &b, 4);
+        } else {
+          const uint64_t b = pick == 0   ? 0x8000000000000000ull
+                             : pick == 1 ? 0ull
+                             : pick == 2 ? 0x7FF8000000000000ull | payload
+                             : pick == 3 ? 0xFFF8000000000000ull | payload
+                                         : 0x3FF0000000000000ull; /* 1.0 */
+          memcpy(x, &b, 8);
+        }
+      }
       if (dist == 3) {                                      /* skewed spread */
         const double u = test_uniform(), skew = u * u * u * u * u * u * u * u;
         switch (type) {
@@ -895,6 +916,39 @@ static void test_every_collective(void **state) {
   end_test();
 }
 
+/* Which device each rank took (clprim_mpi_context_create's local-rank rule
+ * or $CLPRIM_DEVICE), one line per rank printed by rank 0: the device's
+ * name and platform, and on NVIDIA its PCI bus (cl_nv_device_attribute_query),
+ * so that a run on several GPUs shows that each rank had its own. */
+static void print_device(void) {
+  char line[400], name[128] = "?", platform[128] = "?", ext[8192] = "", pci[48] = "pci -";
+  cl_device_id dev = clprim_context_device(ctx);
+  cl_platform_id plat = NULL;
+  clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, NULL);
+  clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL);
+  clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof platform, platform, NULL);
+  clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, sizeof ext, ext, NULL);
+  ext[sizeof ext - 1] = '\0';
+  if (strstr(ext, "cl_nv_device_attribute_query")) {
+    cl_uint bus = 0, slot = 0; /* CL_DEVICE_PCI_BUS_ID_NV, CL_DEVICE_PCI_SLOT_ID_NV */
+    clGetDeviceInfo(dev, 0x4008, sizeof bus, &bus, NULL);
+    clGetDeviceInfo(dev, 0x4009, sizeof slot, &slot, NULL);
+    snprintf(pci, sizeof pci, "pci bus 0x%02x slot 0x%02x", bus, slot);
+  }
+  int local = -1;
+  clprim_mpi_local_rank(comm, &local);
+  const char *env = getenv("CLPRIM_DEVICE");
+  snprintf(line, sizeof line, "test_mpi: rank %d (local rank %d, CLPRIM_DEVICE=%s): %s, %s, %s",
+           rank_, local, env && *env ? env : "unset", name, platform, pci);
+  char *all = rank_ == 0 ? malloc(sizeof line * (size_t)size_) : NULL;
+  /* PMPI_: not one of the collectives that the tests count and fail */
+  PMPI_Gather(line, sizeof line, MPI_CHAR, all, sizeof line, MPI_CHAR, 0, comm);
+  for (int r = 0; all && r < size_; ++r)
+    printf("%s\n", all + (size_t)r * sizeof line);
+  fflush(stdout);
+  free(all);
+}
+
 static int setup(void **state) {
   (void)state;
   const int st = clprim_mpi_context_create(comm, NULL, &ctx);
@@ -902,6 +956,7 @@ static int setup(void **state) {
     fprintf(stderr, "rank %d: clprim_mpi_context_create: %s\n", rank_, clprim_mpi_status_name(st));
     return -1;
   }
+  print_device();
   return 0;
 }
 static int teardown(void **state) {

@@ -34,8 +34,9 @@
  *
  * Data movement: MPI cannot read a cl_mem, so what crosses the network is
  * staged on the host; bulk data (sort's exchange) goes through pinned host
- * memory (a buffer made with CL_MEM_ALLOC_HOST_PTR and mapped), which
- * devices copy to and from by DMA. Per call (docs/SCALING.md gives the
+ * memory (a buffer made with CL_MEM_ALLOC_HOST_PTR and mapped, kept with
+ * the context for later calls), which devices copy to and from by DMA. Per
+ * call (docs/SCALING.md gives the
  * model and measured figures):
  *  - reductions, histograms, scan, compaction: one small collective of a
  *    few words per rank (a histogram: its bins);
@@ -45,8 +46,8 @@
  *    CLPRIM_MPI_GATHER_MAX keys gathered;
  *  - top-k: a selection among the ranks' local candidates (with small k one
  *    gather of k keys per rank), or among all elements;
- *  - sort: every element once (all-to-all), plus one selection of the
- *    P - 1 splitter ranks.
+ *  - sort: every element that changes rank once (all-to-all), plus one
+ *    selection of the P - 1 splitter ranks.
  *
  * Order of the selection calls and sort: as in clprim.h ("Order of the
  * selection calls"): -0.0 equals +0.0, every NaN is one value above +inf.
@@ -222,10 +223,14 @@ CLPRIM_MPI_API clprim_status clprim_mpi_nth_element(clprim_context *ctx, MPI_Com
 
 /*! clprim_mpi_quantiles() :
  * clprim_mpi_nth_element() for each of ranks[0, count) (global ranks, any
- * order, repeats allowed), to values[j] on every rank. The ranks share
- * level 0 (one sample, one counting pass on each device and their three
- * collectives, or one gather when N is small); each distinct rank then
- * extracts its own bucket and runs its own later levels.
+ * order, repeats allowed), to values[j] on every rank. The distinct ranks
+ * go through the levels together: per level one round of collectives for
+ * all of them (a gather of the samples, a broadcast of the splitters, an
+ * all-reduce of the bucket counts; the base case one all-gather and one
+ * all-gatherv), and on each device one launch of each
+ * level kernel for all their sub-problems (level 0: one counting pass and
+ * one extraction pass over the part for all the ranks); in passes of 256
+ * distinct ranks.
  * @return : as clprim_mpi_nth_element(); CLPRIM_ERROR_INVALID_ARGUMENT also
  *           for NULL ranks or values, count = 0. */
 CLPRIM_MPI_API clprim_status clprim_mpi_quantiles(clprim_context *ctx, MPI_Comm comm,
@@ -256,7 +261,7 @@ CLPRIM_MPI_API clprim_status clprim_mpi_nth_element_approx(clprim_context *ctx, 
  * them) by distributed selection, each rank's counts of candidates beyond
  * and equal to it (one counting pass), the ties given to the lowest GLOBAL
  * indices (ranks in order), then each rank's share by clprim_topk() on its
- * part. Each rank writes its share (in its
+ * local candidates (else on its part). Each rank writes its share (in its
  * input order) to values and / or indices (GLOBAL indices: uint32, or
  * uint64 with CLPRIM_INDICES_64); rank after rank the shares are the global
  * top-k in global index order. *local_count and *global_offset (either may
@@ -283,8 +288,11 @@ CLPRIM_MPI_API clprim_status clprim_mpi_topk(clprim_context *ctx, MPI_Comm comm,
  * global ranks r N / P, by distributed selection; each rank sorts its part
  * (clprim_sort_keys), cuts it at the splitters (counts of keys below and
  * equal to each splitter, one counting pass, then the ties' cut by global
- * index), exchanges the pieces with MPI_Alltoallv through pinned host
- * buffers, and sorts what it received. out holds out_capacity elements;
+ * index), sends the pieces for the other ranks with MPI_Alltoallv through
+ * pinned host buffers (its own piece stays on its device), and merges the
+ * P sorted runs it then holds (merge path on its device, lower ranks' keys
+ * first among equal keys). clprim_mpi_last_profile() says where the time
+ * went. out holds out_capacity elements;
  * *out_count (may be NULL) receives this rank's count. Keys only (no
  * values), ascending only; at most 256 ranks; n_local and each rank's share
  * below 2^31 elements (MPI's int counts).
@@ -301,6 +309,45 @@ CLPRIM_MPI_API clprim_status clprim_mpi_sort_keys(clprim_context *ctx, MPI_Comm 
  * clprim_mpi_sort_keys() of n elements: (rank + 1) n / ranks - rank n / ranks.
  * @return : that number (0 for a bad rank). */
 CLPRIM_MPI_API uint64_t clprim_mpi_sort_share(uint64_t n, int rank, int ranks);
+
+/* ---------------------------------------------------------------- profile */
+
+/* The phases of clprim_mpi_sort_keys(), timed on the host (MPI_Wtime) with
+ * the device's work of each phase finished inside it: what a benchmark
+ * reads to tell where the time of a distributed sort goes. */
+typedef enum clprim_mpi_phase {
+  CLPRIM_MPI_PHASE_SETUP,      /* scratch and pinned host buffers (made on first use), map, unmap */
+  CLPRIM_MPI_PHASE_SPLITTERS,  /* the splitters' selection, the counting pass, the cuts' all-gather
+                                */
+  CLPRIM_MPI_PHASE_LOCAL_SORT, /* this rank's part sorted on its device */
+  CLPRIM_MPI_PHASE_TO_HOST,    /* the pieces for other ranks: device to pinned host memory */
+  CLPRIM_MPI_PHASE_SYNC,       /* the agreement before the exchange (waiting for the other ranks) */
+  CLPRIM_MPI_PHASE_EXCHANGE,   /* MPI_Alltoallv between pinned host buffers */
+  CLPRIM_MPI_PHASE_TO_DEVICE,  /* the received pieces: pinned host memory to the device */
+  CLPRIM_MPI_PHASE_MERGE,      /* the merge of the P sorted runs on the device */
+  CLPRIM_MPI_PHASE_COUNT
+} clprim_mpi_phase;
+
+/* What the last clprim_mpi_sort_keys() of the calling thread spent and
+ * moved on this rank: ms[phase] (milliseconds; all 0 where the call ended
+ * before a phase), the bytes it sent to other ranks and received from them
+ * in the exchange (its own piece stays on its device), and the bytes copied
+ * device to host and host to device. */
+typedef struct clprim_mpi_profile {
+  double ms[CLPRIM_MPI_PHASE_COUNT];
+  uint64_t bytes_sent, bytes_received;
+  uint64_t bytes_to_host, bytes_to_device;
+} clprim_mpi_profile;
+
+/*! clprim_mpi_last_profile() :
+ * Copies the profile of the calling thread's last clprim_mpi_sort_keys()
+ * (zeros before the first) to *profile (ignored when NULL). Not a
+ * collective. */
+CLPRIM_MPI_API void clprim_mpi_last_profile(clprim_mpi_profile *profile);
+
+/*! clprim_mpi_phase_name() :
+ * @return : the phase's name ("exchange"), or "?" for a value out of range. */
+CLPRIM_MPI_API const char *clprim_mpi_phase_name(int phase);
 
 #ifdef __cplusplus
 }

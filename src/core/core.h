@@ -153,6 +153,7 @@ struct clprim_context {
    * earlier in a call stays valid when a later step grows the buffer. */
   cl_mem *retired;
   size_t retired_count, retired_room;
+  struct clprim_zeros *zeros; /* Oclgrind: host zeros new scratch is written from */
 
   /* Events of the last public call: its first command's (profiling queues
    * only) and its last command's. */

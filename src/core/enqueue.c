@@ -176,8 +176,40 @@ clprim_status clprim__deliver_count(clprim_context *ctx, cl_mem buf, size_t at, 
   return CLPRIM_SUCCESS;
 }
 
+/* Oclgrind 21.10 sizes its record of which bytes of a buffer are
+ * initialised by the last host write to it (offset and size ignored), and
+ * keeps that record when the buffer is released, for the next buffer that
+ * gets its handle: past that size, loads read as uninitialised and kernel
+ * stores are not recorded. So on Oclgrind every host write covers the
+ * whole buffer (a write of part of it: read, changed, written back). */
+static clprim_status write_whole(clprim_context *ctx, cl_mem buf, size_t offset, size_t bytes,
+                                 const void *host, int blocking) {
+  size_t size = 0;
+  cl_int err = clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof size, &size, NULL);
+  if (err != CL_SUCCESS) return (clprim_status)err;
+  if (offset == 0 && bytes == size) {
+    cl_event event = NULL;
+    err = clEnqueueWriteBuffer(ctx->queue, buf, blocking ? CL_TRUE : CL_FALSE, 0, size, host,
+                               WAITS(ctx), &event);
+    keep_event(ctx, err, event, NULL, "(write)");
+    return (clprim_status)err;
+  }
+  unsigned char *whole = malloc(size ? size : 1);
+  if (!whole) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  err = clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, 0, size, whole, WAITS(ctx), NULL);
+  if (err == CL_SUCCESS) {
+    if (bytes) memcpy(whole + offset, host, bytes);
+    cl_event event = NULL;
+    err = clEnqueueWriteBuffer(ctx->queue, buf, CL_TRUE, 0, size, whole, 0, NULL, &event);
+    keep_event(ctx, err, event, NULL, "(write)");
+  }
+  free(whole);
+  return (clprim_status)err;
+}
+
 clprim_status clprim__write(clprim_context *ctx, cl_mem buf, size_t offset, size_t bytes,
                             const void *host, int blocking) {
+  if (ctx->oclgrind) return write_whole(ctx, buf, offset, bytes, host, blocking);
   cl_event event = NULL;
   cl_int err = clEnqueueWriteBuffer(ctx->queue, buf, blocking ? CL_TRUE : CL_FALSE, offset, bytes,
                                     host, WAITS(ctx), &event);

@@ -14,6 +14,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Host zeros, kept until the context is freed (a write that does not wait
+ * reads them later); a larger block keeps the smaller ones before it. */
+struct clprim_zeros {
+  struct clprim_zeros *next;
+  size_t size;
+  unsigned char bytes[];
+};
+
+/* Oclgrind may hold a released buffer's record of initialised bytes for a
+ * new buffer's handle (see clprim__write in enqueue.c): written once from
+ * the host, the new buffer gets a record of its own size. The write does
+ * not wait: Oclgrind runs commands in the thread that waits for them, and
+ * its checker crashes in any thread but the first. */
+static clprim_status oclgrind_zero(clprim_context *ctx, cl_mem m, size_t bytes) {
+  if (!ctx->zeros || ctx->zeros->size < bytes) {
+    struct clprim_zeros *z = calloc(1, sizeof *z + bytes);
+    if (!z) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+    z->next = ctx->zeros, z->size = bytes;
+    ctx->zeros = z;
+  }
+  return clprim__write(ctx, m, 0, bytes, ctx->zeros->bytes, 0);
+}
+
 static clprim_status scratch(clprim_context *ctx, const char *name, size_t bytes, int per_call,
                              cl_mem *buf) {
   if (bytes == 0) bytes = 1;
@@ -52,6 +75,13 @@ static clprim_status scratch(clprim_context *ctx, const char *name, size_t bytes
   cl_int err;
   cl_mem m = clCreateBuffer(ctx->cl_ctx, CL_MEM_READ_WRITE, want, NULL, &err);
   if (err != CL_SUCCESS) return (clprim_status)err;
+  if (ctx->oclgrind) {
+    const clprim_status st = oclgrind_zero(ctx, m, want);
+    if (st != CLPRIM_SUCCESS) {
+      clReleaseMemObject(m);
+      return st;
+    }
+  }
   /* The outgrown buffer is kept until the context is freed (with twofold
    * growth all of them together are smaller than the new one): a handle an
    * earlier step of the call took stays valid, and Oclgrind reports a
@@ -86,4 +116,9 @@ void clprim__release_scratch(clprim_context *ctx) {
   free(ctx->retired);
   ctx->retired = NULL;
   ctx->retired_count = ctx->retired_room = 0;
+  while (ctx->zeros) {
+    struct clprim_zeros *next = ctx->zeros->next;
+    free(ctx->zeros);
+    ctx->zeros = next;
+  }
 }

@@ -46,7 +46,7 @@
  *   values: -DX_T=int|uint|long|ulong|float|double, -DX_FLOAT=0|1
  *   -DV_T=int|long|float|double and -DS_T (the type sums are added in: uint,
  *   ulong, float, double) when values are summed; -DHAS_COUNTS=0|1;
- *   binned path: -DRANGE_SHIFT, -DPQUADS, -DPART_RUNS=0|1, -DNV_SHARED_RED. */
+ *   binned path: -DRANGE_SHIFT, -DPQUADS. */
 #ifndef WG
 #define WG 256
 #endif
@@ -444,9 +444,6 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void hist_global(KERNEL
 #endif
 #define PITEMS (4 * PQUADS)
 #define PTILE (WG * PITEMS)
-#ifndef PART_RUNS
-#define PART_RUNS 1 /* hist_part_scatter: one local atomic per run of equal ranges */
-#endif
 
 /* Loads this work-item's PITEMS elements starting at first (a multiple of
  * 4) into x[], and with LOAD_VALUES (and HAS_VALUES) their values into v[]. */
@@ -473,7 +470,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void hist_global(KERNEL
 
 #define PART_ARGS                                                                                  \
   __global const X_T *in, __global const V_T *values, ulong n, uint bins, X_T lo, X_T hi,          \
-      X_T scale, ulong range, uint ranges, uint tiles_per_group, uint direct_bins
+      X_T scale, ulong range, uint ranges, uint tiles_per_group
 
 #ifdef KERNEL_hist_part_count
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
@@ -503,7 +500,7 @@ hist_part_count(PART_ARGS, __global uint *range_counts, __global uint *outside,
         out_above += cls == OUT_ABOVE;
         out_nan += cls == OUT_NAN;
       }
-      const uint r = b == NO_BIN || b < direct_bins ? NO_BIN : b >> RANGE_SHIFT;
+      const uint r = b == NO_BIN ? NO_BIN : b >> RANGE_SHIFT;
       if (r != cur) {
         if (len) atomic_add(&counts_l[cur], len);
         cur = r, len = 0;
@@ -523,8 +520,7 @@ hist_part_count(PART_ARGS, __global uint *range_counts, __global uint *outside,
 #ifdef KERNEL_hist_part_scatter
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 hist_part_scatter(PART_ARGS, __global const uint *range_offsets, __global ushort *part_bins,
-                  __global V_T *part_values, __global uint *counts, __global S_T *sums,
-                  __local uint *tile_count, __local uint *tile_offset, __local uint *cursor,
+                  __global V_T *part_values, __local uint *tile_count, __local uint *tile_offset, __local uint *cursor,
                   __local uint *write_base, __local uint *staged_bins, __local V_T *staged_values) {
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   const uint lid = (uint)get_local_id(0), group = (uint)get_group_id(0);
@@ -547,13 +543,7 @@ hist_part_scatter(PART_ARGS, __global const uint *range_offsets, __global ushort
     for (int j = 0; j < PITEMS; ++j) {
       uint cls = 0;
       b[j] = first + j < n ? bin_of(x[j], bins, lo, hi, scale, range, &cls) : NO_BIN;
-      if (b[j] < direct_bins) { /* the first ranges: straight to the global atomics */
-        if (HAS_COUNTS) count_add(&counts[b[j]], 1u);
-        if (HAS_VALUES) global_add(&sums[b[j]], (S_T)v[j]);
-        b[j] = NO_BIN;
-      }
     }
-#if PART_RUNS
     /* rank[j] first holds the length of the run of equal ranges from j on,
      * then (one local atomic per run) the rank of each element among the
      * tile's elements of its range. */
@@ -567,10 +557,6 @@ hist_part_scatter(PART_ARGS, __global const uint *range_offsets, __global ushort
       else
         rank[j] = atomic_add(&tile_count[b[j] >> RANGE_SHIFT], rank[j]);
     }
-#else
-    for (int j = 0; j < PITEMS; ++j)
-      if (b[j] != NO_BIN) rank[j] = atomic_inc(&tile_count[b[j] >> RANGE_SHIFT]);
-#endif
     barrier(CLK_LOCAL_MEM_FENCE);
     /* The tile's offset per range; the counts are reset for the next tile. */
     uint mine = 0;
@@ -608,14 +594,6 @@ hist_part_scatter(PART_ARGS, __global const uint *range_offsets, __global ushort
     /* The next tile's first barrier separates these reads from its writes. */
   }
 }
-#endif
-
-/* Float sums in the local pass: with -DNV_SHARED_RED (nv_ptx) the native
- * red.shared.add.f32 / .f64 of clprim_device.h, else local_add. */
-#if defined(NV_FAST) && defined(NV_SHARED_RED) && (defined(V_IS_DOUBLE) || defined(V_IS_FLOAT))
-#define local_sum_add CLPRIM_CAT(clprim_red_add_local_, S_T)
-#else
-#define local_sum_add local_add
 #endif
 
 /* The range holding element i of the partitioned buffer: the last r whose
@@ -671,13 +649,13 @@ hist_part_local(__global const ushort *part_bins, __global const V_T *part_value
         }
         for (int u = 0; u < 4; ++u) {
           if (HAS_COUNTS) atomic_add(&local_counts[bq[u]], 1u);
-          if (HAS_VALUES) local_sum_add(&local_sums[bq[u]], (S_T)vq[u]);
+          if (HAS_VALUES) local_add(&local_sums[bq[u]], (S_T)vq[u]);
         }
       }
       for (; i < stop; i += WG) {
         const uint bin = part_bins[i];
         if (HAS_COUNTS) atomic_add(&local_counts[bin], 1u);
-        if (HAS_VALUES) local_sum_add(&local_sums[bin], (S_T)part_values[i]);
+        if (HAS_VALUES) local_add(&local_sums[bin], (S_T)part_values[i]);
       }
       barrier(CLK_LOCAL_MEM_FENCE);
       for (uint k = lid; k < RANGE_BINS && base + k < bins; k += WG) {

@@ -280,20 +280,12 @@ void sum_tiles(__global const IN_T *in, ulong n, __global S *tile_sums SUM_EXTRA
  * for an empty segment `empty`), SEG_ARG (argmax / argmin: best_out[2 s] =
  * the element's bits, zero-extended, best_out[2 s + 1] = its index in the
  * segment; an empty segment gives 0 and NO_INDEX). The segments were
- * checked first (seg_check). */
+ * checked first (segments_check). */
 #define SEG_SUM 0
 #define SEG_VALUE 1
 #define SEG_ARG 2
 #define SEG_UNROLL 8
-#include "internal/segments.h"
-
-#ifdef KERNEL_seg_check
-__kernel void seg_check(__global const ulong *begins, __global const ulong *ends, ulong segments,
-                        ulong n, __global uint *info) {
-  const ulong s = get_global_id(0);
-  if (s < segments) clprim_check_segment(begins, ends, s, n, ~(ulong)0, info, info, 0);
-}
-#endif
+#include "internal/segments.h" /* segments_check */
 
 #ifdef KERNEL_seg_reduce
 #ifdef CLPRIM_HAS_SUBGROUPS

@@ -37,6 +37,7 @@
 #endif
 #define TILE ((ulong)WG * ITEMS)
 #define FIX_CHUNK 16
+#include "internal/counts.h"
 #include "internal/heads.h"
 
 /* Full runs of ITEMS (a multiple of 4) consecutive elements are read through
@@ -88,10 +89,7 @@ rbk_count(__global const K_T *keys, ulong n, __global ulong *tile_counts) {
   int head[ITEMS];
   const uint heads = load_heads(keys, n, first, k, head);
   const uint total = clprim_wg_reduce_add_uint(heads, scratch);
-  if (get_local_id(0) == 0) {
-    tile_counts[get_group_id(0)] = total;
-    if (get_group_id(0) == get_num_groups(0) - 1) tile_counts[get_num_groups(0)] = 0;
-  }
+  CLPRIM_PUT_TILE_COUNT(tile_counts, total);
 }
 #endif
 

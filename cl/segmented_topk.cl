@@ -170,16 +170,6 @@ CLPRIM_INLINE KEY seg_radix_select(__global const T *in, ulong b, ulong e, KEY f
   return prefix;
 }
 
-#ifdef KERNEL_seg_topk_check
-/* The offsets' check (internal/segments.h): bad ones, and the long ones
- * (their ids and bounds) for the host. */
-__kernel void seg_topk_check(__global const ulong *begins, __global const ulong *ends,
-                             ulong segments, ulong n, ulong longest, __global uint *info,
-                             __global uint *long_ids, __global ulong *long_bounds) {
-  const ulong s = get_global_id(0);
-  if (s < segments) clprim_check_segment(begins, ends, s, n, longest, info, long_ids, long_bounds);
-}
-#endif
 
 #ifdef KERNEL_seg_nth
 /* out[s]: the element of rank min(k, length - 1) of segment s (the

@@ -79,6 +79,8 @@ CLPRIM_INLINE int builtin_passes(T x, int op, T a, T b) {
   }
 }
 
+#include "internal/counts.h"
+
 /* Whether element i, whose value (or flag) is x, passes; PASSES reads it
  * from src, the input or the flag array (or, for runs, the keys). */
 #if defined(RUNS)
@@ -179,10 +181,7 @@ void select_masks(__global const SRC_T *src, ulong n, int op, T a, T b, __global
   const ulong word = (ulong)group * WG + word_in_tile;
   if (word * 32 < n) masks[word] = mask;
   const uint count = clprim_wg_reduce_add_uint(popcount(mask), scratch);
-  if (lid == 0) {
-    tile_counts[group] = count;
-    if (group == get_num_groups(0) - 1) tile_counts[group + 1] = 0;
-  }
+  CLPRIM_PUT_TILE_COUNT(tile_counts, count);
 }
 #endif
 

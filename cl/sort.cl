@@ -27,7 +27,7 @@
  * and a key's rank among its group's equal digits comes from the lanes
  * that share its digit: on nv_ptx atomic ORs of lane bits into a local
  * word per digit, or a ballot per digit bit (sort_pass with an 8-byte key
- * or value and values; the host picks, -DSORT_PASS_PEERS and -DSORT_PEERS),
+ * or value and values; the host picks, -DSORT_PASS_PEERS),
  * elsewhere those atomic ORs with barriers for the warp syncs.
  * Key r of work-item l sits at tile position
  * (l / 32) * 32 * ITEMS + r * 32 + l % 32, so groups, rounds and lanes
@@ -105,28 +105,20 @@ CLPRIM_INLINE uint tile_pos(uint lid, uint r) {
 
 #ifdef CLPRIM_PATH_NV_PTX
 /* How a warp finds its lanes with equal digits: sort_pass's way comes from
- * the host (-DSORT_PASS_PEERS, src/sort.c's pass_peers); -DSORT_PEERS sets
- * both kernels' way, for comparisons. */
+ * the host (-DSORT_PASS_PEERS, src/sort.c's pass_peers). */
 #define PEERS_BALLOT 0 /* a ballot per digit bit */
-#define PEERS_MATCH 1  /* match.any: ~8 times slower on the H100 (~230 cycles a warp) */
 #define PEERS_OR 2     /* atomic ORs of lane bits into a local word per digit */
-#ifdef SORT_PEERS
-#define PASS_PEERS SORT_PEERS
-#define TILE_PEERS SORT_PEERS
-#else
 #ifdef SORT_PASS_PEERS
 #define PASS_PEERS SORT_PASS_PEERS
 #else
 #define PASS_PEERS PEERS_BALLOT
 #endif
 #define TILE_PEERS PEERS_OR /* sort_tile: 5.6 against 6.9 ms with ballots (2^18 x 1024) */
-#endif
 
 /* The lanes of the warp whose digit equals d. words: RADIX per warp
  * (PEERS_OR). */
 CLPRIM_INLINE uint warp_peers(uint d, uint how, __local uint *words) {
-#ifdef CLPRIM_HAS_MATCH
-  if (how == PEERS_MATCH) return clprim_sg_match_any(d);
+#ifdef CLPRIM_HAS_MATCH /* (the .sync warp operations the ORs' syncs need) */
   if (how == PEERS_OR) {
     words += ((uint)get_local_id(0) >> 5) * RADIX;
     words[d] = 0;
@@ -662,14 +654,6 @@ UNROLL
 #endif
 
 /* ------------------------------------------------- segmented: the check */
-/* internal/segments.h; segments longer than `tile` keys are listed, with
- * their bounds (the host reads them in one go). */
+/* internal/segments.h's segments_check; segments longer than one tile are
+ * listed, with their bounds (the host reads them in one go). */
 #include "internal/segments.h"
-#ifdef KERNEL_sort_segments_check
-__kernel void sort_segments_check(__global const ulong *begins, __global const ulong *ends,
-                                  ulong segments, ulong n, uint tile, __global uint *info,
-                                  __global uint *long_ids, __global ulong *long_bounds) {
-  const ulong s = get_global_id(0);
-  if (s < segments) clprim_check_segment(begins, ends, s, n, tile, info, long_ids, long_bounds);
-}
-#endif

@@ -28,6 +28,7 @@
  * the indices of those equal to it, the largest index that ties may take (a
  * selection on those indices, only when more tie than are needed), and
  * topk_finish, one work-group that sorts the k pairs and writes them. */
+#include "internal/counts.h"
 #include "internal/sample_select.h"
 #include "internal/tile.h"
 #include "internal/local_sort.h"
@@ -83,10 +84,7 @@ topk_count(__global const T *in, ulong n, KEY t, int smallest, __global ulong *c
          topk_flag(x.s2, first + 2, n, t, smallest) + topk_flag(x.s3, first + 3, n, t, smallest);
   }
   const ulong total = clprim_wg_reduce_add_ulong(c, scratch);
-  if (get_local_id(0) == 0) {
-    counts[get_group_id(0)] = total;
-    if (get_group_id(0) == get_num_groups(0) - 1) counts[get_num_groups(0)] = 0;
-  }
+  CLPRIM_PUT_TILE_COUNT(counts, total);
 }
 #endif
 

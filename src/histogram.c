@@ -30,6 +30,42 @@
 
 #define MAX_BINS ((size_t)1 << 31)
 
+/* The family's knobs and table (docs/TUNING.md): -1 where the code
+ * chooses (nv_fast: on where the PTX builds; binned: automatic; runs: for
+ * sums only; range_shift: as many bins as local memory holds). */
+enum {
+  HIST_QUADS, HIST_AGG, HIST_RUNS, HIST_NV_FAST, HIST_BINNED, HIST_RANGE_SHIFT, HIST_SLICE,
+  HIST_PQUADS, HIST_PWG, HIST_KNOBS
+};
+static const struct clprim_knob hist_knobs[HIST_KNOBS] = {
+    {"quads", 1, 8},         {"agg", 0, 2},    {"runs", 0, 1},
+    {"nv_fast", 0, 1},       {"binned", 0, 1}, {"range_shift", 0, 16},
+    {"slice", 1, 0xFFFFFFFF}, {"pquads", 1, 8}, {"pwg", 32, 1024}};
+#define K CLPRIM__KNOB
+static const struct clprim_tuning_row hist_table[] = {
+    {0, 0, NULL, 0, 0, K(HIST_QUADS) | K(HIST_AGG) | K(HIST_SLICE) | K(HIST_PQUADS) | K(HIST_PWG),
+     {4, 0, 0, 0, 0, 0, 1 << 18, 4, 256},
+     "portable: 16 elements a work-item and chunk, no lane aggregation (CPU runtimes run "
+     "subgroup operations as barriers); binned: 2^18 elements a slice, 16 a work-item"},
+    {0, 0, NULL, 0, 4, K(HIST_PQUADS), {[HIST_PQUADS] = 2}, "binned with values: 8 a work-item"},
+    {0, 0, NULL, 0, 8, K(HIST_PQUADS), {[HIST_PQUADS] = 2}, "binned with values: 8 a work-item"},
+    {0, CL_DEVICE_TYPE_CPU, NULL, 0, 0, K(HIST_PWG), {[HIST_PWG] = 64},
+     "CPUs: the binned passes in the launch's small work-groups"},
+    {0, CL_DEVICE_TYPE_GPU, NULL, 0, 0, K(HIST_AGG) | K(HIST_PWG), {[HIST_AGG] = 2, [HIST_PWG] = 512},
+     "GPUs: each work-item's last run aggregated across lanes; binned passes of 512 (H100, "
+     "2^20 bins, 2^28 keys: 1.70 ms against 2.09 with 256)"},
+};
+#undef K
+static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t);
+/* Its state in a context: whether the nv_ptx fast kernels (match.any,
+ * red.f64) built: 0 not tried, 1 yes, -1 no (the portable kernels run). */
+struct hist_state {
+  int nv_fast;
+};
+const struct clprim_family clprim__family_histogram = {
+    "histogram", hist_knobs, HIST_KNOBS, hist_table, sizeof hist_table / sizeof hist_table[0],
+    sizeof(struct hist_state), prebuild};
+
 struct hist_config {
   unsigned wg;
   size_t max_groups;
@@ -37,18 +73,17 @@ struct hist_config {
   int aggregate;  /* hist_global's peer aggregation (the kernel's AGGREGATE) */
   int local_runs; /* hist_local adds runs in registers first (LOCAL_RUNS); -1: the
                    * default, runs for sums only (see hist_kernel) */
+  long long knob[HIST_KNOBS];
 };
 
-static struct hist_config hist_config(const clprim_context *ctx) {
-  /* Peer aggregation on GPUs only: CPU runtimes run subgroup operations as
-   * work-group barriers (PoCL), at a cost and with no collisions to save. */
-  struct hist_config c = {256, 0, 4, ctx->info.device_type & CL_DEVICE_TYPE_GPU ? 2 : 0, -1};
-  /* $CLPRIM_HIST_QUADS (1, 2, 4 or 8) and $CLPRIM_HIST_AGG (0, 1, 2), to compare. */
-  const long long quads = ctx->tuning[CLPRIM_KNOB_HIST_QUADS], agg = ctx->tuning[CLPRIM_KNOB_HIST_AGG];
-  if (quads == 1 || quads == 2 || quads == 4 || quads == 8) c.quads = (unsigned)quads;
-  if (agg >= 0 && agg <= 2) c.aggregate = (int)agg;
-  /* $CLPRIM_HIST_RUNS=0|1: hist_local without / with runs */
-  if (ctx->tuning[CLPRIM_KNOB_HIST_RUNS] >= 0) c.local_runs = ctx->tuning[CLPRIM_KNOB_HIST_RUNS] != 0;
+/* The shape for values of value_bytes (0: counts only). */
+static struct hist_config hist_config(const clprim_context *ctx, size_t value_bytes) {
+  struct hist_config c;
+  clprim__tuned(ctx, &clprim__family_histogram, 0, (unsigned)value_bytes, c.knob);
+  const long long quads = c.knob[HIST_QUADS];
+  c.quads = quads == 1 || quads == 2 || quads == 4 || quads == 8 ? (unsigned)quads : 4u;
+  c.aggregate = (int)c.knob[HIST_AGG];
+  c.local_runs = (int)c.knob[HIST_RUNS];
   const struct clprim_launch l = clprim__launch(ctx);
   c.wg = l.wg, c.max_groups = l.max_groups;
   return c;
@@ -60,7 +95,7 @@ static struct hist_config hist_config(const clprim_context *ctx) {
 static size_t local_budget(const clprim_context *ctx) {
   size_t budget = (size_t)ctx->info.local_mem_size / 2;
   if (budget > 32768) budget = 32768;
-  size_t scratch = (size_t)hist_config(ctx).wg * 4 + 256;
+  size_t scratch = (size_t)clprim__launch(ctx).wg * 4 + 256;
   return budget > scratch ? budget - scratch : 0;
 }
 
@@ -102,12 +137,14 @@ static clprim_status check_call(clprim_context *ctx, struct clprim_hist_call *c)
   return CLPRIM_SUCCESS;
 }
 
-static int want_nv_fast(const clprim_context *ctx, const struct clprim_hist_call *c) {
-  if (ctx->info.path != CLPRIM_PATH_NV_PTX || ctx->hist_nv_fast < 0) return 0;
+static int want_nv_fast(const clprim_context *ctx, const struct clprim_hist_call *c,
+                        const struct hist_config *cfg) {
+  const struct hist_state *state = clprim__state(ctx, &clprim__family_histogram);
+  if (ctx->info.path != CLPRIM_PATH_NV_PTX || state->nv_fast < 0) return 0;
   /* red.add.f32 / .f64 flush subnormal inputs and results to zero. */
   if (c->keep_subnormals && c->sums && is_float(c->v_type)) return 0;
   if (!strstr(ctx->path_options[CLPRIM_PATH_NV_PTX], "CLPRIM_NV_SYNC=1")) return 0;
-  return ctx->tuning[CLPRIM_KNOB_HIST_NV_FAST] != 0; /* 0: the portable kernels, to compare */
+  return cfg->knob[HIST_NV_FAST] != 0; /* 0: the portable kernels, to compare */
 }
 
 /* The binned path's plan for a call (see the file's header). */
@@ -119,16 +156,7 @@ struct hist_binned {
   size_t groups;          /* work-groups of the count and scatter passes */
   size_t tiles_per_group; /* consecutive tiles per work-group */
   size_t slice;           /* partitioned elements per work-group of the local pass */
-  size_t direct_bins;     /* bins below go straight to global atomics in the scatter pass */
-  int shared_red;         /* nv_ptx: float sums with red.shared in the local pass */
-  int runs;               /* the scatter pass ranks runs of equal ranges (PART_RUNS) */
 };
-
-/* A knob's value when set and positive, else fallback. */
-static size_t knob_size(const clprim_context *ctx, enum clprim_knob knob, size_t fallback) {
-  const long long v = ctx->tuning[knob];
-  return v > 0 ? (size_t)v : fallback;
-}
 
 /* Local memory of the scatter pass: four words per range, the staged tile
  * (bins and values) and the scan's scratch. */
@@ -139,13 +167,13 @@ static size_t scatter_local_bytes(size_t ranges, size_t tile, size_t vs, unsigne
 /* Whether the binned path runs the call, and its plan. Automatically on GPUs
  * for counts (no sums) when the bins do not fit in local memory, n is large
  * (at least 2^22 elements and 8 per bin) and there are at most 256 ranges;
- * $CLPRIM_HIST_BINNED=0|1 turns it off / on wherever it can run (tests,
- * comparisons), and $CLPRIM_HIST_RANGE_SHIFT (smaller ranges: tests),
- * $CLPRIM_HIST_SLICE and $CLPRIM_HIST_PQUADS change the plan. */
+ * the knob histogram.binned=0|1 turns it off / on wherever it can run
+ * (tests, comparisons), and range_shift (smaller ranges: tests), slice,
+ * pquads and pwg change the plan. */
 static int plan_binned(const clprim_context *ctx, const struct clprim_hist_call *c,
                        const struct hist_config *cfg, struct hist_binned *p) {
-  const int forced = ctx->tuning[CLPRIM_KNOB_HIST_BINNED] == 1;
-  if (ctx->tuning[CLPRIM_KNOB_HIST_BINNED] == 0 || c->n == 0) return 0;
+  const int forced = cfg->knob[HIST_BINNED] == 1;
+  if (cfg->knob[HIST_BINNED] == 0 || c->n == 0) return 0;
   const size_t vs = c->sums ? clprim_type_size(c->v_type) : 0;
   const size_t per_bin = (c->counts ? 4 : 0) + vs;
   if (!forced && c->bins <= clprim__histogram_local_max(ctx, c->counts != NULL, vs)) return 0;
@@ -162,7 +190,7 @@ static int plan_binned(const clprim_context *ctx, const struct clprim_hist_call 
     ++shift;
   if (((size_t)1 << shift) * per_bin > budget) return 0;
   const size_t max_shift = shift;
-  shift = (unsigned)knob_size(ctx, CLPRIM_KNOB_HIST_RANGE_SHIFT, shift);
+  if (cfg->knob[HIST_RANGE_SHIFT] >= 0) shift = (unsigned)cfg->knob[HIST_RANGE_SHIFT];
   if (shift > max_shift) shift = (unsigned)max_shift;
   const size_t max_ranges = forced ? 512 : 256;
   while (((c->bins - 1) >> shift) + 1 > max_ranges && shift < max_shift)
@@ -170,19 +198,12 @@ static int plan_binned(const clprim_context *ctx, const struct clprim_hist_call 
   p->range_shift = shift;
   p->ranges = ((c->bins - 1) >> shift) + 1;
   if (p->ranges > max_ranges) return 0;
-  /* 512 work-items on GPUs: tiles of 8192 elements, longer runs per range in
-   * the scatter's writes (measured faster than 256 on the H100). */
-  p->wg = cfg->wg;
-  if ((ctx->info.device_type & CL_DEVICE_TYPE_GPU) && ctx->info.max_work_group_size >= 512)
-    p->wg = 512;
-  const size_t wg_env = knob_size(ctx, CLPRIM_KNOB_HIST_PWG, 0); /* a power of two, 32..1024 */
-  if (wg_env >= 32 && wg_env <= 1024 && !(wg_env & (wg_env - 1)) &&
-      wg_env <= ctx->info.max_work_group_size)
-    p->wg = (unsigned)wg_env;
-  /* 16 elements per work-item for counts, 8 with values, halved until the
-   * scatter pass's local memory fits. */
-  p->pquads = (unsigned)knob_size(ctx, CLPRIM_KNOB_HIST_PQUADS, c->values ? 2 : 4);
-  if (p->pquads > 8) p->pquads = 8;
+  /* The table's work-group (a power of two; halved until the device takes
+   * it) and 4-vectors per work-item, halved until the scatter pass's local
+   * memory fits. */
+  const long long pwg = cfg->knob[HIST_PWG];
+  p->wg = clprim__fit_wg(ctx, pwg > 0 && !(pwg & (pwg - 1)) ? (unsigned)pwg : cfg->wg);
+  p->pquads = (unsigned)cfg->knob[HIST_PQUADS];
   while (p->pquads > 1 && scatter_local_bytes(p->ranges, (size_t)p->wg * 4 * p->pquads, vs, p->wg) >
                               ctx->info.local_mem_size)
     p->pquads /= 2;
@@ -197,16 +218,7 @@ static int plan_binned(const clprim_context *ctx, const struct clprim_hist_call 
   p->groups = tiles < cfg->max_groups ? tiles : cfg->max_groups;
   p->tiles_per_group = (tiles - 1) / p->groups + 1;
   p->groups = (tiles - 1) / p->tiles_per_group + 1;
-  p->slice = knob_size(ctx, CLPRIM_KNOB_HIST_SLICE, (size_t)1 << 18);
-  if (p->slice > UINT32_MAX) p->slice = UINT32_MAX;
-  /* Experiments: $CLPRIM_HIST_DIRECT (percent of the ranges, from the
-   * first, whose elements the scatter pass adds with global atomics rather
-   * than partitioning them) and $CLPRIM_HIST_SHARED_RED=1. */
-  const size_t direct_percent = knob_size(ctx, CLPRIM_KNOB_HIST_DIRECT, 0);
-  p->direct_bins = direct_percent >= 100 ? 0 : (p->ranges * direct_percent / 100) << shift;
-  if (p->direct_bins > c->bins) p->direct_bins = c->bins;
-  p->shared_red = knob_size(ctx, CLPRIM_KNOB_HIST_SHARED_RED, 0) == 1;
-  p->runs = ctx->tuning[CLPRIM_KNOB_HIST_PART_RUNS] != 0; /* $CLPRIM_HIST_PART_RUNS=0|1 */
+  p->slice = (size_t)cfg->knob[HIST_SLICE];
   return 1;
 }
 
@@ -242,13 +254,13 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct clprim_hist_c
    * registers first, as a float or double local add is a compare-and-swap
    * loop that equal keys in a warp would serialize. */
   const int local_runs = cfg->local_runs >= 0 ? cfg->local_runs : c->sums != NULL;
+  struct hist_state *state = clprim__state(ctx, &clprim__family_histogram);
   for (;;) {
-    const int nv_fast = want_nv_fast(ctx, c);
+    const int nv_fast = want_nv_fast(ctx, c, cfg);
     char options[320], binned_opt[64] = "";
     if (binned)
-      snprintf(binned_opt, sizeof binned_opt, " -DRANGE_SHIFT=%u -DPQUADS=%u -DPART_RUNS=%d%s",
-               binned->range_shift, binned->pquads, binned->runs,
-               binned->shared_red && nv_fast ? " -DNV_SHARED_RED" : "");
+      snprintf(binned_opt, sizeof binned_opt, " -DRANGE_SHIFT=%u -DPQUADS=%u",
+               binned->range_shift, binned->pquads);
     snprintf(
         options, sizeof options,
         "-DWG=%u -DCOPIES=%u -DQUADS=%u -DAGGREGATE=%d -DLOCAL_RUNS=%d -DX_T=%s -DX_FLOAT=%d%s%s "
@@ -279,10 +291,10 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct clprim_hist_c
     clprim_status st = clprim__kernels(ctx, req, main_kernels + 2);
     if (st != CLPRIM_SUCCESS && st != CLPRIM__COLLECTED && nv_fast) {
       /* The driver refused the PTX (match.any, red.f64): portable kernels. */
-      ctx->hist_nv_fast = -1;
+      state->nv_fast = -1;
       continue;
     }
-    if (st == CLPRIM_SUCCESS && nv_fast) ctx->hist_nv_fast = 1;
+    if (st == CLPRIM_SUCCESS && nv_fast) state->nv_fast = 1;
     *local_copies = copies;
     return st;
   }
@@ -319,25 +331,23 @@ static clprim_status hist_run_binned(clprim_context *ctx, const struct clprim_hi
   cl_ulong n64 = c->n, range = c->range;
   cl_uint bins = (cl_uint)c->bins, ranges = (cl_uint)p->ranges;
   cl_uint tiles_per_group = (cl_uint)p->tiles_per_group, groups = (cl_uint)p->groups;
-  cl_uint slice = (cl_uint)p->slice, direct_bins = (cl_uint)p->direct_bins;
+  cl_uint slice = (cl_uint)p->slice;
   for (int k = 0; k < 2; ++k) /* the arguments count and scatter share */
     CLPRIM_CHECK(clprim__set_args(
-        kernel[k], 11, sizeof c->in, &c->in, sizeof values, &values, sizeof n64, &n64, sizeof bins,
+        kernel[k], 10, sizeof c->in, &c->in, sizeof values, &values, sizeof n64, &n64, sizeof bins,
         &bins, xs, &c->lo, xs, &c->hi, xs, &c->scale, sizeof range, &range, sizeof ranges, &ranges,
-        sizeof tiles_per_group, &tiles_per_group, sizeof direct_bins, &direct_bins));
-  cl_int err = clSetKernelArg(kernel[0], 11, sizeof range_counts, &range_counts);
-  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[0], 12, sizeof outside, &outside);
-  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[0], 13, p->ranges * 4, NULL);
+        sizeof tiles_per_group, &tiles_per_group));
+  cl_int err = clSetKernelArg(kernel[0], 10, sizeof range_counts, &range_counts);
+  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[0], 11, sizeof outside, &outside);
+  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[0], 12, p->ranges * 4, NULL);
   if (err != CL_SUCCESS) return (clprim_status)err;
   const size_t local_sizes[6] = {p->ranges * 4, p->ranges * 4, p->ranges * 4,
                                  p->ranges * 4, tile * 4,      vs ? tile * vs : 8};
-  err = clSetKernelArg(kernel[1], 11, sizeof range_counts, &range_counts);
-  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[1], 12, sizeof part_bins, &part_bins);
-  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[1], 13, sizeof part_values, &part_values);
-  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[1], 14, sizeof counts, &counts);
-  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[1], 15, sizeof sums, &sums);
+  err = clSetKernelArg(kernel[1], 10, sizeof range_counts, &range_counts);
+  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[1], 11, sizeof part_bins, &part_bins);
+  if (err == CL_SUCCESS) err = clSetKernelArg(kernel[1], 12, sizeof part_values, &part_values);
   for (cl_uint k = 0; k < 6 && err == CL_SUCCESS; ++k)
-    err = clSetKernelArg(kernel[1], 16 + k, local_sizes[k], NULL);
+    err = clSetKernelArg(kernel[1], 13 + k, local_sizes[k], NULL);
   if (err != CL_SUCCESS) return (clprim_status)err;
   /* Count per range and group, scan, scatter into ranges. */
   const struct clprim_count_scan_scatter passes = {{kernel[0], p->groups, p->wg},
@@ -359,7 +369,7 @@ static clprim_status hist_run_binned(clprim_context *ctx, const struct clprim_hi
 
 clprim_status clprim__histogram(clprim_context *ctx, struct clprim_hist_call *c) {
   CLPRIM_CHECK(check_call(ctx, c));
-  const struct hist_config cfg = hist_config(ctx);
+  const struct hist_config cfg = hist_config(ctx, c->values ? clprim_type_size(c->v_type) : 0);
   struct hist_binned plan;
   int binned = plan_binned(ctx, c, &cfg, &plan);
   cl_kernel kernel[3], zero_kernel, commit_kernel;
@@ -525,4 +535,22 @@ clprim_status clprim_histogram_even(clprim_context *ctx, size_t n, clprim_type t
   clprim_status st = counts.mem ? even_bins(ctx, type, lo, hi, &c) : CLPRIM_ERROR_INVALID_ARGUMENT;
   if (st == CLPRIM_SUCCESS) st = clprim__histogram(ctx, &c);
   return clprim__call_end(ctx, st);
+}
+
+/* Dry runs (core/prebuild.c): bins in local memory, beyond it, and the
+ * binned path's (dense reduce-by-key: src/reduce_by_key.c's). */
+static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t) {
+  const size_t bins[3] = {256, (size_t)1 << 16, d->max_bins};
+  clprim_value lo, hi;
+  memset(&lo, 0, sizeof lo);
+  memset(&hi, 0, sizeof hi);
+  hi.u64 = t == CLPRIM_FLOAT ? 0x3f800000u : t == CLPRIM_DOUBLE ? 0x3ff0000000000000ull : 1000;
+  uint64_t outside[3];
+  for (int b = 0; b < 3; ++b) {
+    clprim_histogram_even(ctx, d->n, t, clprim_buf(d->in), lo, hi, bins[b], clprim_buf(d->out),
+                          outside, clprim_buf(NULL));
+    if (t == CLPRIM_INT32 || t == CLPRIM_UINT32)
+      clprim_histogram_keys(ctx, d->n, t, clprim_buf(d->in), bins[b], clprim_buf(d->out),
+                            outside, clprim_buf(NULL));
+  }
 }

@@ -24,36 +24,18 @@
  * Parameters and built-in predicates' operands are kernel arguments, so a
  * new value builds nothing; the generated source depends on the stages and
  * types only (and on whether the run takes its count from the device), and
- * is cached as every program is (memory and disk). select.c's expression
- * calls with parameters run as a pipeline of one filter
- * (clprim__select_expr). */
-#include "pipeline.h"
-#include "nth_element.h"
+ * is cached as every program is (memory and disk). The stages' generated
+ * function is engine/stages.c's. */
+#include "engine/stages.h"
+#include "engine/sample_select.h"
 #include "reduce.h"
 #include "select.h"
 #include "topk.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_INPUTS 4
-#define MAX_STAGES 16
-#define MAX_PARAMS 8
-#define MAX_BUILTINS 4  /* built-in predicates: operands in pipe_q0..pipe_q7 */
 #define MODE_MIN 0x100u /* as in cl/reduce.cl */
-
-enum stage_kind { STAGE_MAP, STAGE_FILTER_EXPR, STAGE_FILTER_PRED, STAGE_FILTER_FLAGS };
-
-struct stage {
-  enum stage_kind kind;
-  clprim_type type;       /* x's type after the stage */
-  char *expression;       /* MAP, FILTER_EXPR */
-  clprim_predicate_op op; /* FILTER_PRED: operands in q[2 builtin], q[2 builtin + 1] */
-  unsigned builtin;
-  unsigned input; /* FILTER_FLAGS */
-  unsigned line;  /* the generated source's line that starts its expression */
-};
 
 enum terminal {
   TERM_NONE,
@@ -70,11 +52,7 @@ enum terminal {
 
 struct clprim_pipeline {
   clprim_context *ctx;
-  unsigned inputs;
-  clprim_type types[MAX_INPUTS];
-  struct stage stages[MAX_STAGES];
-  unsigned stage_count, builtins;
-  cl_ulong q[2 * MAX_BUILTINS];
+  struct clprim_stages st; /* the stages and their generated source */
 
   enum terminal terminal;
   unsigned flags;
@@ -84,9 +62,6 @@ struct clprim_pipeline {
   uint64_t k;
   double *q_list;
   size_t q_count;
-
-  char *source;       /* generated for the current stages (NULL: not yet) */
-  int source_counted; /* source takes the device count (clprim_pipeline_run_counted) */
 
   /* Outputs: the buffers (grown on demand), and what the last run wrote. */
   cl_mem buf[OUTPUTS + 2]; /* + compacted values and indices of the selections */
@@ -99,9 +74,7 @@ struct clprim_pipeline {
 
 /* ------------------------------------------------------------ helpers */
 
-static clprim_type x_type(const clprim_pipeline *p) {
-  return p->stage_count ? p->stages[p->stage_count - 1].type : p->types[0];
-}
+static clprim_type x_type(const clprim_pipeline *p) { return clprim__stages_type(&p->st); }
 
 clprim_type clprim_pipeline_type(const clprim_pipeline *p) {
   return p ? x_type(p) : CLPRIM_INT32;
@@ -109,315 +82,6 @@ clprim_type clprim_pipeline_type(const clprim_pipeline *p) {
 
 static int is_float(clprim_type t) {
   return t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE;
-}
-
-/* Whether an expression is one expression that cannot reach outside the
- * generated function: see the doc comment in clprim.h. */
-int clprim__expression_ok(const char *e) {
-  if (!e) return 0;
-  char open[256];
-  size_t depth = 0;
-  int any = 0;
-  for (const char *p = e; *p; ++p) {
-    const unsigned char c = (unsigned char)*p;
-    if (c == ';' || c == '{' || c == '}' || c == '#' || c == '\\' || c == '"' || c == '\'')
-      return 0;
-    if (c < 32 && c != ' ' && c != '\t' && c != '\n' && c != '\r') return 0;
-    if (c >= 127) return 0;
-    if (c == '/' && (p[1] == '*' || p[1] == '/')) return 0;
-    /* digraphs (<% %> <: :> %:) and trigraphs (??x) spell braces and '#' */
-    if ((c == '<' && (p[1] == '%' || p[1] == ':')) || (c == '%' && (p[1] == '>' || p[1] == ':')) ||
-        (c == ':' && p[1] == '>') || (c == '?' && p[1] == '?'))
-      return 0;
-    if (c == '(' || c == '[') {
-      if (depth == sizeof open) return 0;
-      open[depth++] = (char)c;
-    } else if (c == ')' || c == ']') {
-      if (depth == 0 || open[depth - 1] != (c == ')' ? '(' : '[')) return 0;
-      --depth;
-    }
-    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') any = 1;
-  }
-  return depth == 0 && any;
-}
-
-static char *dup_text(const char *s) {
-  char *d = malloc(strlen(s) + 1);
-  if (d) strcpy(d, s);
-  return d;
-}
-
-/* Text being assembled (malloc'ed, grown as needed), with its line count. */
-struct text {
-  char *s;
-  size_t len, room;
-  unsigned lines;
-  int failed;
-};
-
-static void text_printf(struct text *t, const char *format, ...) {
-  if (t->failed) return;
-  va_list ap;
-  va_start(ap, format);
-  va_list again;
-  va_copy(again, ap);
-  const int need = vsnprintf(NULL, 0, format, ap);
-  va_end(ap);
-  if (need < 0) {
-    t->failed = 1;
-    va_end(again);
-    return;
-  }
-  if (t->len + (size_t)need + 1 > t->room) {
-    const size_t room = (t->len + (size_t)need + 1) * 2;
-    char *s = realloc(t->s, room);
-    if (!s) {
-      t->failed = 1;
-      va_end(again);
-      return;
-    }
-    t->s = s, t->room = room;
-  }
-  vsnprintf(t->s + t->len, (size_t)need + 1, format, again);
-  va_end(again);
-  for (size_t k = t->len; k < t->len + (size_t)need; ++k)
-    t->lines += t->s[k] == '\n';
-  t->len += (size_t)need;
-}
-
-static const char input_name[MAX_INPUTS] = {'a', 'b', 'c', 'd'};
-
-/* OpenCL C that turns ulong bits q into an operand of type. */
-static const char *bits_to(clprim_type type) {
-  static const char *const conv[CLPRIM_TYPE_COUNT] = {
-      "as_int((uint)", "(uint)(", "as_long(", "(ulong)(", "as_float((uint)", "as_double("};
-  return conv[type];
-}
-
-/* A built-in predicate over x and the operands qa, qb (select.cl's rules). */
-static const char *builtin_condition(clprim_predicate_op op, clprim_type type) {
-  const int fl = is_float(type);
-  switch (op) {
-  case CLPRIM_PRED_GT:
-    return "x > qa";
-  case CLPRIM_PRED_GE:
-    return "x >= qa";
-  case CLPRIM_PRED_LT:
-    return "x < qa";
-  case CLPRIM_PRED_LE:
-    return "x <= qa";
-  case CLPRIM_PRED_EQ:
-    return "x == qa";
-  case CLPRIM_PRED_NE:
-    return "x != qa";
-  case CLPRIM_PRED_INSIDE:
-    return "qa <= x && x < qb";
-  case CLPRIM_PRED_OUTSIDE:
-    return "!(qa <= x && x < qb)";
-  case CLPRIM_PRED_NONZERO:
-    return "x != 0";
-  case CLPRIM_PRED_IS_NAN:
-    return fl ? "isnan(x)" : "0";
-  case CLPRIM_PRED_NOT_NAN:
-    return fl ? "!isnan(x)" : "1";
-  case CLPRIM_PRED_MASK_EQ:
-    return "(x & qa) == qb";
-  }
-  return "0";
-}
-
-/* The user's expression on a line of its own, under a file name that says
- * which stage it is (build logs are translated from it). */
-static void put_expression(struct text *t, struct stage *st, unsigned stage) {
-  text_printf(t, "#line 1 \"clprim-expression-%u\"\n", stage);
-  st->line = t->lines + 1;
-  text_printf(t, "%s\n", st->expression);
-  text_printf(t, "#line %u \"clprim-pipeline\"\n", t->lines + 2);
-}
-
-/* The generated source of the pipeline's stages (cl/pipeline.cl). */
-static clprim_status generate(clprim_pipeline *p, int counted) {
-  if (p->source && p->source_counted == counted) return CLPRIM_SUCCESS;
-  free(p->source);
-  p->source = NULL;
-  const char *pt = p->ctx->info.has_fp64 ? "double" : "float";
-  struct text t = {NULL, 0, 0, 0, 0};
-  text_printf(&t, "#define PIPE_A_T %s\n#define PIPE_OUT_T %s\n", clprim__cl_type(p->types[0]),
-              clprim__cl_type(x_type(p)));
-  text_printf(&t, "#define PIPE_PARAMS");
-  for (unsigned k = 1; k < p->inputs; ++k)
-    text_printf(&t, " , __global const %s *pipe_in_%u", clprim__cl_type(p->types[k]), k);
-  for (unsigned k = 0; k < MAX_PARAMS; ++k)
-    text_printf(&t, " , %s pipe_p%u", pt, k);
-  for (unsigned k = 0; k < 2 * MAX_BUILTINS; ++k)
-    text_printf(&t, " , ulong pipe_q%u", k);
-  if (counted) text_printf(&t, " , __global const ulong *pipe_count");
-  text_printf(&t, "\n#define PIPE_ARGS");
-  for (unsigned k = 1; k < p->inputs; ++k)
-    text_printf(&t, " , pipe_in_%u", k);
-  for (unsigned k = 0; k < MAX_PARAMS; ++k)
-    text_printf(&t, " , pipe_p%u", k);
-  for (unsigned k = 0; k < 2 * MAX_BUILTINS; ++k)
-    text_printf(&t, " , pipe_q%u", k);
-  if (counted) text_printf(&t, " , pipe_count");
-  text_printf(&t, "\n#line %u \"clprim-pipeline\"\n", t.lines + 2);
-  text_printf(&t, "CLPRIM_INLINE int pipe_element(PIPE_A_T a, ulong i, PIPE_OUT_T *pipe_out "
-                  "PIPE_PARAMS) {\n");
-  for (unsigned k = 0; k < MAX_PARAMS; ++k)
-    text_printf(&t, "  const %s p%u = pipe_p%u;\n", pt, k, k);
-  for (unsigned k = 1; k < p->inputs; ++k)
-    text_printf(&t, "  const %s %c = pipe_in_%u[i];\n", clprim__cl_type(p->types[k]), input_name[k],
-                k);
-  /* *pipe_out follows x (a failing element leaves the x it failed at:
-   * partitions write it). */
-  text_printf(&t, "  const %s pipe_v0 = a;\n", clprim__cl_type(p->types[0]));
-  text_printf(&t, "  *pipe_out = (PIPE_OUT_T)pipe_v0;\n");
-  /* A counted run: the elements from the device count on are not there. */
-  if (counted) text_printf(&t, "  if (i >= *pipe_count) return 0;\n");
-  unsigned v = 0;
-  clprim_type cur = p->types[0];
-  for (unsigned s = 0; s < p->stage_count; ++s) {
-    struct stage *st = &p->stages[s];
-    const char *ct = clprim__cl_type(cur);
-    switch (st->kind) {
-    case STAGE_MAP: {
-      const char *nt = clprim__cl_type(st->type);
-      text_printf(&t, "  %s pipe_v%u;\n  {\n    const %s x = pipe_v%u;\n    pipe_v%u = (%s)(\n", nt,
-                  v + 1, ct, v, v + 1, nt);
-      put_expression(&t, st, s + 1);
-      text_printf(&t, "    );\n    *pipe_out = (PIPE_OUT_T)pipe_v%u;\n  }\n", v + 1);
-      ++v;
-      cur = st->type;
-      break;
-    }
-    case STAGE_FILTER_EXPR:
-      text_printf(&t, "  {\n    const %s x = pipe_v%u;\n    if (!(\n", ct, v);
-      put_expression(&t, st, s + 1);
-      text_printf(&t, "    )) return 0;\n  }\n");
-      break;
-    case STAGE_FILTER_PRED:
-      text_printf(
-          &t,
-          "  {\n    const %s x = pipe_v%u;\n    const %s qa = %spipe_q%u), qb = %spipe_q%u);\n"
-          "    if (!(%s)) return 0;\n  }\n",
-          ct, v, ct, bits_to(cur), 2 * st->builtin, bits_to(cur), 2 * st->builtin + 1,
-          builtin_condition(st->op, cur));
-      break;
-    case STAGE_FILTER_FLAGS:
-      text_printf(&t, "  if (!(%c != 0)) return 0;\n", input_name[st->input]);
-      break;
-    }
-  }
-  text_printf(&t, "  *pipe_out = pipe_v%u;\n  return 1;\n}\n", v);
-  if (t.failed) {
-    free(t.s);
-    return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
-  }
-  p->source = t.s, p->source_counted = counted;
-  return CLPRIM_SUCCESS;
-}
-
-/* Lines of text (a string's newlines + 1). */
-static unsigned lines_of(const char *text) {
-  unsigned n = 1;
-  for (; *text; ++text)
-    n += *text == '\n';
-  return n;
-}
-
-/* Where a log line points into a user's expression: its stage (1-based)
- * and the line and column in the expression's text, and *message the rest
- * after "LINE:COL:". Compilers that honour #line name the file
- * clprim-expression-<stage>; others (Oclgrind) give the line of the whole
- * source, which starts with clprim_device.h and a line break. */
-static int log_location(const clprim_pipeline *p, const char *line, size_t len, unsigned *stage,
-                        unsigned *row, unsigned *col, const char **message) {
-  const unsigned header = lines_of(clprim__source("clprim_device.h")) - 1;
-  for (const char *c = line; c < line + len; ++c) {
-    if (*c != ':' || !(c[1] >= '0' && c[1] <= '9')) continue;
-    unsigned r = 0, k = 0;
-    int used = 0;
-    if (sscanf(c, ":%u:%u:%n", &r, &k, &used) != 2 || used == 0 || c + used > line + len) continue;
-    *message = c + used;
-    *col = k;
-    static const char named[] = "clprim-expression-";
-    const size_t nl = sizeof named - 1;
-    unsigned s = 0;
-    if ((size_t)(c - line) > nl) {
-      const char *d = c;
-      while (d > line && d[-1] >= '0' && d[-1] <= '9')
-        --d;
-      if ((size_t)(d - line) >= nl && strncmp(d - nl, named, nl) == 0 && sscanf(d, "%u", &s) == 1 &&
-          s >= 1 && s <= p->stage_count && p->stages[s - 1].expression) {
-        *stage = s, *row = r;
-        return 1;
-      }
-    }
-    /* Line numbers of the whole source only where the file is none that
-     * #line names (the library's files, the generated part). */
-    const char *f = c;
-    while (f > line && f[-1] != ' ' && f[-1] != '\t')
-      --f;
-    char file[64];
-    snprintf(file, sizeof file, "%.*s", (int)(c - f < 63 ? c - f : 63), f);
-    if (clprim__source(file) || strcmp(file, "clprim-pipeline") == 0) return 0;
-    for (s = 0; s < p->stage_count; ++s) {
-      const struct stage *st = &p->stages[s];
-      if (!st->expression) continue;
-      const unsigned first = header + 1 + st->line;
-      if (r >= first && r < first + lines_of(st->expression)) {
-        *stage = s + 1, *row = r - first + 1;
-        return 1;
-      }
-    }
-    return 0;
-  }
-  return 0;
-}
-
-/* The build log, where it is about a user's expression, becomes
- * "expression:LINE:COL: message", the expression's line, a caret and the
- * stage; other lines (the compiler's own quotes) are dropped. A log with
- * no such line is left as it is. */
-static void translate_log(clprim_pipeline *p) {
-  clprim_context *ctx = p->ctx;
-  if (!ctx->build_log || !*ctx->build_log) return;
-  struct text t = {NULL, 0, 0, 0, 0};
-  for (const char *line = ctx->build_log; *line;) {
-    const size_t len = strcspn(line, "\n");
-    unsigned stage = 0, row = 0, col = 0;
-    const char *message = NULL;
-    if (log_location(p, line, len, &stage, &row, &col, &message)) {
-      while (*message == ' ')
-        ++message;
-      /* "error: file:1:2: text" (PoCL) or "file:1:2: error: text" (clang) */
-      const char *severity = "";
-      if (strncmp(line, "error:", 6) == 0) severity = "error: ";
-      if (strncmp(line, "warning:", 8) == 0) severity = "warning: ";
-      const size_t mlen = (size_t)(line + len - message);
-      text_printf(&t, "expression:%u:%u: %s%.*s\n", row, col, severity, (int)mlen, message);
-      /* The expression's line `row`, and a caret under column col. */
-      const char *e = p->stages[stage - 1].expression;
-      for (unsigned r = 1; r < row && *e; ++r) {
-        e += strcspn(e, "\n");
-        if (*e) ++e;
-      }
-      const size_t elen = strcspn(e, "\n");
-      text_printf(&t, "  %.*s\n  ", (int)elen, e);
-      for (unsigned c = 1; c < col && c <= elen; ++c)
-        text_printf(&t, "%c", e[c - 1] == '\t' ? '\t' : ' ');
-      text_printf(&t, "^\n  (stage %u of the pipeline: %s)\n", stage,
-                  p->stages[stage - 1].kind == STAGE_MAP ? "a map" : "a filter");
-    }
-    line += len;
-    if (*line) ++line;
-  }
-  if (!t.failed && t.s) {
-    free(ctx->build_log);
-    ctx->build_log = t.s;
-  } else {
-    free(t.s);
-  }
 }
 
 /* An output buffer of at least bytes (grown: a new buffer). */
@@ -445,66 +109,50 @@ static void mark(clprim_pipeline *p, clprim_pipeline_out which, size_t elements,
 clprim_status clprim_pipeline_create(clprim_context *ctx, unsigned inputs, const clprim_type *types,
                                      clprim_pipeline **pipe) {
   if (pipe) *pipe = NULL;
-  if (!ctx || !types || !pipe || inputs < 1 || inputs > MAX_INPUTS)
+  if (!ctx || !types || !pipe || inputs < 1 || inputs > CLPRIM__STAGE_INPUTS)
     return CLPRIM_ERROR_INVALID_ARGUMENT;
   for (unsigned k = 0; k < inputs; ++k)
     CLPRIM_CHECK(clprim__check_type(ctx, types[k]));
   clprim_pipeline *p = calloc(1, sizeof *p);
   if (!p) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
-  p->ctx = ctx, p->inputs = inputs;
-  memcpy(p->types, types, inputs * sizeof *types);
+  p->ctx = ctx, p->st.inputs = inputs;
+  memcpy(p->st.types, types, inputs * sizeof *types);
   *pipe = p;
   return CLPRIM_SUCCESS;
 }
 
 void clprim_pipeline_free(clprim_pipeline *p) {
   if (!p) return;
-  for (unsigned s = 0; s < p->stage_count; ++s)
-    free(p->stages[s].expression);
   for (unsigned b = 0; b < OUTPUTS + 2; ++b)
     if (p->buf[b]) clReleaseMemObject(p->buf[b]);
   free(p->q_list);
-  free(p->source);
+  clprim__stages_free(&p->st);
   free(p);
-}
-
-/* A new stage (its expression copied); the source is generated again. */
-static clprim_status add_stage(clprim_pipeline *p, struct stage st, const char *expression) {
-  if (p->stage_count == MAX_STAGES) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  if (expression) {
-    if (!clprim__expression_ok(expression)) return CLPRIM_ERROR_INVALID_ARGUMENT;
-    st.expression = dup_text(expression);
-    if (!st.expression) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
-  }
-  p->stages[p->stage_count++] = st;
-  free(p->source);
-  p->source = NULL;
-  return CLPRIM_SUCCESS;
 }
 
 clprim_status clprim_pipeline_map(clprim_pipeline *p, clprim_type type, const char *expression) {
   if (!p || !expression) return CLPRIM_ERROR_INVALID_ARGUMENT;
   CLPRIM_CHECK(clprim__check_type(p->ctx, type));
-  struct stage st;
+  struct clprim_stage st;
   memset(&st, 0, sizeof st);
-  st.kind = STAGE_MAP, st.type = type;
-  return add_stage(p, st, expression);
+  st.kind = CLPRIM__STAGE_MAP, st.type = type;
+  return clprim__stages_add(&p->st, st, expression);
 }
 
 clprim_status clprim_pipeline_filter_expr(clprim_pipeline *p, const char *expression) {
   if (!p || !expression) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  struct stage st;
+  struct clprim_stage st;
   memset(&st, 0, sizeof st);
-  st.kind = STAGE_FILTER_EXPR, st.type = x_type(p);
-  return add_stage(p, st, expression);
+  st.kind = CLPRIM__STAGE_FILTER_EXPR, st.type = x_type(p);
+  return clprim__stages_add(&p->st, st, expression);
 }
 
 clprim_status clprim_pipeline_filter_flags(clprim_pipeline *p, unsigned input) {
-  if (!p || input >= p->inputs) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  struct stage st;
+  if (!p || input >= p->st.inputs) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  struct clprim_stage st;
   memset(&st, 0, sizeof st);
-  st.kind = STAGE_FILTER_FLAGS, st.type = x_type(p), st.input = input;
-  return add_stage(p, st, NULL);
+  st.kind = CLPRIM__STAGE_FILTER_FLAGS, st.type = x_type(p), st.input = input;
+  return clprim__stages_add(&p->st, st, NULL);
 }
 
 /* A value's bits, zero-extended (32-bit types: the first 4 bytes). */
@@ -513,17 +161,17 @@ static cl_ulong bits_of(clprim_type type, clprim_value v) {
 }
 
 clprim_status clprim_pipeline_filter(clprim_pipeline *p, const clprim_predicate *pred) {
-  if (!p || !pred || (unsigned)pred->op >= CLPRIM_PRED_COUNT || p->builtins == MAX_BUILTINS)
+  if (!p || !pred || (unsigned)pred->op >= CLPRIM_PRED_COUNT || p->st.builtins == CLPRIM__STAGE_BUILTINS)
     return CLPRIM_ERROR_INVALID_ARGUMENT;
   const clprim_type type = x_type(p);
   if (pred->op == CLPRIM_PRED_MASK_EQ && is_float(type)) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  struct stage st;
+  struct clprim_stage st;
   memset(&st, 0, sizeof st);
-  st.kind = STAGE_FILTER_PRED, st.type = type, st.op = pred->op, st.builtin = p->builtins;
-  CLPRIM_CHECK(add_stage(p, st, NULL));
-  p->q[2 * p->builtins] = bits_of(type, pred->a);
-  p->q[2 * p->builtins + 1] = bits_of(type, pred->b);
-  ++p->builtins;
+  st.kind = CLPRIM__STAGE_FILTER_PRED, st.type = type, st.op = pred->op, st.builtin = p->st.builtins;
+  CLPRIM_CHECK(clprim__stages_add(&p->st, st, NULL));
+  p->st.q[2 * p->st.builtins] = bits_of(type, pred->a);
+  p->st.q[2 * p->st.builtins + 1] = bits_of(type, pred->b);
+  ++p->st.builtins;
   return CLPRIM_SUCCESS;
 }
 
@@ -596,41 +244,13 @@ clprim_status clprim_pipeline_topk(clprim_pipeline *p, uint64_t k, unsigned flag
 /* The kernels' extra arguments (PIPE_PARAMS): the inputs after the first,
  * the parameters (double, or float without fp64), the built-ins' operands.
  * Points into *store, which must outlive their use. */
-struct extra_store {
-  cl_mem inputs[MAX_INPUTS], count;
-  cl_double pd[MAX_PARAMS];
-  cl_float pf[MAX_PARAMS];
-};
-static void extra_args(const clprim_pipeline *p, const cl_mem *inputs, cl_mem count,
-                       const double *params, struct extra_store *store,
-                       struct clprim_extra_args *e) {
-  memset(e, 0, sizeof *e);
-  const int fp64 = p->ctx->info.has_fp64;
-  for (unsigned k = 1; k < p->inputs; ++k) {
-    store->inputs[k] = inputs[k];
-    e->size[e->count] = sizeof(cl_mem), e->value[e->count++] = &store->inputs[k];
-  }
-  for (unsigned k = 0; k < MAX_PARAMS; ++k) {
-    store->pd[k] = params ? params[k] : 0.0;
-    store->pf[k] = (cl_float)store->pd[k];
-    e->size[e->count] = fp64 ? sizeof(cl_double) : sizeof(cl_float);
-    e->value[e->count++] = fp64 ? (const void *)&store->pd[k] : (const void *)&store->pf[k];
-  }
-  for (unsigned k = 0; k < 2 * MAX_BUILTINS; ++k)
-    e->size[e->count] = sizeof(cl_ulong), e->value[e->count++] = &p->q[k];
-  if (count) {
-    store->count = count;
-    e->size[e->count] = sizeof(cl_mem), e->value[e->count++] = &store->count;
-  }
-}
-
 /* A kernel of cl/reduce.cl built for type with the pipeline's source. */
 static clprim_status reduce_kernel(clprim_pipeline *p, clprim_type type, const char *extra,
                                    const char *name, cl_kernel *kernel) {
   char options[256];
   clprim__reduce_options(p->ctx, type, options, sizeof options);
   snprintf(options + strlen(options), sizeof options - strlen(options), " -DPIPELINE%s", extra);
-  const struct clprim_kernel_request r = {"reduce.cl", p->source, options, name,
+  const struct clprim_kernel_request r = {"reduce.cl", p->st.source, options, name,
                                           NULL,        kernel,    NULL, CLPRIM__REDUCE_KERNELS};
   return clprim__kernels(p->ctx, &r, 1);
 }
@@ -665,7 +285,7 @@ static clprim_status select_filtered(clprim_pipeline *p, size_t n, cl_mem in,
   const size_t es = clprim_type_size(type);
   const size_t count = p->terminal == TERM_NTH ? 1 : p->q_count;
   struct filtered_ranks f = {p, 0};
-  const struct clprim_nth_filter filter = {p->source, extra, ranks_of, &f};
+  const struct clprim_nth_filter filter = {p->st.source, extra, ranks_of, &f};
   uint64_t *ranks = malloc(count * 8), *keys = malloc(count * 8);
   clprim_status st = ranks && keys ? CLPRIM_SUCCESS : CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
   unsigned distinct = 0;
@@ -707,7 +327,7 @@ static clprim_status topk_filtered(clprim_pipeline *p, size_t n, cl_mem in,
   clprim_context *ctx = p->ctx;
   const clprim_type type = x_type(p);
   const size_t es = clprim_type_size(type), is = (p->flags & CLPRIM_INDICES_64) ? 8 : 4;
-  const struct clprim_nth_filter filter = {p->source, extra, NULL, NULL};
+  const struct clprim_nth_filter filter = {p->st.source, extra, NULL, NULL};
   *done = 0;
   if (p->k == 0 || p->k > n) return CLPRIM_SUCCESS; /* fewer than k pass: compaction clamps k */
   const size_t k = (size_t)p->k;
@@ -734,15 +354,15 @@ static clprim_status run_fused(clprim_pipeline *p, size_t n, const clprim_buffer
                                const clprim_buffer *count_range, const double *params,
                                uint64_t *m, int *finished) {
   clprim_context *ctx = p->ctx;
-  cl_mem in[MAX_INPUTS], count_in = NULL;
-  for (unsigned k = 0; k < p->inputs; ++k)
+  cl_mem in[CLPRIM__STAGE_INPUTS], count_in = NULL;
+  for (unsigned k = 0; k < p->st.inputs; ++k)
     CLPRIM_CHECK(
-        clprim__range(ctx, inputs[k], clprim_type_size(p->types[k]), n, CLPRIM__READ, &in[k]));
+        clprim__range(ctx, inputs[k], clprim_type_size(p->st.types[k]), n, CLPRIM__READ, &in[k]));
   if (count_range) CLPRIM_CHECK(clprim__range(ctx, *count_range, 8, 1, CLPRIM__READ, &count_in));
-  CLPRIM_CHECK(generate(p, count_in != NULL));
-  struct extra_store store;
+  CLPRIM_CHECK(clprim__stages_source(&p->st, p->ctx, count_in != NULL));
+  struct clprim_stage_args store;
   struct clprim_extra_args extra;
-  extra_args(p, in, count_in, params, &store, &extra);
+  clprim__stages_args(&p->st, p->ctx, in, count_in, params, &store, &extra);
   const clprim_type type = x_type(p);
   const size_t es = clprim_type_size(type);
 
@@ -809,7 +429,7 @@ static clprim_status run_fused(clprim_pipeline *p, size_t n, const clprim_buffer
   CLPRIM_CHECK(room(p, CLPRIM_PIPE_OUT_COUNT, 8));
   struct clprim_pipe_select sel;
   memset(&sel, 0, sizeof sel);
-  sel.n = n, sel.type = type, sel.prefix = p->source, sel.in = in[0];
+  sel.n = n, sel.type = type, sel.prefix = p->st.source, sel.in = in[0];
   sel.values = want_values ? p->buf[vbuf] : NULL;
   sel.indices = want_indices ? p->buf[ibuf] : NULL;
   sel.count_out = p->buf[CLPRIM_PIPE_OUT_COUNT];
@@ -911,7 +531,7 @@ static clprim_status run(clprim_pipeline *p, size_t n, const clprim_buffer *inpu
   uint64_t m = 0;
   int finished = 0;
   clprim_status st = run_fused(p, n, inputs, count, params, &m, &finished);
-  if (st != CLPRIM_SUCCESS) translate_log(p);
+  if (st != CLPRIM_SUCCESS) clprim__stages_translate_log(&p->st, p->ctx);
   st = clprim__call_end(p->ctx, st);
   if (st != CLPRIM_SUCCESS) { /* a failed run leaves no result to read */
     memset(p->written, 0, sizeof p->written);
@@ -968,24 +588,3 @@ clprim_status clprim_pipeline_read(clprim_pipeline *p, clprim_pipeline_out which
   return clprim__call_end(p->ctx, clprim__read(p->ctx, p->buf[which], offset, bytes, host));
 }
 
-/* ------------------------------------------------ for select_expr_params */
-
-clprim_status clprim__select_expr(clprim_context *ctx, struct clprim_pipe_select *sel,
-                                  const char *expression, const double *params) {
-  clprim_pipeline *p = NULL;
-  const clprim_type type = sel->type;
-  CLPRIM_CHECK(clprim_pipeline_create(ctx, 1, &type, &p));
-  clprim_status st = clprim_pipeline_filter_expr(p, expression);
-  if (st == CLPRIM_SUCCESS) st = generate(p, 0);
-  if (st == CLPRIM_SUCCESS) {
-    struct extra_store store;
-    struct clprim_extra_args extra;
-    extra_args(p, &sel->in, NULL, params, &store, &extra);
-    sel->prefix = p->source, sel->extra = &extra;
-    st = clprim__select_pipeline(ctx, sel);
-    sel->prefix = NULL, sel->extra = NULL;
-    if (st != CLPRIM_SUCCESS) translate_log(p);
-  }
-  clprim_pipeline_free(p);
-  return st;
-}

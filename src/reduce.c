@@ -26,11 +26,22 @@ struct reduce_config {
   size_t max_groups;
 };
 
+/* The reductions' knob and table: elements per work-item and tile. */
+static const struct clprim_knob reduce_knobs[] = {{"items", 4, 64}};
+static const struct clprim_tuning_row reduce_table[] = {
+    {0, 0, NULL, 0, 0, CLPRIM__KNOB(0), {16}, "portable: 16 4-byte elements a work-item"},
+    {0, CL_DEVICE_TYPE_GPU, NULL, 8, 0, CLPRIM__KNOB(0), {8}, "GPUs: 8 8-byte elements"},
+};
+static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t);
+const struct clprim_family clprim__family_reduce = {
+    "reduce", reduce_knobs, 1, reduce_table, sizeof reduce_table / sizeof reduce_table[0], 0,
+    prebuild};
+
 static struct reduce_config reduce_config(const clprim_context *ctx, clprim_type type) {
-  size_t elem = clprim_type_size(type);
+  long long items;
+  clprim__tuned(ctx, &clprim__family_reduce, (unsigned)clprim_type_size(type), 0, &items);
   const struct clprim_launch l = clprim__launch(ctx);
-  struct reduce_config c = {l.wg, elem == 4 ? 16 : 8, l.max_groups};
-  if (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU)) c.items = 16; /* long runs per work-item */
+  struct reduce_config c = {l.wg, items % 4 == 0 ? (unsigned)items : 16u, l.max_groups};
   return c;
 }
 
@@ -57,7 +68,8 @@ static clprim_status reduce_kernels(clprim_context *ctx, clprim_type type, unsig
   clprim__reduce_options(ctx, type, options, sizeof options);
   struct clprim_kernel_request req[2];
   for (unsigned j = 0; j < count; ++j) {
-    const int segmented = strncmp(names[j], "seg_", 4) == 0;
+    /* (the segmented reductions' kernels: seg_reduce and segments_check) */
+    const int segmented = strncmp(names[j], "seg", 3) == 0;
     const struct clprim_kernel_request r = {
         "reduce.cl", NULL, options, names[j], NULL, &kernels[j], NULL,
         segmented ? CLPRIM__SEGMENTED_REDUCE_KERNELS : CLPRIM__REDUCE_KERNELS};
@@ -276,7 +288,7 @@ static clprim_status segmented_reduce(clprim_context *ctx, size_t n, clprim_type
   if (segments == 0) return CLPRIM_SUCCESS;
 
   struct reduce_config c = reduce_config(ctx, type);
-  static const char *const names[2] = {"seg_check", "seg_reduce"};
+  static const char *const names[2] = {"segments_check", "seg_reduce"};
   cl_kernel kernels[2];
   CLPRIM_CHECK(reduce_kernels(ctx, type, 2, names, kernels));
   /* The segments are checked before anything is written. */
@@ -285,8 +297,10 @@ static clprim_status segmented_reduce(clprim_context *ctx, size_t n, clprim_type
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_SEG_CHECK, 12, &info));
   CLPRIM_CHECK(clprim__fill(ctx, info, &zero, 4, 0, 12));
   const cl_ulong segs = segments, n64 = n;
-  CLPRIM_CHECK(clprim__set_args(kernels[0], 5, sizeof begins, &begins, sizeof ends, &ends,
-                                sizeof segs, &segs, sizeof n64, &n64, sizeof info, &info));
+  const cl_ulong none_long = ~(cl_ulong)0; /* no segment is listed as long */
+  CLPRIM_CHECK(clprim__set_args(kernels[0], 8, sizeof begins, &begins, sizeof ends, &ends,
+                                sizeof segs, &segs, sizeof n64, &n64, sizeof none_long, &none_long,
+                                sizeof info, &info, sizeof info, &info, sizeof info, &info));
   CLPRIM_CHECK(clprim__enqueue(ctx, kernels[0], (segments + 63) / 64, 64));
   cl_uint bad;
   CLPRIM_CHECK(clprim__read(ctx, info, 0, 4, &bad));
@@ -346,4 +360,18 @@ clprim_status clprim_segmented_argmin(clprim_context *ctx, size_t n, clprim_type
   CLPRIM_CHECK(clprim__call_begin(ctx));
   return clprim__call_end(ctx, segmented_reduce(ctx, n, type, in, segments, begin_offsets,
                                                 end_offsets, SEG_ARG, flags, MODE_MIN, out));
+}
+
+/* Dry runs (core/prebuild.c): one tile and several; the segmented ones. */
+static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t) {
+  const size_t sizes[3] = {1, (size_t)1 << 16, d->n};
+  const clprim_buffer in = clprim_buf(d->in), in2 = clprim_buf(d->in2), out = clprim_buf(d->out);
+  clprim_value v;
+  uint64_t u;
+  for (int s = 0; s < 3; ++s) {
+    clprim_argmax(ctx, sizes[s], t, in, 0, &v, &u, clprim_buf(NULL));
+    clprim_reduce_max(ctx, sizes[s], t, in, 0, &v, clprim_buf(NULL));
+    clprim_reduce_sum(ctx, sizes[s], t, in, &v, clprim_buf(NULL));
+  }
+  clprim_segmented_sum(ctx, d->n, t, in, 1, in2, in2, out);
 }

@@ -9,7 +9,7 @@
  * apart from the segmented reductions (which made the first sum or argmax
  * on PoCL 3.1 0.5 s slower: 1.0 -> 1.55 s). */
 #define CLPRIM__REDUCE_KERNELS "arg_partial arg_final sum_tiles"
-#define CLPRIM__SEGMENTED_REDUCE_KERNELS "seg_check seg_reduce"
+#define CLPRIM__SEGMENTED_REDUCE_KERNELS "segments_check seg_reduce"
 
 /* Elements per work-group tile of the reductions for type on this context
  * (tests use it for sizes around tile boundaries). */

@@ -14,10 +14,17 @@
 #define SLOT_CARRY "reduce_by_key: carries"        /* per tile: the sum before its first head */
 #define SLOT_LAST "reduce_by_key: last parts"      /* per tile: its last segment's partial sum */
 
-/* Elements per work-item (a multiple of 4): 8, or $CLPRIM_RBK_ITEMS (4, 8,
- * 16) to compare. */
+/* The knob and table: elements per work-item over runs (4, 8 or 16). */
+static const struct clprim_knob rbk_knobs[] = {{"items", 4, 16}};
+static const struct clprim_tuning_row rbk_table[] = {
+    {0, 0, NULL, 0, 0, CLPRIM__KNOB(0), {8}, "8 elements a work-item (H100)"}};
+static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t);
+const struct clprim_family clprim__family_reduce_by_key = {
+    "reduce_by_key", rbk_knobs, 1, rbk_table, 1, 0, prebuild};
+
 static unsigned rbk_items(const clprim_context *ctx) {
-  const long long v = ctx->tuning[CLPRIM_KNOB_RBK_ITEMS];
+  long long v;
+  clprim__tuned(ctx, &clprim__family_reduce_by_key, 0, 0, &v);
   return v == 4 || v == 8 || v == 16 ? (unsigned)v : 8u;
 }
 
@@ -109,4 +116,26 @@ clprim_status clprim_reduce_by_key(clprim_context *ctx, size_t n, clprim_type ke
   CLPRIM_CHECK(clprim__call_begin(ctx));
   return clprim__call_end(ctx, reduce_by_key(ctx, n, key_type, keys, value_type, values,
                                              unique_keys, sums, count, count_out));
+}
+
+/* Dry runs (core/prebuild.c): dense sums into bins in local memory, beyond
+ * it and (GPUs) the binned path's, with and without counts, subnormals kept
+ * or not; runs of each value type by integer keys. */
+static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t) {
+  const size_t bins[3] = {256, (size_t)1 << 16, d->max_bins};
+  const clprim_buffer in = clprim_buf(d->in), in2 = clprim_buf(d->in2);
+  const clprim_buffer out = clprim_buf(d->out), out2 = clprim_buf(d->out2), none = clprim_buf(NULL);
+  const int float_sums = t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE;
+  uint64_t u;
+  for (int b = 0; b < 3; ++b)
+    for (int exact = 0; exact <= float_sums; ++exact) {
+      const unsigned flags = exact ? CLPRIM_SUMS_KEEP_SUBNORMALS : 0;
+      clprim_reduce_by_key_dense(ctx, d->n, CLPRIM_INT32, in, t, in2, bins[b], flags, out, none, &u,
+                                 none);
+      clprim_reduce_by_key_dense(ctx, d->n, CLPRIM_INT32, in, t, in2, bins[b], flags, out, out2,
+                                 &u, none);
+    }
+  if (!float_sums)
+    for (clprim_type value = 0; value < CLPRIM_TYPE_COUNT; ++value)
+      clprim_reduce_by_key(ctx, (size_t)1 << 16, t, in, value, in2, out, out2, &u, none);
 }

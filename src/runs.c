@@ -225,3 +225,22 @@ clprim_status clprim_non_trivial_runs(clprim_context *ctx, size_t n, clprim_type
   return clprim__call_end(ctx,
                           encode(ctx, n, type, in, flags, 1, offsets, lengths, count, count_out));
 }
+
+/* Dry runs (core/prebuild.c): unique, unique-by-key (values of the key's
+ * type), run-length encoding and non-trivial runs with both widths of
+ * lengths. */
+static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t) {
+  const size_t mid = (size_t)1 << 16;
+  const clprim_buffer in = clprim_buf(d->in), in2 = clprim_buf(d->in2);
+  const clprim_buffer out = clprim_buf(d->out), out2 = clprim_buf(d->out2), none = clprim_buf(NULL);
+  uint64_t u;
+  clprim_unique(ctx, mid, t, in, out, &u, none);
+  clprim_unique_by_key(ctx, mid, t, in, t, in2, out, out2, &u, none);
+  for (int wide = 0; wide < 2; ++wide) {
+    const unsigned flags = wide ? CLPRIM_INDICES_64 : 0u;
+    clprim_run_length_encode(ctx, mid, t, in, flags, out, out2, &u, none);
+    clprim_non_trivial_runs(ctx, mid, t, in, flags, out, out2, &u, none);
+  }
+}
+
+const struct clprim_family clprim__family_runs = {"runs", NULL, 0, NULL, 0, 0, prebuild};

@@ -38,17 +38,30 @@ clprim_status clprim_scan_inclusive(clprim_context *ctx, size_t n, clprim_type t
 #define SLOT_SBK_SUMS "scan by key: tile sums"
 #define SLOT_SBK_CARRY "scan by key: tile carries"
 
-/* Keys and values per work-item: 16, or 8 when either is 8 bytes wide
- * (16 measured fastest on the H100 for uint32 keys and float values: 1.51
- * ms for 2^28 against 1.59 at 8, 1.62 at 24, 1.72 at 32);
- * $CLPRIM_SCAN_ITEMS (a multiple of 4, at most that) to compare. */
+/* Scan by key's knobs and table: keys and values per work-item, and the
+ * single pass on nv_ptx (0: its three kernels there too, to compare). */
+enum { SBK_ITEMS, SBK_SINGLE_PASS };
+static const struct clprim_knob sbk_knobs[] = {{"items", 4, 16}, {"single_pass", 0, 1}};
+static const struct clprim_tuning_row sbk_table[] = {
+    {0, 0, NULL, 0, 0, CLPRIM__KNOB(SBK_ITEMS) | CLPRIM__KNOB(SBK_SINGLE_PASS), {16, 0},
+     "16 keys and values a work-item (H100, 2^28 uint32 keys, float values: 1.51 ms, 1.59 at 8, "
+     "1.62 at 24, 1.72 at 32)"},
+    {0, 0, NULL, 8, 0, CLPRIM__KNOB(SBK_ITEMS), {8}, "8 where keys or values are 8 bytes"},
+    {0, 0, NULL, 0, 8, CLPRIM__KNOB(SBK_ITEMS), {8}, "8 where keys or values are 8 bytes"},
+    {1u << CLPRIM_PATH_NV_PTX, 0, NULL, 0, 0, CLPRIM__KNOB(SBK_SINGLE_PASS), {0, 1},
+     "nv_ptx: one pass with look-back"},
+};
+
+static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t);
+const struct clprim_family clprim__family_scan = {
+    "scan_by_key", sbk_knobs, 2, sbk_table, sizeof sbk_table / sizeof sbk_table[0], 0, prebuild};
+
 static unsigned sbk_items(const clprim_context *ctx, clprim_type key_type,
                           clprim_type value_type) {
-  const size_t ks = clprim_type_size(key_type), vs = clprim_type_size(value_type);
-  unsigned items = ks == 8 || vs == 8 ? 8u : 16u;
-  const long long knob = ctx->tuning[CLPRIM_KNOB_SCAN_ITEMS];
-  if (knob >= 4 && knob <= items && knob % 4 == 0) items = (unsigned)knob;
-  return items;
+  long long v[2];
+  clprim__tuned(ctx, &clprim__family_scan, (unsigned)clprim_type_size(key_type),
+                (unsigned)clprim_type_size(value_type), v);
+  return v[SBK_ITEMS] % 4 == 0 ? (unsigned)v[SBK_ITEMS] : 16u;
 }
 
 size_t clprim__scan_by_key_tile(const clprim_context *ctx, clprim_type key_type,
@@ -75,8 +88,9 @@ static clprim_status scan_by_key(clprim_context *ctx, size_t n, clprim_type key_
   const unsigned wg = clprim__launch(ctx).wg, items = sbk_items(ctx, key_type, value_type);
   const size_t tile = (size_t)wg * items, tiles = n / tile + (n % tile != 0);
   if (tiles > UINT32_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
-  const int single = tiles > 1 && ctx->info.path == CLPRIM_PATH_NV_PTX &&
-                     ctx->tuning[CLPRIM_KNOB_SCAN_SINGLE_PASS] != 0;
+  long long v[2];
+  clprim__tuned(ctx, &clprim__family_scan, (unsigned)ks, (unsigned)vs, v);
+  const int single = tiles > 1 && ctx->info.path == CLPRIM_PATH_NV_PTX && v[SBK_SINGLE_PASS] == 1;
   char options[160];
   snprintf(options, sizeof options, "-DT=%s -DT_BITS=%u -DK_T=%s -DWG=%u -DITEMS=%u",
            program_type[value_type], (unsigned)vs * 8, clprim__cl_type(key_type), wg, items);
@@ -134,4 +148,16 @@ clprim_status clprim_scan_exclusive_by_key(clprim_context *ctx, size_t n, clprim
   CLPRIM_CHECK(clprim__call_begin(ctx));
   return clprim__call_end(
       ctx, scan_by_key(ctx, n, key_type, keys, value_type, values, out, 0));
+}
+
+/* Dry runs (core/prebuild.c): one tile and several, scans and scans by key
+ * (keys of the type, and uint32 keys, with values of it). */
+static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t) {
+  const size_t sizes[3] = {1, (size_t)1 << 16, d->n};
+  const clprim_buffer in = clprim_buf(d->in), in2 = clprim_buf(d->in2), out = clprim_buf(d->out);
+  for (int s = 0; s < 3; ++s) {
+    clprim_scan_exclusive(ctx, sizes[s], t, in, out);
+    clprim_scan_inclusive_by_key(ctx, sizes[s], t, in, t, in2, out);
+    clprim_scan_inclusive_by_key(ctx, sizes[s], CLPRIM_UINT32, in, t, in2, out);
+  }
 }

@@ -3,7 +3,7 @@
  * and clprim_batched_nth_element in include/clprim/clprim.h), kernels in
  * cl/segmented_topk.cl.
  *
- * A call: argument checks; with offsets, seg_topk_check finds bad segments
+ * A call: argument checks; with offsets, segments_check finds bad segments
  * (before anything is written) and lists the long ones with their bounds;
  * one work-group per segment that is not long (seg_topk, seg_nth: radix
  * selection in the work-group); then each long segment, one after another,
@@ -16,7 +16,7 @@
  * Long: longer than both LONG_MIN elements and n / (2 compute units). There
  * are then fewer than 2 per compute unit, so running each over the whole
  * device beats a work-group each, which would leave most of it idle. */
-#include "nth_element.h"
+#include "engine/sample_select.h"
 #include "sort.h"
 #include "topk.h"
 
@@ -34,6 +34,14 @@
 #define SLOT_SORT_KEYS "segmented_topk: sort keys" /* the values, when the caller wants none */
 
 #define LONG_MIN ((size_t)1 << 16)
+
+/* The knob: segments longer than this run through the device-wide calls
+ * (-1: the larger of LONG_MIN and n / (2 compute units); tests set 100 so
+ * small inputs reach both ways). */
+static const struct clprim_knob seg_knobs[] = {{"long", 0, (long long)1 << 40}};
+static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t);
+const struct clprim_family clprim__family_segmented_topk = {
+    "segmented_topk", seg_knobs, 1, NULL, 0, 0, prebuild};
 
 /* mode bits of seg_topk (cl/segmented_topk.cl) */
 #define SEG_SMALLEST 1u
@@ -92,21 +100,22 @@ static clprim_status plan(clprim_context *ctx, const struct seg_call *c) {
   /* CPUs: the work-group's sums by one work-item (cl/segmented_topk.cl's
    * seg_scan_excl), for PoCL's build time. */
   const int serial = !(ctx->info.device_type & CL_DEVICE_TYPE_GPU);
-  static const char *const names[3] = {"seg_topk_check", "seg_topk", "seg_nth"};
+  static const char *const names[3] = {"segments_check", "seg_topk", "seg_nth"};
   cl_kernel kernels[3] = {NULL};
   struct clprim_kernel_request req[3];
   for (int j = 0; j < 3; ++j) {
     clprim__nth_options(c->type, &nc, 0, options[j], sizeof options[j]);
     if (serial) strcat(options[j], " -DSEG_SERIAL=1");
     const struct clprim_kernel_request r = {"segmented_topk.cl", NULL, options[j], names[j],
-                                            "seg_topk_check seg_topk seg_nth", &kernels[j],
+                                            "segments_check seg_topk seg_nth", &kernels[j],
                                             NULL, NULL};
     req[j] = r;
   }
   CLPRIM_CHECK(clprim__kernels(ctx, req, 3));
   const size_t units = ctx->info.compute_units ? ctx->info.compute_units : 1;
   size_t longest = c->n / (2 * units) > LONG_MIN ? c->n / (2 * units) : LONG_MIN;
-  const long long tune = ctx->tuning[CLPRIM_KNOB_SEG_TOPK_LONG]; /* tests */
+  long long tune;
+  clprim__tuned(ctx, &clprim__family_segmented_topk, 0, 0, &tune);
   if (tune >= 0) longest = (size_t)tune;
   const cl_ulong n64 = c->n, segs = c->segments, rows = c->row_length, k64 = c->k;
   const cl_ulong longest64 = longest;
@@ -289,4 +298,11 @@ clprim_status clprim_batched_nth_element(clprim_context *ctx, size_t rows, size_
   c.type = type, c.rows = 1, c.segments = rows, c.row_length = row_length, c.k = k;
   c.flags = flags, c.nth = 1, c.n = clprim__bytes(rows, row_length);
   return clprim__call_end(ctx, segmented_call(ctx, &c, in, none, none, result, none));
+}
+
+/* Dry runs (core/prebuild.c): one program (the rows' sort and the long
+ * segments' calls are the sort's and top-k's). */
+static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t) {
+  clprim_segmented_topk(ctx, d->n, t, clprim_buf(d->in), 1, clprim_buf(d->in2),
+                        clprim_buf(d->in2), 1, 0, clprim_buf(d->out), clprim_buf(d->out2));
 }

@@ -2,7 +2,7 @@
  * partition, kernels in cl/select.cl (Bakunas-Milanowski et al., 2016):
  * masks and tile counts, a scan of the tile counts, then the scatter. */
 #include "select.h"
-#include "pipeline.h"
+#include "engine/stages.h"
 #include "engine/count_scan_scatter.h"
 #include "engine/lookback.h"
 #include "../cl/internal/heads.h"
@@ -53,20 +53,35 @@ static unsigned select_wg(const clprim_context *ctx) { return clprim__launch(ctx
 
 size_t clprim__select_tile(const clprim_context *ctx) { return (size_t)select_wg(ctx) * 32; }
 
+/* The single pass's knobs and table: whether it runs (nv_ptx only: the
+ * look-back needs work-groups that make progress while others wait; 0
+ * there: the three phases, which tests run too) and its elements per
+ * work-item (the tile is packed in 32 KiB of local memory). */
+enum { SELECT_SINGLE_PASS, SELECT_ITEMS };
+static const struct clprim_knob select_knobs[] = {{"single_pass", 0, 1}, {"items", 4, 32}};
+static const struct clprim_tuning_row select_table[] = {
+    {1u << CLPRIM_PATH_NV_PTX, 0, NULL, 4, 0, CLPRIM__KNOB(SELECT_SINGLE_PASS) | CLPRIM__KNOB(SELECT_ITEMS),
+     {1, 32}, "nv_ptx: one pass, 128 bytes a work-item (measured fastest on the H100)"},
+    {1u << CLPRIM_PATH_NV_PTX, 0, NULL, 8, 0, CLPRIM__KNOB(SELECT_SINGLE_PASS) | CLPRIM__KNOB(SELECT_ITEMS),
+     {1, 16}, "nv_ptx: one pass, 128 bytes a work-item"},
+};
+static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t);
+const struct clprim_family clprim__family_select = {
+    "select", select_knobs, 2, select_table, sizeof select_table / sizeof select_table[0], 0,
+    prebuild};
+
 /* Elements per work-item of the single-pass kernel, or 0 where the three
- * phases run: stable partitions (the failing elements' positions need the
- * total first) and every path but nv_ptx (the look-back needs work-groups
- * that make progress while others wait). */
+ * phases run (and always for stable partitions: the failing elements'
+ * positions need the total first). */
 static unsigned single_pass_items(const clprim_context *ctx, clprim_type type, int partition) {
-  if (partition == PARTITION_STABLE || ctx->info.path != CLPRIM_PATH_NV_PTX || ctx->tuning[CLPRIM_KNOB_SELECT_SINGLE_PASS] == 0)
-    return 0;
-  /* 128 bytes per work-item (measured fastest on the H100, docs/PERFORMANCE.md);
-   * the tile is packed in 32 KiB of local memory. */
   const unsigned es = (unsigned)clprim_type_size(type), wg = select_wg(ctx);
-  unsigned items = 128 / es;
-  const long long tune = ctx->tuning[CLPRIM_KNOB_SELECT_ITEMS];
-  if (tune >= 4 && tune <= 32 && tune % 4 == 0 && tune * es * wg <= 32768) items = (unsigned)tune;
-  return items;
+  long long v[2];
+  clprim__tuned(ctx, &clprim__family_select, es, 0, v);
+  if (partition == PARTITION_STABLE || ctx->info.path != CLPRIM_PATH_NV_PTX ||
+      v[SELECT_SINGLE_PASS] != 1)
+    return 0;
+  const long long items = v[SELECT_ITEMS];
+  return items % 4 == 0 && items * es * wg <= 32768 ? (unsigned)items : 128 / es;
 }
 
 size_t clprim__select_single_pass_tile(const clprim_context *ctx, clprim_type type) {
@@ -175,6 +190,33 @@ static void program_options(const clprim_context *ctx, clprim_type type, const c
   if (items) snprintf(options + strlen(options), size - strlen(options), " -DITEMS=%u", items);
 }
 
+static clprim_status select_run(clprim_context *ctx, const struct select_call *c);
+
+/* An expression with parameters: a pipeline of one filter (its source and
+ * kernel arguments from engine/stages.c), which runs as SOURCE_PIPELINE. */
+static clprim_status select_expr_params(clprim_context *ctx, const struct select_call *c) {
+  struct clprim_stages stages;
+  memset(&stages, 0, sizeof stages);
+  stages.inputs = 1, stages.types[0] = c->type;
+  struct clprim_stage filter;
+  memset(&filter, 0, sizeof filter);
+  filter.kind = CLPRIM__STAGE_FILTER_EXPR, filter.type = c->type;
+  clprim_status st = clprim__stages_add(&stages, filter, c->expression);
+  if (st == CLPRIM_SUCCESS) st = clprim__stages_source(&stages, ctx, 0);
+  if (st == CLPRIM_SUCCESS) {
+    struct clprim_stage_args store;
+    struct clprim_extra_args extra;
+    clprim__stages_args(&stages, ctx, &c->in, NULL, c->params, &store, &extra);
+    struct select_call run = *c;
+    run.source = SOURCE_PIPELINE, run.pipe_prefix = stages.source, run.extra = &extra;
+    run.expression = NULL, run.params = NULL;
+    st = select_run(ctx, &run);
+    if (st != CLPRIM_SUCCESS) clprim__stages_translate_log(&stages, ctx);
+  }
+  clprim__stages_free(&stages);
+  return st;
+}
+
 /* Runs the three phases; arguments are checked and the call begun. */
 static clprim_status select_run(clprim_context *ctx, const struct select_call *c) {
   const cl_ulong zero = 0;
@@ -184,16 +226,7 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
     return CLPRIM_SUCCESS;
   }
 
-  if (c->source == SOURCE_EXPRESSION && c->params) {
-    /* With parameters: a pipeline of one filter (pipeline.c), which comes
-     * back here as SOURCE_PIPELINE. */
-    struct clprim_pipe_select p;
-    memset(&p, 0, sizeof p);
-    p.n = c->n, p.type = c->type, p.in = c->in;
-    p.values = c->values, p.indices = c->indices, p.count_out = c->count_out;
-    p.index64 = c->index64, p.count = c->count, p.partition = c->partition;
-    return clprim__select_expr(ctx, &p, c->expression, c->params);
-  }
+  if (c->source == SOURCE_EXPRESSION && c->params) return select_expr_params(ctx, c);
   const unsigned wg = select_wg(ctx);
   const size_t tile = (size_t)wg * 32, tiles = c->n / tile + (c->n % tile != 0);
   const size_t words = c->n / 32 + (c->n % 32 != 0);
@@ -567,4 +600,23 @@ clprim_status clprim_partition3_expr(clprim_context *ctx, size_t n, clprim_type 
   t.source = SOURCE_EXPRESSION, t.expression1 = first, t.expression2 = second;
   return clprim__call_end(
       ctx, partition3(ctx, n, type, in, &t, flags, values, indices, counts, counts_out));
+}
+
+/* Dry runs (core/prebuild.c): predicates, both stencil types, partitions
+ * (values and indices), the three-way partition. */
+static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t) {
+  const size_t mid = (size_t)1 << 16;
+  const clprim_buffer in = clprim_buf(d->in), in2 = clprim_buf(d->in2);
+  const clprim_buffer out = clprim_buf(d->out), out2 = clprim_buf(d->out2), none = clprim_buf(NULL);
+  clprim_predicate pred;
+  memset(&pred, 0, sizeof pred);
+  pred.op = CLPRIM_PRED_GT;
+  uint64_t u;
+  clprim_select(ctx, mid, t, in, &pred, 0, out, out2, &u, none);
+  clprim_select(ctx, mid, t, in, &pred, 0, none, none, &u, none);
+  clprim_partition(ctx, mid, t, in, &pred, 0, out, out2, &u, none);
+  clprim_select_flagged(ctx, mid, t, in, in2, CLPRIM_FLAGS_UINT8, 0, out, out2, &u, none);
+  clprim_select_flagged(ctx, mid, t, in, in2, CLPRIM_FLAGS_INT32, 0, out, out2, &u, none);
+  clprim_partition_flagged(ctx, mid, t, in, in2, CLPRIM_FLAGS_UINT8, 0, out, out2, &u, none);
+  clprim_partition3(ctx, mid, t, in, &pred, &pred, 0, out, out2, NULL, in2);
 }

@@ -43,25 +43,74 @@ static size_t xchg_bytes(clprim_type type, size_t value_size) {
   return value_size > k ? value_size : k;
 }
 
-/* How sort_pass finds a warp's keys with equal digits on nv_ptx (cl/sort.cl's
- * PEERS_*): the knob, else atomic ORs of lane bits into a local word per
- * digit, but a ballot per digit bit with values where keys or values take
- * 8 bytes (not measured with ORs). H200, 2^28 keys, at each way's best
- * shape in rank_shape: uint32 / uint32 pairs 7.73 ms a sort with ORs
- * against 8.28 with ballots (the H100 had it the other way round: a pass
- * 2.372 ms with ORs against 2.209); float keys 5.57 against 6.18; uint64
- * (2^27) 7.64 against 9.19. */
-static int pass_peers(const clprim_context *ctx, clprim_type type, size_t value_size) {
-  const long long knob = ctx->tuning[CLPRIM_KNOB_SORT_PEERS];
-  if (knob >= 0 && knob <= 2) return (int)knob;
-  return value_size && xchg_bytes(type, value_size) > 4 ? 0 : 2;
+/* The family's knobs and table (docs/TUNING.md). wg and items shape the
+ * digit passes (sort_pass; sort_count and sort_histogram take the same),
+ * tile_wg and tile_items sort_tile, which sorts up to one tile in one
+ * work-group; ors: how nv_ptx's sort_pass finds a warp's keys with equal
+ * digits (1 atomic ORs of lane bits into a local word per digit, 0 a
+ * ballot per digit bit); onesweep 0: count, scan and scatter on nv_ptx too
+ * (else the passes look back, Onesweep, up to 2^30 keys); small_max: the
+ * most keys sort_tile takes alone (-1: one tile; tests set 0). */
+enum { SORT_WG, SORT_ITEMS, SORT_TILE_WG, SORT_TILE_ITEMS, SORT_ORS, SORT_ONESWEEP,
+       SORT_SMALL_MAX, SORT_KNOBS };
+static const struct clprim_knob sort_knobs[SORT_KNOBS] = {
+    {"wg", 32, 1024},      {"items", 4, 64}, {"tile_wg", 32, 1024}, {"tile_items", 4, 64},
+    {"ors", 0, 1},         {"onesweep", 0, 1}, {"small_max", 0, (long long)1 << 16}};
+#define K CLPRIM__KNOB
+#define NV (1u << CLPRIM_PATH_NV_PTX)
+#define NONE CLPRIM__NO_VALUES
+static const struct clprim_tuning_row sort_table[] = {
+    {0, 0, NULL, 0, 0, K(SORT_WG) | K(SORT_ITEMS) | K(SORT_TILE_WG) | K(SORT_TILE_ITEMS) | K(SORT_ORS) | K(SORT_ONESWEEP),
+     {256, 16, 256, 16, 1, 1},
+     "GPUs: 256 work-items of 16 keys (the local path, H100: pairs 14.62 ms against 18.56 with "
+     "384 x 11, uint64 14.72 against 17.88 with 384 x 5)"},
+    {0, CL_DEVICE_TYPE_CPU, NULL, 0, 0, K(SORT_WG) | K(SORT_ITEMS) | K(SORT_TILE_WG) | K(SORT_TILE_ITEMS),
+     {64, 32, 64, 32}, "CPUs: the launch's work-group, 32 4-byte keys a work-item"},
+    {0, CL_DEVICE_TYPE_CPU, NULL, 8, 0, K(SORT_ITEMS) | K(SORT_TILE_ITEMS), {[SORT_ITEMS] = 16, [SORT_TILE_ITEMS] = 16},
+     "CPUs: 16 8-byte keys"},
+    {0, CL_DEVICE_TYPE_CPU, NULL, 0, 8, K(SORT_ITEMS) | K(SORT_TILE_ITEMS), {[SORT_ITEMS] = 16, [SORT_TILE_ITEMS] = 16},
+     "CPUs: 16 8-byte values"},
+    {NV, 0, NULL, 4, NONE, K(SORT_WG) | K(SORT_ITEMS), {256, 32},
+     "H200, 2026-11-28, 2^28 keys: uint32 5.16 ms, float 5.40 (256 x 24 5.36 / 5.58, 256 x 36 "
+     "5.67, 384 x 20 5.44, 320 x 24 5.39); a cold first sort 130 ms longer than at 256 x 24"},
+    {NV, 0, NULL, 8, NONE, K(SORT_WG) | K(SORT_ITEMS), {256, 20},
+     "H200, 2026-11-28, 2^27 uint64: 7.64 ms (320 x 15 7.91, 256 x 18 7.95, 384 x 12 8.31)"},
+    {NV, 0, NULL, 4, 4, K(SORT_WG) | K(SORT_ITEMS), {256, 44},
+     "H200, 2026-11-28, 2^28 uint32 pairs: 7.22 ms, the largest tile in 48 KiB (256 x 40 7.37, "
+     "256 x 30 7.71, 384 x 23 7.90; with ballots 8.28 at 512 x 16)"},
+    {NV, 0, NULL, 4, 8, K(SORT_WG) | K(SORT_ITEMS) | K(SORT_ORS), {320, 12, [SORT_ORS] = 0},
+     "8-byte values: ballots (ORs not measured), 320 x 12 (H100: a uint64 pass 1.152 ms, "
+     "64 registers; 384 x 10 1.325, spilled)"},
+    {NV, 0, NULL, 8, 4, K(SORT_WG) | K(SORT_ITEMS) | K(SORT_ORS), {320, 12, [SORT_ORS] = 0},
+     "8-byte keys with values: ballots, 320 x 12 (H100)"},
+    {NV, 0, NULL, 8, 8, K(SORT_WG) | K(SORT_ITEMS) | K(SORT_ORS), {320, 12, [SORT_ORS] = 0},
+     "8-byte keys with values: ballots, 320 x 12 (H100)"},
+    {NV, 0, "H100", 4, NONE, K(SORT_WG) | K(SORT_ITEMS), {384, 20},
+     "H100, 2026-11-24: uint32 keys 5.73 ms at 384 x 20 (256 x 24 5.80)"},
+    {NV, 0, "H100", 4, 4, K(SORT_WG) | K(SORT_ITEMS) | K(SORT_ORS), {384, 20, [SORT_ORS] = 0},
+     "H100, 2026-11-23: pairs with ballots at 384 x 20 (ORs at 384 x 16 10.06 ms against 9.45)"},
+};
+#undef K
+#undef NV
+#undef NONE
+static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t);
+const struct clprim_family clprim__family_sort = {
+    "sort", sort_knobs, SORT_KNOBS, sort_table, sizeof sort_table / sizeof sort_table[0], 0,
+    prebuild};
+
+static void sort_knob_values(const clprim_context *ctx, clprim_type type, size_t value_size,
+                             long long *v) {
+  clprim__tuned(ctx, &clprim__family_sort, (unsigned)clprim_type_size(type), (unsigned)value_size,
+                v);
 }
 
 /* Whether sort_pass keeps a local word per digit and 32-lane group to find
  * a warp's keys with equal digits (cl/sort.cl's PEER_WORDS): everywhere
  * but with nv_ptx's ballots. sort_tile keeps them on every path. */
 static int pass_peer_words(const clprim_context *ctx, clprim_type type, size_t value_size) {
-  return ctx->info.path != CLPRIM_PATH_NV_PTX || pass_peers(ctx, type, value_size) == 2;
+  long long v[SORT_KNOBS];
+  sort_knob_values(ctx, type, value_size, v);
+  return ctx->info.path != CLPRIM_PATH_NV_PTX || v[SORT_ORS] == 1;
 }
 
 /* Local memory of sort_pass (shared: its ranking's words share the
@@ -82,62 +131,19 @@ struct shape {
 };
 
 /* The shape of a kernel that ranks tiles (pass: sort_pass, else sort_tile,
- * which keeps peer words on every path; sort_count and sort_histogram take the
- * passes' shape; see docs/TUNING.md). GPUs: 256 work-items of 16 keys.
- * On nv_ptx, where sort_pass ranks with atomic ORs (pass_peers), the best
- * of a sweep on the H200 (2^28 keys, 2^27 for uint64, 2026-11-28; the
- * times are whole sorts and shift by steps of resident work-groups):
- *   4-byte keys: 256 x 32 (uint32 5.16 ms, float 5.40; 256 x 24 5.36 and
- *     5.58, 256 x 36 5.67; 384 x 20 5.44 and 5.64, the H100's best at 5.73
- *     for uint32 where 256 x 24 took 5.80; 320 x 24 5.39, 256 x 28 5.44,
- *     256 x 20 5.86, 288 x 22 5.87). A cold first sort call takes about
- *     130 ms longer than at 256 x 24 (the larger unrolled kernel);
- *   4-byte keys with 4-byte values: 256 x 44, the largest tile that fits
- *     48 KiB of local memory (uint32 pairs 7.22; 256 x 40 7.37, 256 x 36
- *     7.62, 256 x 30 7.71, 256 x 28 7.86, 256 x 32 7.92, 384 x 23 7.90,
- *     256 x 24 8.09, 384 x 16 8.23, 384 x 20 8.30, 320 x 20 8.28,
- *     256 x 20 9.01, 224 x 32 10.47);
- *   8-byte keys: 256 x 20 (uint64 7.64; 320 x 15 7.91, 256 x 18 7.95,
- *     320 x 14 8.15, 384 x 12 8.31, 320 x 13 8.51, 288 x 14 8.55,
- *     320 x 16 9.06, 224 x 20 11.11).
- * With ballots (no peer words; 8-byte pairs, or the knob), shapes from the
- * H100 that keep the registers below the next step down in resident
- * work-groups: 4-byte keys 384 x 22 (a pass 1.469 ms, 77 registers),
- * with 4-byte values 384 x 20 (8.39 ms a sort on the H200; 512 x 16 8.28),
- * 8-byte keys or values 320 x 12 (a uint64 pass 1.152 ms, 64 registers;
- * 384 x 10 1.325, where ptxas spilled).
- * With values, each key's output digit sits in its rank's high half
- * (cl/sort.cl's KEEP_DIGIT: H100 pairs 9.34 against 9.45 ms).
- * With peer words on the local path (the H100) 256 x 16 stays faster:
- * pairs 14.62 ms against 18.56 with 384 x 11, uint64 14.72 against 17.88
- * with 384 x 5.
- * CPUs: the launch's work-group of 32 4-byte keys or 16 8-byte ones. Fewer
- * keys per work-item where local memory is short. */
+ * which keeps peer words on every path; sort_count and sort_histogram take
+ * the passes' shape): the table's, in steps of 32 work-items down to what
+ * the device takes, with fewer keys per work-item where local memory is
+ * short. */
 static struct shape rank_shape(const clprim_context *ctx, clprim_type type, size_t value_size,
                                int pass) {
   const size_t x = xchg_bytes(type, value_size);
   const int peer_words = pass ? pass_peer_words(ctx, type, value_size) : 1;
-  struct shape s = {clprim__launch(ctx).wg, is_gpu(ctx) ? 16u : 32u / (unsigned)(x / 4)};
-  if (is_gpu(ctx) && !peer_words) {
-    if (x > 4)
-      s.wg = clprim__fit_wg(ctx, 320), s.items = 12;
-    else if (value_size)
-      s.wg = clprim__fit_wg(ctx, 384), s.items = 20;
-    else
-      s.wg = clprim__fit_wg(ctx, 384), s.items = 22;
-  } else if (is_gpu(ctx) && pass && ctx->info.path == CLPRIM_PATH_NV_PTX) { /* atomic ORs */
-    if (!value_size)
-      s.wg = clprim__fit_wg(ctx, 256), s.items = x > 4 ? 20 : 32;
-    else if (x == 4)
-      s.wg = clprim__fit_wg(ctx, 256), s.items = 44;
-  }
-  const long long wg = ctx->tuning[CLPRIM_KNOB_SORT_WG],
-                  items = ctx->tuning[CLPRIM_KNOB_SORT_ITEMS];
-  if (wg >= 32 && wg <= 1024 && wg % 32 == 0) { /* in steps of 32 (clprim__fit_wg halves) */
-    s.wg = (unsigned)wg;
-    while (s.wg > ctx->info.max_work_group_size && s.wg > 32) s.wg -= 32;
-  }
-  if (items >= 4 && items <= 64) s.items = (unsigned)items; /* tiles at most 2^16 (sort.cl) */
+  long long v[SORT_KNOBS];
+  sort_knob_values(ctx, type, value_size, v);
+  struct shape s = {(unsigned)v[pass ? SORT_WG : SORT_TILE_WG] / 32 * 32,
+                    (unsigned)v[pass ? SORT_ITEMS : SORT_TILE_ITEMS]}; /* tiles at most 2^16 */
+  while (s.wg > ctx->info.max_work_group_size && s.wg > 32) s.wg -= 32;
   while (s.items > 1 && local_bytes(s.wg, s.items, x, peer_words, pass) > ctx->info.local_mem_size)
     --s.items;
   return s;
@@ -170,7 +176,9 @@ size_t clprim__sort_tile(const clprim_context *ctx, clprim_type type, size_t val
 }
 
 size_t clprim__sort_small_max(const clprim_context *ctx, clprim_type type, size_t value_size) {
-  const long long knob = ctx->tuning[CLPRIM_KNOB_SORT_SMALL_MAX];
+  long long v[SORT_KNOBS];
+  sort_knob_values(ctx, type, value_size, v);
+  const long long knob = v[SORT_SMALL_MAX];
   const size_t tile = clprim__sort_tile(ctx, type, value_size);
   return knob >= 0 && (size_t)knob < tile ? (size_t)knob : tile;
 }
@@ -190,10 +198,7 @@ static void sort_options(const clprim_context *ctx, clprim_type type, size_t val
            type == CLPRIM_INT32 || type == CLPRIM_INT64, (unsigned)clprim_type_size(type) * 8,
            (unsigned)value_size, wg, wg, items, offsets64 ? "ulong" : "uint",
            onesweep ? " -DSORT_ONESWEEP=1" : "",
-           ctx->tuning[CLPRIM_KNOB_SORT_PEERS] == 0   ? " -DSORT_PEERS=0"
-           : ctx->tuning[CLPRIM_KNOB_SORT_PEERS] == 1 ? " -DSORT_PEERS=1"
-           : ctx->tuning[CLPRIM_KNOB_SORT_PEERS] == 2 ? " -DSORT_PEERS=2"
-           : ctx->info.path == CLPRIM_PATH_NV_PTX && pass_peers(ctx, type, value_size) == 2
+           ctx->info.path == CLPRIM_PATH_NV_PTX && pass_peer_words(ctx, type, value_size)
                ? " -DSORT_PASS_PEERS=2"
                : "");
 }
@@ -226,11 +231,19 @@ static void digits_of(clprim_type type, unsigned begin_bit, unsigned end_bit, un
   j->last_mask = bits ? (1u << (bits - SORT_DIGIT_BITS * (j->passes - 1))) - 1u : 0u;
 }
 
-/* A key argument: 4 or 8 bytes, as the kernel's KEY. */
-static clprim_status set_key_arg(cl_kernel k, cl_uint index, clprim_type type, cl_ulong v) {
-  if (clprim_type_size(type) == 8) return clSetKernelArg(k, index, sizeof v, &v);
-  const cl_uint v32 = (cl_uint)v;
-  return clSetKernelArg(k, index, sizeof v32, &v32);
+/* The digit arguments every sort kernel takes from argument `at` on: the
+ * job's flip (4 or 8 bytes, as the kernel's KEY), shift, then passes where
+ * given, mask, then gen where given. */
+static clprim_status digit_args(cl_kernel k, cl_uint at, const struct sort_job *j, cl_uint shift,
+                                const cl_uint *passes, cl_uint mask, const cl_uint *gen) {
+  const cl_uint flip32 = (cl_uint)j->flip;
+  cl_int err = clprim_type_size(j->type) == 8 ? clSetKernelArg(k, at, sizeof j->flip, &j->flip)
+                                              : clSetKernelArg(k, at, sizeof flip32, &flip32);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, ++at, sizeof shift, &shift);
+  if (err == CL_SUCCESS && passes) err = clSetKernelArg(k, ++at, sizeof *passes, passes);
+  if (err == CL_SUCCESS) err = clSetKernelArg(k, ++at, sizeof mask, &mask);
+  if (err == CL_SUCCESS && gen) err = clSetKernelArg(k, ++at, sizeof *gen, gen);
+  return (clprim_status)err;
 }
 
 /* sort_tile over n keys, or over `segments` segments (begins, ends). */
@@ -249,11 +262,7 @@ static clprim_status sort_small(clprim_context *ctx, const struct sort_job *j, s
   CLPRIM_CHECK(clprim__set_args(k, 8, sizeof j->kin, &j->kin, sizeof j->kout, &j->kout,
                                 sizeof vin, &vin, sizeof vout, &vout, sizeof n, &n,
                                 sizeof segmented, &segmented, sizeof b, &b, sizeof e, &e));
-  CLPRIM_CHECK(set_key_arg(k, 8, j->type, j->flip));
-  CLPRIM_CHECK(clSetKernelArg(k, 9, sizeof shift, &shift));
-  CLPRIM_CHECK(clSetKernelArg(k, 10, sizeof passes, &passes));
-  CLPRIM_CHECK(clSetKernelArg(k, 11, sizeof mask, &mask));
-  CLPRIM_CHECK(clSetKernelArg(k, 12, sizeof gen, &gen));
+  CLPRIM_CHECK(digit_args(k, 8, j, shift, &passes, mask, &gen));
   return clprim__enqueue(ctx, k, begins ? segments : 1, shape.wg);
 }
 
@@ -267,10 +276,7 @@ static clprim_status histogram(clprim_context *ctx, const struct sort_job *j, cl
   const cl_uint shift = j->shift, passes = j->passes, mask = j->last_mask;
   CLPRIM_CHECK(clprim__fill(ctx, hist, &zero, 4, 0, hist_words * 4));
   CLPRIM_CHECK(clprim__set_args(k, 3, sizeof j->kin, &j->kin, sizeof base, &base, sizeof n, &n));
-  CLPRIM_CHECK(set_key_arg(k, 3, j->type, j->flip));
-  CLPRIM_CHECK(clSetKernelArg(k, 4, sizeof shift, &shift));
-  CLPRIM_CHECK(clSetKernelArg(k, 5, sizeof passes, &passes));
-  CLPRIM_CHECK(clSetKernelArg(k, 6, sizeof mask, &mask));
+  CLPRIM_CHECK(digit_args(k, 3, j, shift, &passes, mask, NULL));
   CLPRIM_CHECK(clSetKernelArg(k, 7, sizeof hist, &hist));
   CLPRIM_CHECK(clSetKernelArg(k, 8, sizeof starts, &starts));
   const size_t per_group = (size_t)wg * SORT_HIST_ITEMS;
@@ -288,8 +294,10 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
   const size_t ks = clprim_type_size(j->type), vs = j->value_size;
   if (tiles > UINT32_MAX || (size_t)SORT_RADIX * tiles >= SIZE_MAX / 8)
     return CLPRIM_ERROR_SIZE_TOO_LARGE;
-  const int onesweep = ctx->info.path == CLPRIM_PATH_NV_PTX &&
-                       ctx->tuning[CLPRIM_KNOB_SORT_ONESWEEP] != 0 && j->n < ONESWEEP_MAX;
+  long long v[SORT_KNOBS];
+  sort_knob_values(ctx, j->type, vs, v);
+  const int onesweep =
+      ctx->info.path == CLPRIM_PATH_NV_PTX && v[SORT_ONESWEEP] == 1 && j->n < ONESWEEP_MAX;
   const int offsets64 = (size_t)j->n > UINT32_MAX;
   char options[256];
   sort_options(ctx, j->type, vs, wg, items, offsets64, onesweep, options, sizeof options);
@@ -382,10 +390,7 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
     CLPRIM_CHECK(clprim__set_args(pass_k, 7, sizeof ksrc, &ksrc, sizeof in_base, &in_base,
                                   sizeof kdst, &kdst, sizeof out_base, &out_base, sizeof vread,
                                   &vread, sizeof vdst, &vdst, sizeof n, &n));
-    CLPRIM_CHECK(set_key_arg(pass_k, 7, j->type, j->flip));
-    CLPRIM_CHECK(clSetKernelArg(pass_k, 8, sizeof shift, &shift));
-    CLPRIM_CHECK(clSetKernelArg(pass_k, 9, sizeof mask, &mask));
-    CLPRIM_CHECK(clSetKernelArg(pass_k, 10, sizeof gen, &gen));
+    CLPRIM_CHECK(digit_args(pass_k, 7, j, shift, NULL, mask, &gen));
     CLPRIM_CHECK(clSetKernelArg(pass_k, 11, sizeof no_offsets, &no_offsets));
     CLPRIM_CHECK(clSetKernelArg(pass_k, 12, sizeof starts, &starts));
     CLPRIM_CHECK(clSetKernelArg(pass_k, 13, sizeof pass, &pass));
@@ -396,9 +401,7 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
     } else {
       CLPRIM_CHECK(clprim__set_args(count_k, 3, sizeof ksrc, &ksrc, sizeof in_base, &in_base,
                                     sizeof n, &n));
-      CLPRIM_CHECK(set_key_arg(count_k, 3, j->type, j->flip));
-      CLPRIM_CHECK(clSetKernelArg(count_k, 4, sizeof shift, &shift));
-      CLPRIM_CHECK(clSetKernelArg(count_k, 5, sizeof mask, &mask));
+      CLPRIM_CHECK(digit_args(count_k, 3, j, shift, NULL, mask, NULL));
       CLPRIM_CHECK(clSetKernelArg(count_k, 6, sizeof offsets, &offsets));
       const struct clprim_count_scan_scatter steps = {
           {count_k, tiles, wg}, {pass_k, tiles, wg},
@@ -557,13 +560,13 @@ clprim_status clprim__segmented_sort(clprim_context *ctx, clprim_type type, size
   const struct shape keys_shape = pass_shape(ctx, type, 0);
   sort_options(ctx, type, 0, keys_shape.wg, keys_shape.items, 0, 0, options, sizeof options);
   cl_kernel check_k;
-  CLPRIM_CHECK(clprim__kernel(ctx, "sort.cl", options, "sort_segments_check", &check_k));
+  CLPRIM_CHECK(clprim__kernel(ctx, "sort.cl", options, "segments_check", &check_k));
   cl_mem check;
   const cl_uint zero = 0;
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_CHECK, 12, &check));
   CLPRIM_CHECK(clprim__fill(ctx, check, &zero, 4, 0, 12));
   const cl_ulong segs = segments, n64 = n;
-  const cl_uint small = (cl_uint)small_max;
+  const cl_ulong small = small_max;
   cl_mem ids, bounds;
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_LONG, segments * 4, &ids));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_BOUNDS, segments * 16, &bounds));
@@ -612,4 +615,22 @@ clprim_status clprim_segmented_sort_pairs(clprim_context *ctx, size_t n, clprim_
                       end_offsets, flags, keys_out, values_out)
           : CLPRIM_ERROR_INVALID_ARGUMENT;
   return clprim__call_end(ctx, s);
+}
+
+/* Dry runs (core/prebuild.c): one work-group (both of its tile sizes) and
+ * the digit passes; keys, pairs with 4- and 8-byte values (argsort takes the
+ * pairs' programs); the segments' check. */
+static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t) {
+  const clprim_buffer in = clprim_buf(d->in), in2 = clprim_buf(d->in2);
+  const clprim_buffer out = clprim_buf(d->out), out2 = clprim_buf(d->out2);
+  for (size_t vs = 0; vs <= 8; vs += 4) {
+    const size_t sizes[3] = {1, clprim__sort_small_max(ctx, t, vs), d->n};
+    for (int s = 0; s < 3; ++s) {
+      if (vs == 0)
+        clprim_sort_keys(ctx, sizes[s], t, in, 0, 0, 0, out);
+      else
+        clprim_sort_pairs(ctx, sizes[s], t, in, vs, in2, 0, 0, 0, out, out2);
+    }
+  }
+  clprim_segmented_sort_keys(ctx, d->n, t, in, 1, in2, in2, 0, out);
 }

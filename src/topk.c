@@ -17,7 +17,7 @@
  * through internal.h ("nth_element.c (used by topk.c)"), with its build
  * options (the same for cl/topk.cl) and its scratch buffers. */
 #include "topk.h"
-#include "nth_element.h"
+#include "engine/sample_select.h"
 #include "engine/count_scan_scatter.h"
 #include "../cl/internal/layout.h"
 
@@ -38,6 +38,24 @@
 #define BUCKETS NTH_BUCKETS
 #define BASE NTH_BASE
 #define TOPK_SMALL_MIN_N (16 * BASE) /* top-k by candidates from here on */
+
+/* The knob: the room of topk_small's one-pass candidate gather (-1: about
+ * 4 times the candidates expected; tests set 16 so that its overflow path
+ * runs). */
+static const struct clprim_knob topk_knobs[] = {{"room", 1, (long long)1 << 40}};
+/* Its state in a context: pipeline top-k runs that the candidates' path
+ * finished (tests: which cases reach it). */
+struct topk_state {
+  uint64_t filtered_runs;
+};
+static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t);
+const struct clprim_family clprim__family_topk = {
+    "topk", topk_knobs, 1, NULL, 0, sizeof(struct topk_state), prebuild};
+
+uint64_t clprim__topk_filtered_runs(const clprim_context *ctx) {
+  const struct topk_state *state = clprim__state(ctx, &clprim__family_topk);
+  return state->filtered_runs;
+}
 
 /* The kernels of cl/topk.cl, in one program (on GPUs; CPUs build whole
  * files): not one program per kernel (PoCL 3.1 miscompiled kernels built
@@ -207,9 +225,10 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
                                        : (uint64_t)n * (1024 - 4 * (uint64_t)j) / 1024;
     size_t cap = (size_t)(4 * expected + 4096);
     if (cap > n / 16 + 1) cap = n / 16 + 1;
-    /* CLPRIM_NTH_TOPK_ROOM (tests): a smaller room, so that the counted
-     * way after an overflow runs. */
-    const long long room_tune = ctx->tuning[CLPRIM_KNOB_NTH_TOPK_ROOM];
+    /* The knob topk.room (tests): a smaller room, so that the counted way
+     * after an overflow runs. */
+    long long room_tune;
+    clprim__tuned(ctx, &clprim__family_topk, 0, 0, &room_tune);
     if (room_tune > 0 && (unsigned long long)room_tune < cap) cap = (size_t)room_tune;
     CAND_LAYOUT(cap);
     CLPRIM_CHECK(own_scratch(ctx, SLOT_TOPK_CANDIDATES, (cur_at + 4) * 8, &cand));
@@ -452,7 +471,8 @@ clprim_status clprim__topk_filtered(clprim_context *ctx, size_t n, clprim_type t
       (flags & CLPRIM_NTH_REJECT_NAN))
     return CLPRIM_SUCCESS;
   CLPRIM_CHECK(topk_small(ctx, type, in, n, k, flags, filter, values, indices, passing, done));
-  ctx->topk_filtered_runs += (uint64_t)*done;
+  ((struct topk_state *)clprim__state(ctx, &clprim__family_topk))->filtered_runs +=
+      (uint64_t)*done;
   return CLPRIM_SUCCESS;
 }
 
@@ -467,4 +487,18 @@ clprim_status clprim_topk(clprim_context *ctx, size_t n, clprim_type type, clpri
                           clprim_buffer indices) {
   CLPRIM_CHECK(clprim__call_begin(ctx));
   return clprim__call_end(ctx, topk(ctx, n, type, in, k, flags, values, indices));
+}
+
+/* Dry runs (core/prebuild.c): the candidates' path and the general one,
+ * sorted or not, small k and large. */
+static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t) {
+  const size_t sizes[2] = {(size_t)1 << 16, d->n};
+  for (int s = 0; s < 2; ++s)
+    for (int sorted = 0; sorted < 2; ++sorted) {
+      const unsigned flags = sorted ? CLPRIM_TOPK_SORTED : 0;
+      clprim_topk(ctx, sizes[s], t, clprim_buf(d->in), 1, flags, clprim_buf(d->out),
+                  clprim_buf(d->out2));
+      clprim_topk(ctx, sizes[s], t, clprim_buf(d->in), 5000, flags, clprim_buf(d->out),
+                  clprim_buf(d->out2));
+    }
 }

@@ -4,7 +4,7 @@
 #define CLPRIM_TOPK_H
 
 #include "core/core.h"
-#include "nth_element.h"
+#include "engine/sample_select.h"
 
 /* clprim_topk inside a call the caller began (pipelines: top-k and the
  * mapping of its positions in one call, as Oclgrind reads what another
@@ -17,6 +17,8 @@ clprim_status clprim__topk(clprim_context *ctx, size_t n, clprim_type type, clpr
  * it on long segments). */
 clprim_status clprim__topk_run(clprim_context *ctx, size_t n, clprim_type type, cl_mem in,
                                uint64_t k, unsigned flags, cl_mem values, cl_mem indices);
+/* Pipeline top-k runs that the candidates' path finished (tests). */
+uint64_t clprim__topk_filtered_runs(const clprim_context *ctx);
 struct clprim_nth_filter;
 /* A pipeline's filter -> top-k without a compacted copy (pipeline.c): top-k's
  * candidate path (k <= NTH_BASE on at least 16 NTH_BASE elements, below

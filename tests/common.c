@@ -66,22 +66,19 @@ void test_open_contexts(struct test_contexts *t) {
 
 struct test_contexts contexts;
 
-static enum clprim_knob tuned_knobs[4];
-static long long tuned_values[4];
-static unsigned tuned_count;
+static const char *tuned; /* test_tune's assignments, or NULL */
 
-void test_tune(enum clprim_knob knob, long long value) {
-  if (tuned_count < 4) tuned_knobs[tuned_count] = knob, tuned_values[tuned_count++] = value;
-}
+void test_tune(const char *assignments) { tuned = assignments; }
 
 int test_setup(void **state) {
   (void)state;
   test_open_contexts(&contexts);
-  for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p)
-    for (unsigned k = 0; k < tuned_count && contexts.ctx[p]; ++k)
-      clprim__tune(contexts.ctx[p], tuned_knobs[k], tuned_values[k]);
-  for (unsigned k = 0; k < tuned_count; ++k)
-    printf("knob %d set to %lld on every context\n", (int)tuned_knobs[k], tuned_values[k]);
+  for (unsigned p = 0; p < CLPRIM_PATH_COUNT && tuned; ++p)
+    if (contexts.ctx[p] && clprim__tune(contexts.ctx[p], tuned) != CLPRIM_SUCCESS) {
+      fprintf(stderr, "cannot tune \"%s\"\n", tuned);
+      exit(1);
+    }
+  if (tuned) printf("tuned on every context: %s\n", tuned);
   return 0;
 }
 

@@ -32,10 +32,10 @@ void test_close_contexts(struct test_contexts *t);
  * test_teardown)). */
 extern struct test_contexts contexts;
 int test_setup(void **state);
-/* A knob that test_setup sets on the suite's contexts (clprim__tune) after
- * opening them: a suite's main sets it from an argument, so that ctest can
+/* Knobs ("family.knob=value,...") that test_setup sets on the suite's
+ * contexts (clprim__tune) after opening them: a suite's main sets it from an argument, so that ctest can
  * run a suite a second time on a rare path reached at test sizes. */
-void test_tune(enum clprim_knob knob, long long value);
+void test_tune(const char *assignments);
 int test_teardown(void **state);
 /* Whether ctx's device can allocate a buffer of `largest` bytes and hold
  * `total` bytes in all; prints "<what> on <path>: skipped (...)" if not. */
@@ -55,9 +55,10 @@ cl_uint test_read_u32(clprim_context *ctx, cl_mem buf, size_t i);
 /* n random elements of type: integers over their whole range when wide is
  * set, else small (so sums stay exact); floats in [-1, 1). */
 void test_random(clprim_type type, void *data, size_t n, int wide);
-/* Element i of data as the selection calls order it, an unsigned key (host
- * copy of key_of in cl/nth_element.cl): -0.0 equals +0.0, every NaN is one
- * key above +inf. */
+/* Element i of data as the selection calls order it, an unsigned key (a
+ * host copy of cl/internal/keys.h's order, written on its own so that the
+ * tests do not share the library's mistakes): -0.0 equals +0.0, every NaN is
+ * one key above +inf. */
 uint64_t test_order_key(clprim_type type, const void *data, size_t i);
 /* An element's order key and its index, the selection and top-k
  * references' unit; qsort orders: by key ascending or descending, equal

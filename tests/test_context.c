@@ -235,6 +235,60 @@ static void test_paths(void **state) {
   else unsetenv("CLPRIM_PATH");
 }
 
+/* Tuning: $CLPRIM_TUNE is read once per context; a name no family has, or
+ * a value out of a knob's range, fails the creation; clprim__tune takes the
+ * same text and sets nothing when any part is wrong. */
+static void test_tuning(void **state) {
+  (void)state;
+  const char *old = getenv("CLPRIM_TUNE");
+  char saved[256] = "";
+  if (old) snprintf(saved, sizeof saved, "%s", old);
+  clprim_context *ctx;
+  static const char *const bad[] = {"sort.nope=1", "nope.items=8", "sort.items=3", "sort.items",
+                                    "sort.items=x", "sortitems=8", "sort.items=8,scan.wg=7"};
+  for (size_t b = 0; b < sizeof bad / sizeof bad[0]; ++b) {
+    setenv("CLPRIM_TUNE", bad[b], 1);
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_create(&ctx, NULL));
+  }
+  /* A good one changes the shape the tests see (sort's pass tile). */
+  unsetenv("CLPRIM_TUNE");
+  TEST_OK(clprim_context_create(&ctx, NULL));
+  const size_t tile = clprim__sort_pass_tile(ctx, CLPRIM_UINT32, 0);
+  clprim_context_free(ctx);
+  setenv("CLPRIM_TUNE", "sort.wg=64,sort.items=4,", 1);
+  TEST_OK(clprim_context_create(&ctx, NULL));
+  assert_int_equal(clprim__sort_pass_tile(ctx, CLPRIM_UINT32, 0), 256);
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim__tune(ctx, "sort.items=8,sort.wg=9999"));
+  assert_int_equal(clprim__sort_pass_tile(ctx, CLPRIM_UINT32, 0), 256); /* nothing was set */
+  TEST_OK(clprim__tune(ctx, "sort.wg=-1,sort.items=-1"));
+  assert_int_equal(clprim__sort_pass_tile(ctx, CLPRIM_UINT32, 0), tile);
+  clprim_context_free(ctx);
+  if (old) setenv("CLPRIM_TUNE", saved, 1);
+  else unsetenv("CLPRIM_TUNE");
+}
+
+/* docs/TUNING.md names every knob of every family and engine, as
+ * CLPRIM_TUNE spells it. */
+static void test_tuning_documented(void **state) {
+  (void)state;
+  FILE *f = fopen(CLPRIM_SOURCE_DIR "/docs/TUNING.md", "rb");
+  assert_non_null(f);
+  static char doc[1 << 16];
+  const size_t got = fread(doc, 1, sizeof doc - 1, f);
+  fclose(f);
+  doc[got] = 0;
+  clprim_context *ctx;
+  TEST_OK(clprim_context_create(&ctx, NULL));
+  for (unsigned i = 0; i < ctx->family_count; ++i)
+    for (unsigned k = 0; k < ctx->families[i]->knob_count; ++k) {
+      char name[96];
+      snprintf(name, sizeof name, "`%s.%s`", ctx->families[i]->name,
+               ctx->families[i]->knobs[k].name);
+      if (!strstr(doc, name)) fail_msg("docs/TUNING.md does not name %s", name);
+    }
+  clprim_context_free(ctx);
+}
+
 static void test_from_queue(void **state) {
   (void)state;
   clprim_context *owner, *ctx;
@@ -721,7 +775,8 @@ int main(void) {
       cmocka_unit_test(test_from_queue),    cmocka_unit_test(test_build_failure),
       cmocka_unit_test(test_disk_cache),    cmocka_unit_test(test_embedding),
       cmocka_unit_test(test_prebuild),     cmocka_unit_test(test_events),
-      cmocka_unit_test(test_device_type),
+      cmocka_unit_test(test_device_type),   cmocka_unit_test(test_tuning),
+      cmocka_unit_test(test_tuning_documented),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

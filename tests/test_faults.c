@@ -729,7 +729,7 @@ static void setup_segmented_topk_long(struct fx *f) {
   f->data = random_f32(f->n);
   fx_in(f, f->n * 4, f->data);
   make_segments(f, 40, 20, 5000);
-  clprim__tune(f->ctx, CLPRIM_KNOB_SEG_TOPK_LONG, 1000);
+  TEST_OK(clprim__tune(f->ctx, "segmented_topk.long=1000"));
   fx_out(f, f->ref_count * 5 * 4);
   fx_out(f, f->ref_count * 5 * 4);
 }

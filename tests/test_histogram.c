@@ -459,8 +459,8 @@ static void test_even(void **state) {
 /* ------------------------------------------------------- the binned path */
 
 /* The binned path (partition by range of bins, then local bins per range),
- * forced with the knob CLPRIM_HIST_BINNED=1 at small sizes: ranges of 16 bins
- * (CLPRIM_HIST_RANGE_SHIFT=4; the host widens them where more than 512
+ * forced with the knob histogram.binned=1 at small sizes: ranges of 16 bins
+ * (histogram.range_shift=4; the host widens them where more than 512
  * would be needed), slices of the local pass that cross range boundaries,
  * sizes around its tiles (work-group size times 16 elements, 8 with
  * values), skewed keys. */
@@ -469,7 +469,7 @@ static void test_binned(void **state) {
   for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
-    clprim__tune(ctx, CLPRIM_KNOB_HIST_BINNED, 1);
+    TEST_OK(clprim__tune(ctx, "histogram.binned=1"));
     /* The binned program's work-group size (plan_binned in histogram.c). */
     const int gpu = (ctx->info.device_type & CL_DEVICE_TYPE_GPU) != 0;
     const size_t wg = gpu && ctx->info.max_work_group_size >= 512 ? 512 : gpu ? 256 : 64;
@@ -480,8 +480,7 @@ static void test_binned(void **state) {
     /* Ranges of 16 bins, slices of 100 elements: many ranges, slices that
      * cross them. Each value type with one key type and either with or
      * without counts (every program build costs seconds on PoCL). */
-    clprim__tune(ctx, CLPRIM_KNOB_HIST_RANGE_SHIFT, 4);
-    clprim__tune(ctx, CLPRIM_KNOB_HIST_SLICE, 100);
+    TEST_OK(clprim__tune(ctx, "histogram.range_shift=4,histogram.slice=100"));
     /* The largest call first: the binned path's scratch buffers are then
      * allocated once (Oclgrind sees a buffer's bytes as uninitialised, even
      * after a kernel writes them, where the buffer is made after another
@@ -507,8 +506,7 @@ static void test_binned(void **state) {
       }
     /* The default plan (ranges as large as local memory allows), 2^20
      * bins. */
-    clprim__tune(ctx, CLPRIM_KNOB_HIST_RANGE_SHIFT, -1);
-    clprim__tune(ctx, CLPRIM_KNOB_HIST_SLICE, -1);
+    TEST_OK(clprim__tune(ctx, "histogram.range_shift=-1,histogram.slice=-1"));
     if (!test_small())
       for (size_t s = 0; s < ns; ++s) {
         const size_t K = s + 1 == ns ? (size_t)1 << 20 : 5000;
@@ -518,7 +516,7 @@ static void test_binned(void **state) {
           check_rbk(ctx, CLPRIM_INT32, CLPRIM_DOUBLE, sizes[s], K,
                     (enum key_order)((s + 1) % (KEY_ORDERS + 2)), 0);
       }
-    clprim__tune(ctx, CLPRIM_KNOB_HIST_BINNED, -1);
+    TEST_OK(clprim__tune(ctx, "histogram.binned=-1"));
   }
 }
 

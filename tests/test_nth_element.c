@@ -642,8 +642,8 @@ static void test_count_pass(void **state) {
 int main(int argc, char **argv) {
   test_init("test_nth_element");
   /* --levels: sub-problems above 64 keys go through the levels that share
-   * launches (CLPRIM_NTH_SMALL_MAX=64), reached by small inputs. */
-  if (argc > 1 && strcmp(argv[1], "--levels") == 0) test_tune(CLPRIM_KNOB_NTH_SMALL_MAX, 64);
+   * launches (sample_select.small_max=64), reached by small inputs. */
+  if (argc > 1 && strcmp(argv[1], "--levels") == 0) test_tune("sample_select.small_max=64");
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_nan),

@@ -606,7 +606,7 @@ static void test_terminal(enum term t) {
     for (int round = 0; round < rounds; ++round) {
       if (round) printf("%s, path %s: with clprim__nth_small_max 16\n", term_name[t],
                         clprim_path_name((clprim_path)path));
-      clprim__tune(ctx, CLPRIM_KNOB_NTH_SMALL_MAX, round ? 16 : -1);
+      TEST_OK(clprim__tune(ctx, round ? "sample_select.small_max=16" : "sample_select.small_max=-1"));
       for (size_t sh = 0; sh < SHAPES; ++sh) {
         if (!test_has_type(ctx, CLPRIM_DOUBLE) &&
             (shapes[sh].out == CLPRIM_DOUBLE || shapes[sh].types[0] == CLPRIM_DOUBLE))
@@ -618,7 +618,7 @@ static void test_terminal(enum term t) {
           run_shape(ctx, &shapes[sh], t, sizes[k]);
         }
       }
-      clprim__tune(ctx, CLPRIM_KNOB_NTH_SMALL_MAX, -1);
+      TEST_OK(clprim__tune(ctx, "sample_select.small_max=-1"));
     }
   }
 }
@@ -958,7 +958,7 @@ struct fused_case {
   int window;        /* 0 the middle 60%, 1 none pass, 2 all pass, 3 only `planted` pass, 4 all but
                       * the 0.05% at the wanted end */
   uint64_t planted;  /* window 3: elements set to the one passing value */
-  long long room;    /* CLPRIM_NTH_TOPK_ROOM, -1 for the library's own */
+  long long room;    /* the knob topk.room, -1 for the library's own */
   size_t n;          /* 0: 32768 plus a random few thousand */
   int small;         /* also under CLPRIM_TEST_SMALL (Oclgrind) */
   int fused;         /* 1: the candidate path finishes it, 0: it falls back, -1: either */
@@ -1069,13 +1069,15 @@ static void run_fused_case(clprim_context *ctx, const struct fused_case *c) {
 
   cl_mem mem = test_buffer(ctx, n * 4, host);
   const clprim_buffer in = clprim_buf(mem);
-  clprim__tune(ctx, CLPRIM_KNOB_NTH_TOPK_ROOM, c->room);
-  const uint64_t fused_before = ctx->topk_filtered_runs;
+  char room[48];
+  snprintf(room, sizeof room, "topk.room=%lld", (long long)c->room);
+  TEST_OK(clprim__tune(ctx, room));
+  const uint64_t fused_before = clprim__topk_filtered_runs(ctx);
   const clprim_status st = clprim_pipeline_run(p, n, &in, params);
-  clprim__tune(ctx, CLPRIM_KNOB_NTH_TOPK_ROOM, -1);
+  TEST_OK(clprim__tune(ctx, "topk.room=-1"));
   if (st != CLPRIM_SUCCESS)
     fail_msg("%s: returned %s (%s)", what, clprim_status_name(st), clprim_context_build_log(ctx));
-  const int fused = ctx->topk_filtered_runs != fused_before;
+  const int fused = clprim__topk_filtered_runs(ctx) != fused_before;
   if (c->fused >= 0 && fused != c->fused)
     fail_msg("%s: %s, expected %s", what, fused ? "the candidate path" : "compacted first",
              c->fused ? "the candidate path" : "a fallback to compaction");

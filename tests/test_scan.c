@@ -326,8 +326,7 @@ static void test_recursion(void **state) {
   for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
-    clprim__tune(ctx, CLPRIM_KNOB_SCAN_ITEMS, 4);
-    clprim__tune(ctx, CLPRIM_KNOB_SCAN_WG, 32);
+    TEST_OK(clprim__tune(ctx, "scan.items=4,scan.wg=32,scan_by_key.items=4"));
     clprim_context_clear_cache(ctx);
     const clprim_type types[] = {CLPRIM_UINT32, CLPRIM_INT64, CLPRIM_FLOAT};
     for (size_t t = 0; t < 3; ++t) {
@@ -337,8 +336,7 @@ static void test_recursion(void **state) {
       for (size_t s = 0; s < 5; ++s)
         if (sizes[s] && sizes[s] <= ((size_t)1 << 24)) check_scan(ctx, types[t], sizes[s], s % 2, 0);
     }
-    clprim__tune(ctx, CLPRIM_KNOB_SCAN_ITEMS, -1);
-    clprim__tune(ctx, CLPRIM_KNOB_SCAN_WG, -1);
+    TEST_OK(clprim__tune(ctx, "scan.items=-1,scan.wg=-1,scan_by_key.items=-1"));
     clprim_context_clear_cache(ctx);
   }
 }

@@ -294,7 +294,7 @@ static void test_long(void **state) {
   const size_t lengths[] = {0, 50, 101, 3000, 100, 700, 1};
   const size_t rows = test_small() ? 3 : 5, row_length = test_small() ? 150 : 2000;
   FOR_EACH_CONTEXT(ctx) {
-    clprim__tune(ctx, CLPRIM_KNOB_SEG_TOPK_LONG, 100);
+    TEST_OK(clprim__tune(ctx, "segmented_topk.long=100"));
     struct layout l = make_offsets(lengths, test_small() ? 4 : 7);
     struct layout r = make_rows(rows, row_length);
     const clprim_type types[2] = {CLPRIM_DOUBLE, CLPRIM_INT32};
@@ -317,7 +317,7 @@ static void test_long(void **state) {
       free(data);
     }
     free_layout(&l), free_layout(&r);
-    clprim__tune(ctx, CLPRIM_KNOB_SEG_TOPK_LONG, -1);
+    TEST_OK(clprim__tune(ctx, "segmented_topk.long=-1"));
   }
 }
 

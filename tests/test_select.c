@@ -300,9 +300,9 @@ static void test_type(clprim_type type) {
     if (clprim__select_single_pass_tile(ctx, type)) {
       printf("%s on %s: again with the three-phase algorithm\n", clprim_type_name(type),
              clprim_path_name((clprim_path)p));
-      clprim__tune(ctx, CLPRIM_KNOB_SELECT_SINGLE_PASS, 0);
+      TEST_OK(clprim__tune(ctx, "select.single_pass=0"));
       type_on_context(ctx, type);
-      clprim__tune(ctx, CLPRIM_KNOB_SELECT_SINGLE_PASS, -1);
+      TEST_OK(clprim__tune(ctx, "select.single_pass=-1"));
     }
   }
 }
@@ -832,10 +832,10 @@ static void test_beyond_2_32(void **state) {
     snprintf(what, sizeof what, "n > 2^32 on %s", clprim_path_name(info.path));
     check_beyond(ctx, in, n, values, indices, what);
     if (clprim__select_single_pass_tile(ctx, CLPRIM_UINT32)) {
-      clprim__tune(ctx, CLPRIM_KNOB_SELECT_SINGLE_PASS, 0);
+      TEST_OK(clprim__tune(ctx, "select.single_pass=0"));
       snprintf(what, sizeof what, "n > 2^32 on %s, three phases", clprim_path_name(info.path));
       check_beyond(ctx, in, n, values, indices, what);
-      clprim__tune(ctx, CLPRIM_KNOB_SELECT_SINGLE_PASS, -1);
+      TEST_OK(clprim__tune(ctx, "select.single_pass=-1"));
     }
     clReleaseMemObject(in);
     clReleaseMemObject(values);
@@ -1003,7 +1003,11 @@ static void test_partition3_errors(void **state) {
   clReleaseMemObject(in), clReleaseMemObject(out), clReleaseMemObject(cnt), clReleaseMemObject(small);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  /* --device-scan: the compactions' counts scanned by the scan engine's
+   * kernels where the device would scan them in a native kernel (CPUs). */
+  if (argc > 1 && strcmp(argv[1], "--device-scan") == 0)
+    test_tune("count_scan_scatter.native_scan=0");
   test_init("test_select");
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_errors), cmocka_unit_test(test_ranges),

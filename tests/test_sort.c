@@ -1459,8 +1459,7 @@ static void test_digit_passes(void **state) {
     o.path = contexts.ctx[p]->info.path;
     TEST_OK(clprim_context_create(&own[p], &o));
     clprim_context *ctx = own[p];
-    clprim__tune(ctx, CLPRIM_KNOB_SORT_SMALL_MAX, 0);
-    clprim__tune(ctx, CLPRIM_KNOB_SORT_ITEMS, 4);
+    TEST_OK(clprim__tune(ctx, "sort.small_max=0,sort.items=4"));
     for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t) {
       const clprim_type type = (clprim_type)t;
       if (!test_has_type(ctx, type)) continue;
@@ -1516,8 +1515,7 @@ int main(int argc, char **argv) {
    * work-group sort), over tiles of 4 keys per work-item, so that many
    * tiles occur at small n. */
   if (argc > 1 && strcmp(argv[1], "--passes") == 0) {
-    test_tune(CLPRIM_KNOB_SORT_SMALL_MAX, 0);
-    test_tune(CLPRIM_KNOB_SORT_ITEMS, 4);
+    test_tune("sort.small_max=0,sort.items=4");
   }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_errors),        cmocka_unit_test(test_int32),

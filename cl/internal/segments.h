@@ -6,8 +6,10 @@
  * sets info[0]; one longer than `longest` elements is listed in long_ids
  * (its index; info[1] counts them) and, where long_bounds is not NULL, its
  * begin and end go to long_bounds[2 k], [2 k + 1] at the same place k;
- * info[2] takes the length of the longest of the others (atomic_max). A
- * family wraps it in a kernel of its own. */
+ * info[2] takes the length of the longest of the others (atomic_max).
+ * segments_check runs it over every segment: each family that takes
+ * segments builds it from its own file (-DKERNEL_segments_check); where no
+ * segment can be long (longest ~0) long_ids and long_bounds are not used. */
 #ifndef CLPRIM_SEGMENTS_H
 #define CLPRIM_SEGMENTS_H
 
@@ -27,5 +29,14 @@ CLPRIM_INLINE void clprim_check_segment(__global const ulong *begins, __global c
     atomic_max(&info[2], (uint)(e - b));
   }
 }
+
+#ifdef KERNEL_segments_check
+__kernel void segments_check(__global const ulong *begins, __global const ulong *ends,
+                             ulong segments, ulong n, ulong longest, __global uint *info,
+                             __global uint *long_ids, __global ulong *long_bounds) {
+  const ulong s = get_global_id(0);
+  if (s < segments) clprim_check_segment(begins, ends, s, n, longest, info, long_ids, long_bounds);
+}
+#endif
 
 #endif /* CLPRIM_SEGMENTS_H */

@@ -413,7 +413,9 @@ static void report_unavailable(const clprim_context *ctx, clprim_path want) {
             ctx->probe_cached ? "; CLPRIM_CACHE_DIR=off probes again" : "");
 }
 
-static clprim_status finish_create(clprim_context *ctx, const clprim_options *options) {
+static clprim_status finish_create(clprim_context *ctx, const clprim_options *options,
+                                   const struct clprim_family *const *families,
+                                   unsigned family_count) {
   cl_command_queue_properties props = 0;
   cl_int err = clGetCommandQueueInfo(ctx->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
   if (err != CL_SUCCESS) return (clprim_status)err;
@@ -432,8 +434,11 @@ static clprim_status finish_create(clprim_context *ctx, const clprim_options *op
       return CLPRIM_ERROR_INVALID_ARGUMENT;
     }
 
-  clprim__read_tuning(ctx);
+  const char *trace = getenv("CLPRIM_TRACE");
+  ctx->trace = trace && *trace && strcmp(trace, "0") != 0;
   CLPRIM_CHECK(clprim__probe(ctx));
+  /* After the probe: the tables' rows name paths. */
+  CLPRIM_CHECK(clprim__init_families(ctx, families, family_count));
 
   if (want == CLPRIM_PATH_AUTO) {
     want = CLPRIM_PATH_LOCAL;
@@ -467,7 +472,9 @@ static int options_valid(const clprim_options *options) {
   return !options || options->size >= offsetof(clprim_options, cache_dir) + sizeof(const char *);
 }
 
-clprim_status clprim_context_create(clprim_context **out, const clprim_options *options) {
+static clprim_status create_own(clprim_context **out, const clprim_options *options,
+                                const struct clprim_family *const *families,
+                                unsigned family_count) {
   if (!out) return CLPRIM_ERROR_INVALID_ARGUMENT;
   *out = NULL;
   if (!options_valid(options)) return CLPRIM_ERROR_INVALID_ARGUMENT;
@@ -484,7 +491,8 @@ clprim_status clprim_context_create(clprim_context **out, const clprim_options *
   cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
   ctx->cl_ctx = clCreateContext(props, 1, &device, NULL, NULL, &err);
   if (err == CL_SUCCESS) ctx->queue = clCreateCommandQueue(ctx->cl_ctx, device, 0, &err);
-  clprim_status st = err == CL_SUCCESS ? finish_create(ctx, options) : (clprim_status)err;
+  clprim_status st =
+      err == CL_SUCCESS ? finish_create(ctx, options, families, family_count) : (clprim_status)err;
   if (st != CLPRIM_SUCCESS) {
     clprim_context_free(ctx);
     return st;
@@ -493,8 +501,10 @@ clprim_status clprim_context_create(clprim_context **out, const clprim_options *
   return CLPRIM_SUCCESS;
 }
 
-clprim_status clprim_context_create_from_queue(clprim_context **out, cl_command_queue queue,
-                                               const clprim_options *options) {
+static clprim_status create_on_queue(clprim_context **out, cl_command_queue queue,
+                                     const clprim_options *options,
+                                     const struct clprim_family *const *families,
+                                     unsigned family_count) {
   if (!out) return CLPRIM_ERROR_INVALID_ARGUMENT;
   *out = NULL;
   if (!queue || !options_valid(options)) return CLPRIM_ERROR_INVALID_ARGUMENT;
@@ -515,13 +525,20 @@ clprim_status clprim_context_create_from_queue(clprim_context **out, cl_command_
   clRetainContext(ctx->cl_ctx);
   clRetainCommandQueue(queue);
   ctx->queue = queue;
-  clprim_status st = finish_create(ctx, options);
+  clprim_status st = finish_create(ctx, options, families, family_count);
   if (st != CLPRIM_SUCCESS) {
     clprim_context_free(ctx);
     return st;
   }
   *out = ctx;
   return CLPRIM_SUCCESS;
+}
+
+clprim_status clprim__create(clprim_context **out, cl_command_queue queue,
+                             const clprim_options *options,
+                             const struct clprim_family *const *families, unsigned family_count) {
+  return queue ? create_on_queue(out, queue, options, families, family_count)
+               : create_own(out, options, families, family_count);
 }
 
 void clprim_context_free(clprim_context *ctx) {
@@ -533,6 +550,7 @@ void clprim_context_free(clprim_context *ctx) {
   clprim__release_scratch(ctx);
   if (ctx->queue) clReleaseCommandQueue(ctx->queue);
   if (ctx->cl_ctx) clReleaseContext(ctx->cl_ctx);
+  clprim__free_families(ctx);
   free(ctx->cache_dir);
   free(ctx->build_log);
   free(ctx);

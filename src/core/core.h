@@ -66,42 +66,56 @@ struct clprim_kernel_request {
   const char *cpu_together;
 };
 
-/* The knobs of docs/TUNING.md, one per environment variable of the same
- * name (CLPRIM_KNOB_SCAN_WG: $CLPRIM_SCAN_WG), read once per context into
- * ctx->tuning: -1 where unset (the library's own choice). */
-enum clprim_knob {
-  CLPRIM_KNOB_SCAN_WG,
-  CLPRIM_KNOB_SCAN_ITEMS,
-  CLPRIM_KNOB_SCAN_SINGLE_PASS,
-  CLPRIM_KNOB_SELECT_ITEMS,
-  CLPRIM_KNOB_SELECT_SINGLE_PASS,
-  CLPRIM_KNOB_HIST_QUADS,
-  CLPRIM_KNOB_HIST_AGG,
-  CLPRIM_KNOB_HIST_RUNS,
-  CLPRIM_KNOB_HIST_NV_FAST,
-  CLPRIM_KNOB_HIST_BINNED,
-  CLPRIM_KNOB_HIST_RANGE_SHIFT,
-  CLPRIM_KNOB_HIST_SLICE,
-  CLPRIM_KNOB_HIST_PQUADS,
-  CLPRIM_KNOB_HIST_PWG,
-  CLPRIM_KNOB_HIST_PART_RUNS,
-  CLPRIM_KNOB_HIST_DIRECT,
-  CLPRIM_KNOB_HIST_SHARED_RED,
-  CLPRIM_KNOB_RBK_ITEMS,
-  CLPRIM_KNOB_NTH_GROUPS_PER_UNIT,
-  CLPRIM_KNOB_NTH_SMALL_MAX,
-  CLPRIM_KNOB_NTH_TOPK_ROOM,
-  CLPRIM_KNOB_SORT_ITEMS,
-  CLPRIM_KNOB_SORT_ONESWEEP,
-  CLPRIM_KNOB_SORT_SMALL_MAX,
-  CLPRIM_KNOB_SORT_PEERS,
-  CLPRIM_KNOB_SORT_WG,
-  CLPRIM_KNOB_SEG_TOPK_LONG,
-  CLPRIM_KNOB_MPI_GATHER_MAX,
-  CLPRIM_KNOB_NATIVE_SCAN,
-  CLPRIM_KNOB_TRACE,
-  CLPRIM_KNOB_DEBUG,
-  CLPRIM_KNOB_COUNT
+/* ---- families (core/tuning.c, core/prebuild.c): what each family and
+ * engine tells the core about itself, in one descriptor that the registry
+ * (src/registry.c) lists and hands to every context it creates. The core
+ * knows the descriptors' shape, never a family by name. */
+
+/* A tunable of a family: its name after the family's in CLPRIM_TUNE
+ * ("sort.items") and the values it takes. */
+struct clprim_knob {
+  const char *name;
+  long long min, max;
+};
+#define CLPRIM__KNOBS_MAX 16
+/* A row of a family's tuning table: where it holds (each field 0 or NULL:
+ * anywhere) and the knobs it sets (bit k of `set`: value[k]). Rows apply in
+ * order, so portable defaults come first and device rows after them;
+ * `why` says where the row comes from (device, driver, date, gain). */
+struct clprim_tuning_row {
+  unsigned paths;              /* bits 1u << path */
+  cl_device_type device_types; /* CL_DEVICE_TYPE_GPU, _CPU */
+  const char *device;          /* a substring of the device's name ("H200") */
+  unsigned key_bytes, value_bytes; /* value_bytes CLPRIM__NO_VALUES: keys alone */
+  unsigned set;
+  long long value[CLPRIM__KNOBS_MAX];
+  const char *why;
+};
+#define CLPRIM__KNOB(k) (1u << (k))
+#define CLPRIM__NO_VALUES 255u
+/* The buffers of clprim_context_prebuild's dry runs (core/prebuild.c),
+ * never read or written. */
+struct clprim_dry {
+  cl_mem in, in2, out, out2;
+  size_t n;        /* elements a large dry run claims (in, out hold n * 8 bytes) */
+  size_t max_bins; /* bins of the largest histogram dry run */
+};
+struct clprim_family {
+  const char *name;
+  const struct clprim_knob *knobs;
+  unsigned knob_count;
+  const struct clprim_tuning_row *table;
+  unsigned rows;
+  size_t state_size; /* bytes of the family's own state in each context */
+  /* Dry runs of every plan for element type t (clprim_context_prebuild;
+   * see core/prebuild.c), or NULL. */
+  void (*prebuild)(clprim_context *ctx, const struct clprim_dry *d, clprim_type t);
+};
+/* A context's slot for each family: CLPRIM_TUNE's or the tests' values
+ * (-1: the table's), and the family's state. */
+struct clprim_family_slot {
+  long long set[CLPRIM__KNOBS_MAX];
+  void *state;
 };
 
 /* Requests gathered by clprim_context_prebuild's dry runs (owned copies). */
@@ -162,12 +176,13 @@ struct clprim_context {
   cl_event *waits;
   cl_uint wait_count;
 
-  long long tuning[CLPRIM_KNOB_COUNT]; /* see enum clprim_knob */
+  /* The registry's families and engines, and this context's slot of each. */
+  const struct clprim_family *const *families;
+  unsigned family_count;
+  struct clprim_family_slot *slots;
+  int trace; /* $CLPRIM_TRACE: commands' times and the probe's verdicts on stderr */
   /* Set during clprim_context_prebuild: clprim__kernels collects, builds nothing. */
   struct clprim_collect *collect;
-  /* histogram.c: whether the nv_ptx fast kernels (match.any, red.f64) built:
-   * 0 not tried, 1 yes, -1 no (the portable kernels are used). */
-  int hist_nv_fast;
 
   /* core/call.c: 1 while a thread is in a call; the call's ranges. */
   atomic_int busy;
@@ -191,12 +206,15 @@ struct clprim_context {
   /* Programs made for this context (compiled, or loaded from the disk
    * cache): clprim_context_programs_made(). */
   uint64_t programs_made;
-  /* Pipeline top-k runs that top-k's candidate path finished
-   * (clprim__topk_filtered; tests: which cases reach it). */
-  uint64_t topk_filtered_runs;
 };
 
 /* ---- core/context.c */
+/* clprim_context_create (queue NULL) and clprim_context_create_from_queue,
+ * for the registry (src/registry.c), which gives every context its list of
+ * families. */
+clprim_status clprim__create(clprim_context **out, cl_command_queue queue,
+                             const clprim_options *options,
+                             const struct clprim_family *const *families, unsigned family_count);
 /* The OpenCL C type name of a clprim_type ("int", "uint", ..., "double"). */
 const char *clprim__cl_type(clprim_type type);
 /* CLPRIM_SUCCESS for a valid type the device supports, else
@@ -216,6 +234,20 @@ unsigned clprim__for_each_device(clprim_device_visitor visit, void *arg, cl_int 
 /* n elements of elem_size bytes, with overflow checked; SIZE_MAX on overflow. */
 size_t clprim__bytes(size_t n, size_t elem_size);
 
+/* ---- core/text.c */
+/* Text being assembled (s malloc'ed, NUL-terminated; zero-initialise it):
+ * its lines counted; failed once an allocation failed (s keeps what came
+ * before). The owner frees s. */
+struct clprim_text {
+  char *s;
+  size_t len, room;
+  unsigned lines;
+  int failed;
+};
+void clprim__text_add(struct clprim_text *t, const char *s, size_t len);
+void clprim__text_printf(struct clprim_text *t, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* ---- core/launch.c */
 /* The launch shape a family starts from (see launch.c). */
 struct clprim_launch {
@@ -227,10 +259,28 @@ struct clprim_launch clprim__launch(const clprim_context *ctx);
 unsigned clprim__fit_wg(const clprim_context *ctx, unsigned wg);
 
 /* ---- core/tuning.c */
-/* Reads every knob from the environment into ctx->tuning (context creation). */
-void clprim__read_tuning(clprim_context *ctx);
-/* Sets a knob (tests; -1: the library's choice); takes effect at the next call. */
-void clprim__tune(clprim_context *ctx, enum clprim_knob knob, long long value);
+/* The knobs of family f for keys and values of key_bytes and value_bytes
+ * (0: none) on ctx: value[k] from the last row of f's table that holds
+ * here and sets it, then from CLPRIM_TUNE or clprim__tune; -1 where none
+ * sets it (the family's code then chooses). */
+void clprim__tuned(const clprim_context *ctx, const struct clprim_family *f, unsigned key_bytes,
+                   unsigned value_bytes, long long *value);
+/* Sets knobs by name: "family.knob=value,..." as CLPRIM_TUNE takes them (a
+ * value of -1 goes back to the table's). CLPRIM_ERROR_INVALID_ARGUMENT for
+ * an unknown name or a value out of the knob's range, and nothing is set. */
+clprim_status clprim__tune(clprim_context *ctx, const char *assignments);
+/* Family f's state in ctx (f->state_size bytes, zeroed at creation). */
+void *clprim__state(const clprim_context *ctx, const struct clprim_family *f);
+/* ---- core/prebuild.c */
+/* clprim_context_prebuild for the types whose bit (1u << type) is set
+ * (tests prebuild one or two types). */
+clprim_status clprim__prebuild(clprim_context *ctx, unsigned types);
+
+/* Context creation's part: the slots of the families, and $CLPRIM_TUNE. */
+clprim_status clprim__init_families(clprim_context *ctx,
+                                    const struct clprim_family *const *families,
+                                    unsigned count);
+void clprim__free_families(clprim_context *ctx);
 
 /* ---- core/probe.c */
 /* Fills ctx->info's device facts and ctx->info.paths_available, and

@@ -46,7 +46,7 @@ static clprim_status last_event_held(clprim_context *ctx, cl_event *event) {
 /* With $CLPRIM_TRACE set (and a profiling queue), prints each command's
  * device time to stderr as it finishes: a measured breakdown of a call. */
 static void trace(const clprim_context *ctx, cl_event event, cl_kernel kernel, const char *what) {
-  if (ctx->tuning[CLPRIM_KNOB_TRACE] != 1 || !event || clWaitForEvents(1, &event) != CL_SUCCESS) return;
+  if (!ctx->trace || !event || clWaitForEvents(1, &event) != CL_SUCCESS) return;
   char name[64] = "";
   if (kernel) clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
   cl_ulong start = 0, end = 0;

@@ -182,7 +182,7 @@ static clprim_status probe_path(clprim_context *ctx, clprim_path path, const cha
   cl_program program = NULL;
   clprim_status st = clprim__build(ctx, source, full, &program);
   free(source);
-  const int debug = ctx->tuning[CLPRIM_KNOB_DEBUG] == 1;
+  const int debug = ctx->trace;
   if (st != CLPRIM_SUCCESS) {
     if (resource_error(st)) return st;
     if (debug)

@@ -307,37 +307,14 @@ static char *dup_text(const char *s) {
   return d;
 }
 
-/* Text being assembled (malloc'ed, grown as needed). */
-struct text {
-  char *s;
-  size_t len, room;
-  int failed;  /* out of memory */
-  int missing; /* an #include "internal/..." that is not embedded: a bug of ours */
-};
-
-static void text_add(struct text *t, const char *s, size_t len) {
-  if (t->failed) return;
-  if (t->len + len + 1 > t->room) {
-    size_t room = (t->len + len + 1) * 2;
-    char *p = realloc(t->s, room);
-    if (!p) {
-      t->failed = 1;
-      return;
-    }
-    t->s = p, t->room = room;
-  }
-  memcpy(t->s + t->len, s, len);
-  t->len += len;
-  t->s[t->len] = '\0';
-}
-
 /* Appends `body` (the embedded file `name`) with every line
  * `#include "internal/X.h"` replaced by that file's text, itself expanded,
  * and #line directives so that build logs name the right file and line.
  * Each internal header is inlined once per program (`seen`, space-separated
  * names), as an include guard would. Kernels read as plain OpenCL C; the
  * installed library needs no files beside it. */
-static void add_expanded(struct text *t, const char *name, const char *body, struct text *seen,
+static void add_expanded(struct clprim_text *t, const char *name, const char *body,
+                         struct clprim_text *seen, int *missing,
                          int depth) {
   static const char directive[] = "#include \"internal/";
   unsigned line = 1;
@@ -353,22 +330,22 @@ static void add_expanded(struct text *t, const char *name, const char *body, str
       char key[132];
       snprintf(key, sizeof key, " %s ", inc);
       if (!text) {
-        t->missing = 1;
+        *missing = 1;
         return;
       }
       if (!seen->s || !strstr(seen->s, key)) {
-        text_add(seen, key, strlen(key));
+        clprim__text_add(seen, key, strlen(key));
         char mark[192];
         snprintf(mark, sizeof mark, "#line 1 \"%s\"\n", inc);
-        text_add(t, mark, strlen(mark));
-        add_expanded(t, inc, text, seen, depth + 1);
+        clprim__text_add(t, mark, strlen(mark));
+        add_expanded(t, inc, text, seen, missing, depth + 1);
         snprintf(mark, sizeof mark, "\n#line %u \"%s\"\n", line + 1, name);
-        text_add(t, mark, strlen(mark));
+        clprim__text_add(t, mark, strlen(mark));
       } else {
-        text_add(t, "\n", 1); /* keeps the line numbers */
+        clprim__text_add(t, "\n", 1); /* keeps the line numbers */
       }
     } else {
-      text_add(t, p, len);
+      clprim__text_add(t, p, len);
     }
     p += len;
     ++line;
@@ -392,20 +369,40 @@ static clprim_status prepare_job(clprim_context *ctx, const struct program_id *i
                                  struct build_job *j) {
   const char *path_opts = ctx->path_options[ctx->info.path];
   const char *header = clprim__source("clprim_device.h");
-  /* -DKERNEL_<name> for each kernel the program holds: those listed, or
-   * every one the files guard. */
-  const int whole_file = !*id->kernels;
-  size_t bodies = 0;
+  struct clprim_text t = {NULL, 0, 0, 0, 0}, seen = {NULL, 0, 0, 0, 0};
+  int missing = 0;
   char name[64];
+  clprim__text_add(&t, header, strlen(header));
+  clprim__text_add(&t, "\n", 1);
+  clprim__text_add(&t, id->prefix, strlen(id->prefix));
+  if (*id->prefix) clprim__text_add(&t, "\n", 1);
   for (const char *f = id->file; (f = next_file(f, name, sizeof name)) != NULL;) {
     const char *body = clprim__source(name);
-    if (!body) return CLPRIM_ERROR_INVALID_ARGUMENT;
-    bodies += strlen(body);
+    if (!body) {
+      missing = 1;
+      break;
+    }
+    char mark[160];
+    snprintf(mark, sizeof mark, "#line 1 \"%s\"\n", name);
+    clprim__text_add(&t, mark, strlen(mark));
+    add_expanded(&t, name, body, &seen, &missing, 0);
+    clprim__text_add(&t, "\n", 1);
   }
-  size_t options_len = strlen(path_opts) + strlen(id->options) + 2 +
-                       (whole_file ? bodies / 4 : strlen(id->kernels) * 10) + 16;
+  free(seen.s);
+  if (t.failed || seen.failed || missing) {
+    free(t.s);
+    return missing ? CLPRIM_ERROR_INVALID_ARGUMENT : CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  /* -DKERNEL_<name> for each kernel the program holds: those listed, or
+   * every one the source guards (the shared headers' kernels too). */
+  const int whole_file = !*id->kernels;
+  const size_t options_len = strlen(path_opts) + strlen(id->options) + 2 +
+                             (whole_file ? t.len / 4 : strlen(id->kernels) * 10) + 16;
   j->options = malloc(options_len);
-  if (!j->options) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  if (!j->options) {
+    free(t.s);
+    return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  }
   size_t used = (size_t)snprintf(j->options, options_len, "%s %s", path_opts, id->options);
   for (const char *k = id->kernels; *k;) {
     size_t len = strcspn(k, " ");
@@ -414,28 +411,10 @@ static clprim_status prepare_job(clprim_context *ctx, const struct program_id *i
     k += len;
     k += strspn(k, " ");
   }
-  struct text t = {NULL, 0, 0, 0, 0}, seen = {NULL, 0, 0, 0, 0};
-  text_add(&t, header, strlen(header));
-  text_add(&t, "\n", 1);
-  text_add(&t, id->prefix, strlen(id->prefix));
-  if (*id->prefix) text_add(&t, "\n", 1);
-  for (const char *f = id->file; (f = next_file(f, name, sizeof name)) != NULL;) {
-    const char *body = clprim__source(name);
-    for (const char *k = body; whole_file && (k = strstr(k, "#ifdef KERNEL_")) != NULL;) {
-      k += strlen("#ifdef ");
-      size_t klen = strcspn(k, " \r\n");
-      used += (size_t)snprintf(j->options + used, options_len - used, " -D%.*s", (int)klen, k);
-    }
-    char mark[160];
-    snprintf(mark, sizeof mark, "#line 1 \"%s\"\n", name);
-    text_add(&t, mark, strlen(mark));
-    add_expanded(&t, name, body, &seen, 0);
-    text_add(&t, "\n", 1);
-  }
-  free(seen.s);
-  if (t.failed || seen.failed || t.missing) {
-    free(t.s);
-    return t.missing ? CLPRIM_ERROR_INVALID_ARGUMENT : CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  for (const char *k = t.s; whole_file && (k = strstr(k, "#ifdef KERNEL_")) != NULL;) {
+    k += strlen("#ifdef ");
+    size_t klen = strcspn(k, " \r\n");
+    used += (size_t)snprintf(j->options + used, options_len - used, " -D%.*s", (int)klen, k);
   }
   j->source = t.s;
   return CLPRIM_SUCCESS;

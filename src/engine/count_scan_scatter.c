@@ -8,7 +8,7 @@
  *     kernels scan them; on a CPU device that runs native kernels a native
  *     kernel does (a loop on the host's side, in the queue's order), so that
  *     a first call there builds no scan program (PoCL 3.1, a first select:
- *     2.1 -> 1.1 s; $CLPRIM_NATIVE_SCAN=0 turns it off);
+ *     2.1 -> 1.1 s; the knob count_scan_scatter.native_scan=0 turns it off);
  *  3. scatter: each piece writes its elements from its position.
  * A family sets its kernels' arguments (the offsets buffer among them, from
  * clprim__offsets) and describes the launches; this file runs them. */
@@ -46,11 +46,31 @@ static void CL_CALLBACK native_scan(void *p) {
   }
 }
 
+/* Its knob: native_scan=0 scans the counts with the scan engine's
+ * kernels on CPU devices too (tests). */
+static const struct clprim_knob css_knobs[] = {{"native_scan", 0, 1}};
+
+/* Its dry runs (core/prebuild.c): the scans of the offsets, of both
+ * widths, that the passes run after a family's own kernels (where a
+ * family's dry run stops). */
+static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t) {
+  (void)t;
+  for (int s = 0; s < 2; ++s) {
+    clprim__scan(ctx, CLPRIM_UINT64, d->in, d->out, s ? d->n : 1, 0);
+    clprim__scan(ctx, CLPRIM_UINT32, d->in, d->out, s ? d->n : 1, 0);
+  }
+}
+
+const struct clprim_family clprim__engine_count_scan_scatter = {
+    "count_scan_scatter", css_knobs, 1, NULL, 0, 0, prebuild};
+
 /* Step 2: the exclusive scan in place of count uint32 or uint64 values
  * (CLPRIM_UINT32, CLPRIM_UINT64) at the start of offsets. */
 static clprim_status scan_counts(clprim_context *ctx, clprim_type type, cl_mem offsets,
                                  size_t count) {
-  if (ctx->native_kernels && ctx->tuning[CLPRIM_KNOB_NATIVE_SCAN] != 0) {
+  long long native;
+  clprim__tuned(ctx, &clprim__engine_count_scan_scatter, 0, 0, &native);
+  if (ctx->native_kernels && native != 0) {
     struct native_scan_args a = {NULL, count, type == CLPRIM_UINT64};
     a.values = offsets; /* a cl_mem, which the runtime replaces */
     return clprim__enqueue_native(ctx, native_scan, &a, sizeof a, offsets, &a.values);

@@ -15,24 +15,35 @@ struct scan_config {
   int single_pass;
 };
 
+/* The scan engine's knobs and table (docs/TUNING.md). */
+enum { SCAN_WG, SCAN_ITEMS, SCAN_SINGLE_PASS };
+static const struct clprim_knob scan_knobs[] = {
+    {"wg", 32, 1024}, {"items", 4, 64}, {"single_pass", 0, 1}};
+#define GPU CL_DEVICE_TYPE_GPU
+#define CPU CL_DEVICE_TYPE_CPU
+#define NV (1u << CLPRIM_PATH_NV_PTX)
+#define K CLPRIM__KNOB
+static const struct clprim_tuning_row scan_table[] = {
+    {0, 0, NULL, 0, 0, K(SCAN_WG) | K(SCAN_ITEMS) | K(SCAN_SINGLE_PASS), {256, 8, 0},
+     "portable: 256 work-items of 8 4-byte elements, reduce-then-scan"},
+    {0, 0, NULL, 8, 0, K(SCAN_ITEMS), {0, 4}, "portable: 4 8-byte elements"},
+    {0, CPU, NULL, 0, 0, K(SCAN_WG) | K(SCAN_ITEMS), {64, 16},
+     "CPUs: small work-groups, long runs per work-item"},
+    {NV, 0, NULL, 0, 0, K(SCAN_ITEMS) | K(SCAN_SINGLE_PASS), {0, 32, 1},
+     "nv_ptx: single pass, 128 bytes a work-item (H100, 2^28 int32: 0.94 ms, 1.02 with 64)"},
+    {NV, 0, NULL, 8, 0, K(SCAN_ITEMS), {0, 16}, "nv_ptx: 128 bytes a work-item"},
+};
+const struct clprim_family clprim__engine_scan = {
+    "scan", scan_knobs, 3, scan_table, sizeof scan_table / sizeof scan_table[0], 0, NULL};
+
 static struct scan_config scan_config(const clprim_context *ctx, clprim_type type) {
-  size_t elem = clprim_type_size(type);
-  struct scan_config c = {256, elem == 4 ? 8 : 4, 0};
-  if (ctx->info.path == CLPRIM_PATH_NV_PTX) {
-    /* 128 bytes per work-item: the fastest measured on the H100 (against
-     * 64; docs/TUNING.md). */
-    c.items = elem == 4 ? 32 : 16;
-    c.single_pass = 1;
-  } else if (!(ctx->info.device_type & CL_DEVICE_TYPE_GPU)) {
-    c.wg = 64; /* CPUs: small groups, long runs per work-item */
-    c.items = 16;
-  }
-  /* Overrides (docs/TUNING.md): a power-of-two group size of at least 32
-   * (whole warps on nv_ptx), a positive multiple of 4 items (4-vectors). */
-  const long long wg = ctx->tuning[CLPRIM_KNOB_SCAN_WG], items = ctx->tuning[CLPRIM_KNOB_SCAN_ITEMS];
-  if (wg >= 32 && wg <= 1024 && (wg & (wg - 1)) == 0) c.wg = (unsigned)wg;
-  if (items > 0 && items <= 64 && items % 4 == 0) c.items = (unsigned)items;
-  if (ctx->tuning[CLPRIM_KNOB_SCAN_SINGLE_PASS] == 0) c.single_pass = 0;
+  long long v[3];
+  clprim__tuned(ctx, &clprim__engine_scan, (unsigned)clprim_type_size(type), 0, v);
+  /* A power-of-two group size (whole warps on nv_ptx), a multiple of 4
+   * items (4-vectors). */
+  struct scan_config c = {256, 8, v[SCAN_SINGLE_PASS] == 1};
+  if ((v[SCAN_WG] & (v[SCAN_WG] - 1)) == 0) c.wg = (unsigned)v[SCAN_WG];
+  if (v[SCAN_ITEMS] % 4 == 0) c.items = (unsigned)v[SCAN_ITEMS];
   c.wg = clprim__fit_wg(ctx, c.wg);
   return c;
 }

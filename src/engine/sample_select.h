@@ -1,9 +1,10 @@
-/* nth_element.h: selection by rank (src/nth_element.c), as top-k, per-segment
- * selection, pipelines and clprim_mpi run it. Not installed. */
-#ifndef CLPRIM_NTH_ELEMENT_H
-#define CLPRIM_NTH_ELEMENT_H
+/* sample_select.h: the selection engine (engine/sample_select.c), as
+ * selection by rank, top-k, per-segment selection, pipelines and clprim_mpi
+ * run it. Not installed. */
+#ifndef CLPRIM_ENGINE_SAMPLE_SELECT_H
+#define CLPRIM_ENGINE_SAMPLE_SELECT_H
 
-#include "core/core.h"
+#include "../core/core.h"
 
 /* Selection's and top-k's files, one program on CPU devices. */
 #define CLPRIM__SELECTION_FILES "nth_element.cl topk.cl"
@@ -85,4 +86,4 @@ size_t clprim__nth_small_max(const clprim_context *ctx);
 size_t clprim__distinct_ranks(uint64_t *ranks, size_t count);
 size_t clprim__rank_slot(const uint64_t *distinct, size_t count, uint64_t rank);
 
-#endif /* CLPRIM_NTH_ELEMENT_H */
+#endif /* CLPRIM_ENGINE_SAMPLE_SELECT_H */

@@ -1,0 +1,74 @@
+/* stages.h: a pipeline's stages as one generated function (engine/stages.c).
+ * Not installed. */
+#ifndef CLPRIM_ENGINE_STAGES_H
+#define CLPRIM_ENGINE_STAGES_H
+
+#include "../core/core.h"
+
+#define CLPRIM__STAGE_INPUTS 4   /* a, b, c, d */
+#define CLPRIM__STAGE_MAX 16     /* stages of a pipeline */
+#define CLPRIM__STAGE_PARAMS 8   /* p0 .. p7 */
+#define CLPRIM__STAGE_BUILTINS 4 /* built-in predicates: operands in pipe_q0..pipe_q7 */
+
+enum clprim_stage_kind {
+  CLPRIM__STAGE_MAP,
+  CLPRIM__STAGE_FILTER_EXPR,
+  CLPRIM__STAGE_FILTER_PRED,
+  CLPRIM__STAGE_FILTER_FLAGS
+};
+
+struct clprim_stage {
+  enum clprim_stage_kind kind;
+  clprim_type type;       /* x's type after the stage */
+  char *expression;       /* MAP, FILTER_EXPR (owned) */
+  clprim_predicate_op op; /* FILTER_PRED: operands in q[2 builtin], q[2 builtin + 1] */
+  unsigned builtin;
+  unsigned input; /* FILTER_FLAGS */
+  unsigned line;  /* the generated source's line that starts its expression */
+};
+
+/* The stages over inputs of types[0 .. inputs), and their generated source
+ * (NULL until generated; a new stage drops it). Zero-initialise it. */
+struct clprim_stages {
+  unsigned inputs;
+  clprim_type types[CLPRIM__STAGE_INPUTS];
+  struct clprim_stage stages[CLPRIM__STAGE_MAX];
+  unsigned stage_count, builtins;
+  cl_ulong q[2 * CLPRIM__STAGE_BUILTINS];
+  char *source;
+  int source_counted; /* source takes the count from the device (pipe_count) */
+};
+
+/* Whether a user's expression is one expression that cannot reach outside
+ * the code around it (clprim.h's pipeline section says what is refused). */
+int clprim__expression_ok(const char *e);
+/* x's type after the last stage (the first input's without stages). */
+clprim_type clprim__stages_type(const struct clprim_stages *p);
+/* Adds stage st (its expression checked and copied; NULL for none):
+ * CLPRIM_ERROR_INVALID_ARGUMENT for a bad expression or too many stages. */
+clprim_status clprim__stages_add(struct clprim_stages *p, struct clprim_stage st,
+                                 const char *expression);
+/* p->source for a run that takes its count from the device (counted) or
+ * not, generated where it is not already. */
+clprim_status clprim__stages_source(struct clprim_stages *p, const clprim_context *ctx,
+                                    int counted);
+/* ctx's build log, where it is about a user's expression, in that
+ * expression's terms ("expression:LINE:COL: message", its line, a caret and
+ * the stage). */
+void clprim__stages_translate_log(const struct clprim_stages *p, clprim_context *ctx);
+/* The kernel arguments that follow each kernel's own (PIPE_PARAMS): the
+ * inputs but the first, the parameters (NULL: all 0), the built-ins'
+ * operands and, with count, the device count; store holds their values
+ * while extra is in use. */
+struct clprim_stage_args {
+  cl_mem inputs[CLPRIM__STAGE_INPUTS];
+  cl_double pd[CLPRIM__STAGE_PARAMS];
+  cl_float pf[CLPRIM__STAGE_PARAMS];
+  cl_mem count;
+};
+void clprim__stages_args(const struct clprim_stages *p, const clprim_context *ctx,
+                         const cl_mem *inputs, cl_mem count, const double *params,
+                         struct clprim_stage_args *store, struct clprim_extra_args *extra);
+void clprim__stages_free(struct clprim_stages *p);
+
+#endif /* CLPRIM_ENGINE_STAGES_H */

@@ -25,6 +25,7 @@
  * to 4 x (top-k) at 2^28 on the H100 (docs/SCALING.md). */
 #include "clprim/clprim_mpi.h"
 #include "internal.h"
+#include "families.h"
 #include "../cl/internal/keys.h"
 #include "../cl/internal/layout.h"
 
@@ -334,6 +335,15 @@ static void gpu_name(unsigned which, char *name, size_t size) {
   clprim__for_each_device(gpu_visit, &w, NULL);
 }
 
+/* clprim_mpi's knob: the distributed selection gathers the candidates once
+ * at most gather_max are left (all ranks together; tests set 64 so that
+ * small inputs run several distributed levels; -1: CLPRIM_MPI_GATHER_MAX).
+ * Its contexts get the registry's families and this descriptor. */
+static const struct clprim_knob mpi_knobs[] = {{"gather_max", 1, CLPRIM_MPI_GATHER_MAX}};
+const struct clprim_family clprim__family_mpi = {"mpi", mpi_knobs, 1, NULL, 0, 0, NULL};
+static const struct clprim_family *const mpi_families[] = {CLPRIM__FAMILY_LIST &clprim__family_mpi};
+#define MPI_FAMILIES ((unsigned)(sizeof mpi_families / sizeof mpi_families[0]))
+
 clprim_status clprim_mpi_context_create(MPI_Comm comm, const clprim_options *options,
                                         clprim_context **ctx) {
   if (!ctx || comm == MPI_COMM_NULL) return CLPRIM_ERROR_INVALID_ARGUMENT;
@@ -355,7 +365,7 @@ clprim_status clprim_mpi_context_create(MPI_Comm comm, const clprim_options *opt
     gpu_name((unsigned)local_rank, name, sizeof name);
     if (name[0]) o.device = name;
   }
-  if (st == CLPRIM_SUCCESS) st = clprim_context_create(ctx, &o);
+  if (st == CLPRIM_SUCCESS) st = clprim__create(ctx, NULL, &o, mpi_families, MPI_FAMILIES);
   st = agree(comm, st);
   if (st != CLPRIM_SUCCESS) {
     clprim_context_free(*ctx);
@@ -1249,7 +1259,8 @@ static clprim_status dsel_begin(struct dsel *d, clprim_context *ctx, MPI_Comm co
   d->key_type = d->key_size == 4 ? CLPRIM_UINT32 : CLPRIM_UINT64;
   d->count_nans = is_float(type) && (flags & CLPRIM_NTH_REJECT_NAN);
   d->c = clprim__nth_config(ctx);
-  const long long gather_max = ctx->tuning[CLPRIM_KNOB_MPI_GATHER_MAX];
+  long long gather_max;
+  clprim__tuned(ctx, &clprim__family_mpi, 0, 0, &gather_max);
   d->gather_max = gather_max >= 1 && gather_max < CLPRIM_MPI_GATHER_MAX ? (uint64_t)gather_max
                                                                         : CLPRIM_MPI_GATHER_MAX;
   if (p->n_local > 0)
@@ -1575,63 +1586,6 @@ static void phase_end(double *since, clprim_mpi_phase phase) {
   *since = now;
 }
 
-/* Pinned host memory for MPI: a CL_MEM_ALLOC_HOST_PTR buffer, which GPU
- * drivers back with page-locked memory that they copy to and from by DMA
- * (pageable memory goes through a bounce buffer at a fraction of the
- * speed). Kept in the context's scratch list under `name`, released with
- * it: page-locking a buffer costs about as much per byte as copying it, so
- * a sort that pinned its buffers in every call paid that on top of the
- * copies. Mapped for the call (pinned_map), unmapped at its end. */
-struct pinned {
-  cl_mem buf;
-  void *host;
-  size_t bytes;
-};
-static clprim_status pinned_scratch(clprim_context *ctx, const char *name, size_t bytes,
-                                    struct pinned *s) {
-  s->buf = NULL, s->host = NULL, s->bytes = bytes ? bytes : 8;
-  struct clprim_scratch_entry *e = ctx->scratch;
-  while (e && strcmp(e->name, name) != 0)
-    e = e->next;
-  if (e && e->size >= s->bytes) {
-    s->buf = e->buf;
-    return CLPRIM_SUCCESS;
-  }
-  if (!e) {
-    e = calloc(1, sizeof *e);
-    if (e) e->name = malloc(strlen(name) + 1);
-    if (!e || !e->name) {
-      free(e);
-      return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    strcpy(e->name, name);
-    e->next = ctx->scratch, ctx->scratch = e;
-  }
-  /* An eighth more than asked: the pieces differ by a few keys between
-   * calls, which should not make a new buffer each time. Only this file
-   * holds these buffers, and never past a call: the old one can go. */
-  const size_t want = s->bytes + s->bytes / 8;
-  cl_int err;
-  cl_mem m =
-      clCreateBuffer(ctx->cl_ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, want, NULL, &err);
-  if (err != CL_SUCCESS) return (clprim_status)err;
-  if (e->buf) clReleaseMemObject(e->buf);
-  e->buf = m, e->size = want;
-  s->buf = m;
-  return CLPRIM_SUCCESS;
-}
-static clprim_status pinned_map(clprim_context *ctx, struct pinned *s) {
-  cl_int err;
-  s->host = clEnqueueMapBuffer(ctx->queue, s->buf, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION, 0,
-                               s->bytes, 0, NULL, NULL, &err);
-  if (err != CL_SUCCESS) s->host = NULL;
-  return (clprim_status)err;
-}
-static void pinned_unmap(clprim_context *ctx, struct pinned *s) {
-  if (s->host) clEnqueueUnmapMemObject(ctx->queue, s->buf, s->host, 0, NULL, NULL);
-  s->host = NULL;
-}
-
 /* Non-blocking copies between a device buffer and host memory (which must
  * stay put until the queue has run them). */
 static clprim_status read_async(clprim_context *ctx, cl_mem buf, size_t offset, size_t bytes,
@@ -1748,18 +1702,20 @@ static clprim_status sort_exchange(clprim_context *ctx, MPI_Comm comm, const str
   const size_t recv_low = (size_t)x->rdispl[me], recv_high = share - recv_low - own;
   const unsigned rounds = merge_rounds(P);
   cl_mem sorted = NULL, runs_tmp = NULL, bufs[2];
-  struct pinned send = {NULL, NULL, 0}, recv = {NULL, NULL, 0};
+  /* The exchange goes through pinned host memory (clprim__scratch_host:
+   * page-locked, which GPU drivers copy to and from by DMA; pageable
+   * memory goes through a bounce buffer at a fraction of the speed), made
+   * once and kept mapped with the context. */
+  void *send_host = NULL, *recv_host = NULL;
   clprim_status st = clprim__call_begin(ctx);
   if (st != CLPRIM_SUCCESS) return agree(comm, st); /* every rank goes on to the agreement */
   if (n_local > 0) st = clprim__scratch(ctx, "mpi: sorted part", n_local * es, &sorted);
   if (st == CLPRIM_SUCCESS && share > 0)
     st = clprim__scratch(ctx, "mpi: runs", share * es, &runs_tmp);
   if (st == CLPRIM_SUCCESS)
-    st = pinned_scratch(ctx, "mpi: pinned send", (n_local - own) * es, &send);
+    st = clprim__scratch_host(ctx, "mpi: pinned send", (n_local - own) * es, &send_host);
   if (st == CLPRIM_SUCCESS)
-    st = pinned_scratch(ctx, "mpi: pinned receive", (share - own) * es, &recv);
-  if (st == CLPRIM_SUCCESS) st = pinned_map(ctx, &send);
-  if (st == CLPRIM_SUCCESS) st = pinned_map(ctx, &recv);
+    st = clprim__scratch_host(ctx, "mpi: pinned receive", (share - own) * es, &recv_host);
   st = clprim__call_end(ctx, st);
   phase_end(clock, CLPRIM_MPI_PHASE_SETUP);
   /* 1. */
@@ -1774,10 +1730,10 @@ static clprim_status sort_exchange(clprim_context *ctx, MPI_Comm comm, const str
   bufs[0] = runs_tmp, bufs[1] = out.mem;
   const int first = rounds % 2 ? 0 : 1;
   /* 2. */
-  if (st == CLPRIM_SUCCESS) st = read_async(ctx, sorted, 0, send_low * es, send.host);
+  if (st == CLPRIM_SUCCESS) st = read_async(ctx, sorted, 0, send_low * es, send_host);
   if (st == CLPRIM_SUCCESS)
     st = read_async(ctx, sorted, (send_low + own) * es, send_high * es,
-                    (char *)send.host + send_low * es);
+                    (char *)send_host + send_low * es);
   /* The own piece's copy runs on the device while MPI exchanges: only the
    * reads are waited for (a marker after them). */
   cl_event reads_done = NULL;
@@ -1802,7 +1758,7 @@ static clprim_status sort_exchange(clprim_context *ctx, MPI_Comm comm, const str
       rd[r] = x->rdispl[r] - (r > me ? (int)own : 0);
     }
     const MPI_Datatype t = es == 4 ? MPI_UINT32_T : MPI_UINT64_T;
-    if (MPI_Alltoallv(send.host, sc, sd, t, recv.host, rc, rd, t, comm) != MPI_SUCCESS)
+    if (MPI_Alltoallv(send_host, sc, sd, t, recv_host, rc, rd, t, comm) != MPI_SUCCESS)
       st = CLPRIM_MPI_ERROR_MPI;
   }
   phase_end(clock, CLPRIM_MPI_PHASE_EXCHANGE);
@@ -1813,10 +1769,10 @@ static clprim_status sort_exchange(clprim_context *ctx, MPI_Comm comm, const str
   }
   /* 4. */
   if (st == CLPRIM_SUCCESS)
-    st = write_async(ctx, bufs[first], base[first] * es, recv_low * es, recv.host);
+    st = write_async(ctx, bufs[first], base[first] * es, recv_low * es, recv_host);
   if (st == CLPRIM_SUCCESS)
     st = write_async(ctx, bufs[first], (base[first] + recv_low + own) * es, recv_high * es,
-                     (char *)recv.host + recv_low * es);
+                     (char *)recv_host + recv_low * es);
   if (st == CLPRIM_SUCCESS) st = (clprim_status)clFinish(ctx->queue);
   phase_end(clock, CLPRIM_MPI_PHASE_TO_DEVICE);
   /* 5. */
@@ -1833,12 +1789,6 @@ static clprim_status sort_exchange(clprim_context *ctx, MPI_Comm comm, const str
     free(runs);
   }
   phase_end(clock, CLPRIM_MPI_PHASE_MERGE);
-  if (send.host || recv.host) {
-    pinned_unmap(ctx, &send);
-    pinned_unmap(ctx, &recv);
-    clFinish(ctx->queue);
-  }
-  phase_end(clock, CLPRIM_MPI_PHASE_SETUP);
   return exchanged ? agree(comm, st) : st;
 }
 

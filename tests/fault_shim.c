@@ -505,6 +505,32 @@ cl_int clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocki
   return err;
 }
 
+void *clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking_map,
+                         cl_map_flags map_flags, size_t offset, size_t size,
+                         cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                         cl_event *event, cl_int *errcode_ret) {
+  REAL(clEnqueueMapBuffer);
+  FAIL_HANDLE(clEnqueueMapBuffer);
+  cl_int err = CL_SUCCESS;
+  void *p = real_fn(queue, buffer, blocking_map, map_flags, offset, size,
+                    num_events_in_wait_list, event_wait_list, event, &err);
+  if (errcode_ret) *errcode_ret = err;
+  EVENT_MADE(err);
+  if (err == CL_SUCCESS && is_watched(buffer)) wrote();
+  return p;
+}
+
+cl_int clEnqueueUnmapMemObject(cl_command_queue queue, cl_mem memobj, void *mapped_ptr,
+                               cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                               cl_event *event) {
+  REAL(clEnqueueUnmapMemObject);
+  FAIL_CODE(clEnqueueUnmapMemObject, ANY);
+  cl_int err =
+      real_fn(queue, memobj, mapped_ptr, num_events_in_wait_list, event_wait_list, event);
+  EVENT_MADE(err);
+  return err;
+}
+
 const char *shim_wrapped_names(void) {
   return "clBuildProgram\nclCreateBuffer\nclCreateCommandQueue\nclCreateContext\n"
          "clCreateKernel\nclCreateProgramWithBinary\nclCreateProgramWithSource\n"

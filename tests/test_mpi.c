@@ -388,7 +388,7 @@ static void check_selection(clprim_type type) {
    * that it runs several levels and the later levels' counting passes. */
   static const size_t sizes[3] = {3000, 40000, 25000};
   for (int c = 0; c < 3; ++c) {
-    clprim__tune(ctx, CLPRIM_KNOB_MPI_GATHER_MAX, c == 1 ? 64 : -1);
+    TEST_OK(clprim__tune(ctx, c == 1 ? "mpi.gather_max=64" : "mpi.gather_max=-1"));
     struct global g;
     make(&g, type, sizes[c] + test_rand() % 1000, c, c == 2 ? 1 : 0);
     struct keyed *s = sorted_keys(&g);
@@ -493,14 +493,14 @@ static void check_selection(clprim_type type) {
     free(s);
     drop(&g);
   }
-  clprim__tune(ctx, CLPRIM_KNOB_MPI_GATHER_MAX, -1);
+  TEST_OK(clprim__tune(ctx, "mpi.gather_max=-1"));
 }
 
 /* ------------------------------------------------------------------ sort */
 
 static void check_sort(clprim_type type) {
   for (int c = 0; c < 3; ++c) {
-    clprim__tune(ctx, CLPRIM_KNOB_MPI_GATHER_MAX, c == 0 ? 64 : -1); /* several levels */
+    TEST_OK(clprim__tune(ctx, c == 0 ? "mpi.gather_max=64" : "mpi.gather_max=-1")); /* several levels */
     struct global g;
     make(&g, type, 2000 + test_rand() % 20000, c, c == 1 ? 1 : c == 2 ? 2 : 0);
     struct keyed *s = sorted_keys(&g);
@@ -531,7 +531,7 @@ static void check_sort(clprim_type type) {
     clReleaseMemObject(out);
     drop(&g);
   }
-  clprim__tune(ctx, CLPRIM_KNOB_MPI_GATHER_MAX, -1);
+  TEST_OK(clprim__tune(ctx, "mpi.gather_max=-1"));
 }
 
 /* --------------------------------------------------------------- errors */

@@ -5,7 +5,7 @@
  * around the work-group size and the local tile, and random; offsets out
  * of order, with gaps and one overlap (the input is only read); rows of a
  * matrix; long segments (through the device-wide calls: the knob
- * CLPRIM_SEG_TOPK_LONG brings them to small sizes). Distributions:
+ * the knob segmented_topk.long brings them to small sizes). Distributions:
  * uniform, all equal, 16 distinct, special values (NaN largest, -0.0 equal
  * to +0.0), sorted. k = 0, 1, 5, 256, and beyond every segment (clamped).
  * Unwritten row slots and the elements past the outputs keep a poison;

@@ -46,7 +46,7 @@
  *    in place, at offsets; a segment with begin > end or end > n fails
  *    with nothing written;
  *  - the digit passes at small sizes on contexts of the test's own
- *    (CLPRIM_SORT_SMALL_MAX 0, CLPRIM_SORT_ITEMS 4: many small tiles), so
+ *    (sort.small_max=0, sort.items=4: many small tiles), so
  *    that they also run under Oclgrind.
  * `test_sort --passes` runs the whole suite with those two knobs set on
  * the suite's contexts: every sort above 0 keys takes the digit passes
@@ -1443,8 +1443,8 @@ static void test_segmented_bad(void **state) {
 }
 
 /* ------------------------------------------------------- digit passes */
-/* Contexts of the test's own with CLPRIM_SORT_SMALL_MAX 0 and
- * CLPRIM_SORT_ITEMS 4: every sort takes the digit passes over many small
+/* Contexts of the test's own with sort.small_max=0 and
+ * sort.items=4: every sort takes the digit passes over many small
  * tiles, at sizes that Oclgrind runs too. Keys, pairs and argsort,
  * segmented (each non-empty segment sorted device-wide), in place and at
  * offsets. */

@@ -391,7 +391,7 @@ static void test_long_lived_context(void **state) {
 int main(int argc, char **argv) {
   test_init("test_topk");
   /* --room: a one-pass candidate gather with room for 16, so that its
-   * overflow path (the counted pair of passes) runs (CLPRIM_NTH_TOPK_ROOM). */
+   * overflow path (the counted pair of passes) runs (topk.room=16). */
   if (argc > 1 && strcmp(argv[1], "--room") == 0) test_tune("topk.room=16");
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_errors),

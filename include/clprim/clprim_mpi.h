@@ -316,7 +316,7 @@ CLPRIM_MPI_API uint64_t clprim_mpi_sort_share(uint64_t n, int rank, int ranks);
  * the device's work of each phase finished inside it: what a benchmark
  * reads to tell where the time of a distributed sort goes. */
 typedef enum clprim_mpi_phase {
-  CLPRIM_MPI_PHASE_SETUP,      /* scratch and pinned host buffers (made on first use), map, unmap */
+  CLPRIM_MPI_PHASE_SETUP,      /* scratch and pinned host buffers (made and mapped on first use) */
   CLPRIM_MPI_PHASE_SPLITTERS,  /* the splitters' selection, the counting pass, the cuts' all-gather
                                 */
   CLPRIM_MPI_PHASE_LOCAL_SORT, /* this rank's part sorted on its device */

@@ -25,6 +25,7 @@ struct clprim_scratch_entry {
   cl_mem buf;
   size_t size;
   unsigned call; /* ctx->calls when buf was made (Oclgrind, see scratch.c) */
+  void *host;    /* pinned host memory (clprim__scratch_host): buf's mapping */
   struct clprim_scratch_entry *next;
 };
 
@@ -389,6 +390,15 @@ clprim_status clprim__scratch(clprim_context *ctx, const char *name, size_t byte
  * call (see scratch.c): for buffers that several programs' kernels write. */
 clprim_status clprim__scratch_per_call(clprim_context *ctx, const char *name, size_t bytes,
                                        cl_mem *buf);
+/* Pinned host memory of at least `bytes` bytes under `name`, for copies
+ * between the device and the host at DMA speed (clprim_mpi's exchange): a
+ * CL_MEM_ALLOC_HOST_PTR buffer, mapped once when made and kept mapped until
+ * the context is freed (page-locking costs about as much per byte as a
+ * copy); *host is its memory. Only the host pointer is used in commands
+ * (the buffer itself never is), so the mapping stays valid. A larger
+ * request makes a new one (the old is released: hold no pointer into it). */
+clprim_status clprim__scratch_host(clprim_context *ctx, const char *name, size_t bytes,
+                                   void **host);
 /* Releases every scratch buffer (clprim_context_free). */
 void clprim__release_scratch(clprim_context *ctx);
 

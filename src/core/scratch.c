@@ -104,9 +104,59 @@ clprim_status clprim__scratch_per_call(clprim_context *ctx, const char *name, si
   return scratch(ctx, name, bytes, 1, buf);
 }
 
+/* Unmaps a pinned entry's buffer and releases it. */
+static void release_host(clprim_context *ctx, struct clprim_scratch_entry *e) {
+  if (e->host) clEnqueueUnmapMemObject(ctx->queue, e->buf, e->host, 0, NULL, NULL);
+  if (e->buf) clReleaseMemObject(e->buf);
+  e->host = NULL, e->buf = NULL, e->size = 0;
+}
+
+clprim_status clprim__scratch_host(clprim_context *ctx, const char *name, size_t bytes,
+                                   void **host) {
+  if (bytes == 0) bytes = 8;
+  struct clprim_scratch_entry *e = ctx->scratch;
+  while (e && strcmp(e->name, name) != 0) e = e->next;
+  if (e && e->host && e->size >= bytes) {
+    *host = e->host;
+    return CLPRIM_SUCCESS;
+  }
+  if (!e) {
+    e = calloc(1, sizeof *e);
+    if (e) e->name = malloc(strlen(name) + 1);
+    if (!e || !e->name) {
+      free(e);
+      return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    strcpy(e->name, name);
+    e->next = ctx->scratch;
+    ctx->scratch = e;
+  }
+  release_host(ctx, e);
+  /* An eighth more than asked: sizes that differ by a little between calls
+   * (a sort's pieces) make no new buffer each time. */
+  const size_t want = bytes + bytes / 8;
+  cl_int err;
+  e->buf = clCreateBuffer(ctx->cl_ctx, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE, want, NULL, &err);
+  if (err != CL_SUCCESS) {
+    e->buf = NULL;
+    return (clprim_status)err;
+  }
+  e->host = clEnqueueMapBuffer(ctx->queue, e->buf, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, want,
+                               0, NULL, NULL, &err);
+  if (err != CL_SUCCESS) {
+    e->host = NULL;
+    release_host(ctx, e);
+    return (clprim_status)err;
+  }
+  e->size = want;
+  *host = e->host;
+  return CLPRIM_SUCCESS;
+}
+
 void clprim__release_scratch(clprim_context *ctx) {
   while (ctx->scratch) {
     struct clprim_scratch_entry *next = ctx->scratch->next;
+    if (ctx->scratch->host) release_host(ctx, ctx->scratch);
     if (ctx->scratch->buf) clReleaseMemObject(ctx->scratch->buf);
     free(ctx->scratch->name);
     free(ctx->scratch);

@@ -1,0 +1,35 @@
+/* families.h: the list of families and engines, once (src/registry.c
+ * makes it the contexts' list; clprim_mpi adds its own descriptor to it).
+ * Not installed. */
+#ifndef CLPRIM_FAMILIES_H
+#define CLPRIM_FAMILIES_H
+
+/* ENGINE(name), FAMILY(name): the descriptor clprim__family_<name> of src/<name>.c, or of
+ * src/engine/<name>.c for engines (clprim__engine_<name>). */
+#define FAMILIES                                                                                   \
+  ENGINE(scan)                                                                                     \
+  ENGINE(count_scan_scatter)                                                                       \
+  ENGINE(sample_select)                                                                            \
+  FAMILY(scan)                                                                                     \
+  FAMILY(reduce)                                                                                   \
+  FAMILY(select)                                                                                   \
+  FAMILY(histogram)                                                                                \
+  FAMILY(reduce_by_key)                                                                            \
+  FAMILY(runs)                                                                                     \
+  FAMILY(nth_element)                                                                              \
+  FAMILY(topk)                                                                                     \
+  FAMILY(segmented_topk)                                                                           \
+  FAMILY(sort)
+
+#define ENGINE(name) extern const struct clprim_family clprim__engine_##name;
+#define FAMILY(name) extern const struct clprim_family clprim__family_##name;
+FAMILIES
+#undef ENGINE
+#undef FAMILY
+
+/* The list as array elements: {CLPRIM__FAMILY_LIST} */
+#define ENGINE(name) &clprim__engine_##name,
+#define FAMILY(name) &clprim__family_##name,
+#define CLPRIM__FAMILY_LIST FAMILIES
+
+#endif /* CLPRIM_FAMILIES_H */

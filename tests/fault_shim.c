@@ -534,8 +534,8 @@ cl_int clEnqueueUnmapMemObject(cl_command_queue queue, cl_mem memobj, void *mapp
 const char *shim_wrapped_names(void) {
   return "clBuildProgram\nclCreateBuffer\nclCreateCommandQueue\nclCreateContext\n"
          "clCreateKernel\nclCreateProgramWithBinary\nclCreateProgramWithSource\n"
-         "clCreateSubBuffer\nclEnqueueCopyBuffer\nclEnqueueFillBuffer\n"
-         "clEnqueueNDRangeKernel\nclEnqueueNativeKernel\nclEnqueueReadBuffer\n"
+         "clCreateSubBuffer\nclEnqueueCopyBuffer\nclEnqueueFillBuffer\nclEnqueueMapBuffer\n"
+         "clEnqueueNDRangeKernel\nclEnqueueNativeKernel\nclEnqueueReadBuffer\nclEnqueueUnmapMemObject\n"
          "clEnqueueWriteBuffer\nclFinish\nclGetCommandQueueInfo\nclGetDeviceIDs\n"
          "clGetDeviceInfo\nclGetEventProfilingInfo\nclGetKernelInfo\n"
          "clGetKernelWorkGroupInfo\nclGetMemObjectInfo\nclGetPlatformIDs\n"

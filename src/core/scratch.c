@@ -37,27 +37,37 @@ static clprim_status oclgrind_zero(clprim_context *ctx, cl_mem m, size_t bytes) 
   return clprim__write(ctx, m, 0, bytes, ctx->zeros->bytes, 0);
 }
 
+/* The entry of that name, or NULL. */
+static struct clprim_scratch_entry *find(clprim_context *ctx, const char *name) {
+  struct clprim_scratch_entry *e = ctx->scratch;
+  while (e && strcmp(e->name, name) != 0) e = e->next;
+  return e;
+}
+
+/* A new empty entry of that name (NULL: out of host memory). */
+static struct clprim_scratch_entry *add(clprim_context *ctx, const char *name) {
+  struct clprim_scratch_entry *e = calloc(1, sizeof *e);
+  if (e) e->name = malloc(strlen(name) + 1);
+  if (!e || !e->name) {
+    free(e);
+    return NULL;
+  }
+  strcpy(e->name, name);
+  e->next = ctx->scratch;
+  ctx->scratch = e;
+  return e;
+}
+
 static clprim_status scratch(clprim_context *ctx, const char *name, size_t bytes, int per_call,
                              cl_mem *buf) {
   if (bytes == 0) bytes = 1;
-  struct clprim_scratch_entry *e = ctx->scratch;
-  while (e && strcmp(e->name, name) != 0) e = e->next;
+  struct clprim_scratch_entry *e = find(ctx, name);
   const int stale = e && per_call && ctx->oclgrind && e->call != ctx->calls;
   if (e && e->size >= bytes && !stale) {
     *buf = e->buf;
     return CLPRIM_SUCCESS;
   }
-  if (!e) {
-    e = calloc(1, sizeof *e);
-    if (e) e->name = malloc(strlen(name) + 1);
-    if (!e || !e->name) {
-      free(e);
-      return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    strcpy(e->name, name);
-    e->next = ctx->scratch;
-    ctx->scratch = e;
-  }
+  if (!e && (e = add(ctx, name)) == NULL) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
   /* Room to retire the outgrown buffer first, so that a failure leaves
    * everything as it was. */
   if (e->buf && ctx->retired_count == ctx->retired_room) {
@@ -114,23 +124,12 @@ static void release_host(clprim_context *ctx, struct clprim_scratch_entry *e) {
 clprim_status clprim__scratch_host(clprim_context *ctx, const char *name, size_t bytes,
                                    void **host) {
   if (bytes == 0) bytes = 8;
-  struct clprim_scratch_entry *e = ctx->scratch;
-  while (e && strcmp(e->name, name) != 0) e = e->next;
+  struct clprim_scratch_entry *e = find(ctx, name);
   if (e && e->host && e->size >= bytes) {
     *host = e->host;
     return CLPRIM_SUCCESS;
   }
-  if (!e) {
-    e = calloc(1, sizeof *e);
-    if (e) e->name = malloc(strlen(name) + 1);
-    if (!e || !e->name) {
-      free(e);
-      return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    strcpy(e->name, name);
-    e->next = ctx->scratch;
-    ctx->scratch = e;
-  }
+  if (!e && (e = add(ctx, name)) == NULL) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
   release_host(ctx, e);
   /* An eighth more than asked: sizes that differ by a little between calls
    * (a sort's pieces) make no new buffer each time. */

@@ -8,6 +8,7 @@
 #include "core.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,6 +96,31 @@ clprim_status clprim__tune(clprim_context *ctx, const char *assignments) {
   return CLPRIM_SUCCESS;
 }
 
+/* With $CLPRIM_TRACE: the table rows that hold on this device and path
+ * (for the key and value sizes they name), then the knobs set by name. */
+static void print_tuning(const clprim_context *ctx) {
+  for (unsigned i = 0; i < ctx->family_count; ++i) {
+    const struct clprim_family *f = ctx->families[i];
+    for (unsigned r = 0; r < f->rows; ++r) {
+      const struct clprim_tuning_row *row = &f->table[r];
+      const unsigned values = row->value_bytes == CLPRIM__NO_VALUES ? 0 : row->value_bytes;
+      if (!row_holds(ctx, row, row->key_bytes, values)) continue;
+      fprintf(stderr, "clprim: tuning %s", f->name);
+      if (row->key_bytes) fprintf(stderr, ", %u-byte keys", row->key_bytes);
+      if (row->value_bytes == CLPRIM__NO_VALUES) fprintf(stderr, ", keys alone");
+      else if (row->value_bytes) fprintf(stderr, ", %u-byte values", row->value_bytes);
+      fprintf(stderr, ":");
+      for (unsigned k = 0; k < f->knob_count; ++k)
+        if (row->set >> k & 1u) fprintf(stderr, " %s=%lld", f->knobs[k].name, row->value[k]);
+      fprintf(stderr, " -- %s\n", row->why);
+    }
+    for (unsigned k = 0; k < f->knob_count; ++k)
+      if (ctx->slots[i].set[k] >= 0)
+        fprintf(stderr, "clprim: tuning %s.%s=%lld (CLPRIM_TUNE)\n", f->name, f->knobs[k].name,
+                ctx->slots[i].set[k]);
+  }
+}
+
 clprim_status clprim__init_families(clprim_context *ctx,
                                     const struct clprim_family *const *families,
                                     unsigned count) {
@@ -109,7 +135,9 @@ clprim_status clprim__init_families(clprim_context *ctx,
     }
   }
   const char *tune = getenv("CLPRIM_TUNE");
-  return tune ? clprim__tune(ctx, tune) : CLPRIM_SUCCESS;
+  const clprim_status st = tune ? clprim__tune(ctx, tune) : CLPRIM_SUCCESS;
+  if (st == CLPRIM_SUCCESS && ctx->trace) print_tuning(ctx);
+  return st;
 }
 
 void clprim__free_families(clprim_context *ctx) {

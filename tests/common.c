@@ -52,12 +52,6 @@ void test_open_contexts(struct test_contexts *t) {
       printf("path %s: skipped (this device does not run it)\n", clprim_path_name((clprim_path)p));
       continue;
     }
-    if (p == (unsigned)info.path) {
-      /* The default context runs this path: a second context would repeat
-       * every case on the same kernels. */
-      printf("path %s: tested (the default context's path)\n", clprim_path_name((clprim_path)p));
-      continue;
-    }
     o.path = (clprim_path)p;
     st = clprim_context_create(&t->ctx[p], &o);
     if (st != CLPRIM_SUCCESS) {

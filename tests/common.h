@@ -20,9 +20,8 @@ double test_uniform(void); /* [0, 1) */
 /* Nonzero when $CLPRIM_TEST_SMALL is set (Oclgrind runs): small sizes only. */
 int test_small(void);
 
-/* One context per path: ctx[CLPRIM_PATH_AUTO] is the default, and runs the
- * path the library chose; ctx[p] is NULL for that path (the default context
- * tests it) and where the device does not run path p (a message says so). */
+/* One context per path: ctx[p] is NULL when the device does not run path p
+ * (a message says it is skipped). ctx[CLPRIM_PATH_AUTO] is the default. */
 struct test_contexts {
   clprim_context *ctx[CLPRIM_PATH_COUNT];
 };

@@ -200,7 +200,7 @@ static size_t key_counts(clprim_context *ctx, int has_counts, size_t sum_size, s
 }
 
 static void test_rbk_type(clprim_type vt) {
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     if (clprim__check_type(ctx, vt) != CLPRIM_SUCCESS ||
@@ -280,7 +280,7 @@ static void check_keys_hist(clprim_context *ctx, clprim_type kt, size_t n, size_
 
 static void test_keys(void **state) {
   (void)state;
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     size_t sizes[20], ns = test_sizes(sizes), ks[8], nk = key_counts(ctx, 1, 0, ks);
@@ -437,7 +437,7 @@ static void check_even(clprim_context *ctx, clprim_type t, size_t n, size_t bins
 
 static void test_even(void **state) {
   (void)state;
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     size_t local_max = clprim__histogram_local_max(ctx, 1, 0);
@@ -466,7 +466,7 @@ static void test_even(void **state) {
  * values), skewed keys. */
 static void test_binned(void **state) {
   (void)state;
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     TEST_OK(clprim__tune(ctx, "histogram.binned=1"));
@@ -554,7 +554,7 @@ static void check_words(clprim_context *ctx, cl_mem buf, size_t nw, size_t off, 
  * pointer; n = 0 writes zeros. */
 static void test_device_results(void **state) {
   (void)state;
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     const size_t n = 3001, K = 7, bins = 7;
@@ -691,7 +691,7 @@ static void test_rbk_subnormal(void **state) {
     subnormal_sums += want[k] > 0.0f;
   }
   assert_true(subnormal_sums > K / 2);
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     /* Float additions keep subnormals where the device says it supports

@@ -599,13 +599,13 @@ static size_t test_sizes(clprim_context *ctx, size_t *sizes) {
  * sizes (and Oclgrind) run the first way too. */
 static void test_terminal(enum term t) {
   const int rounds = t == NTH || t == QUANT ? 2 : 1;
-  for (unsigned path = CLPRIM_PATH_AUTO; path < CLPRIM_PATH_COUNT; ++path) {
+  for (unsigned path = CLPRIM_PATH_LOCAL; path < CLPRIM_PATH_COUNT; ++path) {
     clprim_context *ctx = contexts.ctx[path];
     if (!ctx) continue;
     size_t sizes[8], ns = test_sizes(ctx, sizes);
     for (int round = 0; round < rounds; ++round) {
       if (round) printf("%s, path %s: with clprim__nth_small_max 16\n", term_name[t],
-                        clprim_path_name(ctx->info.path));
+                        clprim_path_name((clprim_path)path));
       TEST_OK(clprim__tune(ctx, round ? "sample_select.small_max=16" : "sample_select.small_max=-1"));
       for (size_t sh = 0; sh < SHAPES; ++sh) {
         if (!test_has_type(ctx, CLPRIM_DOUBLE) &&
@@ -737,7 +737,7 @@ static void test_chain(void **state) {
  * the positions in the first's output. */
 static void test_chain_counted(void **state) {
   (void)state;
-  for (unsigned path = CLPRIM_PATH_AUTO; path < CLPRIM_PATH_COUNT; ++path) {
+  for (unsigned path = CLPRIM_PATH_LOCAL; path < CLPRIM_PATH_COUNT; ++path) {
     clprim_context *ctx = contexts.ctx[path];
     if (!ctx) continue;
     const size_t n = test_small() ? 600 : 3 * clprim__select_tile(ctx) + 77;
@@ -875,7 +875,7 @@ static void test_expression_errors(void **state) {
  * refused expressions. */
 static void test_select_expr_params(void **state) {
   (void)state;
-  for (unsigned path = CLPRIM_PATH_AUTO; path < CLPRIM_PATH_COUNT; ++path) {
+  for (unsigned path = CLPRIM_PATH_LOCAL; path < CLPRIM_PATH_COUNT; ++path) {
     clprim_context *ctx = contexts.ctx[path];
     if (!ctx) continue;
     const size_t n = test_small() ? 700 : 3 * clprim__select_tile(ctx) + 17;
@@ -1124,7 +1124,7 @@ static void run_fused_case(clprim_context *ctx, const struct fused_case *c) {
 
 static void test_topk_fused(void **state) {
   (void)state;
-  for (unsigned path = CLPRIM_PATH_AUTO; path < CLPRIM_PATH_COUNT; ++path) {
+  for (unsigned path = CLPRIM_PATH_LOCAL; path < CLPRIM_PATH_COUNT; ++path) {
     clprim_context *ctx = contexts.ctx[path];
     if (!ctx) continue;
     for (size_t j = 0; j < sizeof fused_cases / sizeof fused_cases[0]; ++j)

@@ -203,7 +203,7 @@ static size_t reduce_sizes(clprim_context *ctx, clprim_type type, size_t *sizes)
 }
 
 static void test_arg_type(clprim_type type) {
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     if (!test_has_type(ctx, type)) continue;
@@ -308,7 +308,7 @@ static void check_arg_at(clprim_context *ctx, clprim_type t, size_t m) {
 
 static void test_arg_at_offset(void **state) {
   (void)state;
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     for (int ti = 0; ti < CLPRIM_TYPE_COUNT; ++ti) {
@@ -378,7 +378,7 @@ static void check_sum(clprim_context *ctx, clprim_type t, size_t n) {
 
 static void test_sum(void **state) {
   (void)state;
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t) {
@@ -603,7 +603,7 @@ static void check_segmented(clprim_context *ctx, clprim_type t, size_t n, enum v
 
 static void test_segmented(void **state) {
   (void)state;
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     unsigned rot = p;

@@ -134,7 +134,7 @@ static void check(clprim_context *ctx, clprim_type kt, clprim_type vt, size_t n,
 
 static void test_types(void **state) {
   (void)state;
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     /* Tiles: 8 elements per work-item, 256 (GPU) or 64 work-items. */

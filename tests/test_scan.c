@@ -132,7 +132,7 @@ static size_t scan_sizes(clprim_context *ctx, clprim_type type, size_t *sizes) {
 }
 
 static void test_type(clprim_type type) {
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     if (!test_has_type(ctx, type)) continue;
@@ -264,7 +264,7 @@ static void check_by_key(clprim_context *ctx, clprim_type kt, clprim_type vt, si
 static void test_by_key(void **state) {
   (void)state;
   unsigned rot = 0;
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     for (int kt = 0; kt < CLPRIM_TYPE_COUNT; ++kt)
@@ -323,7 +323,7 @@ static void test_by_key_errors(void **state) {
  * of tile-sum recursion (and long look-back chains) happen at small n. */
 static void test_recursion(void **state) {
   (void)state;
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     TEST_OK(clprim__tune(ctx, "scan.items=4,scan.wg=32,scan_by_key.items=4"));
@@ -347,7 +347,7 @@ static void test_recursion(void **state) {
  * offset 3; the elements before the offset stay untouched. */
 static void test_offsets(void **state) {
   (void)state;
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t) {
@@ -375,7 +375,7 @@ static void test_beyond_2_32(void **state) {
     return;
   }
   const size_t n = ((size_t)1 << 32) + 4099, bytes = n * 4;
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     if (!test_has_room(ctx, bytes, bytes + bytes / 4, "n > 2^32")) continue;

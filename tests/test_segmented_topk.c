@@ -211,10 +211,11 @@ static void check_nth(clprim_context *ctx, clprim_type type, const void *data,
   clReleaseMemObject(in), clReleaseMemObject(result);
 }
 
-/* The contexts to run: one per path the device runs (tests/common.h). */
+/* The contexts to run: one per path the device runs. */
 #define FOR_EACH_CONTEXT(ctx)                                                                      \
   for (unsigned p_ = 0; p_ < CLPRIM_PATH_COUNT; ++p_)                                              \
-    for (clprim_context *ctx = contexts.ctx[p_]; ctx; ctx = NULL)
+    for (clprim_context *ctx = contexts.ctx[p_];                                                   \
+         ctx && !(p_ == CLPRIM_PATH_AUTO && contexts.ctx[ctx->info.path]); ctx = NULL)
 
 /* Offsets: lengths around the work-group sizes and random ones, every
  * distribution, k rotating with the flags and outputs. */

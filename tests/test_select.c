@@ -292,7 +292,7 @@ static void type_on_context(clprim_context *ctx, clprim_type type) {
 }
 
 static void test_type(clprim_type type) {
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     if (!test_has_type(ctx, type)) continue;
@@ -315,7 +315,7 @@ TEST_EVERY_TYPE
  * mixed in), parameters taken from the data, 0.0 and -0.0. */
 static void test_predicates(void **state) {
   (void)state;
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     const size_t n = test_small() ? 300 : clprim__select_tile(ctx) * 3 + 7;
@@ -386,7 +386,7 @@ static unsigned program_count(const clprim_context *ctx) {
  * distinct expression, and a build error that writes nothing. */
 static void test_expressions(void **state) {
   (void)state;
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     const size_t n = test_small() ? 200 : clprim__select_tile(ctx) * 2 + 5;
@@ -664,7 +664,7 @@ static void test_errors(void **state) {
  * sub-buffer) are refused and write nothing. */
 static void test_ranges(void **state) {
   (void)state;
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     const size_t n = test_small() ? 150 : clprim__select_tile(ctx) * 2 + 9;
@@ -817,7 +817,7 @@ static void test_beyond_2_32(void **state) {
     return;
   }
   const size_t n = ((size_t)1 << 32) + 4099, bytes = n * 4;
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     if (!test_has_room(ctx, bytes, 2 * bytes + bytes / 4, "n > 2^32")) continue;
@@ -935,7 +935,7 @@ static void check_partition3(clprim_context *ctx, clprim_type type, size_t n, in
 static void test_partition3(void **state) {
   (void)state;
   unsigned variant = 0;
-  for (unsigned p = CLPRIM_PATH_AUTO; p < CLPRIM_PATH_COUNT; ++p) {
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     const size_t tile = clprim__select_tile(ctx);

@@ -26,7 +26,6 @@
 #include "clprim/clprim_mpi.h"
 #include "internal.h"
 #include "families.h"
-#include "../cl/internal/keys.h"
 #include "../cl/internal/layout.h"
 
 #include <math.h>
@@ -205,35 +204,6 @@ static clprim_value value_of_bits(clprim_type type, uint64_t bits) {
   else
     v.u64 = bits;
   return v;
-}
-
-/* The order key of an element's bits (cl/internal/keys.h's key_of). */
-static uint64_t key_of_bits(clprim_type type, uint64_t bits) {
-  const uint32_t sign32 = 0x80000000u;
-  const uint64_t sign64 = 0x8000000000000000ull;
-  switch (type) {
-  case CLPRIM_INT32:
-    return CLPRIM_KEY_OF_SIGNED_BITS((uint32_t)bits, sign32);
-  case CLPRIM_UINT32:
-    return (uint32_t)bits;
-  case CLPRIM_INT64:
-    return CLPRIM_KEY_OF_SIGNED_BITS(bits, sign64);
-  case CLPRIM_UINT64:
-    return bits;
-  case CLPRIM_FLOAT: {
-    uint32_t b = (uint32_t)bits;
-    if ((b & 0x7FFFFFFFu) > 0x7F800000u) return 0xFFFFFFFFu; /* NaN */
-    if ((b & 0x7FFFFFFFu) == 0) b = 0;                         /* -0.0 */
-    return (uint32_t)CLPRIM_KEY_OF_FLOAT_BITS(b, sign32);
-  }
-  case CLPRIM_DOUBLE: {
-    uint64_t b = bits;
-    if ((b & ~sign64) > 0x7FF0000000000000ull) return UINT64_MAX;
-    if ((b & ~sign64) == 0) b = 0;
-    return CLPRIM_KEY_OF_FLOAT_BITS(b, sign64);
-  }
-  }
-  return 0;
 }
 
 /* a + b in type (integers wrap around). */
@@ -950,7 +920,7 @@ static clprim_status dsel_base(struct dsel *d, struct dsel_room *m, unsigned lev
   for (size_t i = 0; st == CLPRIM_SUCCESS && i < mine_n; ++i) {
     uint64_t bits = 0;
     memcpy(&bits, raw + i * es, es); /* little-endian hosts */
-    mine[i] = side ? bits : key_of_bits(d->type, bits);
+    mine[i] = side ? bits : clprim__key_of_bits(d->type, bits);
   }
   /* Every rank's counts per sub-problem (and status), then the keys. */
   uint64_t *record = m->record; /* free at this point of the level */

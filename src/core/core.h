@@ -272,6 +272,12 @@ void clprim__tuned(const clprim_context *ctx, const struct clprim_family *f, uns
 clprim_status clprim__tune(clprim_context *ctx, const char *assignments);
 /* Family f's state in ctx (f->state_size bytes, zeroed at creation). */
 void *clprim__state(const clprim_context *ctx, const struct clprim_family *f);
+/* ---- core/keys.c: order keys on the host (cl/internal/keys.h's order) */
+/* The order key of an element given as its bits (the low 32 for 4-byte
+ * types). */
+uint64_t clprim__key_of_bits(clprim_type type, uint64_t bits);
+/* The element whose key is `key` (NaN keys give a quiet NaN). */
+clprim_value clprim__value_of_key(clprim_type type, uint64_t key);
 /* ---- core/prebuild.c */
 /* clprim_context_prebuild for the types whose bit (1u << type) is set
  * (tests prebuild one or two types). */

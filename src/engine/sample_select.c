@@ -11,7 +11,6 @@
  * no round trips). Level 0 reads the caller's elements (kernels built
  * for the type), later levels read keys (built for uint / ulong). */
 #include "sample_select.h"
-#include "../../cl/internal/keys.h"
 #include "../../cl/internal/layout.h"
 
 #include <stdlib.h>
@@ -124,35 +123,6 @@ static clprim_status nth_need(clprim_context *ctx, const struct clprim_nth_confi
   return clprim__kernels(ctx, req, count);
 }
 #define NTH_BIT(k) (1u << (k))
-
-/* (internal.h) */
-clprim_value clprim__value_of_key(clprim_type type, uint64_t key) {
-  clprim_value v;
-  memset(&v, 0, sizeof v);
-  const uint32_t k32 = (uint32_t)key, sign32 = 0x80000000u;
-  const uint64_t sign64 = 0x8000000000000000ull;
-  switch (type) {
-  case CLPRIM_INT32:
-    v.u32 = CLPRIM_KEY_OF_SIGNED_BITS(k32, sign32); /* its own inverse */
-    break;
-  case CLPRIM_UINT32:
-    v.u32 = k32;
-    break;
-  case CLPRIM_INT64:
-    v.u64 = CLPRIM_KEY_OF_SIGNED_BITS(key, sign64);
-    break;
-  case CLPRIM_UINT64:
-    v.u64 = key;
-    break;
-  case CLPRIM_FLOAT:
-    v.u32 = CLPRIM_FLOAT_BITS_OF_KEY(k32, sign32);
-    break;
-  case CLPRIM_DOUBLE:
-    v.u64 = CLPRIM_FLOAT_BITS_OF_KEY(key, sign64);
-    break;
-  }
-  return v;
-}
 
 clprim_status clprim__nth_check(clprim_context *ctx, size_t n, clprim_type type,
                                 clprim_buffer in, unsigned flags, unsigned allowed,

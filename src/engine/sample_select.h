@@ -38,9 +38,6 @@ struct clprim_kernel_request clprim__nth_request(clprim_type type,
                                                  const struct clprim_nth_config *c, int count_nans,
                                                  const char *name, cl_kernel *kernel,
                                                  char *options);
-/* The element whose key is `key` (cl/internal/keys.h; NaN keys give a
- * quiet NaN); selection, per-segment selection and the MPI library. */
-clprim_value clprim__value_of_key(clprim_type type, uint64_t key);
 /* The argument checks that selection and top-k share: type, n (1 to
  * 2^32 - 1), flags within `allowed`, in holding n elements (resolved to
  * *in_mem). */

@@ -1,0 +1,63 @@
+/* keys.c: elements and their order keys on the host, as cl/internal/keys.h
+ * orders them on the device (integers by value, floats by value with
+ * -0.0 equal to +0.0 and every NaN one key above +inf). */
+#include "core.h"
+#include "../../cl/internal/keys.h"
+
+#include <string.h>
+
+uint64_t clprim__key_of_bits(clprim_type type, uint64_t bits) {
+  const uint32_t sign32 = 0x80000000u;
+  const uint64_t sign64 = 0x8000000000000000ull;
+  switch (type) {
+  case CLPRIM_INT32:
+    return CLPRIM_KEY_OF_SIGNED_BITS((uint32_t)bits, sign32);
+  case CLPRIM_UINT32:
+    return (uint32_t)bits;
+  case CLPRIM_INT64:
+    return CLPRIM_KEY_OF_SIGNED_BITS(bits, sign64);
+  case CLPRIM_UINT64:
+    return bits;
+  case CLPRIM_FLOAT: {
+    uint32_t b = (uint32_t)bits;
+    if ((b & 0x7FFFFFFFu) > 0x7F800000u) return 0xFFFFFFFFu; /* NaN */
+    if ((b & 0x7FFFFFFFu) == 0) b = 0;                         /* -0.0 */
+    return (uint32_t)CLPRIM_KEY_OF_FLOAT_BITS(b, sign32);
+  }
+  case CLPRIM_DOUBLE: {
+    uint64_t b = bits;
+    if ((b & ~sign64) > 0x7FF0000000000000ull) return UINT64_MAX;
+    if ((b & ~sign64) == 0) b = 0;
+    return CLPRIM_KEY_OF_FLOAT_BITS(b, sign64);
+  }
+  }
+  return 0;
+}
+
+clprim_value clprim__value_of_key(clprim_type type, uint64_t key) {
+  clprim_value v;
+  memset(&v, 0, sizeof v);
+  const uint32_t k32 = (uint32_t)key, sign32 = 0x80000000u;
+  const uint64_t sign64 = 0x8000000000000000ull;
+  switch (type) {
+  case CLPRIM_INT32:
+    v.u32 = CLPRIM_KEY_OF_SIGNED_BITS(k32, sign32); /* its own inverse */
+    break;
+  case CLPRIM_UINT32:
+    v.u32 = k32;
+    break;
+  case CLPRIM_INT64:
+    v.u64 = CLPRIM_KEY_OF_SIGNED_BITS(key, sign64);
+    break;
+  case CLPRIM_UINT64:
+    v.u64 = key;
+    break;
+  case CLPRIM_FLOAT:
+    v.u32 = CLPRIM_FLOAT_BITS_OF_KEY(k32, sign32);
+    break;
+  case CLPRIM_DOUBLE:
+    v.u64 = CLPRIM_FLOAT_BITS_OF_KEY(key, sign64);
+    break;
+  }
+  return v;
+}

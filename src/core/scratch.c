@@ -8,7 +8,9 @@
  * sort_histogram's atomic adds). Only where that happens: a new buffer
  * may land at the address of one the caller released, which Oclgrind
  * reports the same way (select's masks did, when every name was renewed
- * per call). */
+ * per call). Both reports fit what clprim__write (enqueue.c) now works
+ * around, Oclgrind's record of initialised bytes sized by the last host
+ * write; whether per-call buffers are still needed is untested. */
 #include "core.h"
 
 #include <stdlib.h>

@@ -252,7 +252,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void nth_table(__global
 /* tree: the splitters (SPLITTERS keys); totals: BUCKETS counters, zeroed. */
 #ifdef KERNEL_nth_sample
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-nth_sample(__global const NTH_IN_T *in, ulong offset, ulong n, ulong seed, __global ulong *meta,
+nth_sample(__global const IN_T *in, ulong offset, ulong n, ulong seed, __global ulong *meta,
            ulong meta_at, __global const ulong *subs, ulong subs_at, uint nsubs NTH_SAMPLE_PARAMS) {
   if (nsubs) {
     __global const ulong *sub = subs + subs_at + SUB_WORDS * get_group_id(0);
@@ -268,20 +268,14 @@ nth_sample(__global const NTH_IN_T *in, ulong offset, ulong n, ulong seed, __glo
   for (uint r = 0; r < SAMPLE / WG; ++r) {
     const uint j = r * WG + lid;
     const ulong i = offset + mul_hi(mix64(seed + j), n); /* in [offset, offset + n) */
-#ifdef PIPELINE
-    int pass;
-    const KEY k = nth_pipe_key(in[i], i, &pass PIPE_ARGS);
-    s[j] = pass ? k : pipe_fail_low ? (KEY)0 : KEY_MAX;
-#else
-    s[j] = key_of(in[i]);
-#endif
+    int there;
+    const KEY k = in_key(in[i], i, &there IN_ARGS);
+    s[j] = there ? k : NTH_MISSING_KEY;
   }
   for (uint b = lid; b < BUCKETS; b += WG)
     totals[b] = 0;
   if (lid == 0) META_CURSORS(meta)[0] = 0; /* for topk_candidates_direct */
-#ifdef PIPELINE
-  if (lid == 0) META_PASSING(meta) = 0; /* for a filtered topk_candidates_direct */
-#endif
+  if (IN_FILTERS && lid == 0) META_PASSING(meta) = 0; /* for a filtered topk_candidates_direct */
   local_sort(s, SAMPLE);
   for (uint j = lid; j < SPLITTERS; j += WG)
     tree[j] = s[(j + 1) * (SAMPLE / 256)];
@@ -378,9 +372,9 @@ CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
  * instructions per key, and the pass is bound by them). */
 #ifdef KERNEL_nth_count
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-nth_count(__global const NTH_IN_T *in, ulong offset, ulong n, __global ulong *meta, ulong meta_at,
+nth_count(__global const IN_T *in, ulong offset, ulong n, __global ulong *meta, ulong meta_at,
           __global uint *counts, ulong counts_at, __global const ulong *subs, ulong subs_at,
-          uint nsubs NTH_EXTRA_PARAMS) {
+          uint nsubs IN_PARAMS) {
   SUB_PROBLEM_SETUP
   __global const KEY *tree_g = META_TREE(meta);
   __global uint *totals = META_TOTALS(meta);
@@ -414,11 +408,11 @@ nth_count(__global const NTH_IN_T *in, ulong offset, ulong n, __global ulong *me
     count_one(local_counts, SEARCH_ONE(k_), (valid));                                              \
     COUNT_NAN(k_, valid)                                                                           \
   }
-#ifdef PIPELINE
+#if IN_FILTERS
 #if T_FLOAT && NTH_COUNT_NANS
-#error "a pipeline's count folds failing elements into KEY_MAX, NaN's key"
+#error "a filtering source's count folds missing elements into KEY_MAX, NaN's key"
 #endif
-  /* Failing elements counted as KEY_MAX, then taken out (sample_select.h). */
+  /* Missing elements counted as KEY_MAX, then taken out (sample_select.h). */
   uint fails_ = 0;
 #undef TRAVERSE_PASS
 #define TRAVERSE_PASS(key, valid, pass, in_range)                                                  \
@@ -557,9 +551,9 @@ nth_choose(__global ulong *meta, ulong meta_at, __global const ulong *ranks, uin
  * no search), more by the search. */
 #ifdef KERNEL_nth_extract
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-nth_extract(__global const NTH_IN_T *in, ulong offset, ulong n, __global ulong *meta,
+nth_extract(__global const IN_T *in, ulong offset, ulong n, __global ulong *meta,
             ulong meta_at, __global const uint *counts, ulong counts_at, __global KEY *out,
-            __global const ulong *subs, ulong subs_at, uint nsubs NTH_EXTRA_PARAMS) {
+            __global const ulong *subs, ulong subs_at, uint nsubs IN_PARAMS) {
   SUB_PROBLEM_SETUP
   __global const KEY *tree_g = META_TREE(meta);
   __global const ulong *region_start = META_REGION(meta);
@@ -633,9 +627,9 @@ nth_extract(__global const NTH_IN_T *in, ulong offset, ulong n, __global ulong *
  * list of ranges. Same arguments as nth_extract, plus b. */
 #ifdef KERNEL_nth_extract_one
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-nth_extract_one(__global const NTH_IN_T *in, ulong offset, ulong n, __global ulong *meta,
+nth_extract_one(__global const IN_T *in, ulong offset, ulong n, __global ulong *meta,
                 ulong meta_at, __global const uint *counts, ulong counts_at, __global KEY *out,
-                __global const ulong *subs, ulong subs_at, uint nsubs, uint b NTH_EXTRA_PARAMS) {
+                __global const ulong *subs, ulong subs_at, uint nsubs, uint b IN_PARAMS) {
   SUB_PROBLEM_SETUP
   __local KEY tree[SPLITTERS + 1];
   __local ulong at_l;

@@ -28,16 +28,16 @@
  * -DRUNS=RUN_HEAD|RUN_NONTRIVIAL_HEAD|RUN_NONTRIVIAL_TAIL (internal/heads.h)
  * for the edges of runs of equal keys: the keys are the input, or with
  * -DKEY_T=<type> a separate array (src) beside the values (in), or
- * -DPIPELINE for a pipeline's filters (src/pipeline.c): the source before
- * this file defines pipe_element() over the first input (src and in, of
- * PIPE_A_T) and the extra kernel arguments PIPE_PARAMS; elements of T are
- * computed, not loaded. */
+ * -DPIPELINE for a pipeline's stages (src/pipeline.c) as the element
+ * source (internal/input.h; src and in are its first input), whose filters
+ * are the predicate. */
 #ifndef T
 #define T float
 #endif
 #ifndef WG
 #define WG 256
 #endif
+#include "internal/input.h"
 #define TILE ((ulong)WG * 32)
 
 /* clprim_predicate_op, in clprim.h's order. */
@@ -100,21 +100,14 @@ CLPRIM_INLINE int run_edge_at(__global const SRC_T *src, ulong n, ulong i) {
 #elif defined(FLAG_T)
 #define SRC_T FLAG_T
 #define PASSES_X(x, i) ((x) != 0)
-#elif defined(PIPELINE)
-#define SRC_T PIPE_A_T
-#define IN_T PIPE_A_T
-#define EXTRA_PARAMS PIPE_PARAMS
-CLPRIM_INLINE int pipe_passes(PIPE_A_T a, ulong i PIPE_PARAMS) {
-  PIPE_OUT_T x = (PIPE_OUT_T)0;
-  return pipe_element(a, i, &x PIPE_ARGS) != 0;
+#elif IN_FILTERS
+/* The source's filters (internal/input.h) are the predicate. */
+#define SRC_T IN_T
+CLPRIM_INLINE int source_passes(IN_T a, ulong i IN_PARAMS) {
+  T x;
+  return in_element(a, i, &x IN_ARGS);
 }
-CLPRIM_INLINE T pipe_value(PIPE_A_T a, ulong i PIPE_PARAMS) {
-  PIPE_OUT_T x = (PIPE_OUT_T)0;
-  pipe_element(a, i, &x PIPE_ARGS);
-  return x;
-}
-#define PASSES_X(x, i) pipe_passes((x), (i) PIPE_ARGS)
-#define VALUE_AT(in, i) pipe_value((in)[i], (i) PIPE_ARGS)
+#define PASSES_X(x, i) source_passes((x), (i) IN_ARGS)
 #elif defined(USER_PREDICATE)
 #define SRC_T T
 CLPRIM_INLINE int user_passes(T x, ulong i) { return (USER_PREDICATE(x, i)) != 0; }
@@ -126,16 +119,8 @@ CLPRIM_INLINE int user_passes(T x, ulong i) { return (USER_PREDICATE(x, i)) != 0
 #ifndef PASSES
 #define PASSES(src, i) PASSES_X((src)[i], i)
 #endif
-/* What the scatter reads (in) and writes for element i. */
-#ifndef IN_T
-#define IN_T T
-#endif
-#ifndef VALUE_AT
-#define VALUE_AT(in, i) (in)[i]
-#endif
-#ifndef EXTRA_PARAMS
-#define EXTRA_PARAMS
-#endif
+/* What the scatter writes for element i of in. */
+#define VALUE_AT(in, i) in_value((in)[i], (i) IN_ARGS)
 
 /* Phase 1: masks[w] holds bit k set when element 32 w + k passes (words up
  * to ceil(n / 32)); tile_counts[t] the passing elements of tile t, and
@@ -143,7 +128,7 @@ CLPRIM_INLINE int user_passes(T x, ulong i) { return (USER_PREDICATE(x, i)) != 0
 #ifdef KERNEL_select_masks
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_masks(__global const SRC_T *src, ulong n, int op, T a, T b, __global uint *masks,
-                  __global ulong *tile_counts EXTRA_PARAMS) {
+                  __global ulong *tile_counts IN_PARAMS) {
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   const uint lid = (uint)get_local_id(0), group = (uint)get_group_id(0);
   const ulong tile_first = (ulong)group * TILE;
@@ -199,7 +184,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_scatter(__global const IN_T *in, ulong n, __global const uint *masks,
                     __global const ulong *offsets, ulong tiles, __global T *values,
                     __global uint *indices, int want_values, int want_indices, int index64,
-                    int partition, int want_count, __global ulong *count_out EXTRA_PARAMS) {
+                    int partition, int want_count, __global ulong *count_out IN_PARAMS) {
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   __local uint tile_masks[WG];
   __local ulong word_base[WG];
@@ -376,10 +361,8 @@ void select3_scatter(__global const T *in, ulong n, __global const uint *masks, 
 #define SRC_VEC4 CLPRIM_CAT(SRC_T, 4)
 #if defined(FLAG_T) || defined(KEY_T)
 #define SP_VALUE(s, k, i) in[i]
-#elif defined(PIPELINE)
-#define SP_VALUE(s, k, i) pipe_value((s)[k], (i) PIPE_ARGS)
 #else
-#define SP_VALUE(s, k, i) (s)[k]
+#define SP_VALUE(s, k, i) in_value((s)[k], (i) IN_ARGS)
 #endif
 #define LB_T ulong
 #define LB_BITS 62 /* counts */
@@ -392,7 +375,7 @@ void select_single_pass(__global const SRC_T *src, __global const IN_T *in, ulon
                         T b, __global uchar *state, uint tiles, __global T *values,
                         __global uint *indices, int want_values, int want_indices, int index64,
                         __global ulong *total, __global ulong *run_ends,
-                        int reversed_rest EXTRA_PARAMS) {
+                        int reversed_rest IN_PARAMS) {
   __local uint chunk_base[SP_CHUNKS];
   __local T stage[SP_TILE];
   __local uint tile_id, tile_count;
@@ -523,19 +506,24 @@ void select_single_pass(__global const SRC_T *src, __global const IN_T *in, ulon
    * failing element, written at n - 1 minus that. */
 #define REST_POSITION(k) (n - 1 - tile_first + base + count - (k))
   const uint staged = reversed_rest ? (uint)min((ulong)SP_TILE, n - tile_first) : count;
+  /* The tile staged in local memory: the passing elements at their ranks,
+   * with a reversed rest the failing ones after them, backwards; what
+   * element e of the tile (this work-item's k-th) stages is WHAT(k, e). */
+#define SP_STAGE(stage, WHAT)                                                                      \
+  _Pragma("unroll") for (uint r = 0; r < SP_ROWS; ++r) {                                           \
+    uint rank = chunk_base[r * SP_WARPS + warp] + lane_before[r];                                  \
+    _Pragma("unroll") for (uint c = 0; c < 4; ++c) {                                               \
+      const uint e = (r * WG + lid) * 4 + c;                                                       \
+      if ((pass >> (4 * r + c)) & 1u)                                                              \
+        stage[rank++] = WHAT(4 * r + c, e);                                                        \
+      else if (reversed_rest && tile_first + e < n)                                                \
+        stage[count + e - rank] = WHAT(4 * r + c, e);                                              \
+    }                                                                                              \
+  }
+#define SP_STAGE_VALUE(k, e) SP_VALUE(s, k, tile_first + (e))
+#define SP_STAGE_INDEX(k, e) (e)
   if (want_values) {
-#pragma unroll
-    for (uint r = 0; r < SP_ROWS; ++r) {
-      uint rank = chunk_base[r * SP_WARPS + warp] + lane_before[r];
-#pragma unroll
-      for (uint c = 0; c < 4; ++c) {
-        const uint e = (r * WG + lid) * 4 + c;
-        if ((pass >> (4 * r + c)) & 1u)
-          stage[rank++] = SP_VALUE(s, 4 * r + c, tile_first + e);
-        else if (reversed_rest && tile_first + e < n)
-          stage[count + e - rank] = SP_VALUE(s, 4 * r + c, tile_first + e);
-      }
-    }
+    SP_STAGE(stage, SP_STAGE_VALUE)
     barrier(CLK_LOCAL_MEM_FENCE);
     for (uint k = lid; k < staged; k += WG)
       values[k < count ? base + k : REST_POSITION(k)] = stage[k];
@@ -543,18 +531,7 @@ void select_single_pass(__global const SRC_T *src, __global const IN_T *in, ulon
   if (want_indices) {
     __local uint *stage_index = (__local uint *)stage;
     barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-    for (uint r = 0; r < SP_ROWS; ++r) {
-      uint rank = chunk_base[r * SP_WARPS + warp] + lane_before[r];
-#pragma unroll
-      for (uint c = 0; c < 4; ++c) {
-        const uint e = (r * WG + lid) * 4 + c;
-        if ((pass >> (4 * r + c)) & 1u)
-          stage_index[rank++] = e;
-        else if (reversed_rest && tile_first + e < n)
-          stage_index[count + e - rank] = e;
-      }
-    }
+    SP_STAGE(stage_index, SP_STAGE_INDEX)
     barrier(CLK_LOCAL_MEM_FENCE);
 #if defined(RUNS) && RUNS == RUN_HEAD
     if (want_indices == 2) {
@@ -588,5 +565,8 @@ void select_single_pass(__global const SRC_T *src, __global const IN_T *in, ulon
   }
 }
 #undef REST_POSITION
+#undef SP_STAGE
+#undef SP_STAGE_VALUE
+#undef SP_STAGE_INDEX
 #endif
 #endif

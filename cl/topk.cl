@@ -3,12 +3,13 @@
  * selections it runs are those of nth_element.cl (its level kernels, driven
  * by src/nth_element.c); the device code the two files share is in
  * internal/sample_select.h, and the build options are the same. The
- * kernels that traverse the elements take NTH_EXTRA_PARAMS and NTH_VALID as
+ * kernels that traverse the elements take IN_PARAMS and NTH_VALID as
  * nth_element.cl's do: a pipeline's filter -> top-k (src/pipeline.c) runs
- * the small-k path below in the pipeline's build (-DPIPELINE), where
- * topk_candidates_direct skips the failing elements and counts the passing
- * ones (META_PASSING), topk_split works on the candidates as always, and
- * topk_finish evaluates x for the values; the general path's kernels only
+ * the small-k path below with the pipeline's stages as the element source
+ * (internal/input.h, -DPIPELINE), where topk_candidates_direct skips the
+ * missing elements and counts those there (META_PASSING), topk_split works
+ * on the candidates as always, and topk_finish takes the values through
+ * in_value; the general path's kernels only
  * compile in that build (CPU devices build both files as one program), and
  * topk_range_count / topk_candidates do not run with a filter.
  *
@@ -201,8 +202,8 @@ __kernel void topk_gather(__global const T *in, __global const ulong *idx, ulong
  * counting level when the sample alone picks the candidates' buckets. */
 #ifdef KERNEL_topk_range_count
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-topk_range_count(__global const NTH_IN_T *in, ulong offset, ulong n, __global ulong *meta,
-                 __global uint *counts, uint lo, uint hi NTH_EXTRA_PARAMS) {
+topk_range_count(__global const IN_T *in, ulong offset, ulong n, __global ulong *meta,
+                 __global uint *counts, uint lo, uint hi IN_PARAMS) {
   __local KEY tree[SPLITTERS + 1];
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   const uint lid = (uint)get_local_id(0);
@@ -231,9 +232,9 @@ topk_range_count(__global const NTH_IN_T *in, ulong offset, ulong n, __global ul
  * the buckets' key range (a streaming pass, no search). */
 #ifdef KERNEL_topk_candidates
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-topk_candidates(__global const NTH_IN_T *in, ulong offset, ulong n, __global ulong *meta,
+topk_candidates(__global const IN_T *in, ulong offset, ulong n, __global ulong *meta,
                 __global const uint *counts, uint lo, uint hi, __global ulong *cand, ulong idx_at,
-                ulong cur_at NTH_EXTRA_PARAMS) {
+                ulong cur_at IN_PARAMS) {
   __local KEY tree[SPLITTERS + 1];
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
   __local uint base, fill;
@@ -276,9 +277,9 @@ topk_candidates(__global const NTH_IN_T *in, ulong offset, ulong n, __global ulo
  * the work with topk_range_count and topk_candidates. */
 #ifdef KERNEL_topk_candidates_direct
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-topk_candidates_direct(__global const NTH_IN_T *in, ulong offset, ulong n, __global ulong *meta,
+topk_candidates_direct(__global const IN_T *in, ulong offset, ulong n, __global ulong *meta,
                        uint lo, uint hi, __global ulong *cand, ulong idx_at, ulong cap,
-                       ulong cur_at NTH_EXTRA_PARAMS) {
+                       ulong cur_at IN_PARAMS) {
   __local KEY tree[SPLITTERS + 1];
   __local uint fill[2], base;
   const uint lid = (uint)get_local_id(0);
@@ -289,7 +290,7 @@ topk_candidates_direct(__global const NTH_IN_T *in, ulong offset, ulong n, __glo
   load_tree(tree, tree_g_of(meta));
   if (lid == 0) fill[0] = 0;
   if (group == 0 && lid == 0) cand[cur_at] = cand[cur_at + 1] = 0; /* the cursors */
-#ifdef PIPELINE
+#if IN_FILTERS
   __local uint passing_l;
   uint passing = 0;
   if (lid == 0) passing_l = 0;
@@ -331,8 +332,8 @@ topk_candidates_direct(__global const NTH_IN_T *in, ulong offset, ulong n, __glo
     par ^= 1u;                                                                                     \
   }
   TRAVERSE(DIRECT_BATCH, DIRECT_VISIT)
-#ifdef PIPELINE
-  /* A filter's passing elements, for the pipeline's count (m). */
+#if IN_FILTERS
+  /* The elements that are there, for the pipeline's count (m). */
   if (passing) atomic_add(&passing_l, passing);
   barrier(CLK_LOCAL_MEM_FENCE);
   if (lid == 0 && passing_l) atomic_add(&META_PASSING(meta), passing_l);
@@ -362,31 +363,19 @@ topk_split(__global ulong *cand, ulong idx_at, ulong c, KEY t, int smallest, int
 }
 #endif
 
-/* Element i's value for the outputs: in[i], or in a pipeline's build its x
- * (the stages over the inputs; the element passed). */
-#ifdef PIPELINE
-CLPRIM_INLINE T topk_value(__global const NTH_IN_T *in, ulong i PIPE_PARAMS) {
-  PIPE_OUT_T x;
-  pipe_element(in[i], i, &x PIPE_ARGS);
-  return (T)x;
-}
-#define TOPK_VALUE(in, i) topk_value(in, i PIPE_ARGS)
-#else
-#define TOPK_VALUE(in, i) (in)[i]
-#endif
 
 /* One work-group: the g pairs beyond the threshold and the equal ones with
  * index <= last (k in all), sorted by (sort key, index) in local memory,
- * to the outputs (values gathered from in: TOPK_VALUE). The equal ones take
+ * to the outputs (values gathered from in: in_value). The equal ones take
  * their places by the third cursor at cur_at (zeroed with topk_split's
  * two), not a local counter: the two arrays alone fill 32 KiB of local
  * memory with 64-bit keys (Oclgrind's, and some devices', whole size). */
 #ifdef KERNEL_topk_finish
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-topk_finish(__global const NTH_IN_T *in, __global ulong *cand, ulong pk_at, ulong pi_at, uint g,
+topk_finish(__global const IN_T *in, __global ulong *cand, ulong pk_at, ulong pi_at, uint g,
             ulong eq_at, ulong e, ulong last, KEY t, int smallest, int sorted, uint k,
             __global T *values, __global uint *indices, int want_values, int want_indices,
-            int index64, ulong cur_at NTH_EXTRA_PARAMS) {
+            int index64, ulong cur_at IN_PARAMS) {
   __local KEY sk[BASE];
   __local ulong si[BASE];
   __global uint *fill = (__global uint *)(cand + cur_at) + 2;
@@ -410,7 +399,7 @@ topk_finish(__global const NTH_IN_T *in, __global ulong *cand, ulong pk_at, ulon
   clprim_local_sort_pairs(sk, si, len2);
   for (uint j = lid; j < k; j += WG) {
     const ulong i = si[j];
-    topk_put(values, indices, j, want_values ? TOPK_VALUE(in, i) : (T)0, i, want_values,
+    topk_put(values, indices, j, want_values ? in_value(in[i], i IN_ARGS) : (T)0, i, want_values,
              want_indices, index64);
   }
 }

@@ -21,12 +21,6 @@
 #ifndef CLPRIM_SAMPLE_SELECT_H
 #define CLPRIM_SAMPLE_SELECT_H
 
-#ifndef T
-#define T uint
-#define T_FLOAT 0
-#define T_SIGNED 0
-#define KEY_BITS 32
-#endif
 #ifndef WG
 #define WG 256
 #endif
@@ -75,35 +69,33 @@
 #include "internal/keys.h"
 #define VEC4 CLPRIM_CAT(T, 4)
 
-/* A pipeline's filter in level 0's passes (nth_element.cl with -DPIPELINE,
- * src/pipeline.c's source before the file) and in top-k's candidate path
- * (topk.cl): the elements are the first input's (NTH_IN_T, PIPE_A_T), an
- * element's key is that of its x (T, the pipeline's output type), and an
- * element that fails is not there: the counting and gathering passes skip
- * it (their validity is per element, NTH_VALID), the sample takes it as
- * the key at the end that no wanted rank reaches: KEY_MAX for selection and
- * the smallest k (it sorts last; a splitter that is KEY_MAX only makes an
- * empty bucket or one of passing KEY_MAX keys), 0 for the largest k
- * (nth_sample's argument pipe_fail_low, which only PIPELINE builds have:
- * NTH_SAMPLE_PARAMS; an argument, not a build option, so that one build of
- * the pipeline's program serves both directions). */
-#ifdef PIPELINE
-#define NTH_IN_T PIPE_A_T
-#define NTH_EXTRA_PARAMS PIPE_PARAMS
-#define NTH_SAMPLE_PARAMS , int pipe_fail_low PIPE_PARAMS
+/* The elements come through internal/input.h. Where they can be missing
+ * (a pipeline's filter in level 0's passes and in top-k's candidate path),
+ * the counting and gathering passes skip a missing element (their validity
+ * is then per element, NTH_VALID), and the sample takes it as the key at
+ * the end that no wanted rank reaches: KEY_MAX for selection and the
+ * smallest k (it sorts last; a splitter that is KEY_MAX only makes an empty
+ * bucket or one of KEY_MAX keys that are there), 0 for the largest k
+ * (nth_sample's argument missing_low, which only such builds have:
+ * NTH_SAMPLE_PARAMS; an argument, not a build option, so that one build
+ * serves both directions). */
+#include "internal/input.h"
+#if IN_FILTERS
+#define NTH_SAMPLE_PARAMS , int missing_low IN_PARAMS
+#define NTH_MISSING_KEY (missing_low ? (KEY)0 : KEY_MAX)
 #define NTH_VALID(valid, e) (valid)[e]
-CLPRIM_INLINE KEY nth_pipe_key(PIPE_A_T a, ulong i, int *pass PIPE_PARAMS) {
-  PIPE_OUT_T x;
-  *pass = pipe_element(a, i, &x PIPE_ARGS) != 0;
-  return key_of((T)x);
-}
 #else
-#define NTH_IN_T T
-#define NTH_EXTRA_PARAMS
 #define NTH_SAMPLE_PARAMS
+#define NTH_MISSING_KEY KEY_MAX
 #define NTH_VALID(valid, e) (valid)[(e) / 4]
 #endif
-#define NTH_IN_VEC4 CLPRIM_CAT(NTH_IN_T, 4)
+
+/* The key of element i, whose input is a; *there: whether it is there. */
+CLPRIM_INLINE KEY in_key(IN_T a, ulong i, int *there IN_PARAMS) {
+  T x;
+  *there = in_element(a, i, &x IN_ARGS);
+  return key_of(x);
+}
 
 #define META_WORDS NTH_META_WORDS
 #define META_REGION(m) (m)
@@ -173,10 +165,10 @@ CLPRIM_INLINE int key_range(uint lo, uint hi, __local const KEY *tree, KEY *firs
  * with valid constant (no checks per key; the counting pass is bound by
  * instructions per key: H100, nth_approx 0.596 -> 0.588 ms; nth_extract_one
  * measured no better, so the other passes keep one loop). */
-#ifdef PIPELINE
-/* Element e's key and validity (in range, and passing the filter), through
+#if IN_FILTERS
+/* Element e's key and validity (in range, and there), through
  * TRAVERSE_PASS(key, valid, pass, in_range): by default valid = pass.
- * nth_count defines it to fold a failing element into KEY_MAX, valid as
+ * nth_count defines it to fold a missing element into KEY_MAX, valid as
  * the range alone, and count it in fails_ (taken out of KEY_MAX's bucket
  * after the traversal): its pass is bound by instructions per key, and
  * keeping a validity per key cost more (H100, 2^28 floats, three tests in
@@ -186,7 +178,7 @@ CLPRIM_INLINE int key_range(uint lo, uint hi, __local const KEY *tree, KEY *firs
     int pass_ = 0;                                                                                 \
     keys_[4 * v + c] = 0;                                                                          \
     if (in_range_)                                                                                 \
-      keys_[4 * v + c] = nth_pipe_key(x_.sc, offset + 4 * quad_[v] + c, &pass_ PIPE_ARGS);         \
+      keys_[4 * v + c] = in_key(x_.sc, offset + 4 * quad_[v] + c, &pass_ IN_ARGS);         \
     TRAVERSE_PASS(keys_[4 * v + c], valid_[4 * v + c], pass_, in_range_)                           \
   }
 #define TRAVERSE_KEYS                                                                              \
@@ -195,7 +187,7 @@ CLPRIM_INLINE int key_range(uint lo, uint hi, __local const KEY *tree, KEY *firs
 #define TRAVERSE_TAIL_KEY(valid, i, key)                                                           \
   int pass_ = 0;                                                                                   \
   KEY key = 0;                                                                                     \
-  if (valid) key = nth_pipe_key(in[offset + i], offset + i, &pass_ PIPE_ARGS);                     \
+  if (valid) key = in_key(in[offset + i], offset + i, &pass_ IN_ARGS);                     \
   int tail_valid_;                                                                                 \
   TRAVERSE_PASS(key, tail_valid_, pass_, (valid))
 #define TRAVERSE_PASS(key, valid, pass, in_range) valid = (pass);
@@ -217,7 +209,7 @@ CLPRIM_INLINE int key_range(uint lo, uint hi, __local const KEY *tree, KEY *firs
     _Pragma("unroll") for (uint v = 0; v < NTH_VEC; ++v) {                                         \
       quad_[v] = q0 + v * gsize;                                                                   \
       const int in_range_ = !(CHECK) || quad_[v] < quads;                                          \
-      const NTH_IN_VEC4 x_ = in_range_ ? in4[quad_[v]] : (NTH_IN_VEC4)(0);                         \
+      const IN_VEC4 x_ = in_range_ ? in4[quad_[v]] : (IN_VEC4)(0);                         \
       TRAVERSE_KEYS                                                                                \
     }                                                                                              \
     BATCH(keys_, valid_, quad_)                                                                    \
@@ -225,7 +217,7 @@ CLPRIM_INLINE int key_range(uint lo, uint hi, __local const KEY *tree, KEY *firs
 #define TRAVERSE_LOOPS(BATCH, VISIT, FULL_FIRST)                                                    \
   {                                                                                                \
     const ulong quads = n / 4, gsize = (ulong)groups * WG, lid_ = get_local_id(0);                 \
-    __global const NTH_IN_VEC4 *in4 = (__global const NTH_IN_VEC4 *)(in + offset);                 \
+    __global const IN_VEC4 *in4 = (__global const IN_VEC4 *)(in + offset);                 \
     ulong q0 = group * (ulong)WG + lid_;                                                           \
     if (FULL_FIRST)                                                                                \
       for (; q0 - lid_ + (WG - 1) + (NTH_VEC - 1) * gsize < quads; q0 += NTH_VEC * gsize)          \

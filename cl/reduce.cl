@@ -20,12 +20,11 @@
  * -DT_FLOAT=0|1, -DT_SIGNED=0|1, -DS=the type sums are done in (the unsigned
  * type for integers: wrap-around without signed overflow), -DWG, -DITEMS.
  *
- * Pipelines (src/pipeline.c): with -DPIPELINE the element is computed, not
- * loaded: the source before this file defines pipe_element() over the
- * input `in` (of PIPE_A_T) and the extra kernel arguments PIPE_PARAMS (see
- * cl/pipeline.cl). sum_tiles is then the first level only (failing
- * elements add 0; with -DPIPE_COUNT each passing element adds 1), and
- * arg_partial considers the passing elements only (none: NO_INDEX). */
+ * The input comes through internal/input.h: a plain load, or a pipeline's
+ * stages (-DPIPELINE, src/pipeline.c), where an element that fails a filter
+ * is not there: sum_tiles adds 0 for it (with -DPIPE_COUNT it adds 1 for
+ * each element that is there), arg_partial skips it (none there:
+ * NO_INDEX). */
 #ifndef T
 #define T uint
 #define T_BITS 32
@@ -41,19 +40,7 @@
 #endif
 #define TILE ((ulong)WG * ITEMS)
 
-#ifdef PIPELINE
-#define IN_T PIPE_A_T
-#define EXTRA_PARAMS PIPE_PARAMS
-/* The element at i (whose input a is given) and whether it passes. */
-CLPRIM_INLINE int pipe_at(PIPE_A_T a, ulong i, PIPE_OUT_T *x PIPE_PARAMS) {
-  *x = (PIPE_OUT_T)0;
-  return pipe_element(a, i, x PIPE_ARGS);
-}
-#else
-#define IN_T T
-#define EXTRA_PARAMS
-#endif
-#define IN4 CLPRIM_CAT(IN_T, 4)
+#include "internal/input.h"
 
 /* ------------------------------------------------------ argmax / argmin */
 
@@ -85,65 +72,36 @@ CLPRIM_INLINE KEY candidate_key(T x, uint mode) {
   return (mode & MODE_MIN) ? ~k : k;
 }
 
-CLPRIM_INLINE int better(KEY ka, ulong ia, KEY kb, ulong ib) {
-  return ka > kb || (ka == kb && ia < ib);
-}
+/* Pair a wins over pair b: a larger key, or an equal one at a lower index. */
+#define better(ka, ia, kb, ib) CLPRIM_CAT(clprim_argmax_before_, KEY)(ka, ia, kb, ib)
 
 CLPRIM_INLINE void consider(T x, ulong i, uint mode, KEY *best, ulong *best_index) {
   KEY k = candidate_key(x, mode);
   if (better(k, i, *best, *best_index)) *best = k, *best_index = i;
 }
 
-/* An input element a at i: considered as it is, or (pipelines) computed
- * and considered when it passes. */
-#ifdef PIPELINE
+/* Input element a at i, considered when it is there (internal/input.h). */
 #define CONSIDER(a, i)                                                                             \
   do {                                                                                             \
-    PIPE_OUT_T x_;                                                                                 \
-    if (pipe_at((a), (i), &x_ PIPE_ARGS)) consider(x_, (i), mode, &best, &best_index);           \
+    T x_;                                                                                          \
+    if (in_element((a), (i), &x_ IN_ARGS)) consider(x_, (i), mode, &best, &best_index);          \
   } while (0)
-#else
-#define CONSIDER(a, i) consider((a), (i), mode, &best, &best_index)
-#endif
 
-/* The work-group's best pair, valid in work-item 0. */
-CLPRIM_INLINE void wg_best(KEY *k, ulong *i, __local KEY *keys, __local ulong *indices) {
-  uint lid = (uint)get_local_id(0);
-#ifdef CLPRIM_HAS_SUBGROUPS
-  KEY top = CLPRIM_CAT(clprim_sg_reduce_max_, KEY)(*k);
-  ulong first = clprim_sg_reduce_min_ulong(*k == top ? *i : NO_INDEX);
-  if (clprim_sg_lane() == 0) keys[clprim_sg_id()] = top, indices[clprim_sg_id()] = first;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (lid == 0) {
-    uint groups = clprim_sg_count();
-    for (uint s = 1; s < groups; ++s)
-      if (better(keys[s], indices[s], top, first)) top = keys[s], first = indices[s];
-    *k = top, *i = first;
-  }
-#else
-  keys[lid] = *k, indices[lid] = *i;
-  for (uint h = WG / 2; h > 0; h >>= 1) {
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid < h && better(keys[lid + h], indices[lid + h], keys[lid], indices[lid]))
-      keys[lid] = keys[lid + h], indices[lid] = indices[lid + h];
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (lid == 0) *k = keys[0], *i = indices[0];
-#endif
-}
+/* The work-group's best pair, in every work-item. */
+#define wg_best CLPRIM_CAT(clprim_wg_reduce_argmax_, KEY)
 
 /* Pass 1: the best (key, index) of each work-group's share of in[0, n). */
 #ifdef KERNEL_arg_partial
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void arg_partial(__global const IN_T *in, ulong n, uint mode, __global KEY *partial_keys,
-                 __global ulong *partial_indices EXTRA_PARAMS) {
+                 __global ulong *partial_indices IN_PARAMS) {
   __local KEY keys[WG];
   __local ulong indices[WG];
   const ulong stride = get_global_size(0), quads = n / 4;
   KEY best = 0;
   ulong best_index = NO_INDEX;
   for (ulong q = get_global_id(0); q < quads; q += stride) {
-    IN4 v = vload4(q, in);
+    IN_VEC4 v = vload4(q, in);
     CONSIDER(v.s0, 4 * q);
     CONSIDER(v.s1, 4 * q + 1);
     CONSIDER(v.s2, 4 * q + 2);
@@ -165,7 +123,7 @@ void arg_partial(__global const IN_T *in, ulong n, uint mode, __global KEY *part
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void arg_final(__global const IN_T *in, __global const KEY *partial_keys,
                __global const ulong *partial_indices, uint count,
-               __global ulong *result EXTRA_PARAMS) {
+               __global ulong *result IN_PARAMS) {
   __local KEY keys[WG];
   __local ulong indices[WG];
   KEY best = 0;
@@ -175,13 +133,9 @@ void arg_final(__global const IN_T *in, __global const KEY *partial_keys,
       best = partial_keys[p], best_index = partial_indices[p];
   wg_best(&best, &best_index, keys, indices);
   if (get_local_id(0) == 0) {
-#ifdef PIPELINE
-    PIPE_OUT_T x = (PIPE_OUT_T)0; /* T itself, but in a count's build (unused there) */
-    if (best_index != NO_INDEX) pipe_at(in[best_index], best_index, &x PIPE_ARGS);
-    result[0] = (ulong)AS_KEY((T)x);
-#else
-    result[0] = (ulong)AS_KEY(in[best_index]);
-#endif
+    /* No index: no element is there (a filtering source). */
+    const T x = best_index != NO_INDEX ? in_value(in[best_index], best_index IN_ARGS) : (T)0;
+    result[0] = (ulong)AS_KEY(x);
     result[1] = best_index;
   }
 }
@@ -192,21 +146,23 @@ void arg_final(__global const IN_T *in, __global const KEY *partial_keys,
 #define S4 CLPRIM_CAT(S, 4)
 #define AS_S CLPRIM_CAT(as_, S)
 
-/* Pipelines: what input element a at i adds, the computed element where
- * it passes (with PIPE_COUNT: 1), else 0. */
-#ifdef PIPELINE
-CLPRIM_INLINE S pipe_term(PIPE_A_T a, ulong i PIPE_PARAMS) {
-  PIPE_OUT_T x;
-  const int pass = pipe_at(a, i, &x PIPE_ARGS);
+/* What input element a at i adds: the element where it is there (with
+ * -DPIPE_COUNT, a pipeline's count: 1), else 0. A filtering source's build
+ * runs every level: the first (first_level) over the input through the
+ * source, the rest over the sums. */
+CLPRIM_INLINE S in_term(IN_T a, ulong i IN_PARAMS) {
+  T x;
+  const int there = in_element(a, i, &x IN_ARGS);
 #ifdef PIPE_COUNT
-  return (S)(pass != 0);
+  return (S)(there != 0);
 #else
-  return pass ? AS_S(x) : (S)0;
+  return there ? AS_S(x) : (S)0;
 #endif
 }
-#define SUM_EXTRA_PARAMS PIPE_PARAMS, int pipe_first_level
+#if IN_FILTERS
+#define SUM_PARAMS IN_PARAMS, int first_level
 #else
-#define SUM_EXTRA_PARAMS
+#define SUM_PARAMS
 #endif
 
 /* The sum of each tile of TILE elements of in[0, n), to tile_sums (the
@@ -216,32 +172,30 @@ CLPRIM_INLINE S pipe_term(PIPE_A_T a, ulong i PIPE_PARAMS) {
  * subgroup reads consecutive 16-byte vectors (coalesced), where ITEMS
  * consecutive elements per work-item spread each load over ITEMS * 4 bytes
  * per lane. The order of additions still depends only on n and the tile
- * shape. A pipeline's build runs every level: the first (pipe_first_level)
- * over the inputs (in: PIPE_A_T) through the stages, the rest over the
- * sums. */
+ * shape. */
 #ifdef KERNEL_sum_tiles
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void sum_tiles(__global const IN_T *in, ulong n, __global S *tile_sums SUM_EXTRA_PARAMS) {
+void sum_tiles(__global const IN_T *in, ulong n, __global S *tile_sums SUM_PARAMS) {
   __local S scratch[CLPRIM_WG_SCRATCH(WG)];
   const ulong base = (ulong)get_group_id(0) * TILE;
   const uint lid = (uint)get_local_id(0);
   /* Loaded into registers first, then added in order (as scan.cl does;
    * Oclgrind's uninitialised-value check crashed on the fused form). */
   S v[ITEMS];
-#ifdef PIPELINE
-  if (pipe_first_level) {
+#if IN_FILTERS
+  if (first_level) {
 #pragma unroll
     for (int k = 0; k < ITEMS / 4; ++k) {
       const ulong quad = (ulong)k * WG + lid, i = base + 4 * quad;
       if (i + 4 <= n) {
-        const IN4 q = vload4(quad, in + base);
-        v[4 * k] = pipe_term(q.s0, i PIPE_ARGS);
-        v[4 * k + 1] = pipe_term(q.s1, i + 1 PIPE_ARGS);
-        v[4 * k + 2] = pipe_term(q.s2, i + 2 PIPE_ARGS);
-        v[4 * k + 3] = pipe_term(q.s3, i + 3 PIPE_ARGS);
+        const IN_VEC4 q = vload4(quad, in + base);
+        v[4 * k] = in_term(q.s0, i IN_ARGS);
+        v[4 * k + 1] = in_term(q.s1, i + 1 IN_ARGS);
+        v[4 * k + 2] = in_term(q.s2, i + 2 IN_ARGS);
+        v[4 * k + 3] = in_term(q.s3, i + 3 IN_ARGS);
       } else { /* the end of the last tile */
         for (int e = 0; e < 4; ++e)
-          v[4 * k + e] = i + e < n ? pipe_term(in[i + e], i + e PIPE_ARGS) : (S)0;
+          v[4 * k + e] = i + e < n ? in_term(in[i + e], i + e IN_ARGS) : (S)0;
       }
     }
   } else
@@ -318,16 +272,7 @@ CLPRIM_INLINE void seg_team_best(KEY *k, ulong *i, __local KEY *keys, __local ul
   *i = clprim_sg_reduce_min_ulong(*k == top ? *i : NO_INDEX);
   *k = top;
 #else
-  const uint lid = (uint)get_local_id(0);
-  keys[lid] = *k, indices[lid] = *i;
-  for (uint h = WG / 2; h > 0; h >>= 1) {
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid < h && better(keys[lid + h], indices[lid + h], keys[lid], indices[lid]))
-      keys[lid] = keys[lid + h], indices[lid] = indices[lid + h];
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  *k = keys[0], *i = indices[0];
-  barrier(CLK_LOCAL_MEM_FENCE); /* before the next segment's stores */
+  wg_best(k, i, keys, indices);
 #endif
 }
 

@@ -513,12 +513,20 @@ static void test_disk_cache(void **state) {
 
 /* An application kernel on clprim's portable subgroup operations. */
 static const char *app_source =
-    "__kernel void app(__global uint *out, __global uint *sums) {\n"
+    "__kernel void app(__global uint *out, __global uint *sums, __global ulong *args) {\n"
     "  __local uint scratch[CLPRIM_WG_SCRATCH(128)];\n"
+    "  __local ulong keys[CLPRIM_WG_SCRATCH(128)], indices[CLPRIM_WG_SCRATCH(128)];\n"
+    "  const uint i = (uint)get_global_id(0);\n"
     "  uint total;\n"
-    "  uint x = (uint)get_global_id(0) % 5u + 1u;\n"
-    "  out[get_global_id(0)] = clprim_wg_scan_excl_add_uint(x, scratch, &total) + 1000u * total;\n"
-    "  sums[get_global_id(0)] = clprim_wg_reduce_add_uint(x * 3u, scratch);\n"
+    "  uint x = i % 5u + 1u;\n"
+    "  out[i] = clprim_wg_scan_excl_add_uint(x, scratch, &total) + 1000u * total;\n"
+    "  sums[i] = clprim_wg_reduce_add_uint(x * 3u, scratch);\n"
+    "  uint key = i * 7u % 13u;\n"
+    "  ulong index = i, index64 = i, key64 = (ulong)(i * 7u % 13u) << 35;\n"
+    "  clprim_wg_reduce_argmax_uint(&key, &index, scratch, indices);\n"
+    "  clprim_wg_reduce_argmax_ulong(&key64, &index64, keys, indices);\n"
+    "  args[4 * i] = key, args[4 * i + 1] = index, args[4 * i + 2] = key64 >> 35;\n"
+    "  args[4 * i + 3] = index64;\n"
     "}\n";
 
 /* clprim_sg_same_bit over a value's 3 bits: the lanes of the word with an
@@ -731,8 +739,10 @@ static void test_embedding(void **state) {
     cl_program prog;
     cl_kernel k = app_kernel(ctx, p, app_source, "app", &prog);
     cl_mem out = test_buffer(ctx, 256 * 4, NULL), sums = test_buffer(ctx, 256 * 4, NULL);
+    cl_mem args = test_buffer(ctx, 256 * 32, NULL);
     clSetKernelArg(k, 0, sizeof out, &out);
     clSetKernelArg(k, 1, sizeof sums, &sums);
+    clSetKernelArg(k, 2, sizeof args, &args);
     /* Any work-group size, on every path: powers of two, whole warps that
      * are not a power of two (96), and sizes that are neither (100, 7;
      * nv_ptx takes the local algorithm there). */
@@ -742,11 +752,18 @@ static void test_embedding(void **state) {
       assert_int_equal(clEnqueueNDRangeKernel(clprim_context_queue(ctx), k, 1, NULL, &global,
                                               &local, 0, NULL, NULL), CL_SUCCESS);
       uint32_t got[256], got_sums[256];
+      uint64_t got_args[4 * 256];
       test_read(ctx, out, global * 4, got);
       test_read(ctx, sums, global * 4, got_sums);
+      test_read(ctx, args, global * 32, got_args);
       for (unsigned g = 0; g < 2; ++g) {
-        uint32_t run = 0, total = 0;
-        for (unsigned i = 0; i < local; ++i) total += (g * local + i) % 5 + 1;
+        uint32_t run = 0, total = 0, best = 0;
+        uint64_t best_at = g * local;
+        for (unsigned i = 0; i < local; ++i) {
+          total += (g * local + i) % 5 + 1;
+          const uint32_t key = (uint32_t)((g * local + i) * 7 % 13);
+          if (key > best) best = key, best_at = g * local + i;
+        }
         for (unsigned i = 0; i < local; ++i) {
           const size_t at = g * local + i;
           if (got[at] != run + 1000u * total || got_sums[at] != 3 * total)
@@ -754,11 +771,19 @@ static void test_embedding(void **state) {
                      clprim_path_name((clprim_path)p), local, at, got[at], run + 1000u * total,
                      got_sums[at], 3 * total);
           run += (g * local + i) % 5 + 1;
+          const uint64_t *a = got_args + 4 * at;
+          if (a[0] != best || a[1] != best_at || a[2] != best || a[3] != best_at)
+            fail_msg("app kernel on %s, work-group %zu: item %zu arg-max (%llu, %llu) and "
+                     "(%llu, %llu), want (%u, %llu)",
+                     clprim_path_name((clprim_path)p), local, at, (unsigned long long)a[0],
+                     (unsigned long long)a[1], (unsigned long long)a[2],
+                     (unsigned long long)a[3], best, (unsigned long long)best_at);
         }
       }
     }
     clReleaseMemObject(out);
     clReleaseMemObject(sums);
+    clReleaseMemObject(args);
     clReleaseKernel(k);
     clReleaseProgram(prog);
     printf("app kernel on %s: passed\n", clprim_path_name((clprim_path)p));

@@ -42,9 +42,16 @@
  *   size that is not a multiple of 32 takes the local path's algorithm):
  *     T clprim_wg_scan_excl_add_T(T x, __local T *scratch, T *total)
  *     T clprim_wg_reduce_add_T(T x, __local T *scratch)
- *   scratch holds get_local_size(0) elements (CLPRIM_WG_SCRATCH(wg) of them);
- *   every work-item of the work-group must call, and the functions contain
- *   barriers, so scratch may be reused right after they return.
+ *     void clprim_wg_reduce_argmax_K(K *key, ulong *index, __local K *keys,
+ *                                    __local ulong *indices)   (K uint, ulong)
+ *       the largest key of the work-group and the lowest index that holds
+ *       it, to *key and *index in every work-item (an arg-min passes
+ *       complemented keys); int clprim_argmax_before_K(ka, ia, kb, ib) is
+ *       its order: pair a wins over pair b
+ *   scratch (and keys, indices) hold get_local_size(0) elements
+ *   (CLPRIM_WG_SCRATCH(wg) of them); every work-item of the work-group must
+ *   call, and the functions contain barriers, so scratch may be reused right
+ *   after they return.
  *   Build option -DCLPRIM_WG_SIZE=n: every kernel of the program that calls
  *   them runs work-groups of n work-items (as reqd_work_group_size); on
  *   nv_ptx clprim_sg_count() and these functions then take n as a constant.
@@ -336,6 +343,29 @@ CLPRIM_INLINE void clprim_fence_global(void) { mem_fence(CLK_GLOBAL_MEM_FENCE); 
   }
 CLPRIM_FOR_EACH_TYPE(CLPRIM_WG_LOCAL_OPS)
 
+/* The arg-max's order and its local-memory tree (the halving above). */
+#define CLPRIM_WG_LOCAL_ARG_OPS(K)                                                                 \
+  CLPRIM_INLINE int clprim_argmax_before_##K(K ka, ulong ia, K kb, ulong ib) {                     \
+    return ka > kb || (ka == kb && ia < ib);                                                       \
+  }                                                                                                \
+  CLPRIM_INLINE void clprim_wg_local_reduce_argmax_##K(K *key, ulong *index, __local K *keys,      \
+                                                       __local ulong *indices) {                   \
+    uint lid = (uint)get_local_id(0), n = (uint)get_local_size(0);                                 \
+    uint top = n > 1 ? 1u << (31 - clz(n - 1)) : 0; /* the power of two below n */                 \
+    keys[lid] = *key, indices[lid] = *index;                                                       \
+    for (uint h = top; h > 0; h >>= 1) {                                                           \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                                \
+      if (lid < h && lid + h < n &&                                                                \
+          clprim_argmax_before_##K(keys[lid + h], indices[lid + h], keys[lid], indices[lid]))      \
+        keys[lid] = keys[lid + h], indices[lid] = indices[lid + h];                                \
+    }                                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    *key = keys[0], *index = indices[0];                                                           \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+  }
+CLPRIM_WG_LOCAL_ARG_OPS(uint)
+CLPRIM_WG_LOCAL_ARG_OPS(ulong)
+
 #ifdef CLPRIM_HAS_SUBGROUPS
 /* Each subgroup scans its values; subgroup totals meet in scratch. nv_ptx's
  * warp operations need whole warps: other sizes take the local algorithm. */
@@ -384,5 +414,34 @@ CLPRIM_FOR_EACH_TYPE(CLPRIM_WG_LOCAL_OPS)
   }
 #endif
 CLPRIM_FOR_EACH_TYPE(CLPRIM_WG_OPS)
+
+#ifdef CLPRIM_HAS_SUBGROUPS
+/* Each subgroup's best pair; the subgroups' pairs meet in keys, indices. */
+#define CLPRIM_WG_ARG_OPS(K)                                                                       \
+  CLPRIM_INLINE void clprim_wg_reduce_argmax_##K(K *key, ulong *index, __local K *keys,            \
+                                                 __local ulong *indices) {                         \
+    if (!CLPRIM_WG_WHOLE_SUBGROUPS()) {                                                            \
+      clprim_wg_local_reduce_argmax_##K(key, index, keys, indices);                                \
+      return;                                                                                      \
+    }                                                                                              \
+    K top = clprim_sg_reduce_max_##K(*key);                                                        \
+    ulong first = clprim_sg_reduce_min_ulong(*key == top ? *index : ~(ulong)0);                    \
+    if (clprim_sg_lane() == 0) keys[clprim_sg_id()] = top, indices[clprim_sg_id()] = first;        \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    top = keys[0], first = indices[0];                                                             \
+    for (uint s = 1, nsg = clprim_sg_count(); s < nsg; ++s)                                        \
+      if (clprim_argmax_before_##K(keys[s], indices[s], top, first)) top = keys[s], first = indices[s]; \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    *key = top, *index = first;                                                                    \
+  }
+#else
+#define CLPRIM_WG_ARG_OPS(K)                                                                       \
+  CLPRIM_INLINE void clprim_wg_reduce_argmax_##K(K *key, ulong *index, __local K *keys,            \
+                                                 __local ulong *indices) {                         \
+    clprim_wg_local_reduce_argmax_##K(key, index, keys, indices);                                  \
+  }
+#endif
+CLPRIM_WG_ARG_OPS(uint)
+CLPRIM_WG_ARG_OPS(ulong)
 
 #endif /* CLPRIM_DEVICE_H */

@@ -37,12 +37,6 @@
  * -DV_BYTES=0|4|8 (values carried with the keys), -DWG (a multiple of 32),
  * -DITEMS, -DOFS_T=uint|ulong (scanned counts), -DSORT_ONESWEEP,
  * -DSORT_PLAIN=0|1. */
-#ifndef T
-#define T uint
-#define T_FLOAT 0
-#define T_SIGNED 0
-#define KEY_BITS 32
-#endif
 #ifndef WG
 #define WG 256
 #endif

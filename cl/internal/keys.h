@@ -18,6 +18,12 @@
 #define CLPRIM_KEY_OF_SIGNED_BITS(b, sign) ((b) ^ (sign))
 
 #ifdef __OPENCL_VERSION__
+#ifndef T /* a file compiled without build options (a syntax check): uint */
+#define T uint
+#define T_FLOAT 0
+#define T_SIGNED 0
+#define KEY_BITS 32
+#endif
 #ifndef KEY_BITS
 #define KEY_BITS T_BITS
 #endif

@@ -5,7 +5,9 @@
 #define CLPRIM_FAMILIES_H
 
 /* ENGINE(name), FAMILY(name): the descriptor clprim__family_<name> of src/<name>.c, or of
- * src/engine/<name>.c for engines (clprim__engine_<name>). */
+ * src/engine/<name>.c for engines (clprim__engine_<name>). The build reads the FAMILY
+ * lines too (CMakeLists.txt): each family also has tests/test_<name>.c and
+ * tools/bench/<name>.c, whose rows bench_<name> the bench lists from here. */
 #define FAMILIES                                                                                   \
   ENGINE(scan)                                                                                     \
   ENGINE(count_scan_scatter)                                                                       \
@@ -19,7 +21,8 @@
   FAMILY(nth_element)                                                                              \
   FAMILY(topk)                                                                                     \
   FAMILY(segmented_topk)                                                                           \
-  FAMILY(sort)
+  FAMILY(sort)                                                                                     \
+  FAMILY(pipeline)
 
 #define ENGINE(name) extern const struct clprim_family clprim__engine_##name;
 #define FAMILY(name) extern const struct clprim_family clprim__family_##name;

@@ -1,8 +1,8 @@
-/* pipeline.c: map -> filter -> ... -> terminal over device arrays (issue
- * 14). The stages become one generated OpenCL C function (cl/pipeline.cl
- * says what it defines) put before the file of the family that runs the
- * terminal, whose PIPELINE hook computes each element through it instead
- * of loading it:
+/* pipeline.c: map -> filter -> ... -> terminal over device arrays. The
+ * stages become one generated OpenCL C function (cl/pipeline.cl says what
+ * it defines) put before the file of the family that runs the terminal,
+ * built with -DPIPELINE: its element source (cl/internal/input.h) computes
+ * each element through the stages instead of loading it:
  *   count, sum, min, max, argmin, argmax: cl/reduce.cl (one read of the
  *     inputs, nothing stored);
  *   collect: cl/select.cl's compaction with the stages as its predicate;
@@ -34,6 +34,11 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The family's descriptor: no knobs or table of its own (the terminals'
+ * families shape their kernels), and nothing to prebuild, since its
+ * programs depend on the stages, which each call builds. */
+const struct clprim_family clprim__family_pipeline = {"pipeline", NULL, 0, NULL, 0, 0, NULL};
 
 #define MODE_MIN 0x100u /* as in cl/reduce.cl */
 

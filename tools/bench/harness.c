@@ -10,15 +10,17 @@
 
 /* ------------------------------------------------------------ registry */
 
-/* Adding a family: its rows file, and its name here and in the list. */
-extern const struct bench_family bench_scan, bench_reduce, bench_select, bench_histogram,
-    bench_reduce_by_key, bench_nth_element, bench_topk, bench_sort, bench_runs,
-    bench_segmented_reduce, bench_segmented_topk, bench_pipeline;
-
-const struct bench_family *const bench_families[] = {
-    &bench_scan,          &bench_reduce,           &bench_select,         &bench_histogram,
-    &bench_reduce_by_key, &bench_nth_element,      &bench_topk,           &bench_sort,
-    &bench_runs,          &bench_segmented_reduce, &bench_segmented_topk, &bench_pipeline};
+/* The registry: a rows file (bench_<name>, tools/bench/<name>.c) for every
+ * family of the library's list. */
+#include "../../src/families.h"
+#undef ENGINE
+#undef FAMILY
+#define ENGINE(name)
+#define FAMILY(name) extern const struct bench_family bench_##name;
+FAMILIES
+#undef FAMILY
+#define FAMILY(name) &bench_##name,
+const struct bench_family *const bench_families[] = {FAMILIES};
 const int bench_family_count = BENCH_COUNT(bench_families);
 
 void bench_die(const char *what, int status) {

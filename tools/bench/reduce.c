@@ -79,11 +79,6 @@ static int check_reduce_sum(struct bench_check *c) {
   return sum.u32 == s;
 }
 
-static const struct bench_op reduce_ops[] = {
-    {"argmax", 0x3Fu, "value and first index, result on the device", check_argmax},
-    {"argmin", 0x3Fu, "as argmax", check_argmin},
-    {"reduce_sum", 0x3Fu, "sum, result on the device", check_reduce_sum},
-};
 
 static clprim_status startup_reduce_sum(const struct bench_startup_inputs *in) {
   clprim_value v;
@@ -97,11 +92,7 @@ static clprim_status startup_argmax(const struct bench_startup_inputs *in) {
                        clprim_buf(NULL));
 }
 
-static const struct bench_startup reduce_startup[] = {{"reduce_sum", startup_reduce_sum},
-                                                      {"argmax", startup_argmax}};
 
-const struct bench_family bench_reduce = {"reduce",   reduce_ops,     BENCH_COUNT(reduce_ops),
-                                          run_reduce, reduce_startup, BENCH_COUNT(reduce_startup)};
 
 /* ------------------------------------------------ segmented reductions */
 
@@ -212,7 +203,18 @@ static int check_segmented_argmax(struct bench_check *c) {
   return check_segreduce(c, 2);
 }
 
-static const struct bench_op segreduce_ops[] = {
+
+static clprim_status startup_segmented_sum(const struct bench_startup_inputs *in) {
+  return clprim_segmented_sum(in->ctx, in->n, CLPRIM_FLOAT, clprim_buf(in->in), in->n / 1024,
+                              clprim_buf(in->begins), clprim_buf(in->ends), clprim_buf(in->out));
+}
+
+/* ------------------------------------------------------------ the family */
+
+static const struct bench_op ops[] = {
+    {"argmax", 0x3Fu, "value and first index, result on the device", check_argmax},
+    {"argmin", 0x3Fu, "as argmax", check_argmin},
+    {"reduce_sum", 0x3Fu, "sum, result on the device", check_reduce_sum},
     {"segmented_sum", 0x3Fu,
      "sum per segment of 1024 (n / 1024 segments, uint64 offsets), on the device",
      check_segmented_sum},
@@ -222,13 +224,17 @@ static const struct bench_op segreduce_ops[] = {
      check_segmented_argmax},
 };
 
-static clprim_status startup_segmented_sum(const struct bench_startup_inputs *in) {
-  return clprim_segmented_sum(in->ctx, in->n, CLPRIM_FLOAT, clprim_buf(in->in), in->n / 1024,
-                              clprim_buf(in->begins), clprim_buf(in->ends), clprim_buf(in->out));
+static void run(struct bench *b, clprim_type type, size_t n) {
+  if (bench_wants(b, "argmax") || bench_wants(b, "argmin") || bench_wants(b, "reduce_sum"))
+    run_reduce(b, type, n);
+  if (bench_wants(b, "segmented_sum") || bench_wants(b, "segmented_max") ||
+      bench_wants(b, "segmented_argmax"))
+    run_segreduce(b, type, n);
 }
 
-static const struct bench_startup segreduce_startup[] = {{"segmented_sum", startup_segmented_sum}};
+static const struct bench_startup startup[] = {{"reduce_sum", startup_reduce_sum},
+                                               {"argmax", startup_argmax},
+                                               {"segmented_sum", startup_segmented_sum}};
 
-const struct bench_family bench_segmented_reduce = {
-    "segmented_reduce", segreduce_ops,     BENCH_COUNT(segreduce_ops),
-    run_segreduce,      segreduce_startup, BENCH_COUNT(segreduce_startup)};
+const struct bench_family bench_reduce = {"reduce", ops,     BENCH_COUNT(ops),
+                                          run,      startup, BENCH_COUNT(startup)};

@@ -1,25 +1,52 @@
 /* clprim-demo: a short tour of clprim's families on the default device, on
  * one array of a million floats (temperatures, say), each result checked on
- * the CPU. The first program to read when learning clprim: every call is
- * the plain public API. Exit status 1 if a result is wrong. */
+ * the CPU and each call timed. The first program to read when learning
+ * clprim: every call is the plain public API. Exit status 1 if a result is
+ * wrong, 2 for a usage error. */
+#define _POSIX_C_SOURCE 200809L
 #include <clprim/clprim.h>
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int failures;
 
-/* Prints one line of the tour and counts a wrong result. */
-static void report(const char *what, clprim_status st, int right, const char *result) {
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+/* Prints one line of the tour (the call's time since `since`, the queue
+ * finished) and counts a wrong result. */
+static void report(cl_command_queue q, double since, const char *what, clprim_status st,
+                   int right, const char *result) {
+  clFinish(q);
+  const double ms = now_ms() - since;
   if (st != CLPRIM_SUCCESS) {
     printf("  %-34s FAILED: %s\n", what, clprim_status_name(st));
     ++failures;
     return;
   }
-  printf("  %-34s %s  %s\n", what, right ? "ok   " : "WRONG", result);
+  printf("  %-34s %s %9.1f ms  %s\n", what, right ? "ok   " : "WRONG", ms, result);
   failures += !right;
+}
+
+static void usage(FILE *to) {
+  fprintf(to,
+          "Usage: clprim-demo [--help]\n"
+          "A tour of clprim on one array of a million floats: argmax, median, a\n"
+          "percentile, top 5, a selection, a histogram, sums per key and a scan,\n"
+          "each checked on the CPU. Each line gives the call's wall time with its\n"
+          "results read back; a family's first call includes building its kernels\n"
+          "(kept in the disk cache for later runs).\n"
+          "The device: $CLPRIM_DEVICE (a name or platform substring, see\n"
+          "clprim-info), else the first GPU, else the first device.\n"
+          "Exit status: 0 every result right, 1 a result wrong or a call failed,\n"
+          "2 a usage error.\n");
 }
 
 static int cmp_float(const void *a, const void *b) {
@@ -27,7 +54,12 @@ static int cmp_float(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  if (argc > 1) {
+    const int help = strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0;
+    usage(help ? stdout : stderr);
+    return help && argc == 2 ? 0 : 2;
+  }
   clprim_context *ctx;
   clprim_status st = clprim_context_create(&ctx, NULL); /* $CLPRIM_DEVICE, else first GPU */
   if (st != CLPRIM_SUCCESS) {
@@ -67,32 +99,37 @@ int main(void) {
     return 1;
   }
   char line[128];
-  printf("a tour on %zu floats:\n", n);
+  double t0;
+  printf("a tour on %zu floats (wall time per call, results read back):\n", n);
 
   /* Reductions: the largest reading and where it is. */
   clprim_value v;
   uint64_t at;
+  t0 = now_ms();
   st = clprim_argmax(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 0, &v, &at, clprim_buf(NULL));
   snprintf(line, sizeof line, "%.1f at index %llu", v.f32, (unsigned long long)at);
-  report("argmax", st, st == CLPRIM_SUCCESS && v.f32 == sorted[n - 1] && t[at] == v.f32, line);
+  report(q, t0, "argmax", st, st == CLPRIM_SUCCESS && v.f32 == sorted[n - 1] && t[at] == v.f32, line);
 
   /* The median, and the 99th percentile. */
+  t0 = now_ms();
   st = clprim_median(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 0, &v, clprim_buf(NULL));
   snprintf(line, sizeof line, "%.4f", v.f32);
-  report("median (the lower one)", st, st == CLPRIM_SUCCESS && v.f32 == sorted[(n - 1) / 2], line);
+  report(q, t0, "median (the lower one)", st, st == CLPRIM_SUCCESS && v.f32 == sorted[(n - 1) / 2], line);
   const uint64_t p99 = clprim_quantile_rank(n, 0.99);
+  t0 = now_ms();
   st = clprim_nth_element(ctx, n, CLPRIM_FLOAT, clprim_buf(in), p99, 0, &v, clprim_buf(NULL));
   snprintf(line, sizeof line, "%.4f", v.f32);
-  report("99th percentile (nth_element)", st, st == CLPRIM_SUCCESS && v.f32 == sorted[p99], line);
+  report(q, t0, "99th percentile (nth_element)", st, st == CLPRIM_SUCCESS && v.f32 == sorted[p99], line);
 
   /* The five hottest readings, sorted. */
+  t0 = now_ms();
   st = clprim_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 5, CLPRIM_TOPK_SORTED, clprim_buf(out),
                    clprim_buf(NULL));
   int right = st == CLPRIM_SUCCESS &&
               clEnqueueReadBuffer(q, out, CL_TRUE, 0, 5 * 4, got, 0, NULL, NULL) == CL_SUCCESS;
   for (int k = 0; k < 5 && right; ++k) right = got[k] == sorted[n - 1 - k];
   snprintf(line, sizeof line, "%.1f %.1f %.1f %.1f %.1f", got[0], got[1], got[2], got[3], got[4]);
-  report("top 5 (topk, sorted)", st, right, line);
+  report(q, t0, "top 5 (topk, sorted)", st, right, line);
 
   /* The readings above 35 degrees, in order (stream compaction). */
   clprim_predicate hot;
@@ -100,6 +137,7 @@ int main(void) {
   hot.op = CLPRIM_PRED_GT;
   hot.a.f32 = 35.0f;
   uint64_t count = 0;
+  t0 = now_ms();
   st = clprim_select(ctx, n, CLPRIM_FLOAT, clprim_buf(in), &hot, 0, clprim_buf(out),
                      clprim_buf(NULL), &count, clprim_buf(NULL));
   right = st == CLPRIM_SUCCESS &&
@@ -109,7 +147,7 @@ int main(void) {
     if (t[i] > 35.0f) right = c < count && got[c++] == t[i];
   right = right && c == count;
   snprintf(line, sizeof line, "%llu readings", (unsigned long long)count);
-  report("select x > 35 (in order)", st, right, line);
+  report(q, t0, "select x > 35 (in order)", st, right, line);
 
   /* A histogram: 12 bins of 5 degrees over [-20, 40); outliers outside. */
   clprim_value lo, hi;
@@ -118,6 +156,7 @@ int main(void) {
   lo.f32 = -20.0f, hi.f32 = 40.0f;
   uint64_t outside[3];
   cl_uint bins[12];
+  t0 = now_ms();
   st = clprim_histogram_even(ctx, n, CLPRIM_FLOAT, clprim_buf(in), lo, hi, 12, clprim_buf(out),
                              outside, clprim_buf(NULL));
   right = st == CLPRIM_SUCCESS &&
@@ -127,10 +166,11 @@ int main(void) {
   right = right && total == n && outside[1] == 10; /* the ten outliers lie above */
   snprintf(line, sizeof line, "%u in [-20, -15), %llu above 40", bins[0],
            (unsigned long long)outside[1]);
-  report("histogram, 12 bins", st, right, line);
+  report(q, t0, "histogram, 12 bins", st, right, line);
 
   /* The sum per station (reduce-by-key over runs of equal keys). */
   uint64_t stations = 0;
+  t0 = now_ms();
   st = clprim_reduce_by_key(ctx, n, CLPRIM_INT32, clprim_buf(key_buf), CLPRIM_FLOAT,
                             clprim_buf(in), clprim_buf(out), clprim_buf(out2), &stations,
                             clprim_buf(NULL));
@@ -143,9 +183,10 @@ int main(void) {
   }
   snprintf(line, sizeof line, "%llu stations, the first sums %.1f", (unsigned long long)stations,
            got[0]);
-  report("sum per station (reduce_by_key)", st, right, line);
+  report(q, t0, "sum per station (reduce_by_key)", st, right, line);
 
   /* Running totals (an inclusive scan). */
+  t0 = now_ms();
   st = clprim_scan_inclusive(ctx, n, CLPRIM_FLOAT, clprim_buf(in), clprim_buf(out));
   right = st == CLPRIM_SUCCESS &&
           clEnqueueReadBuffer(q, out, CL_TRUE, 0, n * 4, got, 0, NULL, NULL) == CL_SUCCESS;
@@ -155,7 +196,7 @@ int main(void) {
     right = fabs(got[i] - run) <= 1e-4 * bound + 1e-3;
   }
   snprintf(line, sizeof line, "last %.1f", got[n - 1]);
-  report("running total (scan)", st, right, line);
+  report(q, t0, "running total (scan)", st, right, line);
 
   clReleaseMemObject(in), clReleaseMemObject(key_buf);
   clReleaseMemObject(out), clReleaseMemObject(out2);

@@ -8,7 +8,8 @@
  *
  * Usage: clprim-bench --help lists the ops, types, options and defaults.
  * Sizes are the powers of two from 2^min-log to 2^max-log elements (default
- * 16..28), bounded by device memory. The device: $CLPRIM_DEVICE.
+ * 16..28, 16..22 on CPU devices), bounded by device memory. The device:
+ * $CLPRIM_DEVICE.
  * --startup measures, per family (--op picks one), context creation plus a
  * first call in fresh processes: cold (every cache empty) and warm.
  *
@@ -27,7 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <time.h>
 
 #define MAX_LOG 40
 
@@ -45,7 +46,7 @@ static void usage(FILE *f) {
   fprintf(
       f,
       "usage: clprim-bench [--op NAME|all] [--type T|all] [--path P] [--min-log K] [--max-log K]\n"
-      "                    [--reps R] [--data default|all] [--json] [--progress] [--startup]\n"
+      "                    [--reps R] [--data default|all] [--json] [--quiet] [--startup]\n"
       "       clprim-bench --help\n");
 }
 
@@ -63,8 +64,9 @@ static void help(void) {
          "  --path P       auto, local, khr_subgroups, khr_ballot, nv_ptx (default: auto, i.e.\n"
          "                 $CLPRIM_PATH, else the best path the device passed)\n"
          "  --min-log K    smallest size, 2^K elements, K in 0..%d (default: 16)\n"
-         "  --max-log K    largest size, 2^K elements (default: 28); sizes that do not fit in\n"
-         "                 device memory are skipped with a note\n"
+         "  --max-log K    largest size, 2^K elements (default: 28 on GPUs, 22 on CPU\n"
+         "                 devices); sizes that do not fit in device memory are skipped\n"
+         "                 with a note\n"
          "  --reps R       timed runs per row, %d..%d (default: 25); fewer are raised to %d\n"
          "                 with a note\n"
          "  --data D       the selection ops' data: default (uniform and 16 distinct values)\n"
@@ -73,8 +75,9 @@ static void help(void) {
          "                 \"device\", \"platform\", \"driver\", \"path\", \"reps\", \"warmups\",\n"
          "                 \"results\": [one object per row; a failed row has \"error\", a\n"
          "                 skipped one \"skipped\"], \"rows_failed\"}\n"
-         "  --progress     \"[i/N] op type 2^K\" on stderr before each step (default: only\n"
-         "                 when stderr is a terminal)\n"
+         "  --quiet        no plan and no progress on stderr (by default: the number of\n"
+         "                 steps first, then \"[i/N] op type 2^K\" before each step with the\n"
+         "                 time so far and an estimate of the time left)\n"
          "  --startup      per family (or the one --op names), context creation and a first\n"
          "                 call on 2^20 floats in fresh processes, cold (empty caches) and\n"
          "                 warm; takes only --op\n"
@@ -170,7 +173,11 @@ static void parse_args(struct bench *b, struct options *o, int argc, char **argv
       b->json = 1;
       continue;
     }
-    if (strcmp(a, "--progress") == 0) {
+    if (strcmp(a, "--quiet") == 0) {
+      o->progress = 0;
+      continue;
+    }
+    if (strcmp(a, "--progress") == 0) { /* the default; kept for scripts */
       o->progress = 1;
       continue;
     }
@@ -194,7 +201,7 @@ static void check_options(struct bench *b, const struct options *o) {
   if (o->type_sel >= 0 && !(op_types >> o->type_sel & 1u))
     usage_error("--op %s does not take --type %s (clprim-bench --help lists the types)",
                 b->op_filter, clprim_type_name((clprim_type)o->type_sel));
-  if (o->min_log > o->max_log) {
+  if (o->max_log >= 0 && o->min_log > o->max_log) {
     char range[96];
     snprintf(range, sizeof range, "--min-log %d > --max-log %d", o->min_log, o->max_log);
     usage_error("empty size range: %s%s", range, "");
@@ -253,9 +260,20 @@ static int type_fits(const struct bench *b, clprim_type type, int lg, int run, i
   return 1;
 }
 
-/* The steps (family, type, size) of the run; counts them when !run. */
-static int steps(struct bench *b, const struct options *o, int run, int total) {
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* The steps (family, type, size) of the run; counts them when !run, and
+ * their work (the sum of their sizes: a step's time grows with its size)
+ * in *work. With progress, run prints each step, the time so far and an
+ * estimate of the time left: the time so far scaled by the work left. */
+static int steps(struct bench *b, const struct options *o, int run, int total, double *work) {
   int count = 0, fp64_noted = 0;
+  static double start, done;
+  if (run) start = now_s(), done = 0;
   for (int lg = o->min_log; lg <= o->max_log; ++lg) {
     for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t) {
       clprim_type type = (clprim_type)t;
@@ -270,12 +288,21 @@ static int steps(struct bench *b, const struct options *o, int run, int total) {
         const struct bench_family *family = bench_families[f];
         if (!family_runs(b, family, type)) continue;
         ++count;
-        if (!run) continue;
+        if (!run) {
+          *work += (double)((size_t)1 << lg);
+          continue;
+        }
         char buf[256];
         const char *name = step_name(b, family, buf, sizeof buf);
-        if (o->progress)
-          fprintf(stderr, "[%d/%d] %s %s 2^%d\n", count, total, name, clprim_type_name(type), lg);
+        if (o->progress) {
+          const double so_far = now_s() - start;
+          fprintf(stderr, "[%d/%d] %s %s 2^%d (%.0f s so far", count, total, name,
+                  clprim_type_name(type), lg, so_far);
+          if (done > 0) fprintf(stderr, ", about %.0f s left", so_far * (*work - done) / done);
+          fprintf(stderr, ")\n");
+        }
         bench_run_family(b, family, name, type, (size_t)1 << lg);
+        done += (double)((size_t)1 << lg);
       }
     }
   }
@@ -342,7 +369,7 @@ int main(int argc, char **argv) {
   b->op_filter = "all";
   struct options o;
   memset(&o, 0, sizeof o);
-  o.type_sel = -1, o.min_log = 16, o.max_log = 28, o.progress = isatty(STDERR_FILENO);
+  o.type_sel = -1, o.min_log = 16, o.max_log = -1, o.progress = 1;
   clprim_options_init(&o.opts);
   parse_args(b, &o, argc, argv);
   if (o.startup) {
@@ -355,9 +382,17 @@ int main(int argc, char **argv) {
   }
   check_options(b, &o);
   open_device(b, &o);
+  if (o.max_log < 0) { /* the default: 2^22 on CPU devices, 2^28 elsewhere */
+    o.max_log = (b->info->device_type & CL_DEVICE_TYPE_CPU) ? 22 : 28;
+    if (o.max_log < o.min_log) o.max_log = o.min_log;
+  }
   print_header(b);
-  int total = steps(b, &o, 0, 0);
-  steps(b, &o, 1, total);
+  double work = 0;
+  int total = steps(b, &o, 0, 0, &work);
+  if (o.progress)
+    fprintf(stderr, "clprim-bench: %d steps (op, type, size) at 2^%d..2^%d elements\n", total,
+            o.min_log, o.max_log);
+  steps(b, &o, 1, total, &work);
   if (b->json) printf("%s],\n\"rows_failed\":%d}\n", b->records ? "\n" : "", b->failed);
   fflush(stdout);
   if (b->failed)

@@ -97,7 +97,8 @@ static clprim_status check_call(clprim_context *ctx, struct select_call *c) {
   const unsigned allowed = CLPRIM_INDICES_64 | (c->partition ? CLPRIM_PARTITION_REVERSED : 0u);
   if (c->flags & ~allowed) return CLPRIM_ERROR_INVALID_ARGUMENT;
   if (c->flags & CLPRIM_PARTITION_REVERSED) c->partition = PARTITION_REVERSED_REST;
-  if (c->source == SOURCE_EXPRESSION && (!c->expression || !*c->expression))
+  /* One expression, which cannot reach outside the macro it becomes. */
+  if (c->source == SOURCE_EXPRESSION && !clprim__expression_ok(c->expression))
     return CLPRIM_ERROR_INVALID_ARGUMENT;
   if (c->source == SOURCE_PREDICATE) {
     if (!c->pred || (unsigned)c->pred->op >= CLPRIM_PRED_COUNT) return CLPRIM_ERROR_INVALID_ARGUMENT;

@@ -498,6 +498,27 @@ static void test_expressions(void **state) {
       }
       TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, INT_EXPR_CALL(""));
       TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, INT_EXPR_CALL(NULL));
+      /* Text that would reach outside the expression is refused before any
+       * build, by select_expr and partition_expr alike, writing nothing. */
+      static const char *const injections[] = {
+          "x > 0) || (1", "x > 0; }",          "x > 0 // the rest", "x > 0 /* c */",
+          "#define A 1",  "x > 0 \\",          "(x > 0",            "x > 0]",
+          "\"x\" != 0",   "x > 0 ??) || (1",
+          "1) ; } __kernel void k(__global int *o) { o[0] = 1; (1"};
+      for (size_t j = 0; j < sizeof injections / sizeof *injections; ++j) {
+        count = 12345;
+        if (INT_EXPR_CALL(injections[j]) != CLPRIM_ERROR_INVALID_ARGUMENT ||
+            clprim_partition_expr(ctx, n, CLPRIM_INT32, clprim_buf(in), injections[j], 0,
+                                  clprim_buf(values), clprim_buf(NULL), &count,
+                                  clprim_buf(NULL)) != CLPRIM_ERROR_INVALID_ARGUMENT)
+          fail_msg("%s: the expression \"%s\" was not refused", what, injections[j]);
+        assert_int_equal(count, 12345);
+      }
+      unsigned char *after = malloc((n + 5) * 4);
+      assert_non_null(after);
+      test_read(ctx, values, (n + 5) * 4, after);
+      assert_memory_equal(after, got, (n + 5) * 4);
+      free(after);
 #undef INT_EXPR_CALL
       free(got);
       clReleaseMemObject(in);

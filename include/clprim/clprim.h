@@ -725,9 +725,11 @@ CLPRIM_API clprim_status clprim_partition3_expr(clprim_context *ctx, size_t n, c
  * long, ulong, float or double) and i (its index in the range, ulong),
  * nonzero to pass, e.g. "x > 0.5f && (i & 1) == 0". Each distinct
  * expression (per type) is compiled once, then kept with the context's
- * programs (and in the disk cache when one is set).
+ * programs (and in the disk cache when one is set). Expressions are checked
+ * first as a pipeline's are (see the pipeline section): one that could
+ * reach outside the generated code is refused before anything is compiled.
  * @return : as clprim_select(); CLPRIM_ERROR_INVALID_ARGUMENT also for a
- *           NULL or empty expression; CL_BUILD_PROGRAM_FAILURE (or another
+ *           NULL, empty or refused expression; CL_BUILD_PROGRAM_FAILURE (or another
  *           build error) when it does not compile, with the compiler's
  *           messages in clprim_context_build_log(). */
 CLPRIM_API clprim_status clprim_select_expr(clprim_context *ctx, size_t n, clprim_type type,

@@ -11,7 +11,9 @@
 #         it needs).
 # mpi:    the prefix as installed, `pkg-config --cflags --libs clprim-mpi`
 #         (the MPI library's consumer: SOURCE is consumer_mpi.c).
-# $CONSUMER_CFLAGS (sanitizer flags of a sanitized build) is added.
+# $CONSUMER_CFLAGS (sanitizer flags of a sanitized build) is added. The
+# source is also compiled with its own -DCL_TARGET_OPENCL_VERSION=200 and
+# -Werror: the package's flags must not choose the version.
 set -eu
 cc=$1 prefix=$2 libdir=$3 source=$4 work=$5 mode=$6
 
@@ -33,6 +35,13 @@ flags=$(pkg-config $static --cflags --libs $package)
 echo "pkg-config $static --cflags --libs $package: $flags"
 # shellcheck disable=SC2086 # the flags are words
 "$cc" ${CONSUMER_CFLAGS:-} -o "$work/consumer" "$source" $flags
+# The flags leave the OpenCL version to the consumer: one that chooses 2.0
+# compiles without a redefinition warning.
+if [ "$mode" != mpi ]; then
+  # shellcheck disable=SC2086
+  "$cc" ${CONSUMER_CFLAGS:-} -DCL_TARGET_OPENCL_VERSION=200 -Werror -c -o "$work/consumer-cl200.o" \
+    "$source" $(pkg-config $static --cflags $package)
+fi
 if [ "$mode" = static ]; then
   if readelf -d "$work/consumer" | grep -q 'NEEDED.*libclprim'; then
     echo "the static consumer needs libclprim.so" >&2

@@ -503,7 +503,7 @@ static void test_expressions(void **state) {
       static const char *const injections[] = {
           "x > 0) || (1", "x > 0; }",          "x > 0 // the rest", "x > 0 /* c */",
           "#define A 1",  "x > 0 \\",          "(x > 0",            "x > 0]",
-          "\"x\" != 0",   "x > 0 ??) || (1",
+          "\"x\" != 0",   "x > 0 ?\?) || (1",
           "1) ; } __kernel void k(__global int *o) { o[0] = 1; (1"};
       for (size_t j = 0; j < sizeof injections / sizeof *injections; ++j) {
         count = 12345;

@@ -85,9 +85,9 @@ clprim_status clprim__mpi_select_ranks(clprim_context *ctx, MPI_Comm comm,
                                        unsigned flags, int approximate, uint64_t *keys,
                                        uint64_t *error);
 /* This rank's elements below and equal to each of the keys[0, nkeys)
- * (sorted, at most 255). Local. */
-clprim_status clprim__mpi_count_around(clprim_context *ctx, MPI_Comm comm,
-                                       const struct clprim_mpi_part *p, clprim_type type,
+ * (sorted, at most CLPRIM__NTH_SPLITTERS). Local. */
+clprim_status clprim__mpi_count_around(clprim_context *ctx, const struct clprim_mpi_part *p,
+                                       clprim_type type,
                                        clprim_buffer in, const uint64_t *keys, unsigned nkeys,
                                        uint64_t *below, uint64_t *equal);
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SPLITTERS 255 /* the most splitters a counting pass takes */
+#define SPLITTERS CLPRIM__NTH_SPLITTERS /* the most keys one counting pass takes */
 
 uint64_t clprim_mpi_sort_share(uint64_t n, int rank, int ranks) {
   if (ranks <= 0 || rank < 0 || rank >= ranks) return 0;
@@ -149,9 +149,10 @@ struct exchange {
  *    (two writes), where they are P sorted runs in rank order;
  * 5. the runs merged (ceil(log2 P) rounds of merge path) into out.
  * agreed: every rank reached here without an error (so all exchange). */
-static clprim_status sort_exchange(clprim_context *ctx, MPI_Comm comm, const struct clprim_mpi_part *p,
-                                   clprim_type type, clprim_buffer in, clprim_buffer out,
-                                   uint64_t share, const struct exchange *x, double *clock) {
+static clprim_status sort_exchange(clprim_context *ctx, MPI_Comm comm,
+                                   const struct clprim_mpi_part *p, clprim_type type,
+                                   clprim_buffer in, clprim_buffer out, uint64_t share,
+                                   const struct exchange *x, double *clock) {
   const size_t es = clprim_type_size(type), n_local = (size_t)p->n_local;
   const int P = p->size, me = p->rank;
   /* Keys to and from the other ranks: the ones before this rank's own
@@ -167,7 +168,8 @@ static clprim_status sort_exchange(clprim_context *ctx, MPI_Comm comm, const str
    * once and kept mapped with the context. */
   void *send_host = NULL, *recv_host = NULL;
   clprim_status st = clprim__call_begin(ctx);
-  if (st != CLPRIM_SUCCESS) return clprim__mpi_agree(comm, st); /* every rank goes on to the agreement */
+  if (st != CLPRIM_SUCCESS)
+    return clprim__mpi_agree(comm, st); /* every rank goes on to the agreement */
   if (n_local > 0) st = clprim__scratch(ctx, "mpi: sorted part", n_local * es, &sorted);
   if (st == CLPRIM_SUCCESS && share > 0)
     st = clprim__scratch(ctx, "mpi: runs", share * es, &runs_tmp);
@@ -277,9 +279,10 @@ clprim_status clprim_mpi_sort_keys(clprim_context *ctx, MPI_Comm comm, size_t n_
     equal = malloc(np * 8), all = malloc(np * (2 * np - 1) * 8), record = malloc(2 * np * 8);
     mine = malloc(2 * np * 8);
     scount = malloc(sizeof(int) * 8 * np);
-    st = clprim__mpi_agree(comm, splitter_ranks && keys && below && equal && all && record && mine && scount
-                         ? CLPRIM_SUCCESS
-                         : CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
+    st = clprim__mpi_agree(comm, splitter_ranks && keys && below && equal && all && record &&
+                                         mine && scount
+                                     ? CLPRIM_SUCCESS
+                                     : CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
   }
   int cuts_add_up = 0;
   if (st == CLPRIM_SUCCESS && N > 0 && P > 1) {
@@ -290,11 +293,13 @@ clprim_status clprim_mpi_sort_keys(clprim_context *ctx, MPI_Comm comm, size_t n_
       const uint64_t at = share_start(N, r, P);
       if (at < N && (ns == 0 || splitter_ranks[ns - 1] != at)) splitter_ranks[ns++] = at;
     }
-    if (ns > 0) st = clprim__mpi_select_ranks(ctx, comm, &p, type, in, splitter_ranks, ns, 0, 0, keys, NULL);
+    if (ns > 0)
+      st = clprim__mpi_select_ranks(ctx, comm, &p, type, in, splitter_ranks, ns, 0, 0, keys, NULL);
     /* Each rank's keys below and equal to each splitter, all-gathered. */
     if (st == CLPRIM_SUCCESS) {
       clprim_status local = CLPRIM_SUCCESS;
-      if (ns > 0) local = clprim__mpi_count_around(ctx, comm, &p, type, in, keys, (unsigned)ns, below, equal);
+      if (ns > 0)
+        local = clprim__mpi_count_around(ctx, &p, type, in, keys, (unsigned)ns, below, equal);
       for (size_t j = 0; j < ns; ++j)
         mine[2 * j] = local == CLPRIM_SUCCESS ? below[j] : 0,
                  mine[2 * j + 1] = local == CLPRIM_SUCCESS ? equal[j] : 0;

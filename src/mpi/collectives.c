@@ -67,7 +67,8 @@ static int compare_value(clprim_type type, unsigned flags, clprim_value a, clpri
   switch (type) {
   case CLPRIM_INT32:
   case CLPRIM_INT64: {
-    const int64_t x = type == CLPRIM_INT32 ? a.i32 : a.i64, y = type == CLPRIM_INT32 ? b.i32 : b.i64;
+    const int64_t x = type == CLPRIM_INT32 ? a.i32 : a.i64,
+                  y = type == CLPRIM_INT32 ? b.i32 : b.i64;
     if (abs_) {
       const uint64_t mx = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
       const uint64_t my = y < 0 ? 0 - (uint64_t)y : (uint64_t)y;
@@ -303,8 +304,9 @@ static clprim_status scan(clprim_context *ctx, MPI_Comm comm, size_t n_local, cl
                                                                        out);
     if (st == CLPRIM_SUCCESS) st = read_range(ctx, out, es, n_local - 1, 1, last_out.bytes);
   }
-  const uint64_t total = inclusive ? bits_of(type, last_out)
-                                   : add_bits(type, bits_of(type, last_out), bits_of(type, last_in));
+  const uint64_t total = inclusive
+                             ? bits_of(type, last_out)
+                             : add_bits(type, bits_of(type, last_out), bits_of(type, last_in));
   /* Each rank's total (one gather with the statuses), the offset added in
    * rank order over the ranks before that hold elements. */
   uint64_t record[2];
@@ -316,7 +318,8 @@ static clprim_status scan(clprim_context *ctx, MPI_Comm comm, size_t n_local, cl
     offset = has_before ? add_bits(type, offset, p.work[2 * r + 1]) : p.work[2 * r + 1];
     has_before = 1;
   }
-  if (st == CLPRIM_SUCCESS && has_before) st = clprim__mpi_add_constant(ctx, type, out, n_local, offset);
+  if (st == CLPRIM_SUCCESS && has_before)
+    st = clprim__mpi_add_constant(ctx, type, out, n_local, offset);
   clprim__mpi_part_free(&p);
   return clprim__mpi_agree(comm, st);
 }
@@ -370,7 +373,8 @@ clprim_status clprim_mpi_select(clprim_context *ctx, MPI_Comm comm, size_t n_loc
   }
   /* Local indices to global ones. */
   if (st == CLPRIM_SUCCESS && indices.mem && p.offset > 0)
-    st = clprim__mpi_add_constant(ctx, index64 ? CLPRIM_UINT64 : CLPRIM_UINT32, indices, count, p.offset);
+    st = clprim__mpi_add_constant(ctx, index64 ? CLPRIM_UINT64 : CLPRIM_UINT32, indices, count,
+                                  p.offset);
   clprim__mpi_part_free(&p);
   st = clprim__mpi_agree(comm, st);
   if (st == CLPRIM_SUCCESS) {

@@ -100,8 +100,8 @@ clprim_status clprim__mpi_gather_status(MPI_Comm comm, int size, clprim_status l
                                    uint64_t *record) {
   record[0] = (uint64_t)(local != CLPRIM_SUCCESS);
   memcpy(record + 1, mine, words * 8);
-  CLPRIM__MPI_OK(MPI_Allgather(record, (int)words + 1, MPI_UINT64_T, all, (int)words + 1, MPI_UINT64_T,
-                       comm));
+  CLPRIM__MPI_OK(
+      MPI_Allgather(record, (int)words + 1, MPI_UINT64_T, all, (int)words + 1, MPI_UINT64_T, comm));
   if (local != CLPRIM_SUCCESS) return local;
   for (int r = 0; r < size; ++r)
     if (all[(words + 1) * (size_t)r]) return CLPRIM_MPI_ERROR_REMOTE;

@@ -1,4 +1,4 @@
-/* mpi.cl: what the MPI library (src/mpi.c) needs on the device that no
+/* mpi.cl: what the MPI library (src/mpi/) needs on the device that no
  * family has: a constant added to a range, which turns a rank's local scan
  * into its part of the global scan and local indices into global ones; a
  * rank's share of the top-k picked from its candidates; and the merge of
@@ -33,7 +33,7 @@ __kernel void mpi_add(__global T *x, ulong n, T add) {
 }
 #endif
 
-/* A rank's share of the top-k from its candidates (src/mpi.c): the
+/* A rank's share of the top-k from its candidates (src/mpi/selection.c): the
  * candidates at positions pos[0, n), their values to values (want & 1)
  * and their positions in the part plus offset, the global indices, to
  * indices32 (want & 2) or indices64 (want & 4). */

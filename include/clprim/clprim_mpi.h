@@ -213,7 +213,10 @@ CLPRIM_MPI_API clprim_status clprim_mpi_select(clprim_context *ctx, MPI_Comm com
  * sorted on the host. On a communicator of one rank the selection calls
  * (this, quantiles, approximate) and top-k are clprim's own call after the
  * check. flags: 0 or CLPRIM_NTH_REJECT_NAN. n_local must be below 2^32 on
- * every rank (CLPRIM_ERROR_SIZE_TOO_LARGE).
+ * every rank, and a level's bucket below 2^32 elements on all ranks
+ * together (the device counts in 32 bits: only a global array of 2^32
+ * elements or more can exceed it, with one value that often)
+ * (CLPRIM_ERROR_SIZE_TOO_LARGE, on every rank for the bucket).
  * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT (every rank) for
  *           k >= N, N = 0, a NaN with CLPRIM_NTH_REJECT_NAN. */
 CLPRIM_MPI_API clprim_status clprim_mpi_nth_element(clprim_context *ctx, MPI_Comm comm,

@@ -5,6 +5,7 @@
 #define CLPRIM_ENGINE_SAMPLE_SELECT_H
 
 #include "../core/core.h"
+#include "../../cl/internal/layout.h"
 
 /* Selection's and top-k's files, one program on CPU devices. */
 #define CLPRIM__SELECTION_FILES "nth_element.cl topk.cl"
@@ -74,6 +75,61 @@ clprim_status clprim__nth_select_filtered(clprim_context *ctx, clprim_type type,
                                           size_t n, const struct clprim_nth_filter *filter,
                                           unsigned count, uint64_t *ranks, uint64_t *keys,
                                           unsigned *distinct);
+/* Selection over elements spread across several devices (clprim_mpi: one
+ * part on each rank's device): what the levels combine across the devices.
+ * NULL everywhere else (one device). Every device runs the same levels
+ * over the same sub-problems (buckets that hold wanted ranks, chosen by the
+ * combined counts), so every device calls these in the same order; each
+ * call is given this device's status so far (`local`) and returns the one
+ * that all devices agree on: this device's error, else the hook's code for
+ * another device's failure (clprim_mpi: CLPRIM_MPI_ERROR_REMOTE), else
+ * success.
+ *  splitters: the level's nsubs sub-problems' splitters (CLPRIM__NTH_SPLITTERS
+ *    keys each, from this device's sample of its lens[s] keys of the
+ *    sub-problem; none where lens[s] is 0), replaced by the ones that every
+ *    device counts with.
+ *  counts: their bucket counts on this device (NTH_BUCKETS each), replaced
+ *    by the sums over the devices.
+ *  finish: the sub-problems of at most finish_max keys on all devices
+ *    together (nparts of them): keys[r] for each one's wanted ranks.
+ *    elements: their keys are still the caller's elements (level 0).
+ *  agree: the status alone: at the start of each level and at the end.
+ * seed: added to the samples' seeds (differs between devices). */
+#define CLPRIM__NTH_SPLITTERS (NTH_BUCKETS / 2 - 1)
+struct clprim_nth_part {
+  cl_mem buf;
+  size_t offset, len;    /* this device's keys: [offset, offset + len) of buf */
+  uint64_t all, first;   /* keys on all devices; global rank of the smallest */
+  unsigned r0, r1;       /* the wanted ranks[r0, r1) */
+};
+struct clprim_nth_combine {
+  clprim_status (*splitters)(void *arg, clprim_status local, size_t nsubs, const uint64_t *lens,
+                             uint64_t *splitters);
+  clprim_status (*counts)(void *arg, clprim_status local, size_t nsubs, uint64_t *counts);
+  clprim_status (*finish)(void *arg, clprim_status local, int elements,
+                          const struct clprim_nth_part *parts, size_t nparts,
+                          const uint64_t *ranks, uint64_t *keys);
+  clprim_status (*agree)(void *arg, clprim_status local);
+  uint64_t finish_max, seed;
+  void *arg;
+};
+/* clprim__nth_select_ranks over this device's n elements of in (from
+ * in_offset, a multiple of 4) and the other devices' (n_all on all
+ * together, ranks global), with combine; returns the status every device
+ * agrees on. n may be 0 (then in may be NULL). */
+clprim_status clprim__nth_select_combined(clprim_context *ctx, clprim_type type, cl_mem in,
+                                          size_t in_offset, size_t n, uint64_t n_all,
+                                          const uint64_t *ranks, unsigned count, unsigned flags,
+                                          int approximate,
+                                          const struct clprim_nth_combine *combine,
+                                          uint64_t *keys, uint64_t *errors);
+/* One counting pass over the n elements of in with given splitters
+ * (CLPRIM__NTH_SPLITTERS keys, sorted): totals[b] for the NTH_BUCKETS
+ * buckets (2j: between splitters j - 1 and j, 2j + 1: equal to splitter
+ * j). The call is begun. */
+clprim_status clprim__nth_count_by_splitters(clprim_context *ctx, clprim_type type, cl_mem in,
+                                             size_t n, const uint64_t *splitters,
+                                             uint64_t *totals);
 /* Sub-problems of at most this many keys are finished by one work-group
  * (nth_small), the whole input too. */
 size_t clprim__nth_small_max(const clprim_context *ctx);

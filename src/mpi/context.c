@@ -1,0 +1,203 @@
+/* context.c: clprim over MPI (include/clprim/clprim_mpi.h), one rank per
+ * device: its contexts, and the collective check that every call begins
+ * with (one all-reduce of each rank's status and argument hash, one
+ * all-gather of the part sizes), with the agreement on statuses after
+ * local steps. The calls: collectives.c (reductions, histogram, scan,
+ * compaction), selection.c (selection by rank, quantiles, top-k), sort.c
+ * (the sample sort). Each runs the families' own work on each device and
+ * combines what the ranks must share by MPI. */
+#include "mpi.h"
+#include "../families.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *clprim_mpi_status_name(int status) {
+  switch (status) {
+  case (int)CLPRIM_MPI_ERROR_MISMATCH:
+    return "CLPRIM_MPI_ERROR_MISMATCH";
+  case (int)CLPRIM_MPI_ERROR_REMOTE:
+    return "CLPRIM_MPI_ERROR_REMOTE";
+  case (int)CLPRIM_MPI_ERROR_MPI:
+    return "CLPRIM_MPI_ERROR_MPI";
+  case (int)CLPRIM_MPI_ERROR_INTERNAL:
+    return "CLPRIM_MPI_ERROR_INTERNAL";
+  default:
+    return clprim_status_name(status);
+  }
+}
+
+/* ---------------------------------------------------- the collective check */
+
+void clprim__mpi_hash_add(uint64_t *h, const void *data, size_t bytes) {
+  const unsigned char *b = data;
+  for (size_t i = 0; i < bytes; ++i)
+    *h = (*h ^ b[i]) * 0x100000001B3ull;
+}
+
+void clprim__mpi_part_free(struct clprim_mpi_part *p) {
+  free(p->n_of);
+  p->n_of = p->extra_of = p->work = NULL;
+}
+
+/* The check: one MPI_Allreduce (max) of (error flag, hash, ~hash), so that
+ * a rank with an error (or no memory for what follows) returns it and the
+ * others CLPRIM_MPI_ERROR_REMOTE, and differing hashes give
+ * CLPRIM_MPI_ERROR_MISMATCH everywhere; then one MPI_Allgather of
+ * (n_local, extra) per rank. */
+clprim_status clprim__mpi_part_check(MPI_Comm comm, clprim_status local, uint64_t hash,
+                                uint64_t n_local, uint64_t extra, struct clprim_mpi_part *p) {
+  memset(p, 0, sizeof *p);
+  if (comm == MPI_COMM_NULL) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM__MPI_OK(MPI_Comm_rank(comm, &p->rank));
+  CLPRIM__MPI_OK(MPI_Comm_size(comm, &p->size));
+  const size_t P = (size_t)p->size;
+  p->n_of = malloc(P * 6 * 8);
+  if (!p->n_of && local == CLPRIM_SUCCESS) local = CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  uint64_t mine[3] = {local != CLPRIM_SUCCESS, hash, ~hash}, any[3];
+  clprim_status st = CLPRIM_SUCCESS;
+  if (MPI_Allreduce(mine, any, 3, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+    st = CLPRIM_MPI_ERROR_MPI;
+  else if (any[0])
+    st = local != CLPRIM_SUCCESS ? local : CLPRIM_MPI_ERROR_REMOTE;
+  else if (any[1] != hash || any[2] != ~hash)
+    st = CLPRIM_MPI_ERROR_MISMATCH;
+  uint64_t part[2] = {n_local, extra};
+  p->extra_of = p->n_of + P;
+  p->work = p->n_of + 2 * P;
+  if (st == CLPRIM_SUCCESS &&
+      MPI_Allgather(part, 2, MPI_UINT64_T, p->work, 2, MPI_UINT64_T, comm) != MPI_SUCCESS)
+    st = CLPRIM_MPI_ERROR_MPI;
+  if (st != CLPRIM_SUCCESS) {
+    clprim__mpi_part_free(p);
+    return st;
+  }
+  p->n_local = n_local;
+  for (size_t r = 0; r < P; ++r) {
+    p->n_of[r] = p->work[2 * r];
+    p->extra_of[r] = p->work[2 * r + 1];
+    if ((int)r < p->rank) p->offset += p->n_of[r];
+    p->total += p->n_of[r];
+  }
+  return CLPRIM_SUCCESS;
+}
+
+/* After a local step: every rank learns whether any failed (one
+ * MPI_Allreduce); the failed rank returns its error, the others
+ * CLPRIM_MPI_ERROR_REMOTE. */
+clprim_status clprim__mpi_agree(MPI_Comm comm, clprim_status local) {
+  int bad = local != CLPRIM_SUCCESS, any = 0;
+  CLPRIM__MPI_OK(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm));
+  return local != CLPRIM_SUCCESS ? local : any ? CLPRIM_MPI_ERROR_REMOTE : CLPRIM_SUCCESS;
+}
+
+/* An MPI_Allgather of `words` words per rank (all: (words + 1) per rank,
+ * allocated by every rank before: a failed allocation must be agreed on
+ * first) with the local status in front; the status as clprim__mpi_agree() gives it.
+ * all[(words + 1) r + 1 ...] is rank r's record. */
+clprim_status clprim__mpi_gather_status(MPI_Comm comm, int size, clprim_status local,
+                                   const uint64_t *mine, unsigned words, uint64_t *all,
+                                   uint64_t *record) {
+  record[0] = (uint64_t)(local != CLPRIM_SUCCESS);
+  memcpy(record + 1, mine, words * 8);
+  CLPRIM__MPI_OK(
+      MPI_Allgather(record, (int)words + 1, MPI_UINT64_T, all, (int)words + 1, MPI_UINT64_T, comm));
+  if (local != CLPRIM_SUCCESS) return local;
+  for (int r = 0; r < size; ++r)
+    if (all[(words + 1) * (size_t)r]) return CLPRIM_MPI_ERROR_REMOTE;
+  return CLPRIM_SUCCESS;
+}
+
+/* A caller's range, checked without taking the context. */
+clprim_status clprim__mpi_check_range(clprim_context *ctx, clprim_buffer b, size_t elem, size_t n) {
+  if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (n == 0 && !b.mem) return CLPRIM_SUCCESS;
+  const size_t bytes = clprim__bytes(b.offset + n, elem);
+  if (bytes == SIZE_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
+  return clprim__check_buffer(ctx, b.mem, bytes);
+}
+
+clprim_status clprim__mpi_check_type(clprim_context *ctx, clprim_type type) {
+  return ctx ? clprim__check_type(ctx, type) : CLPRIM_ERROR_INVALID_ARGUMENT;
+}
+
+/* ------------------------------------------------------------ contexts */
+
+clprim_status clprim_mpi_local_rank(MPI_Comm comm, int *local_rank) {
+  if (!local_rank || comm == MPI_COMM_NULL) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  MPI_Comm node;
+  CLPRIM__MPI_OK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+  const int rc = MPI_Comm_rank(node, local_rank);
+  MPI_Comm_free(&node);
+  return rc == MPI_SUCCESS ? CLPRIM_SUCCESS : CLPRIM_MPI_ERROR_MPI;
+}
+
+/* The GPUs in clprim_list_devices order: counted (take = -1), or the
+ * number `take` named "p:d" into name. */
+struct gpu_walk {
+  long take;
+  unsigned seen;
+  char *name;
+  size_t size;
+};
+static int gpu_visit(cl_platform_id platform, cl_device_id device, unsigned p, unsigned d,
+                     void *arg) {
+  struct gpu_walk *w = arg;
+  cl_device_type t = 0;
+  (void)platform;
+  clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof t, &t, NULL);
+  if (!(t & CL_DEVICE_TYPE_GPU)) return 0;
+  if ((long)w->seen++ != w->take) return 0;
+  snprintf(w->name, w->size, "%u:%u", p, d);
+  return 1;
+}
+
+/* "P:D" of GPU number `which` modulo the GPUs (clprim_list_devices order),
+ * or "" when the host lists no GPU. */
+static void gpu_name(unsigned which, char *name, size_t size) {
+  struct gpu_walk w = {-1, 0, name, size};
+  name[0] = '\0';
+  clprim__for_each_device(gpu_visit, &w, NULL); /* count */
+  if (w.seen == 0) return;
+  w.take = (long)(which % w.seen), w.seen = 0;
+  clprim__for_each_device(gpu_visit, &w, NULL);
+}
+
+/* clprim_mpi's knob: the distributed selection gathers the candidates once
+ * at most gather_max are left (all ranks together; tests set 64 so that
+ * small inputs run several distributed levels; -1: CLPRIM_MPI_GATHER_MAX).
+ * Its contexts get the registry's families and this descriptor. */
+static const struct clprim_knob mpi_knobs[] = {{"gather_max", 1, CLPRIM_MPI_GATHER_MAX}};
+const struct clprim_family clprim__family_mpi = {"mpi", mpi_knobs, 1, NULL, 0, 0, NULL};
+static const struct clprim_family *const mpi_families[] = {CLPRIM__FAMILY_LIST &clprim__family_mpi};
+#define MPI_FAMILIES ((unsigned)(sizeof mpi_families / sizeof mpi_families[0]))
+
+clprim_status clprim_mpi_context_create(MPI_Comm comm, const clprim_options *options,
+                                        clprim_context **ctx) {
+  if (!ctx || comm == MPI_COMM_NULL) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  *ctx = NULL;
+  int local_rank = 0;
+  clprim_status st = clprim_mpi_local_rank(comm, &local_rank);
+  if (st != CLPRIM_SUCCESS) return st;
+  clprim_options o;
+  clprim_options_init(&o);
+  if (options) {
+    if (options->size < sizeof(size_t))
+      st = CLPRIM_ERROR_INVALID_ARGUMENT;
+    else
+      memcpy(&o, options, options->size < sizeof o ? options->size : sizeof o), o.size = sizeof o;
+  }
+  char name[32];
+  const char *env = getenv("CLPRIM_DEVICE");
+  if (st == CLPRIM_SUCCESS && !o.device && !(env && *env)) {
+    gpu_name((unsigned)local_rank, name, sizeof name);
+    if (name[0]) o.device = name;
+  }
+  if (st == CLPRIM_SUCCESS) st = clprim__create(ctx, NULL, &o, mpi_families, MPI_FAMILIES);
+  st = clprim__mpi_agree(comm, st);
+  if (st != CLPRIM_SUCCESS) {
+    clprim_context_free(*ctx);
+    *ctx = NULL;
+  }
+  return st;
+}

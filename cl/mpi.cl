@@ -11,12 +11,6 @@
  * the whole file, build it once per type): -DT=int|uint|long|ulong|float|
  * double, -DT_FLOAT=0|1, -DT_SIGNED=0|1, -DKEY_BITS=32|64, -DMERGE_WG (the
  * merge's work-group size), -DMERGE_ITEMS (outputs per work-item). */
-#ifndef T
-#define T uint
-#define T_FLOAT 0
-#define T_SIGNED 0
-#define KEY_BITS 32
-#endif
 #ifndef MERGE_WG
 #define MERGE_WG 256
 #endif

@@ -34,7 +34,7 @@
  *     One chosen bucket is told by its key range (no search), more by the
  *     table search.
  * nth_table builds the bucket table of splitters written by the host (the
- * MPI library merges the ranks' samples on the host: src/mpi.c).
+ * MPI library merges the ranks' samples on the host: src/mpi/selection.c).
  * A bucket of at most SMALL_MAX keys is finished by nth_small: one
  * work-group per rank repeats the level on its own (no host round trips),
  * and sorts the last BASE keys or fewer in local memory. */
@@ -233,7 +233,7 @@ CLPRIM_INLINE void make_table(__global ulong *meta, __local const KEY *sp, uint 
 
 /* The bucket table (make_table) of the splitters that the host wrote to a
  * meta buffer's tree, with the totals zeroed (one work-group): the MPI
- * library (src/mpi.c) merges the ranks' splitters on the host. */
+ * library (src/mpi/selection.c) merges the ranks' splitters on the host. */
 #ifdef KERNEL_nth_table
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void nth_table(__global ulong *meta) {
   __local KEY tree[SPLITTERS + 1];

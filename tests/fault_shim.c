@@ -505,6 +505,41 @@ cl_int clEnqueueReadBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocki
   return err;
 }
 
+/* The rectangular copies (a selection across devices moves its
+ * sub-problems' meta words with one of each). */
+cl_int clEnqueueWriteBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool blocking_write,
+                                const size_t *buffer_origin, const size_t *host_origin,
+                                const size_t *region, size_t buffer_row_pitch,
+                                size_t buffer_slice_pitch, size_t host_row_pitch,
+                                size_t host_slice_pitch, const void *ptr,
+                                cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                                cl_event *event) {
+  REAL(clEnqueueWriteBufferRect);
+  FAIL_CODE(clEnqueueWriteBufferRect, ANY);
+  cl_int err = real_fn(queue, buffer, blocking_write, buffer_origin, host_origin, region,
+                       buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr,
+                       num_events_in_wait_list, event_wait_list, event);
+  EVENT_MADE(err);
+  if (err == CL_SUCCESS && is_watched(buffer)) wrote();
+  return err;
+}
+
+cl_int clEnqueueReadBufferRect(cl_command_queue queue, cl_mem buffer, cl_bool blocking_read,
+                               const size_t *buffer_origin, const size_t *host_origin,
+                               const size_t *region, size_t buffer_row_pitch,
+                               size_t buffer_slice_pitch, size_t host_row_pitch,
+                               size_t host_slice_pitch, void *ptr,
+                               cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
+                               cl_event *event) {
+  REAL(clEnqueueReadBufferRect);
+  FAIL_CODE(clEnqueueReadBufferRect, DELIVER);
+  cl_int err = real_fn(queue, buffer, blocking_read, buffer_origin, host_origin, region,
+                       buffer_row_pitch, buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr,
+                       num_events_in_wait_list, event_wait_list, event);
+  EVENT_MADE(err);
+  return err;
+}
+
 void *clEnqueueMapBuffer(cl_command_queue queue, cl_mem buffer, cl_bool blocking_map,
                          cl_map_flags map_flags, size_t offset, size_t size,
                          cl_uint num_events_in_wait_list, const cl_event *event_wait_list,
@@ -535,8 +570,9 @@ const char *shim_wrapped_names(void) {
   return "clBuildProgram\nclCreateBuffer\nclCreateCommandQueue\nclCreateContext\n"
          "clCreateKernel\nclCreateProgramWithBinary\nclCreateProgramWithSource\n"
          "clCreateSubBuffer\nclEnqueueCopyBuffer\nclEnqueueFillBuffer\nclEnqueueMapBuffer\n"
-         "clEnqueueNDRangeKernel\nclEnqueueNativeKernel\nclEnqueueReadBuffer\nclEnqueueUnmapMemObject\n"
-         "clEnqueueWriteBuffer\nclFinish\nclGetCommandQueueInfo\nclGetDeviceIDs\n"
+         "clEnqueueNDRangeKernel\nclEnqueueNativeKernel\nclEnqueueReadBuffer\n"
+         "clEnqueueReadBufferRect\nclEnqueueUnmapMemObject\nclEnqueueWriteBuffer\n"
+         "clEnqueueWriteBufferRect\nclFinish\nclGetCommandQueueInfo\nclGetDeviceIDs\n"
          "clGetDeviceInfo\nclGetEventProfilingInfo\nclGetKernelInfo\n"
          "clGetKernelWorkGroupInfo\nclGetMemObjectInfo\nclGetPlatformIDs\n"
          "clGetPlatformInfo\nclGetProgramBuildInfo\nclGetProgramInfo\n"

@@ -1,4 +1,4 @@
-# Anchor timings: PyTorch's selection/compaction/argmax on the lent GPU, and per-row
+# Anchor timings: PyTorch's selection/compaction/argmax on an NVIDIA GPU, and per-row
 # top-k (a copy of ../shared/anchors/torch_anchor.py with the rows of issue 13).
 import torch, sys
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 1 << 28

@@ -23,9 +23,13 @@ static int row_holds(const clprim_context *ctx, const struct clprim_tuning_row *
           r->value_bytes == (value_bytes ? value_bytes : CLPRIM__NO_VALUES));
 }
 
+/* A family's slot in the context. By name, not by address: libclprim_mpi.so
+ * holds its own copy of clprim's objects (CMakeLists.txt), so a context it
+ * created lists that copy's descriptors, and a user's plain call on it runs
+ * libclprim.so's code with libclprim.so's descriptor. */
 static int family_index(const clprim_context *ctx, const struct clprim_family *f) {
   for (unsigned i = 0; i < ctx->family_count; ++i)
-    if (ctx->families[i] == f) return (int)i;
+    if (ctx->families[i] == f || strcmp(ctx->families[i]->name, f->name) == 0) return (int)i;
   return -1;
 }
 

@@ -33,40 +33,11 @@ static double now_ms(void) {
 
 /* ---------------------------------------------------------------- families */
 
-/* The algorithm a family runs on a path (src/<family>.c says why). */
-static const char *algorithm(const char *family, clprim_path path, const clprim_device_info *in) {
-  const int nv = path == CLPRIM_PATH_NV_PTX, gpu = (in->device_type & CL_DEVICE_TYPE_GPU) != 0;
-  if (!strcmp(family, "scan"))
-    return nv ? "single pass, decoupled look-back" : "reduce-then-scan, tile sums scanned recursively";
-  if (!strcmp(family, "reduce"))
-    return "per-work-group tree (subgroups where the path has them), then one work-group";
-  if (!strcmp(family, "select"))
-    return nv ? "single pass: warp ballots and decoupled look-back"
-              : "count -> scan -> scatter (predicate masks, tile offsets)";
-  if (!strcmp(family, "histogram"))
-    return gpu ? "local-memory bins; global atomics beyond them, binned partition for large inputs"
-               : "local-memory bins; global atomics beyond them";
-  if (!strcmp(family, "reduce_by_key"))
-    return "runs: head counts -> scan -> per-tile reduce, fix-up across tiles; dense: the histogram engine with sums";
-  if (!strcmp(family, "nth_element"))
-    return "SampleSelect: 255 splitters, bucket counts, recursion into the rank's bucket";
-  if (!strcmp(family, "topk"))
-    return "small k: candidates beyond a splitter; else threshold by selection, then compaction";
-  if (!strcmp(family, "runs"))
-    return nv ? "run edges as the compaction's predicate: single pass with look-back, lengths in it"
-              : "run edges as the compaction's predicate: count -> scan -> scatter, lengths after";
-  if (!strcmp(family, "segmented_topk"))
-    return "a work-group per segment: radix selection (8-bit passes, the keys in play gathered in "
-           "local memory), rows sorted in local memory; long segments through topk / nth_element";
-  if (!strcmp(family, "sort"))
-    return nv ? "LSD radix, 8-bit digits: upfront histogram, one pass per digit with look-back (Onesweep)"
-              : "LSD radix, 8-bit digits: upfront histogram, count -> scan -> scatter per digit";
-  return "";
+/* The algorithm a family runs on a path (its rows file in tools/bench/
+ * says it; src/<family>.c says why). */
+static const char *algorithm(const struct bench_family *f, clprim_path path) {
+  return path == CLPRIM_PATH_NV_PTX && f->algorithm_nv ? f->algorithm_nv : f->algorithm;
 }
-static const char *const families[] = {"scan",        "reduce", "select",         "histogram",
-                                       "reduce_by_key", "runs", "nth_element",    "topk",
-                                       "segmented_topk", "sort"};
-#define FAMILIES (sizeof families / sizeof families[0])
 
 /* --------------------------------------------------------------- self-test */
 
@@ -192,10 +163,10 @@ int main(int argc, char **argv) {
       if (in.paths_available & (1u << p))
         printf("%s\"%s\"", first ? "" : ", ", clprim_path_name((clprim_path)p)), first = 0;
     printf("],\n  \"path\": \"%s\",\n  \"families\": [", clprim_path_name(in.path));
-    for (size_t f = 0; f < FAMILIES; ++f) {
+    for (int f = 0; f < bench_family_count; ++f) {
       printf("%s\n    {\"family\": \"%s\", \"path\": \"%s\", \"algorithm\": ", f ? "," : "",
-             families[f], clprim_path_name(in.path));
-      json_string(algorithm(families[f], in.path, &in));
+             bench_families[f]->name, clprim_path_name(in.path));
+      json_string(algorithm(bench_families[f], in.path));
       printf("}");
     }
     printf("\n  ]");
@@ -224,8 +195,8 @@ int main(int argc, char **argv) {
     printf("\n  path chosen     %s\n", clprim_path_name(in.path));
     printf("  build options   %s\n", clprim_context_device_options(ctx));
     printf("\nFamilies on path %s:\n", clprim_path_name(in.path));
-    for (size_t f = 0; f < FAMILIES; ++f)
-      printf("  %-14s %s\n", families[f], algorithm(families[f], in.path, &in));
+    for (int f = 0; f < bench_family_count; ++f)
+      printf("  %-14s %s\n", bench_families[f]->name, algorithm(bench_families[f], in.path));
   }
 
   int failures = 0;

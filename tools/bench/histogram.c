@@ -131,5 +131,8 @@ static clprim_status startup_histogram(const struct bench_startup_inputs *in) {
 
 static const struct bench_startup startup[] = {{"histogram", startup_histogram}};
 
-const struct bench_family bench_histogram = {"histogram", ops,     BENCH_COUNT(ops),
-                                             run_hist,    startup, BENCH_COUNT(startup)};
+const struct bench_family bench_histogram = {
+    "histogram", ops, BENCH_COUNT(ops), run_hist, startup, BENCH_COUNT(startup),
+    "local-memory bins; global atomics beyond them (on GPUs a binned partition for "
+    "large inputs)",
+    NULL};

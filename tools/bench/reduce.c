@@ -236,5 +236,7 @@ static const struct bench_startup startup[] = {{"reduce_sum", startup_reduce_sum
                                                {"argmax", startup_argmax},
                                                {"segmented_sum", startup_segmented_sum}};
 
-const struct bench_family bench_reduce = {"reduce", ops,     BENCH_COUNT(ops),
-                                          run,      startup, BENCH_COUNT(startup)};
+const struct bench_family bench_reduce = {
+    "reduce", ops, BENCH_COUNT(ops), run, startup, BENCH_COUNT(startup),
+    "per-work-group tree (subgroups where the path has them), then one work-group",
+    NULL};

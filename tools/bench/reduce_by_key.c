@@ -149,5 +149,8 @@ static clprim_status startup_reduce_by_key_dense(const struct bench_startup_inpu
 static const struct bench_startup startup[] = {
     {"reduce_by_key", startup_reduce_by_key}, {"reduce_by_key_dense", startup_reduce_by_key_dense}};
 
-const struct bench_family bench_reduce_by_key = {"reduce_by_key", ops,     BENCH_COUNT(ops),
-                                                 run_rbk,         startup, BENCH_COUNT(startup)};
+const struct bench_family bench_reduce_by_key = {
+    "reduce_by_key", ops, BENCH_COUNT(ops), run_rbk, startup, BENCH_COUNT(startup),
+    "runs: head counts -> scan -> per-tile reduce, fix-up across tiles; dense: the "
+    "histogram engine with sums",
+    NULL};

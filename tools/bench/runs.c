@@ -293,5 +293,8 @@ static const struct bench_startup startup[] = {{"unique", startup_unique},
                                                {"run_length_encode", startup_run_length_encode},
                                                {"scan_by_key", startup_scan_by_key}};
 
-const struct bench_family bench_runs = {"runs",   ops,     BENCH_COUNT(ops),
-                                        run_runs, startup, BENCH_COUNT(startup)};
+const struct bench_family bench_runs = {
+    "runs", ops, BENCH_COUNT(ops), run_runs, startup, BENCH_COUNT(startup),
+    "run edges as the compaction's predicate: count -> scan -> scatter, lengths after",
+    "run edges as the compaction's predicate: single pass with look-back, lengths in "
+    "it"};

@@ -70,5 +70,7 @@ static clprim_status startup_scan(const struct bench_startup_inputs *in) {
 
 static const struct bench_startup startup[] = {{"scan", startup_scan}};
 
-const struct bench_family bench_scan = {"scan",   ops,     BENCH_COUNT(ops),
-                                        run_scan, startup, BENCH_COUNT(startup)};
+const struct bench_family bench_scan = {
+    "scan", ops, BENCH_COUNT(ops), run_scan, startup, BENCH_COUNT(startup),
+    "reduce-then-scan, tile sums scanned recursively",
+    "single pass, decoupled look-back"};

@@ -138,5 +138,9 @@ static clprim_status startup_batched_nth_element(const struct bench_startup_inpu
 static const struct bench_startup startup[] = {
     {"batched_topk", startup_batched_topk}, {"batched_nth_element", startup_batched_nth_element}};
 
-const struct bench_family bench_segmented_topk = {"segmented_topk", ops,     BENCH_COUNT(ops),
-                                                  run_segtopk,      startup, BENCH_COUNT(startup)};
+const struct bench_family bench_segmented_topk = {
+    "segmented_topk", ops, BENCH_COUNT(ops), run_segtopk, startup, BENCH_COUNT(startup),
+    "a work-group per segment: radix selection (8-bit passes, the keys in play "
+    "gathered in local memory), rows sorted in local memory; long segments through "
+    "topk / nth_element",
+    NULL};

@@ -248,5 +248,7 @@ static const struct bench_startup startup[] = {{"select", startup_select},
                                                {"select_expr", startup_select_expr},
                                                {"partition3", startup_partition3}};
 
-const struct bench_family bench_select = {"select",   ops,     BENCH_COUNT(ops),
-                                          run_select, startup, BENCH_COUNT(startup)};
+const struct bench_family bench_select = {
+    "select", ops, BENCH_COUNT(ops), run_select, startup, BENCH_COUNT(startup),
+    "count -> scan -> scatter (predicate masks, tile offsets)",
+    "single pass: warp ballots and decoupled look-back"};

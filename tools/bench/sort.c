@@ -223,5 +223,8 @@ static clprim_status startup_sort(const struct bench_startup_inputs *in) {
 
 static const struct bench_startup startup[] = {{"sort", startup_sort}};
 
-const struct bench_family bench_sort = {"sort",   ops,     BENCH_COUNT(ops),
-                                        run_sort, startup, BENCH_COUNT(startup)};
+const struct bench_family bench_sort = {
+    "sort", ops, BENCH_COUNT(ops), run_sort, startup, BENCH_COUNT(startup),
+    "LSD radix, 8-bit digits: upfront histogram, count -> scan -> scatter per digit",
+    "LSD radix, 8-bit digits: upfront histogram, one pass per digit with look-back "
+    "(Onesweep)"};

@@ -92,5 +92,8 @@ static clprim_status startup_topk(const struct bench_startup_inputs *in) {
 
 static const struct bench_startup startup[] = {{"topk", startup_topk}};
 
-const struct bench_family bench_topk = {"topk",   ops,     BENCH_COUNT(ops),
-                                        run_topk, startup, BENCH_COUNT(startup)};
+const struct bench_family bench_topk = {
+    "topk", ops, BENCH_COUNT(ops), run_topk, startup, BENCH_COUNT(startup),
+    "small k: candidates beyond a splitter; else threshold by selection, then "
+    "compaction",
+    NULL};

@@ -22,7 +22,8 @@
   FAMILY(topk)                                                                                     \
   FAMILY(segmented_topk)                                                                           \
   FAMILY(sort)                                                                                     \
-  FAMILY(pipeline)
+  FAMILY(pipeline)                                                                                 \
+  FAMILY(search)
 
 #define ENGINE(name) extern const struct clprim_family clprim__engine_##name;
 #define FAMILY(name) extern const struct clprim_family clprim__family_##name;

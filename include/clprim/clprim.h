@@ -1161,6 +1161,59 @@ CLPRIM_API clprim_status clprim_segmented_sort_pairs(
     size_t value_size, clprim_buffer values_in, size_t segments, clprim_buffer begin_offsets,
     clprim_buffer end_offsets, unsigned flags, clprim_buffer keys_out, clprim_buffer values_out);
 
+/* ---------------------------------------------------------------- search */
+
+/* Vectorised binary search (Thrust's lower_bound / upper_bound /
+ * equal_range): for each of needles_n needles, a position in a haystack of
+ * haystack_n elements of the same type, sorted as clprim_sort_keys() sorts
+ * them: ascending, or descending with CLPRIM_SORT_DESCENDING; -0.0 equals
+ * +0.0 and every NaN is one value above +inf (last ascending, first
+ * descending). The haystack is not checked: an unsorted one gives
+ * unspecified positions, each in [0, haystack_n].
+ * Positions are uint32, or uint64 with CLPRIM_INDICES_64 (which haystack_n
+ * > UINT32_MAX needs: a position may be haystack_n). An empty haystack
+ * gives 0 for every needle; needles_n = 0 writes nothing. Outputs may not
+ * overlap the inputs or each other; the haystack and the needles may be
+ * the same range. One work-item per needle searches a sample of the
+ * haystack kept in local memory, then about log2(haystack_n / 1024)
+ * elements of the haystack itself. Returns once the work is enqueued.
+ * Flags: CLPRIM_SORT_DESCENDING, CLPRIM_INDICES_64. */
+
+/*! clprim_lower_bound() :
+ * out[i] = the first position in the haystack whose element is not ordered
+ * before needles[i] (haystack_n when there is none): where needles[i] would
+ * be inserted before its equals.
+ * @return : CLPRIM_SUCCESS once the work is enqueued;
+ *           CLPRIM_ERROR_INVALID_ARGUMENT also for unknown flags;
+ *           CLPRIM_ERROR_SIZE_TOO_LARGE for haystack_n > UINT32_MAX with
+ *           uint32 positions. */
+CLPRIM_API clprim_status clprim_lower_bound(clprim_context *ctx, size_t haystack_n,
+                                            clprim_type type, clprim_buffer haystack,
+                                            size_t needles_n, clprim_buffer needles,
+                                            unsigned flags, clprim_buffer out);
+
+/*! clprim_upper_bound() :
+ * out[i] = the first position in the haystack whose element is ordered
+ * after needles[i] (haystack_n when there is none): where needles[i] would
+ * be inserted after its equals.
+ * @return : as clprim_lower_bound(). */
+CLPRIM_API clprim_status clprim_upper_bound(clprim_context *ctx, size_t haystack_n,
+                                            clprim_type type, clprim_buffer haystack,
+                                            size_t needles_n, clprim_buffer needles,
+                                            unsigned flags, clprim_buffer out);
+
+/*! clprim_equal_range() :
+ * Both bounds in one launch: lower[i] as clprim_lower_bound(), upper[i] as
+ * clprim_upper_bound(), so the haystack's elements equal to needles[i] are
+ * [lower[i], upper[i]). Either output may be clprim_buf(NULL), not both.
+ * @return : as clprim_lower_bound(); CLPRIM_ERROR_INVALID_ARGUMENT also for
+ *           no output. */
+CLPRIM_API clprim_status clprim_equal_range(clprim_context *ctx, size_t haystack_n,
+                                            clprim_type type, clprim_buffer haystack,
+                                            size_t needles_n, clprim_buffer needles,
+                                            unsigned flags, clprim_buffer lower,
+                                            clprim_buffer upper);
+
 /* -------------------------------------------------------------- pipeline */
 
 /* A pipeline: map -> filter -> ... -> one terminal over device arrays, the

@@ -699,6 +699,11 @@ static void test_prebuild(void **state) {
                                     clprim_buf(out), clprim_buf(out2), &u, none));
     TEST_OK(clprim_unique_by_key(ctx, n, type_of[t], clprim_buf(in), type_of[t],
                                  clprim_buf(values), clprim_buf(out), clprim_buf(out2), &u, none));
+    TEST_OK(clprim_lower_bound(ctx, n, type_of[t], clprim_buf(in), n, clprim_buf(values), 0,
+                               clprim_buf(out)));
+    TEST_OK(clprim_equal_range(ctx, n, type_of[t], clprim_buf(in), n, clprim_buf(values),
+                               CLPRIM_INDICES_64 | CLPRIM_SORT_DESCENDING, clprim_buf(out),
+                               clprim_buf(out2)));
   }
   {
     /* Segments [0, 1000) and [1000, 5000) of int32 and float. */

@@ -824,6 +824,43 @@ static const char *verify_segmented_sort(struct fx *f) {
   return bad;
 }
 
+/* ------------------------------------------------------------ search */
+/* Random needles (half of them beyond the haystack) in sorted runs: both
+ * bounds, in one launch. */
+static void setup_search(struct fx *f) {
+  f->n = 5000 + test_rand() % 9000;
+  f->data = runs_u32(f->n, 12);
+  f->ref = random_u32(f->n, 4 * (uint32_t)f->n);
+  fx_in(f, f->n * 4, f->data);
+  fx_in(f, f->n * 4, f->ref);
+  fx_out(f, f->n * 4);
+  fx_out(f, f->n * 4);
+}
+static clprim_status call_search(struct fx *f) {
+  return clprim_equal_range(f->ctx, f->n, CLPRIM_UINT32, clprim_buf(f->in[0]), f->n,
+                            clprim_buf(f->in[1]), 0, clprim_buf(f->out[0]), clprim_buf(f->out[1]));
+}
+/* The first of the sorted n in data that is >= q (upper: > q). */
+static size_t bound_u32(const uint32_t *data, size_t n, uint32_t q, int upper) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (data[mid] < q || (upper && data[mid] == q))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+static const char *verify_search(struct fx *f) {
+  for (size_t i = 0; i < f->n; ++i) {
+    const uint32_t q = u32(f->ref)[i];
+    if (u32(f->got[0])[i] != bound_u32(u32(f->data), f->n, q, 0)) return "wrong lower bound";
+    if (u32(f->got[1])[i] != bound_u32(u32(f->data), f->n, q, 1)) return "wrong upper bound";
+  }
+  return NULL;
+}
+
 /* ---------------------------------------------------------- pipeline */
 /* A pipeline's outputs are its own: a failed run leaves none to read. The
  * case keeps its results in f->got[0] from clprim_pipeline_read. */
@@ -896,6 +933,7 @@ static const struct fault_case cases[] = {
     {"segmented_sort", 0, setup_segmented_sort_short, call_segmented_sort, verify_segmented_sort},
     {"segmented_sort_long", 1, setup_segmented_sort_long, call_segmented_sort,
      verify_segmented_sort},
+    {"equal_range", 0, setup_search, call_search, verify_search},
     {"pipeline_collect", 0, setup_pipeline, call_pipeline, verify_pipeline},
 };
 #define CASES (sizeof cases / sizeof cases[0])

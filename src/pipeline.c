@@ -589,7 +589,13 @@ clprim_status clprim_pipeline_read(clprim_pipeline *p, clprim_pipeline_out which
   const size_t have = p->elements[which] * p->elem_size[which];
   if (offset > have || bytes > have - offset) return CLPRIM_ERROR_BUFFER_TOO_SMALL;
   if (bytes == 0) return CLPRIM_SUCCESS;
-  CLPRIM_CHECK(clprim__call_begin(p->ctx));
-  return clprim__call_end(p->ctx, clprim__read(p->ctx, p->buf[which], offset, bytes, host));
+  /* Not a primitive call: the context is held, but its events (last_event,
+   * last_time: the run's) and the wait list for its next call stay. The
+   * queue is in order, so the read follows the run. */
+  CLPRIM_CHECK(clprim__hold(p->ctx));
+  const cl_int err = clEnqueueReadBuffer(clprim_context_queue(p->ctx), p->buf[which], CL_TRUE,
+                                         offset, bytes, host, 0, NULL, NULL);
+  clprim__unhold(p->ctx);
+  return (clprim_status)err;
 }
 

@@ -324,6 +324,30 @@ static void test_from_queue(void **state) {
   TEST_OK(clprim_scan_exclusive(ctx, 1 << 16, CLPRIM_UINT32, clprim_buf(buf), clprim_buf(buf)));
   TEST_OK(clprim_context_last_time(ctx, &ms));
   assert_true(ms > 0.0);
+  /* A pipeline's read is not a call: last_time and last_event stay the
+   * run's. */
+  {
+    const clprim_type u32 = CLPRIM_UINT32;
+    const clprim_buffer in = clprim_buf(buf);
+    clprim_pipeline *p;
+    TEST_OK(clprim_pipeline_create(ctx, 1, &u32, &p));
+    TEST_OK(clprim_pipeline_filter_expr(p, "x % 3 == 1"));
+    TEST_OK(clprim_pipeline_count(p));
+    TEST_OK(clprim_pipeline_run(p, 1 << 16, &in, NULL));
+    double run_ms, read_ms;
+    cl_event run_event, read_event;
+    TEST_OK(clprim_context_last_time(ctx, &run_ms));
+    TEST_OK(clprim_context_last_event(ctx, &run_event));
+    uint64_t count = 0;
+    TEST_OK(clprim_pipeline_read(p, CLPRIM_PIPE_OUT_COUNT, 0, 8, &count));
+    TEST_OK(clprim_context_last_time(ctx, &read_ms));
+    TEST_OK(clprim_context_last_event(ctx, &read_event));
+    assert_true(run_ms == read_ms);
+    assert_ptr_equal(run_event, read_event);
+    clReleaseEvent(run_event);
+    clReleaseEvent(read_event);
+    clprim_pipeline_free(p);
+  }
   clReleaseMemObject(buf);
   clprim_context_free(ctx);
   clReleaseCommandQueue(pq);

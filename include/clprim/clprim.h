@@ -1442,7 +1442,10 @@ CLPRIM_API clprim_status clprim_pipeline_output(const clprim_pipeline *pipe,
 
 /*! clprim_pipeline_read() :
  * Reads `bytes` bytes of an output of the last run from byte `offset` to
- * host (the call waits).
+ * host (the call waits). A read is not a primitive call:
+ * clprim_context_last_time() and clprim_context_last_event() still describe
+ * the run, and a wait list given by clprim_context_wait_for() is kept for
+ * the next call.
  * @return : as clprim_pipeline_output(); CLPRIM_ERROR_BUFFER_TOO_SMALL for a
  *           range past the output's end; an OpenCL error. */
 CLPRIM_API clprim_status clprim_pipeline_read(clprim_pipeline *pipe, clprim_pipeline_out which,

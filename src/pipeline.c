@@ -113,7 +113,6 @@ static void mark(clprim_pipeline *p, clprim_pipeline_out which, size_t elements,
 
 clprim_status clprim_pipeline_create(clprim_context *ctx, unsigned inputs, const clprim_type *types,
                                      clprim_pipeline **pipe) {
-  if (pipe) *pipe = NULL;
   if (!ctx || !types || !pipe || inputs < 1 || inputs > CLPRIM__STAGE_INPUTS)
     return CLPRIM_ERROR_INVALID_ARGUMENT;
   for (unsigned k = 0; k < inputs; ++k)

@@ -15,9 +15,6 @@ clprim_status clprim_context_create(clprim_context **out, const clprim_options *
 
 clprim_status clprim_context_create_from_queue(clprim_context **out, cl_command_queue queue,
                                                const clprim_options *options) {
-  if (!queue) {
-    if (out) *out = NULL;
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
-  }
+  if (!queue) return CLPRIM_ERROR_INVALID_ARGUMENT;
   return clprim__create(out, queue, options, families, COUNT);
 }

@@ -671,10 +671,11 @@ static int call_op(int op, const struct global *g, int how, const struct op_outp
     clprim_options opt;
     clprim_options_init(&opt);
     if (how == BAD_LAST && last) opt.device = "99:99";
-    clprim_context *c = NULL;
+    /* A failure leaves the handle as it was (a wrong status otherwise). */
+    clprim_context *c = (clprim_context *)&opt;
     const int st = clprim_mpi_context_create(comm, &opt, &c);
-    clprim_context_free(c);
-    return st;
+    if (st == CLPRIM_SUCCESS) clprim_context_free(c);
+    return st == CLPRIM_SUCCESS || c == (clprim_context *)&opt ? st : CLPRIM_ERROR_INVALID_ARGUMENT;
   }
   case OP_SUM:
     return clprim_mpi_reduce_sum(ctx, comm, n, type, in, &v);

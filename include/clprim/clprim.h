@@ -254,7 +254,7 @@ static inline void clprim_options_init(clprim_options *options) {
  * Creates a context on a device chosen as options->device says (NULL options:
  * all defaults), with its own OpenCL context and in-order queue, and probes
  * the device.
- * @return : CLPRIM_SUCCESS and *ctx set; or an error and *ctx set to NULL:
+ * @return : CLPRIM_SUCCESS and *ctx set; or an error and *ctx as it was:
  *           CLPRIM_ERROR_DEVICE_NOT_FOUND when no device exists or none
  *           matches (the devices are listed on stderr; see also
  *           clprim_list_devices), CLPRIM_ERROR_PATH_UNAVAILABLE, or an
@@ -268,7 +268,7 @@ CLPRIM_API clprim_status clprim_context_create(clprim_context **ctx,
  * caller keeps its own reference. The queue must be in-order; a queue with
  * CL_QUEUE_PROFILING_ENABLE lets clprim_context_last_time() report times.
  * options->device is ignored.
- * @return : CLPRIM_SUCCESS and *ctx set; or an error and *ctx set to NULL
+ * @return : CLPRIM_SUCCESS and *ctx set; or an error and *ctx as it was
  *           (CLPRIM_ERROR_INVALID_ARGUMENT for a NULL queue,
  *           CLPRIM_ERROR_UNSUPPORTED_DEVICE for an out-of-order queue). */
 CLPRIM_API clprim_status clprim_context_create_from_queue(clprim_context **ctx,
@@ -1259,7 +1259,7 @@ typedef struct clprim_pipeline clprim_pipeline;
 /*! clprim_pipeline_create() :
  * A pipeline on ctx over `inputs` (1 to 4) arrays of types[0..inputs-1],
  * with no stage yet. ctx must outlive the pipeline.
- * @return : CLPRIM_SUCCESS and *pipe set; else *pipe NULL and
+ * @return : CLPRIM_SUCCESS and *pipe set; else *pipe as it was and
  *           CLPRIM_ERROR_INVALID_ARGUMENT (NULL arguments, inputs out of
  *           range, a bad type), CLPRIM_ERROR_UNSUPPORTED_TYPE, or
  *           CLPRIM_ERROR_OUT_OF_HOST_MEMORY. */

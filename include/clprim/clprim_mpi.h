@@ -99,7 +99,7 @@ CLPRIM_MPI_API const char *clprim_mpi_status_name(int status);
  * itself. The context is an ordinary clprim context: every clprim call
  * works on it, and clprim_context_free() frees it.
  * @return : CLPRIM_SUCCESS and *ctx set on every rank; or an error on every
- *           rank and *ctx NULL everywhere (the rank whose creation failed
+ *           rank and *ctx as it was everywhere (the rank whose creation failed
  *           returns that error, the others CLPRIM_MPI_ERROR_REMOTE). */
 CLPRIM_MPI_API clprim_status clprim_mpi_context_create(MPI_Comm comm,
                                                        const clprim_options *options,

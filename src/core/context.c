@@ -475,9 +475,7 @@ static int options_valid(const clprim_options *options) {
 static clprim_status create_own(clprim_context **out, const clprim_options *options,
                                 const struct clprim_family *const *families,
                                 unsigned family_count) {
-  if (!out) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  *out = NULL;
-  if (!options_valid(options)) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (!out || !options_valid(options)) return CLPRIM_ERROR_INVALID_ARGUMENT;
   const char *want = options && options->device ? options->device : getenv("CLPRIM_DEVICE");
   cl_platform_id platform;
   cl_device_id device;
@@ -505,9 +503,7 @@ static clprim_status create_on_queue(clprim_context **out, cl_command_queue queu
                                      const clprim_options *options,
                                      const struct clprim_family *const *families,
                                      unsigned family_count) {
-  if (!out) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  *out = NULL;
-  if (!queue || !options_valid(options)) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (!out || !queue || !options_valid(options)) return CLPRIM_ERROR_INVALID_ARGUMENT;
   clprim_context *ctx = new_context();
   if (!ctx) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
   cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx->cl_ctx, &ctx->cl_ctx,

@@ -175,7 +175,6 @@ static const struct clprim_family *const mpi_families[] = {CLPRIM__FAMILY_LIST &
 clprim_status clprim_mpi_context_create(MPI_Comm comm, const clprim_options *options,
                                         clprim_context **ctx) {
   if (!ctx || comm == MPI_COMM_NULL) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  *ctx = NULL;
   int local_rank = 0;
   clprim_status st = clprim_mpi_local_rank(comm, &local_rank);
   if (st != CLPRIM_SUCCESS) return st;
@@ -193,11 +192,13 @@ clprim_status clprim_mpi_context_create(MPI_Comm comm, const clprim_options *opt
     gpu_name((unsigned)local_rank, name, sizeof name);
     if (name[0]) o.device = name;
   }
-  if (st == CLPRIM_SUCCESS) st = clprim__create(ctx, NULL, &o, mpi_families, MPI_FAMILIES);
+  clprim_context *made = NULL;
+  if (st == CLPRIM_SUCCESS) st = clprim__create(&made, NULL, &o, mpi_families, MPI_FAMILIES);
   st = clprim__mpi_agree(comm, st);
   if (st != CLPRIM_SUCCESS) {
-    clprim_context_free(*ctx);
-    *ctx = NULL;
+    clprim_context_free(made);
+    return st;
   }
-  return st;
+  *ctx = made;
+  return CLPRIM_SUCCESS;
 }

@@ -183,6 +183,13 @@ size_t clprim__sort_small_max(const clprim_context *ctx, clprim_type type, size_
   return knob >= 0 && (size_t)knob < tile ? (size_t)knob : tile;
 }
 
+size_t clprim_sort_tile(const clprim_context *ctx, clprim_type type, size_t value_size) {
+  if (!ctx || clprim__check_type(ctx, type) != CLPRIM_SUCCESS ||
+      (value_size != 0 && value_size != 4 && value_size != 8))
+    return 0;
+  return clprim__sort_small_max(ctx, type, value_size);
+}
+
 size_t clprim__sort_pass_tile(const clprim_context *ctx, clprim_type type, size_t value_size) {
   const struct shape s = pass_shape(ctx, type, value_size);
   return (size_t)s.wg * s.items;

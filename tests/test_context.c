@@ -7,6 +7,8 @@
 #include "common.h"
 
 #include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -665,6 +667,143 @@ static void test_events(void **state) {
   clprim_context_free(ctx);
 }
 
+/* ------------------------------------------------------------ asynchrony */
+
+/* Which calls return while their input is not ready: each call runs behind
+ * a user event (clprim_context_wait_for) that a second thread completes
+ * after a pause. A call that returns before then is asynchronous; one that
+ * waits for the device returns only after it. README names the calls that
+ * wait without returning a host value; this table is that list. */
+struct async_bufs {
+  size_t n, tile;
+  cl_mem in, out, out2, result, begins, ends;
+};
+struct gate_release {
+  cl_event gate;
+  atomic_int released;
+};
+static void *release_gate(void *arg) {
+  struct gate_release *g = arg;
+  const struct timespec pause = {1, 500000000};
+  nanosleep(&pause, NULL);
+  atomic_store(&g->released, 1);
+  clSetUserEventStatus(g->gate, CL_COMPLETE);
+  return NULL;
+}
+
+static clprim_status async_scan(clprim_context *ctx, const struct async_bufs *b) {
+  return clprim_scan_inclusive(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), clprim_buf(b->out));
+}
+static clprim_status async_sum(clprim_context *ctx, const struct async_bufs *b) {
+  return clprim_reduce_sum(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), NULL, clprim_buf(b->result));
+}
+static clprim_status async_select(clprim_context *ctx, const struct async_bufs *b) {
+  clprim_predicate pred;
+  memset(&pred, 0, sizeof pred);
+  pred.op = CLPRIM_PRED_GT, pred.a.f32 = 0.5f;
+  return clprim_select(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), &pred, 0, clprim_buf(b->out),
+                       clprim_buf(NULL), NULL, clprim_buf(b->result));
+}
+static clprim_status async_histogram(clprim_context *ctx, const struct async_bufs *b) {
+  clprim_value lo, hi;
+  memset(&lo, 0, sizeof lo), memset(&hi, 0, sizeof hi);
+  hi.f32 = 1.0f;
+  return clprim_histogram_even(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), lo, hi, 256,
+                               clprim_buf(b->out), NULL, clprim_buf(b->result));
+}
+static clprim_status async_unique(clprim_context *ctx, const struct async_bufs *b) {
+  return clprim_unique(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), clprim_buf(b->out), NULL,
+                       clprim_buf(b->result));
+}
+static clprim_status async_sort_tile(clprim_context *ctx, const struct async_bufs *b) {
+  return clprim_sort_keys(ctx, b->tile, CLPRIM_FLOAT, clprim_buf(b->in), 0, 0, 0,
+                          clprim_buf(b->out));
+}
+static clprim_status async_lower_bound(clprim_context *ctx, const struct async_bufs *b) {
+  return clprim_lower_bound(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), b->n, clprim_buf(b->in), 0,
+                            clprim_buf(b->out));
+}
+static clprim_status async_sort(clprim_context *ctx, const struct async_bufs *b) {
+  return clprim_sort_keys(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), 0, 0, 0, clprim_buf(b->out));
+}
+static clprim_status async_topk(clprim_context *ctx, const struct async_bufs *b) {
+  return clprim_topk(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), 10, 0, clprim_buf(b->out),
+                     clprim_buf(b->out2));
+}
+static clprim_status async_segmented_sum(clprim_context *ctx, const struct async_bufs *b) {
+  return clprim_segmented_sum(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), 2, clprim_buf(b->begins),
+                              clprim_buf(b->ends), clprim_buf(b->out));
+}
+static clprim_status async_nth(clprim_context *ctx, const struct async_bufs *b) {
+  return clprim_nth_element(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), b->n / 2, 0, NULL,
+                            clprim_buf(b->result));
+}
+
+static void test_asynchrony(void **state) {
+  (void)state;
+  static const struct {
+    const char *name;
+    int waits; /* 1: documented to wait for the device */
+    clprim_status (*call)(clprim_context *, const struct async_bufs *);
+  } calls[] = {
+      {"scan_inclusive", 0, async_scan},
+      {"reduce_sum, device result", 0, async_sum},
+      {"select, device count", 0, async_select},
+      {"histogram_even, device outside count", 0, async_histogram},
+      {"unique, device count", 0, async_unique},
+      {"sort_keys, one tile", 0, async_sort_tile},
+      {"lower_bound", 0, async_lower_bound},
+      {"sort_keys, above one tile (reads its digit histograms)", 1, async_sort},
+      {"topk (reads its candidates' counts)", 1, async_topk},
+      {"segmented_sum (reads its segment check)", 1, async_segmented_sum},
+      {"nth_element, device result (reads each level's counts)", 1, async_nth},
+  };
+  clprim_context *ctx;
+  TEST_OK(clprim_context_create(&ctx, NULL));
+  struct async_bufs b;
+  b.n = 100000;
+  b.tile = clprim_sort_tile(ctx, CLPRIM_FLOAT, 0);
+  assert_true(b.tile >= 1 && b.tile < b.n);
+  float *host = malloc(b.n * sizeof *host);
+  assert_non_null(host);
+  for (size_t i = 0; i < b.n; ++i) host[i] = (float)i / (float)b.n; /* sorted, distinct */
+  const uint64_t begins[2] = {0, 500}, ends[2] = {500, b.n};
+  b.in = test_buffer(ctx, b.n * 4, host);
+  b.out = test_buffer(ctx, b.n * 8, NULL);
+  b.out2 = test_buffer(ctx, b.n * 8, NULL);
+  b.result = test_buffer(ctx, 64, NULL);
+  b.begins = test_buffer(ctx, sizeof begins, begins);
+  b.ends = test_buffer(ctx, sizeof ends, ends);
+  free(host);
+  for (size_t c = 0; c < sizeof calls / sizeof calls[0]; ++c) {
+    TEST_OK(calls[c].call(ctx, &b)); /* builds its programs: then enqueueing is quick */
+    clFinish(clprim_context_queue(ctx));
+    cl_int err;
+    struct gate_release g;
+    g.gate = clCreateUserEvent(clprim_context_cl_context(ctx), &err);
+    assert_int_equal(err, CL_SUCCESS);
+    atomic_init(&g.released, 0);
+    TEST_OK(clprim_context_wait_for(ctx, 1, &g.gate));
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, release_gate, &g), 0);
+    const clprim_status st = calls[c].call(ctx, &b);
+    const int returned_first = !atomic_load(&g.released);
+    pthread_join(thread, NULL);
+    clFinish(clprim_context_queue(ctx));
+    clReleaseEvent(g.gate);
+    TEST_OK(st);
+    printf("%-58s %s\n", calls[c].name,
+           returned_first ? "returned while its input was pending" : "waited for the device");
+    if (returned_first == calls[c].waits)
+      fail_msg("%s: %s, documented as %s", calls[c].name,
+               returned_first ? "returned at once" : "waited",
+               calls[c].waits ? "waiting" : "returning at once");
+  }
+  clReleaseMemObject(b.in), clReleaseMemObject(b.out), clReleaseMemObject(b.out2);
+  clReleaseMemObject(b.result), clReleaseMemObject(b.begins), clReleaseMemObject(b.ends);
+  clprim_context_free(ctx);
+}
+
 static size_t programs_built(const clprim_context *ctx) {
   size_t count = 0;
   for (const struct clprim_program_entry *e = ctx->programs; e; e = e->next) ++count;
@@ -833,6 +972,7 @@ int main(void) {
       cmocka_unit_test(test_from_queue),    cmocka_unit_test(test_build_failure),
       cmocka_unit_test(test_disk_cache),    cmocka_unit_test(test_embedding),
       cmocka_unit_test(test_prebuild),     cmocka_unit_test(test_events),
+      cmocka_unit_test(test_asynchrony),
       cmocka_unit_test(test_device_type),   cmocka_unit_test(test_tuning),
       cmocka_unit_test(test_tuning_documented),
   };

@@ -327,7 +327,10 @@ CLPRIM_API clprim_status clprim_context_last_event(clprim_context *ctx, cl_event
  * `count` events (the caller's own commands that write its input, on this
  * queue or another of the same cl_context); later commands follow it in
  * order. The events are retained until then (or clprim_context_free);
- * calling again before that call adds to the list.
+ * calling again before that call adds to the list. A call that waits for
+ * the device (a host result, or one of those README's "Calls return once
+ * their work is enqueued" names) then waits for these events too: do not
+ * give it one that the calling thread completes only after it returns.
  * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT for a NULL ctx,
  *           NULL events with count > 0, or a NULL event;
  *           CLPRIM_ERROR_OUT_OF_HOST_MEMORY. */
@@ -1093,12 +1096,20 @@ CLPRIM_API clprim_status clprim_batched_nth_element(clprim_context *ctx, size_t 
  * (the digit histograms, which show the digits that need no pass).
  * NVIDIA: one pass per digit with decoupled look-back (Onesweep) up to
  * 2^30 keys; other devices and larger n: count, scan and scatter per digit.
- * Up to one tile (clprim_context_get_info: 1024 to 4096 keys) one
- * work-group sorts in local memory, with no read. */
+ * Up to one tile (clprim_sort_tile(): 1024 to 4096 keys by device, key and
+ * value size) one work-group sorts in local memory, with no read. */
 
 /* Flags (OR them; 0 is the default). */
 #define CLPRIM_SORT_DESCENDING 1u /* largest first */
 /* clprim_argsort also takes CLPRIM_INDICES_64 (8u). */
+
+/*! clprim_sort_tile() :
+ * @return : the most keys (with values of value_size bytes: 0, 4 or 8) of
+ *           `type` that one work-group sorts in local memory on this
+ *           context: sorts of that many keys or fewer, and segments of that
+ *           length or shorter, take one launch and no read; 0 for a NULL
+ *           ctx, a bad or unsupported type, or another value_size. */
+CLPRIM_API size_t clprim_sort_tile(const clprim_context *ctx, clprim_type type, size_t value_size);
 
 /*! clprim_sort_keys() :
  * The n keys of keys_in, sorted, to keys_out (n keys; may be keys_in's

@@ -925,6 +925,16 @@ static void test_errors(void **state) {
     memcpy(in_img + i * 8, &r, 8);
   }
   memset(out_img, SENT_OUT, bytes);
+  /* clprim_sort_tile: the one-work-group size of each key type and value
+   * size, 0 for bad arguments. */
+  for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t)
+    for (size_t vs = 0; vs <= 8; vs += 4)
+      if (ctx->info.has_fp64 || t != CLPRIM_DOUBLE)
+        assert_int_equal(clprim_sort_tile(ctx, (clprim_type)t, vs),
+                         clprim__sort_small_max(ctx, (clprim_type)t, vs));
+  assert_int_equal(clprim_sort_tile(NULL, U, 0), 0);
+  assert_int_equal(clprim_sort_tile(ctx, (clprim_type)9, 0), 0);
+  assert_int_equal(clprim_sort_tile(ctx, U, 2), 0);
   cl_mem keys = test_buffer(ctx, bytes, in_img), vals = test_buffer(ctx, bytes, in_img);
   cl_mem kout = test_buffer(ctx, bytes, out_img), vout = test_buffer(ctx, bytes, out_img);
   cl_mem small = test_buffer(ctx, 4 * n - 4, out_img); /* n - 1 4-byte elements */

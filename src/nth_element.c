@@ -70,10 +70,14 @@ clprim_status clprim_median(clprim_context *ctx, size_t n, clprim_type type, clp
   return clprim_nth_element(ctx, n, type, in, n ? (n - 1) / 2 : 0, flags, value, result);
 }
 
+/* The nearest rank to q (n - 1), a tie (x.5) to the lower one, so that
+ * clprim_quantile_rank(n, 0.5) is clprim_median's rank (n - 1) / 2. */
 uint64_t clprim_quantile_rank(uint64_t n, double q) {
   if (n == 0 || !(q > 0.0)) return 0; /* also NaN */
   if (q >= 1.0) return n - 1;
-  uint64_t r = (uint64_t)(q * (double)(n - 1) + 0.5);
+  const double x = q * (double)(n - 1);
+  uint64_t r = (uint64_t)x; /* floor: x >= 0 */
+  if (x - (double)r > 0.5) ++r;
   return r < n ? r : n - 1;
 }
 

@@ -522,6 +522,15 @@ static void test_errors(void **state) {
   TEST_OK(clprim_nth_element(ctx, n, CLPRIM_FLOAT, clprim_buf(in), n - 1, 0, &v, clprim_buf(NULL)));
   assert_true(v.f32 == (float)n);
   assert_int_equal(clprim_quantile_rank(101, 0.5), 50);
+  /* p50 is the median's rank, the lower median for even n; other ties to
+   * the lower rank too, the rest to the nearest. */
+  for (uint64_t n = 1; n <= 1000; ++n)
+    assert_int_equal(clprim_quantile_rank(n, 0.5), (n - 1) / 2);
+  assert_int_equal(clprim_quantile_rank(5, 0.125), 0);  /* 0.5 */
+  assert_int_equal(clprim_quantile_rank(5, 0.375), 1);  /* 1.5 */
+  assert_int_equal(clprim_quantile_rank(5, 0.376), 2);  /* 1.504 */
+  assert_int_equal(clprim_quantile_rank(101, 0.994), 99); /* 99.4 */
+  assert_int_equal(clprim_quantile_rank(101, 0.996), 100); /* 99.6 */
   assert_int_equal(clprim_quantile_rank(101, 1.5), 100);
   assert_int_equal(clprim_quantile_rank(101, -1), 0);
   assert_int_equal(clprim_quantile_rank(0, 0.5), 0);

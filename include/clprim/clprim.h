@@ -974,9 +974,11 @@ CLPRIM_API clprim_status clprim_quantiles(clprim_context *ctx, size_t n, clprim_
                                           clprim_buffer result);
 
 /*! clprim_quantile_rank() :
- * The rank of quantile q (0 <= q <= 1) of n elements: round(q (n - 1)),
- * clamped to [0, n - 1] (0 for n = 0 or a NaN q). E.g. the 99th percentile
- * of n: clprim_quantile_rank(n, 0.99).
+ * The rank of quantile q (0 <= q <= 1) of n elements: the rank nearest to
+ * q (n - 1), a tie to the lower one, clamped to [0, n - 1] (0 for n = 0 or
+ * a NaN q). So clprim_quantile_rank(n, 0.5) is the median's rank
+ * (n - 1) / 2, the lower median for even n (clprim_median). E.g. the 99th
+ * percentile of n: clprim_quantile_rank(n, 0.99). (0.2 rounded ties up.)
  * @return : the rank. */
 CLPRIM_API uint64_t clprim_quantile_rank(uint64_t n, double q);
 

@@ -810,6 +810,16 @@ static size_t programs_built(const clprim_context *ctx) {
   return count;
 }
 
+struct progress_seen {
+  unsigned calls, total;
+  int out_of_order;
+};
+static void count_progress(void *user, unsigned done, unsigned total) {
+  struct progress_seen *p = user;
+  if (done != p->calls + 1 || (p->calls && total != p->total)) p->out_of_order = 1;
+  p->calls = done, p->total = total;
+}
+
 /* clprim_context_prebuild builds what the calls then run: after it, a call
  * of each family (several types and sizes) builds nothing more. The public
  * call prebuilds every type; here int32 and float (int32 alone on CPUs,
@@ -821,10 +831,16 @@ static void test_prebuild(void **state) {
   clprim_device_info info;
   TEST_OK(clprim_context_get_info(ctx, &info, sizeof info));
   const int types = info.device_type & CL_DEVICE_TYPE_GPU ? 2 : 1;
-  TEST_OK(clprim__prebuild(ctx, 1u << CLPRIM_INT32 | (types > 1 ? 1u << CLPRIM_FLOAT : 0u)));
+  struct progress_seen seen = {0, 0, 0};
+  TEST_OK(clprim__prebuild(ctx, 1u << CLPRIM_INT32 | (types > 1 ? 1u << CLPRIM_FLOAT : 0u),
+                           count_progress, &seen));
   const size_t built = programs_built(ctx);
-  printf("prebuild: %zu programs\n", built);
+  printf("prebuild: %zu programs, %u progress calls\n", built, seen.calls);
   assert_true(built > 0);
+  /* One progress call per program, done counting 1..total, total all made. */
+  assert_int_equal(seen.calls, built);
+  assert_int_equal(seen.total, built);
+  assert_false(seen.out_of_order);
   const size_t n = 100000;
   cl_mem in = test_buffer(ctx, n * 8, NULL), out = test_buffer(ctx, n * 8, NULL),
          out2 = test_buffer(ctx, n * 8, NULL), values = test_buffer(ctx, n * 8, NULL);

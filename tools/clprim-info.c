@@ -13,13 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char usage[] =
     "usage: clprim-info [--no-self-test] [--all-checks] [--prebuild] [--json] [--help]\n"
     "  --no-self-test  skip the self-tests (every family on every path the device runs)\n"
     "  --all-checks    the self-test checks every op of each family (default: its first)\n"
     "  --prebuild      build every program of the chosen path into clprim's disk cache\n"
-    "                  (clprim_context_prebuild) and say how long it took\n"
+    "                  (clprim_context_prebuild), with progress on stderr, and say how\n"
+    "                  long it took\n"
     "  --json          print one JSON object instead of text\n"
     "  --help          this text\n"
     "The device: $CLPRIM_DEVICE (a name, \"P:D\", or gpu / cpu / accelerator), else the\n"
@@ -37,6 +39,32 @@ static double now_ms(void) {
  * says it; src/<family>.c says why). */
 static const char *algorithm(const struct bench_family *f, clprim_path path) {
   return path == CLPRIM_PATH_NV_PTX && f->algorithm_nv ? f->algorithm_nv : f->algorithm;
+}
+
+/* ---------------------------------------------------------------- prebuild */
+
+/* Progress of --prebuild on stderr: a bar redrawn in place on a terminal,
+ * else a line per program. */
+struct prebuild_progress {
+  double t0;
+  int tty;
+};
+static void prebuild_step(void *user, unsigned done, unsigned total) {
+  const struct prebuild_progress *p = user;
+  const double s = (now_ms() - p->t0) / 1e3;
+  const double eta = done < total ? s / done * (total - done) : 0.0;
+  if (p->tty) {
+    char bar[31];
+    const unsigned filled = (unsigned)(30ull * done / total);
+    for (unsigned i = 0; i < 30; ++i) bar[i] = i < filled ? '#' : '.';
+    bar[30] = 0;
+    fprintf(stderr, "\rprebuild [%s] %u/%u programs, %.0f s, about %.0f s left ", bar, done,
+            total, s, eta);
+    if (done == total) fputc('\n', stderr);
+  } else {
+    fprintf(stderr, "prebuild: %u/%u programs, %.1f s, about %.0f s left\n", done, total, s, eta);
+  }
+  fflush(stderr);
 }
 
 /* --------------------------------------------------------------- self-test */
@@ -202,7 +230,8 @@ int main(int argc, char **argv) {
   int failures = 0;
   if (prebuild) {
     const double t0 = now_ms();
-    st = clprim_context_prebuild(ctx);
+    struct prebuild_progress progress = {t0, isatty(2)};
+    st = clprim_context_prebuild_progress(ctx, prebuild_step, &progress);
     const double s = (now_ms() - t0) / 1e3;
     if (json)
       printf(",\n  \"prebuild\": {\"status\": \"%s\", \"seconds\": %.1f}", clprim_status_name(st), s);

@@ -350,6 +350,16 @@ CLPRIM_API clprim_status clprim_context_wait_for(clprim_context *ctx, cl_uint co
  *           clprim_context_build_log); what built is kept either way. */
 CLPRIM_API clprim_status clprim_context_prebuild(clprim_context *ctx);
 
+/*! clprim_context_prebuild_progress() :
+ * clprim_context_prebuild(), calling progress(user, done, total) after each
+ * program it builds or loads from the disk cache (done = 1 to total; none
+ * when every program is made already). Calls come from the threads that
+ * build, one at a time; the callback must not call clprim on ctx.
+ * @return : as clprim_context_prebuild(). */
+typedef void (*clprim_progress_fn)(void *user, unsigned done, unsigned total);
+CLPRIM_API clprim_status clprim_context_prebuild_progress(clprim_context *ctx,
+                                                          clprim_progress_fn progress, void *user);
+
 /*! clprim_context_clear_cache() :
  * Releases the context's built programs and kernels (they are rebuilt, or
  * loaded from the disk cache, on next use). The disk cache is untouched.

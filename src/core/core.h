@@ -203,6 +203,9 @@ struct clprim_context {
    * cache only while prebuilding (core/program.c). */
   int runtime_caches;
   int prebuilding; /* clprim_context_prebuild is building what it collected */
+  /* clprim_context_prebuild_progress's callback while it builds, or NULL. */
+  clprim_progress_fn progress;
+  void *progress_user;
   unsigned calls; /* public calls begun (clprim__scratch_per_call) */
   /* Programs made for this context (compiled, or loaded from the disk
    * cache): clprim_context_programs_made(). */
@@ -281,7 +284,8 @@ clprim_value clprim__value_of_key(clprim_type type, uint64_t key);
 /* ---- core/prebuild.c */
 /* clprim_context_prebuild for the types whose bit (1u << type) is set
  * (tests prebuild one or two types). */
-clprim_status clprim__prebuild(clprim_context *ctx, unsigned types);
+clprim_status clprim__prebuild(clprim_context *ctx, unsigned types, clprim_progress_fn progress,
+                               void *user);
 
 /* Context creation's part: the slots of the families, and $CLPRIM_TUNE. */
 clprim_status clprim__init_families(clprim_context *ctx,

@@ -15,8 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+static clprim_status prebuild(clprim_context *ctx, unsigned types);
+
 clprim_status clprim_context_prebuild(clprim_context *ctx) {
-  return clprim__prebuild(ctx, ~0u);
+  return clprim__prebuild(ctx, ~0u, NULL, NULL);
+}
+
+clprim_status clprim_context_prebuild_progress(clprim_context *ctx, clprim_progress_fn progress,
+                                               void *user) {
+  return clprim__prebuild(ctx, ~0u, progress, user);
 }
 
 /* The dry runs are public calls inside this one (core/call.c lets the
@@ -59,7 +66,11 @@ static clprim_status prebuild(clprim_context *ctx, unsigned types) {
   return st;
 }
 
-clprim_status clprim__prebuild(clprim_context *ctx, unsigned types) {
+clprim_status clprim__prebuild(clprim_context *ctx, unsigned types, clprim_progress_fn progress,
+                               void *user) {
   CLPRIM_CHECK(clprim__call_begin(ctx));
-  return clprim__call_end(ctx, prebuild(ctx, types));
+  ctx->progress = progress, ctx->progress_user = user;
+  const clprim_status st = prebuild(ctx, types);
+  ctx->progress = NULL, ctx->progress_user = NULL;
+  return clprim__call_end(ctx, st);
 }

@@ -420,10 +420,12 @@ static clprim_status prepare_job(clprim_context *ctx, const struct program_id *i
   return CLPRIM_SUCCESS;
 }
 
-/* Jobs shared by the build threads: each takes the next unstarted one. */
+/* Jobs shared by the build threads: each takes the next unstarted one, and
+ * reports each one done to the context's progress callback (under the
+ * lock: one report at a time, `done` counting up). */
 struct job_queue {
   struct build_job *jobs;
-  unsigned todo, next;
+  unsigned todo, next, done;
   pthread_mutex_t lock;
 };
 
@@ -435,6 +437,12 @@ static void *build_worker(void *arg) {
     pthread_mutex_unlock(&q->lock);
     if (k >= q->todo) return NULL;
     run_build_job(&q->jobs[k]);
+    const clprim_context *ctx = q->jobs[k].ctx;
+    if (ctx->progress) {
+      pthread_mutex_lock(&q->lock);
+      ctx->progress(ctx->progress_user, ++q->done, q->todo);
+      pthread_mutex_unlock(&q->lock);
+    }
   }
 }
 
@@ -520,7 +528,7 @@ clprim_status clprim__kernels(clprim_context *ctx, const struct clprim_kernel_re
   const unsigned parallel =
       (type & CL_DEVICE_TYPE_GPU) && !(type & CL_DEVICE_TYPE_CPU) ? MAX_PARALLEL_BUILDS : 1;
   if (st == CLPRIM_SUCCESS && todo > 0) {
-    struct job_queue q = {jobs, todo, 0, PTHREAD_MUTEX_INITIALIZER};
+    struct job_queue q = {jobs, todo, 0, 0, PTHREAD_MUTEX_INITIALIZER};
     pthread_t threads[MAX_PARALLEL_BUILDS];
     int started[MAX_PARALLEL_BUILDS] = {0};
     const unsigned helpers = (todo < parallel ? todo : parallel) - 1;

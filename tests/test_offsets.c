@@ -1320,15 +1320,10 @@ static void *stress_main(void *arg) {
   return NULL;
 }
 
-static void test_busy_stress(void **state) {
-  (void)state;
-  for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
-    clprim_context *ctx = contexts.ctx[p];
-    if (!ctx) continue;
-    if (on_oclgrind(ctx)) {
-      printf("stress on %s: skipped (Oclgrind, see on_oclgrind)\n", path_label(ctx, p));
-      continue;
-    }
+/* The stress on ctx; with `waiting` (a context made with
+ * clprim_options.wait_when_busy) every call must succeed. */
+static void stress_on(clprim_context *ctx, const char *label, int waiting) {
+  {
     const size_t n = test_small() ? 61 : 1000, iters = test_small() ? 20 : 200;
     const size_t align = base_align(ctx), A = align % 4 == 0 ? align / 4 : align;
     struct stress s[2];
@@ -1360,17 +1355,50 @@ static void test_busy_stress(void **state) {
       if (pthread_create(&th[t], NULL, stress_main, &s[t]) != 0) fail_msg("pthread_create failed");
     for (int t = 0; t < 2; ++t) pthread_join(th[t], NULL);
     for (int t = 0; t < 2; ++t)
-      if (s[t].error[0])
-        fail_msg("stress on %s, thread %d: %s", path_label(ctx, p), t, s[t].error);
-    printf("stress on %s: thread 0 %u succeeded, %u busy; thread 1 %u succeeded, %u busy\n",
-           path_label(ctx, p), s[0].ok, s[0].busy, s[1].ok, s[1].busy);
-    if (s[0].ok + s[1].ok == 0) fail_msg("stress on %s: no call succeeded", path_label(ctx, p));
+      if (s[t].error[0]) fail_msg("stress on %s, thread %d: %s", label, t, s[t].error);
+    printf("stress on %s%s: thread 0 %u succeeded, %u busy; thread 1 %u succeeded, %u busy\n",
+           label, waiting ? " (waiting context)" : "", s[0].ok, s[0].busy, s[1].ok, s[1].busy);
+    if (s[0].ok + s[1].ok == 0) fail_msg("stress on %s: no call succeeded", label);
+    if (waiting && (s[0].busy || s[1].busy || s[0].ok != iters || s[1].ok != iters))
+      fail_msg("stress on %s, waiting context: %u and %u of %zu calls succeeded", label, s[0].ok,
+               s[1].ok, iters);
     for (int t = 0; t < 2; ++t) {
       clReleaseMemObject(s[t].in);
       clReleaseMemObject(s[t].out);
       for (int k = 0; k < 3; ++k) free(buffers[t][k]);
     }
   }
+}
+
+static void test_busy_stress(void **state) {
+  (void)state;
+  for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx) continue;
+    if (on_oclgrind(ctx)) {
+      printf("stress on %s: skipped (Oclgrind, see on_oclgrind)\n", path_label(ctx, p));
+      continue;
+    }
+    stress_on(ctx, path_label(ctx, p), 0);
+  }
+}
+
+/* clprim_options.wait_when_busy: the same two threads never get
+ * CLPRIM_ERROR_CONTEXT_BUSY; every call of each waits its turn. */
+static void test_waiting_context(void **state) {
+  (void)state;
+  clprim_options o;
+  clprim_options_init(&o);
+  o.wait_when_busy = 2;
+  clprim_context *ctx = NULL;
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_create(&ctx, &o));
+  o.wait_when_busy = 1;
+  TEST_OK(clprim_context_create(&ctx, &o));
+  if (on_oclgrind(ctx))
+    printf("waiting context: skipped (Oclgrind, see on_oclgrind)\n");
+  else
+    stress_on(ctx, "the default path", 1);
+  clprim_context_free(ctx);
 }
 
 int main(void) {
@@ -1394,6 +1422,7 @@ int main(void) {
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_busy),
       cmocka_unit_test(test_busy_stress),
+      cmocka_unit_test(test_waiting_context),
   };
   return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

@@ -234,11 +234,16 @@ typedef struct clprim_options {
    * its own kernel cache, built binaries are stored only by
    * clprim_context_prebuild() (unless POCL_KERNEL_CACHE=0). */
   const char *cache_dir;
+  /* 0: a call made while another thread is in a call on the context returns
+   * CLPRIM_ERROR_CONTEXT_BUSY at once. 1: it waits for the context, and
+   * waiting calls get it in the order they arrived (one context shared by
+   * threads, each call whole; the calls still run one at a time). */
+  int wait_when_busy;
 } clprim_options;
 
 /*! clprim_options_init() :
  * Sets size to sizeof(clprim_options) as this header defines it, and every
- * other field to its default (NULL, CLPRIM_PATH_AUTO, NULL). Inline, so
+ * other field to its default (NULL, CLPRIM_PATH_AUTO, NULL, 0). Inline, so
  * that the size is your program's. Options whose size is 0 (not
  * initialised) make context creation fail with
  * CLPRIM_ERROR_INVALID_ARGUMENT.
@@ -248,6 +253,7 @@ static inline void clprim_options_init(clprim_options *options) {
   options->device = NULL;
   options->path = CLPRIM_PATH_AUTO;
   options->cache_dir = NULL;
+  options->wait_when_busy = 0;
 }
 
 /*! clprim_context_create() :

@@ -3,7 +3,8 @@
  *
  * A call begins (clprim__call_begin: the context is taken atomically, so a
  * call from a second thread gets CLPRIM_ERROR_CONTEXT_BUSY instead of
- * racing on the context's queue, scratch and cache), turns each
+ * racing on the context's queue, scratch and cache, or with
+ * clprim_options.wait_when_busy waits its turn), turns each
  * clprim_buffer into a cl_mem that holds the range from its byte 0
  * (clprim__range), and ends (clprim__call_end): outputs that went through a
  * copy are copied back if the call succeeded, the call's sub-buffers are
@@ -29,8 +30,17 @@ clprim_status clprim__hold(clprim_context *ctx) {
     ctx->nested = 1;
     return CLPRIM_SUCCESS;
   }
-  int idle = 0;
-  if (!atomic_compare_exchange_strong(&ctx->busy, &idle, 1)) return CLPRIM_ERROR_CONTEXT_BUSY;
+  if (ctx->wait_when_busy) {
+    /* A ticket, then the turn: first come, first served. */
+    pthread_mutex_lock(&ctx->turn_lock);
+    const unsigned long ticket = ctx->next_ticket++;
+    while (ctx->serving != ticket) pthread_cond_wait(&ctx->turn, &ctx->turn_lock);
+    pthread_mutex_unlock(&ctx->turn_lock);
+    atomic_store(&ctx->busy, 1);
+  } else {
+    int idle = 0;
+    if (!atomic_compare_exchange_strong(&ctx->busy, &idle, 1)) return CLPRIM_ERROR_CONTEXT_BUSY;
+  }
   held = ctx;
   ctx->nested = 0;
   return CLPRIM_SUCCESS;
@@ -43,6 +53,12 @@ void clprim__unhold(clprim_context *ctx) {
   }
   held = NULL;
   atomic_store(&ctx->busy, 0);
+  if (ctx->wait_when_busy) {
+    pthread_mutex_lock(&ctx->turn_lock);
+    ++ctx->serving;
+    pthread_cond_broadcast(&ctx->turn);
+    pthread_mutex_unlock(&ctx->turn_lock);
+  }
 }
 
 void clprim__forget_events(clprim_context *ctx) {

@@ -423,6 +423,12 @@ static clprim_status finish_create(clprim_context *ctx, const clprim_options *op
   ctx->profiling = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
 
   CLPRIM_CHECK(choose_cache_dir(ctx, options));
+  /* Fields after cache_dir only where the caller's size covers them. */
+  if (options && options->size >= offsetof(clprim_options, wait_when_busy) + sizeof(int)) {
+    if (options->wait_when_busy != 0 && options->wait_when_busy != 1)
+      return CLPRIM_ERROR_INVALID_ARGUMENT;
+    ctx->wait_when_busy = options->wait_when_busy;
+  }
 
   clprim_path want = options ? options->path : CLPRIM_PATH_AUTO;
   if ((unsigned)want >= CLPRIM_PATH_COUNT) return CLPRIM_ERROR_INVALID_ARGUMENT;
@@ -461,6 +467,10 @@ static clprim_context *new_context(void) {
   if (ctx && !ctx->build_log) {
     free(ctx);
     ctx = NULL;
+  }
+  if (ctx) {
+    pthread_mutex_init(&ctx->turn_lock, NULL);
+    pthread_cond_init(&ctx->turn, NULL);
   }
   return ctx;
 }
@@ -549,6 +559,8 @@ void clprim_context_free(clprim_context *ctx) {
   clprim__free_families(ctx);
   free(ctx->cache_dir);
   free(ctx->build_log);
+  pthread_cond_destroy(&ctx->turn);
+  pthread_mutex_destroy(&ctx->turn_lock);
   free(ctx);
 }
 

@@ -13,6 +13,7 @@
 
 #include "clprim/clprim.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 
@@ -187,6 +188,12 @@ struct clprim_context {
 
   /* core/call.c: 1 while a thread is in a call; the call's ranges. */
   atomic_int busy;
+  /* clprim_options.wait_when_busy: callers take tickets and wait their
+   * turn (next_ticket, serving) instead of getting CONTEXT_BUSY. */
+  int wait_when_busy;
+  pthread_mutex_t turn_lock;
+  pthread_cond_t turn;
+  unsigned long next_ticket, serving;
   int nested; /* a public call made inside clprim_context_prebuild */
   struct clprim_range ranges[CLPRIM__MAX_RANGES];
   unsigned range_count;

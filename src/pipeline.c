@@ -581,6 +581,27 @@ clprim_status clprim_pipeline_output(const clprim_pipeline *p, clprim_pipeline_o
   return CLPRIM_SUCCESS;
 }
 
+clprim_status clprim_pipeline_read_count(clprim_pipeline *p, uint64_t *count) {
+  if (!count) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  return clprim_pipeline_read(p, CLPRIM_PIPE_OUT_COUNT, 0, sizeof *count, count);
+}
+
+clprim_status clprim_pipeline_read_result(clprim_pipeline *p, clprim_value *value,
+                                          uint64_t *index) {
+  if (!p || (!value && !index) || p->terminal != TERM_REDUCE) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  uint64_t words[2];
+  CLPRIM_CHECK(clprim_pipeline_read(p, CLPRIM_PIPE_OUT_RESULT, 0, sizeof words, words));
+  if (value) {
+    memset(value, 0, sizeof *value);
+    if (clprim_type_size(x_type(p)) == 4)
+      value->u32 = (uint32_t)words[0];
+    else
+      value->u64 = words[0];
+  }
+  if (index) *index = p->op == CLPRIM_PIPE_SUM ? UINT64_MAX : words[1];
+  return CLPRIM_SUCCESS;
+}
+
 clprim_status clprim_pipeline_read(clprim_pipeline *p, clprim_pipeline_out which, size_t offset,
                                    size_t bytes, void *host) {
   if (!p || !host || (unsigned)which >= OUTPUTS || !p->written[which])

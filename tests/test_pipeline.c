@@ -373,6 +373,9 @@ static void check_run(clprim_pipeline *p, clprim_type out, enum term t, struct i
   const int has_count = t != SUM && t != MIN && t != MAX && t != ARGMIN && t != ARGMAX;
   if (has_count) {
     TEST_OK(clprim_pipeline_read(p, CLPRIM_PIPE_OUT_COUNT, 0, 8, &count));
+    uint64_t typed_count = ~count;
+    TEST_OK(clprim_pipeline_read_count(p, &typed_count));
+    if (typed_count != count) fail_msg("%s: read_count %llu", what, (unsigned long long)typed_count);
     if (count != m) fail_msg("%s: count %llu, expected %zu", what, (unsigned long long)count, m);
   }
   switch (t) {
@@ -413,8 +416,12 @@ static void check_run(clprim_pipeline *p, clprim_type out, enum term t, struct i
   case SUM: {
     uint64_t r[2];
     TEST_OK(clprim_pipeline_read(p, CLPRIM_PIPE_OUT_RESULT, 0, 16, r));
-    clprim_value got = zero_value();
+    clprim_value got = zero_value(), typed;
     got.u64 = r[0];
+    uint64_t typed_index = 0;
+    TEST_OK(clprim_pipeline_read_result(p, &typed, &typed_index));
+    if (memcmp(typed.bytes, got.bytes, es) != 0 || typed_index != UINT64_MAX)
+      fail_msg("%s: read_result differs from the result's bits", what);
     if (out == CLPRIM_FLOAT || out == CLPRIM_DOUBLE) {
       double sum = 0, mag = 0;
       for (size_t j = 0; j < m; ++j)
@@ -453,6 +460,12 @@ static void check_run(clprim_pipeline *p, clprim_type out, enum term t, struct i
     }
     const uint64_t want_index = best == SIZE_MAX ? UINT64_MAX : items[best].index;
     const uint64_t want_bits = best == SIZE_MAX ? 0 : bits_of(out, items[best].x);
+    clprim_value typed;
+    uint64_t typed_index = 0;
+    TEST_OK(clprim_pipeline_read_result(p, &typed, &typed_index));
+    if (bits_of(out, typed) != want_bits || typed_index != want_index)
+      fail_msg("%s: read_result gave (bits %llx, index %llu)", what,
+               (unsigned long long)bits_of(out, typed), (unsigned long long)typed_index);
     if (r[1] != want_index || r[0] != want_bits)
       fail_msg("%s: (bits %llx, index %llu), expected (%llx, %llu)", what, (unsigned long long)r[0],
                (unsigned long long)r[1], (unsigned long long)want_bits,
@@ -1197,6 +1210,17 @@ static void test_arguments(void **state) {
               clprim_pipeline_read(p, CLPRIM_PIPE_OUT_VALUES, 0, 4, count));
   TEST_OK(clprim_pipeline_read(p, CLPRIM_PIPE_OUT_COUNT, 0, 8, count));
   assert_int_equal(count[0], 16);
+  /* Typed reads: a count terminal has no result; NULL outputs. */
+  clprim_value v;
+  uint64_t index;
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_read_result(p, &v, &index));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_read_count(p, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_read_result(NULL, &v, &index));
+  TEST_OK(clprim_pipeline_reduce(p, CLPRIM_PIPE_MAX, 0));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_read_result(p, &v, &index));
+  TEST_OK(clprim_pipeline_run(p, 16, in, NULL));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_read_result(p, NULL, NULL));
+  TEST_OK(clprim_pipeline_read_result(p, &v, NULL));
   done_pipe(p);
   done_mem(mem);
 }

@@ -1480,6 +1480,24 @@ CLPRIM_API clprim_status clprim_pipeline_output(const clprim_pipeline *pipe,
 CLPRIM_API clprim_status clprim_pipeline_read(clprim_pipeline *pipe, clprim_pipeline_out which,
                                               size_t offset, size_t bytes, void *host);
 
+/*! clprim_pipeline_read_result() :
+ * The last run's reduce terminal (clprim_pipeline_reduce) as values:
+ * *value (may be NULL) the result in x's type (clprim_pipeline_type), and
+ * *index (may be NULL) the index of the element chosen: UINT64_MAX for
+ * the sum, and when no element passed (the value is then 0). Waits, and is
+ * not a primitive call (as clprim_pipeline_read).
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT for a NULL pipe,
+ *           both outputs NULL, another terminal, or no run yet. */
+CLPRIM_API clprim_status clprim_pipeline_read_result(clprim_pipeline *pipe, clprim_value *value,
+                                                     uint64_t *index);
+
+/*! clprim_pipeline_read_count() :
+ * The last run's count (CLPRIM_PIPE_OUT_COUNT) to *count, as
+ * clprim_pipeline_read() of its 8 bytes.
+ * @return : as clprim_pipeline_read(); CLPRIM_ERROR_INVALID_ARGUMENT for a
+ *           NULL count. */
+CLPRIM_API clprim_status clprim_pipeline_read_count(clprim_pipeline *pipe, uint64_t *count);
+
 #ifdef __cplusplus
 }
 #endif

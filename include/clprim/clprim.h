@@ -10,7 +10,9 @@
  * Every primitive call has the same shape:
  *   clprim_<call>(ctx, n, type(s) and inputs, parameters, flags,
  *                 array outputs, host results, device result)
- * - n, the number of elements, always comes second.
+ * - n, the number of elements, always comes second; the batched calls take
+ *   rows and row_length there (n is their product), and the searches the
+ *   haystack's length (the needles' count comes with the needles).
  * - Buffers are clprim_buffer ranges: a cl_mem and an element offset
  *   (clprim_buf(mem), clprim_buf_at(mem, offset)); an output not wanted is
  *   clprim_buf(NULL).

@@ -95,6 +95,11 @@ static clprim_value value_of_bits(clprim_type type, uint64_t bits) {
   return v;
 }
 
+/* The kernels take the flags as their mode bits (cl/reduce.cl's MODE_ABS,
+ * MODE_NAN_LARGEST, next to MODE_MIN 0x100). */
+_Static_assert(CLPRIM_REDUCE_ABS == 1u && CLPRIM_REDUCE_NAN_LARGEST == 2u,
+               "cl/reduce.cl's MODE_ABS and MODE_NAN_LARGEST are these bits");
+
 /* The type and the input range: in_mem holds the n elements from byte 0. */
 static clprim_status check_common(clprim_context *ctx, clprim_type type, clprim_buffer in,
                                   size_t n, cl_mem *in_mem) {

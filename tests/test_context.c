@@ -16,7 +16,7 @@
 static void test_names(void **state) {
   (void)state;
   assert_int_equal(clprim_version_number(), CLPRIM_VERSION_NUMBER);
-  assert_string_equal(clprim_version_string(), "0.2.0");
+  assert_string_equal(clprim_version_string(), "0.3.0");
   assert_string_equal(clprim_status_name(CLPRIM_SUCCESS), "CLPRIM_SUCCESS");
   assert_string_equal(clprim_status_name(CLPRIM_ERROR_BUFFER_TOO_SMALL), "CLPRIM_ERROR_BUFFER_TOO_SMALL");
   assert_string_equal(clprim_status_name(CLPRIM_ERROR_CONTEXT_BUSY), "CLPRIM_ERROR_CONTEXT_BUSY");

@@ -257,7 +257,7 @@ static void test_errors(void **state) {
               clprim_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), n + 1, 0, clprim_buf(values),
                           clprim_buf(indices)));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 5, 0x40, clprim_buf(values),
+              clprim_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 5, 0x40000000u, clprim_buf(values),
                           clprim_buf(indices)));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 5, 0,
                                                          clprim_buf(NULL), clprim_buf(NULL)));

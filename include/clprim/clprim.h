@@ -76,10 +76,21 @@ extern "C" {
 /* ---------------------------------------------------------------- version */
 
 #define CLPRIM_VERSION_MAJOR 0
-#define CLPRIM_VERSION_MINOR 2
+#define CLPRIM_VERSION_MINOR 3
 #define CLPRIM_VERSION_PATCH 0
 #define CLPRIM_VERSION_NUMBER                                                                      \
   (CLPRIM_VERSION_MAJOR * 10000 + CLPRIM_VERSION_MINOR * 100 + CLPRIM_VERSION_PATCH)
+
+/* Version notes.
+ * 0.3: every flag macro has a bit of its own, so that a flag of another
+ *   family is refused (CLPRIM_ERROR_INVALID_ARGUMENT) instead of read as
+ *   this call's flag of the same bit. CLPRIM_NTH_REJECT_NAN (was 1u),
+ *   CLPRIM_TOPK_SMALLEST (was 2u), CLPRIM_SORT_DESCENDING (was 1u) and
+ *   CLPRIM_PIPE_VALUES_WANTED / _INDICES_WANTED (were 1u, 2u) changed value:
+ *   programs built against 0.2 headers must be rebuilt, and numbers written
+ *   in place of the macros must become the macros.
+ * 0.2: n second, buffer ranges with offsets, one output convention (the
+ *   API differs from 0.1). */
 
 /*! clprim_version_number() :
  * @return : the run-time library's version, as CLPRIM_VERSION_NUMBER. */
@@ -432,7 +443,9 @@ CLPRIM_API const char *clprim_context_device_options(const clprim_context *ctx);
  *   code (CL_OUT_OF_RESOURCES, ...).
  * Each call lists only its own further errors. */
 
-/* Flags shared by the calls that write indices (select, partition, top-k). */
+/* Flags: every flag macro has a bit of its own (0.3), and each call
+ * refuses, with CLPRIM_ERROR_INVALID_ARGUMENT, any bit it does not take.
+ * Flags shared by the calls that write indices (select, partition, top-k). */
 #define CLPRIM_INDICES_64 8u /* uint64 indices, not uint32 */
 
 /* ------------------------------------------------------------------ scan */
@@ -934,11 +947,11 @@ CLPRIM_API clprim_status clprim_non_trivial_runs(clprim_context *ctx, size_t n,
  * rank, then the same on that bucket, until one work-group sorts the rest. */
 
 /* Flags (OR them; 0 is the default). */
-#define CLPRIM_NTH_REJECT_NAN 1u  /* fail with CLPRIM_ERROR_INVALID_ARGUMENT if
+#define CLPRIM_NTH_REJECT_NAN 64u /* fail with CLPRIM_ERROR_INVALID_ARGUMENT if
                                      the input holds a NaN (nothing written) */
-#define CLPRIM_TOPK_SMALLEST 2u   /* clprim_topk: the k smallest, not largest */
+#define CLPRIM_TOPK_SMALLEST 128u /* clprim_topk: the k smallest, not largest */
 #define CLPRIM_TOPK_SORTED 4u     /* clprim_topk: best first, ties by index */
-/* clprim_topk also takes CLPRIM_INDICES_64 (8u). */
+/* clprim_topk also takes CLPRIM_INDICES_64. */
 
 /*! clprim_nth_element() :
  * The element of rank k (0 <= k < n) among the n elements of in, to *value
@@ -1097,8 +1110,8 @@ CLPRIM_API clprim_status clprim_batched_nth_element(clprim_context *ctx, size_t 
  * work-group sorts in local memory, with no read. */
 
 /* Flags (OR them; 0 is the default). */
-#define CLPRIM_SORT_DESCENDING 1u /* largest first */
-/* clprim_argsort also takes CLPRIM_INDICES_64 (8u). */
+#define CLPRIM_SORT_DESCENDING 256u /* largest first */
+/* clprim_argsort also takes CLPRIM_INDICES_64. */
 
 /*! clprim_sort_keys() :
  * The n keys of keys_in, sorted, to keys_out (n keys; may be keys_in's
@@ -1304,8 +1317,8 @@ CLPRIM_API clprim_status clprim_pipeline_filter_expr(clprim_pipeline *pipe,
                                                      const char *expression);
 
 /* What collect and top-k write (OR them; with CLPRIM_INDICES_64). */
-#define CLPRIM_PIPE_VALUES_WANTED 1u
-#define CLPRIM_PIPE_INDICES_WANTED 2u
+#define CLPRIM_PIPE_VALUES_WANTED 512u
+#define CLPRIM_PIPE_INDICES_WANTED 1024u
 
 /* The reductions of clprim_pipeline_reduce(). */
 typedef enum clprim_pipeline_reduction {

@@ -89,6 +89,7 @@ extern "C" {
  *   CLPRIM_PIPE_VALUES_WANTED / _INDICES_WANTED (were 1u, 2u) changed value:
  *   programs built against 0.2 headers must be rebuilt, and numbers written
  *   in place of the macros must become the macros.
+ *   clprim_context_last_error() is new.
  * 0.2: n second, buffer ranges with offsets, one output convention (the
  *   API differs from 0.1). */
 
@@ -306,6 +307,29 @@ CLPRIM_API cl_device_id clprim_context_device(const clprim_context *ctx);
  *           context; valid until the next build or clprim_context_free(). */
 CLPRIM_API const char *clprim_context_build_log(const clprim_context *ctx);
 
+/*! clprim_context_last_error() :
+ * Why the last call on this context failed, in words that name the call,
+ * the argument and the rule: "topk: k (5000) is larger than n (100)",
+ * "sort_keys: keys_in holds 100 elements from offset 0, the call needs 200",
+ * "scan_inclusive: in is required (a NULL buffer)", "sort_keys: flag 0x40
+ * (CLPRIM_NTH_REJECT_NAN) is not one this call takes"; for a failed build
+ * "...: the kernel build of sort.cl failed with -11
+ * (CL_BUILD_PROGRAM_FAILURE), see clprim_context_build_log()", for an
+ * OpenCL failure "...: clEnqueueNDRangeKernel returned -5
+ * (CL_OUT_OF_RESOURCES)". Every call that takes the context (the primitive
+ * calls, the pipeline calls, clprim_context_prebuild, clear_cache,
+ * wait_for, last_event, last_time) empties it when it starts, so it always
+ * describes the last such call: "" after one that succeeded. A call refused
+ * with CLPRIM_ERROR_CONTEXT_BUSY leaves it alone (it is the text of the call
+ * that holds the context); read it on the thread that made the call, before
+ * that thread's next call on ctx. With CLPRIM_TRACE set, each text is also
+ * printed to stderr when the failure happens. Calls with a NULL ctx, and
+ * context creation, have no context to keep a text in.
+ * @return : a NUL-terminated text owned by the context (valid until its
+ *           next call or clprim_context_free()), never NULL: "" when the
+ *           last call succeeded; "ctx is NULL" for a NULL ctx. */
+CLPRIM_API const char *clprim_context_last_error(const clprim_context *ctx);
+
 /*! clprim_context_programs_made() :
  * The number of OpenCL programs this context has made since it was created:
  * compiled, or loaded from the disk cache (clprim_context_clear_cache()
@@ -430,7 +454,8 @@ CLPRIM_API const char *clprim_context_device_options(const clprim_context *ctx);
 /* ------------------------------------------------------- every primitive */
 
 /* Every primitive returns CLPRIM_SUCCESS or an error, and on error writes
- * nothing to the caller's outputs. The errors every call can return:
+ * nothing to the caller's outputs; clprim_context_last_error() then says
+ * which argument or step failed. The errors every call can return:
  *   CLPRIM_ERROR_INVALID_ARGUMENT: NULL ctx, a NULL buffer that the call
  *     needs, a bad type or enum, unknown flags, no output where the call
  *     needs one, an output range that overlaps an input or another output

@@ -430,7 +430,7 @@ static void report_unavailable(const clprim_context *ctx, clprim_path want) {
   else
     fprintf(stderr,
             "clprim:   the device lists what %s needs, but its probe kernel failed%s "
-            "(CLPRIM_DEBUG=1 prints the build log or the wrong results%s)\n",
+            "(CLPRIM_TRACE=1 prints the build log or the wrong results%s)\n",
             clprim_path_name(want), ctx->probe_cached ? " (verdict from the disk cache)" : "",
             ctx->probe_cached ? "; CLPRIM_CACHE_DIR=off probes again" : "");
 }

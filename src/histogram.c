@@ -111,29 +111,41 @@ static int is_float(clprim_type t) {
 
 /* Checks the call and resolves its ranges (c->in ... c->outside_out). */
 static clprim_status check_call(clprim_context *ctx, struct clprim_hist_call *c) {
-  CLPRIM_CHECK(clprim__check_type(ctx, c->x_type));
-  if (c->keys_mode && c->x_type != CLPRIM_INT32 && c->x_type != CLPRIM_UINT32)
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
-  if (c->values_range.mem) CLPRIM_CHECK(clprim__check_type(ctx, c->v_type));
-  if (c->bins == 0 || (!c->counts_range.mem && !c->sums_range.mem))
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
-  if (c->bins > MAX_BINS || (uint64_t)c->n > UINT32_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
+  /* The public names of the arguments (histogram_keys and dense
+   * reduce-by-key name them after keys, histogram_even after values). */
+  const int k = c->keys_mode;
+  const char *const x_name = k ? "keys" : "in", *const bins_name = k ? "num_keys" : "bins";
+  CLPRIM_CHECK(clprim__check_type(ctx, k ? "key_type" : "type", c->x_type));
+  if (k && c->x_type != CLPRIM_INT32 && c->x_type != CLPRIM_UINT32)
+    return clprim__invalid(ctx, "key_type is %s, not int32 or uint32", clprim_type_name(c->x_type));
+  if (c->values_range.mem) CLPRIM_CHECK(clprim__check_type(ctx, "value_type", c->v_type));
+  if (c->bins == 0) return clprim__invalid(ctx, "%s is 0", bins_name);
+  if (!c->counts_range.mem && !c->sums_range.mem)
+    return clprim__invalid(ctx, "%s is required", c->values_range.mem ? "sums" : "counts");
+  if (c->bins > MAX_BINS)
+    return clprim__fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE, "%s (%zu) is more than %zu", bins_name,
+                        c->bins, (size_t)MAX_BINS);
+  if ((uint64_t)c->n > UINT32_MAX)
+    return clprim__fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE, "n (%zu) is 2^32 or more", c->n);
   const size_t xs = clprim_type_size(c->x_type);
   const size_t vs = c->values_range.mem ? clprim_type_size(c->v_type) : 0;
   /* 64-bit sums need 64-bit atomics (atom_add, or compare-and-swap for
    * double). */
   if (c->sums_range.mem && vs == 8 && !ctx->info.has_int64_atomics)
-    return CLPRIM_ERROR_UNSUPPORTED_OPERATION;
-  CLPRIM_CHECK(clprim__range(ctx, c->in_range, xs, c->n, CLPRIM__READ, &c->in));
+    return clprim__fail(ctx, CLPRIM_ERROR_UNSUPPORTED_OPERATION,
+                        "value_type %s needs 64-bit atomics, which the device does not have",
+                        clprim_type_name(c->v_type));
+  CLPRIM_CHECK(clprim__range(ctx, x_name, c->in_range, xs, c->n, CLPRIM__READ, &c->in));
   if (c->values_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, c->values_range, vs, c->n, CLPRIM__READ, &c->values));
+    CLPRIM_CHECK(clprim__range(ctx, "values", c->values_range, vs, c->n, CLPRIM__READ, &c->values));
   if (c->counts_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, c->counts_range, 4, c->bins, CLPRIM__OUT_ALL, &c->counts));
+    CLPRIM_CHECK(
+        clprim__range(ctx, "counts", c->counts_range, 4, c->bins, CLPRIM__OUT_ALL, &c->counts));
   if (c->sums_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, c->sums_range, vs, c->bins, CLPRIM__OUT_ALL, &c->sums));
+    CLPRIM_CHECK(clprim__range(ctx, "sums", c->sums_range, vs, c->bins, CLPRIM__OUT_ALL, &c->sums));
   if (c->outside_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, c->outside_range, 8, c->outside_words, CLPRIM__OUT_ALL,
-                               &c->outside_out));
+    CLPRIM_CHECK(clprim__range(ctx, k ? "invalid_out" : "outside_out", c->outside_range, 8,
+                               c->outside_words, CLPRIM__OUT_ALL, &c->outside_out));
   return CLPRIM_SUCCESS;
 }
 
@@ -470,18 +482,20 @@ clprim_status clprim_histogram_keys(clprim_context *ctx, size_t n, clprim_type k
   c.keys_mode = 1, c.x_type = key_type, c.in_range = keys, c.n = n, c.bins = num_keys;
   c.counts_range = counts, c.outside = invalid, c.outside_range = invalid_out;
   c.outside_words = 1;
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "histogram_keys"));
   return clprim__call_end(ctx, counts.mem ? clprim__histogram(ctx, &c)
-                                          : CLPRIM_ERROR_INVALID_ARGUMENT);
+                                          : clprim__invalid(ctx, "counts is required"));
 }
 
 /* The bins' scale or range from lo, hi and bins, checked. */
 static clprim_status even_bins(clprim_context *ctx, clprim_type type, clprim_value lo,
                                clprim_value hi, struct clprim_hist_call *c) {
   const size_t bins = c->bins;
-  if (bins == 0) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  CLPRIM_CHECK(clprim__check_type(ctx, type));
-  if (bins > MAX_BINS) return CLPRIM_ERROR_SIZE_TOO_LARGE;
+  if (bins == 0) return clprim__invalid(ctx, "bins is 0");
+  CLPRIM_CHECK(clprim__check_type(ctx, "type", type));
+  if (bins > MAX_BINS)
+    return clprim__fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE, "bins (%zu) is more than %zu", bins,
+                        (size_t)MAX_BINS);
   /* lo < hi, both numbers, hi - lo finite; the scale in the type itself, as
    * the kernel (and any reference) computes bins. */
   c->lo = lo, c->hi = hi;
@@ -489,7 +503,10 @@ static clprim_status even_bins(clprim_context *ctx, clprim_type type, clprim_val
   case CLPRIM_FLOAT: {
     float width = hi.f32 - lo.f32, scale = (float)bins / width;
     if (!(lo.f32 < hi.f32) || !isfinite(width) || !isfinite(scale) || !(scale > 0))
-      return CLPRIM_ERROR_INVALID_ARGUMENT;
+      return clprim__invalid(ctx,
+                             "lo (%g), hi (%g): not numbers with lo < hi and a finite "
+                             "width per bin",
+                             (double)lo.f32, (double)hi.f32);
     memset(&c->scale, 0, sizeof c->scale);
     c->scale.f32 = scale;
     break;
@@ -497,29 +514,39 @@ static clprim_status even_bins(clprim_context *ctx, clprim_type type, clprim_val
   case CLPRIM_DOUBLE: {
     double width = hi.f64 - lo.f64, scale = (double)bins / width;
     if (!(lo.f64 < hi.f64) || !isfinite(width) || !isfinite(scale) || !(scale > 0))
-      return CLPRIM_ERROR_INVALID_ARGUMENT;
+      return clprim__invalid(ctx,
+                             "lo (%g), hi (%g): not numbers with lo < hi and a finite "
+                             "width per bin",
+                             lo.f64, hi.f64);
     c->scale.f64 = scale;
     break;
   }
   case CLPRIM_INT32:
-    if (lo.i32 >= hi.i32) return CLPRIM_ERROR_INVALID_ARGUMENT;
+    if (lo.i32 >= hi.i32)
+      return clprim__invalid(ctx, "lo (%d) is not below hi (%d)", lo.i32, hi.i32);
     c->range = (uint64_t)((int64_t)hi.i32 - lo.i32);
     break;
   case CLPRIM_UINT32:
-    if (lo.u32 >= hi.u32) return CLPRIM_ERROR_INVALID_ARGUMENT;
+    if (lo.u32 >= hi.u32)
+      return clprim__invalid(ctx, "lo (%u) is not below hi (%u)", lo.u32, hi.u32);
     c->range = hi.u32 - lo.u32;
     break;
   case CLPRIM_INT64:
-    if (lo.i64 >= hi.i64) return CLPRIM_ERROR_INVALID_ARGUMENT;
+    if (lo.i64 >= hi.i64)
+      return clprim__invalid(ctx, "lo (%lld) is not below hi (%lld)", (long long)lo.i64,
+                             (long long)hi.i64);
     c->range = (uint64_t)hi.i64 - (uint64_t)lo.i64;
     break;
   default:
-    if (lo.u64 >= hi.u64) return CLPRIM_ERROR_INVALID_ARGUMENT;
+    if (lo.u64 >= hi.u64)
+      return clprim__invalid(ctx, "lo (%llu) is not below hi (%llu)", (unsigned long long)lo.u64,
+                             (unsigned long long)hi.u64);
     c->range = hi.u64 - lo.u64;
     break;
   }
   /* Integer bins are (x - lo) * bins / (hi - lo) in 64 bits. */
-  if (!is_float(type) && c->range > UINT64_MAX / bins) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (!is_float(type) && c->range > UINT64_MAX / bins)
+    return clprim__invalid(ctx, "(hi - lo) * bins does not fit in 64 bits");
   return CLPRIM_SUCCESS;
 }
 
@@ -531,8 +558,9 @@ clprim_status clprim_histogram_even(clprim_context *ctx, size_t n, clprim_type t
   memset(&c, 0, sizeof c);
   c.x_type = type, c.in_range = in, c.n = n, c.bins = bins, c.counts_range = counts;
   c.outside = outside, c.outside_range = outside_out, c.outside_words = 3;
-  CLPRIM_CHECK(clprim__call_begin(ctx));
-  clprim_status st = counts.mem ? even_bins(ctx, type, lo, hi, &c) : CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__call_begin(ctx, "histogram_even"));
+  clprim_status st =
+      counts.mem ? even_bins(ctx, type, lo, hi, &c) : clprim__invalid(ctx, "counts is required");
   if (st == CLPRIM_SUCCESS) st = clprim__histogram(ctx, &c);
   return clprim__call_end(ctx, st);
 }

@@ -13,18 +13,29 @@ static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_typ
 const struct clprim_family clprim__family_nth_element = {"nth_element", NULL, 0, NULL, 0, 0,
                                                          prebuild};
 
+/* one_k: the call is nth_element or median, whose one rank is k. */
 static clprim_status quantiles(clprim_context *ctx, size_t n, clprim_type type,
                                clprim_buffer in_range, const uint64_t *ranks, size_t count,
-                               unsigned flags, clprim_value *values, clprim_buffer result_range) {
+                               unsigned flags, clprim_value *values, clprim_buffer result_range,
+                               int one_k) {
   cl_mem in, result = NULL;
   CLPRIM_CHECK(clprim__nth_check(ctx, n, type, in_range, flags, CLPRIM_NTH_REJECT_NAN, &in));
-  if (!ranks || count == 0 || count > 0xFFFFFFFFu || (!values && !result_range.mem))
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (!ranks) return clprim__invalid(ctx, "ranks is required");
+  if (count == 0 || count > 0xFFFFFFFFu)
+    return clprim__invalid(ctx, "count (%zu) is 0 or 2^32 or more", count);
+  if (!values && !result_range.mem)
+    return clprim__invalid(ctx, "no result is wanted (values and result are both NULL)");
   for (size_t r = 0; r < count; ++r)
-    if (ranks[r] >= n) return CLPRIM_ERROR_INVALID_ARGUMENT;
+    if (ranks[r] >= n) {
+      if (one_k) /* nth_element's k */
+        return clprim__invalid(ctx, "k (%llu) is not below n (%zu)", (unsigned long long)ranks[r],
+                               n);
+      return clprim__invalid(ctx, "ranks[%zu] (%llu) is not below n (%zu)", r,
+                             (unsigned long long)ranks[r], n);
+    }
   const size_t es = clprim_type_size(type);
   if (result_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, result_range, es, count, CLPRIM__OUT_ALL, &result));
+    CLPRIM_CHECK(clprim__range(ctx, "result", result_range, es, count, CLPRIM__OUT_ALL, &result));
   /* Distinct ranks, sorted; keys for them; then back in the caller's order. */
   uint64_t *sorted = malloc(count * 8), *keys = malloc(count * 8);
   unsigned char *bytes = malloc(count * es);
@@ -55,19 +66,22 @@ static clprim_status quantiles(clprim_context *ctx, size_t n, clprim_type type,
 clprim_status clprim_quantiles(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
                                const uint64_t *ranks, size_t count, unsigned flags,
                                clprim_value *values, clprim_buffer result) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
-  return clprim__call_end(ctx, quantiles(ctx, n, type, in, ranks, count, flags, values, result));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "quantiles"));
+  return clprim__call_end(ctx, quantiles(ctx, n, type, in, ranks, count, flags, values, result, 0));
 }
 
 clprim_status clprim_nth_element(clprim_context *ctx, size_t n, clprim_type type,
                                  clprim_buffer in, uint64_t k, unsigned flags,
                                  clprim_value *value, clprim_buffer result) {
-  return clprim_quantiles(ctx, n, type, in, &k, 1, flags, value, result);
+  CLPRIM_CHECK(clprim__call_begin(ctx, "nth_element"));
+  return clprim__call_end(ctx, quantiles(ctx, n, type, in, &k, 1, flags, value, result, 1));
 }
 
 clprim_status clprim_median(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
                             unsigned flags, clprim_value *value, clprim_buffer result) {
-  return clprim_nth_element(ctx, n, type, in, n ? (n - 1) / 2 : 0, flags, value, result);
+  CLPRIM_CHECK(clprim__call_begin(ctx, "median"));
+  const uint64_t k = n ? (n - 1) / 2 : 0;
+  return clprim__call_end(ctx, quantiles(ctx, n, type, in, &k, 1, flags, value, result, 1));
 }
 
 /* The nearest rank to q (n - 1), a tie (x.5) to the lower one, so that
@@ -87,10 +101,13 @@ static clprim_status nth_approx(clprim_context *ctx, size_t n, clprim_type type,
                                 clprim_buffer result_range) {
   cl_mem in, result = NULL;
   CLPRIM_CHECK(clprim__nth_check(ctx, n, type, in_range, flags, CLPRIM_NTH_REJECT_NAN, &in));
-  if (k >= n || (!value && !result_range.mem)) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (k >= n)
+    return clprim__invalid(ctx, "k (%llu) is not below n (%zu)", (unsigned long long)k, n);
+  if (!value && !result_range.mem)
+    return clprim__invalid(ctx, "no result is wanted (value and result are both NULL)");
   const size_t es = clprim_type_size(type);
   if (result_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, result_range, es, 1, CLPRIM__OUT_ALL, &result));
+    CLPRIM_CHECK(clprim__range(ctx, "result", result_range, es, 1, CLPRIM__OUT_ALL, &result));
   uint64_t key = 0, error = 0;
   /* Small inputs are answered exactly (one work-group sorts them). */
   CLPRIM_CHECK(clprim__nth_select_ranks(ctx, type, in, 0, n, &k, 1, flags, n > BASE, &key, &error));
@@ -105,7 +122,7 @@ clprim_status clprim_nth_element_approx(clprim_context *ctx, size_t n, clprim_ty
                                         clprim_buffer in, uint64_t k, unsigned flags,
                                         clprim_value *value, uint64_t *rank_error,
                                         clprim_buffer result) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "nth_element_approx"));
   return clprim__call_end(ctx,
                           nth_approx(ctx, n, type, in, k, flags, value, rank_error, result));
 }

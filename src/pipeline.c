@@ -111,18 +111,31 @@ static void mark(clprim_pipeline *p, clprim_pipeline_out which, size_t elements,
 
 /* ------------------------------------------------------------ building */
 
+/* Every pipeline call takes its context (a text for what it refuses, the
+ * busy rule), and a run's selection makes its public calls inside. */
 clprim_status clprim_pipeline_create(clprim_context *ctx, unsigned inputs, const clprim_type *types,
                                      clprim_pipeline **pipe) {
-  if (!ctx || !types || !pipe || inputs < 1 || inputs > CLPRIM__STAGE_INPUTS)
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
-  for (unsigned k = 0; k < inputs; ++k)
-    CLPRIM_CHECK(clprim__check_type(ctx, types[k]));
-  clprim_pipeline *p = calloc(1, sizeof *p);
-  if (!p) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
-  p->ctx = ctx, p->st.inputs = inputs;
-  memcpy(p->st.types, types, inputs * sizeof *types);
-  *pipe = p;
-  return CLPRIM_SUCCESS;
+  CLPRIM_CHECK(clprim__hold(ctx, "pipeline_create"));
+  clprim_status st = CLPRIM_SUCCESS;
+  if (!pipe) st = clprim__invalid(ctx, "pipe is required");
+  if (st == CLPRIM_SUCCESS && !types) st = clprim__invalid(ctx, "types is required");
+  if (st == CLPRIM_SUCCESS && (inputs < 1 || inputs > CLPRIM__STAGE_INPUTS))
+    st = clprim__invalid(ctx, "inputs (%u) is not 1 to %d", inputs, CLPRIM__STAGE_INPUTS);
+  for (unsigned k = 0; st == CLPRIM_SUCCESS && k < inputs; ++k) {
+    static const char *const type_names[] = {"types[0]", "types[1]", "types[2]", "types[3]"};
+    st = clprim__check_type(ctx, type_names[k], types[k]);
+  }
+  clprim_pipeline *p = NULL;
+  if (st == CLPRIM_SUCCESS) {
+    p = calloc(1, sizeof *p);
+    if (!p) st = CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  if (st == CLPRIM_SUCCESS) {
+    p->ctx = ctx, p->st.inputs = inputs;
+    memcpy(p->st.types, types, inputs * sizeof *types);
+    *pipe = p;
+  }
+  return clprim__unhold(ctx, st);
 }
 
 void clprim_pipeline_free(clprim_pipeline *p) {
@@ -134,29 +147,57 @@ void clprim_pipeline_free(clprim_pipeline *p) {
   free(p);
 }
 
-clprim_status clprim_pipeline_map(clprim_pipeline *p, clprim_type type, const char *expression) {
-  if (!p || !expression) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  CLPRIM_CHECK(clprim__check_type(p->ctx, type));
-  struct clprim_stage st;
-  memset(&st, 0, sizeof st);
-  st.kind = CLPRIM__STAGE_MAP, st.type = type;
+/* Adds a stage, with a text for what clprim__stages_add refuses. */
+static clprim_status add_stage(clprim_pipeline *p, struct clprim_stage st, const char *expression) {
+  if (p->st.stage_count == CLPRIM__STAGE_MAX)
+    return clprim__invalid(p->ctx, "the pipeline has %d stages already", CLPRIM__STAGE_MAX);
+  if (expression && !clprim__expression_ok(expression))
+    return clprim__invalid(p->ctx, "expression is not one expression");
   return clprim__stages_add(&p->st, st, expression);
+}
+
+clprim_status clprim_pipeline_map(clprim_pipeline *p, clprim_type type, const char *expression) {
+  if (!p) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__hold(p->ctx, "pipeline_map"));
+  clprim_status st = expression ? clprim__check_type(p->ctx, "type", type)
+                                : clprim__invalid(p->ctx, "expression is required");
+  if (st == CLPRIM_SUCCESS) {
+    struct clprim_stage stage;
+    memset(&stage, 0, sizeof stage);
+    stage.kind = CLPRIM__STAGE_MAP, stage.type = type;
+    st = add_stage(p, stage, expression);
+  }
+  return clprim__unhold(p->ctx, st);
 }
 
 clprim_status clprim_pipeline_filter_expr(clprim_pipeline *p, const char *expression) {
-  if (!p || !expression) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  struct clprim_stage st;
-  memset(&st, 0, sizeof st);
-  st.kind = CLPRIM__STAGE_FILTER_EXPR, st.type = x_type(p);
-  return clprim__stages_add(&p->st, st, expression);
+  if (!p) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__hold(p->ctx, "pipeline_filter_expr"));
+  clprim_status st = CLPRIM_SUCCESS;
+  if (!expression) st = clprim__invalid(p->ctx, "expression is required");
+  if (st == CLPRIM_SUCCESS) {
+    struct clprim_stage stage;
+    memset(&stage, 0, sizeof stage);
+    stage.kind = CLPRIM__STAGE_FILTER_EXPR, stage.type = x_type(p);
+    st = add_stage(p, stage, expression);
+  }
+  return clprim__unhold(p->ctx, st);
 }
 
 clprim_status clprim_pipeline_filter_flags(clprim_pipeline *p, unsigned input) {
-  if (!p || input >= p->st.inputs) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  struct clprim_stage st;
-  memset(&st, 0, sizeof st);
-  st.kind = CLPRIM__STAGE_FILTER_FLAGS, st.type = x_type(p), st.input = input;
-  return clprim__stages_add(&p->st, st, NULL);
+  if (!p) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__hold(p->ctx, "pipeline_filter_flags"));
+  clprim_status st = CLPRIM_SUCCESS;
+  if (input >= p->st.inputs)
+    st = clprim__invalid(p->ctx, "input (%u) is not below the pipeline's inputs (%u)", input,
+                         p->st.inputs);
+  if (st == CLPRIM_SUCCESS) {
+    struct clprim_stage stage;
+    memset(&stage, 0, sizeof stage);
+    stage.kind = CLPRIM__STAGE_FILTER_FLAGS, stage.type = x_type(p), stage.input = input;
+    st = add_stage(p, stage, NULL);
+  }
+  return clprim__unhold(p->ctx, st);
 }
 
 /* A value's bits, zero-extended (32-bit types: the first 4 bytes). */
@@ -164,19 +205,31 @@ static cl_ulong bits_of(clprim_type type, clprim_value v) {
   return clprim_type_size(type) == 4 ? (cl_ulong)v.u32 : (cl_ulong)v.u64;
 }
 
-clprim_status clprim_pipeline_filter(clprim_pipeline *p, const clprim_predicate *pred) {
-  if (!p || !pred || (unsigned)pred->op >= CLPRIM_PRED_COUNT || p->st.builtins == CLPRIM__STAGE_BUILTINS)
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
+static clprim_status filter_pred(clprim_pipeline *p, const clprim_predicate *pred) {
+  clprim_context *ctx = p->ctx;
+  if (!pred) return clprim__invalid(ctx, "pred is required");
+  if ((unsigned)pred->op >= CLPRIM_PRED_COUNT)
+    return clprim__invalid(ctx, "pred->op (%d) is not a clprim_pred_op", (int)pred->op);
+  if (p->st.builtins == CLPRIM__STAGE_BUILTINS)
+    return clprim__invalid(ctx, "the pipeline has %d built-in filters already",
+                           CLPRIM__STAGE_BUILTINS);
   const clprim_type type = x_type(p);
-  if (pred->op == CLPRIM_PRED_MASK_EQ && is_float(type)) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (pred->op == CLPRIM_PRED_MASK_EQ && is_float(type))
+    return clprim__invalid(ctx, "pred->op is CLPRIM_PRED_MASK_EQ, which takes integer types only");
   struct clprim_stage st;
   memset(&st, 0, sizeof st);
   st.kind = CLPRIM__STAGE_FILTER_PRED, st.type = type, st.op = pred->op, st.builtin = p->st.builtins;
-  CLPRIM_CHECK(clprim__stages_add(&p->st, st, NULL));
+  CLPRIM_CHECK(add_stage(p, st, NULL));
   p->st.q[2 * p->st.builtins] = bits_of(type, pred->a);
   p->st.q[2 * p->st.builtins + 1] = bits_of(type, pred->b);
   ++p->st.builtins;
   return CLPRIM_SUCCESS;
+}
+
+clprim_status clprim_pipeline_filter(clprim_pipeline *p, const clprim_predicate *pred) {
+  if (!p) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__hold(p->ctx, "pipeline_filter"));
+  return clprim__unhold(p->ctx, filter_pred(p, pred));
 }
 
 static void set_terminal(clprim_pipeline *p, enum terminal t, unsigned flags) {
@@ -184,48 +237,63 @@ static void set_terminal(clprim_pipeline *p, enum terminal t, unsigned flags) {
 }
 
 clprim_status clprim_pipeline_collect(clprim_pipeline *p, unsigned flags) {
-  if (!p || (flags & ~(CLPRIM_PIPE_VALUES_WANTED | CLPRIM_PIPE_INDICES_WANTED | CLPRIM_INDICES_64)))
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
-  set_terminal(p, TERM_COLLECT, flags);
-  return CLPRIM_SUCCESS;
+  if (!p) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__hold(p->ctx, "pipeline_collect"));
+  const clprim_status st = clprim__check_flags(
+      p->ctx, flags, CLPRIM_PIPE_VALUES_WANTED | CLPRIM_PIPE_INDICES_WANTED | CLPRIM_INDICES_64);
+  if (st == CLPRIM_SUCCESS) set_terminal(p, TERM_COLLECT, flags);
+  return clprim__unhold(p->ctx, st);
 }
 
 clprim_status clprim_pipeline_count(clprim_pipeline *p) {
   if (!p) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__hold(p->ctx, "pipeline_count"));
   set_terminal(p, TERM_COUNT, 0);
-  return CLPRIM_SUCCESS;
+  return clprim__unhold(p->ctx, CLPRIM_SUCCESS);
 }
 
 clprim_status clprim_pipeline_reduce(clprim_pipeline *p, clprim_pipeline_reduction op,
                                      unsigned flags) {
-  if (!p || (unsigned)op > CLPRIM_PIPE_ARGMAX ||
-      (flags & ~(unsigned)(CLPRIM_REDUCE_ABS | CLPRIM_REDUCE_NAN_LARGEST)) ||
-      (op == CLPRIM_PIPE_SUM && flags))
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
-  set_terminal(p, TERM_REDUCE, flags);
-  p->op = op;
-  return CLPRIM_SUCCESS;
+  if (!p) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__hold(p->ctx, "pipeline_reduce"));
+  clprim_status st = CLPRIM_SUCCESS;
+  if ((unsigned)op > CLPRIM_PIPE_ARGMAX)
+    st = clprim__invalid(p->ctx, "op (%d) is not a clprim_pipeline_reduction", (int)op);
+  if (st == CLPRIM_SUCCESS)
+    st = clprim__check_flags(
+        p->ctx, flags, op == CLPRIM_PIPE_SUM ? 0u : CLPRIM_REDUCE_ABS | CLPRIM_REDUCE_NAN_LARGEST);
+  if (st == CLPRIM_SUCCESS) {
+    set_terminal(p, TERM_REDUCE, flags);
+    p->op = op;
+  }
+  return clprim__unhold(p->ctx, st);
 }
 
 clprim_status clprim_pipeline_histogram(clprim_pipeline *p, clprim_value lo, clprim_value hi,
                                         size_t bins) {
-  if (!p || bins == 0) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (!p) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__hold(p->ctx, "pipeline_histogram"));
+  if (bins == 0) return clprim__unhold(p->ctx, clprim__invalid(p->ctx, "bins is 0"));
   set_terminal(p, TERM_HISTOGRAM, 0);
   p->lo = lo, p->hi = hi, p->bins = bins;
-  return CLPRIM_SUCCESS;
+  return clprim__unhold(p->ctx, CLPRIM_SUCCESS);
 }
 
 clprim_status clprim_pipeline_nth_element(clprim_pipeline *p, uint64_t k) {
   if (!p) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__hold(p->ctx, "pipeline_nth_element"));
   set_terminal(p, TERM_NTH, 0);
   p->k = k;
-  return CLPRIM_SUCCESS;
+  return clprim__unhold(p->ctx, CLPRIM_SUCCESS);
 }
 
-clprim_status clprim_pipeline_quantiles(clprim_pipeline *p, const double *q, size_t count) {
-  if (!p || !q || count == 0 || count > 0xFFFFFFFFu) return CLPRIM_ERROR_INVALID_ARGUMENT;
+static clprim_status set_quantiles(clprim_pipeline *p, const double *q, size_t count) {
+  if (!q) return clprim__invalid(p->ctx, "q is required");
+  if (count == 0 || count > 0xFFFFFFFFu)
+    return clprim__invalid(p->ctx, "count (%zu) is 0 or 2^32 or more", count);
   for (size_t j = 0; j < count; ++j)
-    if (!(q[j] >= 0 && q[j] <= 1)) return CLPRIM_ERROR_INVALID_ARGUMENT;
+    if (!(q[j] >= 0 && q[j] <= 1))
+      return clprim__invalid(p->ctx, "q[%zu] (%g) is not in [0, 1]", j, q[j]);
   double *copy = malloc(count * sizeof *copy);
   if (!copy) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
   memcpy(copy, q, count * sizeof *copy);
@@ -235,12 +303,22 @@ clprim_status clprim_pipeline_quantiles(clprim_pipeline *p, const double *q, siz
   return CLPRIM_SUCCESS;
 }
 
+clprim_status clprim_pipeline_quantiles(clprim_pipeline *p, const double *q, size_t count) {
+  if (!p) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__hold(p->ctx, "pipeline_quantiles"));
+  return clprim__unhold(p->ctx, set_quantiles(p, q, count));
+}
+
 clprim_status clprim_pipeline_topk(clprim_pipeline *p, uint64_t k, unsigned flags) {
-  if (!p || (flags & ~(unsigned)(CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED | CLPRIM_INDICES_64)))
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
-  set_terminal(p, TERM_TOPK, flags);
-  p->k = k;
-  return CLPRIM_SUCCESS;
+  if (!p) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__hold(p->ctx, "pipeline_topk"));
+  const clprim_status st = clprim__check_flags(
+      p->ctx, flags, CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED | CLPRIM_INDICES_64);
+  if (st == CLPRIM_SUCCESS) {
+    set_terminal(p, TERM_TOPK, flags);
+    p->k = k;
+  }
+  return clprim__unhold(p->ctx, st);
 }
 
 /* ------------------------------------------------------------ running */
@@ -359,10 +437,12 @@ static clprim_status run_fused(clprim_pipeline *p, size_t n, const clprim_buffer
                                uint64_t *m, int *finished) {
   clprim_context *ctx = p->ctx;
   cl_mem in[CLPRIM__STAGE_INPUTS], count_in = NULL;
+  static const char *const input_names[] = {"inputs[0]", "inputs[1]", "inputs[2]", "inputs[3]"};
   for (unsigned k = 0; k < p->st.inputs; ++k)
-    CLPRIM_CHECK(
-        clprim__range(ctx, inputs[k], clprim_type_size(p->st.types[k]), n, CLPRIM__READ, &in[k]));
-  if (count_range) CLPRIM_CHECK(clprim__range(ctx, *count_range, 8, 1, CLPRIM__READ, &count_in));
+    CLPRIM_CHECK(clprim__range(ctx, input_names[k], inputs[k], clprim_type_size(p->st.types[k]), n,
+                               CLPRIM__READ, &in[k]));
+  if (count_range)
+    CLPRIM_CHECK(clprim__range(ctx, "count", *count_range, 8, 1, CLPRIM__READ, &count_in));
   CLPRIM_CHECK(clprim__stages_source(&p->st, p->ctx, count_in != NULL));
   struct clprim_stage_args store;
   struct clprim_extra_args extra;
@@ -425,7 +505,8 @@ static clprim_status run_fused(clprim_pipeline *p, size_t n, const clprim_buffer
       collect ? (p->flags & CLPRIM_PIPE_INDICES_WANTED) != 0 : p->terminal == TERM_TOPK;
   const int index64 = (p->flags & CLPRIM_INDICES_64) != 0;
   if (want_indices && !index64 && (uint64_t)n > ((uint64_t)1 << 32))
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
+    return clprim__invalid(ctx, "indices are uint32 but n (%zu) is above 2^32 (CLPRIM_INDICES_64)",
+                           n);
   const unsigned vbuf = collect ? CLPRIM_PIPE_OUT_VALUES : BUF_SCRATCH_VALUES;
   const unsigned ibuf = collect ? CLPRIM_PIPE_OUT_INDICES : BUF_SCRATCH_INDICES;
   if (want_values) CLPRIM_CHECK(room(p, vbuf, clprim__bytes(n, es)));
@@ -478,7 +559,10 @@ static clprim_status run_selection(clprim_pipeline *p, uint64_t m) {
   case TERM_NTH:
   case TERM_QUANTILES: {
     const size_t count = p->terminal == TERM_NTH ? 1 : p->q_count;
-    if (m == 0 || (p->terminal == TERM_NTH && p->k >= m)) return CLPRIM_ERROR_INVALID_ARGUMENT;
+    if (m == 0) return clprim__invalid(ctx, "no element passed the filters");
+    if (p->terminal == TERM_NTH && p->k >= m)
+      return clprim__invalid(ctx, "k (%llu) is not below the %llu elements that passed",
+                             (unsigned long long)p->k, (unsigned long long)m);
     uint64_t *ranks = malloc(count * sizeof *ranks);
     if (!ranks) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
     for (size_t j = 0; j < count; ++j)
@@ -498,7 +582,7 @@ static clprim_status run_selection(clprim_pipeline *p, uint64_t m) {
     CLPRIM_CHECK(room(p, CLPRIM_PIPE_OUT_INDICES, clprim__bytes(k, is)));
     if (k > 0) {
       /* One call: top-k, then its positions mapped to the inputs'. */
-      CLPRIM_CHECK(clprim__call_begin(ctx));
+      CLPRIM_CHECK(clprim__call_begin(ctx, "pipeline_run"));
       clprim_status st = clprim__topk(ctx, (size_t)m, type, values, k, p->flags,
                                       clprim_buf(p->buf[CLPRIM_PIPE_OUT_VALUES]),
                                       clprim_buf(p->buf[CLPRIM_PIPE_OUT_INDICES]));
@@ -526,12 +610,13 @@ static clprim_status run_selection(clprim_pipeline *p, uint64_t m) {
   }
 }
 
-static clprim_status run(clprim_pipeline *p, size_t n, const clprim_buffer *inputs,
-                         const clprim_buffer *count, const double *params) {
-  if (!p || !inputs || p->terminal == TERM_NONE || (count && !count->mem))
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
+static clprim_status run_held(clprim_pipeline *p, size_t n, const clprim_buffer *inputs,
+                              const clprim_buffer *count, const double *params) {
   memset(p->written, 0, sizeof p->written);
-  CLPRIM_CHECK(clprim__call_begin(p->ctx));
+  if (!inputs) return clprim__invalid(p->ctx, "inputs is required");
+  if (p->terminal == TERM_NONE) return clprim__invalid(p->ctx, "the pipeline has no terminal");
+  if (count && !count->mem) return clprim__invalid(p->ctx, "count is required (a NULL buffer)");
+  CLPRIM_CHECK(clprim__call_begin(p->ctx, "pipeline_run"));
   uint64_t m = 0;
   int finished = 0;
   clprim_status st = run_fused(p, n, inputs, count, params, &m, &finished);
@@ -560,14 +645,24 @@ static clprim_status run(clprim_pipeline *p, size_t n, const clprim_buffer *inpu
   return st;
 }
 
+/* The whole run holds the context: the selection's public calls are made
+ * inside it, and a failure's text names the run. */
+static clprim_status run(clprim_pipeline *p, const char *name, size_t n,
+                         const clprim_buffer *inputs, const clprim_buffer *count,
+                         const double *params) {
+  if (!p) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__hold(p->ctx, name));
+  return clprim__unhold(p->ctx, run_held(p, n, inputs, count, params));
+}
+
 clprim_status clprim_pipeline_run(clprim_pipeline *p, size_t n, const clprim_buffer *inputs,
                                   const double *params) {
-  return run(p, n, inputs, NULL, params);
+  return run(p, "pipeline_run", n, inputs, NULL, params);
 }
 
 clprim_status clprim_pipeline_run_counted(clprim_pipeline *p, size_t n, const clprim_buffer *inputs,
                                           clprim_buffer count, const double *params) {
-  return run(p, n, inputs, &count, params);
+  return run(p, "pipeline_run_counted", n, inputs, &count, params);
 }
 
 /* ------------------------------------------------------------ results */
@@ -582,15 +677,26 @@ clprim_status clprim_pipeline_output(const clprim_pipeline *p, clprim_pipeline_o
 }
 
 clprim_status clprim_pipeline_read_count(clprim_pipeline *p, uint64_t *count) {
-  if (!count) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  return clprim_pipeline_read(p, CLPRIM_PIPE_OUT_COUNT, 0, sizeof *count, count);
+  if (!p) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__hold(p->ctx, "pipeline_read_count"));
+  clprim_status st = count ? CLPRIM_SUCCESS : clprim__invalid(p->ctx, "count is required");
+  if (st == CLPRIM_SUCCESS)
+    st = clprim_pipeline_read(p, CLPRIM_PIPE_OUT_COUNT, 0, sizeof *count, count);
+  return clprim__unhold(p->ctx, st);
 }
 
 clprim_status clprim_pipeline_read_result(clprim_pipeline *p, clprim_value *value,
                                           uint64_t *index) {
-  if (!p || (!value && !index) || p->terminal != TERM_REDUCE) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  uint64_t words[2];
-  CLPRIM_CHECK(clprim_pipeline_read(p, CLPRIM_PIPE_OUT_RESULT, 0, sizeof words, words));
+  if (!p) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__hold(p->ctx, "pipeline_read_result"));
+  clprim_status st = CLPRIM_SUCCESS;
+  if (!value && !index) st = clprim__invalid(p->ctx, "value or index is required");
+  if (st == CLPRIM_SUCCESS && p->terminal != TERM_REDUCE)
+    st = clprim__invalid(p->ctx, "the pipeline's terminal is not a reduce");
+  uint64_t words[2] = {0, 0};
+  if (st == CLPRIM_SUCCESS)
+    st = clprim_pipeline_read(p, CLPRIM_PIPE_OUT_RESULT, 0, sizeof words, words);
+  CLPRIM_CHECK(clprim__unhold(p->ctx, st));
   if (value) {
     memset(value, 0, sizeof *value);
     if (clprim_type_size(x_type(p)) == 4)
@@ -604,18 +710,25 @@ clprim_status clprim_pipeline_read_result(clprim_pipeline *p, clprim_value *valu
 
 clprim_status clprim_pipeline_read(clprim_pipeline *p, clprim_pipeline_out which, size_t offset,
                                    size_t bytes, void *host) {
-  if (!p || !host || (unsigned)which >= OUTPUTS || !p->written[which])
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
-  const size_t have = p->elements[which] * p->elem_size[which];
-  if (offset > have || bytes > have - offset) return CLPRIM_ERROR_BUFFER_TOO_SMALL;
-  if (bytes == 0) return CLPRIM_SUCCESS;
+  if (!p) return CLPRIM_ERROR_INVALID_ARGUMENT;
   /* Not a primitive call: the context is held, but its events (last_event,
    * last_time: the run's) and the wait list for its next call stay. The
    * queue is in order, so the read follows the run. */
-  CLPRIM_CHECK(clprim__hold(p->ctx));
-  const cl_int err = clEnqueueReadBuffer(clprim_context_queue(p->ctx), p->buf[which], CL_TRUE,
-                                         offset, bytes, host, 0, NULL, NULL);
-  clprim__unhold(p->ctx);
-  return (clprim_status)err;
+  CLPRIM_CHECK(clprim__hold(p->ctx, "pipeline_read"));
+  clprim_status st = CLPRIM_SUCCESS;
+  if (!host) st = clprim__invalid(p->ctx, "host is required");
+  if (st == CLPRIM_SUCCESS && ((unsigned)which >= OUTPUTS || !p->written[which]))
+    st = clprim__invalid(p->ctx, "which (%d) is not an output the last run wrote", (int)which);
+  const size_t have = st == CLPRIM_SUCCESS ? p->elements[which] * p->elem_size[which] : 0;
+  if (st == CLPRIM_SUCCESS && (offset > have || bytes > have - offset))
+    st = clprim__fail(p->ctx, CLPRIM_ERROR_BUFFER_TOO_SMALL,
+                      "offset (%zu) + bytes (%zu) is past the output's %zu bytes", offset, bytes,
+                      have);
+  if (st == CLPRIM_SUCCESS && bytes > 0) {
+    const cl_int err = clEnqueueReadBuffer(clprim_context_queue(p->ctx), p->buf[which], CL_TRUE,
+                                           offset, bytes, host, 0, NULL, NULL);
+    if (err != CL_SUCCESS) st = clprim__cl_fail(p->ctx, err, "clEnqueueReadBuffer");
+  }
+  return clprim__unhold(p->ctx, st);
 }
 

@@ -95,11 +95,16 @@ static clprim_value value_of_bits(clprim_type type, uint64_t bits) {
   return v;
 }
 
+/* The kernels take the flags as their mode bits (cl/reduce.cl's MODE_ABS,
+ * MODE_NAN_LARGEST, next to MODE_MIN 0x100). */
+_Static_assert(CLPRIM_REDUCE_ABS == 1u && CLPRIM_REDUCE_NAN_LARGEST == 2u,
+               "cl/reduce.cl's MODE_ABS and MODE_NAN_LARGEST are these bits");
+
 /* The type and the input range: in_mem holds the n elements from byte 0. */
 static clprim_status check_common(clprim_context *ctx, clprim_type type, clprim_buffer in,
                                   size_t n, cl_mem *in_mem) {
-  CLPRIM_CHECK(clprim__check_type(ctx, type));
-  return clprim__range(ctx, in, clprim_type_size(type), n, CLPRIM__READ, in_mem);
+  CLPRIM_CHECK(clprim__check_type(ctx, "type", type));
+  return clprim__range(ctx, "in", in, clprim_type_size(type), n, CLPRIM__READ, in_mem);
 }
 
 clprim_status clprim__reduce_arg_run(clprim_context *ctx, clprim_type type, cl_kernel partial,
@@ -135,11 +140,13 @@ static clprim_status arg_reduce(clprim_context *ctx, size_t n, clprim_type type,
                                 size_t result_bytes) {
   cl_mem in, result = NULL;
   CLPRIM_CHECK(check_common(ctx, type, in_range, n, &in));
-  if (n == 0 || (flags & ~(unsigned)(CLPRIM_REDUCE_ABS | CLPRIM_REDUCE_NAN_LARGEST)))
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
-  if (!value && !index && !result_range.mem) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (n == 0) return clprim__invalid(ctx, "n is 0 (no element to choose)");
+  CLPRIM_CHECK(clprim__check_flags(ctx, flags, CLPRIM_REDUCE_ABS | CLPRIM_REDUCE_NAN_LARGEST));
+  if (!value && !index && !result_range.mem)
+    return clprim__invalid(ctx, "no result is wanted (value, index and result are all NULL)");
   if (result_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, result_range, 8, result_bytes / 8, CLPRIM__OUT_ALL, &result));
+    CLPRIM_CHECK(
+        clprim__range(ctx, "result", result_range, 8, result_bytes / 8, CLPRIM__OUT_ALL, &result));
 
   static const char *const names[2] = {"arg_partial", "arg_final"};
   cl_kernel kernels[2];
@@ -159,14 +166,14 @@ static clprim_status arg_reduce(clprim_context *ctx, size_t n, clprim_type type,
 clprim_status clprim_argmax(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
                             unsigned flags, clprim_value *value, uint64_t *index,
                             clprim_buffer result) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "argmax"));
   return clprim__call_end(ctx, arg_reduce(ctx, n, type, in, flags, 0, value, index, result, 16));
 }
 
 clprim_status clprim_argmin(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
                             unsigned flags, clprim_value *value, uint64_t *index,
                             clprim_buffer result) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "argmin"));
   return clprim__call_end(ctx,
                           arg_reduce(ctx, n, type, in, flags, MODE_MIN, value, index, result, 16));
 }
@@ -174,14 +181,14 @@ clprim_status clprim_argmin(clprim_context *ctx, size_t n, clprim_type type, clp
 clprim_status clprim_reduce_max(clprim_context *ctx, size_t n, clprim_type type,
                                 clprim_buffer in, unsigned flags, clprim_value *value,
                                 clprim_buffer result) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "reduce_max"));
   return clprim__call_end(ctx, arg_reduce(ctx, n, type, in, flags, 0, value, NULL, result, 8));
 }
 
 clprim_status clprim_reduce_min(clprim_context *ctx, size_t n, clprim_type type,
                                 clprim_buffer in, unsigned flags, clprim_value *value,
                                 clprim_buffer result) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "reduce_min"));
   return clprim__call_end(ctx,
                           arg_reduce(ctx, n, type, in, flags, MODE_MIN, value, NULL, result, 8));
 }
@@ -224,9 +231,10 @@ static clprim_status reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
                                 clprim_buffer result_range) {
   cl_mem in, result = NULL;
   CLPRIM_CHECK(check_common(ctx, type, in_range, n, &in));
-  if (!sum && !result_range.mem) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (!sum && !result_range.mem)
+    return clprim__invalid(ctx, "no result is wanted (sum and result are both NULL)");
   if (result_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, result_range, 8, 1, CLPRIM__OUT_ALL, &result));
+    CLPRIM_CHECK(clprim__range(ctx, "result", result_range, 8, 1, CLPRIM__OUT_ALL, &result));
 
   cl_kernel tiles_kernel;
   static const char *const name = "sum_tiles";
@@ -243,7 +251,7 @@ static clprim_status reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
 
 clprim_status clprim_reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
                                 clprim_buffer in, clprim_value *sum, clprim_buffer result) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "reduce_sum"));
   return clprim__call_end(ctx, reduce_sum(ctx, n, type, in, sum, result));
 }
 
@@ -279,12 +287,12 @@ static clprim_status segmented_reduce(clprim_context *ctx, size_t n, clprim_type
                                       clprim_buffer out_range) {
   cl_mem in, begins, ends, out;
   CLPRIM_CHECK(check_common(ctx, type, in_range, n, &in));
-  if (flags & ~(unsigned)(CLPRIM_REDUCE_ABS | CLPRIM_REDUCE_NAN_LARGEST))
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
-  CLPRIM_CHECK(clprim__range(ctx, begins_range, 8, segments, CLPRIM__READ, &begins));
-  CLPRIM_CHECK(clprim__range(ctx, ends_range, 8, segments, CLPRIM__READ, &ends));
+  CLPRIM_CHECK(clprim__check_flags(ctx, flags, CLPRIM_REDUCE_ABS | CLPRIM_REDUCE_NAN_LARGEST));
+  CLPRIM_CHECK(
+      clprim__range(ctx, "begin_offsets", begins_range, 8, segments, CLPRIM__READ, &begins));
+  CLPRIM_CHECK(clprim__range(ctx, "end_offsets", ends_range, 8, segments, CLPRIM__READ, &ends));
   const size_t out_elem = op == SEG_ARG ? 16 : clprim_type_size(type);
-  CLPRIM_CHECK(clprim__range(ctx, out_range, out_elem, segments, CLPRIM__OUT_ALL, &out));
+  CLPRIM_CHECK(clprim__range(ctx, "out", out_range, out_elem, segments, CLPRIM__OUT_ALL, &out));
   if (segments == 0) return CLPRIM_SUCCESS;
 
   struct reduce_config c = reduce_config(ctx, type);
@@ -304,7 +312,11 @@ static clprim_status segmented_reduce(clprim_context *ctx, size_t n, clprim_type
   CLPRIM_CHECK(clprim__enqueue(ctx, kernels[0], (segments + 63) / 64, 64));
   cl_uint bad;
   CLPRIM_CHECK(clprim__read(ctx, info, 0, 4, &bad));
-  if (bad) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (bad)
+    return clprim__invalid(ctx,
+                           "a segment of begin_offsets / end_offsets ends before it begins "
+                           "or past n (%zu)",
+                           n);
 
   const cl_int op32 = op;
   const cl_uint mode32 = flags | mode;
@@ -321,7 +333,7 @@ clprim_status clprim_segmented_sum(clprim_context *ctx, size_t n, clprim_type ty
                                    clprim_buffer in, size_t segments,
                                    clprim_buffer begin_offsets, clprim_buffer end_offsets,
                                    clprim_buffer out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "segmented_sum"));
   return clprim__call_end(ctx, segmented_reduce(ctx, n, type, in, segments, begin_offsets,
                                                 end_offsets, SEG_SUM, 0, 0, out));
 }
@@ -330,7 +342,7 @@ clprim_status clprim_segmented_max(clprim_context *ctx, size_t n, clprim_type ty
                                    clprim_buffer in, size_t segments,
                                    clprim_buffer begin_offsets, clprim_buffer end_offsets,
                                    unsigned flags, clprim_buffer out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "segmented_max"));
   return clprim__call_end(ctx, segmented_reduce(ctx, n, type, in, segments, begin_offsets,
                                                 end_offsets, SEG_VALUE, flags, 0, out));
 }
@@ -339,7 +351,7 @@ clprim_status clprim_segmented_min(clprim_context *ctx, size_t n, clprim_type ty
                                    clprim_buffer in, size_t segments,
                                    clprim_buffer begin_offsets, clprim_buffer end_offsets,
                                    unsigned flags, clprim_buffer out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "segmented_min"));
   return clprim__call_end(ctx, segmented_reduce(ctx, n, type, in, segments, begin_offsets,
                                                 end_offsets, SEG_VALUE, flags, MODE_MIN, out));
 }
@@ -348,7 +360,7 @@ clprim_status clprim_segmented_argmax(clprim_context *ctx, size_t n, clprim_type
                                       clprim_buffer in, size_t segments,
                                       clprim_buffer begin_offsets, clprim_buffer end_offsets,
                                       unsigned flags, clprim_buffer out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "segmented_argmax"));
   return clprim__call_end(ctx, segmented_reduce(ctx, n, type, in, segments, begin_offsets,
                                                 end_offsets, SEG_ARG, flags, 0, out));
 }
@@ -357,7 +369,7 @@ clprim_status clprim_segmented_argmin(clprim_context *ctx, size_t n, clprim_type
                                       clprim_buffer in, size_t segments,
                                       clprim_buffer begin_offsets, clprim_buffer end_offsets,
                                       unsigned flags, clprim_buffer out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "segmented_argmin"));
   return clprim__call_end(ctx, segmented_reduce(ctx, n, type, in, segments, begin_offsets,
                                                 end_offsets, SEG_ARG, flags, MODE_MIN, out));
 }

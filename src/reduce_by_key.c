@@ -41,9 +41,12 @@ clprim_status clprim_reduce_by_key_dense(clprim_context *ctx, size_t n, clprim_t
   c.values_range = values, c.n = n, c.bins = num_keys, c.sums_range = sums;
   c.counts_range = counts, c.outside = invalid, c.outside_range = invalid_out;
   c.outside_words = 1, c.keep_subnormals = (flags & CLPRIM_SUMS_KEEP_SUBNORMALS) != 0;
-  CLPRIM_CHECK(clprim__call_begin(ctx));
-  const int bad = !values.mem || !sums.mem || (flags & ~CLPRIM_SUMS_KEEP_SUBNORMALS);
-  return clprim__call_end(ctx, bad ? CLPRIM_ERROR_INVALID_ARGUMENT : clprim__histogram(ctx, &c));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "reduce_by_key_dense"));
+  clprim_status st = clprim__check_flags(ctx, flags, CLPRIM_SUMS_KEEP_SUBNORMALS);
+  if (st == CLPRIM_SUCCESS && !values.mem) st = clprim__invalid(ctx, "values is required");
+  if (st == CLPRIM_SUCCESS && !sums.mem) st = clprim__invalid(ctx, "sums is required");
+  if (st == CLPRIM_SUCCESS) st = clprim__histogram(ctx, &c);
+  return clprim__call_end(ctx, st);
 }
 
 static clprim_status reduce_by_key(clprim_context *ctx, size_t n, clprim_type key_type,
@@ -51,16 +54,17 @@ static clprim_status reduce_by_key(clprim_context *ctx, size_t n, clprim_type ke
                                    clprim_buffer values_range, clprim_buffer unique_range,
                                    clprim_buffer sums_range, uint64_t *count,
                                    clprim_buffer count_range) {
-  CLPRIM_CHECK(clprim__check_type(ctx, key_type));
-  CLPRIM_CHECK(clprim__check_type(ctx, value_type));
+  CLPRIM_CHECK(clprim__check_type(ctx, "key_type", key_type));
+  CLPRIM_CHECK(clprim__check_type(ctx, "value_type", value_type));
   const size_t ks = clprim_type_size(key_type), vs = clprim_type_size(value_type);
   cl_mem keys, values, unique_keys, sums, count_buffer = NULL;
-  CLPRIM_CHECK(clprim__range(ctx, keys_range, ks, n, CLPRIM__READ, &keys));
-  CLPRIM_CHECK(clprim__range(ctx, values_range, vs, n, CLPRIM__READ, &values));
-  CLPRIM_CHECK(clprim__range(ctx, unique_range, ks, n, CLPRIM__OUT, &unique_keys));
-  CLPRIM_CHECK(clprim__range(ctx, sums_range, vs, n, CLPRIM__OUT, &sums));
+  CLPRIM_CHECK(clprim__range(ctx, "keys", keys_range, ks, n, CLPRIM__READ, &keys));
+  CLPRIM_CHECK(clprim__range(ctx, "values", values_range, vs, n, CLPRIM__READ, &values));
+  CLPRIM_CHECK(clprim__range(ctx, "unique_keys", unique_range, ks, n, CLPRIM__OUT, &unique_keys));
+  CLPRIM_CHECK(clprim__range(ctx, "sums", sums_range, vs, n, CLPRIM__OUT, &sums));
   if (count_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, count_range, 8, 1, CLPRIM__OUT_ALL, &count_buffer));
+    CLPRIM_CHECK(
+        clprim__range(ctx, "count_out", count_range, 8, 1, CLPRIM__OUT_ALL, &count_buffer));
 
   const cl_ulong zero = 0;
   if (n == 0) {
@@ -113,7 +117,7 @@ clprim_status clprim_reduce_by_key(clprim_context *ctx, size_t n, clprim_type ke
                                    clprim_buffer keys, clprim_type value_type,
                                    clprim_buffer values, clprim_buffer unique_keys,
                                    clprim_buffer sums, uint64_t *count, clprim_buffer count_out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "reduce_by_key"));
   return clprim__call_end(ctx, reduce_by_key(ctx, n, key_type, keys, value_type, values,
                                              unique_keys, sums, count, count_out));
 }

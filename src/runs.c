@@ -71,10 +71,14 @@ static clprim_status lengths_of(clprim_context *ctx, cl_kernel k, size_t n, cl_m
 
 /* Position outputs: uint32, or uint64 with CLPRIM_INDICES_64 (which n
  * above UINT32_MAX needs: a length may be n). */
-static clprim_status index_width(size_t n, unsigned flags, int *index64) {
-  if (flags & ~CLPRIM_INDICES_64) return CLPRIM_ERROR_INVALID_ARGUMENT;
+static clprim_status index_width(clprim_context *ctx, size_t n, unsigned flags, int *index64) {
+  CLPRIM_CHECK(clprim__check_flags(ctx, flags, CLPRIM_INDICES_64));
   *index64 = (flags & CLPRIM_INDICES_64) != 0;
-  if (!*index64 && (uint64_t)n > UINT32_MAX) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (!*index64 && (uint64_t)n > UINT32_MAX)
+    return clprim__invalid(ctx,
+                           "positions are uint32 but n (%zu) is above UINT32_MAX "
+                           "(CLPRIM_INDICES_64)",
+                           n);
   return CLPRIM_SUCCESS;
 }
 
@@ -83,21 +87,25 @@ static clprim_status unique_by_key(clprim_context *ctx, size_t n, clprim_type ke
                                    clprim_buffer values_range, clprim_buffer keys_out_range,
                                    clprim_buffer values_out_range, uint64_t *count,
                                    clprim_buffer count_range) {
-  CLPRIM_CHECK(clprim__check_type(ctx, key_type));
-  if (by_key) CLPRIM_CHECK(clprim__check_type(ctx, value_type));
+  /* clprim_unique names its arguments type, in and out. */
+  CLPRIM_CHECK(clprim__check_type(ctx, by_key ? "key_type" : "type", key_type));
+  if (by_key) CLPRIM_CHECK(clprim__check_type(ctx, "value_type", value_type));
   if (!keys_out_range.mem && !values_out_range.mem && !count && !count_range.mem)
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
-  if (!by_key && values_out_range.mem) return CLPRIM_ERROR_INVALID_ARGUMENT;
+    return clprim__invalid(ctx, "no output is given (%s, count and count_out are all NULL)",
+                           by_key ? "keys_out, values_out" : "out");
   const size_t ks = clprim_type_size(key_type), vs = by_key ? clprim_type_size(value_type) : 0;
   cl_mem keys, values = NULL, keys_out = NULL, values_out = NULL, count_out = NULL, count_buf;
-  CLPRIM_CHECK(clprim__range(ctx, keys_range, ks, n, CLPRIM__READ, &keys));
+  CLPRIM_CHECK(clprim__range(ctx, by_key ? "keys" : "in", keys_range, ks, n, CLPRIM__READ, &keys));
   if (values_out_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, values_range, vs, n, CLPRIM__READ, &values));
+    CLPRIM_CHECK(clprim__range(ctx, "values", values_range, vs, n, CLPRIM__READ, &values));
   if (keys_out_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, keys_out_range, ks, n, CLPRIM__OUT, &keys_out));
+    CLPRIM_CHECK(clprim__range(ctx, by_key ? "keys_out" : "out", keys_out_range, ks, n, CLPRIM__OUT,
+                               &keys_out));
   if (values_out_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, values_out_range, vs, n, CLPRIM__OUT, &values_out));
-  if (count_range.mem) CLPRIM_CHECK(clprim__range(ctx, count_range, 8, 1, CLPRIM__OUT_ALL, &count_out));
+    CLPRIM_CHECK(
+        clprim__range(ctx, "values_out", values_out_range, vs, n, CLPRIM__OUT, &values_out));
+  if (count_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, "count_out", count_range, 8, 1, CLPRIM__OUT_ALL, &count_out));
   if (n == 0) return no_runs(ctx, count_out, count);
   CLPRIM_CHECK(count_buffer(ctx, count_out, &count_buf));
   struct clprim_runs_select r;
@@ -119,7 +127,7 @@ static clprim_status unique_by_key(clprim_context *ctx, size_t n, clprim_type ke
 
 clprim_status clprim_unique(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
                             clprim_buffer out, uint64_t *count, clprim_buffer count_out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "unique"));
   const clprim_buffer none = {NULL, 0};
   return clprim__call_end(ctx, unique_by_key(ctx, n, type, in, 0, type, none, out, none, count,
                                              count_out));
@@ -130,7 +138,7 @@ clprim_status clprim_unique_by_key(clprim_context *ctx, size_t n, clprim_type ke
                                    clprim_buffer values, clprim_buffer keys_out,
                                    clprim_buffer values_out, uint64_t *count,
                                    clprim_buffer count_out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "unique_by_key"));
   return clprim__call_end(ctx, unique_by_key(ctx, n, key_type, keys, 1, value_type, values,
                                              keys_out, values_out, count, count_out));
 }
@@ -141,19 +149,23 @@ static clprim_status encode(clprim_context *ctx, size_t n, clprim_type type,
                             clprim_buffer in_range, unsigned flags, int nontrivial,
                             clprim_buffer firsts_range, clprim_buffer lengths_range,
                             uint64_t *count, clprim_buffer count_range) {
-  CLPRIM_CHECK(clprim__check_type(ctx, type));
+  CLPRIM_CHECK(clprim__check_type(ctx, "type", type));
   int index64;
-  CLPRIM_CHECK(index_width(n, flags, &index64));
+  CLPRIM_CHECK(index_width(ctx, n, flags, &index64));
+  const char *const firsts_name = nontrivial ? "offsets" : "unique_out";
   if (!firsts_range.mem && !lengths_range.mem && !count && !count_range.mem)
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
+    return clprim__invalid(
+        ctx, "no output is given (%s, lengths, count and count_out are all NULL)", firsts_name);
   const size_t es = clprim_type_size(type), is = index64 ? 8 : 4;
   cl_mem in, firsts = NULL, lengths = NULL, count_out = NULL, count_buf;
-  CLPRIM_CHECK(clprim__range(ctx, in_range, es, n, CLPRIM__READ, &in));
+  CLPRIM_CHECK(clprim__range(ctx, "in", in_range, es, n, CLPRIM__READ, &in));
   if (firsts_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, firsts_range, nontrivial ? is : es, n, CLPRIM__OUT, &firsts));
+    CLPRIM_CHECK(clprim__range(ctx, firsts_name, firsts_range, nontrivial ? is : es, n, CLPRIM__OUT,
+                               &firsts));
   if (lengths_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, lengths_range, is, n, CLPRIM__OUT, &lengths));
-  if (count_range.mem) CLPRIM_CHECK(clprim__range(ctx, count_range, 8, 1, CLPRIM__OUT_ALL, &count_out));
+    CLPRIM_CHECK(clprim__range(ctx, "lengths", lengths_range, is, n, CLPRIM__OUT, &lengths));
+  if (count_range.mem)
+    CLPRIM_CHECK(clprim__range(ctx, "count_out", count_range, 8, 1, CLPRIM__OUT_ALL, &count_out));
   if (n == 0) return no_runs(ctx, count_out, count);
   CLPRIM_CHECK(count_buffer(ctx, count_out, &count_buf));
   struct clprim_runs_select r;
@@ -212,7 +224,7 @@ clprim_status clprim_run_length_encode(clprim_context *ctx, size_t n, clprim_typ
                                        clprim_buffer in, unsigned flags, clprim_buffer unique_out,
                                        clprim_buffer lengths, uint64_t *count,
                                        clprim_buffer count_out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "run_length_encode"));
   return clprim__call_end(
       ctx, encode(ctx, n, type, in, flags, 0, unique_out, lengths, count, count_out));
 }
@@ -221,7 +233,7 @@ clprim_status clprim_non_trivial_runs(clprim_context *ctx, size_t n, clprim_type
                                       clprim_buffer in, unsigned flags, clprim_buffer offsets,
                                       clprim_buffer lengths, uint64_t *count,
                                       clprim_buffer count_out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "non_trivial_runs"));
   return clprim__call_end(ctx,
                           encode(ctx, n, type, in, flags, 1, offsets, lengths, count, count_out));
 }

@@ -10,23 +10,23 @@
 
 static clprim_status scan_public(clprim_context *ctx, size_t n, clprim_type type,
                                  clprim_buffer in, clprim_buffer out, int inclusive) {
-  CLPRIM_CHECK(clprim__check_type(ctx, type));
+  CLPRIM_CHECK(clprim__check_type(ctx, "type", type));
   const size_t es = clprim_type_size(type);
   cl_mem in_mem, out_mem;
-  CLPRIM_CHECK(clprim__range(ctx, in, es, n, CLPRIM__READ, &in_mem));
-  CLPRIM_CHECK(clprim__range(ctx, out, es, n, CLPRIM__OUT_ALL | CLPRIM__SAME_OK, &out_mem));
+  CLPRIM_CHECK(clprim__range(ctx, "in", in, es, n, CLPRIM__READ, &in_mem));
+  CLPRIM_CHECK(clprim__range(ctx, "out", out, es, n, CLPRIM__OUT_ALL | CLPRIM__SAME_OK, &out_mem));
   return clprim__scan(ctx, type, in_mem, out_mem, n, inclusive);
 }
 
 clprim_status clprim_scan_exclusive(clprim_context *ctx, size_t n, clprim_type type,
                                     clprim_buffer in, clprim_buffer out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "scan_exclusive"));
   return clprim__call_end(ctx, scan_public(ctx, n, type, in, out, 0));
 }
 
 clprim_status clprim_scan_inclusive(clprim_context *ctx, size_t n, clprim_type type,
                                     clprim_buffer in, clprim_buffer out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "scan_inclusive"));
   return clprim__call_end(ctx, scan_public(ctx, n, type, in, out, 1));
 }
 
@@ -73,21 +73,24 @@ static clprim_status scan_by_key(clprim_context *ctx, size_t n, clprim_type key_
                                  clprim_buffer keys_range, clprim_type value_type,
                                  clprim_buffer values_range, clprim_buffer out_range,
                                  int inclusive) {
-  CLPRIM_CHECK(clprim__check_type(ctx, key_type));
-  CLPRIM_CHECK(clprim__check_type(ctx, value_type));
+  CLPRIM_CHECK(clprim__check_type(ctx, "key_type", key_type));
+  CLPRIM_CHECK(clprim__check_type(ctx, "value_type", value_type));
   const size_t ks = clprim_type_size(key_type), vs = clprim_type_size(value_type);
   cl_mem keys, values, out;
-  CLPRIM_CHECK(clprim__range(ctx, keys_range, ks, n, CLPRIM__READ, &keys));
-  CLPRIM_CHECK(clprim__range(ctx, values_range, vs, n, CLPRIM__READ, &values));
-  CLPRIM_CHECK(clprim__range(ctx, out_range, vs, n, CLPRIM__OUT_ALL | CLPRIM__SAME_OK, &out));
-  if (n && out == keys) return CLPRIM_ERROR_INVALID_ARGUMENT; /* in place is for the values */
+  CLPRIM_CHECK(clprim__range(ctx, "keys", keys_range, ks, n, CLPRIM__READ, &keys));
+  CLPRIM_CHECK(clprim__range(ctx, "values", values_range, vs, n, CLPRIM__READ, &values));
+  CLPRIM_CHECK(
+      clprim__range(ctx, "out", out_range, vs, n, CLPRIM__OUT_ALL | CLPRIM__SAME_OK, &out));
+  if (n && out == keys) /* in place is for the values */
+    return clprim__invalid(ctx, "out is the keys' range (in place is for the values)");
   if (n == 0) return CLPRIM_SUCCESS;
 
   static const char *const program_type[CLPRIM_TYPE_COUNT] = {"uint",  "uint",  "ulong",
                                                               "ulong", "float", "double"};
   const unsigned wg = clprim__launch(ctx).wg, items = sbk_items(ctx, key_type, value_type);
   const size_t tile = (size_t)wg * items, tiles = n / tile + (n % tile != 0);
-  if (tiles > UINT32_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
+  if (tiles > UINT32_MAX)
+    return clprim__fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE, "n (%zu) needs more than 2^32 tiles", n);
   long long v[2];
   clprim__tuned(ctx, &clprim__family_scan, (unsigned)ks, (unsigned)vs, v);
   const int single = tiles > 1 && ctx->info.path == CLPRIM_PATH_NV_PTX && v[SBK_SINGLE_PASS] == 1;
@@ -137,7 +140,7 @@ static clprim_status scan_by_key(clprim_context *ctx, size_t n, clprim_type key_
 clprim_status clprim_scan_inclusive_by_key(clprim_context *ctx, size_t n, clprim_type key_type,
                                            clprim_buffer keys, clprim_type value_type,
                                            clprim_buffer values, clprim_buffer out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "scan_inclusive_by_key"));
   return clprim__call_end(
       ctx, scan_by_key(ctx, n, key_type, keys, value_type, values, out, 1));
 }
@@ -145,7 +148,7 @@ clprim_status clprim_scan_inclusive_by_key(clprim_context *ctx, size_t n, clprim
 clprim_status clprim_scan_exclusive_by_key(clprim_context *ctx, size_t n, clprim_type key_type,
                                            clprim_buffer keys, clprim_type value_type,
                                            clprim_buffer values, clprim_buffer out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "scan_exclusive_by_key"));
   return clprim__call_end(
       ctx, scan_by_key(ctx, n, key_type, keys, value_type, values, out, 0));
 }

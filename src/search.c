@@ -29,6 +29,8 @@ const struct clprim_family clprim__family_search = {
 
 /* One call: the bounds wanted are the outputs given (lower, upper). */
 struct search_call {
+  const char *name; /* the public call, and what it calls its outputs */
+  const char *lower_name, *upper_name;
   size_t haystack_n, needles_n;
   clprim_type type;
   clprim_buffer haystack, needles, lower, upper;
@@ -49,21 +51,30 @@ static void search_shape(const clprim_context *ctx, size_t key_bytes, unsigned *
 }
 
 static clprim_status search(clprim_context *ctx, const struct search_call *c) {
-  CLPRIM_CHECK(clprim__check_type(ctx, c->type));
-  if (c->flags & ~(CLPRIM_SORT_DESCENDING | CLPRIM_INDICES_64))
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
-  if (!c->lower.mem && !c->upper.mem) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__check_type(ctx, "type", c->type));
+  CLPRIM_CHECK(clprim__check_flags(ctx, c->flags, CLPRIM_SORT_DESCENDING | CLPRIM_INDICES_64));
+  if (!c->lower.mem && !c->upper.mem)
+    return clprim__invalid(ctx, c->lower_name == c->upper_name
+                                    ? "out is required"
+                                    : "no output is given (lower and upper are both NULL)");
   const int index64 = (c->flags & CLPRIM_INDICES_64) != 0;
   /* A bound may be haystack_n itself. */
-  if (!index64 && (uint64_t)c->haystack_n > UINT32_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
+  if (!index64 && (uint64_t)c->haystack_n > UINT32_MAX)
+    return clprim__fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE,
+                        "positions are uint32 but haystack_n (%zu) is above UINT32_MAX "
+                        "(CLPRIM_INDICES_64)",
+                        c->haystack_n);
   const size_t es = clprim_type_size(c->type), is = index64 ? 8 : 4;
   cl_mem haystack, needles, lower = NULL, upper = NULL;
-  CLPRIM_CHECK(clprim__range(ctx, c->haystack, es, c->haystack_n, CLPRIM__READ, &haystack));
-  CLPRIM_CHECK(clprim__range(ctx, c->needles, es, c->needles_n, CLPRIM__READ, &needles));
+  CLPRIM_CHECK(
+      clprim__range(ctx, "haystack", c->haystack, es, c->haystack_n, CLPRIM__READ, &haystack));
+  CLPRIM_CHECK(clprim__range(ctx, "needles", c->needles, es, c->needles_n, CLPRIM__READ, &needles));
   if (c->lower.mem)
-    CLPRIM_CHECK(clprim__range(ctx, c->lower, is, c->needles_n, CLPRIM__OUT_ALL, &lower));
+    CLPRIM_CHECK(
+        clprim__range(ctx, c->lower_name, c->lower, is, c->needles_n, CLPRIM__OUT_ALL, &lower));
   if (c->upper.mem)
-    CLPRIM_CHECK(clprim__range(ctx, c->upper, is, c->needles_n, CLPRIM__OUT_ALL, &upper));
+    CLPRIM_CHECK(
+        clprim__range(ctx, c->upper_name, c->upper, is, c->needles_n, CLPRIM__OUT_ALL, &upper));
   if (c->needles_n == 0) return CLPRIM_SUCCESS; /* nothing to write */
 
   unsigned wg, samples;
@@ -99,31 +110,31 @@ static clprim_status search(clprim_context *ctx, const struct search_call *c) {
 }
 
 static clprim_status search_call(clprim_context *ctx, const struct search_call *c) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, c->name));
   return clprim__call_end(ctx, search(ctx, c));
 }
 
 clprim_status clprim_lower_bound(clprim_context *ctx, size_t haystack_n, clprim_type type,
                                  clprim_buffer haystack, size_t needles_n, clprim_buffer needles,
                                  unsigned flags, clprim_buffer out) {
-  const struct search_call c = {haystack_n, needles_n, type, haystack, needles, out, {NULL, 0},
-                                flags};
+  const struct search_call c = {"lower_bound", "out",   "out", haystack_n, needles_n, type,
+                                haystack,      needles, out,   {NULL, 0},  flags};
   return search_call(ctx, &c);
 }
 
 clprim_status clprim_upper_bound(clprim_context *ctx, size_t haystack_n, clprim_type type,
                                  clprim_buffer haystack, size_t needles_n, clprim_buffer needles,
                                  unsigned flags, clprim_buffer out) {
-  const struct search_call c = {haystack_n, needles_n, type, haystack, needles, {NULL, 0}, out,
-                                flags};
+  const struct search_call c = {"upper_bound", "out",   "out",     haystack_n, needles_n, type,
+                                haystack,      needles, {NULL, 0}, out,        flags};
   return search_call(ctx, &c);
 }
 
 clprim_status clprim_equal_range(clprim_context *ctx, size_t haystack_n, clprim_type type,
                                  clprim_buffer haystack, size_t needles_n, clprim_buffer needles,
                                  unsigned flags, clprim_buffer lower, clprim_buffer upper) {
-  const struct search_call c = {haystack_n, needles_n, type, haystack, needles, lower, upper,
-                                flags};
+  const struct search_call c = {"equal_range", "lower", "upper", haystack_n, needles_n, type,
+                                haystack,      needles, lower,   upper,      flags};
   return search_call(ctx, &c);
 }
 

@@ -138,7 +138,11 @@ static clprim_status plan(clprim_context *ctx, const struct seg_call *c) {
     CLPRIM_CHECK(clprim__enqueue(ctx, kernels[0], (c->segments + 63) / 64, 64));
     cl_uint found[3];
     CLPRIM_CHECK(clprim__read(ctx, info, 0, sizeof found, found));
-    if (found[0]) return CLPRIM_ERROR_INVALID_ARGUMENT;
+    if (found[0])
+      return clprim__invalid(ctx,
+                             "a segment of begin_offsets / end_offsets ends before it "
+                             "begins or past n (%zu)",
+                             c->n);
     long_count = found[1];
     if (long_count) {
       long_bounds = malloc(long_count * 16);
@@ -215,30 +219,43 @@ static clprim_status plan(clprim_context *ctx, const struct seg_call *c) {
 static clprim_status resolve(clprim_context *ctx, struct seg_call *c, clprim_buffer in,
                              clprim_buffer begins, clprim_buffer ends, clprim_buffer values,
                              clprim_buffer indices) {
-  CLPRIM_CHECK(clprim__check_type(ctx, c->type));
+  CLPRIM_CHECK(clprim__check_type(ctx, "type", c->type));
   const unsigned allowed = c->nth ? 0u
                                   : CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED | CLPRIM_INDICES_64;
-  if (c->flags & ~allowed) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  if (!values.mem && !indices.mem) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  if (c->n > UINT32_MAX || c->segments > UINT32_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
+  CLPRIM_CHECK(clprim__check_flags(ctx, c->flags, allowed));
+  if (!values.mem && !indices.mem)
+    return clprim__invalid(ctx, c->nth ? "result is required"
+                                       : "no output is given (values and indices are both NULL)");
+  const char *const segments_name = c->rows ? "rows" : "segments";
+  if (c->n > UINT32_MAX)
+    return clprim__fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE, "%s (%zu) is above UINT32_MAX",
+                        c->rows ? "rows * row_length" : "n", c->n);
+  if (c->segments > UINT32_MAX)
+    return clprim__fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE, "%s (%zu) is above UINT32_MAX",
+                        segments_name, c->segments);
   const size_t es = clprim_type_size(c->type);
   const size_t per_row = c->nth ? 1 : (size_t)c->k;
-  if (!c->nth && c->k > SIZE_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
+  if (!c->nth && c->k > SIZE_MAX)
+    return clprim__fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE, "k is above SIZE_MAX");
   const size_t outputs = clprim__bytes(c->segments, per_row);
   if (outputs == SIZE_MAX || clprim__bytes(outputs, 8) == SIZE_MAX)
-    return CLPRIM_ERROR_SIZE_TOO_LARGE;
-  CLPRIM_CHECK(clprim__range(ctx, in, es, c->n, CLPRIM__READ, &c->in));
+    return clprim__fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE, "%s * k is more than size_t counts",
+                        segments_name);
+  CLPRIM_CHECK(clprim__range(ctx, "in", in, es, c->n, CLPRIM__READ, &c->in));
   c->begins = c->ends = NULL;
   if (!c->rows) {
-    CLPRIM_CHECK(clprim__range(ctx, begins, 8, c->segments, CLPRIM__READ, &c->begins));
-    CLPRIM_CHECK(clprim__range(ctx, ends, 8, c->segments, CLPRIM__READ, &c->ends));
+    CLPRIM_CHECK(
+        clprim__range(ctx, "begin_offsets", begins, 8, c->segments, CLPRIM__READ, &c->begins));
+    CLPRIM_CHECK(clprim__range(ctx, "end_offsets", ends, 8, c->segments, CLPRIM__READ, &c->ends));
   }
   c->values = c->indices = NULL;
   /* Rows may be written in part, so copies start as the caller's. */
-  if (values.mem) CLPRIM_CHECK(clprim__range(ctx, values, es, outputs, CLPRIM__OUT, &c->values));
+  if (values.mem)
+    CLPRIM_CHECK(clprim__range(ctx, c->nth ? "result" : "values", values, es, outputs, CLPRIM__OUT,
+                               &c->values));
   if (indices.mem)
-    CLPRIM_CHECK(clprim__range(ctx, indices, (c->flags & CLPRIM_INDICES_64) ? 8 : 4, outputs,
-                               CLPRIM__OUT, &c->indices));
+    CLPRIM_CHECK(clprim__range(ctx, "indices", indices, (c->flags & CLPRIM_INDICES_64) ? 8 : 4,
+                               outputs, CLPRIM__OUT, &c->indices));
   return CLPRIM_SUCCESS;
 }
 
@@ -254,7 +271,7 @@ clprim_status clprim_segmented_topk(clprim_context *ctx, size_t n, clprim_type t
                                     clprim_buffer begin_offsets, clprim_buffer end_offsets,
                                     uint64_t k, unsigned flags, clprim_buffer values,
                                     clprim_buffer indices) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "segmented_topk"));
   struct seg_call c;
   memset(&c, 0, sizeof c);
   c.type = type, c.n = n, c.segments = segments, c.k = k, c.flags = flags;
@@ -265,7 +282,7 @@ clprim_status clprim_segmented_topk(clprim_context *ctx, size_t n, clprim_type t
 clprim_status clprim_batched_topk(clprim_context *ctx, size_t rows, size_t row_length,
                                   clprim_type type, clprim_buffer in, uint64_t k,
                                   unsigned flags, clprim_buffer values, clprim_buffer indices) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "batched_topk"));
   const clprim_buffer none = {NULL, 0};
   struct seg_call c;
   memset(&c, 0, sizeof c);
@@ -279,7 +296,7 @@ clprim_status clprim_segmented_nth_element(clprim_context *ctx, size_t n, clprim
                                            clprim_buffer begin_offsets,
                                            clprim_buffer end_offsets, uint64_t k,
                                            unsigned flags, clprim_buffer result) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "segmented_nth_element"));
   const clprim_buffer none = {NULL, 0};
   struct seg_call c;
   memset(&c, 0, sizeof c);
@@ -291,7 +308,7 @@ clprim_status clprim_segmented_nth_element(clprim_context *ctx, size_t n, clprim
 clprim_status clprim_batched_nth_element(clprim_context *ctx, size_t rows, size_t row_length,
                                          clprim_type type, clprim_buffer in, uint64_t k,
                                          unsigned flags, clprim_buffer result) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "batched_nth_element"));
   const clprim_buffer none = {NULL, 0};
   struct seg_call c;
   memset(&c, 0, sizeof c);

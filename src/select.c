@@ -25,6 +25,7 @@ enum select_source {
 /* A call as the caller made it (ranges), then as it runs (cl_mems that
  * hold each range from byte 0; NULL where not given). */
 struct select_call {
+  const char *name; /* the public call ("select_flagged") */
   size_t n;
   clprim_type type;
   clprim_buffer in_range, stencil_range; /* in may be NULL for a stencil without values */
@@ -35,6 +36,7 @@ struct select_call {
   int by_key;                   /* SOURCE_RUNS only: src holds keys of key_type, in the values */
   cl_mem run_ends;              /* SOURCE_RUNS single pass: indices get run lengths (runs.c) */
   clprim_type key_type;
+  int stencil_type; /* the caller's clprim_flag_type (flagged calls), else -1 */
   int partition; /* 0: select; PARTITION_STABLE or PARTITION_REVERSED_REST (layout.h) */
   unsigned flags;
   const double *params;                   /* SOURCE_EXPRESSION: p0..p7, or NULL (none) */
@@ -93,38 +95,48 @@ static int is_integer(clprim_type type) { return type != CLPRIM_FLOAT && type !=
 /* Every argument check, and the ranges resolved; nothing is enqueued
  * before they all pass (but a range's temporary copy). */
 static clprim_status check_call(clprim_context *ctx, struct select_call *c) {
-  CLPRIM_CHECK(clprim__check_type(ctx, c->type));
+  CLPRIM_CHECK(clprim__check_type(ctx, "type", c->type));
   const unsigned allowed = CLPRIM_INDICES_64 | (c->partition ? CLPRIM_PARTITION_REVERSED : 0u);
-  if (c->flags & ~allowed) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__check_flags(ctx, c->flags, allowed));
   if (c->flags & CLPRIM_PARTITION_REVERSED) c->partition = PARTITION_REVERSED_REST;
+  if (c->stencil_type >= 0 && c->source == SOURCE_PREDICATE)
+    return clprim__invalid(ctx, "stencil_type (%d) is not a clprim_flag_type", c->stencil_type);
   /* One expression, which cannot reach outside the macro it becomes. */
   if (c->source == SOURCE_EXPRESSION && !clprim__expression_ok(c->expression))
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
+    return clprim__invalid(ctx, "expression is %s", c->expression ? "not one expression" : "NULL");
   if (c->source == SOURCE_PREDICATE) {
-    if (!c->pred || (unsigned)c->pred->op >= CLPRIM_PRED_COUNT) return CLPRIM_ERROR_INVALID_ARGUMENT;
+    if (!c->pred) return clprim__invalid(ctx, "pred is required");
+    if ((unsigned)c->pred->op >= CLPRIM_PRED_COUNT)
+      return clprim__invalid(ctx, "pred->op (%d) is not a clprim_pred_op", (int)c->pred->op);
     if (c->pred->op == CLPRIM_PRED_MASK_EQ && !is_integer(c->type))
-      return CLPRIM_ERROR_INVALID_ARGUMENT;
+      return clprim__invalid(ctx,
+                             "pred->op is CLPRIM_PRED_MASK_EQ, which takes integer types only");
   }
   if (!c->values_range.mem && !c->indices_range.mem && !c->count_range.mem && !c->count)
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
+    return clprim__invalid(
+        ctx, "no output is given (values, indices, count and count_out are all NULL)");
   c->index64 = (c->flags & CLPRIM_INDICES_64) != 0;
   if (c->indices_range.mem && !c->index64 && (uint64_t)c->n > ((uint64_t)1 << 32))
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
+    return clprim__invalid(ctx, "indices are uint32 but n (%zu) is above 2^32 (CLPRIM_INDICES_64)",
+                           c->n);
   const size_t es = clprim_type_size(c->type);
   const int reads_flags = c->source == SOURCE_FLAGS_UINT8 || c->source == SOURCE_FLAGS_INT32;
   if (c->in_range.mem || !reads_flags || c->values_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, c->in_range, es, c->n, CLPRIM__READ, &c->in));
+    CLPRIM_CHECK(clprim__range(ctx, "in", c->in_range, es, c->n, CLPRIM__READ, &c->in));
   if (reads_flags)
-    CLPRIM_CHECK(clprim__range(ctx, c->stencil_range, c->source == SOURCE_FLAGS_INT32 ? 4 : 1,
-                               c->n, CLPRIM__READ, &c->src));
+    CLPRIM_CHECK(clprim__range(ctx, "stencil", c->stencil_range,
+                               c->source == SOURCE_FLAGS_INT32 ? 4 : 1, c->n, CLPRIM__READ,
+                               &c->src));
   /* Select writes only the first count elements; partition writes all n. */
   const unsigned use = c->partition ? CLPRIM__OUT_ALL : CLPRIM__OUT;
   if (c->values_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, c->values_range, es, c->n, use, &c->values));
+    CLPRIM_CHECK(clprim__range(ctx, "values", c->values_range, es, c->n, use, &c->values));
   if (c->indices_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, c->indices_range, c->index64 ? 8 : 4, c->n, use, &c->indices));
+    CLPRIM_CHECK(clprim__range(ctx, "indices", c->indices_range, c->index64 ? 8 : 4, c->n, use,
+                               &c->indices));
   if (c->count_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, c->count_range, 8, 1, CLPRIM__OUT_ALL, &c->count_out));
+    CLPRIM_CHECK(
+        clprim__range(ctx, "count_out", c->count_range, 8, 1, CLPRIM__OUT_ALL, &c->count_out));
   if (!reads_flags) c->src = c->in; /* once every range is resolved (call.c) */
   return CLPRIM_SUCCESS;
 }
@@ -339,21 +351,22 @@ clprim_status clprim__select_pipeline(clprim_context *ctx, const struct clprim_p
 }
 
 static clprim_status select_public(clprim_context *ctx, struct select_call *c) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, c->name));
   clprim_status st = check_call(ctx, c);
   if (st == CLPRIM_SUCCESS) st = select_run(ctx, c);
   return clprim__call_end(ctx, st);
 }
 
 /* The call as made: every public select and partition fills one. */
-static clprim_status select_call(clprim_context *ctx, size_t n, clprim_type type,
-                                 clprim_buffer in, clprim_buffer stencil,
+static clprim_status select_call(clprim_context *ctx, const char *name, int stencil_type, size_t n,
+                                 clprim_type type, clprim_buffer in, clprim_buffer stencil,
                                  enum select_source source, const clprim_predicate *pred,
                                  const char *expression, const double *params, int partition,
                                  unsigned flags, clprim_buffer values, clprim_buffer indices,
                                  uint64_t *count, clprim_buffer count_out) {
   struct select_call c;
   memset(&c, 0, sizeof c);
+  c.name = name, c.stencil_type = stencil_type;
   c.n = n, c.type = type, c.in_range = in, c.stencil_range = stencil, c.source = source;
   c.pred = pred, c.expression = expression, c.params = params, c.partition = partition;
   c.flags = flags;
@@ -362,7 +375,7 @@ static clprim_status select_call(clprim_context *ctx, size_t n, clprim_type type
 }
 
 /* What phase 1 reads for a stencil type; a bad type becomes a predicate
- * call without a predicate, which check_call refuses. */
+ * call, which check_call refuses (stencil_type >= 0 there). */
 static enum select_source stencil_source(clprim_flag_type stencil_type) {
   return stencil_type == CLPRIM_FLAGS_UINT8   ? SOURCE_FLAGS_UINT8
          : stencil_type == CLPRIM_FLAGS_INT32 ? SOURCE_FLAGS_INT32
@@ -372,31 +385,31 @@ static enum select_source stencil_source(clprim_flag_type stencil_type) {
 clprim_status clprim_select(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
                             const clprim_predicate *pred, unsigned flags, clprim_buffer values,
                             clprim_buffer indices, uint64_t *count, clprim_buffer count_out) {
-  return select_call(ctx, n, type, in, in, SOURCE_PREDICATE, pred, NULL, NULL, 0, flags, values,
-                     indices, count, count_out);
+  return select_call(ctx, "select", -1, n, type, in, in, SOURCE_PREDICATE, pred, NULL, NULL, 0,
+                     flags, values, indices, count, count_out);
 }
 
 clprim_status clprim_partition(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
                                const clprim_predicate *pred, unsigned flags, clprim_buffer values,
                                clprim_buffer indices, uint64_t *count, clprim_buffer count_out) {
-  return select_call(ctx, n, type, in, in, SOURCE_PREDICATE, pred, NULL, NULL, 1, flags, values,
-                     indices, count, count_out);
+  return select_call(ctx, "partition", -1, n, type, in, in, SOURCE_PREDICATE, pred, NULL, NULL, 1,
+                     flags, values, indices, count, count_out);
 }
 
 clprim_status clprim_select_expr(clprim_context *ctx, size_t n, clprim_type type,
                                  clprim_buffer in, const char *expression, unsigned flags,
                                  clprim_buffer values, clprim_buffer indices, uint64_t *count,
                                  clprim_buffer count_out) {
-  return select_call(ctx, n, type, in, in, SOURCE_EXPRESSION, NULL, expression, NULL, 0, flags, values,
-                     indices, count, count_out);
+  return select_call(ctx, "select_expr", -1, n, type, in, in, SOURCE_EXPRESSION, NULL, expression,
+                     NULL, 0, flags, values, indices, count, count_out);
 }
 
 clprim_status clprim_partition_expr(clprim_context *ctx, size_t n, clprim_type type,
                                     clprim_buffer in, const char *expression, unsigned flags,
                                     clprim_buffer values, clprim_buffer indices,
                                     uint64_t *count, clprim_buffer count_out) {
-  return select_call(ctx, n, type, in, in, SOURCE_EXPRESSION, NULL, expression, NULL, 1, flags, values,
-                     indices, count, count_out);
+  return select_call(ctx, "partition_expr", -1, n, type, in, in, SOURCE_EXPRESSION, NULL,
+                     expression, NULL, 1, flags, values, indices, count, count_out);
 }
 
 clprim_status clprim_select_expr_params(clprim_context *ctx, size_t n, clprim_type type,
@@ -405,8 +418,9 @@ clprim_status clprim_select_expr_params(clprim_context *ctx, size_t n, clprim_ty
                                         clprim_buffer values, clprim_buffer indices,
                                         uint64_t *count, clprim_buffer count_out) {
   static const double zeros[8] = {0};
-  return select_call(ctx, n, type, in, in, SOURCE_EXPRESSION, NULL, expression,
-                     params ? params : zeros, 0, flags, values, indices, count, count_out);
+  return select_call(ctx, "select_expr_params", -1, n, type, in, in, SOURCE_EXPRESSION, NULL,
+                     expression, params ? params : zeros, 0, flags, values, indices, count,
+                     count_out);
 }
 
 clprim_status clprim_partition_expr_params(clprim_context *ctx, size_t n, clprim_type type,
@@ -415,8 +429,9 @@ clprim_status clprim_partition_expr_params(clprim_context *ctx, size_t n, clprim
                                            clprim_buffer values, clprim_buffer indices,
                                            uint64_t *count, clprim_buffer count_out) {
   static const double zeros[8] = {0};
-  return select_call(ctx, n, type, in, in, SOURCE_EXPRESSION, NULL, expression,
-                     params ? params : zeros, 1, flags, values, indices, count, count_out);
+  return select_call(ctx, "partition_expr_params", -1, n, type, in, in, SOURCE_EXPRESSION, NULL,
+                     expression, params ? params : zeros, 1, flags, values, indices, count,
+                     count_out);
 }
 
 clprim_status clprim_select_flagged(clprim_context *ctx, size_t n, clprim_type type,
@@ -424,8 +439,9 @@ clprim_status clprim_select_flagged(clprim_context *ctx, size_t n, clprim_type t
                                     clprim_flag_type stencil_type, unsigned flags,
                                     clprim_buffer values, clprim_buffer indices, uint64_t *count,
                                     clprim_buffer count_out) {
-  return select_call(ctx, n, type, in, stencil, stencil_source(stencil_type), NULL, NULL, NULL, 0,
-                     flags, values, indices, count, count_out);
+  return select_call(ctx, "select_flagged", (int)stencil_type, n, type, in, stencil,
+                     stencil_source(stencil_type), NULL, NULL, NULL, 0, flags, values, indices,
+                     count, count_out);
 }
 
 clprim_status clprim_partition_flagged(clprim_context *ctx, size_t n, clprim_type type,
@@ -433,8 +449,9 @@ clprim_status clprim_partition_flagged(clprim_context *ctx, size_t n, clprim_typ
                                        clprim_flag_type stencil_type, unsigned flags,
                                        clprim_buffer values, clprim_buffer indices,
                                        uint64_t *count, clprim_buffer count_out) {
-  return select_call(ctx, n, type, in, stencil, stencil_source(stencil_type), NULL, NULL, NULL, 1,
-                     flags, values, indices, count, count_out);
+  return select_call(ctx, "partition_flagged", (int)stencil_type, n, type, in, stencil,
+                     stencil_source(stencil_type), NULL, NULL, NULL, 1, flags, values, indices,
+                     count, count_out);
 }
 
 /* ------------------------------------------------ three-way partition */
@@ -467,33 +484,38 @@ static clprim_status partition3(clprim_context *ctx, size_t n, clprim_type type,
                                 clprim_buffer in_range, const struct tests3 *t, unsigned flags,
                                 clprim_buffer values_range, clprim_buffer indices_range,
                                 uint64_t counts[2], clprim_buffer counts_range) {
-  CLPRIM_CHECK(clprim__check_type(ctx, type));
-  if (flags & ~CLPRIM_INDICES_64) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__check_type(ctx, "type", type));
+  CLPRIM_CHECK(clprim__check_flags(ctx, flags, CLPRIM_INDICES_64));
   if (t->source == SOURCE_PREDICATE && (bad_predicate(t->first, type) || bad_predicate(t->second, type)))
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
+    return clprim__invalid(ctx, "%s is NULL, has a bad op or MASK_EQ on a float type",
+                           bad_predicate(t->first, type) ? "first" : "second");
   if (t->source == SOURCE_EXPRESSION &&
       (!clprim__expression_ok(t->expression1) || !clprim__expression_ok(t->expression2)))
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
+    return clprim__invalid(ctx, "%s is NULL or not one expression",
+                           !clprim__expression_ok(t->expression1) ? "first" : "second");
   if (!values_range.mem && !indices_range.mem && !counts && !counts_range.mem)
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
+    return clprim__invalid(ctx, "no output is given (values, indices, counts and counts_out are "
+                                "all NULL)");
   const int index64 = (flags & CLPRIM_INDICES_64) != 0;
   if (indices_range.mem && !index64 && (uint64_t)n > ((uint64_t)1 << 32))
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
+    return clprim__invalid(ctx, "indices are uint32 but n (%zu) is above 2^32 (CLPRIM_INDICES_64)",
+                           n);
   const size_t es = clprim_type_size(type);
   cl_mem in, values = NULL, indices = NULL, counts_out = NULL, flags1 = NULL, flags2 = NULL;
-  CLPRIM_CHECK(clprim__range(ctx, in_range, es, n, CLPRIM__READ, &in));
+  CLPRIM_CHECK(clprim__range(ctx, "in", in_range, es, n, CLPRIM__READ, &in));
   if (t->source == SOURCE_FLAGS_UINT8 || t->source == SOURCE_FLAGS_INT32) {
     const size_t fs = t->source == SOURCE_FLAGS_UINT8 ? 1 : 4;
-    CLPRIM_CHECK(clprim__range(ctx, t->flags1, fs, n, CLPRIM__READ, &flags1));
-    CLPRIM_CHECK(clprim__range(ctx, t->flags2, fs, n, CLPRIM__READ, &flags2));
+    CLPRIM_CHECK(clprim__range(ctx, "first_flags", t->flags1, fs, n, CLPRIM__READ, &flags1));
+    CLPRIM_CHECK(clprim__range(ctx, "second_flags", t->flags2, fs, n, CLPRIM__READ, &flags2));
   }
   if (values_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, values_range, es, n, CLPRIM__OUT_ALL, &values));
+    CLPRIM_CHECK(clprim__range(ctx, "values", values_range, es, n, CLPRIM__OUT_ALL, &values));
   if (indices_range.mem)
-    CLPRIM_CHECK(
-        clprim__range(ctx, indices_range, index64 ? 8 : 4, n, CLPRIM__OUT_ALL, &indices));
+    CLPRIM_CHECK(clprim__range(ctx, "indices", indices_range, index64 ? 8 : 4, n, CLPRIM__OUT_ALL,
+                               &indices));
   if (counts_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, counts_range, 8, 2, CLPRIM__OUT_ALL, &counts_out));
+    CLPRIM_CHECK(
+        clprim__range(ctx, "counts_out", counts_range, 8, 2, CLPRIM__OUT_ALL, &counts_out));
   if (n == 0) {
     const cl_ulong zero = 0;
     if (counts_out) CLPRIM_CHECK(clprim__fill(ctx, counts_out, &zero, 8, 0, 16));
@@ -566,7 +588,7 @@ clprim_status clprim_partition3(clprim_context *ctx, size_t n, clprim_type type,
                                 const clprim_predicate *second, unsigned flags,
                                 clprim_buffer values, clprim_buffer indices, uint64_t counts[2],
                                 clprim_buffer counts_out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "partition3"));
   struct tests3 t;
   memset(&t, 0, sizeof t);
   t.source = SOURCE_PREDICATE, t.first = first, t.second = second;
@@ -580,13 +602,13 @@ clprim_status clprim_partition3_flagged(clprim_context *ctx, size_t n, clprim_ty
                                         unsigned flags, clprim_buffer values,
                                         clprim_buffer indices, uint64_t counts[2],
                                         clprim_buffer counts_out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "partition3_flagged"));
   struct tests3 t;
   memset(&t, 0, sizeof t);
   t.source = stencil_source(flag_type), t.flags1 = first_flags, t.flags2 = second_flags;
   const clprim_status st =
       t.source == SOURCE_PREDICATE /* a bad flag_type */
-          ? CLPRIM_ERROR_INVALID_ARGUMENT
+          ? clprim__invalid(ctx, "flag_type (%d) is not a clprim_flag_type", (int)flag_type)
           : partition3(ctx, n, type, in, &t, flags, values, indices, counts, counts_out);
   return clprim__call_end(ctx, st);
 }
@@ -595,7 +617,7 @@ clprim_status clprim_partition3_expr(clprim_context *ctx, size_t n, clprim_type 
                                      clprim_buffer in, const char *first, const char *second,
                                      unsigned flags, clprim_buffer values, clprim_buffer indices,
                                      uint64_t counts[2], clprim_buffer counts_out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "partition3_expr"));
   struct tests3 t;
   memset(&t, 0, sizeof t);
   t.source = SOURCE_EXPRESSION, t.expression1 = first, t.expression2 = second;

@@ -184,7 +184,7 @@ size_t clprim__sort_small_max(const clprim_context *ctx, clprim_type type, size_
 }
 
 size_t clprim_sort_tile(const clprim_context *ctx, clprim_type type, size_t value_size) {
-  if (!ctx || clprim__check_type(ctx, type) != CLPRIM_SUCCESS ||
+  if (!ctx || (unsigned)type >= CLPRIM_TYPE_COUNT || !clprim__type_supported(ctx, type) ||
       (value_size != 0 && value_size != 4 && value_size != 8))
     return 0;
   return clprim__sort_small_max(ctx, type, value_size);
@@ -430,15 +430,20 @@ static clprim_status sort_job_run(clprim_context *ctx, const struct sort_job *j)
 }
 
 /* The argument checks every sort call shares. */
-static clprim_status check_common(clprim_context *ctx, clprim_type type, unsigned begin_bit,
-                                  unsigned end_bit, unsigned flags, unsigned allowed) {
-  CLPRIM_CHECK(clprim__check_type(ctx, type));
-  if (flags & ~allowed) return CLPRIM_ERROR_INVALID_ARGUMENT;
+static clprim_status check_common(clprim_context *ctx, clprim_type type, size_t value_size,
+                                  unsigned begin_bit, unsigned end_bit, unsigned flags,
+                                  unsigned allowed) {
+  /* The pairs' calls name the keys' type key_type, the others type. */
+  CLPRIM_CHECK(clprim__check_type(ctx, value_size ? "key_type" : "type", type));
+  CLPRIM_CHECK(clprim__check_flags(ctx, flags, allowed));
   const unsigned key_bits = (unsigned)clprim_type_size(type) * 8;
   const int whole = (begin_bit == 0 && end_bit == 0) || (begin_bit == 0 && end_bit == key_bits);
-  if (begin_bit > end_bit || end_bit > key_bits) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (begin_bit > end_bit || end_bit > key_bits)
+    return clprim__invalid(ctx, "begin_bit (%u), end_bit (%u): not a bit range of a %u-bit key",
+                           begin_bit, end_bit, key_bits);
   if (!whole && (type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE))
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
+    return clprim__invalid(ctx, "begin_bit (%u), end_bit (%u): float keys sort on all their bits",
+                           begin_bit, end_bit);
   return CLPRIM_SUCCESS;
 }
 
@@ -448,19 +453,21 @@ static clprim_status sort_pairs(clprim_context *ctx, size_t n, clprim_type type,
                                 clprim_buffer values_in, unsigned begin_bit, unsigned end_bit,
                                 unsigned flags, clprim_buffer keys_out,
                                 clprim_buffer values_out) {
-  CLPRIM_CHECK(check_common(ctx, type, begin_bit, end_bit, flags, CLPRIM_SORT_DESCENDING));
-  if (value_size != 0 && value_size != 4 && value_size != 8) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(
+      check_common(ctx, type, value_size, begin_bit, end_bit, flags, CLPRIM_SORT_DESCENDING));
   struct sort_job j;
   memset(&j, 0, sizeof j);
   const size_t ks = clprim_type_size(type);
-  CLPRIM_CHECK(clprim__range(ctx, keys_in, ks, n, CLPRIM__READ, &j.kin));
-  CLPRIM_CHECK(clprim__range(ctx, keys_out, ks, n, CLPRIM__OUT_ALL | CLPRIM__SAME_OK, &j.kout));
+  CLPRIM_CHECK(clprim__range(ctx, "keys_in", keys_in, ks, n, CLPRIM__READ, &j.kin));
+  CLPRIM_CHECK(
+      clprim__range(ctx, "keys_out", keys_out, ks, n, CLPRIM__OUT_ALL | CLPRIM__SAME_OK, &j.kout));
   if (value_size) {
-    CLPRIM_CHECK(clprim__range(ctx, values_in, value_size, n, CLPRIM__READ, &j.vin));
-    CLPRIM_CHECK(clprim__range(ctx, values_out, value_size, n,
+    CLPRIM_CHECK(clprim__range(ctx, "values_in", values_in, value_size, n, CLPRIM__READ, &j.vin));
+    CLPRIM_CHECK(clprim__range(ctx, "values_out", values_out, value_size, n,
                                CLPRIM__OUT_ALL | CLPRIM__SAME_OK, &j.vout));
     /* SAME_OK is for keys_out on keys_in and values_out on values_in only. */
-    if (n && (j.vout == j.kin || j.vout == j.kout)) return CLPRIM_ERROR_INVALID_ARGUMENT;
+    if (n && (j.vout == j.kin || j.vout == j.kout))
+      return clprim__invalid(ctx, "values_out is the range of keys_in or keys_out");
   }
   digits_of(type, begin_bit, end_bit, flags, &j);
   j.value_size = value_size, j.n = n;
@@ -470,7 +477,7 @@ static clprim_status sort_pairs(clprim_context *ctx, size_t n, clprim_type type,
 clprim_status clprim_sort_keys(clprim_context *ctx, size_t n, clprim_type type,
                                clprim_buffer keys_in, unsigned begin_bit, unsigned end_bit,
                                unsigned flags, clprim_buffer keys_out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "sort_keys"));
   const clprim_buffer none = {NULL, 0};
   return clprim__call_end(
       ctx, sort_pairs(ctx, n, type, keys_in, 0, none, begin_bit, end_bit, flags, keys_out, none));
@@ -481,29 +488,31 @@ clprim_status clprim_sort_pairs(clprim_context *ctx, size_t n, clprim_type key_t
                                 clprim_buffer values_in, unsigned begin_bit, unsigned end_bit,
                                 unsigned flags, clprim_buffer keys_out,
                                 clprim_buffer values_out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
-  const clprim_status s =
-      value_size == 4 || value_size == 8
-          ? sort_pairs(ctx, n, key_type, keys_in, value_size, values_in, begin_bit, end_bit,
-                       flags, keys_out, values_out)
-          : CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__call_begin(ctx, "sort_pairs"));
+  const clprim_status s = value_size == 4 || value_size == 8
+                              ? sort_pairs(ctx, n, key_type, keys_in, value_size, values_in,
+                                           begin_bit, end_bit, flags, keys_out, values_out)
+                              : clprim__invalid(ctx, "value_size (%zu) is not 4 or 8", value_size);
   return clprim__call_end(ctx, s);
 }
 
 static clprim_status argsort(clprim_context *ctx, size_t n, clprim_type type,
                              clprim_buffer keys_in, unsigned begin_bit, unsigned end_bit,
                              unsigned flags, clprim_buffer indices, clprim_buffer keys_out) {
-  CLPRIM_CHECK(check_common(ctx, type, begin_bit, end_bit, flags,
+  CLPRIM_CHECK(check_common(ctx, type, 0, begin_bit, end_bit, flags,
                             CLPRIM_SORT_DESCENDING | CLPRIM_INDICES_64));
   const size_t is = (flags & CLPRIM_INDICES_64) ? 8 : 4, ks = clprim_type_size(type);
-  if (is == 4 && n > UINT32_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
+  if (is == 4 && n > UINT32_MAX)
+    return clprim__fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE,
+                        "indices are uint32 but n (%zu) is above UINT32_MAX (CLPRIM_INDICES_64)",
+                        n);
   struct sort_job j;
   memset(&j, 0, sizeof j);
-  CLPRIM_CHECK(clprim__range(ctx, keys_in, ks, n, CLPRIM__READ, &j.kin));
+  CLPRIM_CHECK(clprim__range(ctx, "keys_in", keys_in, ks, n, CLPRIM__READ, &j.kin));
   if (keys_out.mem)
-    CLPRIM_CHECK(
-        clprim__range(ctx, keys_out, ks, n, CLPRIM__OUT_ALL | CLPRIM__SAME_OK, &j.kout));
-  CLPRIM_CHECK(clprim__range(ctx, indices, is, n, CLPRIM__OUT_ALL, &j.vout));
+    CLPRIM_CHECK(clprim__range(ctx, "keys_out", keys_out, ks, n, CLPRIM__OUT_ALL | CLPRIM__SAME_OK,
+                               &j.kout));
+  CLPRIM_CHECK(clprim__range(ctx, "indices", indices, is, n, CLPRIM__OUT_ALL, &j.vout));
   if (n == 0) return CLPRIM_SUCCESS;
   if (!keys_out.mem)
     CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_KEYS_OUT, n * ks, &j.kout));
@@ -515,7 +524,7 @@ static clprim_status argsort(clprim_context *ctx, size_t n, clprim_type type,
 clprim_status clprim_argsort(clprim_context *ctx, size_t n, clprim_type type,
                              clprim_buffer keys_in, unsigned begin_bit, unsigned end_bit,
                              unsigned flags, clprim_buffer indices, clprim_buffer keys_out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "argsort"));
   return clprim__call_end(
       ctx, argsort(ctx, n, type, keys_in, begin_bit, end_bit, flags, indices, keys_out));
 }
@@ -526,23 +535,29 @@ static clprim_status segmented(clprim_context *ctx, size_t n, clprim_type type,
                                size_t segments, clprim_buffer begin_offsets,
                                clprim_buffer end_offsets, unsigned flags, clprim_buffer keys_out,
                                clprim_buffer values_out) {
-  CLPRIM_CHECK(check_common(ctx, type, 0, 0, flags, CLPRIM_SORT_DESCENDING));
-  if (segments > UINT32_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
+  CLPRIM_CHECK(check_common(ctx, type, value_size, 0, 0, flags, CLPRIM_SORT_DESCENDING));
+  if (segments > UINT32_MAX)
+    return clprim__fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE, "segments (%zu) is above UINT32_MAX",
+                        segments);
   struct sort_job j;
   memset(&j, 0, sizeof j);
   const size_t ks = clprim_type_size(type);
   cl_mem begins, ends;
-  CLPRIM_CHECK(clprim__range(ctx, keys_in, ks, n, CLPRIM__READ, &j.kin));
-  CLPRIM_CHECK(clprim__range(ctx, begin_offsets, 8, segments, CLPRIM__READ, &begins));
-  CLPRIM_CHECK(clprim__range(ctx, end_offsets, 8, segments, CLPRIM__READ, &ends));
-  if (value_size) CLPRIM_CHECK(clprim__range(ctx, values_in, value_size, n, CLPRIM__READ, &j.vin));
+  CLPRIM_CHECK(clprim__range(ctx, "keys_in", keys_in, ks, n, CLPRIM__READ, &j.kin));
+  CLPRIM_CHECK(
+      clprim__range(ctx, "begin_offsets", begin_offsets, 8, segments, CLPRIM__READ, &begins));
+  CLPRIM_CHECK(clprim__range(ctx, "end_offsets", end_offsets, 8, segments, CLPRIM__READ, &ends));
+  if (value_size)
+    CLPRIM_CHECK(clprim__range(ctx, "values_in", values_in, value_size, n, CLPRIM__READ, &j.vin));
   /* Outputs are written where segments are, so copies start as the caller's. */
-  CLPRIM_CHECK(clprim__range(ctx, keys_out, ks, n, CLPRIM__OUT | CLPRIM__SAME_OK, &j.kout));
+  CLPRIM_CHECK(
+      clprim__range(ctx, "keys_out", keys_out, ks, n, CLPRIM__OUT | CLPRIM__SAME_OK, &j.kout));
   if (value_size) {
-    CLPRIM_CHECK(
-        clprim__range(ctx, values_out, value_size, n, CLPRIM__OUT | CLPRIM__SAME_OK, &j.vout));
+    CLPRIM_CHECK(clprim__range(ctx, "values_out", values_out, value_size, n,
+                               CLPRIM__OUT | CLPRIM__SAME_OK, &j.vout));
     if (n && (j.vout == j.kin || j.vout == j.kout || j.kout == j.vin))
-      return CLPRIM_ERROR_INVALID_ARGUMENT;
+      return clprim__invalid(ctx, "values_out is the range of keys_in or keys_out, or keys_out "
+                                  "that of values_in");
   }
   return clprim__segmented_sort(ctx, type, value_size, j.kin, j.vin, j.kout, j.vout, n, segments,
                                 begins, ends, flags);
@@ -583,7 +598,11 @@ clprim_status clprim__segmented_sort(clprim_context *ctx, clprim_type type, size
   CLPRIM_CHECK(clprim__enqueue(ctx, check_k, (segments + 63) / 64, 64));
   cl_uint info[3];
   CLPRIM_CHECK(clprim__read(ctx, check, 0, sizeof info, info));
-  if (info[0]) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (info[0])
+    return clprim__invalid(ctx,
+                           "a segment of begin_offsets / end_offsets ends before it begins "
+                           "or past n (%zu)",
+                           n);
   if (info[2] > 0) CLPRIM_CHECK(sort_small(ctx, &j, info[2], segments, begins, ends));
   if (info[1] == 0) return CLPRIM_SUCCESS;
   /* The long segments' bounds, in one read; each takes the digit passes. */
@@ -603,7 +622,7 @@ clprim_status clprim_segmented_sort_keys(clprim_context *ctx, size_t n, clprim_t
                                          clprim_buffer keys_in, size_t segments,
                                          clprim_buffer begin_offsets, clprim_buffer end_offsets,
                                          unsigned flags, clprim_buffer keys_out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "segmented_sort_keys"));
   const clprim_buffer none = {NULL, 0};
   return clprim__call_end(ctx, segmented(ctx, n, type, keys_in, 0, none, segments,
                                          begin_offsets, end_offsets, flags, keys_out, none));
@@ -615,12 +634,12 @@ clprim_status clprim_segmented_sort_pairs(clprim_context *ctx, size_t n, clprim_
                                           clprim_buffer begin_offsets,
                                           clprim_buffer end_offsets, unsigned flags,
                                           clprim_buffer keys_out, clprim_buffer values_out) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "segmented_sort_pairs"));
   const clprim_status s =
       value_size == 4 || value_size == 8
           ? segmented(ctx, n, key_type, keys_in, value_size, values_in, segments, begin_offsets,
                       end_offsets, flags, keys_out, values_out)
-          : CLPRIM_ERROR_INVALID_ARGUMENT;
+          : clprim__invalid(ctx, "value_size (%zu) is not 4 or 8", value_size);
   return clprim__call_end(ctx, s);
 }
 

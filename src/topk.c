@@ -277,7 +277,7 @@ static clprim_status topk_small(clprim_context *ctx, clprim_type type, cl_mem in
     CLPRIM_CHECK(clprim__enqueue(ctx, choose, 1, c.wg));
     uint64_t st[NTH_STATE_HEAD + NTH_STATE_WORDS];
     CLPRIM_CHECK(clprim__read(ctx, state, 0, sizeof st, st));
-    if (st[0] > 0) return CLPRIM_ERROR_INVALID_ARGUMENT;
+    if (st[0] > 0) return clprim__invalid(ctx, "in holds a NaN (CLPRIM_NTH_REJECT_NAN)");
     const uint64_t bucket = st[2], before = st[3], size = st[4];
     cands = (size_t)(smallest ? before + size : n - before);
     lo = smallest ? 0 : (cl_uint)bucket, hi = smallest ? (cl_uint)bucket : 510;
@@ -354,24 +354,31 @@ static clprim_status topk(clprim_context *ctx, size_t n, clprim_type type,
       CLPRIM_NTH_REJECT_NAN | CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED | CLPRIM_INDICES_64;
   cl_mem in, values = NULL, indices = NULL;
   if (n == 0) { /* the top 0 of nothing is defined (empty); anything more is not */
-    CLPRIM_CHECK(clprim__check_type(ctx, type));
-    if ((flags & ~allowed) || (!values_range.mem && !indices_range.mem) || k != 0)
-      return CLPRIM_ERROR_INVALID_ARGUMENT;
-    CLPRIM_CHECK(clprim__range(ctx, in_range, clprim_type_size(type), 0, CLPRIM__READ, &in));
+    CLPRIM_CHECK(clprim__check_type(ctx, "type", type));
+    CLPRIM_CHECK(clprim__check_flags(ctx, flags, allowed));
+    if (!values_range.mem && !indices_range.mem)
+      return clprim__invalid(ctx, "no output is given (values and indices are both NULL)");
+    if (k != 0) return clprim__invalid(ctx, "k (%llu) is larger than n (0)", (unsigned long long)k);
+    CLPRIM_CHECK(clprim__range(ctx, "in", in_range, clprim_type_size(type), 0, CLPRIM__READ, &in));
     if (values_range.mem)
-      CLPRIM_CHECK(clprim__range(ctx, values_range, clprim_type_size(type), 0, CLPRIM__OUT, &values));
+      CLPRIM_CHECK(clprim__range(ctx, "values", values_range, clprim_type_size(type), 0,
+                                 CLPRIM__OUT, &values));
     if (indices_range.mem)
-      CLPRIM_CHECK(clprim__range(ctx, indices_range, 4, 0, CLPRIM__OUT, &indices));
+      CLPRIM_CHECK(clprim__range(ctx, "indices", indices_range, 4, 0, CLPRIM__OUT, &indices));
     return CLPRIM_SUCCESS;
   }
   CLPRIM_CHECK(clprim__nth_check(ctx, n, type, in_range, flags, allowed, &in));
-  if (k > n || (!values_range.mem && !indices_range.mem)) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (k > n)
+    return clprim__invalid(ctx, "k (%llu) is larger than n (%zu)", (unsigned long long)k, n);
+  if (!values_range.mem && !indices_range.mem)
+    return clprim__invalid(ctx, "no output is given (values and indices are both NULL)");
   const size_t es = clprim_type_size(type);
   const int index64 = (flags & CLPRIM_INDICES_64) != 0;
   if (values_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, values_range, es, k, CLPRIM__OUT_ALL, &values));
+    CLPRIM_CHECK(clprim__range(ctx, "values", values_range, es, k, CLPRIM__OUT_ALL, &values));
   if (indices_range.mem)
-    CLPRIM_CHECK(clprim__range(ctx, indices_range, index64 ? 8 : 4, k, CLPRIM__OUT_ALL, &indices));
+    CLPRIM_CHECK(clprim__range(ctx, "indices", indices_range, index64 ? 8 : 4, k, CLPRIM__OUT_ALL,
+                               &indices));
   if (k == 0) return CLPRIM_SUCCESS;
   return clprim__topk_run(ctx, n, type, in, k, flags, values, indices);
 }
@@ -485,7 +492,7 @@ clprim_status clprim__topk(clprim_context *ctx, size_t n, clprim_type type, clpr
 clprim_status clprim_topk(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
                           uint64_t k, unsigned flags, clprim_buffer values,
                           clprim_buffer indices) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "topk"));
   return clprim__call_end(ctx, topk(ctx, n, type, in, k, flags, values, indices));
 }
 

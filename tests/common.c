@@ -104,7 +104,7 @@ int test_has_room(clprim_context *ctx, size_t largest, size_t total, const char 
 }
 
 int test_has_type(clprim_context *ctx, clprim_type type) {
-  if (clprim__check_type(ctx, type) == CLPRIM_SUCCESS) return 1;
+  if (clprim__type_supported(ctx, type)) return 1;
   clprim_device_info info;
   clprim_context_get_info(ctx, &info, sizeof info);
   printf("%s on %s: skipped (device lacks the type)\n", clprim_type_name(type),
@@ -270,4 +270,35 @@ int test_by_key_desc(const void *a, const void *b) {
 int test_by_index(const void *a, const void *b) {
   const struct test_keyed *x = a, *y = b;
   return (x->index > y->index) - (x->index < y->index);
+}
+
+void test_text_has(clprim_context *ctx, const char *part, const char *what) {
+  const char *text = clprim_context_last_error(ctx);
+  if (!text) fail_msg("%s: clprim_context_last_error returned NULL", what);
+  if (!part && *text) fail_msg("%s: the text is \"%s\", expected \"\"", what, text);
+  if (part && !strstr(text, part))
+    fail_msg("%s: the text \"%s\" does not name \"%s\"", what, text, part);
+}
+
+static unsigned char pattern_byte(size_t i) {
+  return (unsigned char)(i * 37u + 11u);
+}
+
+cl_mem test_pattern(clprim_context *ctx, size_t bytes) {
+  unsigned char *host = malloc(bytes);
+  assert_non_null(host);
+  for (size_t i = 0; i < bytes; ++i)
+    host[i] = pattern_byte(i);
+  cl_mem buf = test_buffer(ctx, bytes, host);
+  free(host);
+  return buf;
+}
+
+void test_pattern_intact(clprim_context *ctx, cl_mem buf, size_t bytes, const char *what) {
+  unsigned char *host = malloc(bytes);
+  assert_non_null(host);
+  test_read(ctx, buf, bytes, host);
+  for (size_t i = 0; i < bytes; ++i)
+    if (host[i] != pattern_byte(i)) fail_msg("%s: byte %zu was written", what, i);
+  free(host);
 }

@@ -92,6 +92,25 @@ cl_mem test_foreign_buffer(clprim_context *ctx, size_t bytes);
                clprim_status_name(expected));                                                      \
   } while (0)
 
+/* expr returns `expected` and leaves a last-error text on ctx that holds
+ * `part` (the argument or flag it names). */
+#define TEST_TEXT(ctx, expected, expr, part)                                                       \
+  do {                                                                                             \
+    TEST_STATUS(expected, expr);                                                                   \
+    test_text_has((ctx), (part), #expr);                                                           \
+  } while (0)
+void test_text_has(clprim_context *ctx, const char *part, const char *what);
+/* expr succeeds and leaves the text "". */
+#define TEST_OK_NO_TEXT(ctx, expr)                                                                 \
+  do {                                                                                             \
+    TEST_OK(expr);                                                                                 \
+    test_text_has((ctx), NULL, #expr);                                                             \
+  } while (0)
+/* A buffer of `bytes` bytes of a fixed pattern, and a check that a buffer
+ * still holds it (a refused call wrote nothing). */
+cl_mem test_pattern(clprim_context *ctx, size_t bytes);
+void test_pattern_intact(clprim_context *ctx, cl_mem buf, size_t bytes, const char *what);
+
 /* The six cmocka tests test_int32 ... test_double, each calling
  * test_type(type): the suites that test every element type alike. */
 #define TEST_EVERY_TYPE                                                                            \

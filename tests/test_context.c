@@ -18,7 +18,7 @@
 static void test_names(void **state) {
   (void)state;
   assert_int_equal(clprim_version_number(), CLPRIM_VERSION_NUMBER);
-  assert_string_equal(clprim_version_string(), "0.2.0");
+  assert_string_equal(clprim_version_string(), "0.3.0");
   assert_string_equal(clprim_status_name(CLPRIM_SUCCESS), "CLPRIM_SUCCESS");
   assert_string_equal(clprim_status_name(CLPRIM_ERROR_BUFFER_TOO_SMALL), "CLPRIM_ERROR_BUFFER_TOO_SMALL");
   assert_string_equal(clprim_status_name(CLPRIM_ERROR_CONTEXT_BUSY), "CLPRIM_ERROR_CONTEXT_BUSY");
@@ -379,6 +379,67 @@ static void test_build_failure(void **state) {
   assert_int_equal(st, CL_BUILD_PROGRAM_FAILURE);
   assert_true(strlen(clprim_context_build_log(ctx)) > 0);
   printf("build log of a planted failure starts: %.80s\n", clprim_context_build_log(ctx));
+  /* Inside a call, the failed build leaves a text that points to the log. */
+  TEST_OK(clprim__call_begin(ctx, "a_call"));
+  st = clprim__kernel(ctx, "scan.cl", "-DT=no_such_type -DT_BITS=32", "scan_reduce", &k);
+  clprim__call_end(ctx, (clprim_status)st);
+  test_text_has(ctx, "a_call: the kernel build of scan.cl failed", "a failed build");
+  test_text_has(ctx, "clprim_context_build_log()", "a failed build");
+  clprim_context_free(ctx);
+}
+
+/* clprim_context_last_error(): the core's texts, the context calls' own,
+ * and "" once a call succeeds. */
+static void test_last_error(void **state) {
+  (void)state;
+  clprim_context *ctx;
+  TEST_OK(clprim_context_create(&ctx, NULL));
+  assert_string_equal(clprim_context_last_error(NULL), "ctx is NULL");
+  assert_string_equal(clprim_context_last_error(ctx), "");
+  cl_event event;
+  TEST_TEXT(ctx, CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_last_event(ctx, NULL),
+            "context_last_event: event is required");
+  TEST_TEXT(ctx, CLPRIM_ERROR_UNSUPPORTED_OPERATION, clprim_context_last_event(ctx, &event),
+            "context_last_event: the last call enqueued nothing");
+  TEST_TEXT(ctx, CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_wait_for(ctx, 2, NULL),
+            "context_wait_for: events is NULL, count is 2");
+  TEST_OK_NO_TEXT(ctx, clprim_context_clear_cache(ctx));
+  /* The core's checks: type, flags, buffers, ranges. */
+  cl_mem small = test_buffer(ctx, 64, NULL), foreign = test_foreign_buffer(ctx, 64);
+  TEST_OK(clprim__call_begin(ctx, "a_call"));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim__check_type(ctx, "key_type", (clprim_type)7));
+  test_text_has(ctx, "a_call: key_type (7) is not a clprim_type", "a bad type");
+  clprim__call_end(ctx, CLPRIM_ERROR_INVALID_ARGUMENT);
+  TEST_OK(clprim__call_begin(ctx, "a_call"));
+  test_text_has(ctx, NULL, "a call's start");
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim__check_flags(ctx, CLPRIM_SORT_DESCENDING | CLPRIM_INDICES_64, CLPRIM_INDICES_64));
+  test_text_has(ctx, "a_call: flag 0x100 (CLPRIM_SORT_DESCENDING) is not one this call takes",
+                "a refused flag");
+  clprim__call_end(ctx, CLPRIM_ERROR_INVALID_ARGUMENT);
+  cl_mem mem;
+  TEST_OK(clprim__call_begin(ctx, "a_call"));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim__range(ctx, "values", clprim_buf_at(small, 2), 4, 15, CLPRIM__READ, &mem));
+  test_text_has(ctx, "a_call: values holds 14 elements from offset 2, the call needs 15",
+                "a small range");
+  clprim__call_end(ctx, CLPRIM_ERROR_BUFFER_TOO_SMALL);
+  TEST_OK(clprim__call_begin(ctx, "a_call"));
+  TEST_STATUS(CL_INVALID_CONTEXT,
+              clprim__range(ctx, "keys", clprim_buf(foreign), 4, 1, CLPRIM__READ, &mem));
+  test_text_has(ctx, "a_call: keys is a buffer of another cl_context", "a foreign buffer");
+  clprim__call_end(ctx, CL_INVALID_CONTEXT);
+  /* A failure that sets no text of its own gets one that names its status. */
+  TEST_OK(clprim__call_begin(ctx, "a_call"));
+  clprim__call_end(ctx, CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
+  test_text_has(ctx, "a_call: failed with -4007 (CLPRIM_ERROR_OUT_OF_HOST_MEMORY)",
+                "a bare status");
+  TEST_OK(clprim__call_begin(ctx, "a_call"));
+  clprim__call_end(ctx, CLPRIM_SUCCESS);
+  test_text_has(ctx, NULL, "a call that succeeded");
+  clReleaseMemObject(small);
+  clReleaseMemObject(foreign);
   clprim_context_free(ctx);
 }
 
@@ -986,9 +1047,9 @@ int main(void) {
       cmocka_unit_test(test_names),         cmocka_unit_test(test_create_and_info),
       cmocka_unit_test(test_device_choice), cmocka_unit_test(test_paths),
       cmocka_unit_test(test_from_queue),    cmocka_unit_test(test_build_failure),
-      cmocka_unit_test(test_disk_cache),    cmocka_unit_test(test_embedding),
-      cmocka_unit_test(test_prebuild),     cmocka_unit_test(test_events),
-      cmocka_unit_test(test_asynchrony),
+      cmocka_unit_test(test_last_error),    cmocka_unit_test(test_disk_cache),
+      cmocka_unit_test(test_embedding),     cmocka_unit_test(test_prebuild),
+      cmocka_unit_test(test_events),        cmocka_unit_test(test_asynchrony),
       cmocka_unit_test(test_device_type),   cmocka_unit_test(test_tuning),
       cmocka_unit_test(test_tuning_documented),
   };

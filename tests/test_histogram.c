@@ -203,7 +203,7 @@ static void test_rbk_type(clprim_type vt) {
   for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
-    if (clprim__check_type(ctx, vt) != CLPRIM_SUCCESS ||
+    if (!clprim__type_supported(ctx, vt) ||
         (clprim_type_size(vt) == 8 && !ctx->info.has_int64_atomics)) {
       printf("%s sums on %s: skipped (no fp64 or 64-bit atomics)\n", clprim_type_name(vt),
              clprim_path_name((clprim_path)p));
@@ -444,7 +444,7 @@ static void test_even(void **state) {
     size_t sizes[20], ns = test_sizes(sizes);
     const size_t bin_counts[] = {1, 7, 256, local_max + 1, (size_t)1 << 20};
     for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t) {
-      if (clprim__check_type(ctx, (clprim_type)t) != CLPRIM_SUCCESS) continue;
+      if (!clprim__type_supported(ctx, (clprim_type)t)) continue;
       for (size_t bi = 0; bi < 5; ++bi)
         for (size_t s = 0; s < ns; ++s) {
           if (bin_counts[bi] > 4096 && (test_small() || (sizes[s] < 100000 && sizes[s] != 1025)))
@@ -494,7 +494,7 @@ static void test_binned(void **state) {
         check_keys_hist(ctx, (s + ki) % 2 ? CLPRIM_INT32 : CLPRIM_UINT32, sizes[s], ks[ki], order);
         for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t) {
           const clprim_type vt = (clprim_type)t;
-          if (clprim__check_type(ctx, vt) != CLPRIM_SUCCESS ||
+          if (!clprim__type_supported(ctx, vt) ||
               (clprim_type_size(vt) == 8 && !ctx->info.has_int64_atomics))
             continue;
           if (test_small() && (s + (size_t)t) % 3) continue;
@@ -512,7 +512,7 @@ static void test_binned(void **state) {
         const size_t K = s + 1 == ns ? (size_t)1 << 20 : 5000;
         check_keys_hist(ctx, s % 2 ? CLPRIM_INT32 : CLPRIM_UINT32, sizes[s], K,
                         (enum key_order)(s % (KEY_ORDERS + 2)));
-        if (ctx->info.has_int64_atomics && clprim__check_type(ctx, CLPRIM_DOUBLE) == CLPRIM_SUCCESS)
+        if (ctx->info.has_int64_atomics && clprim__type_supported(ctx, CLPRIM_DOUBLE))
           check_rbk(ctx, CLPRIM_INT32, CLPRIM_DOUBLE, sizes[s], K,
                     (enum key_order)((s + 1) % (KEY_ORDERS + 2)), 0);
       }
@@ -970,15 +970,55 @@ static void test_errors(void **state) {
   clReleaseMemObject(dev_small);
 }
 
+/* clprim_context_last_error(): a refused call's text names the argument or
+ * flag, a flag of another family is refused with nothing written, and a
+ * call that succeeds leaves "". */
+static void test_error_texts(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  const size_t bytes = 4096;
+  cl_mem a = test_pattern(ctx, bytes), b = test_pattern(ctx, bytes), o = test_pattern(ctx, bytes),
+         o2 = test_pattern(ctx, bytes);
+  const clprim_buffer A = clprim_buf(a), B = clprim_buf(b), O = clprim_buf(o), O2 = clprim_buf(o2),
+                      NONE = clprim_buf(NULL);
+  const clprim_status INVALID = CLPRIM_ERROR_INVALID_ARGUMENT,
+                      SMALL = CLPRIM_ERROR_BUFFER_TOO_SMALL;
+  (void)A, (void)B, (void)O, (void)O2, (void)NONE, (void)INVALID, (void)SMALL;
+  uint64_t invalid[3];
+  clprim_value lo, hi;
+  memset(&lo, 0, sizeof lo);
+  memset(&hi, 0, sizeof hi);
+  lo.i32 = 10, hi.i32 = 5;
+  TEST_TEXT(ctx, INVALID, clprim_histogram_keys(ctx, 100, CLPRIM_INT32, A, 16, NONE, invalid, NONE),
+            "histogram_keys: counts is required");
+  TEST_TEXT(ctx, INVALID, clprim_histogram_keys(ctx, 100, CLPRIM_FLOAT, A, 16, O, invalid, NONE),
+            "key_type is float");
+  TEST_TEXT(ctx, SMALL, clprim_histogram_keys(ctx, 100, CLPRIM_INT32, A, 2000, O, invalid, NONE),
+            "counts holds 1024 elements from offset 0, the call needs 2000");
+  TEST_TEXT(ctx, INVALID,
+            clprim_histogram_even(ctx, 100, CLPRIM_INT32, A, lo, hi, 16, O, invalid, NONE),
+            "histogram_even: lo (10) is not below hi (5)");
+  TEST_TEXT(ctx, INVALID,
+            clprim_histogram_even(ctx, 100, CLPRIM_INT32, A, lo, hi, 0, O, invalid, NONE),
+            "bins is 0");
+  test_pattern_intact(ctx, o, bytes, "o");
+  test_pattern_intact(ctx, o2, bytes, "o2");
+  clReleaseMemObject(a);
+  clReleaseMemObject(b);
+  clReleaseMemObject(o);
+  clReleaseMemObject(o2);
+}
+
 int main(void) {
   test_init("test_histogram");
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors),         cmocka_unit_test(test_keys),
-      cmocka_unit_test(test_rbk_int32),      cmocka_unit_test(test_rbk_uint32),
-      cmocka_unit_test(test_rbk_int64),      cmocka_unit_test(test_rbk_uint64),
-      cmocka_unit_test(test_rbk_float),      cmocka_unit_test(test_rbk_double),
-      cmocka_unit_test(test_even),           cmocka_unit_test(test_binned),
-      cmocka_unit_test(test_device_results), cmocka_unit_test(test_rbk_subnormal),
+      cmocka_unit_test(test_errors),        cmocka_unit_test(test_error_texts),
+      cmocka_unit_test(test_keys),          cmocka_unit_test(test_rbk_int32),
+      cmocka_unit_test(test_rbk_uint32),    cmocka_unit_test(test_rbk_int64),
+      cmocka_unit_test(test_rbk_uint64),    cmocka_unit_test(test_rbk_float),
+      cmocka_unit_test(test_rbk_double),    cmocka_unit_test(test_even),
+      cmocka_unit_test(test_binned),        cmocka_unit_test(test_device_results),
+      cmocka_unit_test(test_rbk_subnormal),
   };
   return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

@@ -1232,9 +1232,14 @@ static void test_busy(void **state) {
       j.out = sum ? clprim_buf(NULL) : clprim_buf_at(out, 5);
       memset(&j.result, SENTINEL, sizeof j.result);
       test_write(ctx, out, out_total * 4, o);
-      TEST_OK(clprim__hold(ctx));
+      TEST_OK(clprim__hold(ctx, "holder"));
+      clprim__invalid(ctx, "the holder's text");
       run_in_thread(&j);
-      clprim__unhold(ctx);
+      /* The refused call leaves the text of the call that holds ctx. */
+      if (strcmp(clprim_context_last_error(ctx), "holder: the holder's text") != 0)
+        fail_msg("%s: a call refused as busy changed the text to \"%s\"", r.what,
+                 clprim_context_last_error(ctx));
+      clprim__unhold(ctx, CLPRIM_SUCCESS);
       if (j.status != CLPRIM_ERROR_CONTEXT_BUSY)
         fail_msg("%s: %s returned %s, expected CLPRIM_ERROR_CONTEXT_BUSY", r.what,
                  sum ? "clprim_reduce_sum" : "clprim_scan_exclusive",

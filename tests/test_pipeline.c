@@ -1225,12 +1225,53 @@ static void test_arguments(void **state) {
   done_mem(mem);
 }
 
+/* clprim_context_last_error(): a refused call's text names the argument or
+ * flag, a flag of another family is refused with nothing written, and a
+ * call that succeeds leaves "". */
+static void test_error_texts(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  const size_t bytes = 4096;
+  cl_mem a = test_pattern(ctx, bytes), b = test_pattern(ctx, bytes), o = test_pattern(ctx, bytes),
+         o2 = test_pattern(ctx, bytes);
+  const clprim_buffer A = clprim_buf(a), B = clprim_buf(b), O = clprim_buf(o), O2 = clprim_buf(o2),
+                      NONE = clprim_buf(NULL);
+  const clprim_status INVALID = CLPRIM_ERROR_INVALID_ARGUMENT,
+                      SMALL = CLPRIM_ERROR_BUFFER_TOO_SMALL;
+  (void)A, (void)B, (void)O, (void)O2, (void)NONE, (void)INVALID, (void)SMALL;
+  const clprim_type types[1] = {CLPRIM_INT32};
+  clprim_pipeline *p = NULL;
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_create(ctx, 0, types, &p), "pipeline_create: inputs (0)");
+  TEST_OK_NO_TEXT(ctx, clprim_pipeline_create(ctx, 1, types, &p));
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_collect(p, CLPRIM_REDUCE_ABS),
+            "pipeline_collect: flag 0x1 (CLPRIM_REDUCE_ABS)");
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_reduce(p, CLPRIM_PIPE_MAX, CLPRIM_PIPE_VALUES_WANTED),
+            "pipeline_reduce: flag 0x200 (CLPRIM_PIPE_VALUES_WANTED)");
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_topk(p, 5, CLPRIM_SORT_DESCENDING),
+            "pipeline_topk: flag 0x100 (CLPRIM_SORT_DESCENDING)");
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_filter_flags(p, 1), "pipeline_filter_flags: input (1)");
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_run(p, 100, &A, NULL),
+            "pipeline_run: the pipeline has no terminal");
+  TEST_OK_NO_TEXT(ctx, clprim_pipeline_count(p));
+  TEST_TEXT(ctx, SMALL, clprim_pipeline_run(p, 2000, &A, NULL),
+            "pipeline_run: inputs[0] holds 1024 elements from offset 0, the call needs 2000");
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_run(p, 100, NULL, NULL), "inputs is required");
+  clprim_pipeline_free(p);
+  test_pattern_intact(ctx, o, bytes, "o");
+  test_pattern_intact(ctx, o2, bytes, "o2");
+  clReleaseMemObject(a);
+  clReleaseMemObject(b);
+  clReleaseMemObject(o);
+  clReleaseMemObject(o2);
+}
+
 int main(int argc, char **argv) {
   (void)argc, (void)argv;
   test_init("test_pipeline");
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_arguments),
       cmocka_unit_test(test_expression_errors),
+      cmocka_unit_test(test_error_texts),
       cmocka_unit_test(test_sweep),
       cmocka_unit_test(test_chain),
       cmocka_unit_test(test_chain_counted),

@@ -447,12 +447,51 @@ static void test_errors(void **state) {
   clReleaseMemObject(cbuf), clReleaseMemObject(small), clReleaseMemObject(foreign);
 }
 
+/* clprim_context_last_error(): a refused call's text names the argument or
+ * flag, a flag of another family is refused with nothing written, and a
+ * call that succeeds leaves "". */
+static void test_error_texts(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  const size_t bytes = 4096;
+  cl_mem a = test_pattern(ctx, bytes), b = test_pattern(ctx, bytes), o = test_pattern(ctx, bytes),
+         o2 = test_pattern(ctx, bytes);
+  const clprim_buffer A = clprim_buf(a), B = clprim_buf(b), O = clprim_buf(o), O2 = clprim_buf(o2),
+                      NONE = clprim_buf(NULL);
+  const clprim_status INVALID = CLPRIM_ERROR_INVALID_ARGUMENT,
+                      SMALL = CLPRIM_ERROR_BUFFER_TOO_SMALL;
+  (void)A, (void)B, (void)O, (void)O2, (void)NONE, (void)INVALID, (void)SMALL;
+  uint64_t count;
+  TEST_TEXT(ctx, INVALID,
+            clprim_run_length_encode(ctx, 100, CLPRIM_INT32, A, CLPRIM_SORT_DESCENDING, O, O2,
+                                     &count, NONE),
+            "run_length_encode: flag 0x100 (CLPRIM_SORT_DESCENDING)");
+  TEST_TEXT(
+      ctx, INVALID,
+      clprim_non_trivial_runs(ctx, 100, CLPRIM_INT32, A, CLPRIM_TOPK_SORTED, O, O2, &count, NONE),
+      "CLPRIM_TOPK_SORTED");
+  TEST_TEXT(ctx, INVALID, clprim_unique(ctx, 100, CLPRIM_INT32, NONE, O, &count, NONE),
+            "unique: in is required");
+  TEST_TEXT(ctx, SMALL,
+            clprim_unique_by_key(ctx, 100, CLPRIM_INT32, A, CLPRIM_INT64, B, O,
+                                 clprim_buf_at(o2, 500), &count, NONE),
+            "values_out holds 12 elements from offset 500");
+  TEST_OK_NO_TEXT(ctx, clprim_unique(ctx, 0, CLPRIM_INT32, A, NONE, &count, NONE));
+  test_pattern_intact(ctx, o, bytes, "o");
+  test_pattern_intact(ctx, o2, bytes, "o2");
+  clReleaseMemObject(a);
+  clReleaseMemObject(b);
+  clReleaseMemObject(o);
+  clReleaseMemObject(o2);
+}
+
 int main(void) {
   test_init("test_runs");
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors),      cmocka_unit_test(test_unique),
-      cmocka_unit_test(test_unique_by_key), cmocka_unit_test(test_encode),
-      cmocka_unit_test(test_nontrivial),  cmocka_unit_test(test_large),
+      cmocka_unit_test(test_errors), cmocka_unit_test(test_error_texts),
+      cmocka_unit_test(test_unique), cmocka_unit_test(test_unique_by_key),
+      cmocka_unit_test(test_encode), cmocka_unit_test(test_nontrivial),
+      cmocka_unit_test(test_large),
   };
   return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

@@ -446,15 +446,50 @@ static void test_errors(void **state) {
   clReleaseMemObject(out);
 }
 
+/* clprim_context_last_error(): a refused call's text names the argument or
+ * flag, a flag of another family is refused with nothing written, and a
+ * call that succeeds leaves "". */
+static void test_error_texts(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  const size_t bytes = 4096;
+  cl_mem a = test_pattern(ctx, bytes), b = test_pattern(ctx, bytes), o = test_pattern(ctx, bytes),
+         o2 = test_pattern(ctx, bytes);
+  const clprim_buffer A = clprim_buf(a), B = clprim_buf(b), O = clprim_buf(o), O2 = clprim_buf(o2),
+                      NONE = clprim_buf(NULL);
+  const clprim_status INVALID = CLPRIM_ERROR_INVALID_ARGUMENT,
+                      SMALL = CLPRIM_ERROR_BUFFER_TOO_SMALL;
+  (void)A, (void)B, (void)O, (void)O2, (void)NONE, (void)INVALID, (void)SMALL;
+  TEST_TEXT(ctx, INVALID, clprim_scan_inclusive(ctx, 100, CLPRIM_INT32, NONE, O),
+            "scan_inclusive: in is required");
+  TEST_TEXT(ctx, SMALL, clprim_scan_exclusive(ctx, 2000, CLPRIM_INT32, A, O),
+            "scan_exclusive: in holds 1024 elements from offset 0, the call needs 2000");
+  TEST_TEXT(ctx, INVALID, clprim_scan_exclusive(ctx, 10, (clprim_type)9, A, O), "type (9)");
+  TEST_TEXT(ctx, INVALID, clprim_scan_exclusive(ctx, 10, CLPRIM_INT32, A, clprim_buf_at(a, 1)),
+            "out overlaps in");
+  TEST_TEXT(ctx, INVALID,
+            clprim_scan_inclusive_by_key(ctx, 10, CLPRIM_INT32, A, CLPRIM_INT32, B, A),
+            "scan_inclusive_by_key: out is the keys' range");
+  /* A refused call leaves its text; the next call that succeeds empties it. */
+  TEST_OK_NO_TEXT(ctx, clprim_scan_exclusive(ctx, 0, CLPRIM_INT32, A, O));
+  test_pattern_intact(ctx, o, bytes, "o");
+  test_pattern_intact(ctx, o2, bytes, "o2");
+  clReleaseMemObject(a);
+  clReleaseMemObject(b);
+  clReleaseMemObject(o);
+  clReleaseMemObject(o2);
+}
+
 int main(void) {
   test_init("test_scan");
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors),    cmocka_unit_test(test_int32),
-      cmocka_unit_test(test_uint32),    cmocka_unit_test(test_int64),
-      cmocka_unit_test(test_uint64),    cmocka_unit_test(test_float),
-      cmocka_unit_test(test_double),    cmocka_unit_test(test_recursion),
-      cmocka_unit_test(test_offsets),   cmocka_unit_test(test_beyond_2_32),
-      cmocka_unit_test(test_by_key),    cmocka_unit_test(test_by_key_errors),
+      cmocka_unit_test(test_errors),        cmocka_unit_test(test_error_texts),
+      cmocka_unit_test(test_int32),         cmocka_unit_test(test_uint32),
+      cmocka_unit_test(test_int64),         cmocka_unit_test(test_uint64),
+      cmocka_unit_test(test_float),         cmocka_unit_test(test_double),
+      cmocka_unit_test(test_recursion),     cmocka_unit_test(test_offsets),
+      cmocka_unit_test(test_beyond_2_32),   cmocka_unit_test(test_by_key),
+      cmocka_unit_test(test_by_key_errors),
   };
   return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

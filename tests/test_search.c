@@ -512,12 +512,46 @@ static void test_errors(void **state) {
   clReleaseMemObject(small), clReleaseMemObject(foreign);
 }
 
+/* clprim_context_last_error(): a refused call's text names the argument or
+ * flag, a flag of another family is refused with nothing written, and a
+ * call that succeeds leaves "". */
+static void test_error_texts(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  const size_t bytes = 4096;
+  cl_mem a = test_pattern(ctx, bytes), b = test_pattern(ctx, bytes), o = test_pattern(ctx, bytes),
+         o2 = test_pattern(ctx, bytes);
+  const clprim_buffer A = clprim_buf(a), B = clprim_buf(b), O = clprim_buf(o), O2 = clprim_buf(o2),
+                      NONE = clprim_buf(NULL);
+  const clprim_status INVALID = CLPRIM_ERROR_INVALID_ARGUMENT,
+                      SMALL = CLPRIM_ERROR_BUFFER_TOO_SMALL;
+  (void)A, (void)B, (void)O, (void)O2, (void)NONE, (void)INVALID, (void)SMALL;
+  TEST_TEXT(ctx, INVALID,
+            clprim_lower_bound(ctx, 100, CLPRIM_INT32, A, 10, B, CLPRIM_TOPK_SMALLEST, O),
+            "lower_bound: flag 0x80 (CLPRIM_TOPK_SMALLEST)");
+  TEST_TEXT(ctx, INVALID, clprim_upper_bound(ctx, 100, CLPRIM_INT32, A, 10, B, 0, NONE),
+            "upper_bound: out is required");
+  TEST_TEXT(ctx, INVALID, clprim_equal_range(ctx, 100, CLPRIM_INT32, A, 10, B, 0, NONE, NONE),
+            "equal_range: no output is given (lower and upper");
+  TEST_TEXT(ctx, SMALL, clprim_equal_range(ctx, 100, CLPRIM_INT32, A, 2000, B, 0, O, O2),
+            "needles holds 1024 elements from offset 0, the call needs 2000");
+  TEST_TEXT(ctx, INVALID,
+            clprim_equal_range(ctx, 100, CLPRIM_INT32, A, 10, B, CLPRIM_REDUCE_NAN_LARGEST, O, O2),
+            "CLPRIM_REDUCE_NAN_LARGEST");
+  test_pattern_intact(ctx, o, bytes, "o");
+  test_pattern_intact(ctx, o2, bytes, "o2");
+  clReleaseMemObject(a);
+  clReleaseMemObject(b);
+  clReleaseMemObject(o);
+  clReleaseMemObject(o2);
+}
+
 int main(void) {
   test_init("test_search");
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors),        cmocka_unit_test(test_same_range),
-      cmocka_unit_test(test_small_samples), cmocka_unit_test(test_calls_0),
-      cmocka_unit_test(test_calls_1),
+      cmocka_unit_test(test_errors),     cmocka_unit_test(test_error_texts),
+      cmocka_unit_test(test_same_range), cmocka_unit_test(test_small_samples),
+      cmocka_unit_test(test_calls_0),    cmocka_unit_test(test_calls_1),
   };
   return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

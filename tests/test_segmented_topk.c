@@ -400,12 +400,52 @@ static void test_errors(void **state) {
   clReleaseMemObject(in), clReleaseMemObject(out), clReleaseMemObject(out2);
 }
 
+/* clprim_context_last_error(): a refused call's text names the argument or
+ * flag, a flag of another family is refused with nothing written, and a
+ * call that succeeds leaves "". */
+static void test_error_texts(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  const size_t bytes = 4096;
+  cl_mem a = test_pattern(ctx, bytes), b = test_pattern(ctx, bytes), o = test_pattern(ctx, bytes),
+         o2 = test_pattern(ctx, bytes);
+  const clprim_buffer A = clprim_buf(a), B = clprim_buf(b), O = clprim_buf(o), O2 = clprim_buf(o2),
+                      NONE = clprim_buf(NULL);
+  const clprim_status INVALID = CLPRIM_ERROR_INVALID_ARGUMENT,
+                      SMALL = CLPRIM_ERROR_BUFFER_TOO_SMALL;
+  (void)A, (void)B, (void)O, (void)O2, (void)NONE, (void)INVALID, (void)SMALL;
+  TEST_TEXT(ctx, INVALID,
+            clprim_segmented_topk(ctx, 100, CLPRIM_INT32, A, 1, B, B, 5, CLPRIM_REDUCE_ABS, O, O2),
+            "segmented_topk: flag 0x1 (CLPRIM_REDUCE_ABS)");
+  TEST_TEXT(ctx, INVALID,
+            clprim_batched_topk(ctx, 10, 10, CLPRIM_INT32, A, 5, CLPRIM_NTH_REJECT_NAN, O, O2),
+            "batched_topk: flag 0x40 (CLPRIM_NTH_REJECT_NAN)");
+  TEST_TEXT(
+      ctx, INVALID,
+      clprim_segmented_nth_element(ctx, 100, CLPRIM_INT32, A, 1, B, B, 0, CLPRIM_TOPK_SMALLEST, O),
+      "segmented_nth_element: flag 0x80 (CLPRIM_TOPK_SMALLEST)");
+  TEST_TEXT(ctx, INVALID, clprim_batched_nth_element(ctx, 10, 10, CLPRIM_INT32, A, 0, 0, NONE),
+            "batched_nth_element: result is required");
+  TEST_TEXT(
+      ctx, SMALL,
+      clprim_segmented_topk(ctx, 100, CLPRIM_INT32, A, 1, clprim_buf_at(b, 512), B, 5, 0, O, O2),
+      "begin_offsets holds 0 elements from offset 512");
+  test_pattern_intact(ctx, o, bytes, "o");
+  test_pattern_intact(ctx, o2, bytes, "o2");
+  clReleaseMemObject(a);
+  clReleaseMemObject(b);
+  clReleaseMemObject(o);
+  clReleaseMemObject(o2);
+}
+
 int main(void) {
   test_init("test_segmented_topk");
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_int32), cmocka_unit_test(test_uint32), cmocka_unit_test(test_int64),
-      cmocka_unit_test(test_uint64), cmocka_unit_test(test_float), cmocka_unit_test(test_double),
-      cmocka_unit_test(test_rows),  cmocka_unit_test(test_long),   cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_int32),  cmocka_unit_test(test_uint32),
+      cmocka_unit_test(test_int64),  cmocka_unit_test(test_uint64),
+      cmocka_unit_test(test_float),  cmocka_unit_test(test_double),
+      cmocka_unit_test(test_rows),   cmocka_unit_test(test_long),
+      cmocka_unit_test(test_errors), cmocka_unit_test(test_error_texts),
   };
   return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

@@ -78,10 +78,22 @@ extern "C" {
 /* ---------------------------------------------------------------- version */
 
 #define CLPRIM_VERSION_MAJOR 0
-#define CLPRIM_VERSION_MINOR 2
+#define CLPRIM_VERSION_MINOR 3
 #define CLPRIM_VERSION_PATCH 0
 #define CLPRIM_VERSION_NUMBER                                                                      \
   (CLPRIM_VERSION_MAJOR * 10000 + CLPRIM_VERSION_MINOR * 100 + CLPRIM_VERSION_PATCH)
+
+/* Version notes.
+ * 0.3: every flag macro has a bit of its own, so that a flag of another
+ *   family is refused (CLPRIM_ERROR_INVALID_ARGUMENT) instead of read as
+ *   this call's flag of the same bit. CLPRIM_NTH_REJECT_NAN (was 1u),
+ *   CLPRIM_TOPK_SMALLEST (was 2u), CLPRIM_SORT_DESCENDING (was 1u) and
+ *   CLPRIM_PIPE_VALUES_WANTED / _INDICES_WANTED (were 1u, 2u) changed value:
+ *   programs built against 0.2 headers must be rebuilt, and numbers written
+ *   in place of the macros must become the macros.
+ *   clprim_context_last_error() is new.
+ * 0.2: n second, buffer ranges with offsets, one output convention (the
+ *   API differs from 0.1). */
 
 /*! clprim_version_number() :
  * @return : the run-time library's version, as CLPRIM_VERSION_NUMBER. */
@@ -303,6 +315,29 @@ CLPRIM_API cl_device_id clprim_context_device(const clprim_context *ctx);
  *           context; valid until the next build or clprim_context_free(). */
 CLPRIM_API const char *clprim_context_build_log(const clprim_context *ctx);
 
+/*! clprim_context_last_error() :
+ * Why the last call on this context failed, in words that name the call,
+ * the argument and the rule: "topk: k (5000) is larger than n (100)",
+ * "sort_keys: keys_in holds 100 elements from offset 0, the call needs 200",
+ * "scan_inclusive: in is required (a NULL buffer)", "sort_keys: flag 0x40
+ * (CLPRIM_NTH_REJECT_NAN) is not one this call takes"; for a failed build
+ * "...: the kernel build of sort.cl failed with -11
+ * (CL_BUILD_PROGRAM_FAILURE), see clprim_context_build_log()", for an
+ * OpenCL failure "...: clEnqueueNDRangeKernel returned -5
+ * (CL_OUT_OF_RESOURCES)". Every call that takes the context (the primitive
+ * calls, the pipeline calls, clprim_context_prebuild, clear_cache,
+ * wait_for, last_event, last_time) empties it when it starts, so it always
+ * describes the last such call: "" after one that succeeded. A call refused
+ * with CLPRIM_ERROR_CONTEXT_BUSY leaves it alone (it is the text of the call
+ * that holds the context); read it on the thread that made the call, before
+ * that thread's next call on ctx. With CLPRIM_TRACE set, each text is also
+ * printed to stderr when the failure happens. Calls with a NULL ctx, and
+ * context creation, have no context to keep a text in.
+ * @return : a NUL-terminated text owned by the context (valid until its
+ *           next call or clprim_context_free()), never NULL: "" when the
+ *           last call succeeded; "ctx is NULL" for a NULL ctx. */
+CLPRIM_API const char *clprim_context_last_error(const clprim_context *ctx);
+
 /*! clprim_context_programs_made() :
  * The number of OpenCL programs this context has made since it was created:
  * compiled, or loaded from the disk cache (clprim_context_clear_cache()
@@ -440,7 +475,8 @@ CLPRIM_API const char *clprim_context_device_options(const clprim_context *ctx);
 /* ------------------------------------------------------- every primitive */
 
 /* Every primitive returns CLPRIM_SUCCESS or an error, and on error writes
- * nothing to the caller's outputs. The errors every call can return:
+ * nothing to the caller's outputs; clprim_context_last_error() then says
+ * which argument or step failed. The errors every call can return:
  *   CLPRIM_ERROR_INVALID_ARGUMENT: NULL ctx, a NULL buffer that the call
  *     needs, a bad type or enum, unknown flags, no output where the call
  *     needs one, an output range that overlaps an input or another output
@@ -453,7 +489,9 @@ CLPRIM_API const char *clprim_context_device_options(const clprim_context *ctx);
  *   code (CL_OUT_OF_RESOURCES, ...).
  * Each call lists only its own further errors. */
 
-/* Flags shared by the calls that write indices (select, partition, top-k). */
+/* Flags: every flag macro has a bit of its own (0.3), and each call
+ * refuses, with CLPRIM_ERROR_INVALID_ARGUMENT, any bit it does not take.
+ * Flags shared by the calls that write indices (select, partition, top-k). */
 #define CLPRIM_INDICES_64 8u /* uint64 indices, not uint32 */
 
 /* ------------------------------------------------------------------ scan */
@@ -955,11 +993,11 @@ CLPRIM_API clprim_status clprim_non_trivial_runs(clprim_context *ctx, size_t n,
  * rank, then the same on that bucket, until one work-group sorts the rest. */
 
 /* Flags (OR them; 0 is the default). */
-#define CLPRIM_NTH_REJECT_NAN 1u  /* fail with CLPRIM_ERROR_INVALID_ARGUMENT if
+#define CLPRIM_NTH_REJECT_NAN 64u /* fail with CLPRIM_ERROR_INVALID_ARGUMENT if
                                      the input holds a NaN (nothing written) */
-#define CLPRIM_TOPK_SMALLEST 2u   /* clprim_topk: the k smallest, not largest */
+#define CLPRIM_TOPK_SMALLEST 128u /* clprim_topk: the k smallest, not largest */
 #define CLPRIM_TOPK_SORTED 4u     /* clprim_topk: best first, ties by index */
-/* clprim_topk also takes CLPRIM_INDICES_64 (8u). */
+/* clprim_topk also takes CLPRIM_INDICES_64. */
 
 /*! clprim_nth_element() :
  * The element of rank k (0 <= k < n) among the n elements of in, to *value
@@ -1120,8 +1158,8 @@ CLPRIM_API clprim_status clprim_batched_nth_element(clprim_context *ctx, size_t 
  * value size) one work-group sorts in local memory, with no read. */
 
 /* Flags (OR them; 0 is the default). */
-#define CLPRIM_SORT_DESCENDING 1u /* largest first */
-/* clprim_argsort also takes CLPRIM_INDICES_64 (8u). */
+#define CLPRIM_SORT_DESCENDING 256u /* largest first */
+/* clprim_argsort also takes CLPRIM_INDICES_64. */
 
 /*! clprim_sort_tile() :
  * @return : the most keys (with values of value_size bytes: 0, 4 or 8) of
@@ -1335,8 +1373,8 @@ CLPRIM_API clprim_status clprim_pipeline_filter_expr(clprim_pipeline *pipe,
                                                      const char *expression);
 
 /* What collect and top-k write (OR them; with CLPRIM_INDICES_64). */
-#define CLPRIM_PIPE_VALUES_WANTED 1u
-#define CLPRIM_PIPE_INDICES_WANTED 2u
+#define CLPRIM_PIPE_VALUES_WANTED 512u
+#define CLPRIM_PIPE_INDICES_WANTED 1024u
 
 /* The reductions of clprim_pipeline_reduce(). */
 typedef enum clprim_pipeline_reduction {

@@ -14,9 +14,14 @@
  * A range at offset 0 is the caller's buffer itself. Any other range is a
  * sub-buffer when its origin is aligned as the device requires
  * (CL_DEVICE_MEM_BASE_ADDR_ALIGN), else a copy in the context's scratch:
- * kernels never take offsets, so every family gets offsets for free. */
+ * kernels never take offsets, so every family gets offsets for free.
+ *
+ * A failed call leaves a text that says why (clprim_context_last_error):
+ * clprim__fail is the one place it is written, by the checks here and in
+ * context.c (ranges, buffers, types, flags) and by each family's own. */
 #include "core.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,12 +29,14 @@
  * runs are public calls made inside it. */
 static _Thread_local clprim_context *held;
 
-clprim_status clprim__hold(clprim_context *ctx) {
+clprim_status clprim__hold(clprim_context *ctx, const char *name) {
   if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
   if (held == ctx) {
     ctx->nested = 1;
     return CLPRIM_SUCCESS;
   }
+  /* A call refused here touches nothing: the text stays the one of the
+   * call that holds the context. */
   if (ctx->wait_when_busy) {
     /* A ticket, then the turn: first come, first served. */
     pthread_mutex_lock(&ctx->turn_lock);
@@ -43,14 +50,87 @@ clprim_status clprim__hold(clprim_context *ctx) {
   }
   held = ctx;
   ctx->nested = 0;
+  ctx->call_name = name;
+  ctx->last_error[0] = 0;
   return CLPRIM_SUCCESS;
 }
 
-void clprim__unhold(clprim_context *ctx) {
+const char *clprim_context_last_error(const clprim_context *ctx) {
+  return ctx ? ctx->last_error : "ctx is NULL";
+}
+
+static clprim_status vfail(clprim_context *ctx, clprim_status status, const char *format,
+                           va_list ap) {
+  if (!ctx || ctx->last_error[0] || status == CLPRIM_SUCCESS || status == CLPRIM__COLLECTED)
+    return status;
+  const size_t size = sizeof ctx->last_error;
+  int at = ctx->call_name ? snprintf(ctx->last_error, size, "%s: ", ctx->call_name) : 0;
+  if (at < 0 || (size_t)at >= size) at = 0;
+  vsnprintf(ctx->last_error + at, size - (size_t)at, format, ap);
+  if (ctx->trace) fprintf(stderr, "clprim: %s (%s)\n", ctx->last_error, clprim_status_name(status));
+  return status;
+}
+
+clprim_status clprim__fail(clprim_context *ctx, clprim_status status, const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  vfail(ctx, status, format, ap);
+  va_end(ap);
+  return status;
+}
+
+clprim_status clprim__invalid(clprim_context *ctx, const char *format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  vfail(ctx, CLPRIM_ERROR_INVALID_ARGUMENT, format, ap);
+  va_end(ap);
+  return CLPRIM_ERROR_INVALID_ARGUMENT;
+}
+
+clprim_status clprim__cl_fail(clprim_context *ctx, cl_int err, const char *what) {
+  return clprim__fail(ctx, (clprim_status)err, "%s returned %d (%s)", what, (int)err,
+                      clprim_status_name(err));
+}
+
+/* The public flags by bit, for a refused flag's text. */
+static const char *flag_name(unsigned bit) {
+  static const struct {
+    unsigned bit;
+    const char *name;
+  } flags[] = {{CLPRIM_REDUCE_ABS, "CLPRIM_REDUCE_ABS"},
+               {CLPRIM_REDUCE_NAN_LARGEST, "CLPRIM_REDUCE_NAN_LARGEST"},
+               {CLPRIM_TOPK_SORTED, "CLPRIM_TOPK_SORTED"},
+               {CLPRIM_INDICES_64, "CLPRIM_INDICES_64"},
+               {CLPRIM_SUMS_KEEP_SUBNORMALS, "CLPRIM_SUMS_KEEP_SUBNORMALS"},
+               {CLPRIM_PARTITION_REVERSED, "CLPRIM_PARTITION_REVERSED"},
+               {CLPRIM_NTH_REJECT_NAN, "CLPRIM_NTH_REJECT_NAN"},
+               {CLPRIM_TOPK_SMALLEST, "CLPRIM_TOPK_SMALLEST"},
+               {CLPRIM_SORT_DESCENDING, "CLPRIM_SORT_DESCENDING"},
+               {CLPRIM_PIPE_VALUES_WANTED, "CLPRIM_PIPE_VALUES_WANTED"},
+               {CLPRIM_PIPE_INDICES_WANTED, "CLPRIM_PIPE_INDICES_WANTED"}};
+  for (size_t f = 0; f < sizeof flags / sizeof flags[0]; ++f)
+    if (flags[f].bit == bit) return flags[f].name;
+  return "no clprim flag";
+}
+
+clprim_status clprim__check_flags(clprim_context *ctx, unsigned flags, unsigned allowed) {
+  const unsigned refused = flags & ~allowed;
+  if (!refused) return CLPRIM_SUCCESS;
+  const unsigned bit = refused & (~refused + 1u); /* the lowest */
+  return clprim__invalid(ctx, "flag 0x%x (%s) is not one this call takes", bit, flag_name(bit));
+}
+
+clprim_status clprim__unhold(clprim_context *ctx, clprim_status status) {
   if (ctx->nested) {
     ctx->nested = 0;
-    return;
+    return status;
   }
+  /* The text says why the call failed, or is "" after a success (a failure
+   * the call recovered from leaves none). */
+  if (status == CLPRIM_SUCCESS)
+    ctx->last_error[0] = 0;
+  else
+    clprim__fail(ctx, status, "failed with %d (%s)", (int)status, clprim_status_name(status));
   held = NULL;
   atomic_store(&ctx->busy, 0);
   if (ctx->wait_when_busy) {
@@ -59,6 +139,7 @@ void clprim__unhold(clprim_context *ctx) {
     pthread_cond_broadcast(&ctx->turn);
     pthread_mutex_unlock(&ctx->turn_lock);
   }
+  return status;
 }
 
 void clprim__forget_events(clprim_context *ctx) {
@@ -67,8 +148,8 @@ void clprim__forget_events(clprim_context *ctx) {
   ctx->first_event = ctx->last_event = NULL;
 }
 
-clprim_status clprim__call_begin(clprim_context *ctx) {
-  CLPRIM_CHECK(clprim__hold(ctx));
+clprim_status clprim__call_begin(clprim_context *ctx, const char *name) {
+  CLPRIM_CHECK(clprim__hold(ctx, name));
   clprim__forget_events(ctx);
   ctx->range_count = 0;
   ++ctx->calls;
@@ -89,8 +170,7 @@ clprim_status clprim__call_end(clprim_context *ctx, clprim_status status) {
   /* A failed call has no completion event to give (a temporary copy may
    * have been enqueued before a later check failed). */
   if (status != CLPRIM_SUCCESS) clprim__forget_events(ctx);
-  clprim__unhold(ctx);
-  return status;
+  return clprim__unhold(ctx, status);
 }
 
 /* The buffer that mem is a sub-buffer of (or mem) and mem's origin in it. */
@@ -124,18 +204,16 @@ static clprim_status detach(struct clprim_range *g) {
   return g->mem == g->root ? (clprim_status)sub_buffer(g) : CLPRIM_SUCCESS;
 }
 
-clprim_status clprim__range(clprim_context *ctx, clprim_buffer b, size_t elem_size, size_t count,
-                            unsigned use, cl_mem *mem) {
-  const size_t bytes = clprim__bytes(count, elem_size), at = clprim__bytes(b.offset, elem_size);
-  if (!b.mem) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  if (bytes == SIZE_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
-  if (at == SIZE_MAX || at > SIZE_MAX - bytes) return CLPRIM_ERROR_BUFFER_TOO_SMALL;
-  CLPRIM_CHECK(clprim__check_buffer(ctx, b.mem, at + bytes));
+clprim_status clprim__range(clprim_context *ctx, const char *name, clprim_buffer b,
+                            size_t elem_size, size_t count, unsigned use, cl_mem *mem) {
+  CLPRIM_CHECK(clprim__check_buffer(ctx, name, b.mem, elem_size, b.offset, count));
+  const size_t bytes = count * elem_size, at = b.offset * elem_size; /* checked */
   *mem = b.mem;
   if (bytes == 0) return CLPRIM_SUCCESS; /* nothing is read or written there */
   cl_mem root;
   size_t origin;
-  CLPRIM_CHECK(root_of(b.mem, &root, &origin));
+  const clprim_status rooted = root_of(b.mem, &root, &origin);
+  if (rooted != CLPRIM_SUCCESS) return clprim__cl_fail(ctx, rooted, "clGetMemObjectInfo");
   const size_t begin = origin + at, end = begin + bytes;
 
   /* Outputs share no byte with another range, except the same range where
@@ -149,19 +227,22 @@ clprim_status clprim__range(clprim_context *ctx, clprim_buffer b, size_t elem_si
     if (writes) shares_root = 1;
     if (end <= g->begin || g->end <= begin || !writes) continue;
     if (!(use & CLPRIM__SAME_OK) || g->begin != begin || g->end != end)
-      return CLPRIM_ERROR_INVALID_ARGUMENT;
+      return clprim__invalid(ctx, "%s overlaps %s", name, g->name);
     g->writes = 1;
     if (g->staged && (use & CLPRIM__WRITE)) g->copy_back = 1;
     g->dest[1] = mem;
     *mem = g->mem;
     return CLPRIM_SUCCESS;
   }
-  if (ctx->range_count == CLPRIM__MAX_RANGES) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (ctx->range_count == CLPRIM__MAX_RANGES)
+    return clprim__invalid(ctx, "%s is more than the %d ranges a call takes", name,
+                           CLPRIM__MAX_RANGES);
   const unsigned slot = ctx->range_count;
   struct clprim_range *g = &ctx->ranges[slot];
   memset(g, 0, sizeof *g);
   g->caller = b.mem, g->root = root, g->begin = begin, g->end = end, g->dest[0] = mem;
   g->at = at, g->bytes = bytes, g->writes = (use & CLPRIM__WRITE) != 0, g->mem = b.mem;
+  g->name = name;
   ++ctx->range_count;
   if (ctx->collect) return CLPRIM_SUCCESS; /* a dry run: nothing is enqueued */
 

@@ -149,22 +149,44 @@ size_t clprim__bytes(size_t n, size_t elem_size) {
   return elem_size && n > SIZE_MAX / elem_size ? SIZE_MAX : n * elem_size;
 }
 
-clprim_status clprim__check_type(const clprim_context *ctx, clprim_type type) {
-  if ((unsigned)type >= CLPRIM_TYPE_COUNT) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  if (type == CLPRIM_DOUBLE && !ctx->info.has_fp64) return CLPRIM_ERROR_UNSUPPORTED_TYPE;
+int clprim__type_supported(const clprim_context *ctx, clprim_type type) {
+  return (unsigned)type < CLPRIM_TYPE_COUNT && (type != CLPRIM_DOUBLE || ctx->info.has_fp64);
+}
+
+clprim_status clprim__check_type(clprim_context *ctx, const char *name, clprim_type type) {
+  if ((unsigned)type >= CLPRIM_TYPE_COUNT)
+    return clprim__invalid(ctx, "%s (%d) is not a clprim_type", name, (int)type);
+  if (!clprim__type_supported(ctx, type))
+    return clprim__fail(ctx, CLPRIM_ERROR_UNSUPPORTED_TYPE,
+                        "%s is double, which the device does not support (no cl_khr_fp64)", name);
   return CLPRIM_SUCCESS;
 }
 
-clprim_status clprim__check_buffer(const clprim_context *ctx, cl_mem buf, size_t bytes) {
-  if (!buf) return CLPRIM_ERROR_INVALID_ARGUMENT;
+clprim_status clprim__check_buffer(clprim_context *ctx, const char *name, cl_mem buf,
+                                   size_t elem_size, size_t offset, size_t count) {
+  if (!buf) return clprim__invalid(ctx, "%s is required (a NULL buffer)", name);
+  const size_t bytes = clprim__bytes(count, elem_size), at = clprim__bytes(offset, elem_size);
+  if (bytes == SIZE_MAX)
+    return clprim__fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE,
+                        "%s: %zu elements of %zu bytes are more than size_t counts", name, count,
+                        elem_size);
   cl_context owner = NULL;
   size_t size = 0;
   cl_int err = clGetMemObjectInfo(buf, CL_MEM_CONTEXT, sizeof owner, &owner, NULL);
-  if (err != CL_SUCCESS) return (clprim_status)err;
-  if (owner != ctx->cl_ctx) return (clprim_status)CL_INVALID_CONTEXT;
-  err = clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof size, &size, NULL);
-  if (err != CL_SUCCESS) return (clprim_status)err;
-  return size < bytes ? CLPRIM_ERROR_BUFFER_TOO_SMALL : CLPRIM_SUCCESS;
+  if (err == CL_SUCCESS) err = clGetMemObjectInfo(buf, CL_MEM_SIZE, sizeof size, &size, NULL);
+  if (err != CL_SUCCESS)
+    return clprim__fail(ctx, (clprim_status)err,
+                        "%s is not a buffer (clGetMemObjectInfo returned %d)", name, (int)err);
+  if (owner != ctx->cl_ctx)
+    return clprim__fail(ctx, (clprim_status)CL_INVALID_CONTEXT,
+                        "%s is a buffer of another cl_context", name);
+  if (at == SIZE_MAX || at > SIZE_MAX - bytes || size < at + bytes) {
+    const size_t holds = elem_size && size / elem_size > offset ? size / elem_size - offset : 0;
+    return clprim__fail(ctx, CLPRIM_ERROR_BUFFER_TOO_SMALL,
+                        "%s holds %zu elements from offset %zu, the call needs %zu", name, holds,
+                        offset, count);
+  }
+  return CLPRIM_SUCCESS;
 }
 
 /* ------------------------------------------------------------ devices */
@@ -408,7 +430,7 @@ static void report_unavailable(const clprim_context *ctx, clprim_path want) {
   else
     fprintf(stderr,
             "clprim:   the device lists what %s needs, but its probe kernel failed%s "
-            "(CLPRIM_DEBUG=1 prints the build log or the wrong results%s)\n",
+            "(CLPRIM_TRACE=1 prints the build log or the wrong results%s)\n",
             clprim_path_name(want), ctx->probe_cached ? " (verdict from the disk cache)" : "",
             ctx->probe_cached ? "; CLPRIM_CACHE_DIR=off probes again" : "");
 }
@@ -589,8 +611,7 @@ const char *clprim_context_device_options(const clprim_context *ctx) {
 }
 
 clprim_status clprim_context_clear_cache(clprim_context *ctx) {
-  CLPRIM_CHECK(clprim__hold(ctx));
+  CLPRIM_CHECK(clprim__hold(ctx, "context_clear_cache"));
   clprim__release_programs(ctx);
-  clprim__unhold(ctx);
-  return CLPRIM_SUCCESS;
+  return clprim__unhold(ctx, CLPRIM_SUCCESS);
 }

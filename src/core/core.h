@@ -141,8 +141,10 @@ struct clprim_range {
   int staged;        /* mem is a copy in scratch */
   int copy_back;     /* a staged output: copied to caller when the call succeeds */
   cl_mem *dest[2];   /* where the family keeps mem (updated if mem changes) */
+  const char *name;  /* the argument's name, for an overlap's text */
 };
 #define CLPRIM__MAX_RANGES 8
+#define CLPRIM__ERROR_TEXT 256 /* bytes of clprim_context_last_error()'s text */
 
 struct clprim_context {
   cl_platform_id platform;
@@ -194,6 +196,12 @@ struct clprim_context {
   pthread_mutex_t turn_lock;
   pthread_cond_t turn;
   unsigned long next_ticket, serving;
+  /* The public call in progress ("scan_inclusive"), and the text of the
+   * last call that failed ("" after one that succeeded):
+   * clprim_context_last_error(). Written only by the thread that holds the
+   * context. */
+  const char *call_name;
+  char last_error[CLPRIM__ERROR_TEXT];
   int nested; /* a public call made inside clprim_context_prebuild */
   struct clprim_range ranges[CLPRIM__MAX_RANGES];
   unsigned range_count;
@@ -229,12 +237,18 @@ clprim_status clprim__create(clprim_context **out, cl_command_queue queue,
 /* The OpenCL C type name of a clprim_type ("int", "uint", ..., "double"). */
 const char *clprim__cl_type(clprim_type type);
 /* CLPRIM_SUCCESS for a valid type the device supports, else
- * CLPRIM_ERROR_INVALID_ARGUMENT (bad value) or CLPRIM_ERROR_UNSUPPORTED_TYPE. */
-clprim_status clprim__check_type(const clprim_context *ctx, clprim_type type);
-/* Checks a caller's buffer: non-NULL, of ctx's cl_context, holding at least
- * `bytes` bytes. CLPRIM_ERROR_INVALID_ARGUMENT, CL_INVALID_CONTEXT,
- * CLPRIM_ERROR_BUFFER_TOO_SMALL or CLPRIM_SUCCESS. */
-clprim_status clprim__check_buffer(const clprim_context *ctx, cl_mem buf, size_t bytes);
+ * CLPRIM_ERROR_INVALID_ARGUMENT (bad value) or CLPRIM_ERROR_UNSUPPORTED_TYPE,
+ * with a text that names the argument (`name`, "key_type"). */
+clprim_status clprim__check_type(clprim_context *ctx, const char *name, clprim_type type);
+/* 1 when the device supports type (a valid one), with no text. */
+int clprim__type_supported(const clprim_context *ctx, clprim_type type);
+/* Checks the caller's buffer `name`: non-NULL, of ctx's cl_context, holding
+ * at least `count` elements of elem_size bytes from element `offset`.
+ * CLPRIM_ERROR_INVALID_ARGUMENT, CL_INVALID_CONTEXT,
+ * CLPRIM_ERROR_BUFFER_TOO_SMALL, CLPRIM_ERROR_SIZE_TOO_LARGE (with a text
+ * that names the argument) or CLPRIM_SUCCESS. */
+clprim_status clprim__check_buffer(clprim_context *ctx, const char *name, cl_mem buf,
+                                   size_t elem_size, size_t offset, size_t count);
 /* Calls visit(platform, device, p, d, arg) for every device of every
  * platform, in clprim_list_devices order ("p:d"), until it returns nonzero.
  * Returns the number of devices visited; error (may be NULL) gets the
@@ -328,21 +342,43 @@ void clprim__cache_put_text(const clprim_context *ctx, const char *key, const ch
 
 /* ---- core/call.c */
 /* Every public call is
- *   CLPRIM_CHECK(clprim__call_begin(ctx));
+ *   CLPRIM_CHECK(clprim__call_begin(ctx, "the_call"));
  *   return clprim__call_end(ctx, the_call(...));
  * begin takes the context (CLPRIM_ERROR_INVALID_ARGUMENT for NULL,
- * CLPRIM_ERROR_CONTEXT_BUSY while another thread is in a call on it) and
- * forgets the last call's events; end finishes the call's ranges (staged
- * outputs copied back only on success), gives the context back and returns
- * status. */
-clprim_status clprim__call_begin(clprim_context *ctx);
+ * CLPRIM_ERROR_CONTEXT_BUSY while another thread is in a call on it),
+ * empties the last-error text, names the call (its public name without
+ * "clprim_") and forgets the last call's events; end finishes the call's
+ * ranges (staged outputs copied back only on success), leaves the text ""
+ * on success or, on failure, the text of the first clprim__fail (or one
+ * that names the status if none was set), gives the context back and
+ * returns status. A public call made inside another (prebuild's dry runs)
+ * keeps the outer call's name and text. */
+clprim_status clprim__call_begin(clprim_context *ctx, const char *name);
 /* Releases the last call's events (clprim_context_last_event then has none). */
 void clprim__forget_events(clprim_context *ctx);
 clprim_status clprim__call_end(clprim_context *ctx, clprim_status status);
 /* Takes / gives back the context alone (context calls that touch what a
- * call uses: clear_cache, wait_for, last_event, last_time). */
-clprim_status clprim__hold(clprim_context *ctx);
-void clprim__unhold(clprim_context *ctx);
+ * call uses: clear_cache, wait_for, last_event, last_time; a pipeline's
+ * calls, whose runs make public calls inside); hold empties the last-error text and names the call
+ * as clprim__call_begin does. */
+clprim_status clprim__hold(clprim_context *ctx, const char *name);
+/* Gives the context back and returns status; the text is left as
+ * clprim__call_end leaves it. */
+clprim_status clprim__unhold(clprim_context *ctx, clprim_status status);
+/* The one way a failure gets its text (clprim_context_last_error): stores
+ * "<call>: <format...>" in ctx, unless the call in progress already has a
+ * text (the first failure is the cause), prints it to stderr under
+ * CLPRIM_TRACE, and returns status. Only while ctx is held (a call). */
+clprim_status clprim__fail(clprim_context *ctx, clprim_status status, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+/* clprim__fail with CLPRIM_ERROR_INVALID_ARGUMENT. */
+clprim_status clprim__invalid(clprim_context *ctx, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+/* CLPRIM_SUCCESS when flags has no bit outside `allowed`, else
+ * CLPRIM_ERROR_INVALID_ARGUMENT with a text that names the first such bit. */
+clprim_status clprim__check_flags(clprim_context *ctx, unsigned flags, unsigned allowed);
+/* clprim__fail for an OpenCL call that returned err ("clEnqueueCopyBuffer"). */
+clprim_status clprim__cl_fail(clprim_context *ctx, cl_int err, const char *what);
 /* How a call uses a range (OR them). */
 #define CLPRIM__READ 1u
 #define CLPRIM__WRITE 2u       /* written, maybe in part */
@@ -350,14 +386,15 @@ void clprim__unhold(clprim_context *ctx);
 #define CLPRIM__SAME_OK 8u     /* may be the very range of an earlier argument (in place) */
 #define CLPRIM__OUT (CLPRIM__WRITE)
 #define CLPRIM__OUT_ALL (CLPRIM__WRITE | CLPRIM__ALL_WRITTEN)
-/* Checks the caller's range b (count elements of elem_size from b.offset:
- * a buffer of ctx's cl_context, not NULL, large enough; an output that
- * overlaps no other range of the call) and gives the cl_mem that holds it
+/* Checks the caller's range b, the argument `name` (count elements of
+ * elem_size from b.offset: a buffer of ctx's cl_context, not NULL, large
+ * enough; an output that overlaps no other range of the call; a failure's
+ * text names it) and gives the cl_mem that holds it
  * from byte 0: b.mem itself at offset 0, else a sub-buffer or a temporary
  * copy (see call.c). *mem may still change while later ranges of the call
  * are resolved: use it only after all are. Resolve inputs before outputs. */
-clprim_status clprim__range(clprim_context *ctx, clprim_buffer b, size_t elem_size, size_t count,
-                            unsigned use, cl_mem *mem);
+clprim_status clprim__range(clprim_context *ctx, const char *name, clprim_buffer b,
+                            size_t elem_size, size_t count, unsigned use, cl_mem *mem);
 
 /* ---- core/enqueue.c, core/scratch.c */
 /* Sets kernel arguments: clprim__set_args(k, 3, sizeof(a), &a, sizeof(b), &b,

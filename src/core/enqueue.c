@@ -17,9 +17,9 @@ void clprim__release_waits(clprim_context *ctx) {
 }
 
 static clprim_status wait_for_held(clprim_context *ctx, cl_uint count, const cl_event *events) {
-  if (!ctx || (count && !events)) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (count && !events) return clprim__invalid(ctx, "events is NULL, count is %u", count);
   for (cl_uint k = 0; k < count; ++k)
-    if (!events[k]) return CLPRIM_ERROR_INVALID_ARGUMENT;
+    if (!events[k]) return clprim__invalid(ctx, "events[%u] is NULL", k);
   if (!count) return CLPRIM_SUCCESS;
   cl_event *waits = realloc(ctx->waits, (ctx->wait_count + count) * sizeof *waits);
   if (!waits) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
@@ -32,10 +32,12 @@ static clprim_status wait_for_held(clprim_context *ctx, cl_uint count, const cl_
 }
 
 static clprim_status last_event_held(clprim_context *ctx, cl_event *event) {
-  if (!ctx || !event) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (!event) return clprim__invalid(ctx, "event is required");
   cl_event last = ctx->last_event ? ctx->last_event : ctx->first_event;
   *event = last;
-  if (!last) return CLPRIM_ERROR_UNSUPPORTED_OPERATION;
+  if (!last)
+    return clprim__fail(ctx, CLPRIM_ERROR_UNSUPPORTED_OPERATION,
+                        "the last call enqueued nothing (no event to give)");
   clRetainEvent(last);
   return CLPRIM_SUCCESS;
 }
@@ -73,8 +75,12 @@ static void keep_event(clprim_context *ctx, cl_int err, cl_event event, cl_kerne
 }
 
 static clprim_status last_time_held(clprim_context *ctx, double *ms) {
-  if (!ctx || !ms) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  if (!ctx->profiling || !ctx->first_event) return CLPRIM_ERROR_UNSUPPORTED_OPERATION;
+  if (!ms) return clprim__invalid(ctx, "ms is required");
+  if (!ctx->profiling)
+    return clprim__fail(ctx, CLPRIM_ERROR_UNSUPPORTED_OPERATION,
+                        "the queue was not created with CL_QUEUE_PROFILING_ENABLE");
+  if (!ctx->first_event)
+    return clprim__fail(ctx, CLPRIM_ERROR_UNSUPPORTED_OPERATION, "the last call enqueued nothing");
   cl_event last = ctx->last_event ? ctx->last_event : ctx->first_event;
   cl_int err = clWaitForEvents(1, &last);
   cl_ulong start = 0, end = 0;
@@ -83,7 +89,7 @@ static clprim_status last_time_held(clprim_context *ctx, double *ms) {
                                   &start, NULL);
   if (err == CL_SUCCESS)
     err = clGetEventProfilingInfo(last, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL);
-  if (err != CL_SUCCESS) return (clprim_status)err;
+  if (err != CL_SUCCESS) return clprim__cl_fail(ctx, err, "clGetEventProfilingInfo");
   *ms = end > start ? (double)(end - start) * 1e-6 : 0.0;
   return CLPRIM_SUCCESS;
 }
@@ -115,7 +121,7 @@ clprim_status clprim__enqueue(clprim_context *ctx, cl_kernel kernel, size_t grou
   cl_int err = clEnqueueNDRangeKernel(ctx->queue, kernel, 1, NULL, &global, &group_size,
                                       WAITS(ctx), &event);
   keep_event(ctx, err, event, kernel, NULL);
-  return (clprim_status)err;
+  return err == CL_SUCCESS ? CLPRIM_SUCCESS : clprim__cl_fail(ctx, err, "clEnqueueNDRangeKernel");
 }
 
 clprim_status clprim__enqueue_native(clprim_context *ctx, void(CL_CALLBACK *fn)(void *),
@@ -125,7 +131,7 @@ clprim_status clprim__enqueue_native(clprim_context *ctx, void(CL_CALLBACK *fn)(
   cl_int err = clEnqueueNativeKernel(ctx->queue, fn, (void *)args, args_size, 1, &mem, &mem_at,
                                      WAITS(ctx), &event);
   keep_event(ctx, err, event, NULL, "(native scan)");
-  return (clprim_status)err;
+  return err == CL_SUCCESS ? CLPRIM_SUCCESS : clprim__cl_fail(ctx, err, "clEnqueueNativeKernel");
 }
 
 clprim_status clprim__fill(clprim_context *ctx, cl_mem buf, const void *pattern,
@@ -144,7 +150,7 @@ clprim_status clprim__fill(clprim_context *ctx, cl_mem buf, const void *pattern,
   cl_int err = clEnqueueFillBuffer(ctx->queue, buf, pattern, pattern_size, offset, bytes,
                                    WAITS(ctx), &event);
   keep_event(ctx, err, event, NULL, "(fill)");
-  return (clprim_status)err;
+  return err == CL_SUCCESS ? CLPRIM_SUCCESS : clprim__cl_fail(ctx, err, "clEnqueueFillBuffer");
 }
 
 clprim_status clprim__copy(clprim_context *ctx, cl_mem src, cl_mem dst, size_t src_offset,
@@ -153,7 +159,7 @@ clprim_status clprim__copy(clprim_context *ctx, cl_mem src, cl_mem dst, size_t s
   cl_int err = clEnqueueCopyBuffer(ctx->queue, src, dst, src_offset, dst_offset, bytes,
                                    WAITS(ctx), &event);
   keep_event(ctx, err, event, NULL, "(copy)");
-  return (clprim_status)err;
+  return err == CL_SUCCESS ? CLPRIM_SUCCESS : clprim__cl_fail(ctx, err, "clEnqueueCopyBuffer");
 }
 
 clprim_status clprim__read(clprim_context *ctx, cl_mem buf, size_t offset, size_t bytes,
@@ -162,7 +168,7 @@ clprim_status clprim__read(clprim_context *ctx, cl_mem buf, size_t offset, size_
   cl_int err = clEnqueueReadBuffer(ctx->queue, buf, CL_TRUE, offset, bytes, host, WAITS(ctx),
                                    &event);
   keep_event(ctx, err, event, NULL, "(read)");
-  return (clprim_status)err;
+  return err == CL_SUCCESS ? CLPRIM_SUCCESS : clprim__cl_fail(ctx, err, "clEnqueueReadBuffer");
 }
 
 clprim_status clprim__deliver_count(clprim_context *ctx, cl_mem buf, size_t at, cl_mem count_out,
@@ -218,22 +224,19 @@ clprim_status clprim__write(clprim_context *ctx, cl_mem buf, size_t offset, size
 }
 
 clprim_status clprim_context_wait_for(clprim_context *ctx, cl_uint count, const cl_event *events) {
-  CLPRIM_CHECK(clprim__hold(ctx));
+  CLPRIM_CHECK(clprim__hold(ctx, "context_wait_for"));
   clprim_status st = wait_for_held(ctx, count, events);
-  clprim__unhold(ctx);
-  return st;
+  return clprim__unhold(ctx, st);
 }
 
 clprim_status clprim_context_last_event(clprim_context *ctx, cl_event *event) {
-  CLPRIM_CHECK(clprim__hold(ctx));
+  CLPRIM_CHECK(clprim__hold(ctx, "context_last_event"));
   clprim_status st = last_event_held(ctx, event);
-  clprim__unhold(ctx);
-  return st;
+  return clprim__unhold(ctx, st);
 }
 
 clprim_status clprim_context_last_time(clprim_context *ctx, double *ms) {
-  CLPRIM_CHECK(clprim__hold(ctx));
+  CLPRIM_CHECK(clprim__hold(ctx, "context_last_time"));
   clprim_status st = last_time_held(ctx, ms);
-  clprim__unhold(ctx);
-  return st;
+  return clprim__unhold(ctx, st);
 }

@@ -47,8 +47,7 @@ static clprim_status prebuild(clprim_context *ctx, unsigned types) {
     ctx->collect = &c;
     for (clprim_type t = 0; t < CLPRIM_TYPE_COUNT; ++t)
       for (unsigned f = 0; f < ctx->family_count; ++f)
-        if ((types >> t & 1u) && clprim__check_type(ctx, t) == CLPRIM_SUCCESS &&
-            ctx->families[f]->prebuild)
+        if ((types >> t & 1u) && clprim__type_supported(ctx, t) && ctx->families[f]->prebuild)
           ctx->families[f]->prebuild(ctx, &d, t);
     ctx->collect = NULL;
     ctx->prebuilding = 1;
@@ -68,7 +67,7 @@ static clprim_status prebuild(clprim_context *ctx, unsigned types) {
 
 clprim_status clprim__prebuild(clprim_context *ctx, unsigned types, clprim_progress_fn progress,
                                void *user) {
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "context_prebuild"));
   ctx->progress = progress, ctx->progress_user = user;
   const clprim_status st = prebuild(ctx, types);
   ctx->progress = NULL, ctx->progress_user = NULL;

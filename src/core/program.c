@@ -561,6 +561,10 @@ clprim_status clprim__kernels(clprim_context *ctx, const struct clprim_kernel_re
     }
     if (j->status != CLPRIM_SUCCESS && st == CLPRIM_SUCCESS) {
       st = j->status;
+      clprim__fail(ctx, st,
+                   "the kernel build of %s failed with %d (%s), see "
+                   "clprim_context_build_log()",
+                   ids[k].file, (int)st, clprim_status_name(st));
       if (j->log) {
         free(ctx->build_log);
         ctx->build_log = j->log, j->log = NULL;
@@ -592,7 +596,7 @@ clprim_status clprim__kernels(clprim_context *ctx, const struct clprim_kernel_re
       if (err != CL_SUCCESS) {
         free(k->name);
         free(k);
-        return (clprim_status)err;
+        return clprim__cl_fail(ctx, err, "clCreateKernel");
       }
       k->next = e->kernels_made;
       e->kernels_made = k;

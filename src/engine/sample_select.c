@@ -150,10 +150,12 @@ static clprim_status table_need(clprim_context *ctx, const struct clprim_nth_con
 clprim_status clprim__nth_check(clprim_context *ctx, size_t n, clprim_type type,
                                 clprim_buffer in, unsigned flags, unsigned allowed,
                                 cl_mem *in_mem) {
-  CLPRIM_CHECK(clprim__check_type(ctx, type));
-  if (n == 0 || (flags & ~allowed)) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  if ((uint64_t)n >= ((uint64_t)1 << 32)) return CLPRIM_ERROR_SIZE_TOO_LARGE;
-  return clprim__range(ctx, in, clprim_type_size(type), n, CLPRIM__READ, in_mem);
+  CLPRIM_CHECK(clprim__check_type(ctx, "type", type));
+  if (n == 0) return clprim__invalid(ctx, "n is 0 (no element to choose)");
+  CLPRIM_CHECK(clprim__check_flags(ctx, flags, allowed));
+  if ((uint64_t)n >= ((uint64_t)1 << 32))
+    return clprim__fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE, "n (%zu) is 2^32 or more", n);
+  return clprim__range(ctx, "in", in, clprim_type_size(type), n, CLPRIM__READ, in_mem);
 }
 
 /* A bucket (or the input) that holds wanted ranks: keys [offset, offset +
@@ -664,7 +666,7 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
       const unsigned r0 = p->r0, r1 = p->r1;
       const uint64_t *hs = host_state + cur_state[s];
       if (level == 0 && (flags & CLPRIM_NTH_REJECT_NAN) && hs[0] > 0) {
-        st = CLPRIM_ERROR_INVALID_ARGUMENT;
+        st = clprim__invalid(ctx, "in holds a NaN (CLPRIM_NTH_REJECT_NAN)");
         break;
       }
       /* Across devices the chosen buckets go where this device's own
@@ -772,7 +774,8 @@ static clprim_status select_ranks(clprim_context *ctx, clprim_type type, cl_mem 
     if (st == CLPRIM_SUCCESS && small_at_level0 && (flags & CLPRIM_NTH_REJECT_NAN)) {
       uint64_t nans = 0;
       st = clprim__read(ctx, state, 0, 8, &nans);
-      if (st == CLPRIM_SUCCESS && nans > 0) st = CLPRIM_ERROR_INVALID_ARGUMENT;
+      if (st == CLPRIM_SUCCESS && nans > 0)
+        st = clprim__invalid(ctx, "in holds a NaN (CLPRIM_NTH_REJECT_NAN)");
     }
   }
   if (comb) st = comb->agree(comb->arg, st);

@@ -101,7 +101,7 @@ clprim_status clprim_mpi_reduce_sum(clprim_context *ctx, MPI_Comm comm, size_t n
   clprim_value s;
   memset(&s, 0, sizeof s);
   clprim_status st = sum ? CLPRIM_SUCCESS : CLPRIM_ERROR_INVALID_ARGUMENT;
-  if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_type(ctx, type);
+  if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_type(ctx, "type", type);
   if (st == CLPRIM_SUCCESS && n_local > 0)
     st = clprim_reduce_sum(ctx, n_local, type, in, &s, clprim_buf(NULL));
   uint64_t hash = CLPRIM__MPI_HASH_START;
@@ -129,9 +129,9 @@ static clprim_status arg_reduce(clprim_context *ctx, MPI_Comm comm, size_t n_loc
   clprim_value v;
   uint64_t i = 0;
   memset(&v, 0, sizeof v);
-  clprim_status st = clprim__mpi_check_type(ctx, type);
-  if (flags & ~(unsigned)(CLPRIM_REDUCE_ABS | CLPRIM_REDUCE_NAN_LARGEST))
-    st = CLPRIM_ERROR_INVALID_ARGUMENT;
+  clprim_status st = clprim__mpi_check_type(ctx, "type", type);
+  if (st == CLPRIM_SUCCESS)
+    st = clprim__mpi_check_flags(ctx, flags, CLPRIM_REDUCE_ABS | CLPRIM_REDUCE_NAN_LARGEST);
   if (st == CLPRIM_SUCCESS && n_local > 0)
     st = (is_max ? clprim_argmax : clprim_argmin)(ctx, n_local, type, in, flags, &v, &i,
                                                   clprim_buf(NULL));
@@ -198,10 +198,10 @@ clprim_status clprim_mpi_histogram_even(clprim_context *ctx, MPI_Comm comm, size
                                         clprim_type type, clprim_buffer in, clprim_value lo,
                                         clprim_value hi, size_t bins, clprim_buffer counts,
                                         uint64_t *outside) {
-  clprim_status st = clprim__mpi_check_type(ctx, type);
+  clprim_status st = clprim__mpi_check_type(ctx, "type", type);
   if (st == CLPRIM_SUCCESS && (bins == 0 || bins > ((size_t)1 << 31)))
     st = bins ? CLPRIM_ERROR_SIZE_TOO_LARGE : CLPRIM_ERROR_INVALID_ARGUMENT;
-  if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_range(ctx, counts, 4, bins);
+  if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_range(ctx, "counts", counts, 4, bins);
   if (st == CLPRIM_SUCCESS && !counts.mem) st = CLPRIM_ERROR_INVALID_ARGUMENT;
   uint64_t hash = CLPRIM__MPI_HASH_START;
   const size_t es = clprim_type_size(type);
@@ -261,12 +261,12 @@ void clprim__mpi_options(const clprim_context *ctx, clprim_type type, char *opti
 clprim_status clprim__mpi_add_constant(clprim_context *ctx, clprim_type type, clprim_buffer range,
                                   size_t n, uint64_t add) {
   if (n == 0) return CLPRIM_SUCCESS;
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "mpi"));
   cl_mem mem;
   cl_kernel k;
   char options[160];
   clprim__mpi_options(ctx, type, options, sizeof options);
-  clprim_status st = clprim__range(ctx, range, clprim_type_size(type), n,
+  clprim_status st = clprim__range(ctx, "out", range, clprim_type_size(type), n,
                                    CLPRIM__READ | CLPRIM__WRITE, &mem);
   if (st == CLPRIM_SUCCESS) st = clprim__kernel(ctx, "mpi.cl", options, "mpi_add", &k);
   const cl_ulong n64 = n;
@@ -283,10 +283,10 @@ clprim_status clprim__mpi_add_constant(clprim_context *ctx, clprim_type type, cl
 
 static clprim_status scan(clprim_context *ctx, MPI_Comm comm, size_t n_local, clprim_type type,
                           clprim_buffer in, clprim_buffer out, int inclusive) {
-  clprim_status st = clprim__mpi_check_type(ctx, type);
+  clprim_status st = clprim__mpi_check_type(ctx, "type", type);
   const size_t es = clprim_type_size(type);
-  if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_range(ctx, in, es, n_local);
-  if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_range(ctx, out, es, n_local);
+  if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_range(ctx, "in", in, es, n_local);
+  if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_range(ctx, "out", out, es, n_local);
   uint64_t hash = CLPRIM__MPI_HASH_START;
   clprim__mpi_hash_add(&hash, &type, sizeof type);
   clprim__mpi_hash_add(&hash, &inclusive, sizeof inclusive);
@@ -338,9 +338,9 @@ clprim_status clprim_mpi_select(clprim_context *ctx, MPI_Comm comm, size_t n_loc
                                 unsigned flags, clprim_buffer values, clprim_buffer indices,
                                 uint64_t *local_count, uint64_t *global_offset,
                                 uint64_t *global_count) {
-  clprim_status st = clprim__mpi_check_type(ctx, type);
+  clprim_status st = clprim__mpi_check_type(ctx, "type", type);
   if (st == CLPRIM_SUCCESS && !pred) st = CLPRIM_ERROR_INVALID_ARGUMENT;
-  if (st == CLPRIM_SUCCESS && (flags & ~CLPRIM_INDICES_64)) st = CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_flags(ctx, flags, CLPRIM_INDICES_64);
   const size_t es = clprim_type_size(type);
   uint64_t hash = CLPRIM__MPI_HASH_START;
   clprim__mpi_hash_add(&hash, &type, sizeof type);

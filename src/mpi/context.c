@@ -108,17 +108,28 @@ clprim_status clprim__mpi_gather_status(MPI_Comm comm, int size, clprim_status l
   return CLPRIM_SUCCESS;
 }
 
-/* A caller's range, checked without taking the context. */
-clprim_status clprim__mpi_check_range(clprim_context *ctx, clprim_buffer b, size_t elem, size_t n) {
+/* A caller's range, type and flags, checked outside the calls that do the
+ * work: each takes the context for the moment of its check, so that what
+ * it refuses gets a text (clprim_context_last_error) under the name "mpi". */
+clprim_status clprim__mpi_check_range(clprim_context *ctx, const char *name, clprim_buffer b,
+                                      size_t elem, size_t n) {
   if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
   if (n == 0 && !b.mem) return CLPRIM_SUCCESS;
-  const size_t bytes = clprim__bytes(b.offset + n, elem);
-  if (bytes == SIZE_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE;
-  return clprim__check_buffer(ctx, b.mem, bytes);
+  CLPRIM_CHECK(clprim__hold(ctx, "mpi"));
+  return clprim__unhold(ctx, clprim__check_buffer(ctx, name, b.mem, elem, b.offset, n));
 }
 
-clprim_status clprim__mpi_check_type(clprim_context *ctx, clprim_type type) {
-  return ctx ? clprim__check_type(ctx, type) : CLPRIM_ERROR_INVALID_ARGUMENT;
+clprim_status clprim__mpi_check_type(clprim_context *ctx, const char *name, clprim_type type) {
+  if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__hold(ctx, "mpi"));
+  return clprim__unhold(ctx, clprim__check_type(ctx, name, type));
+}
+
+clprim_status clprim__mpi_check_flags(clprim_context *ctx, unsigned flags, unsigned allowed) {
+  if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (!(flags & ~allowed)) return CLPRIM_SUCCESS;
+  CLPRIM_CHECK(clprim__hold(ctx, "mpi"));
+  return clprim__unhold(ctx, clprim__check_flags(ctx, flags, allowed));
 }
 
 /* ------------------------------------------------------------ contexts */

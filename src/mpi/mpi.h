@@ -51,9 +51,13 @@ clprim_status clprim__mpi_agree(MPI_Comm comm, clprim_status local);
 clprim_status clprim__mpi_gather_status(MPI_Comm comm, int size, clprim_status local,
                                         const uint64_t *mine, unsigned words, uint64_t *all,
                                         uint64_t *record);
-/* A caller's range and type, checked without taking the context. */
-clprim_status clprim__mpi_check_range(clprim_context *ctx, clprim_buffer b, size_t elem, size_t n);
-clprim_status clprim__mpi_check_type(clprim_context *ctx, clprim_type type);
+/* A caller's range (the argument `name`), type and flags, checked outside
+ * the calls that do the work (each takes the context for its check, so
+ * that a refusal gets its text). */
+clprim_status clprim__mpi_check_range(clprim_context *ctx, const char *name, clprim_buffer b,
+                                      size_t elem, size_t n);
+clprim_status clprim__mpi_check_type(clprim_context *ctx, const char *name, clprim_type type);
+clprim_status clprim__mpi_check_flags(clprim_context *ctx, unsigned flags, unsigned allowed);
 
 /* ---- cl/mpi.cl (collectives.c) */
 

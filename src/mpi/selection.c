@@ -268,11 +268,11 @@ clprim_status clprim__mpi_select_ranks(clprim_context *ctx, MPI_Comm comm,
                                                             : CLPRIM_MPI_GATHER_MAX,
       (uint64_t)p->rank * 7919ull,
       &d};
-  clprim_status st = clprim__call_begin(ctx);
+  clprim_status st = clprim__call_begin(ctx, "mpi");
   const int begun = st == CLPRIM_SUCCESS;
   cl_mem in_mem = NULL;
   if (st == CLPRIM_SUCCESS && p->n_local > 0)
-    st = clprim__range(ctx, in, clprim_type_size(type), p->n_local, CLPRIM__READ, &in_mem);
+    st = clprim__range(ctx, "in", in, clprim_type_size(type), p->n_local, CLPRIM__READ, &in_mem);
   if (st == CLPRIM_SUCCESS)
     st = dsel_alloc(&d, count < DSEL_BATCH ? count : DSEL_BATCH);
   st = clprim__mpi_agree(comm, st);
@@ -292,10 +292,12 @@ clprim_status clprim__mpi_nth_check(clprim_context *ctx, MPI_Comm comm, size_t n
                                clprim_type type, clprim_buffer in, unsigned flags,
                                unsigned allowed, const void *more, size_t more_bytes,
                                int local_bad, struct clprim_mpi_part *p) {
-  clprim_status st = local_bad ? CLPRIM_ERROR_INVALID_ARGUMENT : clprim__mpi_check_type(ctx, type);
-  if (st == CLPRIM_SUCCESS && (flags & ~allowed)) st = CLPRIM_ERROR_INVALID_ARGUMENT;
+  clprim_status st =
+      local_bad ? CLPRIM_ERROR_INVALID_ARGUMENT : clprim__mpi_check_type(ctx, "type", type);
+  if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_flags(ctx, flags, allowed);
   if (st == CLPRIM_SUCCESS && n_local >= ((uint64_t)1 << 32)) st = CLPRIM_ERROR_SIZE_TOO_LARGE;
-  if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_range(ctx, in, clprim_type_size(type), n_local);
+  if (st == CLPRIM_SUCCESS)
+    st = clprim__mpi_check_range(ctx, "in", in, clprim_type_size(type), n_local);
   uint64_t hash = CLPRIM__MPI_HASH_START;
   clprim__mpi_hash_add(&hash, &type, sizeof type);
   clprim__mpi_hash_add(&hash, &flags, sizeof flags);
@@ -380,11 +382,11 @@ clprim_status clprim__mpi_count_around(clprim_context *ctx, const struct clprim_
                                        clprim_type type, clprim_buffer in, const uint64_t *keys,
                                        unsigned nkeys, uint64_t *below, uint64_t *equal) {
   uint64_t splitters[SPLITTERS], local[BUCKETS];
-  CLPRIM_CHECK(clprim__call_begin(ctx));
+  CLPRIM_CHECK(clprim__call_begin(ctx, "mpi"));
   cl_mem in_mem = NULL;
   clprim_status st = CLPRIM_SUCCESS;
   if (p->n_local > 0)
-    st = clprim__range(ctx, in, clprim_type_size(type), p->n_local, CLPRIM__READ, &in_mem);
+    st = clprim__range(ctx, "in", in, clprim_type_size(type), p->n_local, CLPRIM__READ, &in_mem);
   /* keys (sorted) as splitters, the last repeated */
   for (unsigned j = 0; j < SPLITTERS; ++j)
     splitters[j] = keys[j < nkeys ? j : nkeys - 1];
@@ -419,16 +421,16 @@ static clprim_status share_of_candidates(clprim_context *ctx, clprim_type type, 
     st = clprim_topk(ctx, kl, type, clprim_buf(cand), mine, flags & CLPRIM_TOPK_SMALLEST,
                      clprim_buf(NULL), clprim_buf(picked));
   const int index64 = (flags & CLPRIM_INDICES_64) != 0;
-  if (st == CLPRIM_SUCCESS) st = clprim__call_begin(ctx);
+  if (st == CLPRIM_SUCCESS) st = clprim__call_begin(ctx, "mpi");
   if (st == CLPRIM_SUCCESS) {
     cl_mem v = picked, x = picked; /* unused outputs: any buffer, never written */
     cl_kernel k;
     char options[160];
     clprim__mpi_options(ctx, type, options, sizeof options);
     if (values.mem)
-      st = clprim__range(ctx, values, clprim_type_size(type), mine, CLPRIM__OUT_ALL, &v);
+      st = clprim__range(ctx, "values", values, clprim_type_size(type), mine, CLPRIM__OUT_ALL, &v);
     if (st == CLPRIM_SUCCESS && indices.mem)
-      st = clprim__range(ctx, indices, index64 ? 8 : 4, mine, CLPRIM__OUT_ALL, &x);
+      st = clprim__range(ctx, "indices", indices, index64 ? 8 : 4, mine, CLPRIM__OUT_ALL, &x);
     if (st == CLPRIM_SUCCESS) st = clprim__kernel(ctx, "mpi.cl", options, "mpi_pick", &k);
     const cl_ulong n64 = mine, off64 = offset;
     const cl_uint want = (values.mem ? 1u : 0u) | (indices.mem ? (index64 ? 4u : 2u) : 0u);

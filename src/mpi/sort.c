@@ -167,7 +167,7 @@ static clprim_status sort_exchange(clprim_context *ctx, MPI_Comm comm,
    * memory goes through a bounce buffer at a fraction of the speed), made
    * once and kept mapped with the context. */
   void *send_host = NULL, *recv_host = NULL;
-  clprim_status st = clprim__call_begin(ctx);
+  clprim_status st = clprim__call_begin(ctx, "mpi");
   if (st != CLPRIM_SUCCESS)
     return clprim__mpi_agree(comm, st); /* every rank goes on to the agreement */
   if (n_local > 0) st = clprim__scratch(ctx, "mpi: sorted part", n_local * es, &sorted);
@@ -239,7 +239,7 @@ static clprim_status sort_exchange(clprim_context *ctx, MPI_Comm comm,
   /* 5. */
   if (st == CLPRIM_SUCCESS && share > 0) {
     struct run *runs = malloc(sizeof *runs * (size_t)P);
-    st = runs ? clprim__call_begin(ctx) : CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+    st = runs ? clprim__call_begin(ctx, "mpi") : CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
     if (runs && st == CLPRIM_SUCCESS) {
       for (int r = 0; r < P; ++r)
         runs[r].at = (size_t)x->rdispl[r], runs[r].len = (size_t)x->recv[r];
@@ -266,7 +266,7 @@ clprim_status clprim_mpi_sort_keys(clprim_context *ctx, MPI_Comm comm, size_t n_
   /* Every rank's capacity is checked where it can be: locally. */
   clprim_status st = P > SPLITTERS + 1 ? CLPRIM_ERROR_SIZE_TOO_LARGE : CLPRIM_SUCCESS;
   if (st == CLPRIM_SUCCESS && out_capacity < share) st = CLPRIM_ERROR_BUFFER_TOO_SMALL;
-  if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_range(ctx, out, es, out_capacity);
+  if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_range(ctx, "out", out, es, out_capacity);
   if (st == CLPRIM_SUCCESS && (share > INT32_MAX || n_local > INT32_MAX))
     st = CLPRIM_ERROR_SIZE_TOO_LARGE;
   st = clprim__mpi_agree(comm, st);

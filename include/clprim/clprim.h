@@ -90,8 +90,13 @@ extern "C" {
  *   CLPRIM_TOPK_SMALLEST (was 2u), CLPRIM_SORT_DESCENDING (was 1u) and
  *   CLPRIM_PIPE_VALUES_WANTED / _INDICES_WANTED (were 1u, 2u) changed value:
  *   programs built against 0.2 headers must be rebuilt, and numbers written
- *   in place of the macros must become the macros.
- *   clprim_context_last_error() is new.
+ *   in place of the macros must become the macros. Also changed: a create
+ *   call that fails leaves *ctx / *pipe as it was (0.2 set NULL);
+ *   clprim_quantile_rank rounds a tie to the lower rank (0.2: up), so p50
+ *   is the median; clprim_pipeline_read is not a primitive call (last_time
+ *   and last_event stay the run's). New: clprim_context_last_error(),
+ *   clprim_options.wait_when_busy, clprim_context_prebuild_progress(),
+ *   clprim_sort_tile(), clprim_pipeline_read_result() and _read_count().
  * 0.2: n second, buffer ranges with offsets, one output convention (the
  *   API differs from 0.1). */
 

@@ -878,6 +878,29 @@ static void test_expression_errors(void **state) {
   if (!strstr(clprim_context_build_log(ctx), "expression:2:8:"))
     fail_msg("line 2 not found:\n%s", clprim_context_build_log(ctx));
   done_pipe(p);
+  /* Errors at the end of the text (the compiler points at the generated
+   * token after it: reported just past the expression's end) and in a
+   * built-in call that the runtime's headers spell as a macro. */
+  static const struct {
+    const char *expression, *where, *caret;
+  } ends[] = {{"x * 2.0f +", "expression:1:11:", "  x * 2.0f +\n            ^\n"},
+              {"(x > 1) ? x", "expression:1:12:", "  (x > 1) ? x\n             ^\n"},
+              {"x > 0 &&\n  x <", "expression:2:6:", "    x <\n       ^\n"},
+              {"sqrt(x, 2)", "expression:1:1:", "  sqrt(x, 2)\n  ^\n"}};
+  for (size_t e = 0; e < sizeof ends / sizeof ends[0]; ++e) {
+    TEST_OK(clprim_pipeline_create(ctx, 1, &ft, &p));
+    TEST_OK(clprim_pipeline_map(p, CLPRIM_FLOAT, ends[e].expression));
+    TEST_OK(clprim_pipeline_count(p));
+    if (clprim_pipeline_run(p, 64, &in, NULL) == CLPRIM_SUCCESS)
+      fail_msg("\"%s\" compiled", ends[e].expression);
+    const char *text = clprim_context_build_log(ctx);
+    printf("the log of \"%s\":\n%s", ends[e].expression, text);
+    if (!strstr(text, ends[e].where) || !strstr(text, ends[e].caret) ||
+        strstr(text, "clprim-pipeline") || strstr(text, "clprim-expression"))
+      fail_msg("\"%s\": the log does not point at %s:\n%s", ends[e].expression, ends[e].where,
+               text);
+    done_pipe(p);
+  }
   done_mem(mem);
 }
 

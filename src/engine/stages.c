@@ -99,7 +99,8 @@ static void put_expression(struct clprim_text *t, struct clprim_stage *st, unsig
   clprim__text_printf(t, "#line 1 \"clprim-expression-%u\"\n", stage);
   st->line = t->lines + 1;
   clprim__text_printf(t, "%s\n", st->expression);
-  clprim__text_printf(t, "#line %u \"clprim-pipeline\"\n", t->lines + 2);
+  st->after = t->lines + 2;
+  clprim__text_printf(t, "#line %u \"clprim-pipeline\"\n", st->after);
 }
 
 /* The generated source of the pipeline's stages (cl/pipeline.cl). */
@@ -205,8 +206,17 @@ static int log_location(const struct clprim_stages *p, const char *line, size_t 
     if (*c != ':' || !(c[1] >= '0' && c[1] <= '9')) continue;
     unsigned r = 0, k = 0;
     int used = 0;
-    if (sscanf(c, ":%u:%u:%n", &r, &k, &used) != 2 || used == 0 || c + used > line + len) continue;
-    *message = c + used;
+    if (sscanf(c, ":%u:%u%n", &r, &k, &used) != 2 || used == 0 || c + used >= line + len) continue;
+    /* "LINE:COL:", or clang's "LINE:COL <Spelling=header:L:C>:" where a
+     * macro of the runtime's headers (PoCL's sqrt) spelled the token. */
+    const char *after = c + used;
+    if (*after == ' ' && after[1] == '<') {
+      const char *close = memchr(after, '>', (size_t)(line + len - after));
+      if (!close) continue;
+      after = close + 1;
+    }
+    if (after >= line + len || *after != ':') continue;
+    *message = after + 1;
     *col = k;
     static const char named[] = "clprim-expression-";
     const size_t nl = sizeof named - 1;
@@ -228,7 +238,20 @@ static int log_location(const struct clprim_stages *p, const char *line, size_t 
       --f;
     char file[64];
     snprintf(file, sizeof file, "%.*s", (int)(c - f < 63 ? c - f : 63), f);
-    if (clprim__source(file) || strcmp(file, "clprim-pipeline") == 0) return 0;
+    /* The token after an expression that ended too soon ("a +", "c ? a"):
+     * the generated line after it, as #line numbers it or in the whole
+     * source; reported at the end of the expression. */
+    const int generated = strcmp(file, "clprim-pipeline") == 0;
+    for (s = 0; s < p->stage_count && (generated || !clprim__source(file)); ++s) {
+      const struct clprim_stage *st = &p->stages[s];
+      if (!st->expression || r != (generated ? st->after : header + 1 + st->after)) continue;
+      const char *last = st->expression;
+      for (const char *e = st->expression; *e; ++e)
+        if (*e == '\n') last = e + 1;
+      *stage = s + 1, *row = lines_of(st->expression), *col = (unsigned)strlen(last) + 1;
+      return 1;
+    }
+    if (clprim__source(file) || generated) return 0;
     for (s = 0; s < p->stage_count; ++s) {
       const struct clprim_stage *st = &p->stages[s];
       if (!st->expression) continue;

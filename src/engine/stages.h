@@ -25,6 +25,7 @@ struct clprim_stage {
   unsigned builtin;
   unsigned input; /* FILTER_FLAGS */
   unsigned line;  /* the generated source's line that starts its expression */
+  unsigned after; /* the generated line after the expression (the #line number it gets) */
 };
 
 /* The stages over inputs of types[0 .. inputs), and their generated source

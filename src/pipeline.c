@@ -113,8 +113,8 @@ static void mark(clprim_pipeline *p, clprim_pipeline_out which, size_t elements,
 
 /* Every pipeline call takes its context (a text for what it refuses, the
  * busy rule), and a run's selection makes its public calls inside. */
-clprim_status clprim_pipeline_create(clprim_context *ctx, unsigned inputs, const clprim_type *types,
-                                     clprim_pipeline **pipe) {
+clprim_status clprim_pipeline_create(clprim_pipeline **pipe, clprim_context *ctx, unsigned inputs,
+                                     const clprim_type *types) {
   CLPRIM_CHECK(clprim__hold(ctx, "pipeline_create"));
   clprim_status st = CLPRIM_SUCCESS;
   if (!pipe) st = clprim__invalid(ctx, "pipe is required");

@@ -336,7 +336,7 @@ static void test_from_queue(void **state) {
     const clprim_type u32 = CLPRIM_UINT32;
     const clprim_buffer in = clprim_buf(buf);
     clprim_pipeline *p;
-    TEST_OK(clprim_pipeline_create(ctx, 1, &u32, &p));
+    TEST_OK(clprim_pipeline_create(&p, ctx, 1, &u32));
     TEST_OK(clprim_pipeline_filter_expr(p, "x % 3 == 1"));
     TEST_OK(clprim_pipeline_count(p));
     TEST_OK(clprim_pipeline_run(p, 1 << 16, &in, NULL));

@@ -870,7 +870,7 @@ static void setup_pipeline(struct fx *f) {
   fx_in(f, f->n * 4, f->data);
   const clprim_type types[1] = {CLPRIM_UINT32};
   shim_pause(1);
-  TEST_OK(clprim_pipeline_create(f->ctx, 1, types, &f->pipe));
+  TEST_OK(clprim_pipeline_create(&f->pipe, f->ctx, 1, types));
   TEST_OK(clprim_pipeline_filter_expr(f->pipe, "x > (uint)p0"));
   TEST_OK(clprim_pipeline_collect(f->pipe, CLPRIM_PIPE_VALUES_WANTED));
   shim_pause(0);

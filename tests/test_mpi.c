@@ -673,7 +673,7 @@ static int call_op(int op, const struct global *g, int how, const struct op_outp
     if (how == BAD_LAST && last) opt.device = "99:99";
     /* A failure leaves the handle as it was (a wrong status otherwise). */
     clprim_context *c = (clprim_context *)&opt;
-    const int st = clprim_mpi_context_create(comm, &opt, &c);
+    const int st = clprim_mpi_context_create(&c, comm, &opt);
     if (st == CLPRIM_SUCCESS) clprim_context_free(c);
     return st == CLPRIM_SUCCESS || c == (clprim_context *)&opt ? st : CLPRIM_ERROR_INVALID_ARGUMENT;
   }
@@ -952,7 +952,7 @@ static void print_device(void) {
 
 static int setup(void **state) {
   (void)state;
-  const int st = clprim_mpi_context_create(comm, NULL, &ctx);
+  const int st = clprim_mpi_context_create(&ctx, comm, NULL);
   if (st != CLPRIM_SUCCESS) {
     fprintf(stderr, "rank %d: clprim_mpi_context_create: %s\n", rank_, clprim_mpi_status_name(st));
     return -1;

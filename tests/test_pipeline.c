@@ -538,7 +538,7 @@ static int no_answer(enum term t, size_t m) {
 static void run_shape(clprim_context *ctx, const struct shape *s, enum term t, size_t n) {
   if (getenv("PIPE_DEBUG")) fprintf(stderr, "run %s %s %zu\n", s->name, term_name[t], n);
   clprim_pipeline *p = NULL;
-  TEST_OK(clprim_pipeline_create(ctx, s->inputs, s->types, &p));
+  TEST_OK(clprim_pipeline_create(&p, ctx, s->inputs, s->types));
   s->build(p);
   assert_int_equal(clprim_pipeline_type(p), s->out);
   set_terminal(p, s->out, t);
@@ -669,7 +669,7 @@ static void test_sweep(void **state) {
   cl_mem mem = test_buffer(ctx, n * sizeof *host, host);
   const clprim_type ft = CLPRIM_FLOAT;
   clprim_pipeline *p;
-  TEST_OK(clprim_pipeline_create(ctx, 1, &ft, &p));
+  TEST_OK(clprim_pipeline_create(&p, ctx, 1, &ft));
   TEST_OK(clprim_pipeline_filter_expr(p, "x >= (float)p0"));
   TEST_OK(clprim_pipeline_count(p));
   const clprim_buffer in = clprim_buf(mem);
@@ -710,7 +710,7 @@ static void test_chain(void **state) {
   cl_mem mem = test_buffer(ctx, n * sizeof *host, host);
   const clprim_type it = CLPRIM_INT32;
   clprim_pipeline *first, *second;
-  TEST_OK(clprim_pipeline_create(ctx, 1, &it, &first));
+  TEST_OK(clprim_pipeline_create(&first, ctx, 1, &it));
   TEST_OK(clprim_pipeline_filter_expr(first, "x % 2 == 0"));
   TEST_OK(clprim_pipeline_collect(first, CLPRIM_PIPE_VALUES_WANTED));
   const clprim_buffer in = clprim_buf(mem);
@@ -719,7 +719,7 @@ static void test_chain(void **state) {
   TEST_OK(clprim_pipeline_read(first, CLPRIM_PIPE_OUT_COUNT, 0, 8, &m));
   cl_mem values;
   TEST_OK(clprim_pipeline_output(first, CLPRIM_PIPE_OUT_VALUES, &values, NULL));
-  TEST_OK(clprim_pipeline_create(ctx, 1, &it, &second));
+  TEST_OK(clprim_pipeline_create(&second, ctx, 1, &it));
   TEST_OK(clprim_pipeline_map(second, CLPRIM_INT64, "(long)x * x"));
   TEST_OK(clprim_pipeline_reduce(second, CLPRIM_PIPE_SUM, 0));
   const clprim_buffer in2 = clprim_buf(values);
@@ -761,7 +761,7 @@ static void test_chain_counted(void **state) {
     cl_mem mem = test_buffer(ctx, n * sizeof *host, host);
     const clprim_type it = CLPRIM_INT32;
     clprim_pipeline *first, *second, *third;
-    TEST_OK(clprim_pipeline_create(ctx, 1, &it, &first));
+    TEST_OK(clprim_pipeline_create(&first, ctx, 1, &it));
     TEST_OK(clprim_pipeline_filter_expr(first, "x % 2 == 0 || p0 != 0.0"));
     TEST_OK(clprim_pipeline_collect(first, CLPRIM_PIPE_VALUES_WANTED));
     const clprim_buffer in = clprim_buf(mem);
@@ -773,12 +773,12 @@ static void test_chain_counted(void **state) {
     cl_mem values, count;
     TEST_OK(clprim_pipeline_output(first, CLPRIM_PIPE_OUT_VALUES, &values, NULL));
     TEST_OK(clprim_pipeline_output(first, CLPRIM_PIPE_OUT_COUNT, &count, NULL));
-    TEST_OK(clprim_pipeline_create(ctx, 1, &it, &second));
+    TEST_OK(clprim_pipeline_create(&second, ctx, 1, &it));
     TEST_OK(clprim_pipeline_map(second, CLPRIM_INT64, "(long)x * x"));
     TEST_OK(clprim_pipeline_reduce(second, CLPRIM_PIPE_SUM, 0));
     const clprim_buffer in2 = clprim_buf(values);
     TEST_OK(clprim_pipeline_run_counted(second, n, &in2, clprim_buf(count), NULL));
-    TEST_OK(clprim_pipeline_create(ctx, 1, &it, &third));
+    TEST_OK(clprim_pipeline_create(&third, ctx, 1, &it));
     TEST_OK(clprim_pipeline_filter_expr(third, "x > (int)p0"));
     TEST_OK(clprim_pipeline_collect(third, CLPRIM_PIPE_INDICES_WANTED));
     const double params[8] = {100};
@@ -823,7 +823,7 @@ static void test_expression_errors(void **state) {
   cl_mem mem = test_buffer(ctx, 64 * sizeof(float), NULL);
   const clprim_buffer in = clprim_buf(mem);
   clprim_pipeline *p;
-  TEST_OK(clprim_pipeline_create(ctx, 1, &ft, &p));
+  TEST_OK(clprim_pipeline_create(&p, ctx, 1, &ft));
   /* Rejected before anything compiles. */
   static const char *const bad[] = {
       "x) || (1",  "x; }",         "x > 0; x", "{x}",       "x /* c */", "x // c",
@@ -863,7 +863,7 @@ static void test_expression_errors(void **state) {
   assert_int_equal(clprim_context_programs_made(ctx), made);
   done_pipe(p);
   /* The next successful build clears the log. */
-  TEST_OK(clprim_pipeline_create(ctx, 1, &ft, &p));
+  TEST_OK(clprim_pipeline_create(&p, ctx, 1, &ft));
   TEST_OK(clprim_pipeline_filter_expr(p, "x > p0 + 0.125"));
   TEST_OK(clprim_pipeline_count(p));
   TEST_OK(clprim_pipeline_run(p, 64, &in, NULL));
@@ -871,7 +871,7 @@ static void test_expression_errors(void **state) {
     fail_msg("the log was kept after a good build: %s", clprim_context_build_log(ctx));
   done_pipe(p);
   /* A second line of an expression: line and column there. */
-  TEST_OK(clprim_pipeline_create(ctx, 1, &ft, &p));
+  TEST_OK(clprim_pipeline_create(&p, ctx, 1, &ft));
   TEST_OK(clprim_pipeline_filter_expr(p, "x > 0 &&\n   x < nothing"));
   TEST_OK(clprim_pipeline_count(p));
   if (clprim_pipeline_run(p, 64, &in, NULL) == CLPRIM_SUCCESS) fail_msg("compiled");
@@ -888,7 +888,7 @@ static void test_expression_errors(void **state) {
               {"x > 0 &&\n  x <", "expression:2:6:", "    x <\n       ^\n"},
               {"sqrt(x, 2)", "expression:1:1:", "  sqrt(x, 2)\n  ^\n"}};
   for (size_t e = 0; e < sizeof ends / sizeof ends[0]; ++e) {
-    TEST_OK(clprim_pipeline_create(ctx, 1, &ft, &p));
+    TEST_OK(clprim_pipeline_create(&p, ctx, 1, &ft));
     TEST_OK(clprim_pipeline_map(p, CLPRIM_FLOAT, ends[e].expression));
     TEST_OK(clprim_pipeline_count(p));
     if (clprim_pipeline_run(p, 64, &in, NULL) == CLPRIM_SUCCESS)
@@ -1082,7 +1082,7 @@ static void run_fused_case(clprim_context *ctx, const struct fused_case *c) {
   const double params[8] = {p0, lo, hi, 0, 0, 0, 0, 0};
 
   clprim_pipeline *p = NULL;
-  TEST_OK(clprim_pipeline_create(ctx, 1, &in_type, &p));
+  TEST_OK(clprim_pipeline_create(&p, ctx, 1, &in_type));
   if (c->map) {
     TEST_OK(clprim_pipeline_map(p, CLPRIM_INT64, "(long)a * 3 - (long)p0"));
     TEST_OK(clprim_pipeline_filter_expr(p, "x >= (long)p1 && x < (long)p2"));
@@ -1188,13 +1188,13 @@ static void test_arguments(void **state) {
   const clprim_type bad_type = (clprim_type)9;
   clprim_pipeline *p = (clprim_pipeline *)&p;
   clprim_pipeline_free(NULL);
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_create(NULL, 1, types, &p));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_create(&p, NULL, 1, types));
   assert_ptr_equal(p, (clprim_pipeline *)&p); /* a failure leaves the handle */
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_create(ctx, 0, types, &p));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_create(ctx, 5, types, &p));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_create(ctx, 1, &bad_type, &p));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_create(ctx, 1, NULL, &p));
-  TEST_OK(clprim_pipeline_create(ctx, 2, types, &p));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_create(&p, ctx, 0, types));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_create(&p, ctx, 5, types));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_create(&p, ctx, 1, &bad_type));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_create(&p, ctx, 1, NULL));
+  TEST_OK(clprim_pipeline_create(&p, ctx, 2, types));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_map(p, bad_type, "x"));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_map(NULL, CLPRIM_FLOAT, "x"));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_filter_flags(p, 2));
@@ -1264,8 +1264,8 @@ static void test_error_texts(void **state) {
   (void)A, (void)B, (void)O, (void)O2, (void)NONE, (void)INVALID, (void)SMALL;
   const clprim_type types[1] = {CLPRIM_INT32};
   clprim_pipeline *p = NULL;
-  TEST_TEXT(ctx, INVALID, clprim_pipeline_create(ctx, 0, types, &p), "pipeline_create: inputs (0)");
-  TEST_OK_NO_TEXT(ctx, clprim_pipeline_create(ctx, 1, types, &p));
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_create(&p, ctx, 0, types), "pipeline_create: inputs (0)");
+  TEST_OK_NO_TEXT(ctx, clprim_pipeline_create(&p, ctx, 1, types));
   TEST_TEXT(ctx, INVALID, clprim_pipeline_collect(p, CLPRIM_REDUCE_ABS),
             "pipeline_collect: flag 0x1 (CLPRIM_REDUCE_ABS)");
   TEST_TEXT(ctx, INVALID, clprim_pipeline_reduce(p, CLPRIM_PIPE_MAX, CLPRIM_PIPE_VALUES_WANTED),

@@ -377,7 +377,7 @@ int main(int argc, char **argv) {
   if (quantile_count < 1) quantile_count = 1;
   if (bins < 1) bins = 1;
   clprim_context *ctx;
-  clprim_status st = clprim_mpi_context_create(MPI_COMM_WORLD, NULL, &ctx);
+  clprim_status st = clprim_mpi_context_create(&ctx, MPI_COMM_WORLD, NULL);
   if (st != CLPRIM_SUCCESS) {
     fprintf(stderr, "rank %d: %s\n", rank_, clprim_mpi_status_name(st));
     MPI_Finalize();

@@ -97,6 +97,9 @@ extern "C" {
  *   and last_event stay the run's). New: clprim_context_last_error(),
  *   clprim_options.wait_when_busy, clprim_context_prebuild_progress(),
  *   clprim_sort_tile(), clprim_pipeline_read_result() and _read_count().
+ *   Every create call takes its handle first, as clprim_context_create:
+ *   clprim_pipeline_create(&pipe, ctx, inputs, types) and
+ *   clprim_mpi_context_create(&ctx, comm, options) (0.2: last).
  * 0.2: n second, buffer ranges with offsets, one output convention (the
  *   API differs from 0.1). */
 
@@ -1331,15 +1334,14 @@ CLPRIM_API clprim_status clprim_equal_range(clprim_context *ctx, size_t haystack
 typedef struct clprim_pipeline clprim_pipeline;
 
 /*! clprim_pipeline_create() :
- * A pipeline on ctx over `inputs` (1 to 4) arrays of types[0..inputs-1],
+ * *pipe: a pipeline on ctx over `inputs` (1 to 4) arrays of types[0..inputs-1],
  * with no stage yet. ctx must outlive the pipeline.
  * @return : CLPRIM_SUCCESS and *pipe set; else *pipe as it was and
  *           CLPRIM_ERROR_INVALID_ARGUMENT (NULL arguments, inputs out of
  *           range, a bad type), CLPRIM_ERROR_UNSUPPORTED_TYPE, or
  *           CLPRIM_ERROR_OUT_OF_HOST_MEMORY. */
-CLPRIM_API clprim_status clprim_pipeline_create(clprim_context *ctx, unsigned inputs,
-                                                const clprim_type *types,
-                                                clprim_pipeline **pipe);
+CLPRIM_API clprim_status clprim_pipeline_create(clprim_pipeline **pipe, clprim_context *ctx,
+                                                unsigned inputs, const clprim_type *types);
 
 /*! clprim_pipeline_free() :
  * Releases the pipeline and its result buffers. NULL is allowed.

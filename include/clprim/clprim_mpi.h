@@ -101,9 +101,8 @@ CLPRIM_MPI_API const char *clprim_mpi_status_name(int status);
  * @return : CLPRIM_SUCCESS and *ctx set on every rank; or an error on every
  *           rank and *ctx as it was everywhere (the rank whose creation failed
  *           returns that error, the others CLPRIM_MPI_ERROR_REMOTE). */
-CLPRIM_MPI_API clprim_status clprim_mpi_context_create(MPI_Comm comm,
-                                                       const clprim_options *options,
-                                                       clprim_context **ctx);
+CLPRIM_MPI_API clprim_status clprim_mpi_context_create(clprim_context **ctx, MPI_Comm comm,
+                                                       const clprim_options *options);
 
 /*! clprim_mpi_local_rank() :
  * The rank's index among the ranks of comm on its host (see above).

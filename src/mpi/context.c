@@ -183,8 +183,8 @@ const struct clprim_family clprim__family_mpi = {"mpi", mpi_knobs, 1, NULL, 0, 0
 static const struct clprim_family *const mpi_families[] = {CLPRIM__FAMILY_LIST &clprim__family_mpi};
 #define MPI_FAMILIES ((unsigned)(sizeof mpi_families / sizeof mpi_families[0]))
 
-clprim_status clprim_mpi_context_create(MPI_Comm comm, const clprim_options *options,
-                                        clprim_context **ctx) {
+clprim_status clprim_mpi_context_create(clprim_context **ctx, MPI_Comm comm,
+                                        const clprim_options *options) {
   if (!ctx || comm == MPI_COMM_NULL) return CLPRIM_ERROR_INVALID_ARGUMENT;
   int local_rank = 0;
   clprim_status st = clprim_mpi_local_rank(comm, &local_rank);

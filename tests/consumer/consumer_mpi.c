@@ -7,7 +7,7 @@
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   clprim_context *ctx;
-  clprim_status st = clprim_mpi_context_create(MPI_COMM_WORLD, NULL, &ctx);
+  clprim_status st = clprim_mpi_context_create(&ctx, MPI_COMM_WORLD, NULL);
   int ok = 0;
   if (st == CLPRIM_SUCCESS) {
     int data[5] = {1, 2, 3, 4, 5};

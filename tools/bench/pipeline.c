@@ -207,13 +207,13 @@ static void run_pipeline(struct bench *b, clprim_type type, size_t n) {
   clprim_status st;
   /* The separate calls' map: x = a * p0, every element collected. */
   struct chain_arg chain = {&a, NULL, 0};
-  if ((st = clprim_pipeline_create(b->ctx, 1, &ft, &chain.map)) != CLPRIM_SUCCESS ||
+  if ((st = clprim_pipeline_create(&chain.map, b->ctx, 1, &ft)) != CLPRIM_SUCCESS ||
       (st = clprim_pipeline_map(chain.map, CLPRIM_FLOAT, "x * (float)p0")) != CLPRIM_SUCCESS ||
       (st = clprim_pipeline_collect(chain.map, CLPRIM_PIPE_VALUES_WANTED)) != CLPRIM_SUCCESS)
     bench_fail_setup(b, "the separate calls' map", st);
   for (int row = 0; row < 4; ++row) {
     clprim_pipeline *pipe = NULL;
-    if ((st = clprim_pipeline_create(b->ctx, 1, &ft, &pipe)) != CLPRIM_SUCCESS)
+    if ((st = clprim_pipeline_create(&pipe, b->ctx, 1, &ft)) != CLPRIM_SUCCESS)
       bench_fail_setup(b, "clprim_pipeline_create", st);
     if ((st = pipeline_stages(pipe, row)) != CLPRIM_SUCCESS) {
       clprim_pipeline_free(pipe);
@@ -250,7 +250,7 @@ static int check_pipeline(struct bench_check *c) {
   uint64_t count = 0;
   clprim_value median;
   const int ran =
-      in.mem && check_ok(c, clprim_pipeline_create(c->ctx, 1, &ft, &pipe)) &&
+      in.mem && check_ok(c, clprim_pipeline_create(&pipe, c->ctx, 1, &ft)) &&
       check_ok(c, pipeline_stages(pipe, 1)) &&
       check_ok(c, clprim_pipeline_collect(pipe, CLPRIM_PIPE_VALUES_WANTED |
                                                     CLPRIM_PIPE_INDICES_WANTED)) &&

@@ -183,11 +183,12 @@ size_t clprim__sort_small_max(const clprim_context *ctx, clprim_type type, size_
   return knob >= 0 && (size_t)knob < tile ? (size_t)knob : tile;
 }
 
-size_t clprim_sort_tile(const clprim_context *ctx, clprim_type type, size_t value_size) {
-  if (!ctx || (unsigned)type >= CLPRIM_TYPE_COUNT || !clprim__type_supported(ctx, type) ||
-      (value_size != 0 && value_size != 4 && value_size != 8))
+size_t clprim_sort_tile(const clprim_context *ctx, clprim_type key_type,
+                        const clprim_type *value_type) {
+  if (!ctx || (unsigned)key_type >= CLPRIM_TYPE_COUNT || !clprim__type_supported(ctx, key_type) ||
+      (value_type && (unsigned)*value_type >= CLPRIM_TYPE_COUNT))
     return 0;
-  return clprim__sort_small_max(ctx, type, value_size);
+  return clprim__sort_small_max(ctx, key_type, value_type ? clprim_type_size(*value_type) : 0);
 }
 
 size_t clprim__sort_pass_tile(const clprim_context *ctx, clprim_type type, size_t value_size) {
@@ -483,16 +484,24 @@ clprim_status clprim_sort_keys(clprim_context *ctx, size_t n, clprim_type type,
       ctx, sort_pairs(ctx, n, type, keys_in, 0, none, begin_bit, end_bit, flags, keys_out, none));
 }
 
+/* The bytes of a value type (moved as bits: every type, fp64 or not), or
+ * 0 with the context's text for one that is none. */
+static size_t value_bytes(clprim_context *ctx, clprim_type value_type) {
+  if ((unsigned)value_type < CLPRIM_TYPE_COUNT) return clprim_type_size(value_type);
+  clprim__invalid(ctx, "value_type (%d) is not a clprim_type", (int)value_type);
+  return 0;
+}
+
 clprim_status clprim_sort_pairs(clprim_context *ctx, size_t n, clprim_type key_type,
-                                clprim_buffer keys_in, size_t value_size,
+                                clprim_buffer keys_in, clprim_type value_type,
                                 clprim_buffer values_in, unsigned begin_bit, unsigned end_bit,
                                 unsigned flags, clprim_buffer keys_out,
                                 clprim_buffer values_out) {
   CLPRIM_CHECK(clprim__call_begin(ctx, "sort_pairs"));
-  const clprim_status s = value_size == 4 || value_size == 8
-                              ? sort_pairs(ctx, n, key_type, keys_in, value_size, values_in,
-                                           begin_bit, end_bit, flags, keys_out, values_out)
-                              : clprim__invalid(ctx, "value_size (%zu) is not 4 or 8", value_size);
+  const size_t vs = value_bytes(ctx, value_type);
+  const clprim_status s = vs ? sort_pairs(ctx, n, key_type, keys_in, vs, values_in, begin_bit,
+                                          end_bit, flags, keys_out, values_out)
+                             : CLPRIM_ERROR_INVALID_ARGUMENT;
   return clprim__call_end(ctx, s);
 }
 
@@ -629,17 +638,16 @@ clprim_status clprim_segmented_sort_keys(clprim_context *ctx, size_t n, clprim_t
 }
 
 clprim_status clprim_segmented_sort_pairs(clprim_context *ctx, size_t n, clprim_type key_type,
-                                          clprim_buffer keys_in, size_t value_size,
+                                          clprim_buffer keys_in, clprim_type value_type,
                                           clprim_buffer values_in, size_t segments,
                                           clprim_buffer begin_offsets,
                                           clprim_buffer end_offsets, unsigned flags,
                                           clprim_buffer keys_out, clprim_buffer values_out) {
   CLPRIM_CHECK(clprim__call_begin(ctx, "segmented_sort_pairs"));
-  const clprim_status s =
-      value_size == 4 || value_size == 8
-          ? segmented(ctx, n, key_type, keys_in, value_size, values_in, segments, begin_offsets,
-                      end_offsets, flags, keys_out, values_out)
-          : clprim__invalid(ctx, "value_size (%zu) is not 4 or 8", value_size);
+  const size_t vs = value_bytes(ctx, value_type);
+  const clprim_status s = vs ? segmented(ctx, n, key_type, keys_in, vs, values_in, segments,
+                                         begin_offsets, end_offsets, flags, keys_out, values_out)
+                             : CLPRIM_ERROR_INVALID_ARGUMENT;
   return clprim__call_end(ctx, s);
 }
 
@@ -655,7 +663,8 @@ static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_typ
       if (vs == 0)
         clprim_sort_keys(ctx, sizes[s], t, in, 0, 0, 0, out);
       else
-        clprim_sort_pairs(ctx, sizes[s], t, in, vs, in2, 0, 0, 0, out, out2);
+        clprim_sort_pairs(ctx, sizes[s], t, in, vs == 4 ? CLPRIM_UINT32 : CLPRIM_UINT64, in2, 0,
+                          0, 0, out, out2);
     }
   }
   clprim_segmented_sort_keys(ctx, d->n, t, in, 1, in2, in2, 0, out);

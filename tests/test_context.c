@@ -823,7 +823,7 @@ static void test_asynchrony(void **state) {
   TEST_OK(clprim_context_create(&ctx, NULL));
   struct async_bufs b;
   b.n = 100000;
-  b.tile = clprim_sort_tile(ctx, CLPRIM_FLOAT, 0);
+  b.tile = clprim_sort_tile(ctx, CLPRIM_FLOAT, NULL);
   assert_true(b.tile >= 1 && b.tile < b.n);
   float *host = malloc(b.n * sizeof *host);
   assert_non_null(host);

@@ -779,7 +779,7 @@ static const char *verify_argsort(struct fx *f) {
 }
 static clprim_status call_sort_pairs(struct fx *f) {
   /* values: the keys' own positions, from the second input */
-  return clprim_sort_pairs(f->ctx, f->n, CLPRIM_UINT32, clprim_buf(f->in[0]), 4,
+  return clprim_sort_pairs(f->ctx, f->n, CLPRIM_UINT32, clprim_buf(f->in[0]), CLPRIM_UINT32,
                            clprim_buf(f->in[1]), 0, 0, 0, clprim_buf(f->out[0]),
                            clprim_buf(f->out[1]));
 }

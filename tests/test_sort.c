@@ -36,7 +36,7 @@
  *    untouched, the input unchanged when not in place;
  *  - errors write nothing (outputs and in-place inputs checked): bad type,
  *    unknown flags, begin_bit > end_bit, end_bit past the key, a partial
- *    range of float keys, value_size 0 / 3 / 16, a NULL output, NULL ctx,
+ *    range of float keys, a value type that is none, a NULL output, NULL ctx,
  *    overlapping ranges that are not the very same, keys_out = values_in,
  *    indices on keys, buffers too small, n >= 2^32 with uint32 indices;
  *  - segmented keys and pairs: empty segments, length 1, one segment longer
@@ -54,6 +54,10 @@
  * A mismatch is reported (the first 40 per cmocka test) and the test goes
  * on with its other cases; the cmocka test fails at its end. */
 #include "common.h"
+
+/* The public calls take a value type; the tests' modes count value bytes. */
+#define BAD_VALUE_TYPE ((clprim_type)9)
+static clprim_type value_type_of(size_t bytes) { return bytes == 4 ? CLPRIM_UINT32 : CLPRIM_UINT64; }
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -480,7 +484,7 @@ static int check_sort(clprim_context *ctx, const struct sort_case *c, const void
                           clprim_buf_at(kout, kat));
     break;
   case CALL_PAIRS:
-    st = clprim_sort_pairs(ctx, n, c->type, clprim_buf_at(kin, c->in_at), vs,
+    st = clprim_sort_pairs(ctx, n, c->type, clprim_buf_at(kin, c->in_at), value_type_of(vs),
                            clprim_buf_at(vin, c->in_at), c->begin, c->end, flags,
                            clprim_buf_at(kout, kat), clprim_buf_at(vout, vat));
     break;
@@ -925,16 +929,22 @@ static void test_errors(void **state) {
     memcpy(in_img + i * 8, &r, 8);
   }
   memset(out_img, SENT_OUT, bytes);
-  /* clprim_sort_tile: the one-work-group size of each key type and value
-   * size, 0 for bad arguments. */
+  /* clprim_sort_tile: the one-work-group size of each key type, alone and
+   * with values of each type, 0 for bad arguments. */
   for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t)
-    for (size_t vs = 0; vs <= 8; vs += 4)
-      if (ctx->info.has_fp64 || t != CLPRIM_DOUBLE)
-        assert_int_equal(clprim_sort_tile(ctx, (clprim_type)t, vs),
-                         clprim__sort_small_max(ctx, (clprim_type)t, vs));
-  assert_int_equal(clprim_sort_tile(NULL, U, 0), 0);
-  assert_int_equal(clprim_sort_tile(ctx, (clprim_type)9, 0), 0);
-  assert_int_equal(clprim_sort_tile(ctx, U, 2), 0);
+    if (ctx->info.has_fp64 || t != CLPRIM_DOUBLE) {
+      assert_int_equal(clprim_sort_tile(ctx, (clprim_type)t, NULL),
+                       clprim__sort_small_max(ctx, (clprim_type)t, 0));
+      for (int v = 0; v < CLPRIM_TYPE_COUNT; ++v) {
+        const clprim_type vt = (clprim_type)v;
+        assert_int_equal(clprim_sort_tile(ctx, (clprim_type)t, &vt),
+                         clprim__sort_small_max(ctx, (clprim_type)t, clprim_type_size(vt)));
+      }
+    }
+  const clprim_type no_type = (clprim_type)9;
+  assert_int_equal(clprim_sort_tile(NULL, U, NULL), 0);
+  assert_int_equal(clprim_sort_tile(ctx, no_type, NULL), 0);
+  assert_int_equal(clprim_sort_tile(ctx, U, &no_type), 0);
   cl_mem keys = test_buffer(ctx, bytes, in_img), vals = test_buffer(ctx, bytes, in_img);
   cl_mem kout = test_buffer(ctx, bytes, out_img), vout = test_buffer(ctx, bytes, out_img);
   cl_mem small = test_buffer(ctx, 4 * n - 4, out_img); /* n - 1 4-byte elements */
@@ -944,19 +954,19 @@ static void test_errors(void **state) {
 
   /* ctx NULL */
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_keys(NULL, n, U, K, 0, 0, 0, KO));
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(NULL, n, U, K, 4, V, 0, 0, 0, KO, VO));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(NULL, n, U, K, CLPRIM_UINT32, V, 0, 0, 0, KO, VO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argsort(NULL, n, U, K, 0, 0, 0, VO, KO));
   /* bad type */
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_keys(ctx, n, (clprim_type)6, K, 0, 0, 0, KO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_keys(ctx, n, (clprim_type)-1, K, 0, 0, 0, KO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_sort_pairs(ctx, n, (clprim_type)6, K, 4, V, 0, 0, 0, KO, VO));
+         clprim_sort_pairs(ctx, n, (clprim_type)6, K, CLPRIM_UINT32, V, 0, 0, 0, KO, VO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argsort(ctx, n, (clprim_type)6, K, 0, 0, 0, VO, KO));
   /* unknown flags: CLPRIM_INDICES_64 is argsort's alone */
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_keys(ctx, n, U, K, 0, 0, 2, KO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_keys(ctx, n, U, K, 0, 0, I64, KO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_keys(ctx, n, U, K, 0, 0, 0x80000000u, KO));
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, 4, V, 0, 0, I64, KO, VO));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 0, 0, I64, KO, VO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argsort(ctx, n, U, K, 0, 0, 2 | DESC, VO, KO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argsort(ctx, n, U, K, 0, 0, 0x40000000u, VO, KO));
   /* bit ranges */
@@ -966,7 +976,7 @@ static void test_errors(void **state) {
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_keys(ctx, n, U, K, 40, 40, 0, KO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_keys(ctx, n, CLPRIM_INT32, K, 16, 33, 0, KO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_keys(ctx, n / 2, U64, K, 0, 65, 0, KO));
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, 4, V, 20, 10, 0, KO, VO));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 20, 10, 0, KO, VO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argsort(ctx, n, U, K, 0, 40, 0, VO, KO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argsort(ctx, n, U, K, 9, 8, 0, VO, NONE));
   /* partial ranges of float keys */
@@ -974,7 +984,7 @@ static void test_errors(void **state) {
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_keys(ctx, n, F, K, 16, 32, 0, KO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_keys(ctx, n, F, K, 0, 31, DESC, KO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_keys(ctx, n, F, K, 16, 16, 0, KO));
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, F, K, 4, V, 1, 32, 0, KO, VO));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, F, K, CLPRIM_UINT32, V, 1, 32, 0, KO, VO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argsort(ctx, n, F, K, 8, 32, 0, VO, KO));
   if (ctx->info.has_fp64) {
     EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_keys(ctx, n / 2, D, K, 0, 32, 0, KO));
@@ -983,15 +993,15 @@ static void test_errors(void **state) {
     EXPECT(CLPRIM_ERROR_UNSUPPORTED_TYPE, clprim_sort_keys(ctx, n / 2, D, K, 0, 0, 0, KO));
   }
   /* value sizes */
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, 3, V, 0, 0, 0, KO, VO));
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, 0, V, 0, 0, 0, KO, VO));
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, 16, V, 0, 0, 0, KO, VO));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, BAD_VALUE_TYPE, V, 0, 0, 0, KO, VO));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, BAD_VALUE_TYPE, V, 0, 0, 0, KO, VO));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, BAD_VALUE_TYPE, V, 0, 0, 0, KO, VO));
   /* NULL buffers */
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_keys(ctx, n, U, K, 0, 0, 0, NONE));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_keys(ctx, n, U, NONE, 0, 0, 0, KO));
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, 4, V, 0, 0, 0, NONE, VO));
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, 4, V, 0, 0, 0, KO, NONE));
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, 4, NONE, 0, 0, 0, KO, VO));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 0, 0, 0, NONE, VO));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 0, 0, 0, KO, NONE));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, NONE, 0, 0, 0, KO, VO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argsort(ctx, n, U, K, 0, 0, 0, NONE, KO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argsort(ctx, n, U, K, 0, 0, 0, NONE, NONE));
   /* overlaps that are not the very same range */
@@ -1002,15 +1012,15 @@ static void test_errors(void **state) {
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
          clprim_sort_keys(ctx, n, U, K, 0, 0, 0, clprim_buf_at(keys, n - 1)));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_sort_pairs(ctx, n, U, K, 4, V, 0, 0, 0, KO, clprim_buf_at(vals, 2)));
+         clprim_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 0, 0, 0, KO, clprim_buf_at(vals, 2)));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_sort_pairs(ctx, n, U, K, 4, V, 0, 0, 0, KO, clprim_buf_at(kout, n / 2)));
+         clprim_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 0, 0, 0, KO, clprim_buf_at(kout, n / 2)));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_sort_pairs(ctx, n, U, K, 4, V, 0, 0, 0, KO, KO)); /* values_out = keys_out */
+         clprim_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 0, 0, 0, KO, KO)); /* values_out = keys_out */
   /* keys_out = values_in (same range, same element size) */
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, 4, V, 0, 0, 0, V, VO));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 0, 0, 0, V, VO));
   /* values_out = keys_in */
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, 4, V, 0, 0, 0, KO, K));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 0, 0, 0, KO, K));
   /* argsort: indices on keys_in or keys_out, keys_out overlapping keys_in */
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argsort(ctx, n, U, K, 0, 0, 0, K, NONE));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argsort(ctx, n, U, K, 0, 0, 0, KO, KO));
@@ -1025,10 +1035,10 @@ static void test_errors(void **state) {
          clprim_sort_keys(ctx, n, U, K, 0, 0, 0, clprim_buf_at(kout, bytes / 4 - n + 1)));
   EXPECT(CLPRIM_ERROR_BUFFER_TOO_SMALL,
          clprim_sort_keys(ctx, n, U, clprim_buf_at(keys, bytes / 4 - n + 1), 0, 0, 0, KO));
-  EXPECT(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_sort_pairs(ctx, n, U, K, 4, V, 0, 0, 0, KO, S));
-  EXPECT(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_sort_pairs(ctx, n, U, K, 4, S, 0, 0, 0, KO, VO));
+  EXPECT(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 0, 0, 0, KO, S));
+  EXPECT(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, S, 0, 0, 0, KO, VO));
   EXPECT(CLPRIM_ERROR_BUFFER_TOO_SMALL,
-         clprim_sort_pairs(ctx, bytes / 8 + 1, U, K, 8, V, 0, 0, 0, KO, VO)); /* 8-byte values */
+         clprim_sort_pairs(ctx, bytes / 8 + 1, U, K, CLPRIM_UINT64, V, 0, 0, 0, KO, VO)); /* 8-byte values */
   EXPECT(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_argsort(ctx, n, U, K, 0, 0, 0, S, NONE));
   EXPECT(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_argsort(ctx, n, U, K, 0, 0, 0, VO, S));
   EXPECT(CLPRIM_ERROR_BUFFER_TOO_SMALL,
@@ -1065,28 +1075,28 @@ static void test_errors(void **state) {
          clprim_segmented_sort_keys(ctx, n, U, K, 9, B, E, 0, KO)); /* 9 offsets in 8 */
   EXPECT(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_segmented_sort_keys(ctx, n, U, K, 8, B, E, 0, S));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_segmented_sort_pairs(ctx, n, U, K, 3, V, 8, B, E, 0, KO, VO));
+         clprim_segmented_sort_pairs(ctx, n, U, K, BAD_VALUE_TYPE, V, 8, B, E, 0, KO, VO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_segmented_sort_pairs(ctx, n, U, K, 0, V, 8, B, E, 0, KO, VO));
+         clprim_segmented_sort_pairs(ctx, n, U, K, BAD_VALUE_TYPE, V, 8, B, E, 0, KO, VO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_segmented_sort_pairs(ctx, n, U, K, 4, V, 8, B, E, 0, V, VO));
+         clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 8, B, E, 0, V, VO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_segmented_sort_pairs(ctx, n, U, K, 4, V, 8, B, E, 0, KO, K));
+         clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 8, B, E, 0, KO, K));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_segmented_sort_pairs(ctx, n, U, K, 4, V, 8, B, E, 0, KO, KO));
+         clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 8, B, E, 0, KO, KO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_segmented_sort_pairs(ctx, n, U, K, 4, V, 8, B, E, 0, KO, clprim_buf_at(vals, 1)));
+         clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 8, B, E, 0, KO, clprim_buf_at(vals, 1)));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_segmented_sort_pairs(ctx, n, U, K, 4, V, 8, B, E, 0, KO, NONE));
+         clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 8, B, E, 0, KO, NONE));
   EXPECT(CLPRIM_ERROR_BUFFER_TOO_SMALL,
-         clprim_segmented_sort_pairs(ctx, n, U, K, 4, S, 8, B, E, 0, KO, VO));
+         clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, S, 8, B, E, 0, KO, VO));
 
   /* n = 0 (and no segments) succeeds and writes nothing. */
   EXPECT(CLPRIM_SUCCESS, clprim_sort_keys(ctx, 0, U, K, 0, 0, 0, KO));
-  EXPECT(CLPRIM_SUCCESS, clprim_sort_pairs(ctx, 0, U64, K, 8, V, 0, 0, DESC, KO, VO));
+  EXPECT(CLPRIM_SUCCESS, clprim_sort_pairs(ctx, 0, U64, K, CLPRIM_UINT64, V, 0, 0, DESC, KO, VO));
   EXPECT(CLPRIM_SUCCESS, clprim_argsort(ctx, 0, F, K, 0, 0, I64, VO, KO));
   EXPECT(CLPRIM_SUCCESS, clprim_segmented_sort_keys(ctx, n, U, K, 0, B, E, 0, KO));
-  EXPECT(CLPRIM_SUCCESS, clprim_segmented_sort_pairs(ctx, n, U, K, 4, V, 0, B, E, 0, KO, VO));
+  EXPECT(CLPRIM_SUCCESS, clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 0, B, E, 0, KO, VO));
 
   expect_unchanged(ctx, keys, in_img, bytes, "keys_in");
   expect_unchanged(ctx, vals, in_img, bytes, "values_in");
@@ -1097,7 +1107,7 @@ static void test_errors(void **state) {
   /* Errors in place: the keys stay as they were. */
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_keys(ctx, n, U, K, 0, 0, 4, K));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_keys(ctx, n, F, K, 0, 8, 0, K));
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, 5, V, 0, 0, 0, K, V));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_sort_pairs(ctx, n, U, K, BAD_VALUE_TYPE, V, 0, 0, 0, K, V));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_argsort(ctx, n, U, K, 0, 33, 0, VO, K));
   expect_unchanged(ctx, keys, in_img, bytes, "keys in place");
   expect_unchanged(ctx, vals, in_img, bytes, "values in place");
@@ -1168,7 +1178,7 @@ static void check_segmented(clprim_context *ctx, clprim_type type, size_t vs, co
   const unsigned flags = desc ? CLPRIM_SORT_DESCENDING : 0u;
   int st;
   if (vs)
-    st = clprim_segmented_sort_pairs(ctx, n, type, clprim_buf_at(kin, in_at), vs,
+    st = clprim_segmented_sort_pairs(ctx, n, type, clprim_buf_at(kin, in_at), value_type_of(vs),
                                      clprim_buf_at(vin, in_at), sg->count,
                                      clprim_buf_at(bo, seg_at), clprim_buf_at(eo, seg_at), flags,
                                      clprim_buf_at(kout, at), clprim_buf_at(vout, vat));
@@ -1422,7 +1432,7 @@ static void test_segmented_bad(void **state) {
         const cl_mem ko = in_place ? keys : out, vo = in_place ? vals : vout;
         int st;
         if (vs)
-          st = clprim_segmented_sort_pairs(ctx, n, type, clprim_buf(keys), vs, clprim_buf(vals),
+          st = clprim_segmented_sort_pairs(ctx, n, type, clprim_buf(keys), value_type_of(vs), clprim_buf(vals),
                                            count, clprim_buf(bo), clprim_buf(eo),
                                            in_place ? CLPRIM_SORT_DESCENDING : 0u, clprim_buf(ko),
                                            clprim_buf(vo));
@@ -1540,10 +1550,10 @@ static void test_error_texts(void **state) {
             clprim_sort_keys(ctx, 100, CLPRIM_UINT32, A, 0, 0, CLPRIM_NTH_REJECT_NAN, O),
             "sort_keys: flag 0x40 (CLPRIM_NTH_REJECT_NAN)");
   TEST_TEXT(ctx, INVALID,
-            clprim_sort_pairs(ctx, 100, CLPRIM_UINT32, A, 4, B, 0, 0, CLPRIM_REDUCE_ABS, O, O2),
+            clprim_sort_pairs(ctx, 100, CLPRIM_UINT32, A, CLPRIM_UINT32, B, 0, 0, CLPRIM_REDUCE_ABS, O, O2),
             "sort_pairs: flag 0x1 (CLPRIM_REDUCE_ABS)");
-  TEST_TEXT(ctx, INVALID, clprim_sort_pairs(ctx, 100, CLPRIM_UINT32, A, 2, B, 0, 0, 0, O, O2),
-            "value_size (2) is not 4 or 8");
+  TEST_TEXT(ctx, INVALID, clprim_sort_pairs(ctx, 100, CLPRIM_UINT32, A, BAD_VALUE_TYPE, B, 0, 0, 0, O, O2),
+            "value_type (9) is not a clprim_type");
   TEST_TEXT(ctx, INVALID,
             clprim_argsort(ctx, 100, CLPRIM_UINT32, A, 0, 0, CLPRIM_TOPK_SORTED, O, NONE),
             "argsort: flag 0x4 (CLPRIM_TOPK_SORTED)");

@@ -97,6 +97,8 @@ extern "C" {
  *   and last_event stay the run's). New: clprim_context_last_error(),
  *   clprim_options.wait_when_busy, clprim_context_prebuild_progress(),
  *   clprim_sort_tile(), clprim_pipeline_read_result() and _read_count().
+ *   clprim_sort_pairs and clprim_segmented_sort_pairs take a value type,
+ *   as the by-key calls do (0.2: a size in bytes, 4 or 8).
  *   Every create call takes its handle first, as clprim_context_create:
  *   clprim_pipeline_create(&pipe, ctx, inputs, types) and
  *   clprim_mpi_context_create(&ctx, comm, options) (0.2: last).
@@ -1170,12 +1172,14 @@ CLPRIM_API clprim_status clprim_batched_nth_element(clprim_context *ctx, size_t 
 /* clprim_argsort also takes CLPRIM_INDICES_64. */
 
 /*! clprim_sort_tile() :
- * @return : the most keys (with values of value_size bytes: 0, 4 or 8) of
- *           `type` that one work-group sorts in local memory on this
- *           context: sorts of that many keys or fewer, and segments of that
- *           length or shorter, take one launch and no read; 0 for a NULL
- *           ctx, a bad or unsupported type, or another value_size. */
-CLPRIM_API size_t clprim_sort_tile(const clprim_context *ctx, clprim_type type, size_t value_size);
+ * @return : the most keys of key_type (with a value of *value_type each;
+ *           value_type NULL: keys alone) that one work-group sorts in local
+ *           memory on this context: sorts of that many keys or fewer, and
+ *           segments of that length or shorter, take one launch and no
+ *           read; 0 for a NULL ctx, a key type that is none or that the
+ *           device does not support, or a value type that is none. */
+CLPRIM_API size_t clprim_sort_tile(const clprim_context *ctx, clprim_type key_type,
+                                   const clprim_type *value_type);
 
 /*! clprim_sort_keys() :
  * The n keys of keys_in, sorted, to keys_out (n keys; may be keys_in's
@@ -1189,13 +1193,15 @@ CLPRIM_API clprim_status clprim_sort_keys(clprim_context *ctx, size_t n, clprim_
                                           clprim_buffer keys_out);
 
 /*! clprim_sort_pairs() :
- * clprim_sort_keys(), with a value of value_size bytes (4 or 8, moved as
- * bits) per key: values_out[i] is the value that came with keys_out[i].
- * keys_out may be keys_in's very range and values_out values_in's.
- * @return : as clprim_sort_keys(); CLPRIM_ERROR_INVALID_ARGUMENT also for
- *           another value_size. */
+ * clprim_sort_keys(), with a value of value_type per key (any of the six
+ * types, as unique_by_key and reduce_by_key take them; moved as bits, so
+ * double values need no cl_khr_fp64): values_out[i] is the value that came
+ * with keys_out[i]. keys_out may be keys_in's very range and values_out
+ * values_in's.
+ * @return : as clprim_sort_keys(); CLPRIM_ERROR_INVALID_ARGUMENT also for a
+ *           value_type that is none. */
 CLPRIM_API clprim_status clprim_sort_pairs(clprim_context *ctx, size_t n, clprim_type key_type,
-                                           clprim_buffer keys_in, size_t value_size,
+                                           clprim_buffer keys_in, clprim_type value_type,
                                            clprim_buffer values_in, unsigned begin_bit,
                                            unsigned end_bit, unsigned flags,
                                            clprim_buffer keys_out, clprim_buffer values_out);
@@ -1235,7 +1241,7 @@ CLPRIM_API clprim_status clprim_segmented_sort_keys(clprim_context *ctx, size_t 
                                                     clprim_buffer keys_out);
 CLPRIM_API clprim_status clprim_segmented_sort_pairs(
     clprim_context *ctx, size_t n, clprim_type key_type, clprim_buffer keys_in,
-    size_t value_size, clprim_buffer values_in, size_t segments, clprim_buffer begin_offsets,
+    clprim_type value_type, clprim_buffer values_in, size_t segments, clprim_buffer begin_offsets,
     clprim_buffer end_offsets, unsigned flags, clprim_buffer keys_out, clprim_buffer values_out);
 
 /* ---------------------------------------------------------------- search */

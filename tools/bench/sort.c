@@ -21,7 +21,7 @@ static clprim_status call_sort(clprim_context *ctx, void *p) {
     return clprim_sort_keys(ctx, a->n, a->type, clprim_buf(a->keys), 0, 0, 0,
                             clprim_buf(a->keys_out));
   case 1:
-    return clprim_sort_pairs(ctx, a->n, a->type, clprim_buf(a->keys), 4, clprim_buf(a->values), 0,
+    return clprim_sort_pairs(ctx, a->n, a->type, clprim_buf(a->keys), CLPRIM_UINT32, clprim_buf(a->values), 0,
                              0, 0, clprim_buf(a->keys_out), clprim_buf(a->values_out));
   case 2:
     return clprim_argsort(ctx, a->n, a->type, clprim_buf(a->keys), 0, 0, 0,

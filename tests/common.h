@@ -110,6 +110,21 @@ void test_text_has(clprim_context *ctx, const char *part, const char *what);
  * still holds it (a refused call wrote nothing). */
 cl_mem test_pattern(clprim_context *ctx, size_t bytes);
 void test_pattern_intact(clprim_context *ctx, cl_mem buf, size_t bytes, const char *what);
+/* The suites' test_error_texts declare with it: `bytes` (4096), buffers a,
+ * b, o and o2 of that many bytes of the pattern, their whole ranges A, B, O
+ * and O2, NONE (no buffer), and the statuses INVALID and SMALL; and give
+ * the buffers back with TEST_TEXT_BUFFERS_FREE(). */
+#define TEST_TEXT_BUFFERS(ctx)                                                                     \
+  const size_t bytes = 4096;                                                                       \
+  cl_mem a = test_pattern((ctx), bytes), b = test_pattern((ctx), bytes),                           \
+         o = test_pattern((ctx), bytes), o2 = test_pattern((ctx), bytes);                          \
+  const clprim_buffer A = clprim_buf(a), B = clprim_buf(b), O = clprim_buf(o),                     \
+                      O2 = clprim_buf(o2), NONE = clprim_buf(NULL);                                \
+  const clprim_status INVALID = CLPRIM_ERROR_INVALID_ARGUMENT,                                     \
+                      SMALL = CLPRIM_ERROR_BUFFER_TOO_SMALL;                                       \
+  (void)bytes, (void)A, (void)B, (void)O, (void)O2, (void)NONE, (void)INVALID, (void)SMALL
+#define TEST_TEXT_BUFFERS_FREE()                                                                   \
+  (clReleaseMemObject(a), clReleaseMemObject(b), clReleaseMemObject(o), clReleaseMemObject(o2))
 
 /* The six cmocka tests test_int32 ... test_double, each calling
  * test_type(type): the suites that test every element type alike. */

@@ -452,14 +452,7 @@ static void test_errors(void **state) {
 static void test_error_texts(void **state) {
   (void)state;
   clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
-  const size_t bytes = 4096;
-  cl_mem a = test_pattern(ctx, bytes), b = test_pattern(ctx, bytes), o = test_pattern(ctx, bytes),
-         o2 = test_pattern(ctx, bytes);
-  const clprim_buffer A = clprim_buf(a), B = clprim_buf(b), O = clprim_buf(o), O2 = clprim_buf(o2),
-                      NONE = clprim_buf(NULL);
-  const clprim_status INVALID = CLPRIM_ERROR_INVALID_ARGUMENT,
-                      SMALL = CLPRIM_ERROR_BUFFER_TOO_SMALL;
-  (void)A, (void)B, (void)O, (void)O2, (void)NONE, (void)INVALID, (void)SMALL;
+  TEST_TEXT_BUFFERS(ctx);
   TEST_TEXT(ctx, INVALID, clprim_scan_inclusive(ctx, 100, CLPRIM_INT32, NONE, O),
             "scan_inclusive: in is required");
   TEST_TEXT(ctx, SMALL, clprim_scan_exclusive(ctx, 2000, CLPRIM_INT32, A, O),
@@ -474,10 +467,7 @@ static void test_error_texts(void **state) {
   TEST_OK_NO_TEXT(ctx, clprim_scan_exclusive(ctx, 0, CLPRIM_INT32, A, O));
   test_pattern_intact(ctx, o, bytes, "o");
   test_pattern_intact(ctx, o2, bytes, "o2");
-  clReleaseMemObject(a);
-  clReleaseMemObject(b);
-  clReleaseMemObject(o);
-  clReleaseMemObject(o2);
+  TEST_TEXT_BUFFERS_FREE();
 }
 
 int main(void) {

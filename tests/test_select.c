@@ -1031,14 +1031,7 @@ static void test_partition3_errors(void **state) {
 static void test_error_texts(void **state) {
   (void)state;
   clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
-  const size_t bytes = 4096;
-  cl_mem a = test_pattern(ctx, bytes), b = test_pattern(ctx, bytes), o = test_pattern(ctx, bytes),
-         o2 = test_pattern(ctx, bytes);
-  const clprim_buffer A = clprim_buf(a), B = clprim_buf(b), O = clprim_buf(o), O2 = clprim_buf(o2),
-                      NONE = clprim_buf(NULL);
-  const clprim_status INVALID = CLPRIM_ERROR_INVALID_ARGUMENT,
-                      SMALL = CLPRIM_ERROR_BUFFER_TOO_SMALL;
-  (void)A, (void)B, (void)O, (void)O2, (void)NONE, (void)INVALID, (void)SMALL;
+  TEST_TEXT_BUFFERS(ctx);
   clprim_predicate pred;
   memset(&pred, 0, sizeof pred);
   pred.op = CLPRIM_PRED_GT;
@@ -1077,10 +1070,7 @@ static void test_error_texts(void **state) {
   TEST_OK_NO_TEXT(ctx, clprim_select(ctx, 0, CLPRIM_INT32, A, &pred, 0, NONE, NONE, &count, NONE));
   test_pattern_intact(ctx, o, bytes, "o");
   test_pattern_intact(ctx, o2, bytes, "o2");
-  clReleaseMemObject(a);
-  clReleaseMemObject(b);
-  clReleaseMemObject(o);
-  clReleaseMemObject(o2);
+  TEST_TEXT_BUFFERS_FREE();
 }
 
 int main(int argc, char **argv) {

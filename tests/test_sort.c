@@ -1535,14 +1535,7 @@ static void test_digit_passes(void **state) {
 static void test_error_texts(void **state) {
   (void)state;
   clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
-  const size_t bytes = 4096;
-  cl_mem a = test_pattern(ctx, bytes), b = test_pattern(ctx, bytes), o = test_pattern(ctx, bytes),
-         o2 = test_pattern(ctx, bytes);
-  const clprim_buffer A = clprim_buf(a), B = clprim_buf(b), O = clprim_buf(o), O2 = clprim_buf(o2),
-                      NONE = clprim_buf(NULL);
-  const clprim_status INVALID = CLPRIM_ERROR_INVALID_ARGUMENT,
-                      SMALL = CLPRIM_ERROR_BUFFER_TOO_SMALL;
-  (void)A, (void)B, (void)O, (void)O2, (void)NONE, (void)INVALID, (void)SMALL;
+  TEST_TEXT_BUFFERS(ctx);
   TEST_TEXT(ctx, SMALL, clprim_sort_keys(ctx, 2000, CLPRIM_UINT32, A, 0, 0, 0, O),
             "sort_keys: keys_in holds 1024 elements from offset 0, the call needs 2000");
   /* CLPRIM_NTH_REJECT_NAN was 0.2's CLPRIM_SORT_DESCENDING bit. */
@@ -1566,10 +1559,7 @@ static void test_error_texts(void **state) {
   TEST_OK_NO_TEXT(ctx, clprim_sort_keys(ctx, 0, CLPRIM_UINT32, A, 0, 0, 0, O));
   test_pattern_intact(ctx, o, bytes, "o");
   test_pattern_intact(ctx, o2, bytes, "o2");
-  clReleaseMemObject(a);
-  clReleaseMemObject(b);
-  clReleaseMemObject(o);
-  clReleaseMemObject(o2);
+  TEST_TEXT_BUFFERS_FREE();
 }
 
 int main(int argc, char **argv) {

@@ -394,14 +394,7 @@ static void test_long_lived_context(void **state) {
 static void test_error_texts(void **state) {
   (void)state;
   clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
-  const size_t bytes = 4096;
-  cl_mem a = test_pattern(ctx, bytes), b = test_pattern(ctx, bytes), o = test_pattern(ctx, bytes),
-         o2 = test_pattern(ctx, bytes);
-  const clprim_buffer A = clprim_buf(a), B = clprim_buf(b), O = clprim_buf(o), O2 = clprim_buf(o2),
-                      NONE = clprim_buf(NULL);
-  const clprim_status INVALID = CLPRIM_ERROR_INVALID_ARGUMENT,
-                      SMALL = CLPRIM_ERROR_BUFFER_TOO_SMALL;
-  (void)A, (void)B, (void)O, (void)O2, (void)NONE, (void)INVALID, (void)SMALL;
+  TEST_TEXT_BUFFERS(ctx);
   TEST_TEXT(ctx, INVALID, clprim_topk(ctx, 100, CLPRIM_INT32, A, 5000, 0, O, O2),
             "topk: k (5000) is larger than n (100)");
   TEST_TEXT(ctx, INVALID, clprim_topk(ctx, 100, CLPRIM_INT32, A, 5, CLPRIM_REDUCE_ABS, O, O2),
@@ -414,10 +407,7 @@ static void test_error_texts(void **state) {
             "indices holds 2 elements from offset 510, the call needs 5");
   test_pattern_intact(ctx, o, bytes, "o");
   test_pattern_intact(ctx, o2, bytes, "o2");
-  clReleaseMemObject(a);
-  clReleaseMemObject(b);
-  clReleaseMemObject(o);
-  clReleaseMemObject(o2);
+  TEST_TEXT_BUFFERS_FREE();
 }
 
 int main(int argc, char **argv) {

@@ -1,6 +1,7 @@
 #include "common.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -302,3 +303,30 @@ void test_pattern_intact(clprim_context *ctx, cl_mem buf, size_t bytes, const ch
     if (host[i] != pattern_byte(i)) fail_msg("%s: byte %zu was written", what, i);
   free(host);
 }
+
+static int reported;
+
+void test_report(const char *fmt, ...) {
+  if (++reported > 12) return;
+  va_list ap;
+  va_start(ap, fmt);
+  printf("FAIL: ");
+  vprintf(fmt, ap);
+  printf("\n");
+  va_end(ap);
+}
+
+void test_report_end(void) {
+  if (reported) {
+    printf("ERROR: %d case(s) failed (the first ones printed above)\n", reported);
+    reported = 0;
+    fail();
+  }
+}
+
+int test_skip_path(unsigned p) {
+  clprim_context *ctx = contexts.ctx[p];
+  return !ctx || (p == CLPRIM_PATH_AUTO && contexts.ctx[ctx->info.path]);
+}
+
+const char *test_path_of(const clprim_context *ctx) { return clprim_path_name(ctx->info.path); }

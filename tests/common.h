@@ -31,6 +31,14 @@ void test_close_contexts(struct test_contexts *t);
  * (cmocka group fixtures: cmocka_run_group_tests(tests, test_setup,
  * test_teardown)). */
 extern struct test_contexts contexts;
+/* Failures of a loop of cases: test_report prints the first ones and
+ * counts them all; test_report_end fails the test if any was reported. */
+void test_report(const char *fmt, ...);
+void test_report_end(void);
+/* Whether path p's context is absent, or is AUTO and the same as the
+ * path it chose (tested under that path); the name of ctx's path. */
+int test_skip_path(unsigned p);
+const char *test_path_of(const clprim_context *ctx);
 int test_setup(void **state);
 /* Knobs ("family.knob=value,...") that test_setup sets on the suite's
  * contexts (clprim__tune) after opening them: a suite's main sets it from an argument, so that ctest can

@@ -18,34 +18,6 @@
 #define BIG_N ((size_t)100003)
 #define SMALL_N ((size_t)2500) /* the largest n under CLPRIM_TEST_SMALL */
 
-static int failures;
-
-/* Prints the first failures; the test fails at its end (finish). */
-static void report(const char *fmt, ...) {
-  if (++failures > 12) return;
-  va_list ap;
-  va_start(ap, fmt);
-  printf("FAIL: ");
-  vprintf(fmt, ap);
-  printf("\n");
-  va_end(ap);
-}
-
-static void finish(void) {
-  if (failures) {
-    printf("ERROR: %d case(s) failed (the first ones printed above)\n", failures);
-    failures = 0;
-    fail();
-  }
-}
-
-static int skip_path(unsigned p) {
-  clprim_context *ctx = contexts.ctx[p];
-  return !ctx || (p == CLPRIM_PATH_AUTO && contexts.ctx[ctx->info.path]);
-}
-
-static const char *path_of(clprim_context *ctx) { return clprim_path_name(ctx->info.path); }
-
 /* ------------------------------------------------------------- the data */
 static uint64_t get(clprim_type type, const void *data, size_t i) {
   return clprim_type_size(type) == 4 ? ((const uint32_t *)data)[i] : ((const uint64_t *)data)[i];
@@ -164,7 +136,7 @@ static void compare(clprim_context *ctx, const char *desc, const char *which, cl
   test_read(ctx, buf, bytes, got);
   for (size_t i = 0; i < bytes; i += es)
     if (memcmp(got + i, want + i, es) != 0) {
-      report("%s: %s element %zu of the buffer differs", desc, which, i / es);
+      test_report("%s: %s element %zu of the buffer differs", desc, which, i / es);
       break;
     }
   free(got);
@@ -185,7 +157,7 @@ static void check(clprim_context *ctx, const struct run_case *c, size_t n) {
            mode_names[c->mode], clprim_type_name(c->type), c->mode == M_BY_KEY ? " keys, values " : "",
            c->mode == M_BY_KEY ? clprim_type_name(c->value_type) : "", n, dist_names[c->dist],
            c->in_at, c->out_at, c->index64 ? 64 : 32, c->outputs,
-           c->count_on_device ? "on the device" : "on the host", path_of(ctx));
+           c->count_on_device ? "on the device" : "on the host", test_path_of(ctx));
   const size_t es = clprim_type_size(c->type), m = n ? n : 1;
   const size_t vs = c->mode == M_BY_KEY ? clprim_type_size(c->value_type) : 0;
   const size_t is = c->index64 ? 8 : 4;
@@ -247,16 +219,16 @@ static void check(clprim_context *ctx, const struct run_case *c, size_t n) {
   default: st = clprim_non_trivial_runs(ctx, n, c->type, IN, flags, A, B, host_count, cout); break;
   }
   if (st != CLPRIM_SUCCESS) {
-    report("%s: returned %s", desc, clprim_status_name(st));
+    test_report("%s: returned %s", desc, clprim_status_name(st));
   } else {
     if (c->count_on_device) {
       unsigned char got[24];
       test_read(ctx, cbuf, sizeof got, got);
       memcpy(&count, got + 8, 8);
       if (memcmp(got, cimg, 8) != 0 || memcmp(got + 16, cimg + 16, 8) != 0)
-        report("%s: bytes beside the device count changed", desc);
+        test_report("%s: bytes beside the device count changed", desc);
     }
-    if (count != want) report("%s: count %llu, expected %zu", desc, (unsigned long long)count, want);
+    if (count != want) test_report("%s: count %llu, expected %zu", desc, (unsigned long long)count, want);
     if (a_img) compare(ctx, desc, c->mode == M_NONTRIVIAL ? "offsets" : c->mode == M_BY_KEY ? "keys_out" : "unique", a, a_img, (c->out_at + n + PAD) * a_es, a_es);
     if (b_img) compare(ctx, desc, c->mode == M_BY_KEY ? "values_out" : "lengths", b, b_img, (c->out_at + n + PAD) * b_es, b_es);
     compare(ctx, desc, "input (must not change)", in, in_img, (c->in_at + n + PAD) * es, es);
@@ -293,7 +265,7 @@ static size_t sizes_of(clprim_context *ctx, clprim_type type, size_t *out) {
 static void test_mode(enum mode mode) {
   unsigned rot = (unsigned)mode;
   for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
-    if (skip_path(p)) continue;
+    if (test_skip_path(p)) continue;
     clprim_context *ctx = contexts.ctx[p];
     for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t) {
       const clprim_type type = (clprim_type)t;
@@ -325,7 +297,7 @@ static void test_mode(enum mode mode) {
       check(ctx, &c, test_small() ? 300 : 5000);
     }
   }
-  finish();
+  test_report_end();
 }
 
 static void test_unique(void **state) { (void)state, test_mode(M_UNIQUE); }
@@ -339,7 +311,7 @@ static void test_large(void **state) {
   (void)state;
   if (test_small()) return;
   for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
-    if (skip_path(p)) continue;
+    if (test_skip_path(p)) continue;
     for (int m = 0; m < M_COUNT; ++m) {
       struct run_case c;
       memset(&c, 0, sizeof c);
@@ -351,7 +323,7 @@ static void test_large(void **state) {
       check(contexts.ctx[p], &c, ((size_t)1 << 20) + 3);
     }
   }
-  finish();
+  test_report_end();
 }
 
 /* --------------------------------------------------------------- errors */

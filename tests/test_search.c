@@ -24,34 +24,6 @@
 #define BIG_N ((size_t)100003) /* the largest haystack */
 #define SMALL_N ((size_t)2100) /* the largest under CLPRIM_TEST_SMALL */
 
-static int failures;
-
-/* Prints the first failures; the test fails at its end (finish). */
-static void report(const char *fmt, ...) {
-  if (++failures > 12) return;
-  va_list ap;
-  va_start(ap, fmt);
-  printf("FAIL: ");
-  vprintf(fmt, ap);
-  printf("\n");
-  va_end(ap);
-}
-
-static void finish(void) {
-  if (failures) {
-    printf("ERROR: %d case(s) failed (the first ones printed above)\n", failures);
-    failures = 0;
-    fail();
-  }
-}
-
-static int skip_path(unsigned p) {
-  clprim_context *ctx = contexts.ctx[p];
-  return !ctx || (p == CLPRIM_PATH_AUTO && contexts.ctx[ctx->info.path]);
-}
-
-static const char *path_of(clprim_context *ctx) { return clprim_path_name(ctx->info.path); }
-
 /* ------------------------------------------------------------- the data */
 static uint64_t get(clprim_type type, const void *data, size_t i) {
   return clprim_type_size(type) == 4 ? ((const uint32_t *)data)[i] : ((const uint64_t *)data)[i];
@@ -231,7 +203,7 @@ static void compare(clprim_context *ctx, const char *desc, const char *which, cl
     if (memcmp(got + i, want + i, es) != 0) {
       uint64_t g = 0, w = 0;
       memcpy(&g, got + i, es), memcpy(&w, want + i, es);
-      report("%s: %s element %zu of the buffer is %llu, expected %llu", desc, which, i / es,
+      test_report("%s: %s element %zu of the buffer is %llu, expected %llu", desc, which, i / es,
              (unsigned long long)g, (unsigned long long)w);
       break;
     }
@@ -251,7 +223,7 @@ static void check(clprim_context *ctx, const struct search_case *c, size_t n) {
   snprintf(desc, sizeof desc, "%s %s n=%zu %s%s hay_at=%zu needles_at=%zu out_at=%zu %d-bit path=%s",
            call_names[c->call], clprim_type_name(c->type), n, dist_names[c->dist],
            c->descending ? " descending" : "", c->hay_at, c->needles_at, c->out_at,
-           c->index64 ? 64 : 32, path_of(ctx));
+           c->index64 ? 64 : 32, test_path_of(ctx));
   const size_t es = clprim_type_size(c->type), is = c->index64 ? 8 : 4;
   unsigned char *hay = malloc((n ? n : 1) * es), *ndl = malloc((3 * n + 64) * es);
   uint64_t *keys = malloc((n ? n : 1) * sizeof *keys);
@@ -287,7 +259,7 @@ static void check(clprim_context *ctx, const struct search_case *c, size_t n) {
   default: st = clprim_equal_range(ctx, n, c->type, H, m, N, flags, none, U); break;
   }
   if (st != CLPRIM_SUCCESS) {
-    report("%s: returned %s", desc, clprim_status_name(st));
+    test_report("%s: returned %s", desc, clprim_status_name(st));
   } else {
     compare(ctx, desc, "lower", lbuf, lo_img, (c->out_at + m + PAD) * is, is);
     compare(ctx, desc, "upper", ubuf, up_img, (c->out_at + m + PAD) * is, is);
@@ -311,7 +283,7 @@ static const size_t sizes[] = {0,    1,    2,    3,    31,   32,   33,   63,    
 static void test_calls(int part) {
   unsigned rot = (unsigned)part * 7;
   for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
-    if (skip_path(p)) continue;
+    if (test_skip_path(p)) continue;
     clprim_context *ctx = contexts.ctx[p];
     const size_t aligned = ctx->base_align; /* bytes: an aligned offset of any element size */
     for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t) {
@@ -340,7 +312,7 @@ static void test_calls(int part) {
       }
     }
   }
-  finish();
+  test_report_end();
 }
 
 static void test_calls_0(void **state) { (void)state, test_calls(0); }
@@ -355,7 +327,7 @@ static void test_small_samples(void **state) {
   static const size_t ns[] = {0, 1, 2, 3, 4, 5, 7, 63, 64, 65, 66, 129, 700, 1999};
   unsigned rot = 0;
   for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
-    if (skip_path(p)) continue;
+    if (test_skip_path(p)) continue;
     clprim_context *ctx = contexts.ctx[p];
     for (size_t u = 0; u < COUNT(tunes); ++u) {
       TEST_OK(clprim__tune(ctx, tunes[u]));
@@ -372,7 +344,7 @@ static void test_small_samples(void **state) {
       TEST_OK(clprim__tune(ctx, "search.samples=-1,search.wg=-1"));
     }
   }
-  finish();
+  test_report_end();
 }
 
 /* The needles are the haystack's own range; and an empty haystack gives 0
@@ -380,7 +352,7 @@ static void test_small_samples(void **state) {
 static void test_same_range(void **state) {
   (void)state;
   for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
-    if (skip_path(p)) continue;
+    if (test_skip_path(p)) continue;
     clprim_context *ctx = contexts.ctx[p];
     enum { N = 300 };
     float hay[N];
@@ -401,7 +373,7 @@ static void test_same_range(void **state) {
         --wl;
       while (wu < N && (hay[wu] == hay[i] || (hay[i] != hay[i] && hay[wu] != hay[wu]))) ++wu;
       if (l[i] != wl || u[i] != wu)
-        report("same range on %s: element %zu: [%llu, %llu), expected [%zu, %zu)", path_of(ctx), i,
+        test_report("same range on %s: element %zu: [%llu, %llu), expected [%zu, %zu)", test_path_of(ctx), i,
                (unsigned long long)l[i], (unsigned long long)u[i], wl, wu);
     }
     /* An empty haystack: every bound 0. */
@@ -413,12 +385,12 @@ static void test_same_range(void **state) {
     test_read(ctx, lo, sizeof l32, l32);
     for (size_t i = 0; i < N; ++i)
       if (l32[i] != 0) {
-        report("empty haystack on %s: bound %zu is %u", path_of(ctx), i, l32[i]);
+        test_report("empty haystack on %s: bound %zu is %u", test_path_of(ctx), i, l32[i]);
         break;
       }
     clReleaseMemObject(h), clReleaseMemObject(lo), clReleaseMemObject(up);
   }
-  finish();
+  test_report_end();
 }
 
 /* --------------------------------------------------------------- errors */

@@ -1,8 +1,9 @@
 #!/bin/bash
-# The figures of docs/PERFORMANCE.md in one device call, on the GPU machine
-# from the project root (see ../shared/device/README.md), with the anchors
-# copied to .device/anchors (../shared/anchors):
-#   bash .device/gpu-env.sh bash scripts/bench-gpu.sh
+# The figures of docs/PERFORMANCE.md in one run, on a machine with an NVIDIA
+# GPU (its OpenCL ICD registered, nvcc and torch installed), from the
+# project root, with $ANCHORS the folder of the anchor programs
+# (cub_anchor.cu, cub_reduce_anchor.cu, cub_sort_anchor.cu, torch_anchor.py):
+#   ANCHORS=path/to/anchors bash scripts/bench-gpu.sh
 # Builds clprim-bench in Release while nvcc builds the CUB anchors, then, with
 # CLPRIM_DEVICE=NVIDIA: clprim-bench --op all at 2^28 (int32 and float),
 # reduce-by-key with double values, the CUB anchors and torch's. Results go
@@ -12,7 +13,7 @@ out=${OUT:-/tmp/out}; build=${BUILD:-/tmp/build-bench}; mkdir -p "$out"
 t0=$(date +%s); el() { echo "$(( $(date +%s) - t0 ))s"; }
 left() { echo $(( ${DEADLINE:-570} - ($(date +%s) - t0) )); }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
-A=.device/anchors
+A=${ANCHORS:-.device/anchors}
 for a in cub_anchor cub_reduce_anchor cub_sort_anchor; do
   ( timeout 240 nvcc -O3 -arch=sm_90 -std=c++17 $A/$a.cu -o /tmp/$a -lcurand > "$out/nvcc-$a.log" 2>&1 ) &
 done

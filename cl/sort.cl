@@ -4,11 +4,11 @@
  * key_digit), so one build per key width and type serves ascending and
  * descending order and any bit range (kernel arguments flip, shift, mask).
  *  - sort_histogram: one read of the input counts the digits of every pass
- *    (the host skips passes whose digit is the same for all keys; Onesweep
- *    takes each digit's first position from it). Float keys are counted as
- *    plain bit keys, with a flag if a key is a NaN or -0.0: if none is, the
- *    passes move plain bit keys (SORT_PLAIN); else the host builds both
- *    kernels with -DSORT_PLAIN=0 and counts again with key_of.
+ *    (Onesweep takes each digit's first position from it; nothing is read
+ *    back, so the call never waits). Float keys are counted by key_of, and
+ *    a flag word records whether a key is a NaN or -0.0: sort_pass reads
+ *    it and moves plain bit keys when none is (pass_key), else the
+ *    elements' bits with key_of on every digit.
  *  - sort_pass: one digit pass over tiles of TILE = WG * ITEMS keys. Each
  *    tile ranks its keys by digit, stably (rank_count, rank_keys), gathers
  *    them in local memory in digit order and writes each digit's run to its
@@ -35,8 +35,7 @@
  *
  * Build options: -DT (element type) -DT_FLOAT -DT_SIGNED -DKEY_BITS=32|64,
  * -DV_BYTES=0|4|8 (values carried with the keys), -DWG (a multiple of 32),
- * -DITEMS, -DOFS_T=uint|ulong (scanned counts), -DSORT_ONESWEEP,
- * -DSORT_PLAIN=0|1. */
+ * -DITEMS, -DOFS_T=uint|ulong (scanned counts), -DSORT_ONESWEEP. */
 #ifndef WG
 #define WG 256
 #endif
@@ -48,12 +47,6 @@
 #endif
 #ifndef OFS_T
 #define OFS_T uint
-#endif
-/* Float keys: sort_pass moves plain bit keys (pass_key), right when no key
- * is a NaN or -0.0 (sort_histogram's flag); else the host builds it with
- * -DSORT_PLAIN=0 (key_of's special cases on every digit). */
-#ifndef SORT_PLAIN
-#define SORT_PLAIN 1
 #endif
 #include "internal/keys.h"
 #include "internal/layout.h"
@@ -234,12 +227,20 @@ UNROLL
 /* ------------------------------------------------------------ histogram */
 /* hist (passes * RADIX counts, each a low and a high 32-bit word, then a
  * ticket word and a flag word; zeroed): every pass's digit counts over
- * keys[base .. base + n). Float keys: with SORT_PLAIN the digits of the
- * plain bit keys (keys.h key_of_bits), and the flag becomes 1 if a key is
- * a NaN or -0.0 (then the host builds with -DSORT_PLAIN=0 and counts
- * again, with key_of). SORT_ONESWEEP: also starts (passes * RADIX), where
- * each digit's keys begin. */
+ * keys[base .. base + n), of key_of. Float keys: the flag becomes 1 if a
+ * key is a NaN or -0.0 (key_of differs from the plain bit key, key_of_bits,
+ * only there; sort_pass reads the flag). SORT_ONESWEEP: also starts
+ * (passes * RADIX), where each digit's keys begin. */
 #ifdef KERNEL_sort_histogram
+#if T_FLOAT
+/* key_of from an element's bits b, from the plain bit key with the two
+ * cases that the flag records (inf2: +inf's bits shifted left by one). */
+CLPRIM_INLINE KEY hist_float_key(KEY b, KEY inf2, uint *special) {
+  const uint nan = (b << 1) > inf2, neg0 = b == KEY_SIGN;
+  *special |= nan | neg0;
+  return nan ? KEY_MAX : key_of_bits(neg0 ? (KEY)0 : b);
+}
+#endif
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 sort_histogram(__global const KEY *keys, ulong base, ulong n, KEY flip, uint first_shift,
                uint passes, uint last_mask, __global uint *hist, __global ulong *starts) {
@@ -256,12 +257,10 @@ sort_histogram(__global const KEY *keys, ulong base, ulong n, KEY flip, uint fir
   const uint low = (passes - 1u) * SORT_DIGIT_BITS;
   const KEY range = ((KEY)last_mask << low) | (((KEY)1 << low) - 1u);
 #define HIST_PASSES (KEY_BITS / SORT_DIGIT_BITS)
-#if T_FLOAT && SORT_PLAIN
+#if T_FLOAT
   uint special = 0; /* a NaN or -0.0: key_of is not the plain bit key */
   const KEY inf2 = AS_KEY((T)INFINITY) << 1; /* NaNs' bits above it, shifted */
-#define HIST_KEY(b) \
-  ((special |= ((b) << 1) > inf2 || (b) == KEY_SIGN), \
-   ((key_of_bits(b) ^ flip) >> first_shift) & range)
+#define HIST_KEY(b) (((hist_float_key((b), inf2, &special) ^ flip) >> first_shift) & range)
 #else
 #define HIST_KEY(b) (((key_of(CLPRIM_CAT(as_, T)(b)) ^ flip) >> first_shift) & range)
 #endif
@@ -301,7 +300,7 @@ UNROLL
         atomic_inc(&counts[p * RADIX + ((uint)(k[j] >> (p * SORT_DIGIT_BITS)) & (RADIX - 1u))]);
     }
   }
-#if T_FLOAT && SORT_PLAIN
+#if T_FLOAT
   if (special) atomic_or(&hist[2 * passes * RADIX + 1], 1u);
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -370,35 +369,37 @@ sort_count(__global const KEY *keys, ulong base, ulong n, KEY flip, uint shift, 
  * argsort's first pass). SORT_ONESWEEP: starts[pass * RADIX + d] is where
  * digit d's keys begin in the output (from sort_histogram's counts), state
  * (LB_DIGIT_BYTES, zeroed) holds the look-back; else offsets holds the
- * scanned tile counts. */
+ * scanned tile counts. hist[special_at]: sort_histogram's flag (float keys
+ * only). */
 #ifdef KERNEL_sort_pass
 /* The key sort_pass ranks and moves, from an element's bits, and back;
- * the digit of such a key. Float keys with SORT_PLAIN: the plain bit key
- * (keys.h key_of_bits, then the flip), so that the ranking and the scatter
- * work on unsigned keys as for integers (key_of's -0.0 and NaN cases on
- * every digit cost about 0.7 ms of a 2^28-key pass on the H100, and the
- * registers a quarter of the resident work-groups). */
-CLPRIM_INLINE KEY pass_key(KEY bits, KEY flip) {
-#if T_FLOAT && SORT_PLAIN
-  return key_of_bits(bits) ^ flip;
+ * the digit of such a key. Float keys where no key is a NaN or -0.0
+ * (plain): the plain bit key (keys.h key_of_bits, then the flip), so that
+ * the ranking and the scatter work on unsigned keys as for integers
+ * (key_of's -0.0 and NaN cases on every digit cost about 0.7 ms of a
+ * 2^28-key pass on the H100, and the registers a quarter of the resident
+ * work-groups). plain is the same for the whole launch. */
+CLPRIM_INLINE KEY pass_key(KEY bits, KEY flip, uint plain) {
+#if T_FLOAT
+  return plain ? key_of_bits(bits) ^ flip : bits;
 #else
-  (void)flip;
+  (void)flip, (void)plain;
   return bits;
 #endif
 }
-CLPRIM_INLINE KEY pass_bits(KEY key, KEY flip) {
-#if T_FLOAT && SORT_PLAIN
-  return CLPRIM_FLOAT_BITS_OF_KEY(key ^ flip, KEY_SIGN);
+CLPRIM_INLINE KEY pass_bits(KEY key, KEY flip, uint plain) {
+#if T_FLOAT
+  return plain ? CLPRIM_FLOAT_BITS_OF_KEY(key ^ flip, KEY_SIGN) : key;
 #else
-  (void)flip;
+  (void)flip, (void)plain;
   return key;
 #endif
 }
-CLPRIM_INLINE uint pass_digit(KEY key, KEY flip, uint shift, uint mask) {
-#if T_FLOAT && SORT_PLAIN
-  (void)flip;
-  return (uint)(key >> shift) & mask;
+CLPRIM_INLINE uint pass_digit(KEY key, KEY flip, uint shift, uint mask, uint plain) {
+#if T_FLOAT
+  return plain ? (uint)(key >> shift) & mask : key_digit(key, flip, shift, mask);
 #else
+  (void)plain;
   return key_digit(key, flip, shift, mask);
 #endif
 }
@@ -407,7 +408,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 sort_pass(__global const KEY *keys_in, ulong in_base, __global KEY *keys_out, ulong out_base,
           __global const V *values_in, __global V *values_out, ulong n, KEY flip, uint shift,
           uint mask, uint gen_index, __global const OFS_T *offsets, __global const ulong *starts,
-          uint pass, __global uchar *state) {
+          uint pass, __global uchar *state, __global const uint *hist, uint special_at) {
   /* The ranking's counts and peer words share the exchange buffer (as in
    * CUB's Onesweep), which leaves room for larger tiles. */
 #define RANK_WORDS (GROUPS * RADIX + PEER_WORDS(PASS_PEERS))
@@ -418,6 +419,12 @@ sort_pass(__global const KEY *keys_in, ulong in_base, __global KEY *keys_out, ul
   __local uint scan[CLPRIM_WG_SCRATCH(WG)];
   __local OFS_T place[RADIX]; /* where the tile's digit-d keys go, less start[d] */
   const uint lid = (uint)get_local_id(0);
+#if T_FLOAT
+  const uint plain = hist[special_at] == 0u;
+#else
+  const uint plain = 0;
+  (void)hist, (void)special_at;
+#endif
 #ifdef SORT_ONESWEEP
   __local uint tile_id;
   if (lid == 0) tile_id = lb_next_tile(state);
@@ -438,12 +445,12 @@ sort_pass(__global const KEY *keys_in, ulong in_base, __global KEY *keys_out, ul
   __global const KEY *in = keys_in + in_base + first;
   if (here == TILE) {
 UNROLL
-    for (uint r = 0; r < ITEMS; ++r) k[r] = pass_key(in[tile_pos(lid, r)], flip);
+    for (uint r = 0; r < ITEMS; ++r) k[r] = pass_key(in[tile_pos(lid, r)], flip, plain);
   } else {
 UNROLL
     for (uint r = 0; r < ITEMS; ++r) {
       const uint p = tile_pos(lid, r);
-      k[r] = p < here ? pass_key(in[p], flip) : (KEY)0;
+      k[r] = p < here ? pass_key(in[p], flip, plain) : (KEY)0;
     }
   }
   /* (Selected after the loads, on every tile: when a full tile's digits
@@ -451,7 +458,7 @@ UNROLL
    * bit test, 8 instructions a key where one R2P sets 7 predicates.) */
 UNROLL
   for (uint r = 0; r < ITEMS; ++r)
-    d[r] = tile_pos(lid, r) < here ? pass_digit(k[r], flip, shift, mask) : PAD_DIGIT;
+    d[r] = tile_pos(lid, r) < here ? pass_digit(k[r], flip, shift, mask, plain) : PAD_DIGIT;
   uint tot[DIGITS_PER_ITEM];
   rank_count(d, tot, counts);
 #ifdef SORT_ONESWEEP
@@ -510,18 +517,18 @@ UNROLL
 UNROLL
     for (uint j = 0; j < ITEMS; ++j) {
       const KEY key = xk[j * WG + lid];
-      const uint dd = pass_digit(key, flip, shift, mask);
+      const uint dd = pass_digit(key, flip, shift, mask, plain);
       KEEP_DIGIT(j, dd);
-      out[place[dd] + (j * WG + lid)] = pass_bits(key, flip);
+      out[place[dd] + (j * WG + lid)] = pass_bits(key, flip, plain);
     }
   } else {
 UNROLL
     for (uint j = 0; j < ITEMS; ++j) {
       const uint i = j * WG + lid;
       const KEY key = xk[i];
-      const uint dd = pass_digit(key, flip, shift, mask);
+      const uint dd = pass_digit(key, flip, shift, mask, plain);
       KEEP_DIGIT(j, dd);
-      if (i < here) out[place[dd] + i] = pass_bits(key, flip);
+      if (i < here) out[place[dd] + i] = pass_bits(key, flip, plain);
     }
   }
 #if V_BYTES

@@ -2,11 +2,12 @@
  * (kernels in cl/sort.cl, which describes the algorithm).
  *  - n up to one local-memory tile: sort_tile, one work-group, one launch;
  *  - else: sort_histogram (all digits in one read, and whether a float key
- *    is a NaN or -0.0; the host reads it, drops the passes whose digit is
- *    the same for every key, and where there is such a key builds the
- *    kernels for them and counts again), then per digit pass sort_pass,
- *    with decoupled look-back on nv_ptx (Onesweep, below 2^30 keys) or
- *    through clprim__count_scan_scatter elsewhere.
+ *    is a NaN or -0.0, which sort_pass reads on the device: nothing comes
+ *    back to the host, so the call only enqueues), then per digit pass
+ *    sort_pass, with decoupled look-back on nv_ptx (Onesweep, below 2^30
+ *    keys) or through clprim__count_scan_scatter elsewhere. Every pass of
+ *    the bit range runs, also one whose digit is the same for every key
+ *    (as CUB's; begin_bit and end_bit leave out bits known to be equal).
  * Passes alternate between two scratch copies, and the last one writes the
  * output (its only writer). */
 #include "sort.h"
@@ -275,10 +276,9 @@ static clprim_status sort_small(clprim_context *ctx, const struct sort_job *j, s
 }
 
 /* sort_histogram over the job's keys into hist (hist_words, zeroed here;
- * starts: Onesweep's digit starts, else hist), read back into counts. */
+ * starts: Onesweep's digit starts, else hist). */
 static clprim_status histogram(clprim_context *ctx, const struct sort_job *j, cl_kernel k,
-                               cl_mem hist, cl_mem starts, unsigned wg, size_t hist_words,
-                               cl_uint *counts) {
+                               cl_mem hist, cl_mem starts, unsigned wg, size_t hist_words) {
   const cl_uint zero = 0;
   const cl_ulong base = j->in_base, n = j->n;
   const cl_uint shift = j->shift, passes = j->passes, mask = j->last_mask;
@@ -290,8 +290,7 @@ static clprim_status histogram(clprim_context *ctx, const struct sort_job *j, cl
   const size_t per_group = (size_t)wg * SORT_HIST_ITEMS;
   const size_t groups = (j->n + per_group - 1) / per_group;
   const size_t max_groups = clprim__launch(ctx).max_groups;
-  CLPRIM_CHECK(clprim__enqueue(ctx, k, groups < max_groups ? groups : max_groups, wg));
-  return clprim__read(ctx, hist, 0, hist_words * 4, counts);
+  return clprim__enqueue(ctx, k, groups < max_groups ? groups : max_groups, wg);
 }
 
 /* The digit passes (see the top of the file). */
@@ -316,11 +315,11 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
       {"sort.cl", NULL, options, "sort_count", NULL, &count_k, NULL, NULL}};
   CLPRIM_CHECK(clprim__kernels(ctx, req, onesweep ? 2 : 3));
 
-  /* Every pass's digit counts, read back: a pass whose digit is the same
-   * for all keys moves nothing and is dropped. */
+  /* Every pass's digit counts, a ticket, and whether a float key is a NaN
+   * or -0.0 (the last word, which sort_pass reads). */
   cl_mem hist, starts = NULL;
-  /* and a ticket, and whether a float key is a NaN or -0.0 */
   const size_t hist_words = (size_t)j->passes * SORT_RADIX * 2 + 2;
+  const cl_uint special_at = (cl_uint)hist_words - 1;
   const cl_uint zero = 0;
   CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_HIST, hist_words * 4, &hist));
   if (onesweep)
@@ -328,30 +327,10 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
         clprim__scratch_per_call(ctx, SLOT_STARTS, (size_t)j->passes * SORT_RADIX * 8, &starts));
   else
     starts = hist;
-  cl_uint counts[SORT_MAX_PASSES * SORT_RADIX * 2 + 2];
-  CLPRIM_CHECK(histogram(ctx, j, hist_k, hist, starts, wg, hist_words, counts));
-  /* A NaN or -0.0 among float keys: the kernels built for them (sort.cl's
-   * SORT_PLAIN), and their digits counted again. */
-  if (counts[hist_words - 1] != 0) {
-    snprintf(options + strlen(options), sizeof options - strlen(options), " -DSORT_PLAIN=0");
-    CLPRIM_CHECK(clprim__kernels(ctx, req, onesweep ? 2 : 3));
-    CLPRIM_CHECK(histogram(ctx, j, hist_k, hist, starts, wg, hist_words, counts));
-  }
-  unsigned active[SORT_MAX_PASSES], p_count = 0;
-  for (unsigned p = 0; p < j->passes; ++p) {
-    int moves = 1;
-    for (unsigned d = 0; d < SORT_RADIX && moves; ++d) {
-      const cl_uint *c = counts + 2 * ((size_t)p * SORT_RADIX + d);
-      if ((((uint64_t)c[1] << 32) | c[0]) == j->n) moves = 0;
-    }
-    if (moves) active[p_count++] = p;
-  }
+  CLPRIM_CHECK(histogram(ctx, j, hist_k, hist, starts, wg, hist_words));
+  const unsigned p_count = j->passes;
   const int in_place = j->kin == j->kout && j->in_base == j->out_base;
   const int values_in_place = j->vout && j->vin == j->vout && j->in_base == j->out_base;
-  if (p_count == 0) {
-    if (in_place && (!j->vout || values_in_place)) return CLPRIM_SUCCESS; /* nothing moves */
-    active[p_count++] = 0; /* one pass: the copy (and argsort's positions) */
-  }
 
   /* Buffers: the passes move keys (and values) through two scratch copies,
    * A and B in turn, and only the last writes the output, so that a call
@@ -392,9 +371,9 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
     const cl_mem vdst = vs ? (to_out ? j->vout : vtmp[i % 2]) : kdst;
     const cl_mem vread = vsrc ? vsrc : ksrc;
     const cl_ulong in_base = src_base, out_base = to_out ? j->out_base : 0, n = j->n;
-    const cl_uint shift = j->shift + SORT_DIGIT_BITS * active[i];
-    const cl_uint mask = active[i] + 1 == j->passes ? j->last_mask : SORT_RADIX - 1;
-    const cl_uint gen = j->gen_index && i == 0, pass = active[i];
+    const cl_uint shift = j->shift + SORT_DIGIT_BITS * i;
+    const cl_uint mask = i + 1 == j->passes ? j->last_mask : SORT_RADIX - 1;
+    const cl_uint gen = j->gen_index && i == 0, pass = i;
     CLPRIM_CHECK(clprim__set_args(pass_k, 7, sizeof ksrc, &ksrc, sizeof in_base, &in_base,
                                   sizeof kdst, &kdst, sizeof out_base, &out_base, sizeof vread,
                                   &vread, sizeof vdst, &vdst, sizeof n, &n));
@@ -403,6 +382,8 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
     CLPRIM_CHECK(clSetKernelArg(pass_k, 12, sizeof starts, &starts));
     CLPRIM_CHECK(clSetKernelArg(pass_k, 13, sizeof pass, &pass));
     CLPRIM_CHECK(clSetKernelArg(pass_k, 14, sizeof no_state, &no_state));
+    CLPRIM_CHECK(clSetKernelArg(pass_k, 15, sizeof hist, &hist));
+    CLPRIM_CHECK(clSetKernelArg(pass_k, 16, sizeof special_at, &special_at));
     if (onesweep) {
       CLPRIM_CHECK(clprim__fill(ctx, state, &zero, 4, 0, state_bytes));
       CLPRIM_CHECK(clprim__enqueue(ctx, pass_k, tiles, wg));

@@ -6,9 +6,9 @@
  *  - sort_histogram: one read of the input counts the digits of every pass
  *    (Onesweep takes each digit's first position from it; nothing is read
  *    back, so the call never waits). Float keys are counted by key_of, and
- *    a flag word records whether a key is a NaN or -0.0: sort_pass reads
- *    it and moves plain bit keys when none is (pass_key), else the
- *    elements' bits with key_of on every digit.
+ *    a flag word records whether a key is a NaN or -0.0; sort_pass moves
+ *    plain bit keys (pass_key) and, where the flag is set, maps the NaNs'
+ *    and -0.0's to key_of's for their digits.
  *  - sort_pass: one digit pass over tiles of TILE = WG * ITEMS keys. Each
  *    tile ranks its keys by digit, stably (rank_count, rank_keys), gathers
  *    them in local memory in digit order and writes each digit's run to its
@@ -373,33 +373,42 @@ sort_count(__global const KEY *keys, ulong base, ulong n, KEY flip, uint shift, 
  * only). */
 #ifdef KERNEL_sort_pass
 /* The key sort_pass ranks and moves, from an element's bits, and back;
- * the digit of such a key. Float keys where no key is a NaN or -0.0
- * (plain): the plain bit key (keys.h key_of_bits, then the flip), so that
- * the ranking and the scatter work on unsigned keys as for integers
- * (key_of's -0.0 and NaN cases on every digit cost about 0.7 ms of a
- * 2^28-key pass on the H100, and the registers a quarter of the resident
- * work-groups). plain is the same for the whole launch. */
-CLPRIM_INLINE KEY pass_key(KEY bits, KEY flip, uint plain) {
+ * the digit of such a key. Float keys: the plain bit key (keys.h
+ * key_of_bits, then the flip), so that the ranking and the scatter work on
+ * unsigned keys as for integers, and the elements' bits come back intact.
+ * Where a key is a NaN or -0.0 (special, the same for the whole launch),
+ * the digit is key_of's: plain_key_of maps the plain keys of -0.0 and of
+ * the NaNs to key_of's. (Moving the elements' bits and taking key_of on
+ * every digit instead cost about 0.7 ms of a 2^28-key pass on the H100;
+ * having both ways in one kernel, 2% on the H200 and twice the build
+ * time.) */
 #if T_FLOAT
-  return plain ? key_of_bits(bits) ^ flip : bits;
+CLPRIM_INLINE KEY plain_key_of(KEY u) {
+  const KEY ninf = key_of_bits(AS_KEY((T)-INFINITY)), pinf = key_of_bits(AS_KEY((T)INFINITY));
+  return u > pinf || u < ninf ? KEY_MAX : u == key_of_bits(KEY_SIGN) ? key_of_bits((KEY)0) : u;
+}
+#endif
+CLPRIM_INLINE KEY pass_key(KEY bits, KEY flip) {
+#if T_FLOAT
+  return key_of_bits(bits) ^ flip;
 #else
-  (void)flip, (void)plain;
+  (void)flip;
   return bits;
 #endif
 }
-CLPRIM_INLINE KEY pass_bits(KEY key, KEY flip, uint plain) {
+CLPRIM_INLINE KEY pass_bits(KEY key, KEY flip) {
 #if T_FLOAT
-  return plain ? CLPRIM_FLOAT_BITS_OF_KEY(key ^ flip, KEY_SIGN) : key;
+  return CLPRIM_FLOAT_BITS_OF_KEY(key ^ flip, KEY_SIGN);
 #else
-  (void)flip, (void)plain;
+  (void)flip;
   return key;
 #endif
 }
-CLPRIM_INLINE uint pass_digit(KEY key, KEY flip, uint shift, uint mask, uint plain) {
+CLPRIM_INLINE uint pass_digit(KEY key, KEY flip, uint shift, uint mask, uint special) {
 #if T_FLOAT
-  return plain ? (uint)(key >> shift) & mask : key_digit(key, flip, shift, mask);
+  return (uint)((special ? plain_key_of(key ^ flip) ^ flip : key) >> shift) & mask;
 #else
-  (void)plain;
+  (void)special;
   return key_digit(key, flip, shift, mask);
 #endif
 }
@@ -420,9 +429,9 @@ sort_pass(__global const KEY *keys_in, ulong in_base, __global KEY *keys_out, ul
   __local OFS_T place[RADIX]; /* where the tile's digit-d keys go, less start[d] */
   const uint lid = (uint)get_local_id(0);
 #if T_FLOAT
-  const uint plain = hist[special_at] == 0u;
+  const uint special = hist[special_at] != 0u;
 #else
-  const uint plain = 0;
+  const uint special = 0;
   (void)hist, (void)special_at;
 #endif
 #ifdef SORT_ONESWEEP
@@ -445,12 +454,12 @@ sort_pass(__global const KEY *keys_in, ulong in_base, __global KEY *keys_out, ul
   __global const KEY *in = keys_in + in_base + first;
   if (here == TILE) {
 UNROLL
-    for (uint r = 0; r < ITEMS; ++r) k[r] = pass_key(in[tile_pos(lid, r)], flip, plain);
+    for (uint r = 0; r < ITEMS; ++r) k[r] = pass_key(in[tile_pos(lid, r)], flip);
   } else {
 UNROLL
     for (uint r = 0; r < ITEMS; ++r) {
       const uint p = tile_pos(lid, r);
-      k[r] = p < here ? pass_key(in[p], flip, plain) : (KEY)0;
+      k[r] = p < here ? pass_key(in[p], flip) : (KEY)0;
     }
   }
   /* (Selected after the loads, on every tile: when a full tile's digits
@@ -458,7 +467,7 @@ UNROLL
    * bit test, 8 instructions a key where one R2P sets 7 predicates.) */
 UNROLL
   for (uint r = 0; r < ITEMS; ++r)
-    d[r] = tile_pos(lid, r) < here ? pass_digit(k[r], flip, shift, mask, plain) : PAD_DIGIT;
+    d[r] = tile_pos(lid, r) < here ? pass_digit(k[r], flip, shift, mask, special) : PAD_DIGIT;
   uint tot[DIGITS_PER_ITEM];
   rank_count(d, tot, counts);
 #ifdef SORT_ONESWEEP
@@ -517,18 +526,18 @@ UNROLL
 UNROLL
     for (uint j = 0; j < ITEMS; ++j) {
       const KEY key = xk[j * WG + lid];
-      const uint dd = pass_digit(key, flip, shift, mask, plain);
+      const uint dd = pass_digit(key, flip, shift, mask, special);
       KEEP_DIGIT(j, dd);
-      out[place[dd] + (j * WG + lid)] = pass_bits(key, flip, plain);
+      out[place[dd] + (j * WG + lid)] = pass_bits(key, flip);
     }
   } else {
 UNROLL
     for (uint j = 0; j < ITEMS; ++j) {
       const uint i = j * WG + lid;
       const KEY key = xk[i];
-      const uint dd = pass_digit(key, flip, shift, mask, plain);
+      const uint dd = pass_digit(key, flip, shift, mask, special);
       KEEP_DIGIT(j, dd);
-      if (i < here) out[place[dd] + i] = pass_bits(key, flip, plain);
+      if (i < here) out[place[dd] + i] = pass_bits(key, flip);
     }
   }
 #if V_BYTES

@@ -1160,8 +1160,9 @@ CLPRIM_API clprim_status clprim_batched_nth_element(clprim_context *ctx, size_t 
  * The input is only read, unless an output is the very range of its input:
  * then the sort is in place. Temporary memory (n keys and values, and
  * per-tile counts) comes from the context's scratch and stays there for
- * later calls. Returns once the work is enqueued, after one small read
- * (the digit histograms, which show the digits that need no pass).
+ * later calls. Returns once the work is enqueued (nothing is read back;
+ * every digit of the bit range takes a pass, as CUB's: a narrower bit range
+ * leaves out digits known to be equal).
  * NVIDIA: one pass per digit with decoupled look-back (Onesweep) up to
  * 2^30 keys; other devices and larger n: count, scan and scatter per digit.
  * Up to one tile (clprim_sort_tile(): 1024 to 4096 keys by device, key and

@@ -23,8 +23,9 @@
  * Build options: -DT=int|uint|long|ulong|float|double, -DT_INTEGER for
  * the integer types, -DWG (a power of two), and what phase 1 reads: nothing
  * more for the built-in predicates (kernel arguments op, a, b),
- * -DFLAG_T=uchar|int for a flag array, -DUSER_PREDICATE for an expression
- * over x and i defined before this file as USER_PREDICATE(x, i), or
+ * -DFLAG_T=uchar|int for a flag array, an expression over x and i as the
+ * function stage_test_1(x, i) before this file (STAGE_TESTS defined: see
+ * src/engine/stages.h, clprim__stages_tests), or
  * -DRUNS=RUN_HEAD|RUN_NONTRIVIAL_HEAD|RUN_NONTRIVIAL_TAIL (internal/heads.h)
  * for the edges of runs of equal keys: the keys are the input, or with
  * -DKEY_T=<type> a separate array (src) beside the values (in), or
@@ -108,10 +109,9 @@ CLPRIM_INLINE int source_passes(IN_T a, ulong i IN_PARAMS) {
   return in_element(a, i, &x IN_ARGS);
 }
 #define PASSES_X(x, i) source_passes((x), (i) IN_ARGS)
-#elif defined(USER_PREDICATE)
+#elif defined(STAGE_TESTS)
 #define SRC_T T
-CLPRIM_INLINE int user_passes(T x, ulong i) { return (USER_PREDICATE(x, i)) != 0; }
-#define PASSES_X(x, i) user_passes(x, i)
+#define PASSES_X(x, i) stage_test_1(x, i)
 #else
 #define SRC_T T
 #define PASSES_X(x, i) builtin_passes(x, op, a, b)
@@ -231,8 +231,8 @@ void select_scatter(__global const IN_T *in, ulong n, __global const uint *masks
  * second, class C is the rest; the output holds all of A, then B, then C,
  * each in input order (stable). The tests are two built-in predicates (op,
  * a, b and op2, a2, b2), or with -DFLAG_T two flag arrays (flags1, flags2:
- * nonzero passes), or with -DUSER_PREDICATE and -DUSER_PREDICATE2 two
- * expressions over x and i.
+ * nonzero passes), or two expressions over x and i (STAGE_TESTS: the
+ * functions stage_test_1 and stage_test_2 before this file).
  *  1. select3_masks: per word the masks of A and of B (masks[w] and
  *     masks[words + w]); tile t's counts at tile_counts[t] (A) and
  *     tile_counts[tiles + t] (B), and a 0 at tile_counts[2 tiles].
@@ -245,9 +245,9 @@ void select_scatter(__global const IN_T *in, ulong n, __global const uint *masks
 #define P3_FLAG_T FLAG_T
 #define P3_FIRST(x, i) (flags1[i] != 0)
 #define P3_SECOND(x, i) (flags2[i] != 0)
-#elif defined(USER_PREDICATE2)
-#define P3_FIRST(x, i) ((USER_PREDICATE(x, i)) != 0)
-#define P3_SECOND(x, i) ((USER_PREDICATE2(x, i)) != 0)
+#elif defined(STAGE_TESTS) && STAGE_TESTS == 2
+#define P3_FIRST(x, i) stage_test_1(x, i)
+#define P3_SECOND(x, i) stage_test_2(x, i)
 #else
 #define P3_FIRST(x, i) builtin_passes(x, op, a, b)
 #define P3_SECOND(x, i) builtin_passes(x, op2, a2, b2)

@@ -253,32 +253,26 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
     snprintf(options + strlen(options), sizeof options - strlen(options), " -DRUNS=%d%s%s",
              c->run_kind, c->by_key ? " -DKEY_T=" : "", c->by_key ? clprim__cl_type(c->key_type) : "");
 
-  /* A user's expression becomes a macro before the file: one program per
-   * distinct expression. Line breaks would end the #define. */
-  char *prefix = NULL;
-  const char *pipe_prefix = c->source == SOURCE_PIPELINE ? c->pipe_prefix : NULL;
-  if (c->source == SOURCE_EXPRESSION) {
-    static const char head[] = "#define USER_PREDICATE(x, i) (", tail[] = ")\n";
-    size_t len = strlen(c->expression);
-    prefix = malloc(sizeof head + len + sizeof tail);
-    if (!prefix) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
-    memcpy(prefix, head, sizeof head - 1);
-    for (size_t k = 0; k < len; ++k) {
-      char ch = c->expression[k];
-      prefix[sizeof head - 1 + k] = ch == '\n' || ch == '\r' ? ' ' : ch;
-    }
-    memcpy(prefix + sizeof head - 1 + len, tail, sizeof tail);
-  }
+  /* A user's expression: its test function (engine/stages.c) before the
+   * file, one program per distinct expression; a failed build's log is
+   * put in the expression's terms. */
+  struct clprim_stages tests;
+  memset(&tests, 0, sizeof tests);
+  clprim_status st = CLPRIM_SUCCESS;
+  if (c->source == SOURCE_EXPRESSION) st = clprim__stages_tests(&tests, c->type, &c->expression, 1);
+  const char *source = c->source == SOURCE_PIPELINE ? c->pipe_prefix : tests.source;
 
   /* Every kernel (the scan's too) is built before anything is enqueued. */
   cl_kernel masks_kernel = NULL, scatter_kernel = NULL, single_kernel = NULL;
-  const char *source = pipe_prefix ? pipe_prefix : prefix;
   struct clprim_kernel_request req[2] = {
       {"select.cl", source, options, "select_masks", NULL, &masks_kernel, NULL, NULL},
       {"select.cl", source, options, "select_scatter", NULL, &scatter_kernel, NULL, NULL}};
   if (items) req[0].name = "select_single_pass", req[0].kernel = &single_kernel;
-  clprim_status st = clprim__kernels(ctx, req, items || !want_scatter ? 1 : 2);
-  free(prefix);
+  if (st == CLPRIM_SUCCESS) {
+    st = clprim__kernels(ctx, req, items || !want_scatter ? 1 : 2);
+    if (st != CLPRIM_SUCCESS && tests.source) clprim__stages_translate_log(&tests, ctx);
+  }
+  clprim__stages_free(&tests);
   if (st != CLPRIM_SUCCESS) return st;
   if (items) return select_single_pass(ctx, c, single_kernel, wg, items);
   cl_mem masks, offsets;
@@ -471,15 +465,6 @@ struct tests3 {
   const char *expression1, *expression2;
 };
 
-/* "#define NAME(x, i) (expression)\n" appended to text (line breaks would
- * end the #define). */
-static void append_macro(char *text, const char *name, const char *expression) {
-  text += strlen(text);
-  text += sprintf(text, "#define %s(x, i) (", name);
-  for (const char *e = expression; *e; ++e) *text++ = *e == '\n' || *e == '\r' ? ' ' : *e;
-  strcpy(text, ")\n");
-}
-
 static clprim_status partition3(clprim_context *ctx, size_t n, clprim_type type,
                                 clprim_buffer in_range, const struct tests3 *t, unsigned flags,
                                 clprim_buffer values_range, clprim_buffer indices_range,
@@ -526,26 +511,28 @@ static clprim_status partition3(clprim_context *ctx, size_t n, clprim_type type,
   const unsigned wg = select_wg(ctx);
   const size_t tile = (size_t)wg * 32, tiles = n / tile + (n % tile != 0);
   const size_t words = n / 32 + (n % 32 != 0);
-  /* select's program of the tests' kind (the expressions as macros before
-   * the file: one program per pair). */
+  /* select's program of the tests' kind (two expressions: their test
+   * functions before the file, as select_run's, one program per pair). */
   static const char *const flag_option[3] = {"", " -DFLAG_T=uchar", " -DFLAG_T=int"};
   char options[160];
   program_options(ctx, type, t->source <= SOURCE_FLAGS_INT32 ? flag_option[t->source] : "",
                   options, sizeof options);
-  char *prefix = NULL;
+  struct clprim_stages tests;
+  memset(&tests, 0, sizeof tests);
+  clprim_status built = CLPRIM_SUCCESS;
   if (t->source == SOURCE_EXPRESSION) {
-    prefix = malloc(strlen(t->expression1) + strlen(t->expression2) + 96);
-    if (!prefix) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
-    prefix[0] = 0;
-    append_macro(prefix, "USER_PREDICATE", t->expression1);
-    append_macro(prefix, "USER_PREDICATE2", t->expression2);
+    const char *const expressions[2] = {t->expression1, t->expression2};
+    built = clprim__stages_tests(&tests, type, expressions, 2);
   }
   cl_kernel masks_k, scatter_k;
   const struct clprim_kernel_request req[2] = {
-      {"select.cl", prefix, options, "select3_masks", NULL, &masks_k, NULL, NULL},
-      {"select.cl", prefix, options, "select3_scatter", NULL, &scatter_k, NULL, NULL}};
-  const clprim_status built = clprim__kernels(ctx, req, 2);
-  free(prefix);
+      {"select.cl", tests.source, options, "select3_masks", NULL, &masks_k, NULL, NULL},
+      {"select.cl", tests.source, options, "select3_scatter", NULL, &scatter_k, NULL, NULL}};
+  if (built == CLPRIM_SUCCESS) {
+    built = clprim__kernels(ctx, req, 2);
+    if (built != CLPRIM_SUCCESS && tests.source) clprim__stages_translate_log(&tests, ctx);
+  }
+  clprim__stages_free(&tests);
   CLPRIM_CHECK(built);
   cl_mem masks, offsets, counts_buf = counts_out;
   CLPRIM_CHECK(clprim__scratch(ctx, "select: masks", 2 * words * 4, &masks));

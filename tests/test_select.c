@@ -1025,6 +1025,86 @@ static void test_partition3_errors(void **state) {
   clReleaseMemObject(in), clReleaseMemObject(out), clReleaseMemObject(cnt), clReleaseMemObject(small);
 }
 
+/* A user's expression that does not compile: the build status, nothing
+ * written, and a log in the expression's own terms (expression:LINE:COLUMN,
+ * the line quoted with a caret under the column, for the three-way
+ * partition which of the two) that names no library file: select_expr,
+ * partition_expr and each test of partition3_expr, on every path (nv_ptx
+ * builds select's single pass). An error inside the expression, on its
+ * second line, and one just past its end. (Not under Oclgrind, whose API
+ * check reports the failed build.) */
+static void test_expression_logs(void **state) {
+  (void)state;
+  enum { SELECT, PARTITION, FIRST, SECOND };
+  static const struct {
+    int call;
+    const char *expression, *where, *caret, *which;
+  } cases[] = {
+      {SELECT, "x > 0 &&\n   x < nothing", "expression:2:8:", "     x < nothing\n         ^\n", ""},
+      {SELECT, "x * 2 +", "expression:1:8:", "  x * 2 +\n         ^\n", ""},
+      {PARTITION, "(x & 1) == undefined_name",
+       "expression:1:12:", "  (x & 1) == undefined_name\n             ^\n", ""},
+      {FIRST, "x < 1 ||\n  y > 2", "expression:2:3:", "    y > 2\n    ^\n",
+       "(the first expression)"},
+      {SECOND, "(x > 1) ? x", "expression:1:12:", "  (x > 1) ? x\n             ^\n",
+       "(the second expression)"}};
+  enum { N = 100 };
+  int32_t data[N];
+  unsigned char poison[N * 4];
+  for (int i = 0; i < N; ++i)
+    data[i] = i - 50;
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx) continue;
+    if (ctx->oclgrind) {
+      printf("expression logs: skipped under Oclgrind\n");
+      return;
+    }
+    cl_mem in = test_buffer(ctx, sizeof data, data), out = poisoned(ctx, sizeof poison, poison);
+    const clprim_buffer I = clprim_buf(in), O = clprim_buf(out), none = clprim_buf(NULL);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+      const char *e = cases[k].expression;
+      uint64_t counts[2] = {12345, 12345};
+      clprim_status st;
+      switch (cases[k].call) {
+      case SELECT:
+        st = clprim_select_expr(ctx, N, CLPRIM_INT32, I, e, 0, O, none, counts, none);
+        break;
+      case PARTITION:
+        st = clprim_partition_expr(ctx, N, CLPRIM_INT32, I, e, 0, O, none, counts, none);
+        break;
+      default:
+        st =
+            clprim_partition3_expr(ctx, N, CLPRIM_INT32, I, cases[k].call == FIRST ? e : "x > 0",
+                                   cases[k].call == SECOND ? e : "x < 0", 0, O, none, counts, none);
+      }
+      const char *log = clprim_context_build_log(ctx);
+      printf("%s, path %s: the log of \"%s\":\n%s",
+             cases[k].call == SELECT      ? "select_expr"
+             : cases[k].call == PARTITION ? "partition_expr"
+                                          : "partition3_expr",
+             test_path_of(ctx), e, log);
+      if (st != CL_BUILD_PROGRAM_FAILURE && st != CL_COMPILE_PROGRAM_FAILURE)
+        test_report("\"%s\" on %s returned %s", e, test_path_of(ctx), clprim_status_name(st));
+      else if (!strstr(log, cases[k].where) || !strstr(log, cases[k].caret) ||
+               !strstr(log, cases[k].which))
+        test_report("\"%s\" on %s: the log does not point at %s %s", e, test_path_of(ctx),
+                    cases[k].where, cases[k].which);
+      else if (strstr(log, "select.cl") || strstr(log, "clprim-pipeline") ||
+               strstr(log, "clprim-expression") || strstr(log, "stage ") ||
+               (cases[k].call != SECOND && strstr(log, "second expression")) ||
+               (cases[k].call != FIRST && strstr(log, "first expression")))
+        test_report("\"%s\" on %s: the log names the library's code or the other test", e,
+                    test_path_of(ctx));
+      if (counts[0] != 12345 || counts[1] != 12345)
+        test_report("\"%s\" on %s: a count was written", e, test_path_of(ctx));
+    }
+    check_still(ctx, out, poison, sizeof poison);
+    clReleaseMemObject(in), clReleaseMemObject(out);
+  }
+  test_report_end();
+}
+
 /* clprim_context_last_error(): a refused call's text names the argument or
  * flag, a flag of another family is refused with nothing written, and a
  * call that succeeds leaves "". */
@@ -1080,13 +1160,14 @@ int main(int argc, char **argv) {
     test_tune("count_scan_scatter.native_scan=0");
   test_init("test_select");
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_errors),      cmocka_unit_test(test_error_texts),
-      cmocka_unit_test(test_ranges),      cmocka_unit_test(test_predicates),
-      cmocka_unit_test(test_expressions), cmocka_unit_test(test_int32),
-      cmocka_unit_test(test_uint32),      cmocka_unit_test(test_int64),
-      cmocka_unit_test(test_uint64),      cmocka_unit_test(test_float),
-      cmocka_unit_test(test_double),      cmocka_unit_test(test_beyond_2_32),
-      cmocka_unit_test(test_partition3),  cmocka_unit_test(test_partition3_errors),
+      cmocka_unit_test(test_errors),          cmocka_unit_test(test_error_texts),
+      cmocka_unit_test(test_ranges),          cmocka_unit_test(test_predicates),
+      cmocka_unit_test(test_expressions),     cmocka_unit_test(test_int32),
+      cmocka_unit_test(test_uint32),          cmocka_unit_test(test_int64),
+      cmocka_unit_test(test_uint64),          cmocka_unit_test(test_float),
+      cmocka_unit_test(test_double),          cmocka_unit_test(test_beyond_2_32),
+      cmocka_unit_test(test_partition3),      cmocka_unit_test(test_partition3_errors),
+      cmocka_unit_test(test_expression_logs),
   };
   return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

@@ -781,7 +781,9 @@ CLPRIM_API clprim_status clprim_partition3_flagged(clprim_context *ctx, size_t n
  * refused before anything is compiled.
  * @return : as clprim_partition3(); CLPRIM_ERROR_INVALID_ARGUMENT also for a
  *           NULL, empty or refused expression; CL_BUILD_PROGRAM_FAILURE (the
- *           log: clprim_context_build_log()) for one that does not compile. */
+ *           log: clprim_context_build_log(), as clprim_select_expr()'s, which
+ *           also says "the first expression" or "the second expression") for
+ *           one that does not compile. */
 CLPRIM_API clprim_status clprim_partition3_expr(clprim_context *ctx, size_t n, clprim_type type,
                                                 clprim_buffer in, const char *first,
                                                 const char *second, unsigned flags,
@@ -800,7 +802,9 @@ CLPRIM_API clprim_status clprim_partition3_expr(clprim_context *ctx, size_t n, c
  * @return : as clprim_select(); CLPRIM_ERROR_INVALID_ARGUMENT also for a
  *           NULL, empty or refused expression; CL_BUILD_PROGRAM_FAILURE (or another
  *           build error) when it does not compile, with the compiler's
- *           messages in clprim_context_build_log(). */
+ *           messages in clprim_context_build_log() in the expression's own
+ *           terms, as a pipeline's: "expression:LINE:COLUMN: message" (line
+ *           and column in the expression's text), the line and a caret. */
 CLPRIM_API clprim_status clprim_select_expr(clprim_context *ctx, size_t n, clprim_type type,
                                             clprim_buffer in, const char *expression,
                                             unsigned flags, clprim_buffer values,

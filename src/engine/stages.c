@@ -3,8 +3,9 @@
  * kernels of the family that runs the terminal call where they would load
  * an element (cl/pipeline.cl says what it defines); the checks of a user's
  * expression; a build log turned into the expression's own terms; the
- * kernel arguments that follow each kernel's own (PIPE_PARAMS). The pipeline
- * family and select's expressions with parameters stand on it. */
+ * kernel arguments that follow each kernel's own (PIPE_PARAMS); select's
+ * tests (one function per expression) placed the same way. The pipeline
+ * family and every expression call of select stand on it. */
 #include "stages.h"
 
 #include <stdlib.h>
@@ -106,7 +107,7 @@ static void put_expression(struct clprim_text *t, struct clprim_stage *st, unsig
 /* The generated source of the pipeline's stages (cl/pipeline.cl). */
 clprim_status clprim__stages_source(struct clprim_stages *p, const clprim_context *ctx,
                                     int counted) {
-  if (p->source && p->source_counted == counted) return CLPRIM_SUCCESS;
+  if (p->source && !p->tests && p->source_counted == counted) return CLPRIM_SUCCESS;
   free(p->source);
   p->source = NULL;
   const char *pt = ctx->info.has_fp64 ? "double" : "float";
@@ -182,7 +183,35 @@ clprim_status clprim__stages_source(struct clprim_stages *p, const clprim_contex
     free(t.s);
     return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
   }
-  p->source = t.s, p->source_counted = counted;
+  p->source = t.s, p->source_counted = counted, p->tests = 0;
+  return CLPRIM_SUCCESS;
+}
+
+/* Select's tests: each expression a function of its own, its text placed
+ * as a pipeline's is (put_expression), so that build logs translate the
+ * same way. */
+clprim_status clprim__stages_tests(struct clprim_stages *p, clprim_type type,
+                                   const char *const *expressions, unsigned count) {
+  memset(p, 0, sizeof *p);
+  p->inputs = 1, p->types[0] = type;
+  struct clprim_stage filter;
+  memset(&filter, 0, sizeof filter);
+  filter.kind = CLPRIM__STAGE_FILTER_EXPR, filter.type = type;
+  for (unsigned k = 0; k < count; ++k)
+    CLPRIM_CHECK(clprim__stages_add(p, filter, expressions[k]));
+  struct clprim_text t = {NULL, 0, 0, 0, 0};
+  clprim__text_printf(&t, "#line 2 \"clprim-pipeline\"\n#define STAGE_TESTS %u\n", count);
+  for (unsigned k = 0; k < count; ++k) {
+    clprim__text_printf(&t, "CLPRIM_INLINE int stage_test_%u(const %s x, ulong i) {\n  return (\n",
+                        k + 1, clprim__cl_type(type));
+    put_expression(&t, &p->stages[k], k + 1);
+    clprim__text_printf(&t, "  ) != 0;\n}\n");
+  }
+  if (t.failed) {
+    free(t.s);
+    return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  p->source = t.s, p->tests = 1;
   return CLPRIM_SUCCESS;
 }
 
@@ -296,8 +325,14 @@ void clprim__stages_translate_log(const struct clprim_stages *p, clprim_context 
       clprim__text_printf(&t, "  %.*s\n  ", (int)elen, e);
       for (unsigned c = 1; c < col && c <= elen; ++c)
         clprim__text_printf(&t, "%c", e[c - 1] == '\t' ? '\t' : ' ');
-      clprim__text_printf(&t, "^\n  (stage %u of the pipeline: %s)\n", stage,
-                  p->stages[stage - 1].kind == CLPRIM__STAGE_MAP ? "a map" : "a filter");
+      static const char *const ordinal[2] = {"first", "second"};
+      if (!p->tests)
+        clprim__text_printf(&t, "^\n  (stage %u of the pipeline: %s)\n", stage,
+                            p->stages[stage - 1].kind == CLPRIM__STAGE_MAP ? "a map" : "a filter");
+      else if (p->stage_count == 2)
+        clprim__text_printf(&t, "^\n  (the %s expression)\n", ordinal[stage - 1]);
+      else
+        clprim__text_printf(&t, "^\n");
     }
     line += len;
     if (*line) ++line;

@@ -38,6 +38,7 @@ struct clprim_stages {
   cl_ulong q[2 * CLPRIM__STAGE_BUILTINS];
   char *source;
   int source_counted; /* source takes the count from the device (pipe_count) */
+  int tests;          /* source is select's tests (clprim__stages_tests), not a pipeline */
 };
 
 /* Whether a user's expression is one expression that cannot reach outside
@@ -53,9 +54,20 @@ clprim_status clprim__stages_add(struct clprim_stages *p, struct clprim_stage st
  * not, generated where it is not already. */
 clprim_status clprim__stages_source(struct clprim_stages *p, const clprim_context *ctx,
                                     int counted);
+/* Select's tests (src/select.c, cl/select.cl): the `count` expressions
+ * over x (of type) and i become p's stages (checked as a pipeline's, see
+ * clprim__stages_add) and p->source the functions
+ *   int stage_test_<k>(const X x, ulong i)   k = 1 .. count, 1 where the
+ *                                           expression is nonzero
+ * and the macro STAGE_TESTS (count), each expression on lines of its own as
+ * a pipeline's are, so that clprim__stages_translate_log reads a failed
+ * build's log the same way. p is overwritten; free it with
+ * clprim__stages_free whether or not this succeeds. */
+clprim_status clprim__stages_tests(struct clprim_stages *p, clprim_type type,
+                                   const char *const *expressions, unsigned count);
 /* ctx's build log, where it is about a user's expression, in that
  * expression's terms ("expression:LINE:COL: message", its line, a caret and
- * the stage). */
+ * the stage; for two tests, which of them). */
 void clprim__stages_translate_log(const struct clprim_stages *p, clprim_context *ctx);
 /* The kernel arguments that follow each kernel's own (PIPE_PARAMS): the
  * inputs but the first, the parameters (NULL: all 0), the built-ins'

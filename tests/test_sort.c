@@ -1087,7 +1087,7 @@ static void test_errors(void **state) {
   EXPECT(CLPRIM_ERROR_BUFFER_TOO_SMALL,
          clprim_segmented_sort_keys(ctx, n, U, K, 8, O32, clprim_buf_at(bo, 9), E, 0, KO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_segmented_sort_keys(ctx, n, U, K, 8, U, B, E, 0, KO));
+         clprim_segmented_sort_keys(ctx, n, U, K, 8, F, B, E, 0, KO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
          clprim_segmented_sort_keys(ctx, n, U, K, 0, CLPRIM_INT64, B, E, 0, KO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,

@@ -239,7 +239,7 @@ void sum_tiles(__global const IN_T *in, ulong n, __global S *tile_sums SUM_PARAM
 #define SEG_VALUE 1
 #define SEG_ARG 2
 #define SEG_UNROLL 8
-#include "internal/segments.h" /* segments_check */
+#include "internal/segments.h" /* segments_check, the offsets' load */
 
 #ifdef KERNEL_seg_reduce
 #ifdef CLPRIM_HAS_SUBGROUPS
@@ -277,15 +277,15 @@ CLPRIM_INLINE void seg_team_best(KEY *k, ulong *i, __local KEY *keys, __local ul
 }
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void seg_reduce(__global const T *in, __global const ulong *begins, __global const ulong *ends,
-                ulong segments, int op, uint mode, T empty, __global T *sums_out,
+void seg_reduce(__global const T *in, __global const CLPRIM_OFFSET *begins,
+                __global const CLPRIM_OFFSET *ends, ulong segments, int op, uint mode, T empty, __global T *sums_out,
                 __global ulong *best_out) {
   __local S scratch[CLPRIM_WG_SCRATCH(WG)];
   __local KEY keys[WG];
   __local ulong indices[WG];
   const uint lane = (uint)SEG_LANE, team = (uint)SEG_TEAM;
   for (ulong s = SEG_TEAM_ID; s < segments; s += SEG_TEAMS) {
-    const ulong b = begins[s], e = ends[s];
+    const ulong b = clprim_offset_at(begins, s), e = clprim_offset_at(ends, s);
     if (op == SEG_SUM) {
       S acc = 0;
       ulong i = b + lane;

@@ -14,12 +14,13 @@
  * Keys are cl/internal/keys.h's (-0.0 equals +0.0, NaN above +inf); for the
  * largest the keys are complemented, so both directions take the smallest.
  * Segments are [begins[s], ends[s]) (checked on the host's request by
- * seg_topk_check first), or rows: [s row_length, (s + 1) row_length) when
+ * segments_check first), or rows: [s row_length, (s + 1) row_length) when
  * row_length is not 0.
  *
  * Build options: clprim__nth_options (src/nth_element.c): -DT, -DT_FLOAT,
  * -DT_SIGNED, -DKEY_BITS, -DWG (a power of two); -DSEG_SERIAL=1 on CPU
- * devices (seg_scan_excl). */
+ * devices (seg_scan_excl); -DCLPRIM_OFFSETS_32=1 for uint32 offsets
+ * (internal/segments.h). */
 #include "internal/keys.h"
 #include "internal/segments.h"
 #include "internal/local_sort.h"
@@ -78,12 +79,12 @@ CLPRIM_INLINE uint seg_scan_excl(uint x, __local uint *scratch, uint *total) {
 }
 
 /* Segment s's bounds [*b, *e); empty when it is long (the host runs those). */
-CLPRIM_INLINE void seg_bounds(__global const ulong *begins, __global const ulong *ends,
-                              ulong row_length, ulong s, ulong longest, ulong *b, ulong *e) {
+CLPRIM_INLINE void seg_bounds(__global const CLPRIM_OFFSET *begins,
+                              __global const CLPRIM_OFFSET *ends, ulong row_length, ulong s, ulong longest, ulong *b, ulong *e) {
   if (row_length) {
     *b = s * row_length, *e = *b + row_length;
   } else {
-    *b = begins[s], *e = ends[s];
+    *b = clprim_offset_at(begins, s), *e = clprim_offset_at(ends, s);
   }
   if (*e - *b > longest) *e = *b; /* long: not here */
 }
@@ -175,8 +176,8 @@ CLPRIM_INLINE KEY seg_radix_select(__global const T *in, ulong b, ulong e, KEY f
 /* out[s]: the element of rank min(k, length - 1) of segment s (the
  * canonical value of its key: +0.0 for zeros, one NaN); empty segments
  * write nothing. */
-__kernel void seg_nth(__global const T *in, __global const ulong *begins,
-                      __global const ulong *ends, ulong row_length, ulong segments, ulong k,
+__kernel void seg_nth(__global const T *in, __global const CLPRIM_OFFSET *begins,
+                      __global const CLPRIM_OFFSET *ends, ulong row_length, ulong segments, ulong k,
                       ulong longest, __global T *out) {
   __local uint hist[SEG_RADIX], scratch[CLPRIM_WG_SCRATCH(WG)], shared[4];
   __local KEY cand[SEG_CAND];
@@ -212,8 +213,8 @@ CLPRIM_INLINE void seg_put(__global T *values, __global uint *indices, uint mode
  * here, in local memory (bitonic, on (key, index)); longer ones are left
  * to the segmented sort that follows, whose segments row_begins[s] and
  * row_ends[s] are (empty for the rows sorted here and for long segments). */
-__kernel void seg_topk(__global const T *in, __global const ulong *begins,
-                       __global const ulong *ends, ulong row_length, ulong segments, ulong k,
+__kernel void seg_topk(__global const T *in, __global const CLPRIM_OFFSET *begins,
+                       __global const CLPRIM_OFFSET *ends, ulong row_length, ulong segments, ulong k,
                        ulong longest, uint mode, __global T *values, __global uint *indices,
                        __global ulong *row_begins, __global ulong *row_ends) {
   __local uint hist[SEG_RADIX], scratch[CLPRIM_WG_SCRATCH(WG)], shared[4];

@@ -35,7 +35,8 @@
  *
  * Build options: -DT (element type) -DT_FLOAT -DT_SIGNED -DKEY_BITS=32|64,
  * -DV_BYTES=0|4|8 (values carried with the keys), -DWG (a multiple of 32),
- * -DITEMS, -DOFS_T=uint|ulong (scanned counts), -DSORT_ONESWEEP. */
+ * -DITEMS, -DOFS_T=uint|ulong (scanned counts), -DSORT_ONESWEEP,
+ * -DCLPRIM_OFFSETS_32=1 (segments' offsets are uint32, internal/segments.h). */
 #ifndef WG
 #define WG 256
 #endif
@@ -585,11 +586,12 @@ UNROLL
  * [begins[s], ends[s]), if it holds 1 to TILE keys (longer ones are sorted
  * by the passes). Else the one work-group sorts [0, n). gen_index: values
  * are the positions. */
+#include "internal/segments.h" /* the offsets' type and load; segments_check */
 #ifdef KERNEL_sort_tile
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 sort_tile(__global const KEY *keys_in, __global KEY *keys_out, __global const V *values_in,
-          __global V *values_out, ulong n, uint segmented, __global const ulong *begins,
-          __global const ulong *ends, KEY flip, uint first_shift, uint passes, uint last_mask,
+          __global V *values_out, ulong n, uint segmented,
+          __global const CLPRIM_OFFSET *begins, __global const CLPRIM_OFFSET *ends, KEY flip, uint first_shift, uint passes, uint last_mask,
           uint gen_index) {
   __local XCHG xchg[TILE];
   __local uint counts[GROUPS * RADIX];
@@ -599,8 +601,8 @@ sort_tile(__global const KEY *keys_in, __global KEY *keys_out, __global const V 
   const uint lid = (uint)get_local_id(0);
   ulong base = 0, len = n;
   if (segmented) {
-    base = begins[get_group_id(0)];
-    len = ends[get_group_id(0)] - base;
+    base = clprim_offset_at(begins, get_group_id(0));
+    len = clprim_offset_at(ends, get_group_id(0)) - base;
     if (len == 0 || len > TILE) return; /* the same for the whole work-group */
   }
   const uint here = (uint)len;
@@ -664,6 +666,6 @@ UNROLL
 #endif
 
 /* ------------------------------------------------- segmented: the check */
-/* internal/segments.h's segments_check; segments longer than one tile are
- * listed, with their bounds (the host reads them in one go). */
-#include "internal/segments.h"
+/* internal/segments.h's segments_check (included above sort_tile);
+ * segments longer than one tile are listed, with their bounds (the host
+ * reads them in one go). */

@@ -61,11 +61,13 @@ void clprim__reduce_options(const clprim_context *ctx, clprim_type type, char *o
            type == CLPRIM_INT32 || type == CLPRIM_INT64, sum_type[type], c.wg, c.items);
 }
 
-/* Fetches (builds) kernels of reduce.cl for type: names[j] to kernels[j]. */
-static clprim_status reduce_kernels(clprim_context *ctx, clprim_type type, unsigned count,
-                                    const char *const *names, cl_kernel *kernels) {
-  char options[160];
+/* Fetches (builds) kernels of reduce.cl for type: names[j] to kernels[j];
+ * extra: options added to the type's ("" or the segmented calls' offsets). */
+static clprim_status reduce_kernels(clprim_context *ctx, clprim_type type, const char *extra,
+                                    unsigned count, const char *const *names, cl_kernel *kernels) {
+  char options[192];
   clprim__reduce_options(ctx, type, options, sizeof options);
+  strncat(options, extra, sizeof options - strlen(options) - 1);
   struct clprim_kernel_request req[2];
   for (unsigned j = 0; j < count; ++j) {
     /* (the segmented reductions' kernels: seg_reduce and segments_check) */
@@ -150,7 +152,7 @@ static clprim_status arg_reduce(clprim_context *ctx, size_t n, clprim_type type,
 
   static const char *const names[2] = {"arg_partial", "arg_final"};
   cl_kernel kernels[2];
-  CLPRIM_CHECK(reduce_kernels(ctx, type, 2, names, kernels));
+  CLPRIM_CHECK(reduce_kernels(ctx, type, "", 2, names, kernels));
   cl_mem out;
   CLPRIM_CHECK(clprim__reduce_arg_run(ctx, type, kernels[0], kernels[1], in, n, flags | mode, &out));
   /* The host's copy first: the copy to the caller's buffer is the last
@@ -238,7 +240,7 @@ static clprim_status reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
 
   cl_kernel tiles_kernel;
   static const char *const name = "sum_tiles";
-  CLPRIM_CHECK(reduce_kernels(ctx, type, 1, &name, &tiles_kernel));
+  CLPRIM_CHECK(reduce_kernels(ctx, type, "", 1, &name, &tiles_kernel));
   cl_mem out;
   CLPRIM_CHECK(clprim__reduce_sum_run(ctx, type, tiles_kernel, -1, in, n, &out));
   /* As arg_reduce: the host's copy, then the caller's buffer, then *sum. */
@@ -282,15 +284,14 @@ static clprim_value empty_value(clprim_type type, unsigned mode) {
  * elements of type) or SEG_ARG (out: segments pairs of uint64). */
 static clprim_status segmented_reduce(clprim_context *ctx, size_t n, clprim_type type,
                                       clprim_buffer in_range, size_t segments,
-                                      clprim_buffer begins_range, clprim_buffer ends_range,
-                                      int op, unsigned flags, unsigned mode,
-                                      clprim_buffer out_range) {
+                                      clprim_type offset_type, clprim_buffer begins_range,
+                                      clprim_buffer ends_range, int op, unsigned flags,
+                                      unsigned mode, clprim_buffer out_range) {
   cl_mem in, begins, ends, out;
   CLPRIM_CHECK(check_common(ctx, type, in_range, n, &in));
   CLPRIM_CHECK(clprim__check_flags(ctx, flags, CLPRIM_REDUCE_ABS | CLPRIM_REDUCE_NAN_LARGEST));
-  CLPRIM_CHECK(
-      clprim__range(ctx, "begin_offsets", begins_range, 8, segments, CLPRIM__READ, &begins));
-  CLPRIM_CHECK(clprim__range(ctx, "end_offsets", ends_range, 8, segments, CLPRIM__READ, &ends));
+  CLPRIM_CHECK(clprim__segment_offsets(ctx, offset_type, segments, begins_range, ends_range,
+                                       &begins, &ends));
   const size_t out_elem = op == SEG_ARG ? 16 : clprim_type_size(type);
   CLPRIM_CHECK(clprim__range(ctx, "out", out_range, out_elem, segments, CLPRIM__OUT_ALL, &out));
   if (segments == 0) return CLPRIM_SUCCESS;
@@ -298,7 +299,7 @@ static clprim_status segmented_reduce(clprim_context *ctx, size_t n, clprim_type
   struct reduce_config c = reduce_config(ctx, type);
   static const char *const names[2] = {"segments_check", "seg_reduce"};
   cl_kernel kernels[2];
-  CLPRIM_CHECK(reduce_kernels(ctx, type, 2, names, kernels));
+  CLPRIM_CHECK(reduce_kernels(ctx, type, clprim__offsets_option(offset_type), 2, names, kernels));
   /* The segments are checked before anything is written. */
   cl_mem info;
   const cl_uint zero = 0;
@@ -330,48 +331,52 @@ static clprim_status segmented_reduce(clprim_context *ctx, size_t n, clprim_type
 }
 
 clprim_status clprim_segmented_sum(clprim_context *ctx, size_t n, clprim_type type,
-                                   clprim_buffer in, size_t segments,
+                                   clprim_buffer in, size_t segments, clprim_type offset_type,
                                    clprim_buffer begin_offsets, clprim_buffer end_offsets,
                                    clprim_buffer out) {
   CLPRIM_CHECK(clprim__call_begin(ctx, "segmented_sum"));
-  return clprim__call_end(ctx, segmented_reduce(ctx, n, type, in, segments, begin_offsets,
-                                                end_offsets, SEG_SUM, 0, 0, out));
+  return clprim__call_end(ctx, segmented_reduce(ctx, n, type, in, segments, offset_type,
+                                                begin_offsets, end_offsets, SEG_SUM, 0, 0, out));
 }
 
 clprim_status clprim_segmented_max(clprim_context *ctx, size_t n, clprim_type type,
-                                   clprim_buffer in, size_t segments,
+                                   clprim_buffer in, size_t segments, clprim_type offset_type,
                                    clprim_buffer begin_offsets, clprim_buffer end_offsets,
                                    unsigned flags, clprim_buffer out) {
   CLPRIM_CHECK(clprim__call_begin(ctx, "segmented_max"));
-  return clprim__call_end(ctx, segmented_reduce(ctx, n, type, in, segments, begin_offsets,
-                                                end_offsets, SEG_VALUE, flags, 0, out));
+  return clprim__call_end(ctx,
+                          segmented_reduce(ctx, n, type, in, segments, offset_type, begin_offsets,
+                                           end_offsets, SEG_VALUE, flags, 0, out));
 }
 
 clprim_status clprim_segmented_min(clprim_context *ctx, size_t n, clprim_type type,
-                                   clprim_buffer in, size_t segments,
+                                   clprim_buffer in, size_t segments, clprim_type offset_type,
                                    clprim_buffer begin_offsets, clprim_buffer end_offsets,
                                    unsigned flags, clprim_buffer out) {
   CLPRIM_CHECK(clprim__call_begin(ctx, "segmented_min"));
-  return clprim__call_end(ctx, segmented_reduce(ctx, n, type, in, segments, begin_offsets,
-                                                end_offsets, SEG_VALUE, flags, MODE_MIN, out));
+  return clprim__call_end(ctx,
+                          segmented_reduce(ctx, n, type, in, segments, offset_type, begin_offsets,
+                                           end_offsets, SEG_VALUE, flags, MODE_MIN, out));
 }
 
 clprim_status clprim_segmented_argmax(clprim_context *ctx, size_t n, clprim_type type,
-                                      clprim_buffer in, size_t segments,
+                                      clprim_buffer in, size_t segments, clprim_type offset_type,
                                       clprim_buffer begin_offsets, clprim_buffer end_offsets,
                                       unsigned flags, clprim_buffer out) {
   CLPRIM_CHECK(clprim__call_begin(ctx, "segmented_argmax"));
-  return clprim__call_end(ctx, segmented_reduce(ctx, n, type, in, segments, begin_offsets,
-                                                end_offsets, SEG_ARG, flags, 0, out));
+  return clprim__call_end(ctx,
+                          segmented_reduce(ctx, n, type, in, segments, offset_type, begin_offsets,
+                                           end_offsets, SEG_ARG, flags, 0, out));
 }
 
 clprim_status clprim_segmented_argmin(clprim_context *ctx, size_t n, clprim_type type,
-                                      clprim_buffer in, size_t segments,
+                                      clprim_buffer in, size_t segments, clprim_type offset_type,
                                       clprim_buffer begin_offsets, clprim_buffer end_offsets,
                                       unsigned flags, clprim_buffer out) {
   CLPRIM_CHECK(clprim__call_begin(ctx, "segmented_argmin"));
-  return clprim__call_end(ctx, segmented_reduce(ctx, n, type, in, segments, begin_offsets,
-                                                end_offsets, SEG_ARG, flags, MODE_MIN, out));
+  return clprim__call_end(ctx,
+                          segmented_reduce(ctx, n, type, in, segments, offset_type, begin_offsets,
+                                           end_offsets, SEG_ARG, flags, MODE_MIN, out));
 }
 
 /* Dry runs (core/prebuild.c): one tile and several; the segmented ones. */
@@ -385,5 +390,5 @@ static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_typ
     clprim_reduce_max(ctx, sizes[s], t, in, 0, &v, clprim_buf(NULL));
     clprim_reduce_sum(ctx, sizes[s], t, in, &v, clprim_buf(NULL));
   }
-  clprim_segmented_sum(ctx, d->n, t, in, 1, in2, in2, out);
+  clprim_segmented_sum(ctx, d->n, t, in, 1, CLPRIM_UINT64, in2, in2, out);
 }

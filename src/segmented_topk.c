@@ -51,11 +51,11 @@ const struct clprim_family clprim__family_segmented_topk = {
 #define SEG_SORT 16u
 #define SEG_SORT_CAP 1024 /* rows of at most this many are sorted by the work-group */
 
-/* One call, its buffers resolved. Offsets (begins, ends) or rows (`rows`)
- * of row_length elements. nth: values gets one element per segment; else
+/* One call, its buffers resolved. Offsets (begins, ends, of offset_type)
+ * or rows (`rows`) of row_length elements. nth: values gets one element per segment; else
  * values and / or indices get k per segment. */
 struct seg_call {
-  clprim_type type;
+  clprim_type type, offset_type;
   int rows;
   size_t n, segments, row_length;
   cl_mem in, begins, ends;
@@ -96,7 +96,7 @@ static clprim_status plan(clprim_context *ctx, const struct seg_call *c) {
   if (c->segments == 0 || (!c->nth && c->k == 0) || (c->rows && c->row_length == 0))
     return CLPRIM_SUCCESS;
   const struct clprim_nth_config nc = clprim__nth_config(ctx);
-  char options[3][224];
+  char options[3][256];
   /* CPUs: the work-group's sums by one work-item (cl/segmented_topk.cl's
    * seg_scan_excl), for PoCL's build time. */
   const int serial = !(ctx->info.device_type & CL_DEVICE_TYPE_GPU);
@@ -106,6 +106,7 @@ static clprim_status plan(clprim_context *ctx, const struct seg_call *c) {
   for (int j = 0; j < 3; ++j) {
     clprim__nth_options(c->type, &nc, 0, options[j], sizeof options[j]);
     if (serial) strcat(options[j], " -DSEG_SERIAL=1");
+    strcat(options[j], clprim__offsets_option(c->offset_type));
     const struct clprim_kernel_request r = {"segmented_topk.cl", NULL, options[j], names[j],
                                             "segments_check seg_topk seg_nth", &kernels[j],
                                             NULL, NULL};
@@ -201,8 +202,8 @@ static clprim_status plan(clprim_context *ctx, const struct seg_call *c) {
     const size_t is = (c->flags & CLPRIM_INDICES_64) ? 8 : 4;
     const unsigned order = (c->flags & CLPRIM_TOPK_SMALLEST) ? 0u : CLPRIM_SORT_DESCENDING;
     st = clprim__segmented_sort(ctx, c->type, c->indices ? is : 0, keys, c->indices, keys,
-                                c->indices, c->segments * (size_t)c->k, c->segments, row_begins,
-                                row_ends, order);
+                                c->indices, c->segments * (size_t)c->k, c->segments, CLPRIM_UINT64,
+                                row_begins, row_ends, order);
   }
   for (size_t j = 0; j < long_count && st == CLPRIM_SUCCESS; ++j) {
     const size_t s = long_ids ? long_ids[j] : j;
@@ -243,11 +244,9 @@ static clprim_status resolve(clprim_context *ctx, struct seg_call *c, clprim_buf
                         segments_name);
   CLPRIM_CHECK(clprim__range(ctx, "in", in, es, c->n, CLPRIM__READ, &c->in));
   c->begins = c->ends = NULL;
-  if (!c->rows) {
-    CLPRIM_CHECK(
-        clprim__range(ctx, "begin_offsets", begins, 8, c->segments, CLPRIM__READ, &c->begins));
-    CLPRIM_CHECK(clprim__range(ctx, "end_offsets", ends, 8, c->segments, CLPRIM__READ, &c->ends));
-  }
+  if (!c->rows)
+    CLPRIM_CHECK(clprim__segment_offsets(ctx, c->offset_type, c->segments, begins, ends, &c->begins,
+                                         &c->ends));
   c->values = c->indices = NULL;
   /* Rows may be written in part, so copies start as the caller's. */
   if (values.mem)
@@ -267,14 +266,15 @@ static clprim_status segmented_call(clprim_context *ctx, struct seg_call *c, clp
 }
 
 clprim_status clprim_segmented_topk(clprim_context *ctx, size_t n, clprim_type type,
-                                    clprim_buffer in, size_t segments,
+                                    clprim_buffer in, size_t segments, clprim_type offset_type,
                                     clprim_buffer begin_offsets, clprim_buffer end_offsets,
                                     uint64_t k, unsigned flags, clprim_buffer values,
                                     clprim_buffer indices) {
   CLPRIM_CHECK(clprim__call_begin(ctx, "segmented_topk"));
   struct seg_call c;
   memset(&c, 0, sizeof c);
-  c.type = type, c.n = n, c.segments = segments, c.k = k, c.flags = flags;
+  c.type = type, c.offset_type = offset_type, c.n = n, c.segments = segments, c.k = k;
+  c.flags = flags;
   return clprim__call_end(
       ctx, segmented_call(ctx, &c, in, begin_offsets, end_offsets, values, indices));
 }
@@ -286,21 +286,23 @@ clprim_status clprim_batched_topk(clprim_context *ctx, size_t rows, size_t row_l
   const clprim_buffer none = {NULL, 0};
   struct seg_call c;
   memset(&c, 0, sizeof c);
-  c.type = type, c.rows = 1, c.segments = rows, c.row_length = row_length, c.k = k;
+  c.type = type, c.offset_type = CLPRIM_UINT64, c.rows = 1, c.segments = rows;
+  c.row_length = row_length, c.k = k;
   c.flags = flags, c.n = clprim__bytes(rows, row_length);
   return clprim__call_end(ctx, segmented_call(ctx, &c, in, none, none, values, indices));
 }
 
 clprim_status clprim_segmented_nth_element(clprim_context *ctx, size_t n, clprim_type type,
                                            clprim_buffer in, size_t segments,
-                                           clprim_buffer begin_offsets,
-                                           clprim_buffer end_offsets, uint64_t k,
-                                           unsigned flags, clprim_buffer result) {
+                                           clprim_type offset_type, clprim_buffer begin_offsets,
+                                           clprim_buffer end_offsets, uint64_t k, unsigned flags,
+                                           clprim_buffer result) {
   CLPRIM_CHECK(clprim__call_begin(ctx, "segmented_nth_element"));
   const clprim_buffer none = {NULL, 0};
   struct seg_call c;
   memset(&c, 0, sizeof c);
-  c.type = type, c.n = n, c.segments = segments, c.k = k, c.flags = flags, c.nth = 1;
+  c.type = type, c.offset_type = offset_type, c.n = n, c.segments = segments, c.k = k;
+  c.flags = flags, c.nth = 1;
   return clprim__call_end(
       ctx, segmented_call(ctx, &c, in, begin_offsets, end_offsets, result, none));
 }
@@ -312,7 +314,8 @@ clprim_status clprim_batched_nth_element(clprim_context *ctx, size_t rows, size_
   const clprim_buffer none = {NULL, 0};
   struct seg_call c;
   memset(&c, 0, sizeof c);
-  c.type = type, c.rows = 1, c.segments = rows, c.row_length = row_length, c.k = k;
+  c.type = type, c.offset_type = CLPRIM_UINT64, c.rows = 1, c.segments = rows;
+  c.row_length = row_length, c.k = k;
   c.flags = flags, c.nth = 1, c.n = clprim__bytes(rows, row_length);
   return clprim__call_end(ctx, segmented_call(ctx, &c, in, none, none, result, none));
 }
@@ -320,6 +323,6 @@ clprim_status clprim_batched_nth_element(clprim_context *ctx, size_t rows, size_
 /* Dry runs (core/prebuild.c): one program (the rows' sort and the long
  * segments' calls are the sort's and top-k's). */
 static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t) {
-  clprim_segmented_topk(ctx, d->n, t, clprim_buf(d->in), 1, clprim_buf(d->in2),
+  clprim_segmented_topk(ctx, d->n, t, clprim_buf(d->in), 1, CLPRIM_UINT64, clprim_buf(d->in2),
                         clprim_buf(d->in2), 1, 0, clprim_buf(d->out), clprim_buf(d->out2));
 }

@@ -224,6 +224,7 @@ struct sort_job {
   size_t in_base, out_base, n;
   cl_ulong flip;
   unsigned shift, passes, last_mask;
+  clprim_type offset_type; /* segmented: the offsets' type (sort_tile's build) */
 };
 
 /* The keys' digits: begin_bit = end_bit = 0 is the whole key; an empty
@@ -261,6 +262,8 @@ static clprim_status sort_small(clprim_context *ctx, const struct sort_job *j, s
   const struct shape shape = tile_shape(ctx, j->type, j->value_size, longest);
   char options[256];
   sort_options(ctx, j->type, j->value_size, shape.wg, shape.items, 0, 0, options, sizeof options);
+  if (begins)
+    strncat(options, clprim__offsets_option(j->offset_type), sizeof options - strlen(options) - 1);
   cl_kernel k;
   CLPRIM_CHECK(clprim__kernel(ctx, "sort.cl", options, "sort_tile", &k));
   const cl_mem vin = j->vin ? j->vin : j->kin, vout = j->vout ? j->vout : j->kout;
@@ -522,9 +525,9 @@ clprim_status clprim_argsort(clprim_context *ctx, size_t n, clprim_type type,
 /* ------------------------------------------------------------ segmented */
 static clprim_status segmented(clprim_context *ctx, size_t n, clprim_type type,
                                clprim_buffer keys_in, size_t value_size, clprim_buffer values_in,
-                               size_t segments, clprim_buffer begin_offsets,
-                               clprim_buffer end_offsets, unsigned flags, clprim_buffer keys_out,
-                               clprim_buffer values_out) {
+                               size_t segments, clprim_type offset_type,
+                               clprim_buffer begin_offsets, clprim_buffer end_offsets,
+                               unsigned flags, clprim_buffer keys_out, clprim_buffer values_out) {
   CLPRIM_CHECK(check_common(ctx, type, value_size, 0, 0, flags, CLPRIM_SORT_DESCENDING));
   if (segments > UINT32_MAX)
     return clprim__fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE, "segments (%zu) is above UINT32_MAX",
@@ -534,9 +537,8 @@ static clprim_status segmented(clprim_context *ctx, size_t n, clprim_type type,
   const size_t ks = clprim_type_size(type);
   cl_mem begins, ends;
   CLPRIM_CHECK(clprim__range(ctx, "keys_in", keys_in, ks, n, CLPRIM__READ, &j.kin));
-  CLPRIM_CHECK(
-      clprim__range(ctx, "begin_offsets", begin_offsets, 8, segments, CLPRIM__READ, &begins));
-  CLPRIM_CHECK(clprim__range(ctx, "end_offsets", end_offsets, 8, segments, CLPRIM__READ, &ends));
+  CLPRIM_CHECK(clprim__segment_offsets(ctx, offset_type, segments, begin_offsets, end_offsets,
+                                       &begins, &ends));
   if (value_size)
     CLPRIM_CHECK(clprim__range(ctx, "values_in", values_in, value_size, n, CLPRIM__READ, &j.vin));
   /* Outputs are written where segments are, so copies start as the caller's. */
@@ -550,20 +552,21 @@ static clprim_status segmented(clprim_context *ctx, size_t n, clprim_type type,
                                   "that of values_in");
   }
   return clprim__segmented_sort(ctx, type, value_size, j.kin, j.vin, j.kout, j.vout, n, segments,
-                                begins, ends, flags);
+                                offset_type, begins, ends, flags);
 }
 
 clprim_status clprim__segmented_sort(clprim_context *ctx, clprim_type type, size_t value_size,
                                      cl_mem keys_in, cl_mem values_in, cl_mem keys_out,
-                                     cl_mem values_out, size_t n, size_t segments, cl_mem begins,
-                                     cl_mem ends, unsigned flags) {
+                                     cl_mem values_out, size_t n, size_t segments,
+                                     clprim_type offset_type, cl_mem begins, cl_mem ends,
+                                     unsigned flags) {
   if (segments == 0) return CLPRIM_SUCCESS;
   struct sort_job j;
   memset(&j, 0, sizeof j);
   j.kin = keys_in, j.vin = value_size ? values_in : NULL;
   j.kout = keys_out, j.vout = value_size ? values_out : NULL;
   digits_of(type, 0, 0, flags, &j);
-  j.value_size = value_size;
+  j.value_size = value_size, j.offset_type = offset_type;
 
   /* Check the segments on the device and find the long ones. */
   const size_t small_max = clprim__sort_small_max(ctx, type, value_size);
@@ -571,6 +574,7 @@ clprim_status clprim__segmented_sort(clprim_context *ctx, clprim_type type, size
   /* The check's build is the keys' one (it reads no keys or values). */
   const struct shape keys_shape = pass_shape(ctx, type, 0);
   sort_options(ctx, type, 0, keys_shape.wg, keys_shape.items, 0, 0, options, sizeof options);
+  strncat(options, clprim__offsets_option(offset_type), sizeof options - strlen(options) - 1);
   cl_kernel check_k;
   CLPRIM_CHECK(clprim__kernel(ctx, "sort.cl", options, "segments_check", &check_k));
   cl_mem check;
@@ -610,25 +614,27 @@ clprim_status clprim__segmented_sort(clprim_context *ctx, clprim_type type, size
 
 clprim_status clprim_segmented_sort_keys(clprim_context *ctx, size_t n, clprim_type type,
                                          clprim_buffer keys_in, size_t segments,
-                                         clprim_buffer begin_offsets, clprim_buffer end_offsets,
-                                         unsigned flags, clprim_buffer keys_out) {
+                                         clprim_type offset_type, clprim_buffer begin_offsets,
+                                         clprim_buffer end_offsets, unsigned flags,
+                                         clprim_buffer keys_out) {
   CLPRIM_CHECK(clprim__call_begin(ctx, "segmented_sort_keys"));
   const clprim_buffer none = {NULL, 0};
-  return clprim__call_end(ctx, segmented(ctx, n, type, keys_in, 0, none, segments,
+  return clprim__call_end(ctx, segmented(ctx, n, type, keys_in, 0, none, segments, offset_type,
                                          begin_offsets, end_offsets, flags, keys_out, none));
 }
 
 clprim_status clprim_segmented_sort_pairs(clprim_context *ctx, size_t n, clprim_type key_type,
                                           clprim_buffer keys_in, clprim_type value_type,
                                           clprim_buffer values_in, size_t segments,
-                                          clprim_buffer begin_offsets,
+                                          clprim_type offset_type, clprim_buffer begin_offsets,
                                           clprim_buffer end_offsets, unsigned flags,
                                           clprim_buffer keys_out, clprim_buffer values_out) {
   CLPRIM_CHECK(clprim__call_begin(ctx, "segmented_sort_pairs"));
   const size_t vs = value_bytes(ctx, value_type);
-  const clprim_status s = vs ? segmented(ctx, n, key_type, keys_in, vs, values_in, segments,
-                                         begin_offsets, end_offsets, flags, keys_out, values_out)
-                             : CLPRIM_ERROR_INVALID_ARGUMENT;
+  const clprim_status s =
+      vs ? segmented(ctx, n, key_type, keys_in, vs, values_in, segments, offset_type, begin_offsets,
+                     end_offsets, flags, keys_out, values_out)
+         : CLPRIM_ERROR_INVALID_ARGUMENT;
   return clprim__call_end(ctx, s);
 }
 
@@ -648,5 +654,5 @@ static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_typ
                           0, 0, out, out2);
     }
   }
-  clprim_segmented_sort_keys(ctx, d->n, t, in, 1, in2, in2, 0, out);
+  clprim_segmented_sort_keys(ctx, d->n, t, in, 1, CLPRIM_UINT64, in2, in2, 0, out);
 }

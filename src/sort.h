@@ -13,11 +13,13 @@ size_t clprim__sort_tile(const clprim_context *ctx, clprim_type type, size_t val
 size_t clprim__sort_small_max(const clprim_context *ctx, clprim_type type, size_t value_size);
 size_t clprim__sort_pass_tile(const clprim_context *ctx, clprim_type type, size_t value_size);
 /* clprim_segmented_sort_pairs (value_size 4 or 8) or _keys (value_size 0,
- * values NULL) on resolved buffers, arguments checked (src/segmented_topk.c
- * sorts its rows with it). */
+ * values NULL) on resolved buffers, arguments checked, offsets of
+ * offset_type (CLPRIM_UINT32 or CLPRIM_UINT64) (src/segmented_topk.c sorts
+ * its rows with it). */
 clprim_status clprim__segmented_sort(clprim_context *ctx, clprim_type type, size_t value_size,
                                      cl_mem keys_in, cl_mem values_in, cl_mem keys_out,
-                                     cl_mem values_out, size_t n, size_t segments, cl_mem begins,
-                                     cl_mem ends, unsigned flags);
+                                     cl_mem values_out, size_t n, size_t segments,
+                                     clprim_type offset_type, cl_mem begins, cl_mem ends,
+                                     unsigned flags);
 
 #endif /* CLPRIM_SORT_H */

@@ -122,6 +122,27 @@ cl_mem test_buffer(clprim_context *ctx, size_t bytes, const void *host) {
   return m;
 }
 
+const clprim_type test_offset_type[TEST_OFFSET_TYPES] = {CLPRIM_UINT32, CLPRIM_UINT64};
+
+cl_mem test_offset_buffer(clprim_context *ctx, clprim_type offset_type, const uint64_t *offsets,
+                          size_t count, size_t pad) {
+  const size_t es = clprim_type_size(offset_type), total = (pad + count) * es;
+  unsigned char *host = malloc(total ? total : 1);
+  if (!host) fail_msg("out of host memory");
+  memset(host, 0xFF, pad * es);
+  for (size_t i = 0; i < count; ++i) {
+    if (es == 4) {
+      const uint32_t x = (uint32_t)offsets[i];
+      memcpy(host + (pad + i) * 4, &x, 4);
+    } else {
+      memcpy(host + (pad + i) * 8, &offsets[i], 8);
+    }
+  }
+  cl_mem m = test_buffer(ctx, total, host);
+  free(host);
+  return m;
+}
+
 void test_read(clprim_context *ctx, cl_mem buf, size_t bytes, void *host) {
   if (!bytes) return;
   cl_int err = clEnqueueReadBuffer(clprim_context_queue(ctx), buf, CL_TRUE, 0, bytes, host, 0,

@@ -52,6 +52,14 @@ int test_has_room(clprim_context *ctx, size_t largest, size_t total, const char 
 int test_has_type(clprim_context *ctx, clprim_type type);
 
 cl_mem test_buffer(clprim_context *ctx, size_t bytes, const void *host);
+/* A segmented call's offsets: pad elements of offset_type (CLPRIM_UINT32
+ * or CLPRIM_UINT64) with every bit set, which no call may read (pass
+ * clprim_buf_at(buffer, pad)), then the count offsets narrowed to it. */
+cl_mem test_offset_buffer(clprim_context *ctx, clprim_type offset_type, const uint64_t *offsets,
+                          size_t count, size_t pad);
+/* The offset types of the segmented calls (clprim_type_name names them). */
+#define TEST_OFFSET_TYPES 2
+extern const clprim_type test_offset_type[TEST_OFFSET_TYPES];
 void test_read(clprim_context *ctx, cl_mem buf, size_t bytes, void *host);
 void test_write(clprim_context *ctx, cl_mem buf, size_t bytes, const void *host);
 /* Element i of the uint32 buffer becomes first + step * i (mod 2^32), by a

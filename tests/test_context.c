@@ -801,8 +801,8 @@ static clprim_status async_topk(clprim_context *ctx, const struct async_bufs *b)
                      clprim_buf(b->out2));
 }
 static clprim_status async_segmented_sum(clprim_context *ctx, const struct async_bufs *b) {
-  return clprim_segmented_sum(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), 2, clprim_buf(b->begins),
-                              clprim_buf(b->ends), clprim_buf(b->out));
+  return clprim_segmented_sum(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), 2, CLPRIM_UINT64,
+                              clprim_buf(b->begins), clprim_buf(b->ends), clprim_buf(b->out));
 }
 static clprim_status async_nth(clprim_context *ctx, const struct async_bufs *b) {
   return clprim_nth_element(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), b->n / 2, 0, NULL,
@@ -965,13 +965,13 @@ static void test_prebuild(void **state) {
     const uint64_t offsets[3] = {0, 1000, 5000};
     cl_mem seg = test_buffer(ctx, sizeof offsets, offsets);
     for (int t = 0; t < types; ++t) {
-      TEST_OK(clprim_segmented_argmax(ctx, n, type_of[t], clprim_buf(in), 2, clprim_buf(seg),
-                                      clprim_buf_at(seg, 1), 0, clprim_buf(out)));
-      TEST_OK(clprim_segmented_nth_element(ctx, n, type_of[t], clprim_buf(in), 2,
+      TEST_OK(clprim_segmented_argmax(ctx, n, type_of[t], clprim_buf(in), 2, CLPRIM_UINT64,
+                                      clprim_buf(seg), clprim_buf_at(seg, 1), 0, clprim_buf(out)));
+      TEST_OK(clprim_segmented_nth_element(ctx, n, type_of[t], clprim_buf(in), 2, CLPRIM_UINT64,
                                            clprim_buf(seg), clprim_buf_at(seg, 1), 7, 0,
                                            clprim_buf(out)));
-      TEST_OK(clprim_segmented_topk(ctx, n, type_of[t], clprim_buf(in), 2, clprim_buf(seg),
-                                    clprim_buf_at(seg, 1), 7, 0, clprim_buf(out),
+      TEST_OK(clprim_segmented_topk(ctx, n, type_of[t], clprim_buf(in), 2, CLPRIM_UINT64,
+                                    clprim_buf(seg), clprim_buf_at(seg, 1), 7, 0, clprim_buf(out),
                                     clprim_buf(out2)));
     }
     clReleaseMemObject(seg);

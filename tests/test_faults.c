@@ -274,7 +274,8 @@ static void setup_segmented_sum(struct fx *f) {
 }
 static clprim_status call_segmented_sum(struct fx *f) {
   return clprim_segmented_sum(f->ctx, f->n, CLPRIM_UINT32, clprim_buf(f->in[0]), f->ref_count,
-                              clprim_buf(f->in[1]), clprim_buf(f->in[2]), clprim_buf(f->out[0]));
+                              CLPRIM_UINT64, clprim_buf(f->in[1]), clprim_buf(f->in[2]),
+                              clprim_buf(f->out[0]));
 }
 static const char *verify_segmented_sum(struct fx *f) {
   for (size_t s = 0; s < f->ref_count; ++s) {
@@ -707,8 +708,8 @@ static void setup_segmented_nth(struct fx *f) {
 }
 static clprim_status call_segmented_nth(struct fx *f) {
   return clprim_segmented_nth_element(f->ctx, f->n, CLPRIM_FLOAT, clprim_buf(f->in[0]),
-                                      f->ref_count, clprim_buf(f->in[1]), clprim_buf(f->in[2]), 3, 0,
-                                      clprim_buf(f->out[0]));
+                                      f->ref_count, CLPRIM_UINT64, clprim_buf(f->in[1]),
+                                      clprim_buf(f->in[2]), 3, 0, clprim_buf(f->out[0]));
 }
 static const char *verify_segmented_nth(struct fx *f) {
   float seg[200];
@@ -735,8 +736,8 @@ static void setup_segmented_topk_long(struct fx *f) {
 }
 static clprim_status call_segmented_topk(struct fx *f) {
   return clprim_segmented_topk(f->ctx, f->n, CLPRIM_FLOAT, clprim_buf(f->in[0]), f->ref_count,
-                               clprim_buf(f->in[1]), clprim_buf(f->in[2]), 5, CLPRIM_TOPK_SORTED,
-                               clprim_buf(f->out[0]), clprim_buf(f->out[1]));
+                               CLPRIM_UINT64, clprim_buf(f->in[1]), clprim_buf(f->in[2]), 5,
+                               CLPRIM_TOPK_SORTED, clprim_buf(f->out[0]), clprim_buf(f->out[1]));
 }
 static const char *verify_segmented_topk(struct fx *f) {
   struct test_keyed *k = malloc(f->n * sizeof *k);
@@ -802,8 +803,8 @@ static void setup_segmented_sort(struct fx *f, size_t long_len) {
 static void setup_segmented_sort_short(struct fx *f) { setup_segmented_sort(f, 0); }
 static void setup_segmented_sort_long(struct fx *f) { setup_segmented_sort(f, 15000); }
 static clprim_status call_segmented_sort(struct fx *f) {
-  return clprim_segmented_sort_keys(f->ctx, f->n, CLPRIM_UINT32, clprim_buf(f->in[0]),
-                                    f->ref_count, clprim_buf(f->in[1]), clprim_buf(f->in[2]), 0,
+  return clprim_segmented_sort_keys(f->ctx, f->n, CLPRIM_UINT32, clprim_buf(f->in[0]), f->ref_count,
+                                    CLPRIM_UINT64, clprim_buf(f->in[1]), clprim_buf(f->in[2]), 0,
                                     clprim_buf(f->out[0]));
 }
 static int by_u32(const void *a, const void *b) {

@@ -4,7 +4,9 @@
  * |x|, results in a device buffer, argmax / argmin of a range at an
  * unaligned offset (the index relative to the range), float accuracy, and
  * every error case; the segmented reductions on equal, random (empty,
- * overlapping, long) and tiny segments, every flag, and bad segments. */
+ * overlapping, long) and tiny segments, with uint32 and uint64 offsets (the
+ * end offsets at an element offset), every flag, and bad segments and
+ * offset types. */
 #include "common.h"
 
 #include <float.h>
@@ -508,27 +510,32 @@ static size_t make_segments(enum layout l, size_t n, uint64_t **b, uint64_t **e)
   return count;
 }
 
-/* Every segmented call on one input and layout, against the reference. */
+/* Every segmented call on one input and layout, offsets of type ot (the
+ * end offsets after END_PAD elements that must not be read), against the
+ * reference. */
+#define END_PAD 3
 static void check_segmented(clprim_context *ctx, clprim_type t, size_t n, enum variant v,
-                            enum layout l) {
+                            enum layout l, clprim_type ot) {
   const size_t es = clprim_type_size(t);
   unsigned char *host = malloc((n ? n : 1) * es);
   make_input(t, host, n, v);
   uint64_t *b, *e;
   const size_t segs = make_segments(l, n, &b, &e);
   char what[200];
-  snprintf(what, sizeof what, "segmented %s, n=%zu, %s, %zu segments (%s), path %s",
-           clprim_type_name(t), n, variant_name[v], segs, layout_name[l], ctx_path(ctx));
+  snprintf(what, sizeof what, "segmented %s, n=%zu, %s, %zu segments (%s), %s offsets, path %s",
+           clprim_type_name(t), n, variant_name[v], segs, layout_name[l], clprim_type_name(ot),
+           ctx_path(ctx));
   cl_mem in = test_buffer(ctx, (n ? n : 1) * es, host);
-  cl_mem bo = test_buffer(ctx, segs * 8, b), eo = test_buffer(ctx, segs * 8, e);
+  cl_mem bo = test_offset_buffer(ctx, ot, b, segs, 0),
+         eo = test_offset_buffer(ctx, ot, e, segs, END_PAD);
   const size_t out_bytes = (segs + 2) * 16;
   unsigned char *poison = malloc(out_bytes), *got = malloc(out_bytes);
   memset(poison, 0xA5, out_bytes);
   cl_mem out = test_buffer(ctx, out_bytes, poison);
-  const clprim_buffer I = clprim_buf(in), B = clprim_buf(bo), E = clprim_buf(eo),
+  const clprim_buffer I = clprim_buf(in), B = clprim_buf(bo), E = clprim_buf_at(eo, END_PAD),
                       O = clprim_buf(out);
   /* Sums. */
-  TEST_OK(clprim_segmented_sum(ctx, n, t, I, segs, B, E, O));
+  TEST_OK(clprim_segmented_sum(ctx, n, t, I, segs, ot, B, E, O));
   test_read(ctx, out, out_bytes, got);
   if (memcmp(got + segs * es, poison, out_bytes - segs * es) != 0)
     fail_msg("%s: sum wrote past its results", what);
@@ -557,11 +564,11 @@ static void check_segmented(clprim_context *ctx, clprim_type t, size_t n, enum v
         const unsigned flags = all_flags[f];
         test_write(ctx, out, out_bytes, poison);
         if (arg)
-          TEST_OK(is_min ? clprim_segmented_argmin(ctx, n, t, I, segs, B, E, flags, O)
-                         : clprim_segmented_argmax(ctx, n, t, I, segs, B, E, flags, O));
+          TEST_OK(is_min ? clprim_segmented_argmin(ctx, n, t, I, segs, ot, B, E, flags, O)
+                         : clprim_segmented_argmax(ctx, n, t, I, segs, ot, B, E, flags, O));
         else
-          TEST_OK(is_min ? clprim_segmented_min(ctx, n, t, I, segs, B, E, flags, O)
-                         : clprim_segmented_max(ctx, n, t, I, segs, B, E, flags, O));
+          TEST_OK(is_min ? clprim_segmented_min(ctx, n, t, I, segs, ot, B, E, flags, O)
+                         : clprim_segmented_max(ctx, n, t, I, segs, ot, B, E, flags, O));
         test_read(ctx, out, out_bytes, got);
         const size_t used = segs * (arg ? 16 : es);
         if (memcmp(got + used, poison, out_bytes - used) != 0)
@@ -615,26 +622,30 @@ static void test_segmented(void **state) {
         const size_t n = test_small() ? 700 : l == L_TINY ? 3000 : 20000 + (size_t)(test_rand() % 3000);
         enum variant v = (enum variant)(rot % VARIANTS);
         if (!is_float(type) && (v == WITH_NAN || v == ALL_NAN || v == ZEROS)) v = FEW_VALUES;
-        check_segmented(ctx, type, n, v, (enum layout)l);
+        /* Both offset types (small sizes: one, in turn). */
+        for (unsigned w = 0; w < TEST_OFFSET_TYPES; ++w)
+          if (!test_small() || w == (rot / LAYOUTS) % TEST_OFFSET_TYPES)
+            check_segmented(ctx, type, n, v, (enum layout)l, test_offset_type[w]);
       }
     }
   }
 }
 
-/* Bad segments, flags and buffers: a status, nothing written. */
-static void test_segmented_errors(void **state) {
-  (void)state;
-  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+/* Bad segments, flags, offset types and buffers: a status, nothing
+ * written; with both offset types. */
+static void check_segmented_errors(clprim_context *ctx, clprim_type ot) {
   enum { N = 64, S = 4 };
   float x[N];
   for (int i = 0; i < N; ++i) x[i] = (float)i;
-  uint64_t good_b[S] = {0, 10, 10, 30}, good_e[S] = {10, 10, 40, 64};
+  const uint64_t good_b[S] = {0, 10, 10, 30}, good_e[S] = {10, 10, 40, 64};
   const uint64_t bad_cases[3][2] = {{5, 4}, {0, 65}, {65, 66}}; /* begin > end, end > n, both */
+  const size_t os = clprim_type_size(ot);
   unsigned char poison[S * 16];
   memset(poison, 0x5A, sizeof poison);
   cl_mem in = test_buffer(ctx, sizeof x, x), out = test_buffer(ctx, sizeof poison, poison);
-  cl_mem bo = test_buffer(ctx, sizeof good_b, good_b), eo = test_buffer(ctx, sizeof good_e, good_e);
-  cl_mem small = test_buffer(ctx, S * 8 - 1, NULL);
+  cl_mem bo = test_offset_buffer(ctx, ot, good_b, S, 0),
+         eo = test_offset_buffer(ctx, ot, good_e, S, 0);
+  cl_mem small = test_buffer(ctx, S * os - 1, NULL);
   const clprim_type f32 = CLPRIM_FLOAT;
   const clprim_buffer I = clprim_buf(in), B = clprim_buf(bo), E = clprim_buf(eo), O = clprim_buf(out),
                       none = clprim_buf(NULL);
@@ -642,33 +653,84 @@ static void test_segmented_errors(void **state) {
     uint64_t bb[S], ee[S];
     memcpy(bb, good_b, sizeof bb), memcpy(ee, good_e, sizeof ee);
     bb[2] = bad_cases[c][0], ee[2] = bad_cases[c][1];
-    test_write(ctx, bo, sizeof bb, bb), test_write(ctx, eo, sizeof ee, ee);
-    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(ctx, N, f32, I, S, B, E, O));
-    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_argmax(ctx, N, f32, I, S, B, E, 0, O));
-    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_min(ctx, N, f32, I, S, B, E, 0, O));
+    cl_mem bad_b = test_offset_buffer(ctx, ot, bb, S, 0),
+           bad_e = test_offset_buffer(ctx, ot, ee, S, 0);
+    const clprim_buffer BB = clprim_buf(bad_b), BE = clprim_buf(bad_e);
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+                clprim_segmented_sum(ctx, N, f32, I, S, ot, BB, BE, O));
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+                clprim_segmented_argmax(ctx, N, f32, I, S, ot, BB, BE, 0, O));
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+                clprim_segmented_min(ctx, N, f32, I, S, ot, BB, BE, 0, O));
+    clReleaseMemObject(bad_b), clReleaseMemObject(bad_e);
   }
-  test_write(ctx, bo, sizeof good_b, good_b), test_write(ctx, eo, sizeof good_e, good_e);
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(NULL, N, f32, I, S, B, E, O));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(ctx, N, (clprim_type)8, I, S, B, E, O));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(ctx, N, f32, none, S, B, E, O));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(ctx, N, f32, I, S, none, E, O));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(ctx, N, f32, I, S, B, none, O));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(ctx, N, f32, I, S, B, E, none));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_max(ctx, N, f32, I, S, B, E, 4, O));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_argmin(ctx, N, f32, I, S, B, E, CLPRIM_INDICES_64, O));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(ctx, N, f32, I, S, B, E, I));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_segmented_sum(ctx, N + 1, f32, I, S, B, E, O));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_segmented_sum(ctx, N, f32, I, S, clprim_buf(small), E, O));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_segmented_argmax(ctx, N, f32, I, S + 1, B, E, 0, O));
+  /* A bad segment past the good ones: the range's end is read. */
+  cl_mem tail_e = test_offset_buffer(ctx, ot, (const uint64_t[]){10, 10, 40, 64, 65}, S + 1, 0);
+  TEST_STATUS(
+      CLPRIM_ERROR_INVALID_ARGUMENT,
+      clprim_segmented_sum(ctx, N, f32, I, S + 1, ot, clprim_buf(tail_e), clprim_buf(tail_e), O));
+  clReleaseMemObject(tail_e);
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(NULL, N, f32, I, S, ot, B, E, O));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_segmented_sum(ctx, N, (clprim_type)8, I, S, ot, B, E, O));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_segmented_sum(ctx, N, f32, none, S, ot, B, E, O));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_segmented_sum(ctx, N, f32, I, S, ot, none, E, O));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_segmented_sum(ctx, N, f32, I, S, ot, B, none, O));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_segmented_sum(ctx, N, f32, I, S, ot, B, E, none));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_segmented_max(ctx, N, f32, I, S, ot, B, E, 4, O));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_segmented_argmin(ctx, N, f32, I, S, ot, B, E, CLPRIM_INDICES_64, O));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(ctx, N, f32, I, S, ot, B, E, I));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_segmented_sum(ctx, N + 1, f32, I, S, ot, B, E, O));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_segmented_sum(ctx, N, f32, I, S, ot, clprim_buf(small), E, O));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_segmented_sum(ctx, N, f32, I, S, ot, B, clprim_buf_at(eo, 1), O));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_segmented_argmax(ctx, N, f32, I, S + 1, ot, B, E, 0, O));
+  /* Offset types other than uint32 and uint64, with good segments. */
+  const clprim_type bad_types[4] = {CLPRIM_INT32, CLPRIM_INT64, CLPRIM_FLOAT, (clprim_type)8};
+  for (int k = 0; k < 4; ++k) {
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+                clprim_segmented_sum(ctx, N, f32, I, S, bad_types[k], B, E, O));
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+                clprim_segmented_argmin(ctx, N, f32, I, S, bad_types[k], B, E, 0, O));
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+                clprim_segmented_sum(ctx, N, f32, I, 0, bad_types[k], B, E, O));
+  }
   unsigned char after[sizeof poison];
   test_read(ctx, out, sizeof after, after);
   assert_memory_equal(after, poison, sizeof poison);
-  /* No segments: nothing written, success. */
-  TEST_OK(clprim_segmented_sum(ctx, N, f32, I, 0, B, E, O));
+  /* The good segments, then none: success (nothing written for none). */
+  TEST_OK(clprim_segmented_sum(ctx, N, f32, I, S, ot, B, E, O));
+  float sums[S];
+  test_read(ctx, out, sizeof sums, sums);
+  for (int s = 0; s < S; ++s) {
+    float want = 0;
+    for (uint64_t i = good_b[s]; i < good_e[s]; ++i)
+      want += x[i];
+    if (sums[s] != want)
+      fail_msg("%s offsets: sum of segment %d = %g, expected %g", clprim_type_name(ot), s, sums[s],
+               want);
+  }
+  test_write(ctx, out, sizeof poison, poison);
+  TEST_OK(clprim_segmented_sum(ctx, N, f32, I, 0, ot, B, E, O));
   test_read(ctx, out, sizeof after, after);
   assert_memory_equal(after, poison, sizeof poison);
   clReleaseMemObject(in), clReleaseMemObject(out), clReleaseMemObject(bo), clReleaseMemObject(eo);
   clReleaseMemObject(small);
+}
+
+static void test_segmented_errors(void **state) {
+  (void)state;
+  for (unsigned w = 0; w < TEST_OFFSET_TYPES; ++w)
+    check_segmented_errors(contexts.ctx[CLPRIM_PATH_AUTO], test_offset_type[w]);
 }
 
 /* clprim_context_last_error(): a refused call's text names the argument or
@@ -693,10 +755,18 @@ static void test_error_texts(void **state) {
   TEST_TEXT(ctx, SMALL, clprim_reduce_min(ctx, 10, CLPRIM_INT32, A, 0, &v, clprim_buf_at(o, 4095)),
             "result holds 0 elements from offset 4095, the call needs 1");
   TEST_TEXT(ctx, INVALID,
-            clprim_segmented_max(ctx, 100, CLPRIM_INT32, A, 1, B, B, CLPRIM_TOPK_SMALLEST, O),
+            clprim_segmented_max(ctx, 100, CLPRIM_INT32, A, 1, CLPRIM_UINT64, B, B,
+                                 CLPRIM_TOPK_SMALLEST, O),
             "segmented_max: flag 0x80 (CLPRIM_TOPK_SMALLEST)");
-  TEST_TEXT(ctx, INVALID, clprim_segmented_sum(ctx, 100, CLPRIM_INT32, A, 1, NONE, B, O),
+  TEST_TEXT(ctx, INVALID,
+            clprim_segmented_sum(ctx, 100, CLPRIM_INT32, A, 1, CLPRIM_UINT32, NONE, B, O),
             "begin_offsets is required");
+  TEST_TEXT(ctx, INVALID, clprim_segmented_sum(ctx, 100, CLPRIM_INT32, A, 1, CLPRIM_INT32, B, B, O),
+            "segmented_sum: offset_type (0) is neither CLPRIM_UINT32 nor CLPRIM_UINT64");
+  TEST_TEXT(ctx, SMALL,
+            clprim_segmented_argmax(ctx, 100, CLPRIM_INT32, A, 1, CLPRIM_UINT32,
+                                    clprim_buf_at(b, 1024), B, 0, O),
+            "begin_offsets holds 0 elements from offset 1024, the call needs 1");
   TEST_OK_NO_TEXT(ctx, clprim_reduce_sum(ctx, 100, CLPRIM_INT32, A, &v, NONE));
   test_pattern_intact(ctx, o, bytes, "o");
   test_pattern_intact(ctx, o2, bytes, "o2");

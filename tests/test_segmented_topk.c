@@ -3,7 +3,8 @@
  * reference (per segment, a qsort of (key, index) pairs: ties to the lowest
  * index), every type and path the device runs. Segments of length 0, 1, 2,
  * around the work-group size and the local tile, and random; offsets out
- * of order, with gaps and one overlap (the input is only read); rows of a
+ * of order, with gaps and one overlap (the input is only read), uint32 and
+ * uint64 offsets (from an element offset of their buffers); rows of a
  * matrix; long segments (through the device-wide calls: the knob
  * the knob segmented_topk.long brings them to small sizes). Distributions:
  * uniform, all equal, 16 distinct, special values (NaN largest, -0.0 equal
@@ -55,17 +56,21 @@ static void fill(clprim_type type, void *data, size_t n, unsigned dist) {
   }
 }
 
-/* A layout of segments over n elements: begins and ends (count of them). */
+/* A layout of segments over n elements: begins and ends (count of them),
+ * given to the calls as offsets of offset_type after `pad` elements. */
 struct layout {
   size_t n, count, row_length; /* row_length: rows of a matrix (offsets unused) */
   uint64_t *begins, *ends;
+  clprim_type offset_type;
+  size_t pad;
 };
 
 /* Segments of the given lengths one after another, a gap of 3 elements
  * after every fifth, then a few swapped in order and, when there are
  * enough, one that overlaps its neighbour. */
 static struct layout make_offsets(const size_t *lengths, size_t count) {
-  struct layout l = {0, count, 0, malloc((count + 1) * 8), malloc((count + 1) * 8)};
+  struct layout l = {0, count, 0, malloc((count + 1) * 8), malloc((count + 1) * 8), CLPRIM_UINT64,
+                     0};
   size_t at = 0;
   for (size_t s = 0; s < count; ++s) {
     l.begins[s] = at, l.ends[s] = at + lengths[s];
@@ -83,8 +88,8 @@ static struct layout make_offsets(const size_t *lengths, size_t count) {
 }
 
 static struct layout make_rows(size_t rows, size_t row_length) {
-  struct layout l = {rows * row_length, rows, row_length, malloc((rows + 1) * 8),
-                     malloc((rows + 1) * 8)};
+  struct layout l = {rows * row_length,      rows,          row_length, malloc((rows + 1) * 8),
+                     malloc((rows + 1) * 8), CLPRIM_UINT64, 0};
   for (size_t s = 0; s < rows; ++s) l.begins[s] = s * row_length, l.ends[s] = (s + 1) * row_length;
   return l;
 }
@@ -113,11 +118,11 @@ static void check_topk(clprim_context *ctx, clprim_type type, const void *data,
     TEST_OK(clprim_batched_topk(ctx, l->count, l->row_length, type, clprim_buf(in), k, flags,
                                 clprim_buf(values), clprim_buf(indices)));
   } else {
-    cl_mem b = test_buffer(ctx, l->count * 8 + 8, l->begins);
-    cl_mem e = test_buffer(ctx, l->count * 8 + 8, l->ends);
-    TEST_OK(clprim_segmented_topk(ctx, l->n, type, clprim_buf(in), l->count, clprim_buf(b),
-                                  clprim_buf(e), k, flags, clprim_buf(values),
-                                  clprim_buf(indices)));
+    cl_mem b = test_offset_buffer(ctx, l->offset_type, l->begins, l->count, l->pad);
+    cl_mem e = test_offset_buffer(ctx, l->offset_type, l->ends, l->count, l->pad);
+    TEST_OK(clprim_segmented_topk(ctx, l->n, type, clprim_buf(in), l->count, l->offset_type,
+                                  clprim_buf_at(b, l->pad), clprim_buf_at(e, l->pad), k, flags,
+                                  clprim_buf(values), clprim_buf(indices)));
     clReleaseMemObject(b), clReleaseMemObject(e);
   }
   if (values) test_read(ctx, values, vbytes, got_v);
@@ -177,10 +182,10 @@ static void check_nth(clprim_context *ctx, clprim_type type, const void *data,
     TEST_OK(clprim_batched_nth_element(ctx, l->count, l->row_length, type, clprim_buf(in), k, 0,
                                        clprim_buf(result)));
   } else {
-    cl_mem b = test_buffer(ctx, l->count * 8 + 8, l->begins);
-    cl_mem e = test_buffer(ctx, l->count * 8 + 8, l->ends);
-    TEST_OK(clprim_segmented_nth_element(ctx, l->n, type, clprim_buf(in), l->count,
-                                         clprim_buf(b), clprim_buf(e), k, 0,
+    cl_mem b = test_offset_buffer(ctx, l->offset_type, l->begins, l->count, l->pad);
+    cl_mem e = test_offset_buffer(ctx, l->offset_type, l->ends, l->count, l->pad);
+    TEST_OK(clprim_segmented_nth_element(ctx, l->n, type, clprim_buf(in), l->count, l->offset_type,
+                                         clprim_buf_at(b, l->pad), clprim_buf_at(e, l->pad), k, 0,
                                          clprim_buf(result)));
     clReleaseMemObject(b), clReleaseMemObject(e);
   }
@@ -218,7 +223,8 @@ static void check_nth(clprim_context *ctx, clprim_type type, const void *data,
          ctx && !(p_ == CLPRIM_PATH_AUTO && contexts.ctx[ctx->info.path]); ctx = NULL)
 
 /* Offsets: lengths around the work-group sizes and random ones, every
- * distribution, k rotating with the flags and outputs. */
+ * distribution, k rotating with the flags and outputs; uint32 and uint64
+ * offsets (small sizes: one, by type). */
 static void run_offsets(clprim_type type) {
   const size_t fixed[] = {0, 1, 2, 3, 31, 255, 256, 257, 511, 513, 1000, 4097};
   const size_t fixed_small[] = {0, 1, 2, 37, 257, 300};
@@ -232,23 +238,29 @@ static void run_offsets(clprim_type type) {
   void *data = malloc(l.n * es + 8);
   FOR_EACH_CONTEXT(ctx) {
     if (!test_has_type(ctx, type)) break;
-    for (unsigned d = 0; d < DIST_COUNT; ++d) {
-      /* Oclgrind: one distribution, special values for floats */
-      const int is_float = type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE;
-      if (small && d != (is_float ? DIST_SPECIAL : DIST_FEW16)) continue;
-      fill(type, data, l.n, d);
-      const uint64_t ks[5] = {0, 1, 5, 256, 5000};
-      for (unsigned j = 0; j < 5; ++j) {
-        if (small && j != 1 && j != 3) continue;
-        const unsigned m = j + d;
-        const unsigned flags = ((m & 1) ? CLPRIM_TOPK_SMALLEST : 0) |
-                               ((m & 2) ? CLPRIM_TOPK_SORTED : 0) |
-                               ((m % 3 == 0) ? CLPRIM_INDICES_64 : 0);
-        check_topk(ctx, type, data, &l, ks[j], flags, m % 4 != 3, m % 4 != 2, dist_names[d]);
-        if (!small) check_nth(ctx, type, data, &l, ks[j], dist_names[d]);
+    for (unsigned w = 0; w < TEST_OFFSET_TYPES; ++w)
+      for (unsigned d = 0; d < DIST_COUNT; ++d) {
+        if (small && w != (unsigned)type % TEST_OFFSET_TYPES) continue;
+        l.offset_type = test_offset_type[w], l.pad = w ? 3 : 1;
+        char what[64];
+        snprintf(what, sizeof what, "%s, %s offsets", dist_names[d],
+                 clprim_type_name(l.offset_type));
+        /* Oclgrind: one distribution, special values for floats */
+        const int is_float = type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE;
+        if (small && d != (is_float ? DIST_SPECIAL : DIST_FEW16)) continue;
+        fill(type, data, l.n, d);
+        const uint64_t ks[5] = {0, 1, 5, 256, 5000};
+        for (unsigned j = 0; j < 5; ++j) {
+          if (small && j != 1 && j != 3) continue;
+          const unsigned m = j + d;
+          const unsigned flags = ((m & 1) ? CLPRIM_TOPK_SMALLEST : 0) |
+                                 ((m & 2) ? CLPRIM_TOPK_SORTED : 0) |
+                                 ((m % 3 == 0) ? CLPRIM_INDICES_64 : 0);
+          check_topk(ctx, type, data, &l, ks[j], flags, m % 4 != 3, m % 4 != 2, what);
+          if (!small) check_nth(ctx, type, data, &l, ks[j], what);
+        }
+        if (small) check_nth(ctx, type, data, &l, 7, what);
       }
-      if (small) check_nth(ctx, type, data, &l, 7, dist_names[d]);
-    }
   }
   free(data);
   free_layout(&l);
@@ -301,14 +313,21 @@ static void test_long(void **state) {
     for (int t = test_small(); t < 2; ++t) { /* Oclgrind: int32 alone */
       if (!test_has_type(ctx, types[t])) continue;
       void *data = malloc((l.n > r.n ? l.n : r.n) * 8 + 8);
-      fill(types[t], data, l.n, DIST_SPECIAL);
-      check_topk(ctx, types[t], data, &l, 64, CLPRIM_TOPK_SORTED, 1, 1, "long");
-      check_topk(ctx, types[t], data, &l, 200, CLPRIM_INDICES_64, 0, 1, "long");
-      check_topk(ctx, types[t], data, &l, 3, CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED, 0, 1,
-                 "long");
-      check_nth(ctx, types[t], data, &l, 60, "long");
-      fill(types[t], data, l.n, DIST_UNIFORM); /* distinct: neighbouring ranks differ */
-      check_nth(ctx, types[t], data, &l, 60, "long, uniform");
+      /* Both offset types (Oclgrind: uint32 alone), at an element offset. */
+      for (unsigned w = 0; w < (test_small() ? 1u : TEST_OFFSET_TYPES); ++w) {
+        l.offset_type = test_offset_type[w], l.pad = 2;
+        const int u32 = l.offset_type == CLPRIM_UINT32;
+        fill(types[t], data, l.n, DIST_SPECIAL);
+        check_topk(ctx, types[t], data, &l, 64, CLPRIM_TOPK_SORTED, 1, 1,
+                   u32 ? "long, uint32" : "long");
+        check_topk(ctx, types[t], data, &l, 200, CLPRIM_INDICES_64, 0, 1,
+                   u32 ? "long, uint32" : "long");
+        check_topk(ctx, types[t], data, &l, 3, CLPRIM_TOPK_SMALLEST | CLPRIM_TOPK_SORTED, 0, 1,
+                   u32 ? "long, uint32" : "long");
+        check_nth(ctx, types[t], data, &l, 60, u32 ? "long, uint32" : "long");
+        fill(types[t], data, l.n, DIST_UNIFORM); /* distinct: neighbouring ranks differ */
+        check_nth(ctx, types[t], data, &l, 60, u32 ? "long, uniform, uint32" : "long, uniform");
+      }
       fill(types[t], data, r.n, DIST_FEW16);
       check_topk(ctx, types[t], data, &r, 20, CLPRIM_TOPK_SORTED, 1, 0, "long rows");
       check_nth(ctx, types[t], data, &r, 5000, "long rows");
@@ -337,34 +356,59 @@ static void test_errors(void **state) {
   struct {
     uint64_t b, e;
   } bad[3] = {{20, 10}, {90, 101}, {0, 200}};
-  for (int j = 0; j < 3; ++j) {
-    uint64_t bb[3], ee[3];
-    memcpy(bb, begins, sizeof bb), memcpy(ee, ends, sizeof ee);
-    bb[2] = bad[j].b, ee[2] = bad[j].e;
-    cl_mem b = test_buffer(ctx, sizeof bb, bb), e = test_buffer(ctx, sizeof ee, ee);
-    assert_int_equal(clprim_segmented_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 3, clprim_buf(b),
-                                           clprim_buf(e), 4, 0, clprim_buf(out), clprim_buf(out2)),
-                     CLPRIM_ERROR_INVALID_ARGUMENT);
-    assert_int_equal(clprim_segmented_nth_element(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 3,
-                                                  clprim_buf(b), clprim_buf(e), 4, 0,
-                                                  clprim_buf(out)),
-                     CLPRIM_ERROR_INVALID_ARGUMENT);
+  for (unsigned w = 0; w < TEST_OFFSET_TYPES; ++w) {
+    const clprim_type ot = test_offset_type[w];
+    for (int j = 0; j < 3; ++j) {
+      uint64_t bb[3], ee[3];
+      memcpy(bb, begins, sizeof bb), memcpy(ee, ends, sizeof ee);
+      bb[2] = bad[j].b, ee[2] = bad[j].e;
+      cl_mem b = test_offset_buffer(ctx, ot, bb, 3, 1), e = test_offset_buffer(ctx, ot, ee, 3, 0);
+      assert_int_equal(clprim_segmented_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 3, ot,
+                                             clprim_buf_at(b, 1), clprim_buf(e), 4, 0,
+                                             clprim_buf(out), clprim_buf(out2)),
+                       CLPRIM_ERROR_INVALID_ARGUMENT);
+      assert_int_equal(clprim_segmented_nth_element(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 3, ot,
+                                                    clprim_buf_at(b, 1), clprim_buf(e), 4, 0,
+                                                    clprim_buf(out)),
+                       CLPRIM_ERROR_INVALID_ARGUMENT);
+      clReleaseMemObject(b), clReleaseMemObject(e);
+    }
+    /* Offset types other than uint32 and uint64 (good offsets, no segments too). */
+    cl_mem b = test_offset_buffer(ctx, ot, begins, 3, 0),
+           e = test_offset_buffer(ctx, ot, ends, 3, 0);
+    const clprim_type bad_types[3] = {CLPRIM_INT32, CLPRIM_DOUBLE, (clprim_type)-1};
+    for (int j = 0; j < 3; ++j) {
+      assert_int_equal(clprim_segmented_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 3, bad_types[j],
+                                             clprim_buf(b), clprim_buf(e), 4, 0, clprim_buf(out),
+                                             clprim_buf(out2)),
+                       CLPRIM_ERROR_INVALID_ARGUMENT);
+      assert_int_equal(clprim_segmented_nth_element(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 0,
+                                                    bad_types[j], clprim_buf(b), clprim_buf(e), 4,
+                                                    0, clprim_buf(out)),
+                       CLPRIM_ERROR_INVALID_ARGUMENT);
+    }
+    /* The good offsets of this type: the offsets' range is counted in its elements. */
+    assert_int_equal(clprim_segmented_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 3, ot,
+                                           clprim_buf_at(b, 1), clprim_buf(e), 4, 0,
+                                           clprim_buf(out), none),
+                     CLPRIM_ERROR_BUFFER_TOO_SMALL);
     clReleaseMemObject(b), clReleaseMemObject(e);
   }
   cl_mem b = test_buffer(ctx, sizeof begins, begins), e = test_buffer(ctx, sizeof ends, ends);
   /* neither output; flags; NULL offsets; NULL result */
-  assert_int_equal(clprim_segmented_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 3, clprim_buf(b),
-                                         clprim_buf(e), 4, 0, none, none),
+  assert_int_equal(clprim_segmented_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 3, CLPRIM_UINT64,
+                                         clprim_buf(b), clprim_buf(e), 4, 0, none, none),
                    CLPRIM_ERROR_INVALID_ARGUMENT);
-  assert_int_equal(clprim_segmented_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 3, clprim_buf(b),
-                                         clprim_buf(e), 4, CLPRIM_NTH_REJECT_NAN, clprim_buf(out),
-                                         none),
+  assert_int_equal(clprim_segmented_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 3, CLPRIM_UINT64,
+                                         clprim_buf(b), clprim_buf(e), 4, CLPRIM_NTH_REJECT_NAN,
+                                         clprim_buf(out), none),
                    CLPRIM_ERROR_INVALID_ARGUMENT);
-  assert_int_equal(clprim_segmented_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 3, none,
-                                         clprim_buf(e), 4, 0, clprim_buf(out), none),
+  assert_int_equal(clprim_segmented_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 3, CLPRIM_UINT64,
+                                         none, clprim_buf(e), 4, 0, clprim_buf(out), none),
                    CLPRIM_ERROR_INVALID_ARGUMENT);
   assert_int_equal(clprim_segmented_nth_element(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 3,
-                                                clprim_buf(b), clprim_buf(e), 4, 0, none),
+                                                CLPRIM_UINT64, clprim_buf(b), clprim_buf(e), 4, 0,
+                                                none),
                    CLPRIM_ERROR_INVALID_ARGUMENT);
   assert_int_equal(clprim_batched_nth_element(ctx, 10, 10, CLPRIM_FLOAT, clprim_buf(in), 4,
                                               CLPRIM_TOPK_SORTED, clprim_buf(out)),
@@ -375,8 +419,8 @@ static void test_errors(void **state) {
                    CLPRIM_ERROR_BUFFER_TOO_SMALL);
   /* sizes */
   assert_int_equal(clprim_segmented_topk(ctx, (size_t)1 << 32, CLPRIM_FLOAT, clprim_buf(in), 3,
-                                         clprim_buf(b), clprim_buf(e), 4, 0, clprim_buf(out),
-                                         none),
+                                         CLPRIM_UINT64, clprim_buf(b), clprim_buf(e), 4, 0,
+                                         clprim_buf(out), none),
                    CLPRIM_ERROR_SIZE_TOO_LARGE);
   assert_int_equal(clprim_batched_topk(ctx, SIZE_MAX / 2, 3, CLPRIM_FLOAT, clprim_buf(in), 1, 0,
                                        clprim_buf(out), none),
@@ -386,10 +430,10 @@ static void test_errors(void **state) {
   test_read(ctx, out2, sizeof got, got);
   assert_memory_equal(got, poison, sizeof got);
   /* No segments, k = 0, rows of length 0: success, nothing written. */
-  TEST_OK(clprim_segmented_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 0, clprim_buf(b),
-                                clprim_buf(e), 4, 0, clprim_buf(out), none));
-  TEST_OK(clprim_segmented_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 3, clprim_buf(b),
-                                clprim_buf(e), 0, 0, clprim_buf(out), none));
+  TEST_OK(clprim_segmented_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 0, CLPRIM_UINT64,
+                                clprim_buf(b), clprim_buf(e), 4, 0, clprim_buf(out), none));
+  TEST_OK(clprim_segmented_topk(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 3, CLPRIM_UINT64,
+                                clprim_buf(b), clprim_buf(e), 0, 0, clprim_buf(out), none));
   TEST_OK(clprim_batched_topk(ctx, 5, 0, CLPRIM_FLOAT, clprim_buf(in), 2, 0, clprim_buf(out),
                               none));
   TEST_OK(clprim_batched_nth_element(ctx, 5, 0, CLPRIM_FLOAT, clprim_buf(in), 2, 0,
@@ -408,21 +452,29 @@ static void test_error_texts(void **state) {
   clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
   TEST_TEXT_BUFFERS(ctx);
   TEST_TEXT(ctx, INVALID,
-            clprim_segmented_topk(ctx, 100, CLPRIM_INT32, A, 1, B, B, 5, CLPRIM_REDUCE_ABS, O, O2),
+            clprim_segmented_topk(ctx, 100, CLPRIM_INT32, A, 1, CLPRIM_UINT64, B, B, 5,
+                                  CLPRIM_REDUCE_ABS, O, O2),
             "segmented_topk: flag 0x1 (CLPRIM_REDUCE_ABS)");
   TEST_TEXT(ctx, INVALID,
             clprim_batched_topk(ctx, 10, 10, CLPRIM_INT32, A, 5, CLPRIM_NTH_REJECT_NAN, O, O2),
             "batched_topk: flag 0x40 (CLPRIM_NTH_REJECT_NAN)");
-  TEST_TEXT(
-      ctx, INVALID,
-      clprim_segmented_nth_element(ctx, 100, CLPRIM_INT32, A, 1, B, B, 0, CLPRIM_TOPK_SMALLEST, O),
-      "segmented_nth_element: flag 0x80 (CLPRIM_TOPK_SMALLEST)");
+  TEST_TEXT(ctx, INVALID,
+            clprim_segmented_nth_element(ctx, 100, CLPRIM_INT32, A, 1, CLPRIM_UINT32, B, B, 0,
+                                         CLPRIM_TOPK_SMALLEST, O),
+            "segmented_nth_element: flag 0x80 (CLPRIM_TOPK_SMALLEST)");
   TEST_TEXT(ctx, INVALID, clprim_batched_nth_element(ctx, 10, 10, CLPRIM_INT32, A, 0, 0, NONE),
             "batched_nth_element: result is required");
-  TEST_TEXT(
-      ctx, SMALL,
-      clprim_segmented_topk(ctx, 100, CLPRIM_INT32, A, 1, clprim_buf_at(b, 512), B, 5, 0, O, O2),
-      "begin_offsets holds 0 elements from offset 512");
+  TEST_TEXT(ctx, SMALL,
+            clprim_segmented_topk(ctx, 100, CLPRIM_INT32, A, 1, CLPRIM_UINT64,
+                                  clprim_buf_at(b, 512), B, 5, 0, O, O2),
+            "begin_offsets holds 0 elements from offset 512");
+  TEST_TEXT(ctx, SMALL,
+            clprim_segmented_nth_element(ctx, 100, CLPRIM_INT32, A, 1, CLPRIM_UINT32, B,
+                                         clprim_buf_at(b, 1024), 0, 0, O),
+            "end_offsets holds 0 elements from offset 1024");
+  TEST_TEXT(ctx, INVALID,
+            clprim_segmented_topk(ctx, 100, CLPRIM_INT32, A, 1, CLPRIM_FLOAT, B, B, 5, 0, O, O2),
+            "segmented_topk: offset_type (4) is neither CLPRIM_UINT32 nor CLPRIM_UINT64");
   test_pattern_intact(ctx, o, bytes, "o");
   test_pattern_intact(ctx, o2, bytes, "o2");
   TEST_TEXT_BUFFERS_FREE();

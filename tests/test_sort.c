@@ -43,8 +43,9 @@
  *    than a tile, 2^12 segments of 1024 keys (2^6 under CLPRIM_TEST_SMALL),
  *    random lengths with some longer than small_max, segments in shuffled
  *    order with gaps between them (the gaps of keys_out keep a sentinel),
- *    in place, at offsets; a segment with begin > end or end > n fails
- *    with nothing written;
+ *    in place, at offsets; uint32 and uint64 offsets (under
+ *    CLPRIM_TEST_SMALL one of them, by turns); a segment with begin > end
+ *    or end > n fails with nothing written, with either offset type;
  *  - the digit passes at small sizes on contexts of the test's own
  *    (sort.small_max=0, sort.items=4: many small tiles), so
  *    that they also run under Oclgrind.
@@ -1059,44 +1060,64 @@ static void test_errors(void **state) {
     offs[i] = (uint64_t)i * 100 + 50;
   eo = test_buffer(ctx, 8 * 8, offs);
   const clprim_buffer B = clprim_buf(bo), E = clprim_buf(eo);
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sort_keys(NULL, n, U, K, 8, B, E, 0, KO));
+  const clprim_type O64 = CLPRIM_UINT64, O32 = CLPRIM_UINT32;
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_segmented_sort_keys(ctx, n, (clprim_type)6, K, 8, B, E, 0, KO));
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sort_keys(ctx, n, U, K, 8, B, E, 2, KO));
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sort_keys(ctx, n, U, K, 8, B, E, I64, KO));
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sort_keys(ctx, n, U, K, 8, B, E, 0, NONE));
+         clprim_segmented_sort_keys(NULL, n, U, K, 8, O64, B, E, 0, KO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_segmented_sort_keys(ctx, n, U, K, 8, NONE, E, 0, KO));
+         clprim_segmented_sort_keys(ctx, n, (clprim_type)6, K, 8, O64, B, E, 0, KO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_segmented_sort_keys(ctx, n, U, K, 8, B, NONE, 0, KO));
+         clprim_segmented_sort_keys(ctx, n, U, K, 8, O64, B, E, 2, KO));
   EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_segmented_sort_keys(ctx, n, U, K, 8, B, E, 0, clprim_buf_at(keys, 1)));
+         clprim_segmented_sort_keys(ctx, n, U, K, 8, O64, B, E, I64, KO));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
+         clprim_segmented_sort_keys(ctx, n, U, K, 8, O64, B, E, 0, NONE));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
+         clprim_segmented_sort_keys(ctx, n, U, K, 8, O64, NONE, E, 0, KO));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
+         clprim_segmented_sort_keys(ctx, n, U, K, 8, O64, B, NONE, 0, KO));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
+         clprim_segmented_sort_keys(ctx, n, U, K, 8, O64, B, E, 0, clprim_buf_at(keys, 1)));
   EXPECT(CLPRIM_ERROR_BUFFER_TOO_SMALL,
-         clprim_segmented_sort_keys(ctx, n, U, K, 9, B, E, 0, KO)); /* 9 offsets in 8 */
-  EXPECT(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_segmented_sort_keys(ctx, n, U, K, 8, B, E, 0, S));
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_segmented_sort_pairs(ctx, n, U, K, BAD_VALUE_TYPE, V, 8, B, E, 0, KO, VO));
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_segmented_sort_pairs(ctx, n, U, K, BAD_VALUE_TYPE, V, 8, B, E, 0, KO, VO));
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 8, B, E, 0, V, VO));
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 8, B, E, 0, KO, K));
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 8, B, E, 0, KO, KO));
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 8, B, E, 0, KO, clprim_buf_at(vals, 1)));
-  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
-         clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 8, B, E, 0, KO, NONE));
+         clprim_segmented_sort_keys(ctx, n, U, K, 9, O64, B, E, 0, KO)); /* 9 offsets in 8 */
   EXPECT(CLPRIM_ERROR_BUFFER_TOO_SMALL,
-         clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, S, 8, B, E, 0, KO, VO));
+         clprim_segmented_sort_keys(ctx, n, U, K, 8, O64, B, E, 0, S));
+  /* uint32 offsets: 16 fit in the 64 bytes, 17 do not; only uint32 and uint64 are offset types. */
+  EXPECT(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+         clprim_segmented_sort_keys(ctx, n, U, K, 17, O32, B, E, 0, KO));
+  EXPECT(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+         clprim_segmented_sort_keys(ctx, n, U, K, 8, O32, clprim_buf_at(bo, 9), E, 0, KO));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
+         clprim_segmented_sort_keys(ctx, n, U, K, 8, F, B, E, 0, KO));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
+         clprim_segmented_sort_keys(ctx, n, U, K, 0, CLPRIM_INT64, B, E, 0, KO));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
+         clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 8, (clprim_type)9, B, E, 0, KO,
+                                     VO));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
+         clprim_segmented_sort_pairs(ctx, n, U, K, BAD_VALUE_TYPE, V, 8, O64, B, E, 0, KO, VO));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
+         clprim_segmented_sort_pairs(ctx, n, U, K, BAD_VALUE_TYPE, V, 8, O64, B, E, 0, KO, VO));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
+         clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 8, O64, B, E, 0, V, VO));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
+         clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 8, O64, B, E, 0, KO, K));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
+         clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 8, O64, B, E, 0, KO, KO));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
+         clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 8, O64, B, E, 0, KO,
+                                     clprim_buf_at(vals, 1)));
+  EXPECT(CLPRIM_ERROR_INVALID_ARGUMENT,
+         clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 8, O64, B, E, 0, KO, NONE));
+  EXPECT(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+         clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, S, 8, O64, B, E, 0, KO, VO));
 
   /* n = 0 (and no segments) succeeds and writes nothing. */
   EXPECT(CLPRIM_SUCCESS, clprim_sort_keys(ctx, 0, U, K, 0, 0, 0, KO));
   EXPECT(CLPRIM_SUCCESS, clprim_sort_pairs(ctx, 0, U64, K, CLPRIM_UINT64, V, 0, 0, DESC, KO, VO));
   EXPECT(CLPRIM_SUCCESS, clprim_argsort(ctx, 0, F, K, 0, 0, I64, VO, KO));
-  EXPECT(CLPRIM_SUCCESS, clprim_segmented_sort_keys(ctx, n, U, K, 0, B, E, 0, KO));
-  EXPECT(CLPRIM_SUCCESS, clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 0, B, E, 0, KO, VO));
+  EXPECT(CLPRIM_SUCCESS, clprim_segmented_sort_keys(ctx, n, U, K, 0, O64, B, E, 0, KO));
+  EXPECT(CLPRIM_SUCCESS,
+         clprim_segmented_sort_pairs(ctx, n, U, K, CLPRIM_UINT32, V, 0, O64, B, E, 0, KO, VO));
 
   expect_unchanged(ctx, keys, in_img, bytes, "keys_in");
   expect_unchanged(ctx, vals, in_img, bytes, "values_in");
@@ -1129,22 +1150,24 @@ struct segs {
 };
 
 /* Segmented sort of keys (and values: vs 0 for none) against a reference
- * sort of each segment; the output starts as a sentinel (or, in place, as
- * the input) and must keep it outside every segment. Offsets of keys,
- * values and outputs: in_at / out_at, of the segment arrays: seg_at. */
-static void check_segmented(clprim_context *ctx, clprim_type type, size_t vs, const void *keys,
-                            size_t n, const struct segs *sg, int desc, int in_place, size_t in_at,
-                            size_t out_at, size_t seg_at, const char *what) {
+ * sort of each segment, with offsets of type ot; the output starts as a
+ * sentinel (or, in place, as the input) and must keep it outside every
+ * segment. Offsets of keys, values and outputs: in_at / out_at, of the
+ * segment arrays: seg_at (elements of ot). */
+static void check_segmented_offsets(clprim_context *ctx, clprim_type type, size_t vs,
+                                    const void *keys, size_t n, const struct segs *sg, int desc,
+                                    int in_place, size_t in_at, size_t out_at, size_t seg_at,
+                                    const char *what, clprim_type ot) {
   char desc_s[400];
   snprintf(desc_s, sizeof desc_s,
            "segmented %s %s%s n=%zu segments=%zu %s in_place=%d in_at=%zu out_at=%zu seg_at=%zu "
-           "path=%s (%s)",
+           "%s offsets path=%s (%s)",
            clprim_type_name(type), vs ? "pairs, value bytes " : "keys",
            vs == 4   ? "4"
            : vs == 8 ? "8"
                      : "",
            n, sg->count, desc ? "descending" : "ascending", in_place, in_at, out_at, seg_at,
-           path_of(ctx), what);
+           clprim_type_name(ot), path_of(ctx), what);
   const size_t es = clprim_type_size(type);
   /* in_place: 1 keys_out is keys_in's range, 2 values_out is values_in's. */
   const int keys_ip = in_place & 1, values_ip = vs && (in_place & 2);
@@ -1167,23 +1190,19 @@ static void check_segmented(clprim_context *ctx, clprim_type type, size_t vs, co
   cl_mem kout = keys_ip ? kin : test_buffer(ctx, kout_bytes, kout_want);
   cl_mem vin = vs ? test_buffer(ctx, vin_bytes, vin_img) : NULL;
   cl_mem vout = !vs ? NULL : values_ip ? vin : test_buffer(ctx, vout_bytes, vout_want);
-  const size_t seg_bytes = (seg_at + sg->count + 1) * 8;
-  uint64_t *b_img = calloc(seg_at + sg->count + 1, 8), *e_img = calloc(seg_at + sg->count + 1, 8);
-  for (size_t s = 0; s < seg_at; ++s)
-    b_img[s] = e_img[s] = ~0ull; /* not segments */
-  memcpy(b_img + seg_at, sg->begin, sg->count * 8);
-  memcpy(e_img + seg_at, sg->end, sg->count * 8);
-  cl_mem bo = test_buffer(ctx, seg_bytes, b_img), eo = test_buffer(ctx, seg_bytes, e_img);
+  /* (seg_at elements of all bits set before the offsets: not segments) */
+  cl_mem bo = test_offset_buffer(ctx, ot, sg->begin, sg->count, seg_at);
+  cl_mem eo = test_offset_buffer(ctx, ot, sg->end, sg->count, seg_at);
 
   const unsigned flags = desc ? CLPRIM_SORT_DESCENDING : 0u;
   int st;
   if (vs)
     st = clprim_segmented_sort_pairs(ctx, n, type, clprim_buf_at(kin, in_at), value_type_of(vs),
-                                     clprim_buf_at(vin, in_at), sg->count,
+                                     clprim_buf_at(vin, in_at), sg->count, ot,
                                      clprim_buf_at(bo, seg_at), clprim_buf_at(eo, seg_at), flags,
                                      clprim_buf_at(kout, at), clprim_buf_at(vout, vat));
   else
-    st = clprim_segmented_sort_keys(ctx, n, type, clprim_buf_at(kin, in_at), sg->count,
+    st = clprim_segmented_sort_keys(ctx, n, type, clprim_buf_at(kin, in_at), sg->count, ot,
                                     clprim_buf_at(bo, seg_at), clprim_buf_at(eo, seg_at), flags,
                                     clprim_buf_at(kout, at));
   if (st != CLPRIM_SUCCESS) {
@@ -1226,13 +1245,24 @@ static void check_segmented(clprim_context *ctx, clprim_type type, size_t vs, co
   if (vout && vout != vin) release(vout);
   release(bo);
   release(eo);
-  free(b_img);
-  free(e_img);
   free(kin_img);
   free(kout_want);
   free(vin_img);
   free(vout_want);
   free(values);
+}
+
+/* check_segmented_offsets with uint32 and uint64 offsets (small sizes: one,
+ * by turns). */
+static void check_segmented(clprim_context *ctx, clprim_type type, size_t vs, const void *keys,
+                            size_t n, const struct segs *sg, int desc, int in_place, size_t in_at,
+                            size_t out_at, size_t seg_at, const char *what) {
+  static unsigned turn;
+  ++turn;
+  for (unsigned w = 0; w < TEST_OFFSET_TYPES; ++w)
+    if (!test_small() || w == turn % TEST_OFFSET_TYPES)
+      check_segmented_offsets(ctx, type, vs, keys, n, sg, desc, in_place, in_at, out_at, seg_at,
+                              what, test_offset_type[w]);
 }
 
 static void segs_alloc(struct segs *sg, size_t count) {
@@ -1427,32 +1457,40 @@ static void test_segmented_bad(void **state) {
       memset(oimg, SENT_OUT, n * 8);
       cl_mem keys = test_buffer(ctx, n * es, kimg), out = test_buffer(ctx, n * es, oimg);
       cl_mem vals = test_buffer(ctx, n * 4, oimg), vout = test_buffer(ctx, n * 4, oimg);
-      cl_mem bo = test_buffer(ctx, sizeof b, b), eo = test_buffer(ctx, sizeof e, e);
-      for (int in_place = 0; in_place < 2; ++in_place) {
-        const cl_mem ko = in_place ? keys : out, vo = in_place ? vals : vout;
-        int st;
-        if (vs)
-          st = clprim_segmented_sort_pairs(ctx, n, type, clprim_buf(keys), value_type_of(vs), clprim_buf(vals),
-                                           count, clprim_buf(bo), clprim_buf(eo),
-                                           in_place ? CLPRIM_SORT_DESCENDING : 0u, clprim_buf(ko),
-                                           clprim_buf(vo));
-        else
-          st = clprim_segmented_sort_keys(ctx, n, type, clprim_buf(keys), count, clprim_buf(bo),
-                                          clprim_buf(eo), in_place ? CLPRIM_SORT_DESCENDING : 0u,
-                                          clprim_buf(ko));
-        if (st != CLPRIM_ERROR_INVALID_ARGUMENT)
-          report("segmented %s, bad segment %zu of kind %d, in place %d: returned %s, expected "
-                 "CLPRIM_ERROR_INVALID_ARGUMENT",
-                 clprim_type_name(type), which, bad, in_place, clprim_status_name(st));
-        char what[120];
-        snprintf(what, sizeof what, "segmented %s, bad segment kind %d, in place %d",
-                 clprim_type_name(type), bad, in_place);
-        expect_unchanged(ctx, keys, kimg, n * es, what);
-        expect_unchanged(ctx, out, oimg, n * es, what);
-        expect_unchanged(ctx, vals, oimg, n * 4, what);
-        expect_unchanged(ctx, vout, oimg, n * 4, what);
+      for (unsigned w = 0; w < TEST_OFFSET_TYPES; ++w) {
+        const clprim_type ot = test_offset_type[w];
+        cl_mem bo = test_offset_buffer(ctx, ot, b, count, 0),
+               eo = test_offset_buffer(ctx, ot, e, count, 0);
+        for (int in_place = 0; in_place < 2; ++in_place) {
+          const cl_mem ko = in_place ? keys : out, vo = in_place ? vals : vout;
+          int st;
+          if (vs)
+            st = clprim_segmented_sort_pairs(ctx, n, type, clprim_buf(keys), value_type_of(vs),
+                                             clprim_buf(vals), count, ot, clprim_buf(bo),
+                                             clprim_buf(eo), in_place ? CLPRIM_SORT_DESCENDING : 0u,
+                                             clprim_buf(ko), clprim_buf(vo));
+          else
+            st = clprim_segmented_sort_keys(ctx, n, type, clprim_buf(keys), count, ot,
+                                            clprim_buf(bo), clprim_buf(eo),
+                                            in_place ? CLPRIM_SORT_DESCENDING : 0u, clprim_buf(ko));
+          if (st != CLPRIM_ERROR_INVALID_ARGUMENT)
+            report(
+                "segmented %s, bad segment %zu of kind %d, in place %d, %s offsets: returned %s, "
+                "expected CLPRIM_ERROR_INVALID_ARGUMENT",
+                clprim_type_name(type), which, bad, in_place, clprim_type_name(ot),
+                clprim_status_name(st));
+          char what[120];
+          snprintf(what, sizeof what, "segmented %s, bad segment kind %d, in place %d, %s offsets",
+                   clprim_type_name(type), bad, in_place, clprim_type_name(ot));
+          expect_unchanged(ctx, keys, kimg, n * es, what);
+          expect_unchanged(ctx, out, oimg, n * es, what);
+          expect_unchanged(ctx, vals, oimg, n * 4, what);
+          expect_unchanged(ctx, vout, oimg, n * 4, what);
+        }
+        release(bo);
+        release(eo);
       }
-      cl_mem all[] = {keys, out, vals, vout, bo, eo};
+      cl_mem all[] = {keys, out, vals, vout};
       for (size_t i = 0; i < COUNT(all); ++i)
         release(all[i]);
       free(kimg);
@@ -1552,8 +1590,13 @@ static void test_error_texts(void **state) {
             "argsort: flag 0x4 (CLPRIM_TOPK_SORTED)");
   TEST_TEXT(ctx, INVALID, clprim_sort_keys(ctx, 100, CLPRIM_FLOAT, A, 0, 16, 0, O), "float keys");
   TEST_TEXT(ctx, INVALID,
-            clprim_segmented_sort_keys(ctx, 100, CLPRIM_UINT32, A, 1, B, B, CLPRIM_INDICES_64, O),
+            clprim_segmented_sort_keys(ctx, 100, CLPRIM_UINT32, A, 1, CLPRIM_UINT64, B, B,
+                                       CLPRIM_INDICES_64, O),
             "segmented_sort_keys: flag 0x8 (CLPRIM_INDICES_64)");
+  TEST_TEXT(ctx, INVALID,
+            clprim_segmented_sort_pairs(ctx, 100, CLPRIM_UINT32, A, CLPRIM_UINT32, B, 1,
+                                        CLPRIM_DOUBLE, B, B, 0, O, O2),
+            "segmented_sort_pairs: offset_type (5) is neither CLPRIM_UINT32 nor CLPRIM_UINT64");
   TEST_TEXT(ctx, INVALID, clprim_argsort(ctx, 100, CLPRIM_UINT32, A, 0, 0, 0, NONE, NONE),
             "argsort: indices is required");
   TEST_OK_NO_TEXT(ctx, clprim_sort_keys(ctx, 0, CLPRIM_UINT32, A, 0, 0, 0, O));

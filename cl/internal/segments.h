@@ -1,6 +1,11 @@
-/* segments.h: segments given by begin and end offsets (uint64 on the
- * device, as CUB's segmented calls take them), checked on the device before
- * a segmented call writes anything (the host reads info[0]).
+/* segments.h: segments given by begin and end offsets, checked on the
+ * device before a segmented call writes anything (the host reads info[0]).
+ *
+ * The offsets are uint64 (ulong), or uint32 (uint) in a program built with
+ * -DCLPRIM_OFFSETS_32=1 (the host's clprim__offsets_option; the option is
+ * part of the program's key). Every kernel that takes offsets declares them
+ * as CLPRIM_OFFSET and reads them with clprim_offset_at, the one load of an
+ * offset, so both widths go through the same code.
  *
  * clprim_check_segment, for segment s: a bad one (begin > end or end > n)
  * sets info[0]; one longer than `longest` elements is listed in long_ids
@@ -13,10 +18,22 @@
 #ifndef CLPRIM_SEGMENTS_H
 #define CLPRIM_SEGMENTS_H
 
-CLPRIM_INLINE void clprim_check_segment(__global const ulong *begins, __global const ulong *ends,
-                                        ulong s, ulong n, ulong longest, __global uint *info,
-                                        __global uint *long_ids, __global ulong *long_bounds) {
-  const ulong b = begins[s], e = ends[s];
+#if defined(CLPRIM_OFFSETS_32) && CLPRIM_OFFSETS_32
+#define CLPRIM_OFFSET uint
+#else
+#define CLPRIM_OFFSET ulong
+#endif
+
+/* offsets[s], widened to ulong. */
+CLPRIM_INLINE ulong clprim_offset_at(__global const CLPRIM_OFFSET *offsets, ulong s) {
+  return (ulong)offsets[s];
+}
+
+CLPRIM_INLINE void clprim_check_segment(__global const CLPRIM_OFFSET *begins,
+                                        __global const CLPRIM_OFFSET *ends, ulong s, ulong n,
+                                        ulong longest, __global uint *info, __global uint *long_ids,
+                                        __global ulong *long_bounds) {
+  const ulong b = clprim_offset_at(begins, s), e = clprim_offset_at(ends, s);
   if (b > e || e > n) {
     atomic_or(&info[0], 1u);
     return;
@@ -31,9 +48,10 @@ CLPRIM_INLINE void clprim_check_segment(__global const ulong *begins, __global c
 }
 
 #ifdef KERNEL_segments_check
-__kernel void segments_check(__global const ulong *begins, __global const ulong *ends,
-                             ulong segments, ulong n, ulong longest, __global uint *info,
-                             __global uint *long_ids, __global ulong *long_bounds) {
+__kernel void segments_check(__global const CLPRIM_OFFSET *begins,
+                             __global const CLPRIM_OFFSET *ends, ulong segments, ulong n,
+                             ulong longest, __global uint *info, __global uint *long_ids,
+                             __global ulong *long_bounds) {
   const ulong s = get_global_id(0);
   if (s < segments) clprim_check_segment(begins, ends, s, n, longest, info, long_ids, long_bounds);
 }

@@ -102,6 +102,11 @@ extern "C" {
  *   Every create call takes its handle first, as clprim_context_create:
  *   clprim_pipeline_create(&pipe, ctx, inputs, types) and
  *   clprim_mpi_context_create(&ctx, comm, options) (0.2: last).
+ *   Every call that takes begin_offsets / end_offsets (segmented sum, max,
+ *   min, argmax, argmin, top-k, nth_element, sort_keys, sort_pairs) takes
+ *   an offset_type just before them: CLPRIM_UINT32 (as the run-length and
+ *   non-trivial-runs lengths and offsets come by default) or CLPRIM_UINT64
+ *   (0.2: uint64 only).
  * 0.2: n second, buffer ranges with offsets, one output convention (the
  *   API differs from 0.1). */
 
@@ -595,8 +600,15 @@ CLPRIM_API clprim_status clprim_reduce_sum(clprim_context *ctx, size_t n, clprim
                                            clprim_buffer result);
 
 /* Segmented reductions (CUB DeviceSegmentedReduce): one result per segment
- * s, over in[begin_offsets[s] .. end_offsets[s]) (both uint64 on the device,
- * `segments` of each; segments may be empty, overlap or leave gaps). Every
+ * s, over in[begin_offsets[s] .. end_offsets[s]) (`segments` of each, of
+ * offset_type on the device; segments may be empty, overlap or leave gaps).
+ *
+ * Offsets, in every segmented call: offset_type is CLPRIM_UINT32 or
+ * CLPRIM_UINT64 (anything else: CLPRIM_ERROR_INVALID_ARGUMENT, nothing
+ * written), the type of both begin_offsets and end_offsets; the offset of
+ * their clprim_buffer counts elements of that type. uint32 offsets take the
+ * lengths and offsets of clprim_run_length_encode() / _non_trivial_runs()
+ * scanned as they come, with no widening pass. Every
  * segment is checked on the device first: begin > end or end > n gives
  * CLPRIM_ERROR_INVALID_ARGUMENT with nothing written. Each segment is
  * reduced by a subgroup (a work-group on the local path); segments = 0
@@ -607,10 +619,11 @@ CLPRIM_API clprim_status clprim_reduce_sum(clprim_context *ctx, size_t n, clprim
  * Integer sums wrap around; float and double are added in their type, each
  * team member's share in order, then a tree (docs/ACCURACY.md).
  * @return : CLPRIM_SUCCESS once the work is enqueued (after the check's
- *           read); CLPRIM_ERROR_INVALID_ARGUMENT for bad segments. */
+ *           read); CLPRIM_ERROR_INVALID_ARGUMENT for bad segments or a bad
+ *           offset_type. */
 CLPRIM_API clprim_status clprim_segmented_sum(clprim_context *ctx, size_t n, clprim_type type,
                                               clprim_buffer in, size_t segments,
-                                              clprim_buffer begin_offsets,
+                                              clprim_type offset_type, clprim_buffer begin_offsets,
                                               clprim_buffer end_offsets, clprim_buffer out);
 
 /*! clprim_segmented_max(), clprim_segmented_min() :
@@ -621,12 +634,12 @@ CLPRIM_API clprim_status clprim_segmented_sum(clprim_context *ctx, size_t n, clp
  *           unknown flags. */
 CLPRIM_API clprim_status clprim_segmented_max(clprim_context *ctx, size_t n, clprim_type type,
                                               clprim_buffer in, size_t segments,
-                                              clprim_buffer begin_offsets,
+                                              clprim_type offset_type, clprim_buffer begin_offsets,
                                               clprim_buffer end_offsets, unsigned flags,
                                               clprim_buffer out);
 CLPRIM_API clprim_status clprim_segmented_min(clprim_context *ctx, size_t n, clprim_type type,
                                               clprim_buffer in, size_t segments,
-                                              clprim_buffer begin_offsets,
+                                              clprim_type offset_type, clprim_buffer begin_offsets,
                                               clprim_buffer end_offsets, unsigned flags,
                                               clprim_buffer out);
 
@@ -639,11 +652,13 @@ CLPRIM_API clprim_status clprim_segmented_min(clprim_context *ctx, size_t n, clp
  * @return : as clprim_segmented_max(). */
 CLPRIM_API clprim_status clprim_segmented_argmax(clprim_context *ctx, size_t n, clprim_type type,
                                                  clprim_buffer in, size_t segments,
+                                                 clprim_type offset_type,
                                                  clprim_buffer begin_offsets,
                                                  clprim_buffer end_offsets, unsigned flags,
                                                  clprim_buffer out);
 CLPRIM_API clprim_status clprim_segmented_argmin(clprim_context *ctx, size_t n, clprim_type type,
                                                  clprim_buffer in, size_t segments,
+                                                 clprim_type offset_type,
                                                  clprim_buffer begin_offsets,
                                                  clprim_buffer end_offsets, unsigned flags,
                                                  clprim_buffer out);
@@ -1088,8 +1103,10 @@ CLPRIM_API clprim_status clprim_topk(clprim_context *ctx, size_t n, clprim_type 
 
 /* Top-k and selection by rank in every segment at once (per-row top-k of a
  * batch): segments given by offsets (segment s is elements
- * [begin_offsets[s], end_offsets[s]), uint64 element offsets on the device,
- * begin <= end <= n, empty segments allowed, as clprim_segmented_sort_keys)
+ * [begin_offsets[s], end_offsets[s]), element offsets of offset_type,
+ * CLPRIM_UINT32 or CLPRIM_UINT64, on the device (see "Offsets" at the
+ * segmented reductions), begin <= end <= n, empty segments allowed, as
+ * clprim_segmented_sort_keys)
  * or as rows of a matrix (row r is elements [r row_length, (r + 1)
  * row_length)). Order and ties as clprim_topk and clprim_nth_element.
  * Segments up to a length (the larger of 2^16 and n / (2 compute units))
@@ -1116,10 +1133,10 @@ CLPRIM_API clprim_status clprim_topk(clprim_context *ctx, size_t n, clprim_type 
  * Flags: CLPRIM_TOPK_SMALLEST, CLPRIM_TOPK_SORTED, CLPRIM_INDICES_64.
  * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT also for neither
  *           output, other flags (CLPRIM_NTH_REJECT_NAN is not taken), a bad
- *           segment; CLPRIM_ERROR_SIZE_TOO_LARGE. */
+ *           segment or offset_type; CLPRIM_ERROR_SIZE_TOO_LARGE. */
 CLPRIM_API clprim_status clprim_segmented_topk(clprim_context *ctx, size_t n, clprim_type type,
                                                clprim_buffer in, size_t segments,
-                                               clprim_buffer begin_offsets,
+                                               clprim_type offset_type, clprim_buffer begin_offsets,
                                                clprim_buffer end_offsets, uint64_t k,
                                                unsigned flags, clprim_buffer values,
                                                clprim_buffer indices);
@@ -1134,10 +1151,11 @@ CLPRIM_API clprim_status clprim_batched_topk(clprim_context *ctx, size_t rows, s
  * element; an empty segment writes nothing. Values as clprim_nth_element
  * (a zero is returned as +0.0, a NaN as one quiet NaN). flags must be 0.
  * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT also for a NULL
- *           result, flags, a bad segment; CLPRIM_ERROR_SIZE_TOO_LARGE. */
+ *           result, flags, a bad segment or offset_type;
+ *           CLPRIM_ERROR_SIZE_TOO_LARGE. */
 CLPRIM_API clprim_status clprim_segmented_nth_element(clprim_context *ctx, size_t n,
                                                       clprim_type type, clprim_buffer in,
-                                                      size_t segments,
+                                                      size_t segments, clprim_type offset_type,
                                                       clprim_buffer begin_offsets,
                                                       clprim_buffer end_offsets, uint64_t k,
                                                       unsigned flags, clprim_buffer result);
@@ -1227,8 +1245,10 @@ CLPRIM_API clprim_status clprim_argsort(clprim_context *ctx, size_t n, clprim_ty
 /*! clprim_segmented_sort_keys(), clprim_segmented_sort_pairs() :
  * Sorts each of `segments` segments of the n keys (and values) on its own,
  * as clprim_sort_keys() / clprim_sort_pairs() over the whole key: segment s
- * is elements [begin_offsets[s], end_offsets[s]) (uint64 element offsets on
- * the device, begin <= end <= n; empty segments are allowed). Segments must
+ * is elements [begin_offsets[s], end_offsets[s]) (element offsets of
+ * offset_type, CLPRIM_UINT32 or CLPRIM_UINT64, on the device, see "Offsets"
+ * at the segmented reductions; begin <= end <= n; empty segments are
+ * allowed). Segments must
  * not overlap (overlapping ones give unspecified results, written within
  * their bounds); output elements outside every segment are not written.
  * Segments of up to one tile are sorted one work-group each in local
@@ -1238,16 +1258,18 @@ CLPRIM_API clprim_status clprim_argsort(clprim_context *ctx, size_t n, clprim_ty
  * @return : as clprim_sort_keys() / clprim_sort_pairs();
  *           CLPRIM_ERROR_INVALID_ARGUMENT also for a segment with
  *           begin > end or end > n (found on the device before anything is
- *           written). */
-CLPRIM_API clprim_status clprim_segmented_sort_keys(clprim_context *ctx, size_t n,
-                                                    clprim_type type, clprim_buffer keys_in,
-                                                    size_t segments, clprim_buffer begin_offsets,
+ *           written) and for a bad offset_type. */
+CLPRIM_API clprim_status clprim_segmented_sort_keys(clprim_context *ctx, size_t n, clprim_type type,
+                                                    clprim_buffer keys_in, size_t segments,
+                                                    clprim_type offset_type,
+                                                    clprim_buffer begin_offsets,
                                                     clprim_buffer end_offsets, unsigned flags,
                                                     clprim_buffer keys_out);
 CLPRIM_API clprim_status clprim_segmented_sort_pairs(
     clprim_context *ctx, size_t n, clprim_type key_type, clprim_buffer keys_in,
-    clprim_type value_type, clprim_buffer values_in, size_t segments, clprim_buffer begin_offsets,
-    clprim_buffer end_offsets, unsigned flags, clprim_buffer keys_out, clprim_buffer values_out);
+    clprim_type value_type, clprim_buffer values_in, size_t segments, clprim_type offset_type,
+    clprim_buffer begin_offsets, clprim_buffer end_offsets, unsigned flags, clprim_buffer keys_out,
+    clprim_buffer values_out);
 
 /* ---------------------------------------------------------------- search */
 

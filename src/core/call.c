@@ -9,7 +9,8 @@
  * (clprim__range), and ends (clprim__call_end): outputs that went through a
  * copy are copied back if the call succeeded, the call's sub-buffers are
  * released (OpenCL keeps them alive until the commands that use them have
- * run) and the context is given back.
+ * run) and the context is given back. A segmented call's begin and end
+ * offsets are two such ranges of uint32 or uint64 (clprim__segment_offsets).
  *
  * A range at offset 0 is the caller's buffer itself. Any other range is a
  * sub-buffer when its origin is aligned as the device requires
@@ -264,4 +265,20 @@ clprim_status clprim__range(clprim_context *ctx, const char *name, clprim_buffer
   }
   *mem = g->mem;
   return CLPRIM_SUCCESS;
+}
+
+clprim_status clprim__segment_offsets(clprim_context *ctx, clprim_type offset_type, size_t segments,
+                                      clprim_buffer begin_offsets, clprim_buffer end_offsets,
+                                      cl_mem *begins, cl_mem *ends) {
+  if (offset_type != CLPRIM_UINT32 && offset_type != CLPRIM_UINT64)
+    return clprim__invalid(ctx, "offset_type (%d) is neither CLPRIM_UINT32 nor CLPRIM_UINT64",
+                           (int)offset_type);
+  const size_t bytes = clprim_type_size(offset_type);
+  CLPRIM_CHECK(
+      clprim__range(ctx, "begin_offsets", begin_offsets, bytes, segments, CLPRIM__READ, begins));
+  return clprim__range(ctx, "end_offsets", end_offsets, bytes, segments, CLPRIM__READ, ends);
+}
+
+const char *clprim__offsets_option(clprim_type offset_type) {
+  return offset_type == CLPRIM_UINT32 ? " -DCLPRIM_OFFSETS_32=1" : "";
 }

@@ -395,6 +395,20 @@ clprim_status clprim__cl_fail(clprim_context *ctx, cl_int err, const char *what)
  * are resolved: use it only after all are. Resolve inputs before outputs. */
 clprim_status clprim__range(clprim_context *ctx, const char *name, clprim_buffer b,
                             size_t elem_size, size_t count, unsigned use, cl_mem *mem);
+/* A segmented call's offsets: offset_type must be CLPRIM_UINT32 or
+ * CLPRIM_UINT64 (else CLPRIM_ERROR_INVALID_ARGUMENT, a text that names
+ * offset_type); begin_offsets and end_offsets are then resolved as
+ * clprim__range's inputs of `segments` elements of that type (their
+ * clprim_buffer offsets count such elements). */
+clprim_status clprim__segment_offsets(clprim_context *ctx, clprim_type offset_type, size_t segments,
+                                      clprim_buffer begin_offsets, clprim_buffer end_offsets,
+                                      cl_mem *begins, cl_mem *ends);
+/* The build option that makes cl/internal/segments.h load offsets of
+ * offset_type (a checked one): " -DCLPRIM_OFFSETS_32=1" for uint32, "" for
+ * uint64 (the header's default, so those programs are the same as before
+ * uint32 offsets existed). Appended to a program's options, so it is part
+ * of the program's key. */
+const char *clprim__offsets_option(clprim_type offset_type);
 
 /* ---- core/enqueue.c, core/scratch.c */
 /* Sets kernel arguments: clprim__set_args(k, 3, sizeof(a), &a, sizeof(b), &b,

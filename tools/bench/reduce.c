@@ -110,11 +110,14 @@ static clprim_status call_segreduce(clprim_context *ctx, void *p) {
   const clprim_buffer begins = clprim_buf(a->begins), ends = clprim_buf(a->ends);
   switch (a->op) {
   case 0:
-    return clprim_segmented_sum(ctx, a->n, a->type, in, a->segments, begins, ends, out);
+    return clprim_segmented_sum(ctx, a->n, a->type, in, a->segments, CLPRIM_UINT64, begins, ends,
+                                out);
   case 1:
-    return clprim_segmented_max(ctx, a->n, a->type, in, a->segments, begins, ends, 0, out);
+    return clprim_segmented_max(ctx, a->n, a->type, in, a->segments, CLPRIM_UINT64, begins, ends, 0,
+                                out);
   default:
-    return clprim_segmented_argmax(ctx, a->n, a->type, in, a->segments, begins, ends, 0, out);
+    return clprim_segmented_argmax(ctx, a->n, a->type, in, a->segments, CLPRIM_UINT64, begins, ends,
+                                   0, out);
   }
 }
 
@@ -206,7 +209,8 @@ static int check_segmented_argmax(struct bench_check *c) {
 
 static clprim_status startup_segmented_sum(const struct bench_startup_inputs *in) {
   return clprim_segmented_sum(in->ctx, in->n, CLPRIM_FLOAT, clprim_buf(in->in), in->n / 1024,
-                              clprim_buf(in->begins), clprim_buf(in->ends), clprim_buf(in->out));
+                              CLPRIM_UINT64, clprim_buf(in->begins), clprim_buf(in->ends),
+                              clprim_buf(in->out));
 }
 
 /* ------------------------------------------------------------ the family */

@@ -28,7 +28,7 @@ static clprim_status call_sort(clprim_context *ctx, void *p) {
                           clprim_buf(a->values_out), clprim_buf(NULL));
   default:
     return clprim_segmented_sort_keys(ctx, a->n, a->type, clprim_buf(a->keys), a->segments,
-                                      clprim_buf(a->begins), clprim_buf(a->ends), 0,
+                                      CLPRIM_UINT64, clprim_buf(a->begins), clprim_buf(a->ends), 0,
                                       clprim_buf(a->keys_out));
   }
 }

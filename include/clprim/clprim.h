@@ -1515,9 +1515,12 @@ CLPRIM_API clprim_type clprim_pipeline_type(const clprim_pipeline *pipe);
  * host round trip; *elements (may be NULL) receives the number of elements
  * it holds room for (the count, where the terminal has one, says how many
  * are written).
- * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT for NULL
- *           arguments, a bad output, or one the last run's terminal did not
- *           write (or no run yet). */
+ * Takes the pipeline's context as the other pipeline calls do (so
+ * CLPRIM_ERROR_CONTEXT_BUSY while another thread is in a call on it), and
+ * a refusal has a text in clprim_context_last_error().
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT, with *mem and
+ *           *elements untouched, for NULL arguments, a bad output, or one
+ *           the last run's terminal did not write (or no run yet). */
 CLPRIM_API clprim_status clprim_pipeline_output(const clprim_pipeline *pipe,
                                                 clprim_pipeline_out which, cl_mem *mem,
                                                 size_t *elements);

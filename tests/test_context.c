@@ -93,8 +93,31 @@ static void test_device_choice(void **state) {
   o.device = "no-such-device-anywhere";
   TEST_STATUS(CLPRIM_ERROR_DEVICE_NOT_FOUND, clprim_context_create(&ctx, &o));
   assert_ptr_equal(ctx, untouched);
+  /* A creation that failed has its text, per thread, with a NULL context. */
+  test_text_has(NULL,
+                "context_create: device \"no-such-device-anywhere\" matches no OpenCL device "
+                "(the",
+                "a device that matches none");
+  test_text_has(NULL, "0:0 ", "a device that matches none (the list)");
   o.device = "0:0";
+  o.path = (clprim_path)99;
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_create(&ctx, &o));
+  test_text_has(NULL, "context_create: options->path (99) is not a clprim_path", "a bad path");
+  o.path = CLPRIM_PATH_AUTO;
+  o.wait_when_busy = 2;
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_create(&ctx, &o));
+  test_text_has(NULL, "context_create: options->wait_when_busy (2) is not 0 or 1",
+                "a bad wait_when_busy");
+  o.wait_when_busy = 0;
+  o.size = 0;
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_create(&ctx, &o));
+  test_text_has(NULL, "context_create: options->size (0) is too small", "options not initialised");
+  o.size = sizeof o;
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_create_from_queue(&ctx, NULL, &o));
+  test_text_has(NULL, "context_create_from_queue: queue is NULL", "a NULL queue");
+  assert_ptr_equal(ctx, untouched);
   TEST_OK(clprim_context_create(&ctx, &o));
+  test_text_has(NULL, NULL, "a creation that succeeded");
   clprim_device_info info;
   clprim_context_get_info(ctx, &info, sizeof info);
   clprim_context_free(ctx);
@@ -394,7 +417,7 @@ static void test_last_error(void **state) {
   (void)state;
   clprim_context *ctx;
   TEST_OK(clprim_context_create(&ctx, NULL));
-  assert_string_equal(clprim_context_last_error(NULL), "ctx is NULL");
+  assert_string_equal(clprim_context_last_error(NULL), ""); /* the creation's */
   assert_string_equal(clprim_context_last_error(ctx), "");
   cl_event event;
   TEST_TEXT(ctx, CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_last_event(ctx, NULL),

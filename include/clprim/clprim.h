@@ -298,7 +298,8 @@ CLPRIM_API clprim_status clprim_context_create(clprim_context **ctx,
  * caller keeps its own reference. The queue must be in-order; a queue with
  * CL_QUEUE_PROFILING_ENABLE lets clprim_context_last_time() report times.
  * options->device is ignored.
- * @return : CLPRIM_SUCCESS and *ctx set; or an error and *ctx as it was
+ * @return : CLPRIM_SUCCESS and *ctx set; or an error and *ctx as it was,
+ *           with its text in clprim_context_last_error(NULL)
  *           (CLPRIM_ERROR_INVALID_ARGUMENT for a NULL queue,
  *           CLPRIM_ERROR_UNSUPPORTED_DEVICE for an out-of-order queue). */
 CLPRIM_API clprim_status clprim_context_create_from_queue(clprim_context **ctx,
@@ -341,11 +342,17 @@ CLPRIM_API const char *clprim_context_build_log(const clprim_context *ctx);
  * with CLPRIM_ERROR_CONTEXT_BUSY leaves it alone (it is the text of the call
  * that holds the context); read it on the thread that made the call, before
  * that thread's next call on ctx. With CLPRIM_TRACE set, each text is also
- * printed to stderr when the failure happens. Calls with a NULL ctx, and
- * context creation, have no context to keep a text in.
- * @return : a NUL-terminated text owned by the context (valid until its
- *           next call or clprim_context_free()), never NULL: "" when the
- *           last call succeeded; "ctx is NULL" for a NULL ctx. */
+ * printed to stderr when the failure happens. Context creation has no
+ * context to keep a text in: with a NULL ctx this returns why the calling
+ * thread's last clprim_context_create() or
+ * clprim_context_create_from_queue() failed ("context_create: device
+ * \"foo\" matches no OpenCL device (the devices: 0:0 ...)",
+ * "context_create: options->path (9) is not a clprim_path"), or "" when it
+ * succeeded or none was made. Other calls with a NULL ctx leave no text.
+ * @return : a NUL-terminated text, never NULL: the context's (valid until
+ *           its next call or clprim_context_free()), "" when the last call
+ *           succeeded; for a NULL ctx this thread's creation text (valid
+ *           until its next creation). */
 CLPRIM_API const char *clprim_context_last_error(const clprim_context *ctx);
 
 /*! clprim_context_programs_made() :

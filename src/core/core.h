@@ -371,6 +371,13 @@ clprim_status clprim__unhold(clprim_context *ctx, clprim_status status);
  * CLPRIM_TRACE, and returns status. Only while ctx is held (a call). */
 clprim_status clprim__fail(clprim_context *ctx, clprim_status status, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
+/* Context creation's text (clprim_context_last_error(NULL)), kept per
+ * thread: begin empties it; fail stores the text (format... as printf,
+ * "context_create: ..."), unless one is stored already (the first failure
+ * is the cause), and returns status. */
+void clprim__create_begin(void);
+clprim_status clprim__create_fail(clprim_status status, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
 /* clprim__fail with CLPRIM_ERROR_INVALID_ARGUMENT. */
 clprim_status clprim__invalid(clprim_context *ctx, const char *format, ...)
     __attribute__((format(printf, 2, 3)));

@@ -472,6 +472,12 @@ static clprim_status finish_create(clprim_context *ctx, const clprim_options *op
                              options->wait_when_busy);
     ctx->wait_when_busy = options->wait_when_busy;
   }
+  ctx->build_threads = clprim__default_build_threads();
+  if (options && options->size >= offsetof(clprim_options, build_threads) + sizeof(unsigned) &&
+      options->build_threads != 0)
+    ctx->build_threads = options->build_threads < CLPRIM__BUILD_THREADS_MAX
+                             ? options->build_threads
+                             : CLPRIM__BUILD_THREADS_MAX;
 
   clprim_path want = options ? options->path : CLPRIM_PATH_AUTO;
   if ((unsigned)want >= CLPRIM_PATH_COUNT)

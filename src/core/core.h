@@ -218,6 +218,9 @@ struct clprim_context {
    * cache only while prebuilding (core/program.c). */
   int runtime_caches;
   int prebuilding; /* clprim_context_prebuild is building what it collected */
+  /* Programs built at once, each by a thread of its own
+   * (clprim_options.build_threads; core/program.c). */
+  unsigned build_threads;
   /* clprim_context_prebuild_progress's callback while it builds, or NULL. */
   clprim_progress_fn progress;
   void *progress_user;
@@ -336,6 +339,12 @@ clprim_status clprim__kernel(clprim_context *ctx, const char *file, const char *
 clprim_status clprim__build(clprim_context *ctx, const char *source, const char *options,
                             cl_program *program);
 void clprim__release_programs(clprim_context *ctx);
+/* clprim_options.build_threads's default: the host's online CPUs, at most
+ * CLPRIM__BUILD_THREADS_DEFAULT_MAX; an explicit value at most
+ * CLPRIM__BUILD_THREADS_MAX. */
+#define CLPRIM__BUILD_THREADS_DEFAULT_MAX 8u
+#define CLPRIM__BUILD_THREADS_MAX 64u
+unsigned clprim__default_build_threads(void);
 /* Disk cache of small text records (probe results): key -> text. */
 int clprim__cache_get_text(const clprim_context *ctx, const char *key, char *text, size_t size);
 void clprim__cache_put_text(const clprim_context *ctx, const char *key, const char *text);

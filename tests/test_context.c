@@ -917,7 +917,8 @@ static void count_progress(void *user, unsigned done, unsigned total) {
   if (done != p->calls + 1 || (p->calls && total != p->total)) p->out_of_order = 1;
   p->calls = done, p->total = total;
   unsigned t = 0;
-  while (t < p->thread_count && !pthread_equal(p->threads[t], pthread_self())) ++t;
+  while (t < p->thread_count && !pthread_equal(p->threads[t], pthread_self()))
+    ++t;
   if (t == p->thread_count && t < 16) p->threads[p->thread_count++] = pthread_self();
   const struct timespec moment = {0, 2000000};
   nanosleep(&moment, NULL);
@@ -954,8 +955,8 @@ static void test_prebuild(void **state) {
   TEST_OK(clprim__prebuild(ctx, 1u << CLPRIM_INT32 | (types > 1 ? 1u << CLPRIM_FLOAT : 0u),
                            count_progress, &seen));
   const size_t built = programs_built(ctx);
-  printf("prebuild: %zu programs in %.1f s, %u progress calls from %u of %u build threads\n",
-         built, (test_now_ms() - t0) / 1e3, seen.calls, seen.thread_count, ctx->build_threads);
+  printf("prebuild: %zu programs in %.1f s, %u progress calls from %u of %u build threads\n", built,
+         (test_now_ms() - t0) / 1e3, seen.calls, seen.thread_count, ctx->build_threads);
   assert_true(built > 0);
   /* Every program built once: one table entry and one progress call each,
    * done counting 1..total one call at a time, total all made. */
@@ -967,8 +968,7 @@ static void test_prebuild(void **state) {
   assert_false(seen.overlapped);
   /* Several at once: with programs enough for every thread, more than one
    * thread built. */
-  if (ctx->build_threads > 1 && built >= 4 * ctx->build_threads)
-    assert_true(seen.thread_count > 1);
+  if (ctx->build_threads > 1 && built >= 4 * ctx->build_threads) assert_true(seen.thread_count > 1);
   const double t1 = test_now_ms();
   const size_t n = 100000;
   cl_mem in = test_buffer(ctx, n * 8, NULL), out = test_buffer(ctx, n * 8, NULL),

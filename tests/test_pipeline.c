@@ -1279,8 +1279,7 @@ static void test_error_texts(void **state) {
   TEST_TEXT(ctx, INVALID, clprim_pipeline_output(p, CLPRIM_PIPE_OUT_VALUES, &got, &got_elements),
             "pipeline_output: which (0, CLPRIM_PIPE_OUT_VALUES) is not an output the last run "
             "wrote");
-  TEST_TEXT(ctx, INVALID,
-            clprim_pipeline_output(p, (clprim_pipeline_out)9, &got, &got_elements),
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_output(p, (clprim_pipeline_out)9, &got, &got_elements),
             "pipeline_output: which (9) is not a clprim_pipeline_out");
   TEST_TEXT(ctx, INVALID, clprim_pipeline_output(p, CLPRIM_PIPE_OUT_COUNT, NULL, &got_elements),
             "pipeline_output: mem is required");

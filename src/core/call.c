@@ -64,7 +64,9 @@ const char *clprim_context_last_error(const clprim_context *ctx) {
   return ctx ? ctx->last_error : create_error;
 }
 
-void clprim__create_begin(void) { create_error[0] = 0; }
+void clprim__create_begin(void) {
+  create_error[0] = 0;
+}
 
 clprim_status clprim__create_fail(clprim_status status, const char *format, ...) {
   if (create_error[0] || status == CLPRIM_SUCCESS) return status;

@@ -487,8 +487,10 @@ static clprim_status finish_create(clprim_context *ctx, const clprim_options *op
     if (clprim_path_from_name(env, &want) != CLPRIM_SUCCESS) {
       fprintf(stderr, "clprim: CLPRIM_PATH=\"%s\" is not a path name (auto, local, "
                       "khr_subgroups, khr_ballot, nv_ptx)\n", env);
-      return clprim__invalid(ctx, "CLPRIM_PATH=\"%s\" is not a path name (auto, local, "
-                                  "khr_subgroups, khr_ballot, nv_ptx)", env);
+      return clprim__invalid(ctx,
+                             "CLPRIM_PATH=\"%s\" is not a path name (auto, local, "
+                             "khr_subgroups, khr_ballot, nv_ptx)",
+                             env);
     }
 
   const char *trace = getenv("CLPRIM_TRACE");
@@ -551,11 +553,13 @@ static int options_valid(const clprim_options *options) {
 static clprim_status create_own(clprim_context **out, const clprim_options *options,
                                 const struct clprim_family *const *families,
                                 unsigned family_count) {
-  if (!out) return clprim__create_fail(CLPRIM_ERROR_INVALID_ARGUMENT, "context_create: ctx is NULL");
+  if (!out)
+    return clprim__create_fail(CLPRIM_ERROR_INVALID_ARGUMENT, "context_create: ctx is NULL");
   if (!options_valid(options))
     return clprim__create_fail(CLPRIM_ERROR_INVALID_ARGUMENT,
                                "context_create: options->size (%zu) is too small (initialise "
-                               "options with clprim_options_init)", options->size);
+                               "options with clprim_options_init)",
+                               options->size);
   const char *want = options && options->device ? options->device : getenv("CLPRIM_DEVICE");
   cl_platform_id platform;
   cl_device_id device;
@@ -563,7 +567,8 @@ static clprim_status create_own(clprim_context **out, const clprim_options *opti
 
   clprim_context *ctx = new_context("context_create");
   if (!ctx)
-    return clprim__create_fail(CLPRIM_ERROR_OUT_OF_HOST_MEMORY, "context_create: out of host memory");
+    return clprim__create_fail(CLPRIM_ERROR_OUT_OF_HOST_MEMORY,
+                               "context_create: out of host memory");
   ctx->platform = platform;
   ctx->device = device;
   cl_int err;
@@ -591,9 +596,11 @@ static clprim_status create_on_queue(clprim_context **out, cl_command_queue queu
   if (!options_valid(options))
     return clprim__create_fail(CLPRIM_ERROR_INVALID_ARGUMENT,
                                "%s: options->size (%zu) is too small (initialise options with "
-                               "clprim_options_init)", name, options->size);
+                               "clprim_options_init)",
+                               name, options->size);
   clprim_context *ctx = new_context(name);
-  if (!ctx) return clprim__create_fail(CLPRIM_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", name);
+  if (!ctx)
+    return clprim__create_fail(CLPRIM_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", name);
   cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx->cl_ctx, &ctx->cl_ctx,
                                      NULL);
   if (err == CL_SUCCESS)

@@ -455,8 +455,9 @@ static void *build_worker(void *arg) {
 
 unsigned clprim__default_build_threads(void) {
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  return cpus < 1 ? 1u : cpus > CLPRIM__BUILD_THREADS_DEFAULT_MAX ? CLPRIM__BUILD_THREADS_DEFAULT_MAX
-                                                                  : (unsigned)cpus;
+  return cpus < 1                                   ? 1u
+         : cpus > CLPRIM__BUILD_THREADS_DEFAULT_MAX ? CLPRIM__BUILD_THREADS_DEFAULT_MAX
+                                                    : (unsigned)cpus;
 }
 
 /* Collection (clprim_context_prebuild): keeps a copy of each request not
@@ -543,7 +544,8 @@ clprim_status clprim__kernels(clprim_context *ctx, const struct clprim_kernel_re
            pthread_create(&threads[started], NULL, build_worker, &q) == 0)
       ++started;
     build_worker(&q);
-    for (unsigned k = 0; k < started; ++k) pthread_join(threads[k], NULL);
+    for (unsigned k = 0; k < started; ++k)
+      pthread_join(threads[k], NULL);
     free(threads);
     pthread_mutex_destroy(&q.lock);
   }

@@ -95,8 +95,9 @@ static void explain_mismatch(clprim_context *ctx, MPI_Comm comm, uint64_t hash) 
  * others CLPRIM_MPI_ERROR_REMOTE, and differing hashes give
  * CLPRIM_MPI_ERROR_MISMATCH everywhere; then one MPI_Allgather of
  * (n_local, extra) per rank. */
-clprim_status clprim__mpi_part_check(clprim_context *ctx, MPI_Comm comm, clprim_status local, uint64_t hash,
-                                uint64_t n_local, uint64_t extra, struct clprim_mpi_part *p) {
+clprim_status clprim__mpi_part_check(clprim_context *ctx, MPI_Comm comm, clprim_status local,
+                                     uint64_t hash, uint64_t n_local, uint64_t extra,
+                                     struct clprim_mpi_part *p) {
   memset(p, 0, sizeof *p);
   if (comm == MPI_COMM_NULL) return CLPRIM_ERROR_INVALID_ARGUMENT;
   CLPRIM__MPI_OK(MPI_Comm_rank(comm, &p->rank));
@@ -149,15 +150,16 @@ clprim_status clprim__mpi_agree(clprim_context *ctx, MPI_Comm comm, clprim_statu
  * allocated by every rank before: a failed allocation must be agreed on
  * first) with the local status in front; the status as clprim__mpi_agree() gives it.
  * all[(words + 1) r + 1 ...] is rank r's record. */
-clprim_status clprim__mpi_gather_status(clprim_context *ctx, MPI_Comm comm, int size, clprim_status local,
-                                   const uint64_t *mine, unsigned words, uint64_t *all,
-                                   uint64_t *record) {
+clprim_status clprim__mpi_gather_status(clprim_context *ctx, MPI_Comm comm, int size,
+                                        clprim_status local, const uint64_t *mine, unsigned words,
+                                        uint64_t *all, uint64_t *record) {
   record[0] = (uint64_t)(local != CLPRIM_SUCCESS);
   memcpy(record + 1, mine, words * 8);
   CLPRIM__MPI_OK(
       MPI_Allgather(record, (int)words + 1, MPI_UINT64_T, all, (int)words + 1, MPI_UINT64_T, comm));
   int any = 0;
-  for (int r = 0; r < size && !any; ++r) any = all[(words + 1) * (size_t)r] != 0;
+  for (int r = 0; r < size && !any; ++r)
+    any = all[(words + 1) * (size_t)r] != 0;
   if (any) explain_remote(ctx, comm, local);
   return local != CLPRIM_SUCCESS ? local : any ? CLPRIM_MPI_ERROR_REMOTE : CLPRIM_SUCCESS;
 }
@@ -237,7 +239,9 @@ const struct clprim_family clprim__family_mpi = {"mpi", mpi_knobs, 1, NULL, 0, 0
 static const struct clprim_family *const mpi_families[] = {CLPRIM__FAMILY_LIST &clprim__family_mpi};
 #define MPI_FAMILIES ((unsigned)(sizeof mpi_families / sizeof mpi_families[0]))
 
-const char *clprim_mpi_context_create_error(void) { return clprim_context_last_error(NULL); }
+const char *clprim_mpi_context_create_error(void) {
+  return clprim_context_last_error(NULL);
+}
 
 clprim_status clprim_mpi_context_create(clprim_context **ctx, MPI_Comm comm,
                                         const clprim_options *options) {
@@ -254,7 +258,8 @@ clprim_status clprim_mpi_context_create(clprim_context **ctx, MPI_Comm comm,
     if (options->size < sizeof(size_t))
       st = clprim__create_fail(CLPRIM_ERROR_INVALID_ARGUMENT,
                                "mpi_context_create: options->size (%zu) is too small (initialise "
-                               "options with clprim_options_init)", options->size);
+                               "options with clprim_options_init)",
+                               options->size);
     else
       memcpy(&o, options, options->size < sizeof o ? options->size : sizeof o), o.size = sizeof o;
   }

@@ -210,7 +210,8 @@ static clprim_status dsel_finish(void *arg, clprim_status local, int elements,
     mine[i] = elements ? clprim__key_of_bits(d->type, bits) : bits;
   }
   /* Every rank's counts per part (and status), then the keys. */
-  st = clprim__mpi_gather_status(d->ctx, d->comm, P, st, lens, (unsigned)nparts, lens_all, d->record);
+  st = clprim__mpi_gather_status(d->ctx, d->comm, P, st, lens, (unsigned)nparts, lens_all,
+                                 d->record);
   int total = 0;
   for (int q = 0; st == CLPRIM_SUCCESS && q < P; ++q) {
     uint64_t n = 0;
@@ -327,7 +328,8 @@ clprim_status clprim_mpi_quantiles(clprim_context *ctx, MPI_Comm comm, size_t n_
   }
   if (st == CLPRIM_SUCCESS) {
     sorted = malloc(count * 8), keys = malloc(count * 8);
-    st = clprim__mpi_agree(ctx, comm, sorted && keys ? CLPRIM_SUCCESS : CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
+    st = clprim__mpi_agree(ctx, comm,
+                           sorted && keys ? CLPRIM_SUCCESS : CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
   }
   if (st == CLPRIM_SUCCESS) {
     memcpy(sorted, ranks, count * 8);
@@ -501,8 +503,8 @@ clprim_status clprim_mpi_topk(clprim_context *ctx, MPI_Comm comm, size_t n_local
       /* The only INVALID_ARGUMENT left is a NaN refused: refused on every
        * rank (its flag rides in the check's extra word). */
       const int nan = local == CLPRIM_ERROR_INVALID_ARGUMENT;
-      st = clprim__mpi_part_check(ctx, comm, nan ? CLPRIM_SUCCESS : local, CLPRIM__MPI_HASH_START, kl,
-                                  (uint64_t)nan, &cp);
+      st = clprim__mpi_part_check(ctx, comm, nan ? CLPRIM_SUCCESS : local, CLPRIM__MPI_HASH_START,
+                                  kl, (uint64_t)nan, &cp);
       cand_part = st == CLPRIM_SUCCESS;
       for (int r = 0; cand_part && r < cp.size; ++r)
         if (cp.extra_of[r]) st = CLPRIM_ERROR_INVALID_ARGUMENT;

@@ -279,10 +279,11 @@ clprim_status clprim_mpi_sort_keys(clprim_context *ctx, MPI_Comm comm, size_t n_
     equal = malloc(np * 8), all = malloc(np * (2 * np - 1) * 8), record = malloc(2 * np * 8);
     mine = malloc(2 * np * 8);
     scount = malloc(sizeof(int) * 8 * np);
-    st = clprim__mpi_agree(ctx, comm, splitter_ranks && keys && below && equal && all && record &&
-                                         mine && scount
-                                     ? CLPRIM_SUCCESS
-                                     : CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
+    st = clprim__mpi_agree(ctx, comm,
+                           splitter_ranks && keys && below && equal && all && record && mine &&
+                                   scount
+                               ? CLPRIM_SUCCESS
+                               : CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
   }
   int cuts_add_up = 0;
   if (st == CLPRIM_SUCCESS && N > 0 && P > 1) {
@@ -303,7 +304,8 @@ clprim_status clprim_mpi_sort_keys(clprim_context *ctx, MPI_Comm comm, size_t n_
       for (size_t j = 0; j < ns; ++j)
         mine[2 * j] = local == CLPRIM_SUCCESS ? below[j] : 0,
                  mine[2 * j + 1] = local == CLPRIM_SUCCESS ? equal[j] : 0;
-      st = clprim__mpi_gather_status(ctx, comm, p.size, local, mine, (unsigned)(2 * ns), all, record);
+      st = clprim__mpi_gather_status(ctx, comm, p.size, local, mine, (unsigned)(2 * ns), all,
+                                     record);
     }
     /* cut[q][r]: how many of rank q's sorted keys go to ranks below r. */
     if (st == CLPRIM_SUCCESS) {

@@ -105,6 +105,12 @@ static clprim_status room(clprim_pipeline *p, unsigned which, size_t bytes) {
   return CLPRIM_SUCCESS;
 }
 
+static const char *output_name(clprim_pipeline_out which) {
+  static const char *const names[OUTPUTS] = {"CLPRIM_PIPE_OUT_VALUES", "CLPRIM_PIPE_OUT_INDICES",
+                                             "CLPRIM_PIPE_OUT_COUNT", "CLPRIM_PIPE_OUT_RESULT"};
+  return (unsigned)which < OUTPUTS ? names[which] : "no output";
+}
+
 static void mark(clprim_pipeline *p, clprim_pipeline_out which, size_t elements, size_t elem_size) {
   p->written[which] = 1, p->elements[which] = elements, p->elem_size[which] = elem_size;
 }
@@ -669,11 +675,25 @@ clprim_status clprim_pipeline_run_counted(clprim_pipeline *p, size_t n, const cl
 
 clprim_status clprim_pipeline_output(const clprim_pipeline *p, clprim_pipeline_out which,
                                      cl_mem *mem, size_t *elements) {
-  if (!p || !mem || (unsigned)which >= OUTPUTS || !p->written[which])
-    return CLPRIM_ERROR_INVALID_ARGUMENT;
-  *mem = p->buf[which];
-  if (elements) *elements = p->elements[which];
-  return CLPRIM_SUCCESS;
+  if (!p) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  /* Taken as the other pipeline calls take it, so that a refusal has its
+   * text (clprim_context_last_error). */
+  CLPRIM_CHECK(clprim__hold(p->ctx, "pipeline_output"));
+  clprim_status st = CLPRIM_SUCCESS;
+  if (!mem)
+    st = clprim__invalid(p->ctx, "mem is required (NULL)");
+  else if ((unsigned)which >= OUTPUTS)
+    st = clprim__invalid(p->ctx, "which (%d) is not a clprim_pipeline_out", (int)which);
+  else if (!p->written[which])
+    st = clprim__invalid(p->ctx,
+                         "which (%d, %s) is not an output the last run wrote (no run yet, or "
+                         "the run's terminal does not write it)",
+                         (int)which, output_name(which));
+  if (st == CLPRIM_SUCCESS) {
+    *mem = p->buf[which];
+    if (elements) *elements = p->elements[which];
+  }
+  return clprim__unhold(p->ctx, st);
 }
 
 clprim_status clprim_pipeline_read_count(clprim_pipeline *p, uint64_t *count) {

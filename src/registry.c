@@ -15,6 +15,10 @@ clprim_status clprim_context_create(clprim_context **out, const clprim_options *
 
 clprim_status clprim_context_create_from_queue(clprim_context **out, cl_command_queue queue,
                                                const clprim_options *options) {
-  if (!queue) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (!queue) {
+    clprim__create_begin();
+    return clprim__create_fail(CLPRIM_ERROR_INVALID_ARGUMENT,
+                               "context_create_from_queue: queue is NULL");
+  }
   return clprim__create(out, queue, options, families, COUNT);
 }

@@ -93,8 +93,31 @@ static void test_device_choice(void **state) {
   o.device = "no-such-device-anywhere";
   TEST_STATUS(CLPRIM_ERROR_DEVICE_NOT_FOUND, clprim_context_create(&ctx, &o));
   assert_ptr_equal(ctx, untouched);
+  /* A creation that failed has its text, per thread, with a NULL context. */
+  test_text_has(NULL,
+                "context_create: device \"no-such-device-anywhere\" matches no OpenCL device "
+                "(the",
+                "a device that matches none");
+  test_text_has(NULL, "0:0 ", "a device that matches none (the list)");
   o.device = "0:0";
+  o.path = (clprim_path)99;
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_create(&ctx, &o));
+  test_text_has(NULL, "context_create: options->path (99) is not a clprim_path", "a bad path");
+  o.path = CLPRIM_PATH_AUTO;
+  o.wait_when_busy = 2;
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_create(&ctx, &o));
+  test_text_has(NULL, "context_create: options->wait_when_busy (2) is not 0 or 1",
+                "a bad wait_when_busy");
+  o.wait_when_busy = 0;
+  o.size = 0;
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_create(&ctx, &o));
+  test_text_has(NULL, "context_create: options->size (0) is too small", "options not initialised");
+  o.size = sizeof o;
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_create_from_queue(&ctx, NULL, &o));
+  test_text_has(NULL, "context_create_from_queue: queue is NULL", "a NULL queue");
+  assert_ptr_equal(ctx, untouched);
   TEST_OK(clprim_context_create(&ctx, &o));
+  test_text_has(NULL, NULL, "a creation that succeeded");
   clprim_device_info info;
   clprim_context_get_info(ctx, &info, sizeof info);
   clprim_context_free(ctx);
@@ -394,7 +417,7 @@ static void test_last_error(void **state) {
   (void)state;
   clprim_context *ctx;
   TEST_OK(clprim_context_create(&ctx, NULL));
-  assert_string_equal(clprim_context_last_error(NULL), "ctx is NULL");
+  assert_string_equal(clprim_context_last_error(NULL), ""); /* the creation's */
   assert_string_equal(clprim_context_last_error(ctx), "");
   cl_event event;
   TEST_TEXT(ctx, CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_last_event(ctx, NULL),
@@ -876,20 +899,54 @@ static void test_asynchrony(void **state) {
   clprim_context_free(ctx);
 }
 
+static double test_now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
 static size_t programs_built(const clprim_context *ctx) {
   size_t count = 0;
   for (const struct clprim_program_entry *e = ctx->programs; e; e = e->next) ++count;
   return count;
 }
 
+/* What the progress callback saw: calls with done counting 1, 2, ...
+ * and one total, never two calls at once (each waits a moment inside, so
+ * that an unlocked call from a second build thread would overlap it), and
+ * the build threads that made them. */
 struct progress_seen {
   unsigned calls, total;
-  int out_of_order;
+  int out_of_order, overlapped;
+  atomic_int inside;
+  pthread_t threads[16];
+  unsigned thread_count;
 };
 static void count_progress(void *user, unsigned done, unsigned total) {
   struct progress_seen *p = user;
+  if (atomic_fetch_add(&p->inside, 1) != 0) p->overlapped = 1;
   if (done != p->calls + 1 || (p->calls && total != p->total)) p->out_of_order = 1;
   p->calls = done, p->total = total;
+  unsigned t = 0;
+  while (t < p->thread_count && !pthread_equal(p->threads[t], pthread_self()))
+    ++t;
+  if (t == p->thread_count && t < 16) p->threads[p->thread_count++] = pthread_self();
+  const struct timespec moment = {0, 2000000};
+  nanosleep(&moment, NULL);
+  atomic_fetch_sub(&p->inside, 1);
+}
+
+/* 1 when two programs of ctx's table are the same program (file, options,
+ * kernels and prefix): one built twice. */
+static int program_built_twice(const clprim_context *ctx) {
+  for (const struct clprim_program_entry *a = ctx->programs; a; a = a->next)
+    for (const struct clprim_program_entry *b = a->next; b; b = b->next)
+      if (!strcmp(a->file, b->file) && !strcmp(a->options, b->options) &&
+          !strcmp(a->kernels, b->kernels) && !strcmp(a->prefix, b->prefix)) {
+        printf("built twice: %s [%s] %s\n", a->file, a->kernels, a->options);
+        return 1;
+      }
+  return 0;
 }
 
 /* clprim_context_prebuild builds what the calls then run: after it, a call
@@ -903,16 +960,27 @@ static void test_prebuild(void **state) {
   clprim_device_info info;
   TEST_OK(clprim_context_get_info(ctx, &info, sizeof info));
   const int types = info.device_type & CL_DEVICE_TYPE_GPU ? 2 : 1;
-  struct progress_seen seen = {0, 0, 0};
+  struct progress_seen seen;
+  memset(&seen, 0, sizeof seen);
+  const double t0 = test_now_ms();
   TEST_OK(clprim__prebuild(ctx, 1u << CLPRIM_INT32 | (types > 1 ? 1u << CLPRIM_FLOAT : 0u),
                            count_progress, &seen));
   const size_t built = programs_built(ctx);
-  printf("prebuild: %zu programs, %u progress calls\n", built, seen.calls);
+  printf("prebuild: %zu programs in %.1f s, %u progress calls from %u of %u build threads\n", built,
+         (test_now_ms() - t0) / 1e3, seen.calls, seen.thread_count, ctx->build_threads);
   assert_true(built > 0);
-  /* One progress call per program, done counting 1..total, total all made. */
+  /* Every program built once: one table entry and one progress call each,
+   * done counting 1..total one call at a time, total all made. */
+  assert_false(program_built_twice(ctx));
+  assert_int_equal(ctx->programs_made, built);
   assert_int_equal(seen.calls, built);
   assert_int_equal(seen.total, built);
   assert_false(seen.out_of_order);
+  assert_false(seen.overlapped);
+  /* Several at once: with programs enough for every thread, more than one
+   * thread built. */
+  if (ctx->build_threads > 1 && built >= 4 * ctx->build_threads) assert_true(seen.thread_count > 1);
+  const double t1 = test_now_ms();
   const size_t n = 100000;
   cl_mem in = test_buffer(ctx, n * 8, NULL), out = test_buffer(ctx, n * 8, NULL),
          out2 = test_buffer(ctx, n * 8, NULL), values = test_buffer(ctx, n * 8, NULL);
@@ -979,6 +1047,7 @@ static void test_prebuild(void **state) {
   TEST_OK(clprim_reduce_by_key(ctx, n, CLPRIM_INT32, clprim_buf(in), CLPRIM_INT32,
                                clprim_buf(values), clprim_buf(out), clprim_buf(out2), NULL,
                                clprim_buf(NULL)));
+  printf("prebuild: the calls after it took %.1f s\n", (test_now_ms() - t1) / 1e3);
   /* Programs are kept newest first: name what the calls had to build. */
   const struct clprim_program_entry *e = ctx->programs;
   for (size_t extra = programs_built(ctx) - built; extra > 0 && e; --extra, e = e->next)

@@ -1113,6 +1113,13 @@ static void sweep_create(cl_command_queue queue) {
     } else if (ctx) {
       fail_msg("context creation: failed, yet *ctx was set");
     }
+    /* Its text: why it failed (naming the call), or "" after a success. */
+    const char *text = clprim_context_last_error(NULL);
+    if (st != CLPRIM_SUCCESS && !strstr(text, "context_create"))
+      fail_msg("context creation: call %lu (%s) failed, the creation's text is \"%s\"", k,
+               shim_fired_name(), text);
+    if (st == CLPRIM_SUCCESS && *text)
+      fail_msg("context creation succeeded with the text \"%s\"", text);
     if (shim_live() != live)
       fail_msg("context creation: call %lu (%s) failed: %ld OpenCL objects left", k,
                shim_fired_name(), shim_live() - live);

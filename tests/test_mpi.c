@@ -536,6 +536,28 @@ static void check_sort(clprim_type type) {
 
 /* --------------------------------------------------------------- errors */
 
+static void expect_text(const char *text, const char *part) {
+  EXPECT(strstr(text, part) != NULL, "the text \"%s\" does not hold \"%s\"", text, part);
+}
+
+/* After a call that failed on the last rank alone with `status` (every
+ * rank calls this): there its own text (not empty); on the others "rank
+ * <last> failed with <status> (<name>): <the last rank's text>". */
+static void expect_remote_text(const char *text, clprim_status status) {
+  char theirs[256];
+  snprintf(theirs, sizeof theirs, "%s", text);
+  /* PMPI_: not one of the collectives that the tests count and fail */
+  PMPI_Bcast(theirs, sizeof theirs, MPI_CHAR, size_ - 1, comm);
+  if (rank_ == size_ - 1) {
+    EXPECT(*text, "the failed rank has no text");
+    return;
+  }
+  char want[512];
+  snprintf(want, sizeof want, "rank %d failed with %d (%s): %s", size_ - 1, (int)status,
+           clprim_mpi_status_name(status), theirs);
+  expect_text(text, want);
+}
+
 static void check_errors(void) {
   struct global g;
   make(&g, CLPRIM_FLOAT, 5000, 0, 0);
@@ -545,6 +567,9 @@ static void check_errors(void) {
     const clprim_type t = rank_ == 0 ? CLPRIM_UINT32 : CLPRIM_FLOAT;
     EXPECT_STATUS(CLPRIM_MPI_ERROR_MISMATCH,
                   clprim_mpi_reduce_sum(ctx, comm, g.n_local, t, clprim_buf(g.part), &v));
+    expect_text(clprim_context_last_error(ctx),
+                "mpi: the arguments that must agree differ between ranks (rank 1's are not "
+                "rank 0's");
     EXPECT_STATUS(CLPRIM_MPI_ERROR_MISMATCH,
                   clprim_mpi_nth_element(ctx, comm, g.n_local, CLPRIM_FLOAT, clprim_buf(g.part),
                                          rank_ == 0 ? 1 : 2, 0, &v));
@@ -557,9 +582,25 @@ static void check_errors(void) {
   EXPECT_STATUS(last ? CLPRIM_ERROR_INVALID_ARGUMENT : CLPRIM_MPI_ERROR_REMOTE,
                 clprim_mpi_reduce_sum(ctx, comm, g.n_local, CLPRIM_FLOAT, clprim_buf(g.part),
                                       last ? NULL : &v));
+  expect_remote_text(clprim_context_last_error(ctx), CLPRIM_ERROR_INVALID_ARGUMENT);
   EXPECT_STATUS(last ? CLPRIM_ERROR_BUFFER_TOO_SMALL : CLPRIM_MPI_ERROR_REMOTE,
                 clprim_mpi_scan_inclusive(ctx, comm, g.n_local + last, CLPRIM_FLOAT,
                                           clprim_buf(g.part), clprim_buf(g.part)));
+  expect_remote_text(clprim_context_last_error(ctx), CLPRIM_ERROR_BUFFER_TOO_SMALL);
+  /* A context that the last rank cannot create: its reason on every rank. */
+  {
+    clprim_options o;
+    clprim_options_init(&o);
+    o.device = last ? "no-such-device-anywhere" : NULL;
+    clprim_context *other = NULL;
+    EXPECT_STATUS(last ? CLPRIM_ERROR_DEVICE_NOT_FOUND : CLPRIM_MPI_ERROR_REMOTE,
+                  clprim_mpi_context_create(&other, comm, &o));
+    EXPECT(other == NULL, "a failed clprim_mpi_context_create set *ctx");
+    if (last)
+      expect_text(clprim_mpi_context_create_error(),
+                  "context_create: device \"no-such-device-anywhere\" matches no OpenCL device");
+    expect_remote_text(clprim_mpi_context_create_error(), CLPRIM_ERROR_DEVICE_NOT_FOUND);
+  }
   /* Sort: rank 0's output too small. */
   {
     const uint64_t share = clprim_mpi_sort_share(g.n, rank_, size_);

@@ -1268,7 +1268,25 @@ static void test_error_texts(void **state) {
   TEST_TEXT(ctx, INVALID, clprim_pipeline_filter_flags(p, 1), "pipeline_filter_flags: input (1)");
   TEST_TEXT(ctx, INVALID, clprim_pipeline_run(p, 100, &A, NULL),
             "pipeline_run: the pipeline has no terminal");
+  /* clprim_pipeline_output's refusals, with *mem and *elements untouched. */
+  cl_mem got = (cl_mem)&got;
+  size_t got_elements = 77;
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_output(p, CLPRIM_PIPE_OUT_COUNT, &got, &got_elements),
+            "pipeline_output: which (2, CLPRIM_PIPE_OUT_COUNT) is not an output the last run "
+            "wrote");
   TEST_OK_NO_TEXT(ctx, clprim_pipeline_count(p));
+  TEST_OK(clprim_pipeline_run(p, 100, &A, NULL));
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_output(p, CLPRIM_PIPE_OUT_VALUES, &got, &got_elements),
+            "pipeline_output: which (0, CLPRIM_PIPE_OUT_VALUES) is not an output the last run "
+            "wrote");
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_output(p, (clprim_pipeline_out)9, &got, &got_elements),
+            "pipeline_output: which (9) is not a clprim_pipeline_out");
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_output(p, CLPRIM_PIPE_OUT_COUNT, NULL, &got_elements),
+            "pipeline_output: mem is required");
+  assert_ptr_equal(got, (cl_mem)&got);
+  assert_int_equal(got_elements, 77);
+  TEST_OK_NO_TEXT(ctx, clprim_pipeline_output(p, CLPRIM_PIPE_OUT_COUNT, &got, &got_elements));
+  assert_int_equal(got_elements, 1);
   TEST_TEXT(ctx, SMALL, clprim_pipeline_run(p, 2000, &A, NULL),
             "pipeline_run: inputs[0] holds 1024 elements from offset 0, the call needs 2000");
   TEST_TEXT(ctx, INVALID, clprim_pipeline_run(p, 100, NULL, NULL), "inputs is required");

@@ -16,12 +16,15 @@
 #include <unistd.h>
 
 static const char usage[] =
-    "usage: clprim-info [--no-self-test] [--all-checks] [--prebuild] [--json] [--help]\n"
+    "usage: clprim-info [--no-self-test] [--all-checks] [--prebuild] [--build-threads N]\n"
+    "                   [--json] [--help]\n"
     "  --no-self-test  skip the self-tests (every family on every path the device runs)\n"
     "  --all-checks    the self-test checks every op of each family (default: its first)\n"
     "  --prebuild      build every program of the chosen path into clprim's disk cache\n"
     "                  (clprim_context_prebuild), with progress on stderr, and say how\n"
     "                  long it took\n"
+    "  --build-threads N  programs built at once (clprim_options.build_threads; default:\n"
+    "                  one per online CPU, at most 8)\n"
     "  --json          print one JSON object instead of text\n"
     "  --help          this text\n"
     "The device: $CLPRIM_DEVICE (a name, \"P:D\", or gpu / cpu / accelerator), else the\n"
@@ -145,6 +148,7 @@ static void json_string(const char *s) {
 
 int main(int argc, char **argv) {
   int run_tests = 1, prebuild = 0, json = 0;
+  unsigned build_threads = 0;
   for (int a = 1; a < argc; ++a) {
     if (!strcmp(argv[a], "--no-self-test")) {
       run_tests = 0;
@@ -152,6 +156,14 @@ int main(int argc, char **argv) {
       all_checks = 1;
     } else if (!strcmp(argv[a], "--prebuild")) {
       prebuild = 1;
+    } else if (!strcmp(argv[a], "--build-threads") && a + 1 < argc) {
+      char *end;
+      const long n = strtol(argv[++a], &end, 10);
+      if (*end || n < 1 || n > 64) {
+        fprintf(stderr, "clprim-info: --build-threads takes 1 to 64\n");
+        return 2;
+      }
+      build_threads = (unsigned)n;
     } else if (!strcmp(argv[a], "--json")) {
       json = 1;
     } else if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
@@ -166,11 +178,12 @@ int main(int argc, char **argv) {
   const unsigned count = clprim_list_devices(list, sizeof list);
   clprim_options opts;
   clprim_options_init(&opts);
+  opts.build_threads = build_threads;
   clprim_context *ctx;
   clprim_status st = clprim_context_create(&ctx, &opts);
   if (st != CLPRIM_SUCCESS) {
-    fprintf(stderr, "clprim-info: no context: %s\nOpenCL devices (%u):\n%s", clprim_status_name(st),
-            count, list);
+    fprintf(stderr, "clprim-info: no context: %s (%s)\nOpenCL devices (%u):\n%s",
+            clprim_status_name(st), clprim_context_last_error(NULL), count, list);
     return 1;
   }
   clprim_device_info in;

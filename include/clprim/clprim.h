@@ -95,7 +95,8 @@ extern "C" {
  *   clprim_quantile_rank rounds a tie to the lower rank (0.2: up), so p50
  *   is the median; clprim_pipeline_read is not a primitive call (last_time
  *   and last_event stay the run's). New: clprim_context_last_error(),
- *   clprim_options.wait_when_busy, clprim_context_prebuild_progress(),
+ *   clprim_options.wait_when_busy and .build_threads,
+ *   clprim_context_prebuild_progress(),
  *   clprim_sort_tile(), clprim_pipeline_read_result() and _read_count().
  *   clprim_sort_pairs and clprim_segmented_sort_pairs take a value type,
  *   as the by-key calls do (0.2: a size in bytes, 4 or 8).
@@ -268,11 +269,17 @@ typedef struct clprim_options {
    * waiting calls get it in the order they arrived (one context shared by
    * threads, each call whole; the calls still run one at a time). */
   int wait_when_busy;
+  /* Programs built at once, each on a host thread of its own (by
+   * clprim_context_prebuild() and by a call that needs several): 0, the
+   * default, is one per online CPU of the host, at most 8; n is at most n
+   * (1: one at a time; values above 64 count as 64). On Oclgrind, which
+   * crashed with programs built concurrently, always one. */
+  unsigned build_threads;
 } clprim_options;
 
 /*! clprim_options_init() :
  * Sets size to sizeof(clprim_options) as this header defines it, and every
- * other field to its default (NULL, CLPRIM_PATH_AUTO, NULL, 0). Inline, so
+ * other field to its default (NULL, CLPRIM_PATH_AUTO, NULL, 0, 0). Inline, so
  * that the size is your program's. Options whose size is 0 (not
  * initialised) make context creation fail with
  * CLPRIM_ERROR_INVALID_ARGUMENT.
@@ -283,13 +290,15 @@ static inline void clprim_options_init(clprim_options *options) {
   options->path = CLPRIM_PATH_AUTO;
   options->cache_dir = NULL;
   options->wait_when_busy = 0;
+  options->build_threads = 0;
 }
 
 /*! clprim_context_create() :
  * Creates a context on a device chosen as options->device says (NULL options:
  * all defaults), with its own OpenCL context and in-order queue, and probes
  * the device.
- * @return : CLPRIM_SUCCESS and *ctx set; or an error and *ctx as it was:
+ * @return : CLPRIM_SUCCESS and *ctx set; or an error and *ctx as it was
+ *           (clprim_context_last_error(NULL) says why):
  *           CLPRIM_ERROR_DEVICE_NOT_FOUND when no device exists or none
  *           matches (the devices are listed on stderr; see also
  *           clprim_list_devices), CLPRIM_ERROR_PATH_UNAVAILABLE, or an
@@ -303,7 +312,8 @@ CLPRIM_API clprim_status clprim_context_create(clprim_context **ctx,
  * caller keeps its own reference. The queue must be in-order; a queue with
  * CL_QUEUE_PROFILING_ENABLE lets clprim_context_last_time() report times.
  * options->device is ignored.
- * @return : CLPRIM_SUCCESS and *ctx set; or an error and *ctx as it was
+ * @return : CLPRIM_SUCCESS and *ctx set; or an error and *ctx as it was,
+ *           with its text in clprim_context_last_error(NULL)
  *           (CLPRIM_ERROR_INVALID_ARGUMENT for a NULL queue,
  *           CLPRIM_ERROR_UNSUPPORTED_DEVICE for an out-of-order queue). */
 CLPRIM_API clprim_status clprim_context_create_from_queue(clprim_context **ctx,
@@ -346,11 +356,17 @@ CLPRIM_API const char *clprim_context_build_log(const clprim_context *ctx);
  * with CLPRIM_ERROR_CONTEXT_BUSY leaves it alone (it is the text of the call
  * that holds the context); read it on the thread that made the call, before
  * that thread's next call on ctx. With CLPRIM_TRACE set, each text is also
- * printed to stderr when the failure happens. Calls with a NULL ctx, and
- * context creation, have no context to keep a text in.
- * @return : a NUL-terminated text owned by the context (valid until its
- *           next call or clprim_context_free()), never NULL: "" when the
- *           last call succeeded; "ctx is NULL" for a NULL ctx. */
+ * printed to stderr when the failure happens. Context creation has no
+ * context to keep a text in: with a NULL ctx this returns why the calling
+ * thread's last clprim_context_create() or
+ * clprim_context_create_from_queue() failed ("context_create: device
+ * \"foo\" matches no OpenCL device (the devices: 0:0 ...)",
+ * "context_create: options->path (9) is not a clprim_path"), or "" when it
+ * succeeded or none was made. Other calls with a NULL ctx leave no text.
+ * @return : a NUL-terminated text, never NULL: the context's (valid until
+ *           its next call or clprim_context_free()), "" when the last call
+ *           succeeded; for a NULL ctx this thread's creation text (valid
+ *           until its next creation). */
 CLPRIM_API const char *clprim_context_last_error(const clprim_context *ctx);
 
 /*! clprim_context_programs_made() :
@@ -396,23 +412,30 @@ CLPRIM_API clprim_status clprim_context_wait_for(clprim_context *ctx, cl_uint co
                                                  const cl_event *events);
 
 /*! clprim_context_prebuild() :
- * Builds now, several at once where the runtime allows, the programs that
- * every family's calls run on this context's path, for every element type
+ * Builds now, several at once (clprim_options.build_threads), the programs
+ * that every family's calls run on this context's path, for every element type
  * the device supports, so that no later call waits for a compiler; with
  * the disk cache on they are stored there too, and later processes start
  * warm (`clprim-info --prebuild` does this once for a device). Programs
  * that depend on a call's own arguments (the expression of
  * clprim_select_expr) are still built by that call. Takes seconds on a GPU,
  * minutes on a CPU runtime.
- * @return : CLPRIM_SUCCESS, or the first build error (see
- *           clprim_context_build_log); what built is kept either way. */
+ * @return : CLPRIM_SUCCESS, or the error of the first program (in the
+ *           order collected) whose build failed, with its log in
+ *           clprim_context_build_log() and a text in
+ *           clprim_context_last_error() that names its file and counts the
+ *           others that failed; every program is tried, and what built is
+ *           kept either way. */
 CLPRIM_API clprim_status clprim_context_prebuild(clprim_context *ctx);
 
 /*! clprim_context_prebuild_progress() :
  * clprim_context_prebuild(), calling progress(user, done, total) after each
  * program it builds or loads from the disk cache (done = 1 to total; none
  * when every program is made already). Calls come from the threads that
- * build, one at a time; the callback must not call clprim on ctx.
+ * build (the calling thread among them), one at a time, under a lock: done
+ * goes up by one with each call and each program is counted once. The
+ * callback must not call clprim on ctx, and should return quickly (the
+ * other threads wait for their next program while it runs).
  * @return : as clprim_context_prebuild(). */
 typedef void (*clprim_progress_fn)(void *user, unsigned done, unsigned total);
 CLPRIM_API clprim_status clprim_context_prebuild_progress(clprim_context *ctx,
@@ -1542,9 +1565,12 @@ CLPRIM_API clprim_type clprim_pipeline_type(const clprim_pipeline *pipe);
  * host round trip; *elements (may be NULL) receives the number of elements
  * it holds room for (the count, where the terminal has one, says how many
  * are written).
- * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT for NULL
- *           arguments, a bad output, or one the last run's terminal did not
- *           write (or no run yet). */
+ * Takes the pipeline's context as the other pipeline calls do (so
+ * CLPRIM_ERROR_CONTEXT_BUSY while another thread is in a call on it), and
+ * a refusal has a text in clprim_context_last_error().
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT, with *mem and
+ *           *elements untouched, for NULL arguments, a bad output, or one
+ *           the last run's terminal did not write (or no run yet). */
 CLPRIM_API clprim_status clprim_pipeline_output(const clprim_pipeline *pipe,
                                                 clprim_pipeline_out which, cl_mem *mem,
                                                 size_t *elements);

@@ -20,7 +20,14 @@
  * own error; the others return CLPRIM_MPI_ERROR_REMOTE, and
  * CLPRIM_MPI_ERROR_MISMATCH where the arguments differ between ranks; no
  * rank waits for the others in a later step. A device error after the check
- * is carried by the next collective step the same way.
+ * is carried by the next collective step the same way. The ranks that
+ * return CLPRIM_MPI_ERROR_REMOTE keep a text (clprim_context_last_error)
+ * that names the lowest rank that failed, its status and its own text:
+ * "mpi: rank 2 failed with -30 (CLPRIM_ERROR_INVALID_ARGUMENT): <text>";
+ * with CLPRIM_MPI_ERROR_MISMATCH every rank keeps one that names the lowest
+ * rank whose arguments differ from rank 0's (one hash covers them all, so
+ * it cannot say which argument). These texts cost two collectives more,
+ * only when a call fails.
  * MPI errors: calls check every MPI return code and return
  * CLPRIM_MPI_ERROR_MPI, but MPI returns codes only when the communicator's
  * error handler is MPI_ERRORS_RETURN (the default, MPI_ERRORS_ARE_FATAL,
@@ -100,9 +107,22 @@ CLPRIM_MPI_API const char *clprim_mpi_status_name(int status);
  * works on it, and clprim_context_free() frees it.
  * @return : CLPRIM_SUCCESS and *ctx set on every rank; or an error on every
  *           rank and *ctx as it was everywhere (the rank whose creation failed
- *           returns that error, the others CLPRIM_MPI_ERROR_REMOTE). */
+ *           returns that error, the others CLPRIM_MPI_ERROR_REMOTE);
+ *           clprim_mpi_context_create_error() says why on every rank (the
+ *           others name the rank that failed). */
 CLPRIM_MPI_API clprim_status clprim_mpi_context_create(clprim_context **ctx, MPI_Comm comm,
                                                        const clprim_options *options);
+
+/*! clprim_mpi_context_create_error() :
+ * Why the calling thread's last clprim_mpi_context_create() failed, as
+ * clprim_context_last_error(NULL) says for clprim_context_create()
+ * (clprim_mpi keeps its own copy of clprim's core, so that text is not
+ * this one): "context_create: device \"foo\" matches no OpenCL device
+ * (...)" on the rank that failed, "mpi_context_create: mpi: rank 1 failed
+ * with -4001 (CLPRIM_ERROR_DEVICE_NOT_FOUND): ..." on the others.
+ * @return : the text, never NULL; "" after a creation that succeeded (or
+ *           before any). Valid until the thread's next creation. */
+CLPRIM_MPI_API const char *clprim_mpi_context_create_error(void);
 
 /*! clprim_mpi_local_rank() :
  * The rank's index among the ranks of comm on its host (see above).

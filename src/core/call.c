@@ -24,6 +24,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The context this thread is in a call on: clprim_context_prebuild's dry
@@ -56,8 +57,28 @@ clprim_status clprim__hold(clprim_context *ctx, const char *name) {
   return CLPRIM_SUCCESS;
 }
 
+/* Why this thread's last context creation failed ("" after one that
+ * succeeded): creation has no context to keep a text in until it succeeds. */
+static _Thread_local char create_error[CLPRIM__ERROR_TEXT];
+
 const char *clprim_context_last_error(const clprim_context *ctx) {
-  return ctx ? ctx->last_error : "ctx is NULL";
+  return ctx ? ctx->last_error : create_error;
+}
+
+void clprim__create_begin(void) {
+  create_error[0] = 0;
+}
+
+clprim_status clprim__create_fail(clprim_status status, const char *format, ...) {
+  if (create_error[0] || status == CLPRIM_SUCCESS) return status;
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(create_error, sizeof create_error, format, ap);
+  va_end(ap);
+  const char *trace = getenv("CLPRIM_TRACE");
+  if (trace && *trace && strcmp(trace, "0") != 0)
+    fprintf(stderr, "clprim: %s (%s)\n", create_error, clprim_status_name(status));
+  return status;
 }
 
 static clprim_status vfail(clprim_context *ctx, clprim_status status, const char *format,

@@ -336,15 +336,26 @@ static clprim_status pick_device(const char *want, cl_platform_id *platform, cl_
     a.pass = 1;
     clprim__for_each_device(pick_visit, &a, &a.error);
   }
-  if (a.error != CL_SUCCESS) return (clprim_status)a.error; /* OpenCL's own failure */
+  if (a.error != CL_SUCCESS) /* OpenCL's own failure */
+    return clprim__create_fail((clprim_status)a.error,
+                               "context_create: listing the OpenCL devices failed with %d (%s)",
+                               (int)a.error, clprim_status_name(a.error));
   if (!a.device) {
     char list[4096];
     clprim_list_devices(list, sizeof list);
-    if (count == 0)
+    if (count == 0) {
       fprintf(stderr, "clprim: no OpenCL device found (is an OpenCL driver installed?)\n");
-    else
-      fprintf(stderr, "clprim: no OpenCL device matches \"%s\"; the devices are:\n%s", want, list);
-    return CLPRIM_ERROR_DEVICE_NOT_FOUND;
+      return clprim__create_fail(CLPRIM_ERROR_DEVICE_NOT_FOUND,
+                                 "context_create: no OpenCL device found (is an OpenCL driver "
+                                 "installed?)");
+    }
+    fprintf(stderr, "clprim: no OpenCL device matches \"%s\"; the devices are:\n%s", want, list);
+    /* The list on one line: "0:0 a / b (CPU); 0:1 ..." */
+    for (char *c = list; *c; ++c)
+      if (*c == '\n') *c = c[1] ? ';' : 0;
+    return clprim__create_fail(CLPRIM_ERROR_DEVICE_NOT_FOUND,
+                               "context_create: device \"%s\" matches no OpenCL device (%s%s)",
+                               a.want, count == 1 ? "the one device: " : "the devices: ", list);
   }
   *platform = a.platform;
   *device = a.device;
@@ -413,7 +424,7 @@ static clprim_status choose_cache_dir(clprim_context *ctx, const clprim_options 
 /* Why a forced path cannot run, on stderr: the paths the device has, and
  * whether the forced one is not offered (its extensions are missing) or
  * failed its probe kernel. */
-static void report_unavailable(const clprim_context *ctx, clprim_path want) {
+static void report_unavailable(clprim_context *ctx, clprim_path want) {
   static const char *const needs[CLPRIM_PATH_COUNT] = {
       "", "", "cl_khr_subgroups (or OpenCL 3.0 subgroups)",
       "cl_khr_subgroups and cl_khr_subgroup_ballot", "an NVIDIA device (warp size 32)"};
@@ -424,6 +435,12 @@ static void report_unavailable(const clprim_context *ctx, clprim_path want) {
                clprim_path_name((clprim_path)p));
   fprintf(stderr, "clprim: path %s is not available on %s; this device runs:%s\n",
           clprim_path_name(want), ctx->info.device_name, have);
+  clprim__fail(ctx, CLPRIM_ERROR_PATH_UNAVAILABLE,
+               "path %s is not available on %s (%s); this device runs:%s", clprim_path_name(want),
+               ctx->info.device_name,
+               !(ctx->path_candidates & (1u << want)) ? "the device does not list what it needs"
+                                                      : "its probe kernel failed",
+               have);
   if (!(ctx->path_candidates & (1u << want)))
     fprintf(stderr, "clprim:   %s needs %s, which the device does not list\n",
             clprim_path_name(want), needs[want]);
@@ -440,26 +457,40 @@ static clprim_status finish_create(clprim_context *ctx, const clprim_options *op
                                    unsigned family_count) {
   cl_command_queue_properties props = 0;
   cl_int err = clGetCommandQueueInfo(ctx->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
-  if (err != CL_SUCCESS) return (clprim_status)err;
-  if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) return CLPRIM_ERROR_UNSUPPORTED_DEVICE;
+  if (err != CL_SUCCESS) return clprim__cl_fail(ctx, err, "clGetCommandQueueInfo");
+  if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+    return clprim__fail(ctx, CLPRIM_ERROR_UNSUPPORTED_DEVICE,
+                        "queue is out of order (CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE); clprim "
+                        "needs an in-order queue");
   ctx->profiling = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
 
   CLPRIM_CHECK(choose_cache_dir(ctx, options));
   /* Fields after cache_dir only where the caller's size covers them. */
   if (options && options->size >= offsetof(clprim_options, wait_when_busy) + sizeof(int)) {
     if (options->wait_when_busy != 0 && options->wait_when_busy != 1)
-      return CLPRIM_ERROR_INVALID_ARGUMENT;
+      return clprim__invalid(ctx, "options->wait_when_busy (%d) is not 0 or 1",
+                             options->wait_when_busy);
     ctx->wait_when_busy = options->wait_when_busy;
   }
+  ctx->build_threads = clprim__default_build_threads();
+  if (options && options->size >= offsetof(clprim_options, build_threads) + sizeof(unsigned) &&
+      options->build_threads != 0)
+    ctx->build_threads = options->build_threads < CLPRIM__BUILD_THREADS_MAX
+                             ? options->build_threads
+                             : CLPRIM__BUILD_THREADS_MAX;
 
   clprim_path want = options ? options->path : CLPRIM_PATH_AUTO;
-  if ((unsigned)want >= CLPRIM_PATH_COUNT) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if ((unsigned)want >= CLPRIM_PATH_COUNT)
+    return clprim__invalid(ctx, "options->path (%d) is not a clprim_path", (int)want);
   const char *env = getenv("CLPRIM_PATH");
   if (want == CLPRIM_PATH_AUTO && env && *env)
     if (clprim_path_from_name(env, &want) != CLPRIM_SUCCESS) {
       fprintf(stderr, "clprim: CLPRIM_PATH=\"%s\" is not a path name (auto, local, "
                       "khr_subgroups, khr_ballot, nv_ptx)\n", env);
-      return CLPRIM_ERROR_INVALID_ARGUMENT;
+      return clprim__invalid(ctx,
+                             "CLPRIM_PATH=\"%s\" is not a path name (auto, local, "
+                             "khr_subgroups, khr_ballot, nv_ptx)",
+                             env);
     }
 
   const char *trace = getenv("CLPRIM_TRACE");
@@ -483,8 +514,11 @@ static clprim_status finish_create(clprim_context *ctx, const clprim_options *op
   return CLPRIM_SUCCESS;
 }
 
-static clprim_context *new_context(void) {
+/* A context being created by the call `name` (its failures' texts are
+ * "name: ..."). */
+static clprim_context *new_context(const char *name) {
   clprim_context *ctx = calloc(1, sizeof *ctx);
+  if (ctx) ctx->call_name = name;
   if (ctx) ctx->build_log = dup_string("");
   if (ctx && !ctx->build_log) {
     free(ctx);
@@ -497,6 +531,18 @@ static clprim_context *new_context(void) {
   return ctx;
 }
 
+/* A creation that failed with st: the context's text (or one that names
+ * st) becomes this thread's creation text, and the context is freed. */
+static clprim_status create_failed(clprim_context *ctx, clprim_status st) {
+  if (ctx->last_error[0])
+    clprim__create_fail(st, "%s", ctx->last_error);
+  else
+    clprim__create_fail(st, "%s: failed with %d (%s)", ctx->call_name, (int)st,
+                        clprim_status_name(st));
+  clprim_context_free(ctx);
+  return st;
+}
+
 /* Options from clprim_options_init: size covers every field of 0.2 (the
  * first version with a size; later fields will be read only when size
  * covers them). NULL options are the defaults. */
@@ -507,26 +553,34 @@ static int options_valid(const clprim_options *options) {
 static clprim_status create_own(clprim_context **out, const clprim_options *options,
                                 const struct clprim_family *const *families,
                                 unsigned family_count) {
-  if (!out || !options_valid(options)) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (!out)
+    return clprim__create_fail(CLPRIM_ERROR_INVALID_ARGUMENT, "context_create: ctx is NULL");
+  if (!options_valid(options))
+    return clprim__create_fail(CLPRIM_ERROR_INVALID_ARGUMENT,
+                               "context_create: options->size (%zu) is too small (initialise "
+                               "options with clprim_options_init)",
+                               options->size);
   const char *want = options && options->device ? options->device : getenv("CLPRIM_DEVICE");
   cl_platform_id platform;
   cl_device_id device;
   CLPRIM_CHECK(pick_device(want, &platform, &device));
 
-  clprim_context *ctx = new_context();
-  if (!ctx) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  clprim_context *ctx = new_context("context_create");
+  if (!ctx)
+    return clprim__create_fail(CLPRIM_ERROR_OUT_OF_HOST_MEMORY,
+                               "context_create: out of host memory");
   ctx->platform = platform;
   ctx->device = device;
   cl_int err;
   cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
   ctx->cl_ctx = clCreateContext(props, 1, &device, NULL, NULL, &err);
+  if (err != CL_SUCCESS) clprim__cl_fail(ctx, err, "clCreateContext");
   if (err == CL_SUCCESS) ctx->queue = clCreateCommandQueue(ctx->cl_ctx, device, 0, &err);
+  if (err != CL_SUCCESS) clprim__cl_fail(ctx, err, "clCreateCommandQueue");
   clprim_status st =
       err == CL_SUCCESS ? finish_create(ctx, options, families, family_count) : (clprim_status)err;
-  if (st != CLPRIM_SUCCESS) {
-    clprim_context_free(ctx);
-    return st;
-  }
+  if (st != CLPRIM_SUCCESS) return create_failed(ctx, st);
+  ctx->call_name = NULL, ctx->last_error[0] = 0;
   *out = ctx;
   return CLPRIM_SUCCESS;
 }
@@ -535,9 +589,18 @@ static clprim_status create_on_queue(clprim_context **out, cl_command_queue queu
                                      const clprim_options *options,
                                      const struct clprim_family *const *families,
                                      unsigned family_count) {
-  if (!out || !queue || !options_valid(options)) return CLPRIM_ERROR_INVALID_ARGUMENT;
-  clprim_context *ctx = new_context();
-  if (!ctx) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  const char *name = "context_create_from_queue";
+  if (!out || !queue)
+    return clprim__create_fail(CLPRIM_ERROR_INVALID_ARGUMENT, "%s: %s is NULL", name,
+                               out ? "queue" : "ctx");
+  if (!options_valid(options))
+    return clprim__create_fail(CLPRIM_ERROR_INVALID_ARGUMENT,
+                               "%s: options->size (%zu) is too small (initialise options with "
+                               "clprim_options_init)",
+                               name, options->size);
+  clprim_context *ctx = new_context(name);
+  if (!ctx)
+    return clprim__create_fail(CLPRIM_ERROR_OUT_OF_HOST_MEMORY, "%s: out of host memory", name);
   cl_int err = clGetCommandQueueInfo(queue, CL_QUEUE_CONTEXT, sizeof ctx->cl_ctx, &ctx->cl_ctx,
                                      NULL);
   if (err == CL_SUCCESS)
@@ -547,17 +610,15 @@ static clprim_status create_on_queue(clprim_context **out, cl_command_queue queu
                           NULL);
   if (err != CL_SUCCESS) {
     ctx->cl_ctx = NULL;
-    clprim_context_free(ctx);
-    return (clprim_status)err;
+    clprim__cl_fail(ctx, err, "clGetCommandQueueInfo");
+    return create_failed(ctx, (clprim_status)err);
   }
   clRetainContext(ctx->cl_ctx);
   clRetainCommandQueue(queue);
   ctx->queue = queue;
   clprim_status st = finish_create(ctx, options, families, family_count);
-  if (st != CLPRIM_SUCCESS) {
-    clprim_context_free(ctx);
-    return st;
-  }
+  if (st != CLPRIM_SUCCESS) return create_failed(ctx, st);
+  ctx->call_name = NULL, ctx->last_error[0] = 0;
   *out = ctx;
   return CLPRIM_SUCCESS;
 }
@@ -565,6 +626,7 @@ static clprim_status create_on_queue(clprim_context **out, cl_command_queue queu
 clprim_status clprim__create(clprim_context **out, cl_command_queue queue,
                              const clprim_options *options,
                              const struct clprim_family *const *families, unsigned family_count) {
+  clprim__create_begin();
   return queue ? create_on_queue(out, queue, options, families, family_count)
                : create_own(out, options, families, family_count);
 }

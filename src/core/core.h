@@ -218,6 +218,9 @@ struct clprim_context {
    * cache only while prebuilding (core/program.c). */
   int runtime_caches;
   int prebuilding; /* clprim_context_prebuild is building what it collected */
+  /* Programs built at once, each by a thread of its own
+   * (clprim_options.build_threads; core/program.c). */
+  unsigned build_threads;
   /* clprim_context_prebuild_progress's callback while it builds, or NULL. */
   clprim_progress_fn progress;
   void *progress_user;
@@ -336,6 +339,12 @@ clprim_status clprim__kernel(clprim_context *ctx, const char *file, const char *
 clprim_status clprim__build(clprim_context *ctx, const char *source, const char *options,
                             cl_program *program);
 void clprim__release_programs(clprim_context *ctx);
+/* clprim_options.build_threads's default: the host's online CPUs, at most
+ * CLPRIM__BUILD_THREADS_DEFAULT_MAX; an explicit value at most
+ * CLPRIM__BUILD_THREADS_MAX. */
+#define CLPRIM__BUILD_THREADS_DEFAULT_MAX 8u
+#define CLPRIM__BUILD_THREADS_MAX 64u
+unsigned clprim__default_build_threads(void);
 /* Disk cache of small text records (probe results): key -> text. */
 int clprim__cache_get_text(const clprim_context *ctx, const char *key, char *text, size_t size);
 void clprim__cache_put_text(const clprim_context *ctx, const char *key, const char *text);
@@ -371,6 +380,13 @@ clprim_status clprim__unhold(clprim_context *ctx, clprim_status status);
  * CLPRIM_TRACE, and returns status. Only while ctx is held (a call). */
 clprim_status clprim__fail(clprim_context *ctx, clprim_status status, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
+/* Context creation's text (clprim_context_last_error(NULL)), kept per
+ * thread: begin empties it; fail stores the text (format... as printf,
+ * "context_create: ..."), unless one is stored already (the first failure
+ * is the cause), and returns status. */
+void clprim__create_begin(void);
+clprim_status clprim__create_fail(clprim_status status, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
 /* clprim__fail with CLPRIM_ERROR_INVALID_ARGUMENT. */
 clprim_status clprim__invalid(clprim_context *ctx, const char *format, ...)
     __attribute__((format(printf, 2, 3)));

@@ -6,10 +6,11 @@
  * prebuild hook (its descriptor, src/registry.c) makes dry runs of its public
  * calls (every type the device has, sizes that reach each plan) while
  * clprim__kernels only collects the requests and stops the call before
- * anything is enqueued (CLPRIM__COLLECTED). Then it builds everything collected in one
- * clprim__kernels call: several programs at once on GPUs, and into the disk
- * cache. Programs that depend on a call's own arguments (a user's
- * expression) are built by that call. */
+ * anything is enqueued (CLPRIM__COLLECTED). Then it builds everything
+ * collected in one clprim__kernels call: several programs at once, one host
+ * thread each (clprim_options.build_threads), and into the disk cache.
+ * Programs that depend on a call's own arguments (a user's expression) are
+ * built by that call. */
 #include "core.h"
 
 #include <stdlib.h>

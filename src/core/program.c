@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -113,9 +114,14 @@ static void cache_write(const clprim_context *ctx, hash128 key, const char *ext,
                         size_t size) {
   if (!ctx->cache_dir) return;
   mkdir(ctx->cache_dir, 0777); /* may exist already */
+  /* The temporary file's name is this write's own (process id and a
+   * number no other write of the process takes): build threads, and
+   * contexts on other threads, may write the same entry at once; the last
+   * rename wins, and each renamed file is whole. */
+  static atomic_uint writes;
   char path[4096], tmp[4200];
   cache_path(ctx, key, ext, path, sizeof path);
-  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+  snprintf(tmp, sizeof tmp, "%s.%ld.%u.tmp", path, (long)getpid(), atomic_fetch_add(&writes, 1u));
   FILE *f = fopen(tmp, "wb");
   if (!f) return;
   struct cache_header hd;
@@ -420,9 +426,11 @@ static clprim_status prepare_job(clprim_context *ctx, const struct program_id *i
   return CLPRIM_SUCCESS;
 }
 
-/* Jobs shared by the build threads: each takes the next unstarted one, and
- * reports each one done to the context's progress callback (under the
- * lock: one report at a time, `done` counting up). */
+/* Jobs shared by the build threads: each takes the next unstarted one
+ * (under the lock), builds it with no lock held, and reports it done to the
+ * context's progress callback (under the lock: one report at a time, `done`
+ * counting up 1..todo, once per job). The threads write only their jobs;
+ * the context's program table is filled after they are joined. */
 struct job_queue {
   struct build_job *jobs;
   unsigned todo, next, done;
@@ -433,24 +441,24 @@ static void *build_worker(void *arg) {
   struct job_queue *q = arg;
   for (;;) {
     pthread_mutex_lock(&q->lock);
-    const unsigned k = q->next++;
+    const unsigned k = q->next < q->todo ? q->next++ : q->todo;
     pthread_mutex_unlock(&q->lock);
     if (k >= q->todo) return NULL;
     run_build_job(&q->jobs[k]);
     const clprim_context *ctx = q->jobs[k].ctx;
-    if (ctx->progress) {
-      pthread_mutex_lock(&q->lock);
-      ctx->progress(ctx->progress_user, ++q->done, q->todo);
-      pthread_mutex_unlock(&q->lock);
-    }
+    pthread_mutex_lock(&q->lock);
+    ++q->done;
+    if (ctx->progress) ctx->progress(ctx->progress_user, q->done, q->todo);
+    pthread_mutex_unlock(&q->lock);
   }
 }
 
-/* At most this many builds run at once (threads), on GPUs only: NVIDIA's
- * compiler gains from them; CPU runtimes compile with the same cores that
- * would run the threads, and Oclgrind crashed with programs built
- * concurrently. */
-#define MAX_PARALLEL_BUILDS 8
+unsigned clprim__default_build_threads(void) {
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  return cpus < 1                                   ? 1u
+         : cpus > CLPRIM__BUILD_THREADS_DEFAULT_MAX ? CLPRIM__BUILD_THREADS_DEFAULT_MAX
+                                                    : (unsigned)cpus;
+}
 
 /* Collection (clprim_context_prebuild): keeps a copy of each request not
  * seen yet, builds nothing. */
@@ -521,24 +529,32 @@ clprim_status clprim__kernels(clprim_context *ctx, const struct clprim_kernel_re
     st = prepare_job(ctx, &id, &jobs[todo++]);
     if (st != CLPRIM_SUCCESS) break;
   }
-  /* Builds in threads, up to `parallel` at once, each taking the next job
-   * (so one slow program does not hold the others back); this thread works
-   * too. (Oclgrind calls its device every type at once: CPU too, so one.) */
-  const cl_device_type type = ctx->info.device_type;
-  const unsigned parallel =
-      (type & CL_DEVICE_TYPE_GPU) && !(type & CL_DEVICE_TYPE_CPU) ? MAX_PARALLEL_BUILDS : 1;
+  /* Builds in threads, up to ctx->build_threads at once (clprim_options),
+   * each taking the next job (so one slow program does not hold the others
+   * back); this thread works too. Oclgrind crashed with programs built
+   * concurrently: one there. */
+  const unsigned parallel = ctx->oclgrind || ctx->build_threads < 1 ? 1 : ctx->build_threads;
   if (st == CLPRIM_SUCCESS && todo > 0) {
     struct job_queue q = {jobs, todo, 0, 0, PTHREAD_MUTEX_INITIALIZER};
-    pthread_t threads[MAX_PARALLEL_BUILDS];
-    int started[MAX_PARALLEL_BUILDS] = {0};
     const unsigned helpers = (todo < parallel ? todo : parallel) - 1;
-    for (unsigned k = 0; k < helpers; ++k)
-      started[k] = pthread_create(&threads[k], NULL, build_worker, &q) == 0;
+    pthread_t *threads = helpers ? malloc(helpers * sizeof *threads) : NULL;
+    unsigned started = 0;
+    /* A thread that cannot be made leaves its share to the others. */
+    while (threads && started < helpers &&
+           pthread_create(&threads[started], NULL, build_worker, &q) == 0)
+      ++started;
     build_worker(&q);
-    for (unsigned k = 0; k < helpers; ++k)
-      if (started[k]) pthread_join(threads[k], NULL);
+    for (unsigned k = 0; k < started; ++k)
+      pthread_join(threads[k], NULL);
+    free(threads);
+    pthread_mutex_destroy(&q.lock);
   }
-  /* Keep what built; the first failure's log becomes the context's. */
+  /* Keep what built; the first failure (in request order) gives the
+   * status, the text and the context's build log, and the text counts the
+   * others. */
+  unsigned failed = 0;
+  for (unsigned k = 0; k < todo; ++k)
+    failed += jobs[k].status != CLPRIM_SUCCESS;
   for (unsigned k = 0; k < todo; ++k) {
     struct build_job *j = &jobs[k];
     if (j->program) {
@@ -561,10 +577,12 @@ clprim_status clprim__kernels(clprim_context *ctx, const struct clprim_kernel_re
     }
     if (j->status != CLPRIM_SUCCESS && st == CLPRIM_SUCCESS) {
       st = j->status;
+      char others[64] = "";
+      if (failed > 1) snprintf(others, sizeof others, " (%u of %u programs failed)", failed, todo);
       clprim__fail(ctx, st,
                    "the kernel build of %s failed with %d (%s), see "
-                   "clprim_context_build_log()",
-                   ids[k].file, (int)st, clprim_status_name(st));
+                   "clprim_context_build_log()%s",
+                   ids[k].file, (int)st, clprim_status_name(st), others);
       if (j->log) {
         free(ctx->build_log);
         ctx->build_log = j->log, j->log = NULL;

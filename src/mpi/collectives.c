@@ -108,7 +108,7 @@ clprim_status clprim_mpi_reduce_sum(clprim_context *ctx, MPI_Comm comm, size_t n
   clprim__mpi_hash_add(&hash, &type, sizeof type);
   /* The part's sum rides in the check's extra word. */
   struct clprim_mpi_part p;
-  CLPRIM_CHECK(clprim__mpi_part_check(comm, st, hash, n_local, bits_of(type, s), &p));
+  CLPRIM_CHECK(clprim__mpi_part_check(ctx, comm, st, hash, n_local, bits_of(type, s), &p));
   uint64_t total = bits_of(type, value_of_bits(type, 0));
   int first = 1;
   for (int r = 0; r < p.size; ++r) {
@@ -140,7 +140,7 @@ static clprim_status arg_reduce(clprim_context *ctx, MPI_Comm comm, size_t n_loc
   clprim__mpi_hash_add(&hash, &flags, sizeof flags);
   clprim__mpi_hash_add(&hash, &is_max, sizeof is_max);
   struct clprim_mpi_part p;
-  CLPRIM_CHECK(clprim__mpi_part_check(comm, st, hash, n_local, bits_of(type, v), &p));
+  CLPRIM_CHECK(clprim__mpi_part_check(ctx, comm, st, hash, n_local, bits_of(type, v), &p));
   /* The indices: a second word per rank. */
   uint64_t *idx = p.work;
   st = MPI_Allgather(&i, 1, MPI_UINT64_T, idx, 1, MPI_UINT64_T, comm) == MPI_SUCCESS
@@ -209,7 +209,7 @@ clprim_status clprim_mpi_histogram_even(clprim_context *ctx, MPI_Comm comm, size
   if (es) clprim__mpi_hash_add(&hash, lo.bytes, es), clprim__mpi_hash_add(&hash, hi.bytes, es);
   clprim__mpi_hash_add(&hash, &bins, sizeof bins);
   struct clprim_mpi_part p;
-  CLPRIM_CHECK(clprim__mpi_part_check(comm, st, hash, n_local, 0, &p));
+  CLPRIM_CHECK(clprim__mpi_part_check(ctx, comm, st, hash, n_local, 0, &p));
   const uint64_t total = p.total;
   clprim__mpi_part_free(&p);
   if (total >= ((uint64_t)1 << 32)) return CLPRIM_ERROR_SIZE_TOO_LARGE;
@@ -227,7 +227,7 @@ clprim_status clprim_mpi_histogram_even(clprim_context *ctx, MPI_Comm comm, size
       mine[b] = c32[b];
     memcpy(mine + bins, out3, sizeof out3);
   }
-  st = clprim__mpi_agree(comm, st);
+  st = clprim__mpi_agree(ctx, comm, st);
   if (st == CLPRIM_SUCCESS && bins + 3 > (size_t)INT32_MAX) st = CLPRIM_ERROR_SIZE_TOO_LARGE;
   if (st == CLPRIM_SUCCESS && MPI_Allreduce(mine, sums, (int)(bins + 3), MPI_UINT64_T, MPI_SUM,
                                             comm) != MPI_SUCCESS)
@@ -291,7 +291,7 @@ static clprim_status scan(clprim_context *ctx, MPI_Comm comm, size_t n_local, cl
   clprim__mpi_hash_add(&hash, &type, sizeof type);
   clprim__mpi_hash_add(&hash, &inclusive, sizeof inclusive);
   struct clprim_mpi_part p;
-  CLPRIM_CHECK(clprim__mpi_part_check(comm, st, hash, n_local, 0, &p));
+  CLPRIM_CHECK(clprim__mpi_part_check(ctx, comm, st, hash, n_local, 0, &p));
   /* The part's total: its inclusive scan's last element (plus the last
    * input, read first: the scan may be in place, for an exclusive one). */
   clprim_value last_in, last_out;
@@ -310,7 +310,7 @@ static clprim_status scan(clprim_context *ctx, MPI_Comm comm, size_t n_local, cl
   /* Each rank's total (one gather with the statuses), the offset added in
    * rank order over the ranks before that hold elements. */
   uint64_t record[2];
-  st = clprim__mpi_gather_status(comm, p.size, st, &total, 1, p.work, record);
+  st = clprim__mpi_gather_status(ctx, comm, p.size, st, &total, 1, p.work, record);
   uint64_t offset = 0;
   int has_before = 0;
   for (int r = 0; st == CLPRIM_SUCCESS && r < p.rank; ++r) {
@@ -321,7 +321,7 @@ static clprim_status scan(clprim_context *ctx, MPI_Comm comm, size_t n_local, cl
   if (st == CLPRIM_SUCCESS && has_before)
     st = clprim__mpi_add_constant(ctx, type, out, n_local, offset);
   clprim__mpi_part_free(&p);
-  return clprim__mpi_agree(comm, st);
+  return clprim__mpi_agree(ctx, comm, st);
 }
 
 clprim_status clprim_mpi_scan_exclusive(clprim_context *ctx, MPI_Comm comm, size_t n_local,
@@ -353,7 +353,7 @@ clprim_status clprim_mpi_select(clprim_context *ctx, MPI_Comm comm, size_t n_loc
   const int outputs = (values.mem != NULL) | (indices.mem != NULL) << 1;
   clprim__mpi_hash_add(&hash, &outputs, sizeof outputs);
   struct clprim_mpi_part p;
-  CLPRIM_CHECK(clprim__mpi_part_check(comm, st, hash, n_local, 0, &p));
+  CLPRIM_CHECK(clprim__mpi_part_check(ctx, comm, st, hash, n_local, 0, &p));
   const int index64 = (flags & CLPRIM_INDICES_64) != 0;
   if (indices.mem && !index64 && p.total > UINT32_MAX) {
     clprim__mpi_part_free(&p);
@@ -365,7 +365,7 @@ clprim_status clprim_mpi_select(clprim_context *ctx, MPI_Comm comm, size_t n_loc
                        clprim_buf(NULL));
   (void)es;
   uint64_t record[2];
-  st = clprim__mpi_gather_status(comm, p.size, st, &count, 1, p.work, record);
+  st = clprim__mpi_gather_status(ctx, comm, p.size, st, &count, 1, p.work, record);
   uint64_t before = 0, all = 0;
   for (int r = 0; st == CLPRIM_SUCCESS && r < p.size; ++r) {
     if (r < p.rank) before += p.work[2 * r + 1];
@@ -376,7 +376,7 @@ clprim_status clprim_mpi_select(clprim_context *ctx, MPI_Comm comm, size_t n_loc
     st = clprim__mpi_add_constant(ctx, index64 ? CLPRIM_UINT64 : CLPRIM_UINT32, indices, count,
                                   p.offset);
   clprim__mpi_part_free(&p);
-  st = clprim__mpi_agree(comm, st);
+  st = clprim__mpi_agree(ctx, comm, st);
   if (st == CLPRIM_SUCCESS) {
     if (local_count) *local_count = count;
     if (global_offset) *global_offset = before;

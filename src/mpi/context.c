@@ -9,6 +9,8 @@
 #include "mpi.h"
 #include "../families.h"
 
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,13 +42,62 @@ void clprim__mpi_part_free(struct clprim_mpi_part *p) {
   p->n_of = p->extra_of = p->work = NULL;
 }
 
+/* The text of a rank that did not fail, when another did (every rank
+ * knows that one did, so all take part): the lowest failed rank's status
+ * and text (one MPI_Allreduce for the rank, one MPI_Bcast from it), kept
+ * as "mpi: rank R failed with S (NAME): <its text>". The ranks that failed
+ * keep their own text. A context another thread is in a call on keeps its
+ * text. */
+static void explain_remote(clprim_context *ctx, MPI_Comm comm, clprim_status local) {
+  int rank = 0, first = 0;
+  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS) return;
+  const int mine = local != CLPRIM_SUCCESS ? rank : INT_MAX;
+  if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) return;
+  struct {
+    int status;
+    char text[CLPRIM__ERROR_TEXT];
+  } failed;
+  memset(&failed, 0, sizeof failed);
+  if (rank == first) {
+    failed.status = (int)local;
+    snprintf(failed.text, sizeof failed.text, "%s", clprim_context_last_error(ctx));
+  }
+  if (MPI_Bcast(&failed, (int)sizeof failed, MPI_BYTE, first, comm) != MPI_SUCCESS) return;
+  if (local != CLPRIM_SUCCESS || !ctx || clprim__hold(ctx, "mpi") != CLPRIM_SUCCESS) return;
+  failed.text[sizeof failed.text - 1] = 0;
+  clprim__fail(ctx, CLPRIM_MPI_ERROR_REMOTE, "rank %d failed with %d (%s)%s%s", first,
+               failed.status, clprim_mpi_status_name(failed.status), failed.text[0] ? ": " : "",
+               failed.text);
+  clprim__unhold(ctx, CLPRIM_MPI_ERROR_REMOTE);
+}
+
+/* Differing arguments: every rank learns the lowest rank whose hash is not
+ * rank 0's (one MPI_Bcast, one MPI_Allreduce) and keeps "mpi: the arguments
+ * that must agree differ between ranks (rank R's are not rank 0's: ...)". */
+static void explain_mismatch(clprim_context *ctx, MPI_Comm comm, uint64_t hash) {
+  int rank = 0, first = 0;
+  uint64_t root = hash;
+  if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS ||
+      MPI_Bcast(&root, 1, MPI_UINT64_T, 0, comm) != MPI_SUCCESS)
+    return;
+  const int mine = hash != root ? rank : INT_MAX;
+  if (MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) return;
+  if (!ctx || clprim__hold(ctx, "mpi") != CLPRIM_SUCCESS) return;
+  clprim__fail(ctx, CLPRIM_MPI_ERROR_MISMATCH,
+               "the arguments that must agree differ between ranks (rank %d's are not rank 0's: "
+               "the type, a count such as k or bins, the flags, a range or a predicate)",
+               first);
+  clprim__unhold(ctx, CLPRIM_MPI_ERROR_MISMATCH);
+}
+
 /* The check: one MPI_Allreduce (max) of (error flag, hash, ~hash), so that
  * a rank with an error (or no memory for what follows) returns it and the
  * others CLPRIM_MPI_ERROR_REMOTE, and differing hashes give
  * CLPRIM_MPI_ERROR_MISMATCH everywhere; then one MPI_Allgather of
  * (n_local, extra) per rank. */
-clprim_status clprim__mpi_part_check(MPI_Comm comm, clprim_status local, uint64_t hash,
-                                uint64_t n_local, uint64_t extra, struct clprim_mpi_part *p) {
+clprim_status clprim__mpi_part_check(clprim_context *ctx, MPI_Comm comm, clprim_status local,
+                                     uint64_t hash, uint64_t n_local, uint64_t extra,
+                                     struct clprim_mpi_part *p) {
   memset(p, 0, sizeof *p);
   if (comm == MPI_COMM_NULL) return CLPRIM_ERROR_INVALID_ARGUMENT;
   CLPRIM__MPI_OK(MPI_Comm_rank(comm, &p->rank));
@@ -58,10 +109,13 @@ clprim_status clprim__mpi_part_check(MPI_Comm comm, clprim_status local, uint64_
   clprim_status st = CLPRIM_SUCCESS;
   if (MPI_Allreduce(mine, any, 3, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
     st = CLPRIM_MPI_ERROR_MPI;
-  else if (any[0])
+  else if (any[0]) {
     st = local != CLPRIM_SUCCESS ? local : CLPRIM_MPI_ERROR_REMOTE;
-  else if (any[1] != hash || any[2] != ~hash)
+    explain_remote(ctx, comm, local);
+  } else if (any[1] != hash || any[2] != ~hash) {
     st = CLPRIM_MPI_ERROR_MISMATCH;
+    explain_mismatch(ctx, comm, hash);
+  }
   uint64_t part[2] = {n_local, extra};
   p->extra_of = p->n_of + P;
   p->work = p->n_of + 2 * P;
@@ -85,9 +139,10 @@ clprim_status clprim__mpi_part_check(MPI_Comm comm, clprim_status local, uint64_
 /* After a local step: every rank learns whether any failed (one
  * MPI_Allreduce); the failed rank returns its error, the others
  * CLPRIM_MPI_ERROR_REMOTE. */
-clprim_status clprim__mpi_agree(MPI_Comm comm, clprim_status local) {
+clprim_status clprim__mpi_agree(clprim_context *ctx, MPI_Comm comm, clprim_status local) {
   int bad = local != CLPRIM_SUCCESS, any = 0;
   CLPRIM__MPI_OK(MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm));
+  if (any) explain_remote(ctx, comm, local);
   return local != CLPRIM_SUCCESS ? local : any ? CLPRIM_MPI_ERROR_REMOTE : CLPRIM_SUCCESS;
 }
 
@@ -95,17 +150,18 @@ clprim_status clprim__mpi_agree(MPI_Comm comm, clprim_status local) {
  * allocated by every rank before: a failed allocation must be agreed on
  * first) with the local status in front; the status as clprim__mpi_agree() gives it.
  * all[(words + 1) r + 1 ...] is rank r's record. */
-clprim_status clprim__mpi_gather_status(MPI_Comm comm, int size, clprim_status local,
-                                   const uint64_t *mine, unsigned words, uint64_t *all,
-                                   uint64_t *record) {
+clprim_status clprim__mpi_gather_status(clprim_context *ctx, MPI_Comm comm, int size,
+                                        clprim_status local, const uint64_t *mine, unsigned words,
+                                        uint64_t *all, uint64_t *record) {
   record[0] = (uint64_t)(local != CLPRIM_SUCCESS);
   memcpy(record + 1, mine, words * 8);
   CLPRIM__MPI_OK(
       MPI_Allgather(record, (int)words + 1, MPI_UINT64_T, all, (int)words + 1, MPI_UINT64_T, comm));
-  if (local != CLPRIM_SUCCESS) return local;
-  for (int r = 0; r < size; ++r)
-    if (all[(words + 1) * (size_t)r]) return CLPRIM_MPI_ERROR_REMOTE;
-  return CLPRIM_SUCCESS;
+  int any = 0;
+  for (int r = 0; r < size && !any; ++r)
+    any = all[(words + 1) * (size_t)r] != 0;
+  if (any) explain_remote(ctx, comm, local);
+  return local != CLPRIM_SUCCESS ? local : any ? CLPRIM_MPI_ERROR_REMOTE : CLPRIM_SUCCESS;
 }
 
 /* A caller's range, type and flags, checked outside the calls that do the
@@ -183,9 +239,16 @@ const struct clprim_family clprim__family_mpi = {"mpi", mpi_knobs, 1, NULL, 0, 0
 static const struct clprim_family *const mpi_families[] = {CLPRIM__FAMILY_LIST &clprim__family_mpi};
 #define MPI_FAMILIES ((unsigned)(sizeof mpi_families / sizeof mpi_families[0]))
 
+const char *clprim_mpi_context_create_error(void) {
+  return clprim_context_last_error(NULL);
+}
+
 clprim_status clprim_mpi_context_create(clprim_context **ctx, MPI_Comm comm,
                                         const clprim_options *options) {
-  if (!ctx || comm == MPI_COMM_NULL) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  clprim__create_begin();
+  if (!ctx || comm == MPI_COMM_NULL)
+    return clprim__create_fail(CLPRIM_ERROR_INVALID_ARGUMENT, "mpi_context_create: %s is NULL",
+                               ctx ? "comm" : "ctx");
   int local_rank = 0;
   clprim_status st = clprim_mpi_local_rank(comm, &local_rank);
   if (st != CLPRIM_SUCCESS) return st;
@@ -193,7 +256,10 @@ clprim_status clprim_mpi_context_create(clprim_context **ctx, MPI_Comm comm,
   clprim_options_init(&o);
   if (options) {
     if (options->size < sizeof(size_t))
-      st = CLPRIM_ERROR_INVALID_ARGUMENT;
+      st = clprim__create_fail(CLPRIM_ERROR_INVALID_ARGUMENT,
+                               "mpi_context_create: options->size (%zu) is too small (initialise "
+                               "options with clprim_options_init)",
+                               options->size);
     else
       memcpy(&o, options, options->size < sizeof o ? options->size : sizeof o), o.size = sizeof o;
   }
@@ -205,8 +271,15 @@ clprim_status clprim_mpi_context_create(clprim_context **ctx, MPI_Comm comm,
   }
   clprim_context *made = NULL;
   if (st == CLPRIM_SUCCESS) st = clprim__create(&made, NULL, &o, mpi_families, MPI_FAMILIES);
-  st = clprim__mpi_agree(comm, st);
+  /* A rank whose creation failed has its text (clprim_context_last_error
+   * (NULL)); the others get one that names it, through the context they
+   * made and then free. */
+  st = clprim__mpi_agree(made, comm, st);
   if (st != CLPRIM_SUCCESS) {
+    if (made && made->last_error[0])
+      clprim__create_fail(st, "mpi_context_create: %s", made->last_error);
+    clprim__create_fail(st, "mpi_context_create: failed with %d (%s)", (int)st,
+                        clprim_mpi_status_name(st));
     clprim_context_free(made);
     return st;
   }

@@ -36,21 +36,25 @@ struct clprim_mpi_part {
  * others CLPRIM_MPI_ERROR_REMOTE, and differing hashes give
  * CLPRIM_MPI_ERROR_MISMATCH everywhere; then one MPI_Allgather of
  * (n_local, extra) per rank. On success *p is to be freed. */
-clprim_status clprim__mpi_part_check(MPI_Comm comm, clprim_status local, uint64_t hash,
-                                     uint64_t n_local, uint64_t extra, struct clprim_mpi_part *p);
+clprim_status clprim__mpi_part_check(clprim_context *ctx, MPI_Comm comm, clprim_status local,
+                                     uint64_t hash, uint64_t n_local, uint64_t extra,
+                                     struct clprim_mpi_part *p);
 void clprim__mpi_part_free(struct clprim_mpi_part *p);
 /* After a local step: every rank learns whether any failed (one
  * MPI_Allreduce); the failed rank returns its error, the others
- * CLPRIM_MPI_ERROR_REMOTE. */
-clprim_status clprim__mpi_agree(MPI_Comm comm, clprim_status local);
+ * CLPRIM_MPI_ERROR_REMOTE. When one failed, ctx (may be NULL) of every
+ * rank that did not keeps a text naming the lowest failed rank, its status
+ * and its text (two collectives more, only then); differing hashes in the
+ * check keep one naming the lowest rank whose arguments are not rank 0's. */
+clprim_status clprim__mpi_agree(clprim_context *ctx, MPI_Comm comm, clprim_status local);
 /* An MPI_Allgather of `words` words per rank with the local status in
  * front (all: (words + 1) per rank, allocated by every rank before: a
  * failed allocation must be agreed on first; record: words + 1); the
  * status as clprim__mpi_agree gives it. all[(words + 1) r + 1 ...] is rank
  * r's record. */
-clprim_status clprim__mpi_gather_status(MPI_Comm comm, int size, clprim_status local,
-                                        const uint64_t *mine, unsigned words, uint64_t *all,
-                                        uint64_t *record);
+clprim_status clprim__mpi_gather_status(clprim_context *ctx, MPI_Comm comm, int size,
+                                        clprim_status local, const uint64_t *mine, unsigned words,
+                                        uint64_t *all, uint64_t *record);
 /* A caller's range (the argument `name`), type and flags, checked outside
  * the calls that do the work (each takes the context for its check, so
  * that a refusal gets its text). */

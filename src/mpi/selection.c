@@ -123,7 +123,7 @@ static clprim_status dsel_alloc(struct dsel *d, size_t S) {
 
 static clprim_status dsel_agree(void *arg, clprim_status local) {
   const struct dsel *d = arg;
-  return clprim__mpi_agree(d->comm, local);
+  return clprim__mpi_agree(d->ctx, d->comm, local);
 }
 
 /* Each rank's record (its status, then per sub-problem its candidates and
@@ -210,7 +210,8 @@ static clprim_status dsel_finish(void *arg, clprim_status local, int elements,
     mine[i] = elements ? clprim__key_of_bits(d->type, bits) : bits;
   }
   /* Every rank's counts per part (and status), then the keys. */
-  st = clprim__mpi_gather_status(d->comm, P, st, lens, (unsigned)nparts, lens_all, d->record);
+  st = clprim__mpi_gather_status(d->ctx, d->comm, P, st, lens, (unsigned)nparts, lens_all,
+                                 d->record);
   int total = 0;
   for (int q = 0; st == CLPRIM_SUCCESS && q < P; ++q) {
     uint64_t n = 0;
@@ -275,7 +276,7 @@ clprim_status clprim__mpi_select_ranks(clprim_context *ctx, MPI_Comm comm,
     st = clprim__range(ctx, "in", in, clprim_type_size(type), p->n_local, CLPRIM__READ, &in_mem);
   if (st == CLPRIM_SUCCESS)
     st = dsel_alloc(&d, count < DSEL_BATCH ? count : DSEL_BATCH);
-  st = clprim__mpi_agree(comm, st);
+  st = clprim__mpi_agree(ctx, comm, st);
   uint64_t e = 0;
   for (size_t r = 0; st == CLPRIM_SUCCESS && r < count; r += DSEL_BATCH) {
     const size_t batch = count - r < DSEL_BATCH ? count - r : DSEL_BATCH;
@@ -302,7 +303,7 @@ clprim_status clprim__mpi_nth_check(clprim_context *ctx, MPI_Comm comm, size_t n
   clprim__mpi_hash_add(&hash, &type, sizeof type);
   clprim__mpi_hash_add(&hash, &flags, sizeof flags);
   if (more_bytes) clprim__mpi_hash_add(&hash, more, more_bytes);
-  return clprim__mpi_part_check(comm, st, hash, n_local, 0, p);
+  return clprim__mpi_part_check(ctx, comm, st, hash, n_local, 0, p);
 }
 
 clprim_status clprim_mpi_quantiles(clprim_context *ctx, MPI_Comm comm, size_t n_local,
@@ -327,7 +328,8 @@ clprim_status clprim_mpi_quantiles(clprim_context *ctx, MPI_Comm comm, size_t n_
   }
   if (st == CLPRIM_SUCCESS) {
     sorted = malloc(count * 8), keys = malloc(count * 8);
-    st = clprim__mpi_agree(comm, sorted && keys ? CLPRIM_SUCCESS : CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
+    st = clprim__mpi_agree(ctx, comm,
+                           sorted && keys ? CLPRIM_SUCCESS : CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
   }
   if (st == CLPRIM_SUCCESS) {
     memcpy(sorted, ranks, count * 8);
@@ -501,8 +503,8 @@ clprim_status clprim_mpi_topk(clprim_context *ctx, MPI_Comm comm, size_t n_local
       /* The only INVALID_ARGUMENT left is a NaN refused: refused on every
        * rank (its flag rides in the check's extra word). */
       const int nan = local == CLPRIM_ERROR_INVALID_ARGUMENT;
-      st = clprim__mpi_part_check(comm, nan ? CLPRIM_SUCCESS : local, CLPRIM__MPI_HASH_START, kl,
-                                  (uint64_t)nan, &cp);
+      st = clprim__mpi_part_check(ctx, comm, nan ? CLPRIM_SUCCESS : local, CLPRIM__MPI_HASH_START,
+                                  kl, (uint64_t)nan, &cp);
       cand_part = st == CLPRIM_SUCCESS;
       for (int r = 0; cand_part && r < cp.size; ++r)
         if (cp.extra_of[r]) st = CLPRIM_ERROR_INVALID_ARGUMENT;
@@ -523,9 +525,9 @@ clprim_status clprim_mpi_topk(clprim_context *ctx, MPI_Comm comm, size_t n_local
     uint64_t record[3];
     uint64_t *all = malloc((size_t)p.size * 3 * 8);
     if (selected && st == CLPRIM_SUCCESS && !all) st = CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
-    if (selected) st = clprim__mpi_agree(comm, st); /* also: every rank can receive */
+    if (selected) st = clprim__mpi_agree(ctx, comm, st); /* also: every rank can receive */
     if (st == CLPRIM_SUCCESS)
-      st = clprim__mpi_gather_status(comm, p.size, st, words, 2, all, record);
+      st = clprim__mpi_gather_status(ctx, comm, p.size, st, words, 2, all, record);
     if (st == CLPRIM_SUCCESS) {
       /* The ties go to the lowest global indices: ranks in order. */
       uint64_t better = 0, ties_before = 0;
@@ -557,7 +559,7 @@ clprim_status clprim_mpi_topk(clprim_context *ctx, MPI_Comm comm, size_t n_local
                                     p.offset);
     if (cand) clReleaseMemObject(cand);
     if (cand_index) clReleaseMemObject(cand_index);
-    if (agreed) st = clprim__mpi_agree(comm, st);
+    if (agreed) st = clprim__mpi_agree(ctx, comm, st);
   }
   clprim__mpi_part_free(&p);
   if (st == CLPRIM_SUCCESS) {

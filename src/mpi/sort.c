@@ -169,7 +169,7 @@ static clprim_status sort_exchange(clprim_context *ctx, MPI_Comm comm,
   void *send_host = NULL, *recv_host = NULL;
   clprim_status st = clprim__call_begin(ctx, "mpi");
   if (st != CLPRIM_SUCCESS)
-    return clprim__mpi_agree(comm, st); /* every rank goes on to the agreement */
+    return clprim__mpi_agree(ctx, comm, st); /* every rank goes on to the agreement */
   if (n_local > 0) st = clprim__scratch(ctx, "mpi: sorted part", n_local * es, &sorted);
   if (st == CLPRIM_SUCCESS && share > 0)
     st = clprim__scratch(ctx, "mpi: runs", share * es, &runs_tmp);
@@ -207,7 +207,7 @@ static clprim_status sort_exchange(clprim_context *ctx, MPI_Comm comm,
   if (st == CLPRIM_SUCCESS) st = (clprim_status)clWaitForEvents(1, &reads_done);
   if (reads_done) clReleaseEvent(reads_done);
   phase_end(clock, CLPRIM_MPI_PHASE_TO_HOST);
-  st = clprim__mpi_agree(comm, st);
+  st = clprim__mpi_agree(ctx, comm, st);
   phase_end(clock, CLPRIM_MPI_PHASE_SYNC);
   /* 3. The own piece stays on the device: counts 0 for this rank, and the
    * displacements into the pinned buffers skip it. */
@@ -250,7 +250,7 @@ static clprim_status sort_exchange(clprim_context *ctx, MPI_Comm comm,
     free(runs);
   }
   phase_end(clock, CLPRIM_MPI_PHASE_MERGE);
-  return exchanged ? clprim__mpi_agree(comm, st) : st;
+  return exchanged ? clprim__mpi_agree(ctx, comm, st) : st;
 }
 
 clprim_status clprim_mpi_sort_keys(clprim_context *ctx, MPI_Comm comm, size_t n_local,
@@ -269,7 +269,7 @@ clprim_status clprim_mpi_sort_keys(clprim_context *ctx, MPI_Comm comm, size_t n_
   if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_range(ctx, "out", out, es, out_capacity);
   if (st == CLPRIM_SUCCESS && (share > INT32_MAX || n_local > INT32_MAX))
     st = CLPRIM_ERROR_SIZE_TOO_LARGE;
-  st = clprim__mpi_agree(comm, st);
+  st = clprim__mpi_agree(ctx, comm, st);
   const size_t np = (size_t)P;
   uint64_t *splitter_ranks = NULL, *keys = NULL, *below = NULL, *equal = NULL, *all = NULL,
            *record = NULL, *mine = NULL;
@@ -279,10 +279,11 @@ clprim_status clprim_mpi_sort_keys(clprim_context *ctx, MPI_Comm comm, size_t n_
     equal = malloc(np * 8), all = malloc(np * (2 * np - 1) * 8), record = malloc(2 * np * 8);
     mine = malloc(2 * np * 8);
     scount = malloc(sizeof(int) * 8 * np);
-    st = clprim__mpi_agree(comm, splitter_ranks && keys && below && equal && all && record &&
-                                         mine && scount
-                                     ? CLPRIM_SUCCESS
-                                     : CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
+    st = clprim__mpi_agree(ctx, comm,
+                           splitter_ranks && keys && below && equal && all && record && mine &&
+                                   scount
+                               ? CLPRIM_SUCCESS
+                               : CLPRIM_ERROR_OUT_OF_HOST_MEMORY);
   }
   int cuts_add_up = 0;
   if (st == CLPRIM_SUCCESS && N > 0 && P > 1) {
@@ -303,7 +304,8 @@ clprim_status clprim_mpi_sort_keys(clprim_context *ctx, MPI_Comm comm, size_t n_
       for (size_t j = 0; j < ns; ++j)
         mine[2 * j] = local == CLPRIM_SUCCESS ? below[j] : 0,
                  mine[2 * j + 1] = local == CLPRIM_SUCCESS ? equal[j] : 0;
-      st = clprim__mpi_gather_status(comm, p.size, local, mine, (unsigned)(2 * ns), all, record);
+      st = clprim__mpi_gather_status(ctx, comm, p.size, local, mine, (unsigned)(2 * ns), all,
+                                     record);
     }
     /* cut[q][r]: how many of rank q's sorted keys go to ranks below r. */
     if (st == CLPRIM_SUCCESS) {
@@ -355,13 +357,13 @@ clprim_status clprim_mpi_sort_keys(clprim_context *ctx, MPI_Comm comm, size_t n_
     if (st == CLPRIM_SUCCESS) {
       const struct exchange x = {scount, sdispl, rcount, rdispl, scount + 4 * np};
       st = cuts_add_up ? sort_exchange(ctx, comm, &p, type, in, out, share, &x, &clock)
-                       : clprim__mpi_agree(comm, CLPRIM_MPI_ERROR_INTERNAL);
+                       : clprim__mpi_agree(ctx, comm, CLPRIM_MPI_ERROR_INTERNAL);
     }
   } else if (st == CLPRIM_SUCCESS && N > 0) { /* one rank: its own sort */
     st = clprim_sort_keys(ctx, n_local, type, in, 0, 0, 0, out);
     if (st == CLPRIM_SUCCESS) st = (clprim_status)clFinish(ctx->queue);
     phase_end(&clock, CLPRIM_MPI_PHASE_LOCAL_SORT);
-    st = clprim__mpi_agree(comm, st);
+    st = clprim__mpi_agree(ctx, comm, st);
   }
   free(splitter_ranks), free(keys), free(below), free(equal), free(all), free(record), free(mine),
       free(scount);

@@ -549,7 +549,7 @@ static void expect_remote_text(const char *text, clprim_status status) {
   /* PMPI_: not one of the collectives that the tests count and fail */
   PMPI_Bcast(theirs, sizeof theirs, MPI_CHAR, size_ - 1, comm);
   if (rank_ == size_ - 1) {
-    EXPECT(*text, "the failed rank has no text");
+    EXPECT(*text, "the failed rank has no text (status %d)", (int)status);
     return;
   }
   char want[512];
@@ -582,6 +582,7 @@ static void check_errors(void) {
   EXPECT_STATUS(last ? CLPRIM_ERROR_INVALID_ARGUMENT : CLPRIM_MPI_ERROR_REMOTE,
                 clprim_mpi_reduce_sum(ctx, comm, g.n_local, CLPRIM_FLOAT, clprim_buf(g.part),
                                       last ? NULL : &v));
+  if (last) expect_text(clprim_context_last_error(ctx), "mpi: sum is NULL");
   expect_remote_text(clprim_context_last_error(ctx), CLPRIM_ERROR_INVALID_ARGUMENT);
   EXPECT_STATUS(last ? CLPRIM_ERROR_BUFFER_TOO_SMALL : CLPRIM_MPI_ERROR_REMOTE,
                 clprim_mpi_scan_inclusive(ctx, comm, g.n_local + last, CLPRIM_FLOAT,

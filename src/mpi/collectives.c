@@ -100,7 +100,8 @@ clprim_status clprim_mpi_reduce_sum(clprim_context *ctx, MPI_Comm comm, size_t n
                                     clprim_type type, clprim_buffer in, clprim_value *sum) {
   clprim_value s;
   memset(&s, 0, sizeof s);
-  clprim_status st = sum ? CLPRIM_SUCCESS : CLPRIM_ERROR_INVALID_ARGUMENT;
+  clprim_status st =
+      sum ? CLPRIM_SUCCESS : clprim__mpi_fail(ctx, CLPRIM_ERROR_INVALID_ARGUMENT, "sum is NULL");
   if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_type(ctx, "type", type);
   if (st == CLPRIM_SUCCESS && n_local > 0)
     st = clprim_reduce_sum(ctx, n_local, type, in, &s, clprim_buf(NULL));
@@ -146,7 +147,8 @@ static clprim_status arg_reduce(clprim_context *ctx, MPI_Comm comm, size_t n_loc
   st = MPI_Allgather(&i, 1, MPI_UINT64_T, idx, 1, MPI_UINT64_T, comm) == MPI_SUCCESS
            ? CLPRIM_SUCCESS
            : CLPRIM_MPI_ERROR_MPI;
-  if (st == CLPRIM_SUCCESS && p.total == 0) st = CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (st == CLPRIM_SUCCESS && p.total == 0)
+    st = clprim__mpi_fail(ctx, CLPRIM_ERROR_INVALID_ARGUMENT, "no rank holds an element (n 0)");
   if (st == CLPRIM_SUCCESS) {
     int best = -1, best_class = -1;
     clprim_value bv;
@@ -200,9 +202,11 @@ clprim_status clprim_mpi_histogram_even(clprim_context *ctx, MPI_Comm comm, size
                                         uint64_t *outside) {
   clprim_status st = clprim__mpi_check_type(ctx, "type", type);
   if (st == CLPRIM_SUCCESS && (bins == 0 || bins > ((size_t)1 << 31)))
-    st = bins ? CLPRIM_ERROR_SIZE_TOO_LARGE : CLPRIM_ERROR_INVALID_ARGUMENT;
+    st = clprim__mpi_fail(ctx, bins ? CLPRIM_ERROR_SIZE_TOO_LARGE : CLPRIM_ERROR_INVALID_ARGUMENT,
+                          "bins (%zu) is not 1 to 2^31", bins);
   if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_range(ctx, "counts", counts, 4, bins);
-  if (st == CLPRIM_SUCCESS && !counts.mem) st = CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (st == CLPRIM_SUCCESS && !counts.mem)
+    st = clprim__mpi_fail(ctx, CLPRIM_ERROR_INVALID_ARGUMENT, "counts is required");
   uint64_t hash = CLPRIM__MPI_HASH_START;
   const size_t es = clprim_type_size(type);
   clprim__mpi_hash_add(&hash, &type, sizeof type);
@@ -212,7 +216,10 @@ clprim_status clprim_mpi_histogram_even(clprim_context *ctx, MPI_Comm comm, size
   CLPRIM_CHECK(clprim__mpi_part_check(ctx, comm, st, hash, n_local, 0, &p));
   const uint64_t total = p.total;
   clprim__mpi_part_free(&p);
-  if (total >= ((uint64_t)1 << 32)) return CLPRIM_ERROR_SIZE_TOO_LARGE;
+  if (total >= ((uint64_t)1 << 32))
+    return clprim__mpi_fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE,
+                            "the ranks hold %llu elements, 2^32 or more (32-bit counts)",
+                            (unsigned long long)total);
   /* The bins' counts and the three outside counts, summed over the ranks. */
   uint64_t *sums = malloc((bins + 3) * 8), *mine = malloc((bins + 3) * 8);
   uint32_t *c32 = malloc(bins * 4);
@@ -228,7 +235,9 @@ clprim_status clprim_mpi_histogram_even(clprim_context *ctx, MPI_Comm comm, size
     memcpy(mine + bins, out3, sizeof out3);
   }
   st = clprim__mpi_agree(ctx, comm, st);
-  if (st == CLPRIM_SUCCESS && bins + 3 > (size_t)INT32_MAX) st = CLPRIM_ERROR_SIZE_TOO_LARGE;
+  if (st == CLPRIM_SUCCESS && bins + 3 > (size_t)INT32_MAX)
+    st = clprim__mpi_fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE,
+                          "bins (%zu): more than one MPI_Allreduce takes", bins);
   if (st == CLPRIM_SUCCESS && MPI_Allreduce(mine, sums, (int)(bins + 3), MPI_UINT64_T, MPI_SUM,
                                             comm) != MPI_SUCCESS)
     st = CLPRIM_MPI_ERROR_MPI;
@@ -339,7 +348,8 @@ clprim_status clprim_mpi_select(clprim_context *ctx, MPI_Comm comm, size_t n_loc
                                 uint64_t *local_count, uint64_t *global_offset,
                                 uint64_t *global_count) {
   clprim_status st = clprim__mpi_check_type(ctx, "type", type);
-  if (st == CLPRIM_SUCCESS && !pred) st = CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (st == CLPRIM_SUCCESS && !pred)
+    st = clprim__mpi_fail(ctx, CLPRIM_ERROR_INVALID_ARGUMENT, "pred is NULL");
   if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_flags(ctx, flags, CLPRIM_INDICES_64);
   const size_t es = clprim_type_size(type);
   uint64_t hash = CLPRIM__MPI_HASH_START;
@@ -357,7 +367,11 @@ clprim_status clprim_mpi_select(clprim_context *ctx, MPI_Comm comm, size_t n_loc
   const int index64 = (flags & CLPRIM_INDICES_64) != 0;
   if (indices.mem && !index64 && p.total > UINT32_MAX) {
     clprim__mpi_part_free(&p);
-    return CLPRIM_ERROR_INVALID_ARGUMENT; /* every rank: the global count is known to all */
+    /* every rank: the global count is known to all */
+    return clprim__mpi_fail(ctx, CLPRIM_ERROR_INVALID_ARGUMENT,
+                            "the ranks hold %llu elements: 32-bit indices need "
+                            "CLPRIM_INDICES_64",
+                            (unsigned long long)p.total);
   }
   uint64_t count = 0;
   if (n_local > 0)

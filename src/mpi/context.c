@@ -10,6 +10,7 @@
 #include "../families.h"
 
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,7 +100,8 @@ clprim_status clprim__mpi_part_check(clprim_context *ctx, MPI_Comm comm, clprim_
                                      uint64_t hash, uint64_t n_local, uint64_t extra,
                                      struct clprim_mpi_part *p) {
   memset(p, 0, sizeof *p);
-  if (comm == MPI_COMM_NULL) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  if (comm == MPI_COMM_NULL)
+    return clprim__mpi_fail(ctx, CLPRIM_ERROR_INVALID_ARGUMENT, "comm is MPI_COMM_NULL");
   CLPRIM__MPI_OK(MPI_Comm_rank(comm, &p->rank));
   CLPRIM__MPI_OK(MPI_Comm_size(comm, &p->size));
   const size_t P = (size_t)p->size;
@@ -179,6 +181,17 @@ clprim_status clprim__mpi_check_type(clprim_context *ctx, const char *name, clpr
   if (!ctx) return CLPRIM_ERROR_INVALID_ARGUMENT;
   CLPRIM_CHECK(clprim__hold(ctx, "mpi"));
   return clprim__unhold(ctx, clprim__check_type(ctx, name, type));
+}
+
+clprim_status clprim__mpi_fail(clprim_context *ctx, clprim_status status, const char *format, ...) {
+  if (!ctx || clprim__hold(ctx, "mpi") != CLPRIM_SUCCESS) return status;
+  char text[CLPRIM__ERROR_TEXT];
+  va_list ap;
+  va_start(ap, format);
+  vsnprintf(text, sizeof text, format, ap);
+  va_end(ap);
+  clprim__fail(ctx, status, "%s", text);
+  return clprim__unhold(ctx, status);
 }
 
 clprim_status clprim__mpi_check_flags(clprim_context *ctx, unsigned flags, unsigned allowed) {

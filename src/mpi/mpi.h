@@ -62,6 +62,11 @@ clprim_status clprim__mpi_check_range(clprim_context *ctx, const char *name, clp
                                       size_t elem, size_t n);
 clprim_status clprim__mpi_check_type(clprim_context *ctx, const char *name, clprim_type type);
 clprim_status clprim__mpi_check_flags(clprim_context *ctx, unsigned flags, unsigned allowed);
+/* status, with the text "mpi: <format...>" on ctx (a check of the mpi
+ * layer's own that fails; it takes the context for the text as the checks
+ * above do). */
+clprim_status clprim__mpi_fail(clprim_context *ctx, clprim_status status, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* ---- cl/mpi.cl (collectives.c) */
 

@@ -237,7 +237,9 @@ static clprim_status dsel_finish(void *arg, clprim_status local, int elements,
     }
     qsort(sorted, n, 8, cmp_u64);
     if (elements && d->count_nans && n > 0 && sorted[n - 1] == nan_key) {
-      st = CLPRIM_ERROR_INVALID_ARGUMENT; /* every rank saw the same keys */
+      /* every rank saw the same keys */
+      st = clprim__mpi_fail(d->ctx, CLPRIM_ERROR_INVALID_ARGUMENT,
+                            "in holds a NaN (CLPRIM_NTH_REJECT_NAN)");
       break;
     }
     for (unsigned r = u->r0; r < u->r1; ++r)
@@ -294,9 +296,12 @@ clprim_status clprim__mpi_nth_check(clprim_context *ctx, MPI_Comm comm, size_t n
                                unsigned allowed, const void *more, size_t more_bytes,
                                int local_bad, struct clprim_mpi_part *p) {
   clprim_status st =
-      local_bad ? CLPRIM_ERROR_INVALID_ARGUMENT : clprim__mpi_check_type(ctx, "type", type);
+      local_bad ? clprim__mpi_fail(ctx, CLPRIM_ERROR_INVALID_ARGUMENT, "an output is required")
+                : clprim__mpi_check_type(ctx, "type", type);
   if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_flags(ctx, flags, allowed);
-  if (st == CLPRIM_SUCCESS && n_local >= ((uint64_t)1 << 32)) st = CLPRIM_ERROR_SIZE_TOO_LARGE;
+  if (st == CLPRIM_SUCCESS && n_local >= ((uint64_t)1 << 32))
+    st = clprim__mpi_fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE, "n_local (%zu) is 2^32 or more",
+                          n_local);
   if (st == CLPRIM_SUCCESS)
     st = clprim__mpi_check_range(ctx, "in", in, clprim_type_size(type), n_local);
   uint64_t hash = CLPRIM__MPI_HASH_START;
@@ -318,7 +323,10 @@ clprim_status clprim_mpi_quantiles(clprim_context *ctx, MPI_Comm comm, size_t n_
                                      more, sizeof more, bad, &p));
   clprim_status st = CLPRIM_SUCCESS;
   for (size_t r = 0; st == CLPRIM_SUCCESS && r < count; ++r)
-    if (ranks[r] >= p.total) st = CLPRIM_ERROR_INVALID_ARGUMENT; /* alike on every rank */
+    if (ranks[r] >= p.total) /* alike on every rank */
+      st = clprim__mpi_fail(ctx, CLPRIM_ERROR_INVALID_ARGUMENT,
+                            "ranks[%zu] (%llu) is not below the ranks' n (%llu)", r,
+                            (unsigned long long)ranks[r], (unsigned long long)p.total);
   uint64_t *sorted = NULL, *keys = NULL;
   size_t distinct = 0;
   if (st == CLPRIM_SUCCESS && p.size == 1) { /* one rank: the plain call (ONE_RANK) */
@@ -357,7 +365,11 @@ clprim_status clprim_mpi_nth_element_approx(clprim_context *ctx, MPI_Comm comm, 
   struct clprim_mpi_part p;
   CLPRIM_CHECK(clprim__mpi_nth_check(ctx, comm, n_local, type, in, flags, CLPRIM_NTH_REJECT_NAN, &k,
                                      sizeof k, !value, &p));
-  clprim_status st = k >= p.total ? CLPRIM_ERROR_INVALID_ARGUMENT : CLPRIM_SUCCESS;
+  clprim_status st = k >= p.total ? clprim__mpi_fail(ctx, CLPRIM_ERROR_INVALID_ARGUMENT,
+                                                     "k (%llu) is not below the ranks' n (%llu)",
+                                                     (unsigned long long)k,
+                                                     (unsigned long long)p.total)
+                                   : CLPRIM_SUCCESS;
   if (st == CLPRIM_SUCCESS && p.size == 1) { /* one rank: the plain call (ONE_RANK) */
     st = clprim_nth_element_approx(ctx, n_local, type, in, k, flags, value, rank_error,
                                    clprim_buf(NULL));
@@ -462,9 +474,16 @@ clprim_status clprim_mpi_topk(clprim_context *ctx, MPI_Comm comm, size_t n_local
                                      sizeof more, outputs == 0, &p));
   const int index64 = (flags & CLPRIM_INDICES_64) != 0,
             smallest = (flags & CLPRIM_TOPK_SMALLEST) != 0;
-  clprim_status st = k > p.total || (indices.mem && !index64 && p.total > UINT32_MAX)
-                         ? CLPRIM_ERROR_INVALID_ARGUMENT
-                         : CLPRIM_SUCCESS;
+  clprim_status st = CLPRIM_SUCCESS;
+  if (k > p.total)
+    st = clprim__mpi_fail(ctx, CLPRIM_ERROR_INVALID_ARGUMENT,
+                          "k (%llu) is more than the ranks' n (%llu)", (unsigned long long)k,
+                          (unsigned long long)p.total);
+  else if (indices.mem && !index64 && p.total > UINT32_MAX)
+    st = clprim__mpi_fail(ctx, CLPRIM_ERROR_INVALID_ARGUMENT,
+                          "the ranks hold %llu elements: 32-bit indices need "
+                          "CLPRIM_INDICES_64",
+                          (unsigned long long)p.total);
   uint64_t mine = 0, before = 0;
   if (st == CLPRIM_SUCCESS && k > 0 && p.size == 1) { /* one rank: the plain call (ONE_RANK) */
     st = clprim_topk(ctx, n_local, type, in, k, flags, values, indices);
@@ -507,7 +526,9 @@ clprim_status clprim_mpi_topk(clprim_context *ctx, MPI_Comm comm, size_t n_local
                                   kl, (uint64_t)nan, &cp);
       cand_part = st == CLPRIM_SUCCESS;
       for (int r = 0; cand_part && r < cp.size; ++r)
-        if (cp.extra_of[r]) st = CLPRIM_ERROR_INVALID_ARGUMENT;
+        if (cp.extra_of[r])
+          st = clprim__mpi_fail(ctx, CLPRIM_ERROR_INVALID_ARGUMENT,
+                                "in holds a NaN (CLPRIM_NTH_REJECT_NAN)");
       sp = &cp, sin = clprim_buf(cand), sflags = 0;
     }
     /* The threshold: the k-th best, by distributed selection. */

@@ -264,11 +264,18 @@ clprim_status clprim_mpi_sort_keys(clprim_context *ctx, MPI_Comm comm, size_t n_
   const uint64_t P = (uint64_t)p.size, N = p.total;
   const uint64_t share = clprim_mpi_sort_share(N, p.rank, p.size);
   /* Every rank's capacity is checked where it can be: locally. */
-  clprim_status st = P > SPLITTERS + 1 ? CLPRIM_ERROR_SIZE_TOO_LARGE : CLPRIM_SUCCESS;
-  if (st == CLPRIM_SUCCESS && out_capacity < share) st = CLPRIM_ERROR_BUFFER_TOO_SMALL;
+  clprim_status st = CLPRIM_SUCCESS;
+  if (P > SPLITTERS + 1)
+    st = clprim__mpi_fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE, "more than %d ranks",
+                          (int)SPLITTERS + 1);
+  else if (out_capacity < share)
+    st = clprim__mpi_fail(ctx, CLPRIM_ERROR_BUFFER_TOO_SMALL,
+                          "out_capacity (%zu) is less than this rank's share (%llu)",
+                          out_capacity, (unsigned long long)share);
   if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_range(ctx, "out", out, es, out_capacity);
   if (st == CLPRIM_SUCCESS && (share > INT32_MAX || n_local > INT32_MAX))
-    st = CLPRIM_ERROR_SIZE_TOO_LARGE;
+    st = clprim__mpi_fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE,
+                          "a rank's share or n_local is more than 2^31 - 1 (MPI counts)");
   st = clprim__mpi_agree(ctx, comm, st);
   const size_t np = (size_t)P;
   uint64_t *splitter_ranks = NULL, *keys = NULL, *below = NULL, *equal = NULL, *all = NULL,

@@ -952,11 +952,14 @@ static int program_built_twice(const clprim_context *ctx) {
 /* clprim_context_prebuild builds what the calls then run: after it, a call
  * of each family (several types and sizes) builds nothing more. The public
  * call prebuilds every type; here int32 and float (int32 alone on CPUs,
- * whose builds take seconds each). */
+ * whose builds take seconds each), on two build threads. */
 static void test_prebuild(void **state) {
   (void)state;
   clprim_context *ctx;
-  TEST_OK(clprim_context_create(&ctx, NULL));
+  clprim_options o;
+  clprim_options_init(&o);
+  o.build_threads = 2; /* threads on CPU devices too, whose default is one */
+  TEST_OK(clprim_context_create(&ctx, &o));
   clprim_device_info info;
   TEST_OK(clprim_context_get_info(ctx, &info, sizeof info));
   const int types = info.device_type & CL_DEVICE_TYPE_GPU ? 2 : 1;

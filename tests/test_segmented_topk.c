@@ -240,7 +240,8 @@ static void run_offsets(clprim_type type) {
     if (!test_has_type(ctx, type)) break;
     for (unsigned w = 0; w < TEST_OFFSET_TYPES; ++w)
       for (unsigned d = 0; d < DIST_COUNT; ++d) {
-        if (small && w != (unsigned)type % TEST_OFFSET_TYPES) continue;
+        /* one width per distribution, by turns (small: per type) */
+        if (w != (small ? (unsigned)type : d + (unsigned)type) % TEST_OFFSET_TYPES) continue;
         l.offset_type = test_offset_type[w], l.pad = w ? 3 : 1;
         char what[64];
         snprintf(what, sizeof what, "%s, %s offsets", dist_names[d],
@@ -313,8 +314,10 @@ static void test_long(void **state) {
     for (int t = test_small(); t < 2; ++t) { /* Oclgrind: int32 alone */
       if (!test_has_type(ctx, types[t])) continue;
       void *data = malloc((l.n > r.n ? l.n : r.n) * 8 + 8);
-      /* Both offset types (Oclgrind: uint32 alone), at an element offset. */
-      for (unsigned w = 0; w < (test_small() ? 1u : TEST_OFFSET_TYPES); ++w) {
+      /* An offset type per element type (Oclgrind: uint32 alone), at an
+       * element offset. */
+      for (unsigned w = 0; w < TEST_OFFSET_TYPES; ++w) {
+        if (w != (test_small() ? 0u : (unsigned)t % TEST_OFFSET_TYPES)) continue;
         l.offset_type = test_offset_type[w], l.pad = 2;
         const int u32 = l.offset_type == CLPRIM_UINT32;
         fill(types[t], data, l.n, DIST_SPECIAL);

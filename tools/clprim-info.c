@@ -24,7 +24,7 @@ static const char usage[] =
     "                  (clprim_context_prebuild), with progress on stderr, and say how\n"
     "                  long it took\n"
     "  --build-threads N  programs built at once (clprim_options.build_threads; default:\n"
-    "                  one per online CPU, at most 8)\n"
+    "                  one per online CPU, at most 8; one on CPU devices)\n"
     "  --json          print one JSON object instead of text\n"
     "  --help          this text\n"
     "The device: $CLPRIM_DEVICE (a name, \"P:D\", or gpu / cpu / accelerator), else the\n"

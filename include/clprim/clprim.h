@@ -271,7 +271,9 @@ typedef struct clprim_options {
   int wait_when_busy;
   /* Programs built at once, each on a host thread of its own (by
    * clprim_context_prebuild() and by a call that needs several): 0, the
-   * default, is one per online CPU of the host, at most 8; n is at most n
+   * default, is one per online CPU of the host, at most 8, on GPUs and
+   * accelerators, and one on CPU devices (PoCL 3.1 builds one program at a
+   * time in a process: threads only added 10%); n is at most n
    * (1: one at a time; values above 64 count as 64). On Oclgrind, which
    * crashed with programs built concurrently, always one. */
   unsigned build_threads;

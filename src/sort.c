@@ -331,7 +331,6 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
   else
     starts = hist;
   CLPRIM_CHECK(histogram(ctx, j, hist_k, hist, starts, wg, hist_words));
-  const unsigned p_count = j->passes;
   const int in_place = j->kin == j->kout && j->in_base == j->out_base;
   const int values_in_place = j->vout && j->vin == j->vout && j->in_base == j->out_base;
 
@@ -344,8 +343,8 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
   static const char *const key_slots[2] = {SLOT_KEYS, SLOT_KEYS_B};
   static const char *const value_slots[2] = {SLOT_VALUES, SLOT_VALUES_B};
   /* A pass may not read what it writes: one pass in place reads a copy. */
-  const int copy_first = p_count == 1 && (in_place || values_in_place);
-  for (unsigned b = 0; b < 2 && (b + 1 < p_count || (b == 0 && copy_first)); ++b) {
+  const int copy_first = j->passes == 1 && (in_place || values_in_place);
+  for (unsigned b = 0; b < 2 && (b + 1 < j->passes || (b == 0 && copy_first)); ++b) {
     CLPRIM_CHECK(clprim__scratch_per_call(ctx, key_slots[b], j->n * ks, &ktmp[b]));
     if (vs) CLPRIM_CHECK(clprim__scratch_per_call(ctx, value_slots[b], j->n * vs, &vtmp[b]));
   }
@@ -368,25 +367,26 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
     CLPRIM_CHECK(clprim__scratch_per_call(
         ctx, SLOT_COUNTS, (SORT_RADIX * tiles + 1) * (offsets64 ? 8 : 4), &offsets));
   const cl_mem no_offsets = offsets ? offsets : hist, no_state = state ? state : hist;
-  for (unsigned i = 0; i < p_count; ++i) {
-    const int to_out = i + 1 == p_count;
-    const cl_mem kdst = to_out ? j->kout : ktmp[i % 2];
-    const cl_mem vdst = vs ? (to_out ? j->vout : vtmp[i % 2]) : kdst;
+  /* The arguments that every pass shares. */
+  CLPRIM_CHECK(clSetKernelArg(pass_k, 11, sizeof no_offsets, &no_offsets));
+  CLPRIM_CHECK(clSetKernelArg(pass_k, 12, sizeof starts, &starts));
+  CLPRIM_CHECK(clSetKernelArg(pass_k, 14, sizeof no_state, &no_state));
+  CLPRIM_CHECK(clSetKernelArg(pass_k, 15, sizeof hist, &hist));
+  CLPRIM_CHECK(clSetKernelArg(pass_k, 16, sizeof special_at, &special_at));
+  for (cl_uint pass = 0; pass < j->passes; ++pass) {
+    const int last = pass + 1 == j->passes; /* writes the output */
+    const cl_mem kdst = last ? j->kout : ktmp[pass % 2];
+    const cl_mem vdst = vs ? (last ? j->vout : vtmp[pass % 2]) : kdst;
     const cl_mem vread = vsrc ? vsrc : ksrc;
-    const cl_ulong in_base = src_base, out_base = to_out ? j->out_base : 0, n = j->n;
-    const cl_uint shift = j->shift + SORT_DIGIT_BITS * i;
-    const cl_uint mask = i + 1 == j->passes ? j->last_mask : SORT_RADIX - 1;
-    const cl_uint gen = j->gen_index && i == 0, pass = i;
+    const cl_ulong in_base = src_base, out_base = last ? j->out_base : 0, n = j->n;
+    const cl_uint shift = j->shift + SORT_DIGIT_BITS * pass;
+    const cl_uint mask = last ? j->last_mask : SORT_RADIX - 1;
+    const cl_uint gen = j->gen_index && pass == 0;
     CLPRIM_CHECK(clprim__set_args(pass_k, 7, sizeof ksrc, &ksrc, sizeof in_base, &in_base,
                                   sizeof kdst, &kdst, sizeof out_base, &out_base, sizeof vread,
                                   &vread, sizeof vdst, &vdst, sizeof n, &n));
     CLPRIM_CHECK(digit_args(pass_k, 7, j, shift, NULL, mask, &gen));
-    CLPRIM_CHECK(clSetKernelArg(pass_k, 11, sizeof no_offsets, &no_offsets));
-    CLPRIM_CHECK(clSetKernelArg(pass_k, 12, sizeof starts, &starts));
     CLPRIM_CHECK(clSetKernelArg(pass_k, 13, sizeof pass, &pass));
-    CLPRIM_CHECK(clSetKernelArg(pass_k, 14, sizeof no_state, &no_state));
-    CLPRIM_CHECK(clSetKernelArg(pass_k, 15, sizeof hist, &hist));
-    CLPRIM_CHECK(clSetKernelArg(pass_k, 16, sizeof special_at, &special_at));
     if (onesweep) {
       CLPRIM_CHECK(clprim__fill(ctx, state, &zero, 4, 0, state_bytes));
       CLPRIM_CHECK(clprim__enqueue(ctx, pass_k, tiles, wg));

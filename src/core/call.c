@@ -81,8 +81,8 @@ clprim_status clprim__create_fail(clprim_status status, const char *format, ...)
   return status;
 }
 
-static clprim_status vfail(clprim_context *ctx, clprim_status status, const char *format,
-                           va_list ap) {
+clprim_status clprim__vfail(clprim_context *ctx, clprim_status status, const char *format,
+                            va_list ap) {
   if (!ctx || ctx->last_error[0] || status == CLPRIM_SUCCESS || status == CLPRIM__COLLECTED)
     return status;
   const size_t size = sizeof ctx->last_error;
@@ -96,7 +96,7 @@ static clprim_status vfail(clprim_context *ctx, clprim_status status, const char
 clprim_status clprim__fail(clprim_context *ctx, clprim_status status, const char *format, ...) {
   va_list ap;
   va_start(ap, format);
-  vfail(ctx, status, format, ap);
+  clprim__vfail(ctx, status, format, ap);
   va_end(ap);
   return status;
 }
@@ -104,7 +104,7 @@ clprim_status clprim__fail(clprim_context *ctx, clprim_status status, const char
 clprim_status clprim__invalid(clprim_context *ctx, const char *format, ...) {
   va_list ap;
   va_start(ap, format);
-  vfail(ctx, CLPRIM_ERROR_INVALID_ARGUMENT, format, ap);
+  clprim__vfail(ctx, CLPRIM_ERROR_INVALID_ARGUMENT, format, ap);
   va_end(ap);
   return CLPRIM_ERROR_INVALID_ARGUMENT;
 }

@@ -14,6 +14,7 @@
 #include "clprim/clprim.h"
 
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 
@@ -380,6 +381,9 @@ clprim_status clprim__unhold(clprim_context *ctx, clprim_status status);
  * CLPRIM_TRACE, and returns status. Only while ctx is held (a call). */
 clprim_status clprim__fail(clprim_context *ctx, clprim_status status, const char *format, ...)
     __attribute__((format(printf, 3, 4)));
+/* clprim__fail with a va_list (for wrappers such as clprim_mpi's). */
+clprim_status clprim__vfail(clprim_context *ctx, clprim_status status, const char *format,
+                            va_list ap);
 /* Context creation's text (clprim_context_last_error(NULL)), kept per
  * thread: begin empties it; fail stores the text (format... as printf,
  * "context_create: ..."), unless one is stored already (the first failure

@@ -185,12 +185,10 @@ clprim_status clprim__mpi_check_type(clprim_context *ctx, const char *name, clpr
 
 clprim_status clprim__mpi_fail(clprim_context *ctx, clprim_status status, const char *format, ...) {
   if (!ctx || clprim__hold(ctx, "mpi") != CLPRIM_SUCCESS) return status;
-  char text[CLPRIM__ERROR_TEXT];
   va_list ap;
   va_start(ap, format);
-  vsnprintf(text, sizeof text, format, ap);
+  clprim__vfail(ctx, status, format, ap);
   va_end(ap);
-  clprim__fail(ctx, status, "%s", text);
   return clprim__unhold(ctx, status);
 }
 

@@ -13,7 +13,7 @@ out=${OUT:-/tmp/out}; build=${BUILD:-/tmp/build-bench}; mkdir -p "$out"
 t0=$(date +%s); el() { echo "$(( $(date +%s) - t0 ))s"; }
 left() { echo $(( ${DEADLINE:-570} - ($(date +%s) - t0) )); }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
-A=${ANCHORS:-.device/anchors}
+A=${ANCHORS:?set ANCHORS to the folder of the anchor programs}
 for a in cub_anchor cub_reduce_anchor cub_sort_anchor; do
   ( timeout 240 nvcc -O3 -arch=sm_90 -std=c++17 $A/$a.cu -o /tmp/$a -lcurand > "$out/nvcc-$a.log" 2>&1 ) &
 done

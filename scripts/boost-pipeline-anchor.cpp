@@ -1,12 +1,11 @@
-// boost-pipeline-anchor.cpp: issue 14's chains in Boost.Compute, clprim's
+// boost-pipeline-anchor.cpp: the pipeline's chains in Boost.Compute, clprim's
 // same-ecosystem peer, on uniform floats in [0, 1) (the inputs of
 // `clprim-bench --op pipeline`): transform (x = 2 a) -> copy_if (x > 2 (1 -
 // p)) -> accumulate, and transform -> copy_if alone (the collect), at p =
 // 0.5 and 0.01. Wall time per chain (each ends with a finish), median of
 // reps after one warm-up run.
-// Build (Boost's headers: ../shared/anchors/boost-headers.sh shows how to
-// carry them to the GPU machine):
-//   g++ -O2 -std=c++14 -isystem .device/boost/usr/include -o /tmp/boost-pipeline-anchor
+// Build, with Boost's headers (Boost.Compute is header-only) in $BOOST_INCLUDE:
+//   g++ -O2 -std=c++14 -isystem "$BOOST_INCLUDE" -o /tmp/boost-pipeline-anchor
 //       scripts/boost-pipeline-anchor.cpp -lOpenCL
 //   BOOST_COMPUTE_DEFAULT_PLATFORM=NVIDIA /tmp/boost-pipeline-anchor 268435456 20
 #define CL_TARGET_OPENCL_VERSION 120

@@ -3,7 +3,7 @@
 //   nvcc -O3 -arch=sm_90 -std=c++17 scripts/cub-sort-check.cu -o /tmp/cub_sort_check -lcurand
 //   /tmp/cub_sort_check 134217728      (N: 2N 32-bit keys, N 64-bit keys)
 // First uint32 keys, uniform floats and uint32 / uint32 pairs (2N each, as
-// ../shared/anchors/cub_sort_anchor.cu). Then 64-bit keys: that anchor fills
+// the CUB sort anchor, cub_sort_anchor.cu). Then 64-bit keys: that anchor fills
 // them with curandGenerateLongLong on a pseudo-random (XORWOW) generator,
 // which the call refuses (CURAND_STATUS_TYPE_ERROR: it is for 64-bit
 // quasi-random generators), so the anchor's uint64 row sorts whatever the

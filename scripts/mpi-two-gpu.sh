@@ -2,11 +2,12 @@
 # mpi-two-gpu.sh: clprim_mpi on the GPUs of one host (two H200s, or G of
 # them: GPUS=G, default every GPU nvidia-smi lists), in one call of at most
 # 10 minutes (docs/SCALING.md, "Two H200s of one host"). From the project
-# root on the GPU machine, with .device/ carried:
-#     bash .device/gpu-env.sh bash scripts/mpi-two-gpu.sh
-# .device/ holds gpu-env.sh (NVIDIA's OpenCL for the ICD loader, cmocka),
-# debs-mpi/ (Debian 12's Open MPI and what it needs, installed only when
-# the machine has no mpirun) and anchors/ (cub_sort_anchor.cu).
+# root on a machine whose NVIDIA OpenCL driver is registered with the ICD
+# loader and where cmocka is installed:
+#     MPI_DEBS=... ANCHORS=... bash scripts/mpi-two-gpu.sh
+# Both optional: $MPI_DEBS, a folder of Debian 12's Open MPI packages and
+# what they need (installed only when the machine has no mpirun), and
+# $ANCHORS, the folder that holds the CUB sort anchor (cub_sort_anchor.cu).
 # Every step runs under `timeout` and logs to $OUT/<step>.log; $OUT/steps.log
 # has each step's command, exit status and the seconds since the start.
 # Order: correctness (test_mpi, one rank per GPU), the sort's scaling, the
@@ -63,10 +64,11 @@ G=${GPUS:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ')}
 note "machine: $(grep -c '^GPU ' "$OUT/machine.log") GPUs listed by nvidia-smi; $G ranks, one per GPU"
 LOG30=$(awk -v n="$N30" 'BEGIN { print int(log(n) / log(2) + 0.5) }')
 
-# ---- Open MPI: the machine's, else Debian 12's packages from .device/debs-mpi
+# ---- Open MPI: the machine's, else Debian 12's packages from $MPI_DEBS
 install_open_mpi() {
   local debs=() deb name
-  for deb in "$root"/.device/debs-mpi/*.deb; do
+  for deb in "${MPI_DEBS:-/nonexistent}"/*.deb; do
+    [ -e "$deb" ] || continue
     name=$(dpkg-deb -f "$deb" Package)
     # Already there (also as Ubuntu's 64-bit-time "t64" rename): keep it.
     if dpkg-query -W -f='${Status}' "$name" 2>/dev/null | grep -q 'ok installed' ||
@@ -99,8 +101,8 @@ fi
 note "$(head -1 "$OUT/open-mpi-info.log")"
 
 # ---- the CUB anchor builds in the background meanwhile (nvcc takes a minute)
-if [ -f "$root/.device/anchors/cub_sort_anchor.cu" ] && command -v nvcc >/dev/null 2>&1; then
-  (timeout 300 nvcc -O3 -arch=sm_90 -std=c++17 "$root/.device/anchors/cub_sort_anchor.cu" \
+if [ -f "${ANCHORS:-/nonexistent}/cub_sort_anchor.cu" ] && command -v nvcc >/dev/null 2>&1; then
+  (timeout 300 nvcc -O3 -arch=sm_90 -std=c++17 "$ANCHORS/cub_sort_anchor.cu" \
     -o /tmp/cub_sort_anchor -lcurand >"$OUT/cub-build.log" 2>&1) &
   CUB_BUILD=$!
 fi

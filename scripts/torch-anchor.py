@@ -1,5 +1,5 @@
 # Anchor timings: PyTorch's selection/compaction/argmax on an NVIDIA GPU, and per-row
-# top-k (a copy of ../shared/anchors/torch_anchor.py with the rows of issue 13).
+# top-k (the torch anchor, torch_anchor.py, with per-row top-k rows added).
 import torch, sys
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 1 << 28
 torch.manual_seed(0)

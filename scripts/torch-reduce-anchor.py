@@ -1,7 +1,7 @@
-# The PyTorch anchors of the histogram and reduce-by-key figures (issue 5):
+# The PyTorch anchors of the histogram and reduce-by-key figures:
 # torch.bincount and index_add_ on the GPU, 2^28 elements unless told,
 # medians of 20 runs timed with CUDA events after two warm-up calls.
-# ../shared/anchors/torch_anchor.py covers selection, compaction and argmax;
+# The torch anchor (torch_anchor.py) covers selection, compaction and argmax;
 # this covers what that one lacks. Run on the GPU machine:
 #   python3 scripts/torch-reduce-anchor.py 268435456
 import sys

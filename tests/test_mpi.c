@@ -555,7 +555,14 @@ static void expect_remote_text(const char *text, clprim_status status) {
   char want[512];
   snprintf(want, sizeof want, "rank %d failed with %d (%s): %s", size_ - 1, (int)status,
            clprim_mpi_status_name(status), theirs);
-  expect_text(text, want);
+  /* Texts are cut at 255 bytes (a long device list): from "rank" on, text
+   * is want, or its start when text is that long. */
+  char head[32];
+  snprintf(head, sizeof head, "rank %d failed", size_ - 1);
+  const char *at = strstr(text, head);
+  const size_t have = at ? strlen(at) : 0;
+  EXPECT(at && strncmp(at, want, have) == 0 && (have == strlen(want) || strlen(text) == 255),
+         "the text \"%s\" does not hold \"%s\" (or its start, up to 255 bytes)", text, want);
 }
 
 static void check_errors(void) {

@@ -365,6 +365,8 @@ CLPRIM_API const char *clprim_context_build_log(const clprim_context *ctx);
  * \"foo\" matches no OpenCL device (the devices: 0:0 ...)",
  * "context_create: options->path (9) is not a clprim_path"), or "" when it
  * succeeded or none was made. Other calls with a NULL ctx leave no text.
+ * A text is at most 255 bytes: a longer one (a long list of devices, a
+ * remote rank's text after clprim_mpi's own) is cut there.
  * @return : a NUL-terminated text, never NULL: the context's (valid until
  *           its next call or clprim_context_free()), "" when the last call
  *           succeeded; for a NULL ctx this thread's creation text (valid

@@ -26,7 +26,10 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-enum { ROW_SCAN, ROW_SELECT, ROW_SUM, ROW_ARGMAX, ROW_HIST, ROW_SORT, ROW_MEDIAN, ROW_TOPK, ROW_RBK };
+enum {
+  ROW_SCAN, ROW_SELECT, ROW_SUM, ROW_ARGMAX, ROW_HIST,
+  ROW_SORT, ROW_MEDIAN, ROW_TOPK, ROW_RBK
+};
 static const char *const names[] = {"scan",      "select",      "reduce_sum",
                                     "argmax",    "histogram 256", "sort uint32",
                                     "median",    "topk 1000",   "reduce_by_key"};

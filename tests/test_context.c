@@ -294,6 +294,152 @@ static void test_tuning(void **state) {
   else unsetenv("CLPRIM_TUNE");
 }
 
+/* Knob `knob` of family `family` as a call with these key and value bytes
+ * gets it. */
+static long long knob_value(const clprim_context *ctx, const char *family, const char *knob,
+                            unsigned key_bytes, unsigned value_bytes) {
+  for (unsigned i = 0; i < ctx->family_count; ++i) {
+    const struct clprim_family *f = ctx->families[i];
+    if (strcmp(f->name, family) != 0) continue;
+    long long v[CLPRIM__KNOBS_MAX];
+    clprim__tuned(ctx, f, key_bytes, value_bytes, v);
+    for (unsigned k = 0; k < f->knob_count; ++k)
+      if (!strcmp(f->knobs[k].name, knob)) return v[k];
+  }
+  fail_msg("no knob %s.%s", family, knob);
+  return 0;
+}
+
+/* An environment variable set (NULL: unset) for a test, and put back. */
+struct saved_env {
+  const char *name;
+  int was_set;
+  char value[4096];
+};
+static void env_set(struct saved_env *e, const char *name, const char *value) {
+  const char *old = getenv(name);
+  e->name = name, e->was_set = old != NULL;
+  snprintf(e->value, sizeof e->value, "%s", old ? old : "");
+  if (value)
+    setenv(name, value, 1);
+  else
+    unsetenv(name);
+}
+static void env_restore(const struct saved_env *e) {
+  if (e->was_set)
+    setenv(e->name, e->value, 1);
+  else
+    unsetenv(e->name);
+}
+
+/* The tuning file (clprim-tune writes it): a context reads its device's
+ * file in the cache folder, or $CLPRIM_TUNING_FILE, after the tables' rows
+ * and before clprim__tune's; a wrong line is left out and the others
+ * apply; rows hold for the key and value sizes they name.
+ * CLPRIM_TUNING_TABLES=portable leaves out the table rows that name a path,
+ * a device type or a device. */
+static void test_tuning_file(void **state) {
+  (void)state;
+  struct saved_env file_env, tables_env, tune_env;
+  env_set(&file_env, "CLPRIM_TUNING_FILE", NULL);
+  env_set(&tables_env, "CLPRIM_TUNING_TABLES", NULL);
+  env_set(&tune_env, "CLPRIM_TUNE", NULL);
+  char dir[] = "/tmp/clprim-test-tuning-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  clprim_options o;
+  clprim_options_init(&o);
+  o.cache_dir = dir;
+  clprim_context *ctx;
+  TEST_OK(clprim_context_create(&ctx, &o));
+  assert_null(ctx->tuning_file);
+  char path[4200];
+  assert_true(clprim__tuning_file_path(ctx, path, sizeof path));
+  assert_non_null(strstr(path, dir));
+  const long long wg = knob_value(ctx, "sort", "wg", 4, 0),
+                  pairs_items = knob_value(ctx, "sort", "items", 4, 4),
+                  items8 = knob_value(ctx, "sort", "items", 8, 0),
+                  reduce_items = knob_value(ctx, "reduce", "items", 4, 0);
+  clprim_context_free(ctx);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("# clprim-tune's head\n"
+        "\n"
+        "sort key_bytes=4 value_bytes=none wg=128 items=12  # a comment\n"
+        "sort key_bytes=8 wg=512\n"
+        "nope items=8\n"
+        "sort items=3\n"
+        "sort key_bytes=8 items=8 nope=1\n"
+        "reduce items\n"
+        "reduce key_bytes=x items=8\n"
+        "sort key_bytes=4\n",
+        f);
+  fclose(f);
+  TEST_OK(clprim_context_create(&ctx, &o));
+  assert_non_null(ctx->tuning_file);
+  assert_string_equal(ctx->tuning_file, path);
+  assert_int_equal(knob_value(ctx, "sort", "wg", 4, 0), 128);
+  assert_int_equal(knob_value(ctx, "sort", "items", 4, 0), 12);
+  assert_int_equal(knob_value(ctx, "sort", "items", 4, 4), pairs_items); /* keys alone only */
+  assert_int_equal(knob_value(ctx, "sort", "wg", 8, 0), 512);
+  assert_int_equal(knob_value(ctx, "sort", "items", 8, 0), items8); /* its line was left out */
+  assert_int_equal(knob_value(ctx, "reduce", "items", 4, 0), reduce_items);
+  /* The shape the sort runs, and its result. */
+  assert_int_equal(clprim__sort_pass_tile(ctx, CLPRIM_UINT32, 0), 128 * 12);
+  const size_t n = 20000;
+  uint32_t *keys = malloc(n * 4), *back = malloc(n * 4);
+  assert_non_null(keys), assert_non_null(back);
+  for (size_t i = 0; i < n; ++i)
+    keys[i] = (uint32_t)test_rand();
+  cl_mem in = test_buffer(ctx, n * 4, keys), out = test_buffer(ctx, n * 4, NULL);
+  TEST_OK(clprim_sort_keys(ctx, n, CLPRIM_UINT32, clprim_buf(in), 0, 0, 0, clprim_buf(out)));
+  test_read(ctx, out, n * 4, back);
+  for (size_t i = 1; i < n; ++i)
+    if (back[i - 1] > back[i])
+      fail_msg("sorted with the file's shape: keys %zu, %zu out of order", i - 1, i);
+  clReleaseMemObject(in), clReleaseMemObject(out);
+  free(keys), free(back);
+  /* clprim__tune (and CLPRIM_TUNE) after the file. */
+  TEST_OK(clprim__tune(ctx, "sort.items=16"));
+  assert_int_equal(knob_value(ctx, "sort", "items", 4, 0), 16);
+  assert_int_equal(knob_value(ctx, "sort", "wg", 4, 0), 128);
+  clprim_context_free(ctx);
+  /* $CLPRIM_TUNING_FILE: that file, with the disk cache off too; off: none. */
+  setenv("CLPRIM_TUNING_FILE", path, 1);
+  o.cache_dir = "off";
+  TEST_OK(clprim_context_create(&ctx, &o));
+  assert_int_equal(knob_value(ctx, "sort", "wg", 8, 0), 512);
+  clprim_context_free(ctx);
+  setenv("CLPRIM_TUNING_FILE", "off", 1);
+  o.cache_dir = dir;
+  TEST_OK(clprim_context_create(&ctx, &o));
+  assert_null(ctx->tuning_file);
+  assert_int_equal(knob_value(ctx, "sort", "wg", 4, 0), wg);
+  clprim_context_free(ctx);
+  setenv("CLPRIM_TUNING_FILE", "/nonexistent/tuning.txt", 1);
+  TEST_OK(clprim_context_create(&ctx, &o));
+  assert_null(ctx->tuning_file);
+  clprim_context_free(ctx);
+  /* Portable rows only: sort's first row (256 x 16), on every device. */
+  setenv("CLPRIM_TUNING_FILE", "off", 1);
+  setenv("CLPRIM_TUNING_TABLES", "portable", 1);
+  TEST_OK(clprim_context_create(&ctx, &o));
+  assert_true(ctx->tables_portable);
+  assert_int_equal(knob_value(ctx, "sort", "wg", 4, 0), 256);
+  assert_int_equal(knob_value(ctx, "sort", "items", 4, 0), 16);
+  assert_int_equal(knob_value(ctx, "sort", "items", 8, 0), 16);
+  clprim_context_free(ctx);
+  setenv("CLPRIM_TUNING_TABLES", "all", 1);
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_create(&ctx, &o));
+  env_restore(&file_env), env_restore(&tables_env), env_restore(&tune_env);
+  DIR *d = opendir(dir); /* the file, and what the contexts cached */
+  for (struct dirent *e; d && (e = readdir(d));) {
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (e->d_name[0] != '.') remove(path);
+  }
+  if (d) closedir(d);
+  rmdir(dir);
+}
+
 /* docs/TUNING.md names every knob of every family and engine, as
  * CLPRIM_TUNE spells it. */
 static void test_tuning_documented(void **state) {
@@ -1134,6 +1280,7 @@ int main(void) {
       cmocka_unit_test(test_embedding),     cmocka_unit_test(test_prebuild),
       cmocka_unit_test(test_events),        cmocka_unit_test(test_asynchrony),
       cmocka_unit_test(test_device_type),   cmocka_unit_test(test_tuning),
+      cmocka_unit_test(test_tuning_file),
       cmocka_unit_test(test_tuning_documented),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

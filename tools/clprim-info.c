@@ -6,6 +6,7 @@
  * error. Run `clprim-info --help` for the options; the device:
  * $CLPRIM_DEVICE. */
 #include "bench/check.h"
+#include "../src/core/core.h" /* the tuning rows (clprim__print_tuning) */
 
 #include <clprim/clprim.h>
 
@@ -210,7 +211,11 @@ int main(int argc, char **argv) {
       json_string(algorithm(bench_families[f], in.path));
       printf("}");
     }
-    printf("\n  ]");
+    printf("\n  ],\n  \"tuning_file\": ");
+    if (ctx->tuning_file)
+      json_string(ctx->tuning_file);
+    else
+      printf("null");
   } else {
     printf("clprim %s\nOpenCL devices (%u):\n%s", clprim_version_string(), count, list);
     printf("\nChosen device: %s\n", in.device_name);
@@ -238,6 +243,12 @@ int main(int argc, char **argv) {
     printf("\nFamilies on path %s:\n", clprim_path_name(in.path));
     for (int f = 0; f < bench_family_count; ++f)
       printf("  %-14s %s\n", bench_families[f]->name, algorithm(bench_families[f], in.path));
+    printf("\nTuning on path %s (table rows in order, then the tuning file's, then "
+           "CLPRIM_TUNE;\nthe last that sets a knob wins):\n",
+           clprim_path_name(in.path));
+    clprim__print_tuning(ctx, stdout, "  ");
+    printf("  tuning file     %s\n",
+           ctx->tuning_file ? ctx->tuning_file : "none (clprim-tune writes one)");
   }
 
   int failures = 0;

@@ -119,6 +119,10 @@ struct clprim_family {
 struct clprim_family_slot {
   long long set[CLPRIM__KNOBS_MAX];
   void *state;
+  /* The tuning file's rows for this family (core/tuning.c), applied after
+   * the table's. */
+  struct clprim_tuning_row *file_rows;
+  unsigned file_row_count;
 };
 
 /* Requests gathered by clprim_context_prebuild's dry runs (owned copies). */
@@ -185,6 +189,11 @@ struct clprim_context {
   const struct clprim_family *const *families;
   unsigned family_count;
   struct clprim_family_slot *slots;
+  /* The tuning file that was read (NULL: none), and $CLPRIM_TUNING_TABLES=
+   * portable: the tables' rows that name a path, a device type or a device
+   * are left out. */
+  char *tuning_file;
+  int tables_portable;
   int trace; /* $CLPRIM_TRACE: commands' times and the probe's verdicts on stderr */
   /* Set during clprim_context_prebuild: clprim__kernels collects, builds nothing. */
   struct clprim_collect *collect;
@@ -298,6 +307,14 @@ void clprim__tuned(const clprim_context *ctx, const struct clprim_family *f, uns
  * value of -1 goes back to the table's). CLPRIM_ERROR_INVALID_ARGUMENT for
  * an unknown name or a value out of the knob's range, and nothing is set. */
 clprim_status clprim__tune(clprim_context *ctx, const char *assignments);
+/* The tuning file of ctx's device: $CLPRIM_TUNING_FILE if set ("" or
+ * "off": none), else tuning-<hash of platform, device and driver>.txt in
+ * the disk cache folder. 0 where there is none (no cache folder). */
+int clprim__tuning_file_path(const clprim_context *ctx, char *path, size_t size);
+/* Which table rows, tuning-file rows and CLPRIM_TUNE knobs hold on ctx's
+ * device and path, family by family, with where each comes from: one line
+ * each, after `prefix`. */
+void clprim__print_tuning(const clprim_context *ctx, FILE *out, const char *prefix);
 /* Family f's state in ctx (f->state_size bytes, zeroed at creation). */
 void *clprim__state(const clprim_context *ctx, const struct clprim_family *f);
 /* ---- core/keys.c: order keys on the host (cl/internal/keys.h's order) */

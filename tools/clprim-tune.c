@@ -21,10 +21,10 @@
 static const char usage[] =
     "usage: clprim-tune [--quick | --full] [--n N] [--families LIST] [--output FILE]\n"
     "                   [--print] [--help]\n"
-    "  --quick         (default) a few values of each knob, 2^22 elements on GPUs and\n"
-    "                  2^20 on other devices, the median of 7 runs: a minute or two\n"
-    "  --full          more values, 2^26 elements on GPUs (2^22 elsewhere), the median\n"
-    "                  of 21 runs\n"
+    "  --quick         (default) a few values of each knob, 2^26 elements on GPUs and\n"
+    "                  2^20 on other devices, the median of 7 runs\n"
+    "  --full          more values, 2^28 elements on GPUs (2^22 elsewhere; less where\n"
+    "                  memory is short), the median of 21 runs\n"
     "  --n N           elements of every row instead\n"
     "  --families LIST only these families' sweeps (comma-separated: reduce, scan,\n"
     "                  select, histogram, sort, reduce_by_key, scan_by_key,\n"
@@ -45,7 +45,7 @@ struct data {
   size_t n;
   cl_mem u32, u64, sorted32, runs32, out, out2;
   clprim_value value;
-  uint64_t count;
+  uint64_t count, outside[3];
 };
 
 static unsigned long long rng = 0x9E3779B97F4A7C15ull;
@@ -113,7 +113,7 @@ static clprim_status histogram256(clprim_context *c, struct data *d) {
   memset(&lo, 0, sizeof lo), memset(&hi, 0, sizeof hi);
   hi.i32 = 0x7fffffff;
   return clprim_histogram_even(c, d->n, CLPRIM_INT32, clprim_buf(d->u32), lo, hi, 256,
-                               clprim_buf(d->out), &d->count, NONE);
+                               clprim_buf(d->out), d->outside, NONE);
 }
 static clprim_status sort32(clprim_context *c, struct data *d) {
   return clprim_sort_keys(c, d->n, CLPRIM_UINT32, clprim_buf(d->u32), 0, 0, 0, clprim_buf(d->out));
@@ -159,7 +159,7 @@ struct sweep {
   unsigned key_bytes, value_bytes, file_key_bytes, file_value_bytes;
   clprim_status (*call)(clprim_context *, struct data *);
   size_t out_bytes; /* bytes of d->out compared (per element) */
-  int host;         /* compare d->value (1) or d->count (2) too */
+  int host; /* compare d->value (1), d->count (2) or d->outside (3) too */
   struct knob knobs[KNOBS];
 };
 
@@ -176,25 +176,25 @@ static const struct sweep sweeps[] = {
      {{"items", "4,8,16", "4,8,12,16,24", 0}}},
     {"select, int32, half pass", "select", 4, 0, 4, 0, select32, 4, 2,
      {{"items", "8,16,32", "4,8,12,16,24,32", 0}, {"single_pass", "0,1", "0,1", NV}}},
-    {"histogram, 256 bins, int32", "histogram", 0, 0, 0, CLPRIM__NO_VALUES, histogram256, 4, 2,
+    {"histogram, 256 bins, int32", "histogram", 0, 0, 0, CLPRIM__NO_VALUES, histogram256, 4, 3,
      {{"quads", "1,2,4,8", "1,2,4,8", 0}, {"agg", "0,2", "0,1,2", 0}}},
     {"sort keys, uint32", "sort", 4, 0, 4, CLPRIM__NO_VALUES, sort32, 4, 0,
      {{"wg", "128,256,512", "128,256,384,512", 0},
-      {"items", "8,16,24,32", "8,12,16,20,24,28,32", 0},
+      {"items", "8,16,24,32", "8,12,16,20,24,28,32,40", 0},
       {"onesweep", "0,1", "0,1", NV}}},
     {"sort keys, uint64", "sort", 8, 0, 8, CLPRIM__NO_VALUES, sort64, 8, 0,
      {{"wg", "128,256,512", "128,256,384,512", 0},
       {"items", "8,12,16,20", "8,12,16,20,24", 0}}},
     {"sort pairs, uint32 / uint32", "sort", 4, 4, 4, 4, pairs32, 4, 0,
      {{"wg", "128,256,512", "128,256,384,512", 0},
-      {"items", "8,12,16,24", "8,12,16,20,24", 0}}},
+      {"items", "8,12,16,24", "8,12,16,20,24,32,40,44", 0}}},
     {"reduce-by-key, runs of 16", "reduce_by_key", 0, 0, 0, 0, rbk32, 4, 2,
      {{"items", "4,8,16", "4,8,16", 0}}},
     {"inclusive scan by key, runs of 16", "scan_by_key", 4, 4, 4, 4, sbk32, 4, 0,
      {{"items", "8,16", "4,8,12,16", 0}, {"single_pass", "0,1", "0,1", NV}}},
     {"median, uint32", "sample_select", 0, 0, 0, 0, median32, 0, 1,
      {{"groups_per_unit", "1,2,4,8", "1,2,4,8,16,32", 0}}},
-    {"lower bound, uint32", "search", 4, 0, 4, 0, search32, 8, 0,
+    {"lower bound, uint32", "search", 4, 0, 4, 0, search32, 4, 0,
      {{"wg", "64,128,256", "64,128,256,512", 0}}},
 };
 #define SWEEPS (int)(sizeof sweeps / sizeof sweeps[0])
@@ -248,7 +248,7 @@ struct result {
   unsigned char *bytes;
   size_t size;
   clprim_value value;
-  uint64_t count;
+  uint64_t count, outside[3];
 };
 static int take_result(clprim_context *ctx, const struct sweep *s, struct data *d,
                        struct result *r) {
@@ -258,13 +258,90 @@ static int take_result(clprim_context *ctx, const struct sweep *s, struct data *
   if (s->call == rbk32) r->size = 4 * (size_t)d->count;
   r->bytes = malloc(r->size ? r->size : 1);
   r->value = d->value, r->count = d->count;
+  memcpy(r->outside, d->outside, sizeof r->outside);
   return r->bytes && clEnqueueReadBuffer(clprim_context_queue(ctx), d->out, CL_TRUE, 0, r->size,
                                          r->bytes, 0, NULL, NULL) == CL_SUCCESS;
 }
 static int same_result(const struct sweep *s, const struct result *a, const struct result *b) {
   if (s->host == 1 && memcmp(&a->value, &b->value, sizeof a->value) != 0) return 0;
   if (s->host == 2 && a->count != b->count) return 0;
+  if (s->host == 3 && memcmp(a->outside, b->outside, sizeof a->outside) != 0) return 0;
   return a->size == b->size && memcmp(a->bytes, b->bytes, a->size) == 0;
+}
+
+/* ------------------------------------------------------------ the trials */
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+
+/* The settings a sweep ran (as clprim__tune takes them). */
+struct tried {
+  char text[512][200];
+  int count;
+};
+/* What one sweep's trials share. */
+struct trial {
+  clprim_context *ctx;
+  const struct sweep *s;
+  const struct clprim_family *f;
+  struct data *d;
+  const struct result *ref;
+  long long *best;
+  double *best_ms;
+  int *failures;
+  struct tried *tried;
+  double t0;
+};
+
+static const char *next_value(const char *p) {
+  p += strcspn(p, ",");
+  return p + (*p == ',');
+}
+
+/* Runs the sweep's call with its knobs at v[] (the family's knob order),
+ * unless that setting ran already; keeps it as the best when at least 1%
+ * faster with the tables' result. 1 when it became the best. */
+/* The sweep's knobs at v[] as clprim__tune takes them, into assign (200
+ * bytes); 1 when it ran already (else it is noted as run). */
+static int setting(struct trial *t, const long long *v, char *assign) {
+  assign[0] = 0;
+  for (int ki = 0; ki < KNOBS && t->s->knobs[ki].name; ++ki) {
+    const int j = knob_index(t->f, t->s->knobs[ki].name);
+    if (j >= 0)
+      snprintf(assign + strlen(assign), 200 - strlen(assign), "%s%s.%s=%lld",
+               assign[0] ? "," : "", t->f->name, t->f->knobs[j].name, v[j]);
+  }
+  for (int i = 0; i < t->tried->count; ++i)
+    if (strcmp(t->tried->text[i], assign) == 0) return 1;
+  if (t->tried->count < 512) strcpy(t->tried->text[t->tried->count++], assign);
+  return 0;
+}
+
+static int try_values(struct trial *t, const long long *v) {
+  const struct sweep *s = t->s;
+  char assign[200];
+  if (setting(t, v, assign) || clprim__tune(t->ctx, assign) != CLPRIM_SUCCESS) return 0;
+  const double ms = time_call(t->ctx, s, t->d);
+  struct result got;
+  memset(&got, 0, sizeof got);
+  const char *verdict = "";
+  int better = 0;
+  if (ms < 0)
+    verdict = " failed", ++*t->failures;
+  else if (!take_result(t->ctx, s, t->d, &got) || !same_result(s, t->ref, &got))
+    verdict = " gave another result (left out)", ++*t->failures;
+  else if (ms < 0.99 * *t->best_ms) {
+    verdict = " (best so far)", better = 1, *t->best_ms = ms;
+    memcpy(t->best, v, sizeof(long long) * CLPRIM__KNOBS_MAX);
+  }
+  free(got.bytes);
+  fprintf(stderr, "[%5.0f s] %s: %s: %.4f ms%s\n", now_s() - t->t0, s->row, assign, ms, verdict);
+  if (ms < 0) fprintf(stderr, "  %s\n", clprim_context_last_error(t->ctx));
+  return better;
 }
 
 /* ------------------------------------------------------------------ main */
@@ -278,12 +355,6 @@ static int wanted(const char *list, const char *family) {
     p += l + (p[l] == ',');
   }
   return 0;
-}
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
 int main(int argc, char **argv) {
@@ -369,7 +440,14 @@ int main(int argc, char **argv) {
   const int gpu = (ctx->info.device_type & CL_DEVICE_TYPE_GPU) != 0;
   struct data d;
   memset(&d, 0, sizeof d);
-  d.n = n ? n : (size_t)1 << (gpu ? (full ? 26 : 22) : (full ? 22 : 20));
+  /* The bench's sizes on GPUs (2^28, 2^26 quick: shapes chosen at 2^22
+   * lost up to 1.6x at 2^28 on the H200), within a quarter of the memory
+   * (the data take 36 bytes an element). */
+  unsigned lg = gpu ? (full ? 28 : 26) : (full ? 22 : 20);
+  while (lg > 16 && ((((uint64_t)36 << lg) > ctx->info.global_mem_size / 4) ||
+                     ((uint64_t)8 << lg) > ctx->info.max_alloc_size))
+    --lg;
+  d.n = n ? n : (size_t)1 << lg;
   make_data(ctx, &d);
   fprintf(stderr, "clprim-tune: %s, path %s, n = %zu, the median of %d runs%s\n",
           ctx->info.device_name, clprim_path_name(ctx->info.path), d.n, reps,
@@ -400,7 +478,6 @@ int main(int argc, char **argv) {
     long long start[CLPRIM__KNOBS_MAX], best[CLPRIM__KNOBS_MAX];
     clprim__tuned(ctx, f, s->key_bytes, s->value_bytes, start);
     memcpy(best, start, sizeof best);
-    char assign[256];
     /* The tables' run: its time and result. */
     to_tables(ctx, f);
     double best_ms = time_call(ctx, s, &d);
@@ -415,39 +492,42 @@ int main(int argc, char **argv) {
     }
     const double table_ms = best_ms;
     fprintf(stderr, "[%5.0f s] %s: %.4f ms with the tables\n", now_s() - t0, s->row, table_ms);
+    /* --full: every pair of the first two knobs' values first. Then rounds
+     * over the knobs until one changes nothing (at most 3): a knob's best
+     * can move once another's has. No setting runs twice. */
+    struct tried tried = {0};
+    int active[KNOBS], nactive = 0;
     for (int ki = 0; ki < KNOBS && s->knobs[ki].name; ++ki) {
       const struct knob *kn = &s->knobs[ki];
-      const int k = knob_index(f, kn->name);
-      if (k < 0 || (kn->paths && !(kn->paths >> ctx->info.path & 1u))) continue;
-      for (const char *p = full ? kn->full : kn->quick; *p;) {
-        const long long value = strtoll(p, NULL, 10);
-        p += strcspn(p, ",");
-        p += *p == ',';
-        if (value == best[k]) continue;
-        /* Every knob of the sweep at its best so far, this one at the value. */
-        assign[0] = 0;
-        for (int kj = 0; kj < KNOBS && s->knobs[kj].name; ++kj) {
-          const int j = knob_index(f, s->knobs[kj].name);
-          if (j < 0) continue;
-          const long long v = j == k ? value : best[j];
-          snprintf(assign + strlen(assign), sizeof assign - strlen(assign), "%s%s.%s=%lld",
-                   assign[0] ? "," : "", f->name, f->knobs[j].name, v);
+      if (knob_index(f, kn->name) >= 0 && (!kn->paths || (kn->paths >> ctx->info.path & 1u)))
+        active[nactive++] = ki;
+    }
+    struct trial t = {ctx, s, f, &d, &ref, best, &best_ms, &failures, &tried, t0};
+    char tables[200];
+    setting(&t, start, tables); /* what the tables' run ran */
+    if (full && nactive >= 2) {
+      const struct knob *k0 = &s->knobs[active[0]], *k1 = &s->knobs[active[1]];
+      for (const char *p = k0->full; *p; p = next_value(p))
+        for (const char *q = k1->full; *q; q = next_value(q)) {
+          long long v[CLPRIM__KNOBS_MAX];
+          memcpy(v, best, sizeof v);
+          v[knob_index(f, k0->name)] = strtoll(p, NULL, 10);
+          v[knob_index(f, k1->name)] = strtoll(q, NULL, 10);
+          try_values(&t, v);
         }
-        if (clprim__tune(ctx, assign) != CLPRIM_SUCCESS) continue;
-        const double ms = time_call(ctx, s, &d);
-        struct result got;
-        memset(&got, 0, sizeof got);
-        const char *verdict = "";
-        if (ms < 0)
-          verdict = " failed", ++failures;
-        else if (!take_result(ctx, s, &d, &got) || !same_result(s, &ref, &got))
-          verdict = " gave another result (left out)", ++failures;
-        else if (ms < 0.99 * best_ms)
-          verdict = " (best so far)", best_ms = ms, best[k] = value;
-        free(got.bytes);
-        fprintf(stderr, "[%5.0f s] %s: %s.%s=%lld: %.4f ms%s\n", now_s() - t0, s->row, f->name,
-                kn->name, value, ms, verdict);
-        if (ms < 0) fprintf(stderr, "  %s\n", clprim_context_last_error(ctx));
+    }
+    int improved = 1;
+    for (int round = 0; round < 3 && improved; ++round) {
+      improved = 0;
+      for (int a = 0; a < nactive; ++a) {
+        const struct knob *kn = &s->knobs[active[a]];
+        const int k = knob_index(f, kn->name);
+        for (const char *p = full ? kn->full : kn->quick; *p; p = next_value(p)) {
+          long long v[CLPRIM__KNOBS_MAX];
+          memcpy(v, best, sizeof v);
+          v[k] = strtoll(p, NULL, 10);
+          improved |= try_values(&t, v);
+        }
       }
     }
     free(ref.bytes);

@@ -17,10 +17,14 @@
 /* The knob and table: elements per work-item over runs (4, 8 or 16). */
 static const struct clprim_knob rbk_knobs[] = {{"items", 4, 16}};
 static const struct clprim_tuning_row rbk_table[] = {
-    {0, 0, NULL, 0, 0, CLPRIM__KNOB(0), {8}, "8 elements a work-item (H100)"}};
+    {0, 0, NULL, 0, 0, CLPRIM__KNOB(0), {8}, "8 elements a work-item (H100)"},
+    {0, 0, "H200", 0, 0, CLPRIM__KNOB(0), {16},
+     "H200, 2026-11-29, 2^28 elements in 2^20 sorted runs: int32 values 0.884 ms against 1.127 "
+     "at 8, double 1.310 against 1.385 (CUB 1.311); found by clprim-tune"}};
 static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t);
 const struct clprim_family clprim__family_reduce_by_key = {
-    "reduce_by_key", rbk_knobs, 1, rbk_table, 1, 0, prebuild};
+    "reduce_by_key", rbk_knobs, 1, rbk_table, sizeof rbk_table / sizeof rbk_table[0], 0,
+    prebuild};
 
 static unsigned rbk_items(const clprim_context *ctx) {
   long long v;

@@ -8,19 +8,18 @@
 rank=${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-${PMIX_RANK:-0}}}
 # CLPRIM_MPI_SHARED_CACHE=1 (a one-rank run that fills the warm caches):
 # the caches as given, first seeded (when $CLPRIM_MPI_SEED names ctest's
-# cache folder) with what the one-device suites built there (their own
-# caches, and the PoCL cache they share): the same programs, built once per
-# CI run instead of twice. Copies only (-n: never over an entry), made after
-# those suites ended (ctest DEPENDS) while no test uses the PoCL cache
-# (RESOURCE_LOCK).
+# cache folder) with what the one-device suites built there: the same
+# programs, built once per CI run instead of twice. Copies only (-n: never
+# over an entry), made after those suites ended (ctest DEPENDS).
 if [ "${CLPRIM_MPI_SHARED_CACHE:-}" = 1 ]; then
   if [ -n "${CLPRIM_MPI_SEED:-}" ] && [ -n "${CLPRIM_CACHE_DIR:-}" ] && [ -n "${POCL_CACHE_DIR:-}" ]; then
     mkdir -p "$CLPRIM_CACHE_DIR" "$POCL_CACHE_DIR"
     for suite in reduce histogram scan select nth_element topk sort; do
       [ -d "$CLPRIM_MPI_SEED/test_$suite" ] &&
         cp -Rn "$CLPRIM_MPI_SEED/test_$suite/." "$CLPRIM_CACHE_DIR/" 2>/dev/null
+      [ -d "$CLPRIM_MPI_SEED/pocl-test_$suite" ] &&
+        cp -Rn "$CLPRIM_MPI_SEED/pocl-test_$suite/." "$POCL_CACHE_DIR/" 2>/dev/null
     done
-    [ -d "$CLPRIM_MPI_SEED/pocl" ] && cp -Rn "$CLPRIM_MPI_SEED/pocl/." "$POCL_CACHE_DIR/" 2>/dev/null
   fi
   exec "$@"
 fi

@@ -3,14 +3,17 @@
  * device (and driver) read after the tables (src/core/tuning.c).
  *
  * Each sweep is one bench row (a call, a type, a size) and the knobs of one
- * family that it depends on. It starts from what the tables give here, then
- * tries each knob's values in turn, the others at their best so far; a value
- * is kept when its median device time (OpenCL profiling events, after two
- * warm-up runs) is at least 1% below the best so far and its output is the
- * same as the tables' (a value that fails or differs is reported and left
- * out). The file gets, per sweep, the knobs whose winner differs from the
- * start. Run `clprim-tune --help` for the options. */
+ * family that it depends on. It starts from what the tables give here; with
+ * --full it tries every pair of its first two knobs' values, then each
+ * knob's values in turn, the others at their best so far, in rounds. A
+ * setting is kept when its median device time (the bench's bench_time:
+ * OpenCL profiling events, three warm-up runs) is at least 1% below the
+ * best so far and its output is the same as the tables' (one that fails or
+ * differs is reported and left out). The file gets, per sweep, the knobs
+ * whose winner differs from the start. Run `clprim-tune --help` for the
+ * options. docs/TUNING.md has the file's form. */
 #include "../src/core/core.h"
+#include "bench/harness.h" /* bench_time: profiling events, warm-up, median */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,56 +92,69 @@ static void make_data(clprim_context *ctx, struct data *d) {
 /* ------------------------------------------------------------ the calls */
 
 #define NONE clprim_buf(NULL)
-static clprim_status sum32(clprim_context *c, struct data *d) {
+static clprim_status sum32(clprim_context *c, void *arg) {
+  struct data *d = arg;
   return clprim_reduce_sum(c, d->n, CLPRIM_INT32, clprim_buf(d->u32), &d->value, NONE);
 }
-static clprim_status sum64(clprim_context *c, struct data *d) {
+static clprim_status sum64(clprim_context *c, void *arg) {
+  struct data *d = arg;
   return clprim_reduce_sum(c, d->n, CLPRIM_UINT64, clprim_buf(d->u64), &d->value, NONE);
 }
-static clprim_status scan32(clprim_context *c, struct data *d) {
+static clprim_status scan32(clprim_context *c, void *arg) {
+  struct data *d = arg;
   return clprim_scan_inclusive(c, d->n, CLPRIM_INT32, clprim_buf(d->u32), clprim_buf(d->out));
 }
-static clprim_status scan64(clprim_context *c, struct data *d) {
+static clprim_status scan64(clprim_context *c, void *arg) {
+  struct data *d = arg;
   return clprim_scan_inclusive(c, d->n, CLPRIM_UINT64, clprim_buf(d->u64), clprim_buf(d->out));
 }
-static clprim_status select32(clprim_context *c, struct data *d) {
+static clprim_status select32(clprim_context *c, void *arg) {
+  struct data *d = arg;
   clprim_predicate p;
   memset(&p, 0, sizeof p);
   p.op = CLPRIM_PRED_GT, p.a.i32 = 1 << 30; /* half pass */
   return clprim_select(c, d->n, CLPRIM_INT32, clprim_buf(d->u32), &p, 0, clprim_buf(d->out),
                        NONE, &d->count, NONE);
 }
-static clprim_status histogram256(clprim_context *c, struct data *d) {
+static clprim_status histogram256(clprim_context *c, void *arg) {
+  struct data *d = arg;
   clprim_value lo, hi;
   memset(&lo, 0, sizeof lo), memset(&hi, 0, sizeof hi);
   hi.i32 = 0x7fffffff;
   return clprim_histogram_even(c, d->n, CLPRIM_INT32, clprim_buf(d->u32), lo, hi, 256,
                                clprim_buf(d->out), d->outside, NONE);
 }
-static clprim_status sort32(clprim_context *c, struct data *d) {
+static clprim_status sort32(clprim_context *c, void *arg) {
+  struct data *d = arg;
   return clprim_sort_keys(c, d->n, CLPRIM_UINT32, clprim_buf(d->u32), 0, 0, 0, clprim_buf(d->out));
 }
-static clprim_status sort64(clprim_context *c, struct data *d) {
+static clprim_status sort64(clprim_context *c, void *arg) {
+  struct data *d = arg;
   return clprim_sort_keys(c, d->n, CLPRIM_UINT64, clprim_buf(d->u64), 0, 0, 0, clprim_buf(d->out));
 }
-static clprim_status pairs32(clprim_context *c, struct data *d) {
+static clprim_status pairs32(clprim_context *c, void *arg) {
+  struct data *d = arg;
   return clprim_sort_pairs(c, d->n, CLPRIM_UINT32, clprim_buf(d->u32), CLPRIM_UINT32,
                            clprim_buf(d->runs32), 0, 0, 0, clprim_buf(d->out),
                            clprim_buf_at(d->out2, 0));
 }
-static clprim_status rbk32(clprim_context *c, struct data *d) {
+static clprim_status rbk32(clprim_context *c, void *arg) {
+  struct data *d = arg;
   return clprim_reduce_by_key(c, d->n, CLPRIM_UINT32, clprim_buf(d->runs32), CLPRIM_INT32,
                               clprim_buf(d->u32), clprim_buf(d->out), clprim_buf(d->out2),
                               &d->count, NONE);
 }
-static clprim_status sbk32(clprim_context *c, struct data *d) {
+static clprim_status sbk32(clprim_context *c, void *arg) {
+  struct data *d = arg;
   return clprim_scan_inclusive_by_key(c, d->n, CLPRIM_UINT32, clprim_buf(d->runs32), CLPRIM_INT32,
                                       clprim_buf(d->u32), clprim_buf(d->out));
 }
-static clprim_status median32(clprim_context *c, struct data *d) {
+static clprim_status median32(clprim_context *c, void *arg) {
+  struct data *d = arg;
   return clprim_median(c, d->n, CLPRIM_UINT32, clprim_buf(d->u32), 0, &d->value, NONE);
 }
-static clprim_status search32(clprim_context *c, struct data *d) {
+static clprim_status search32(clprim_context *c, void *arg) {
+  struct data *d = arg;
   return clprim_lower_bound(c, d->n, CLPRIM_UINT32, clprim_buf(d->sorted32), d->n,
                             clprim_buf(d->u32), 0, clprim_buf(d->out));
 }
@@ -157,7 +173,7 @@ struct sweep {
   /* The row's sizes as the family looks its knobs up (core/tuning.c), and
    * as the file names them (0: any; CLPRIM__NO_VALUES: keys alone). */
   unsigned key_bytes, value_bytes, file_key_bytes, file_value_bytes;
-  clprim_status (*call)(clprim_context *, struct data *);
+  bench_call call;
   size_t out_bytes; /* bytes of d->out compared (per element) */
   int host; /* compare d->value (1), d->count (2) or d->outside (3) too */
   struct knob knobs[KNOBS];
@@ -223,23 +239,15 @@ static void to_tables(clprim_context *ctx, const struct clprim_family *f) {
 
 static int reps = 7;
 
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* The median device time of s's call (two warm-up runs first), or a
- * negative number when a run fails. */
+/* The median device time of s's call (bench_time: OpenCL profiling events,
+ * three warm-up runs), or a negative number when a run fails. */
 static double time_call(clprim_context *ctx, const struct sweep *s, struct data *d) {
-  double t[64];
-  for (int r = -2; r < reps; ++r) {
-    double ms;
-    if (s->call(ctx, d) != CLPRIM_SUCCESS || clprim_context_last_time(ctx, &ms) != CLPRIM_SUCCESS)
-      return -1;
-    if (r >= 0) t[r] = ms;
-  }
-  qsort(t, (size_t)reps, sizeof t[0], cmp_double);
-  return t[reps / 2];
+  struct bench b;
+  memset(&b, 0, sizeof b);
+  b.ctx = ctx, b.reps = reps;
+  double ms;
+  const char *what;
+  return bench_time(&b, s->call, d, &ms, &what) == CLPRIM_SUCCESS ? ms : -1;
 }
 
 /* What s's call gave (its output's first bytes and host value), to compare

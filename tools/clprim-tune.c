@@ -175,7 +175,9 @@ struct sweep {
   unsigned key_bytes, value_bytes, file_key_bytes, file_value_bytes;
   bench_call call;
   size_t out_bytes; /* bytes of d->out compared (per element) */
-  int host; /* compare d->value (1), d->count (2) or d->outside (3) too */
+  /* Also compare d->value (1), d->count (2: count elements out) or d->outside
+   * (3: 256 bins out); 0: n elements out. */
+  int host;
   struct knob knobs[KNOBS];
 };
 
@@ -260,10 +262,11 @@ struct result {
 };
 static int take_result(clprim_context *ctx, const struct sweep *s, struct data *d,
                        struct result *r) {
-  r->size = s->out_bytes * d->n;
-  if (s->host == 2) r->size = s->out_bytes * (size_t)(d->count < d->n ? d->count : d->n);
-  if (s->call == histogram256) r->size = 256 * 4;
-  if (s->call == rbk32) r->size = 4 * (size_t)d->count;
+  /* n elements out; count of them (host 2); the 256 bins (host 3). */
+  const size_t elements = s->host == 2 ? (size_t)(d->count < d->n ? d->count : d->n)
+                          : s->host == 3 ? 256
+                                         : d->n;
+  r->size = s->out_bytes * elements;
   r->bytes = malloc(r->size ? r->size : 1);
   r->value = d->value, r->count = d->count;
   memcpy(r->outside, d->outside, sizeof r->outside);

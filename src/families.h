@@ -23,7 +23,8 @@
   FAMILY(segmented_topk)                                                                           \
   FAMILY(sort)                                                                                     \
   FAMILY(pipeline)                                                                                 \
-  FAMILY(search)
+  FAMILY(search)                                                                                   \
+  FAMILY(merge)
 
 #define ENGINE(name) extern const struct clprim_family clprim__engine_##name;
 #define FAMILY(name) extern const struct clprim_family clprim__family_##name;

@@ -862,6 +862,31 @@ static const char *verify_search(struct fx *f) {
   return NULL;
 }
 
+/* ------------------------------------------------------------- merge */
+/* Two sorted halves of keys with repeats, each key's position as its
+ * value: keys and values are written by one command. */
+static void setup_merge(struct fx *f) {
+  f->n = 5000 + test_rand() % 9000;
+  f->data = random_u32(f->n, 700);
+  qsort(f->data, f->n / 2, 4, by_u32);
+  qsort(u32(f->data) + f->n / 2, f->n - f->n / 2, 4, by_u32);
+  fx_in(f, f->n * 4, f->data);
+  uint32_t *pos = malloc(f->n * 4);
+  assert_non_null(pos);
+  for (size_t i = 0; i < f->n; ++i) pos[i] = (uint32_t)i;
+  fx_in(f, f->n * 4, pos);
+  free(pos);
+  fx_out(f, f->n * 4);
+  fx_out(f, f->n * 4);
+}
+static clprim_status call_merge(struct fx *f) {
+  const size_t na = f->n / 2;
+  return clprim_merge_pairs(f->ctx, na, f->n - na, CLPRIM_UINT32, clprim_buf(f->in[0]),
+                            clprim_buf_at(f->in[0], na), CLPRIM_UINT32, clprim_buf(f->in[1]),
+                            clprim_buf_at(f->in[1], na), 0, clprim_buf(f->out[0]),
+                            clprim_buf(f->out[1]));
+}
+
 /* ---------------------------------------------------------- pipeline */
 /* A pipeline's outputs are its own: a failed run leaves none to read. The
  * case keeps its results in f->got[0] from clprim_pipeline_read. */
@@ -935,6 +960,7 @@ static const struct fault_case cases[] = {
     {"segmented_sort_long", 1, setup_segmented_sort_long, call_segmented_sort,
      verify_segmented_sort},
     {"equal_range", 0, setup_search, call_search, verify_search},
+    {"merge_pairs", 0, setup_merge, call_merge, verify_argsort},
     {"pipeline_collect", 0, setup_pipeline, call_pipeline, verify_pipeline},
 };
 #define CASES (sizeof cases / sizeof cases[0])

@@ -97,7 +97,8 @@ extern "C" {
  *   and last_event stay the run's). New: clprim_context_last_error(),
  *   clprim_options.wait_when_busy and .build_threads,
  *   clprim_context_prebuild_progress(),
- *   clprim_sort_tile(), clprim_pipeline_read_result() and _read_count().
+ *   clprim_sort_tile(), clprim_pipeline_read_result() and _read_count(),
+ *   clprim_merge_keys() and clprim_merge_pairs().
  *   clprim_sort_pairs and clprim_segmented_sort_pairs take a value type,
  *   as the by-key calls do (0.2: a size in bytes, 4 or 8).
  *   Every create call takes its handle first, as clprim_context_create:
@@ -1350,6 +1351,46 @@ CLPRIM_API clprim_status clprim_equal_range(clprim_context *ctx, size_t haystack
                                             size_t needles_n, clprim_buffer needles,
                                             unsigned flags, clprim_buffer lower,
                                             clprim_buffer upper);
+
+/* ----------------------------------------------------------------- merge */
+
+/* The stable merge of two sorted ranges (Thrust's merge and merge_by_key,
+ * CUB's DeviceMerge): range a of na elements and range b of nb elements,
+ * each sorted as clprim_sort_keys() sorts them: ascending, or descending
+ * with CLPRIM_SORT_DESCENDING; -0.0 equals +0.0 and every NaN is one value
+ * above +inf (last ascending, first descending). The output's na + nb
+ * elements are both ranges in that order; among equal keys a's come first,
+ * then b's, each range's in its own order (so merging the two halves of a
+ * stably sorted halves of an array gives its stable sort). Elements are moved
+ * as they are: -0.0 stays -0.0 and a NaN keeps its bits. The ranges are not
+ * checked: an unsorted one gives an output in an unspecified order (every
+ * output element is still written, with elements of a and b). Outputs must
+ * not overlap the inputs. Returns once the work is enqueued (merge path:
+ * two launches, the second writing every output; keys alone with an empty
+ * range: a copy). Flags:
+ * CLPRIM_SORT_DESCENDING. */
+
+/*! clprim_merge_keys() :
+ * out[0, na + nb) = the merge of a[0, na) and b[0, nb).
+ * @return : CLPRIM_SUCCESS once the work is enqueued;
+ *           CLPRIM_ERROR_INVALID_ARGUMENT also for unknown flags;
+ *           CLPRIM_ERROR_SIZE_TOO_LARGE for na + nb above SIZE_MAX. */
+CLPRIM_API clprim_status clprim_merge_keys(clprim_context *ctx, size_t na, size_t nb,
+                                           clprim_type type, clprim_buffer a, clprim_buffer b,
+                                           unsigned flags, clprim_buffer out);
+
+/*! clprim_merge_pairs() :
+ * clprim_merge_keys() of keys_a and keys_b, with a value of value_type per
+ * key (any of the six types, moved as bits, so double values need no
+ * cl_khr_fp64): values_out[i] is the value that came with keys_out[i].
+ * @return : as clprim_merge_keys(); CLPRIM_ERROR_INVALID_ARGUMENT also for
+ *           a value_type that is none. */
+CLPRIM_API clprim_status clprim_merge_pairs(clprim_context *ctx, size_t na, size_t nb,
+                                            clprim_type key_type, clprim_buffer keys_a,
+                                            clprim_buffer keys_b, clprim_type value_type,
+                                            clprim_buffer values_a, clprim_buffer values_b,
+                                            unsigned flags, clprim_buffer keys_out,
+                                            clprim_buffer values_out);
 
 /* -------------------------------------------------------------- pipeline */
 

@@ -1,0 +1,196 @@
+/* merge.cl: the stable merge of two sorted runs by merge path (Green,
+ * McColl and Bader, "GPU merge path", 2012), for the merge family
+ * (src/merge.c) and clprim_mpi's sample sort, which merges the sorted
+ * pieces a rank received.
+ *
+ * The merged output of runs a (na keys) and b (nb keys) is cut into tiles
+ * of TILE outputs. merge_split finds, for each tile's first output d, how
+ * many of the first d outputs come from a: a binary search along the cross
+ * diagonal d. merge_tiles has one work-group merge one tile: the tile's keys
+ * of both runs to local memory, the same search per work-item for its
+ * ITEMS outputs (an odd number keeps the work-items' strides through local
+ * memory off each other's banks), then a coalesced store (and, with values,
+ * each output's value fetched from where its key came from).
+ *
+ * Keys compare by key_of (internal/keys.h: the order of every family, -0.0
+ * equal to +0.0, every NaN above +inf) xor flip (0 ascending, KEY_MAX
+ * descending: the complement reverses the order), and a's key wins ties,
+ * so the merge is stable: equal keys of a come first, then b's, each in its
+ * own order. Keys and values are moved as they are (the bits of -0.0 and of
+ * each NaN stay).
+ *
+ * Whatever the runs hold (unsorted runs too), each tile reads inside both
+ * runs and writes exactly its outputs: merge_tiles clamps the splits to the
+ * ones a tile can have.
+ *
+ * Runs and the output start at element offsets (a_at, b_at, out_at: runs
+ * of one buffer for clprim_mpi; 0 for the merge family, whose ranges the
+ * core gives as buffers of their own); values at the same offsets as their
+ * keys.
+ *
+ * Build options: -DT -DT_FLOAT -DT_SIGNED -DKEY_BITS=32|64 (the keys),
+ * -DV=uint|ulong (the values' bits; none: keys alone), -DWG (work-group
+ * size), -DITEMS (outputs per work-item). */
+#ifndef WG
+#define WG 256
+#endif
+#ifndef ITEMS
+#define ITEMS 11
+#endif
+#define TILE (WG * ITEMS)
+
+#include "internal/keys.h"
+
+/* How many of the first d outputs come from a: the smallest i in
+ * [max(0, d - nb), min(d, na)] with a[i] ordered after b[d - 1 - i] (a[i]
+ * goes after the b key that it does not beat), over the runs' elements in
+ * global memory (merge_path_local below: over a tile). A difference that
+ * may be negative is taken as signed (sizes are below 2^63) with the
+ * built-in max: the unsigned "d > nb ? d - nb : 0" becomes a
+ * saturating-subtract intrinsic that Oclgrind 21.10 cannot run. */
+CLPRIM_INLINE ulong merge_path_global(__global const T *a, ulong na, __global const T *b, ulong nb,
+                                      ulong d, KEY flip) {
+  ulong lo = (ulong)max((long)d - (long)nb, 0L), hi = min(d, na);
+  while (lo < hi) {
+    const ulong mid = (lo + hi) / 2;
+    if ((key_of(a[mid]) ^ flip) <= (key_of(b[d - 1 - mid]) ^ flip))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+/* splits[t] for the tiles t = 0 .. tiles (the last: na, the end). */
+#ifdef KERNEL_merge_split
+__kernel void merge_split(__global const T *a, ulong a_at, ulong na, __global const T *b,
+                          ulong b_at, ulong nb, KEY flip, __global ulong *splits, ulong tiles) {
+  const ulong t = get_global_id(0);
+  if (t > tiles) return;
+  const ulong total = na + nb;
+  const ulong d = t * TILE < total ? t * TILE : total;
+  splits[t] = merge_path_global(a + a_at, na, b + b_at, nb, d, flip);
+}
+#endif
+
+/* A tile keeps each element as its raw key, key_of_bits of its bits:
+ * ordered as the element, and turned back into the same bits at the store
+ * (-0.0 and NaN payloads kept). Merging compares canonical keys, key_of's:
+ * every NaN (raw keys above +inf's or below -inf's) is KEY_MAX, and -0.0
+ * (raw KEY_SIGN - 1) is +0.0 (KEY_SIGN). Integers' raw keys are their
+ * keys. */
+#if T_FLOAT
+#if KEY_BITS == 32
+#define MERGE_INF_KEY 0xFF800000u /* +inf's key; -inf's is its complement */
+#else
+#define MERGE_INF_KEY 0xFFF0000000000000ul
+#endif
+#endif
+CLPRIM_INLINE KEY merge_canon(KEY raw) {
+#if T_FLOAT
+  if (raw > MERGE_INF_KEY || raw < ~MERGE_INF_KEY) return KEY_MAX;
+  return raw == KEY_SIGN - 1 ? KEY_SIGN : raw;
+#else
+  return raw;
+#endif
+}
+CLPRIM_INLINE T merge_element(KEY raw) {
+#if T_FLOAT
+  return CLPRIM_CAT(as_, T)(CLPRIM_FLOAT_BITS_OF_KEY(raw, KEY_SIGN));
+#elif T_SIGNED
+  return CLPRIM_CAT(as_, T)(CLPRIM_KEY_OF_SIGNED_BITS(raw, KEY_SIGN));
+#else
+  return raw;
+#endif
+}
+
+/* merge_path_global over a tile's raw keys in local memory (flip: the
+ * order's, applied to canonical keys). */
+CLPRIM_INLINE uint merge_path_local(__local const KEY *a, uint na, __local const KEY *b, uint nb,
+                                    uint d, KEY flip) {
+  uint lo = (uint)max((int)d - (int)nb, 0), hi = min(d, na);
+  while (lo < hi) {
+    const uint mid = (lo + hi) / 2;
+    if ((merge_canon(a[mid]) ^ flip) <= (merge_canon(b[d - 1 - mid]) ^ flip))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* out[out_at + d] for the outputs d of work-group g's tile (values to
+ * vout[out_at + d] with -DV). The tile's raw keys go to local memory, each
+ * work-item merges its ITEMS outputs in registers (raw keys, and with
+ * values their positions in the tile), writes them back in place, and
+ * the work-group stores them coalesced (values fetched from their runs by
+ * position). */
+#ifdef KERNEL_merge_tiles
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+merge_tiles(__global const T *a, ulong a_at, ulong na, __global const T *b, ulong b_at, ulong nb,
+            KEY flip, __global const ulong *splits, __global T *out, ulong out_at
+#ifdef V
+            ,
+            __global const V *va, __global const V *vb, __global V *vout
+#endif
+) {
+  __local KEY s[TILE];
+#ifdef V
+  __local uint from[TILE]; /* each output's position in the tile */
+#endif
+  const uint lid = (uint)get_local_id(0);
+  const ulong g = get_group_id(0), total = na + nb;
+  const ulong d0 = g * TILE, d1 = d0 + TILE < total ? d0 + TILE : total;
+  /* i0 is in [max(0, d0 - nb), min(d0, na)] (merge_path_global's range);
+   * i1 is clamped to the ends that keep both of the tile's pieces inside
+   * their runs, which sorted runs meet anyway. */
+  const ulong i0 = splits[g];
+  ulong i1 = splits[g + 1];
+  const ulong lo1 = (ulong)max((long)d1 - (long)nb, (long)i0);
+  const ulong hi1 = min(i0 + (d1 - d0), na);
+  i1 = i1 < lo1 ? lo1 : i1 > hi1 ? hi1 : i1;
+  const ulong j0 = d0 - i0; /* the tile's first element of b */
+  const uint la = (uint)(i1 - i0), len = (uint)(d1 - d0), lb = len - la;
+  __global const T *ta = a + a_at + i0, *tb = b + b_at + j0;
+  for (uint k = lid; k < len; k += WG)
+    s[k] = key_of_bits(AS_KEY(k < la ? ta[k] : tb[k - la]));
+  barrier(CLK_LOCAL_MEM_FENCE);
+  /* This work-item's outputs [dl, dl + ITEMS) of the tile. */
+  const uint dl = lid * ITEMS < len ? lid * ITEMS : len;
+  uint ia = merge_path_local(s, la, s + la, lb, dl, flip), ib = dl - ia;
+  KEY v[ITEMS];
+#ifdef V
+  uint src[ITEMS];
+#endif
+#pragma unroll
+  for (uint e = 0; e < ITEMS; ++e) {
+    const int take_a = ib >= lb || (ia < la && (merge_canon(s[ia]) ^ flip) <=
+                                                   (merge_canon(s[la + ib]) ^ flip));
+    const uint at = take_a ? (ia < la ? ia : 0) : la + (ib < lb ? ib : 0);
+    v[e] = s[at];
+#ifdef V
+    src[e] = at;
+#endif
+    if (take_a)
+      ++ia;
+    else
+      ++ib;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE); /* every key read: the outputs take their place */
+#pragma unroll
+  for (uint e = 0; e < ITEMS; ++e)
+    if (dl + e < len) {
+      s[dl + e] = v[e];
+#ifdef V
+      from[dl + e] = src[e];
+#endif
+    }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint k = lid; k < len; k += WG) {
+    out[out_at + d0 + k] = merge_element(s[k]);
+#ifdef V
+    const uint f = from[k];
+    vout[out_at + d0 + k] = f < la ? va[a_at + i0 + f] : vb[b_at + j0 + (f - la)];
+#endif
+  }
+}
+#endif

@@ -255,15 +255,11 @@ clprim_status clprim_mpi_histogram_even(clprim_context *ctx, MPI_Comm comm, size
 
 /* ------------------------------------------------- scan and compaction */
 
-unsigned clprim__mpi_merge_wg(const clprim_context *ctx) {
-  return clprim__fit_wg(ctx, 256);
-}
-void clprim__mpi_options(const clprim_context *ctx, clprim_type type, char *options, size_t size) {
+void clprim__mpi_options(clprim_type type, char *options, size_t size) {
   snprintf(options, size,
-           "-DT=%s -DT_FLOAT=%d -DT_SIGNED=%d -DKEY_BITS=%u -DMERGE_WG=%u -DMERGE_ITEMS=%u",
+           "-DT=%s -DT_FLOAT=%d -DT_SIGNED=%d -DKEY_BITS=%u",
            clprim__cl_type(type), type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE,
-           type == CLPRIM_INT32 || type == CLPRIM_INT64, 8 * (unsigned)clprim_type_size(type),
-           clprim__mpi_merge_wg(ctx), CLPRIM__MPI_MERGE_ITEMS);
+           type == CLPRIM_INT32 || type == CLPRIM_INT64, 8 * (unsigned)clprim_type_size(type));
 }
 
 /* x[0, n) += add (bits of type) in the caller's range, by cl/mpi.cl. */
@@ -274,7 +270,7 @@ clprim_status clprim__mpi_add_constant(clprim_context *ctx, clprim_type type, cl
   cl_mem mem;
   cl_kernel k;
   char options[160];
-  clprim__mpi_options(ctx, type, options, sizeof options);
+  clprim__mpi_options(type, options, sizeof options);
   clprim_status st = clprim__range(ctx, "out", range, clprim_type_size(type), n,
                                    CLPRIM__READ | CLPRIM__WRITE, &mem);
   if (st == CLPRIM_SUCCESS) st = clprim__kernel(ctx, "mpi.cl", options, "mpi_add", &k);

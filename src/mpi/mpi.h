@@ -71,11 +71,8 @@ clprim_status clprim__mpi_fail(clprim_context *ctx, clprim_status status, const 
 /* ---- cl/mpi.cl (collectives.c) */
 
 /* The build options of cl/mpi.cl for type (the same for its every kernel:
- * CPU runtimes build the whole file); the merge's outputs per work-item
- * and its work-group size. */
-#define CLPRIM__MPI_MERGE_ITEMS 8
-unsigned clprim__mpi_merge_wg(const clprim_context *ctx);
-void clprim__mpi_options(const clprim_context *ctx, clprim_type type, char *options, size_t size);
+ * CPU runtimes build the whole file). */
+void clprim__mpi_options(clprim_type type, char *options, size_t size);
 /* x[0, n) += add (bits of type) in the caller's range, by cl/mpi.cl. */
 clprim_status clprim__mpi_add_constant(clprim_context *ctx, clprim_type type, clprim_buffer range,
                                        size_t n, uint64_t add);

@@ -440,7 +440,7 @@ static clprim_status share_of_candidates(clprim_context *ctx, clprim_type type, 
     cl_mem v = picked, x = picked; /* unused outputs: any buffer, never written */
     cl_kernel k;
     char options[160];
-    clprim__mpi_options(ctx, type, options, sizeof options);
+    clprim__mpi_options(type, options, sizeof options);
     if (values.mem)
       st = clprim__range(ctx, "values", values, clprim_type_size(type), mine, CLPRIM__OUT_ALL, &v);
     if (st == CLPRIM_SUCCESS && indices.mem)

@@ -2,9 +2,10 @@
  * global ranks r N / P (distributed selection, selection.c); each rank
  * sorts its part, sends the pieces for the other ranks through pinned host
  * memory (its own piece stays on the device) and merges the P sorted runs
- * it then holds (cl/mpi.cl's merge path), with its phases timed for
- * clprim_mpi_last_profile(). */
+ * it then holds (the merge family's merge path, src/merge.h), with its
+ * phases timed for clprim_mpi_last_profile(). */
 #include "mpi.h"
+#include "../merge.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -65,36 +66,15 @@ struct run {
   size_t at, len;
 };
 
-/* dst[out_at ...] = the stable merge of runs a and b of src (cl/mpi.cl's
- * merge path; a's keys first among equal keys). */
+/* dst[out_at ...] = the stable merge of runs a and b of src (the merge
+ * family's merge path, src/merge.h; a's keys first among equal keys). */
 static clprim_status merge_two(clprim_context *ctx, clprim_type type, cl_mem src, struct run a,
                                struct run b, cl_mem dst, size_t out_at) {
-  const size_t es = clprim_type_size(type);
-  if (a.len == 0 || b.len == 0) { /* one run: a copy */
-    const struct run r = a.len ? a : b;
-    return r.len ? clprim__copy(ctx, src, dst, r.at * es, out_at * es, r.len * es) : CLPRIM_SUCCESS;
-  }
-  char options[160];
-  clprim__mpi_options(ctx, type, options, sizeof options);
-  cl_kernel split, merge;
-  const struct clprim_kernel_request req[2] = {
-      {"mpi.cl", NULL, options, "mpi_merge_split", NULL, &split, NULL, NULL},
-      {"mpi.cl", NULL, options, "mpi_merge", NULL, &merge, NULL, NULL}};
-  CLPRIM_CHECK(clprim__kernels(ctx, req, 2));
-  const unsigned wg = clprim__mpi_merge_wg(ctx);
-  const cl_ulong tile = (cl_ulong)wg * CLPRIM__MPI_MERGE_ITEMS, total = a.len + b.len;
-  const cl_ulong tiles = (total + tile - 1) / tile;
-  cl_mem splits;
-  CLPRIM_CHECK(clprim__scratch(ctx, "mpi: merge splits", (tiles + 1) * 8, &splits));
-  const cl_ulong a_at = a.at, na = a.len, b_at = b.at, nb = b.len, dst_at = out_at;
-  CLPRIM_CHECK(clprim__set_args(split, 7, sizeof src, &src, sizeof a_at, &a_at, sizeof na, &na,
-                                sizeof b_at, &b_at, sizeof nb, &nb, sizeof splits, &splits,
-                                sizeof tiles, &tiles));
-  CLPRIM_CHECK(clprim__enqueue(ctx, split, (tiles + 1 + wg - 1) / wg, wg));
-  CLPRIM_CHECK(clprim__set_args(merge, 8, sizeof src, &src, sizeof a_at, &a_at, sizeof na, &na,
-                                sizeof b_at, &b_at, sizeof nb, &nb, sizeof splits, &splits,
-                                sizeof dst, &dst, sizeof dst_at, &dst_at));
-  return clprim__enqueue(ctx, merge, tiles, wg);
+  struct clprim_merge_runs m;
+  memset(&m, 0, sizeof m);
+  m.type = type, m.a = src, m.b = src, m.out = dst;
+  m.a_at = a.at, m.na = a.len, m.b_at = b.at, m.nb = b.len, m.out_at = out_at;
+  return clprim__merge(ctx, &m);
 }
 
 /* The P sorted runs (in rank order, one after another from runs[0].at) of

@@ -625,8 +625,11 @@ static void test_terminal(enum term t) {
             (shapes[sh].out == CLPRIM_DOUBLE || shapes[sh].types[0] == CLPRIM_DOUBLE))
           continue;
         for (size_t k = 0; k < ns; ++k) {
-          /* Small sizes for one shape in three (Oclgrind time), all for the rest. */
+          /* Small sizes for one shape in three (Oclgrind time), all for the rest.
+           * Under Oclgrind the two top-k orders take alternate shapes (the
+           * same kernels: the order is a rank and a kernel argument). */
           if (test_small() && sizes[k] > 33 && (sh + t) % 3) continue;
+          if (test_small() && (t == TOPK || t == TOPK_SMALL) && (sh + t) % 2) continue;
           if (round && sizes[k] > 33 && (sh + k) % 2) continue; /* half the larger ones again */
           run_shape(ctx, &shapes[sh], t, sizes[k]);
         }

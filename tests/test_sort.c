@@ -1379,7 +1379,7 @@ static void test_segmented(void **state) {
         }
         /* 3. random lengths, some longer than small_max. */
         {
-          const size_t count = test_small() ? 12 : 150;
+          const size_t count = test_small() ? 12 : 60;
           segs_alloc(&sg, count);
           const size_t n = segs_random(&sg, count, test_small() && m > 200 ? 200 : m, tile);
           void *keys = malloc(n * es);

@@ -306,6 +306,32 @@ static unsigned char pattern_byte(size_t i) {
   return (unsigned char)(i * 37u + 11u);
 }
 
+cl_mem test_image_buffer(clprim_context *ctx, size_t at, size_t n, size_t es, const void *data,
+                         unsigned char **img) {
+  const size_t bytes = (at + n + TEST_PAD) * es;
+  *img = malloc(bytes);
+  assert_non_null(*img);
+  memset(*img, TEST_SENTINEL, bytes);
+  if (data) memcpy(*img + at * es, data, n * es);
+  return test_buffer(ctx, bytes, *img);
+}
+
+void test_compare_image(clprim_context *ctx, const char *desc, const char *which, cl_mem buf,
+                        const unsigned char *want, size_t bytes, size_t es) {
+  unsigned char *got = malloc(bytes);
+  assert_non_null(got);
+  test_read(ctx, buf, bytes, got);
+  for (size_t i = 0; i < bytes; i += es)
+    if (memcmp(got + i, want + i, es) != 0) {
+      uint64_t g = 0, w = 0;
+      memcpy(&g, got + i, es < 8 ? es : 8), memcpy(&w, want + i, es < 8 ? es : 8);
+      test_report("%s: %s element %zu of the buffer is 0x%llx, expected 0x%llx", desc, which,
+                  i / es, (unsigned long long)g, (unsigned long long)w);
+      break;
+    }
+  free(got);
+}
+
 cl_mem test_pattern(clprim_context *ctx, size_t bytes) {
   unsigned char *host = malloc(bytes);
   assert_non_null(host);

@@ -122,6 +122,18 @@ void test_text_has(clprim_context *ctx, const char *part, const char *what);
     TEST_OK(expr);                                                                                 \
     test_text_has((ctx), NULL, #expr);                                                             \
   } while (0)
+/* An image buffer: at + n + TEST_PAD elements of es bytes, n elements of
+ * data (NULL: none) from element `at`, the byte TEST_SENTINEL in every
+ * other byte; its host image (malloc) in *img. A suite writes what a call
+ * should leave into the image and compares the whole buffer with it
+ * (test_compare_image: the first element that differs is reported with
+ * desc and which, through test_report). */
+#define TEST_PAD 5
+#define TEST_SENTINEL 0xA5u
+cl_mem test_image_buffer(clprim_context *ctx, size_t at, size_t n, size_t es, const void *data,
+                         unsigned char **img);
+void test_compare_image(clprim_context *ctx, const char *desc, const char *which, cl_mem buf,
+                        const unsigned char *want, size_t bytes, size_t es);
 /* A buffer of `bytes` bytes of a fixed pattern, and a check that a buffer
  * still holds it (a refused call wrote nothing). */
 cl_mem test_pattern(clprim_context *ctx, size_t bytes);

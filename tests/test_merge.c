@@ -20,8 +20,6 @@
 #include <string.h>
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-#define PAD 5      /* elements of sentinel around every range */
-#define SENT 0xA5u /* the sentinel byte */
 
 /* ------------------------------------------------------------- the data */
 static uint64_t get(size_t es, const void *data, size_t i) {
@@ -130,32 +128,6 @@ static uint64_t value_of_tag(size_t vs, uint64_t t) {
 }
 
 /* ------------------------------------------------------------ one check */
-/* A device buffer of at + n + PAD elements of es bytes: data at `at`, the
- * sentinel elsewhere; its image in *img. */
-static cl_mem image_buffer(clprim_context *ctx, size_t at, size_t n, size_t es, const void *data,
-                           unsigned char **img) {
-  const size_t bytes = (at + n + PAD) * es;
-  *img = malloc(bytes);
-  memset(*img, SENT, bytes);
-  if (data) memcpy(*img + at * es, data, n * es);
-  return test_buffer(ctx, bytes, *img);
-}
-
-/* Compares a whole buffer with its expected image. */
-static void compare(clprim_context *ctx, const char *desc, const char *which, cl_mem buf,
-                    const unsigned char *want, size_t bytes, size_t es) {
-  unsigned char *got = malloc(bytes);
-  test_read(ctx, buf, bytes, got);
-  for (size_t i = 0; i < bytes; i += es)
-    if (memcmp(got + i, want + i, es) != 0) {
-      test_report("%s: %s element %zu of the buffer is 0x%llx, expected 0x%llx", desc, which,
-                  i / es, (unsigned long long)get(es, got + i, 0),
-                  (unsigned long long)get(es, want + i, 0));
-      break;
-    }
-  free(got);
-}
-
 struct merge_case {
   clprim_type type;
   int value_type; /* -1: keys alone */
@@ -200,12 +172,12 @@ static void check(clprim_context *ctx, const struct merge_case *c, size_t na, si
       put(es, kb, i - na, e[i].bits), put(vs, vb, i - na, value_of_tag(vs, i));
   }
   unsigned char *ka_img, *kb_img, *va_img, *vb_img, *ko_img, *vo_img;
-  cl_mem ka_buf = image_buffer(ctx, c->a_at, na, es, ka, &ka_img);
-  cl_mem kb_buf = image_buffer(ctx, c->b_at, nb, es, kb, &kb_img);
-  cl_mem va_buf = image_buffer(ctx, c->a_at, na, vs, va, &va_img);
-  cl_mem vb_buf = image_buffer(ctx, c->b_at, nb, vs, vb, &vb_img);
-  cl_mem ko_buf = image_buffer(ctx, c->out_at, n, es, NULL, &ko_img);
-  cl_mem vo_buf = image_buffer(ctx, c->out_at, n, vs, NULL, &vo_img);
+  cl_mem ka_buf = test_image_buffer(ctx, c->a_at, na, es, ka, &ka_img);
+  cl_mem kb_buf = test_image_buffer(ctx, c->b_at, nb, es, kb, &kb_img);
+  cl_mem va_buf = test_image_buffer(ctx, c->a_at, na, vs, va, &va_img);
+  cl_mem vb_buf = test_image_buffer(ctx, c->b_at, nb, vs, vb, &vb_img);
+  cl_mem ko_buf = test_image_buffer(ctx, c->out_at, n, es, NULL, &ko_img);
+  cl_mem vo_buf = test_image_buffer(ctx, c->out_at, n, vs, NULL, &vo_img);
   /* The reference: every element by key, a's before b's among equals. */
   qsort(e, n, sizeof *e, by_key);
   for (size_t i = 0; i < n; ++i) {
@@ -227,8 +199,8 @@ static void check(clprim_context *ctx, const struct merge_case *c, size_t na, si
   } else if (c->unsorted) {
     /* Every output is one of the inputs' elements (some key's bits); the
      * bytes around the output are untouched. */
-    unsigned char *got = malloc((c->out_at + n + PAD) * es);
-    test_read(ctx, ko_buf, (c->out_at + n + PAD) * es, got);
+    unsigned char *got = malloc((c->out_at + n + TEST_PAD) * es);
+    test_read(ctx, ko_buf, (c->out_at + n + TEST_PAD) * es, got);
     uint64_t *have = malloc((n ? n : 1) * 8);
     for (size_t i = 0; i < n; ++i) have[i] = e[i].key;
     for (size_t i = 0; i < n; ++i) {
@@ -242,16 +214,19 @@ static void check(clprim_context *ctx, const struct merge_case *c, size_t na, si
       }
     }
     if (memcmp(got, ko_img, c->out_at * es) != 0 ||
-        memcmp(got + (c->out_at + n) * es, ko_img + (c->out_at + n) * es, PAD * es) != 0)
+        memcmp(got + (c->out_at + n) * es, ko_img + (c->out_at + n) * es, TEST_PAD * es) != 0)
       test_report("%s: bytes around the output changed", desc);
     free(got), free(have);
   } else {
-    compare(ctx, desc, "keys_out", ko_buf, ko_img, (c->out_at + n + PAD) * es, es);
-    compare(ctx, desc, "values_out", vo_buf, vo_img, (c->out_at + n + PAD) * vs, vs);
-    compare(ctx, desc, "a (must not change)", ka_buf, ka_img, (c->a_at + na + PAD) * es, es);
-    compare(ctx, desc, "b (must not change)", kb_buf, kb_img, (c->b_at + nb + PAD) * es, es);
-    compare(ctx, desc, "values_a (must not change)", va_buf, va_img, (c->a_at + na + PAD) * vs,
-            vs);
+    test_compare_image(ctx, desc, "keys_out", ko_buf, ko_img, (c->out_at + n + TEST_PAD) * es, es);
+    test_compare_image(ctx, desc, "values_out", vo_buf, vo_img, (c->out_at + n + TEST_PAD) * vs,
+                       vs);
+    test_compare_image(ctx, desc, "a (must not change)", ka_buf, ka_img,
+                       (c->a_at + na + TEST_PAD) * es, es);
+    test_compare_image(ctx, desc, "b (must not change)", kb_buf, kb_img,
+                       (c->b_at + nb + TEST_PAD) * es, es);
+    test_compare_image(ctx, desc, "values_a (must not change)", va_buf, va_img,
+                       (c->a_at + na + TEST_PAD) * vs, vs);
   }
   clReleaseMemObject(ka_buf), clReleaseMemObject(kb_buf), clReleaseMemObject(va_buf);
   clReleaseMemObject(vb_buf), clReleaseMemObject(ko_buf), clReleaseMemObject(vo_buf);
@@ -462,7 +437,8 @@ static void test_error_texts(void **state) {
   (void)state;
   clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
   TEST_TEXT_BUFFERS(ctx);
-  TEST_TEXT(ctx, INVALID, clprim_merge_keys(ctx, 10, 10, CLPRIM_INT32, A, B, CLPRIM_TOPK_SMALLEST, O),
+  TEST_TEXT(ctx, INVALID,
+            clprim_merge_keys(ctx, 10, 10, CLPRIM_INT32, A, B, CLPRIM_TOPK_SMALLEST, O),
             "merge_keys: flag 0x80 (CLPRIM_TOPK_SMALLEST)");
   TEST_TEXT(ctx, INVALID, clprim_merge_keys(ctx, 10, 10, CLPRIM_INT32, A, B, 0, NONE),
             "merge_keys: out is required");

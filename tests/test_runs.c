@@ -13,8 +13,6 @@
 #include <string.h>
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-#define PAD 5                /* elements of sentinel after every range */
-#define SENT 0xA5u           /* the sentinel byte of outputs */
 #define BIG_N ((size_t)100003)
 #define SMALL_N ((size_t)2500) /* the largest n under CLPRIM_TEST_SMALL */
 
@@ -118,30 +116,6 @@ enum mode { M_UNIQUE, M_BY_KEY, M_ENCODE, M_NONTRIVIAL, M_COUNT };
 static const char *const mode_names[M_COUNT] = {"unique", "unique_by_key", "run_length_encode",
                                                 "non_trivial_runs"};
 
-/* A device buffer of at + n + PAD elements of es bytes: data at `at`, a
- * pattern elsewhere; its image in *img. */
-static cl_mem image_buffer(clprim_context *ctx, size_t at, size_t n, size_t es, const void *data,
-                           unsigned char **img) {
-  const size_t bytes = (at + n + PAD) * es;
-  *img = malloc(bytes);
-  memset(*img, SENT, bytes);
-  if (data) memcpy(*img + at * es, data, n * es);
-  return test_buffer(ctx, bytes, *img);
-}
-
-/* Compares a whole output buffer with its expected image. */
-static void compare(clprim_context *ctx, const char *desc, const char *which, cl_mem buf,
-                    const unsigned char *want, size_t bytes, size_t es) {
-  unsigned char *got = malloc(bytes);
-  test_read(ctx, buf, bytes, got);
-  for (size_t i = 0; i < bytes; i += es)
-    if (memcmp(got + i, want + i, es) != 0) {
-      test_report("%s: %s element %zu of the buffer differs", desc, which, i / es);
-      break;
-    }
-  free(got);
-}
-
 struct run_case {
   enum mode mode;
   clprim_type type, value_type; /* value_type: unique_by_key */
@@ -171,10 +145,10 @@ static void check(clprim_context *ctx, const struct run_case *c, size_t n) {
   size_t a_es = c->mode == M_NONTRIVIAL ? is : es;
   size_t b_es = c->mode == M_BY_KEY ? vs : is;
   unsigned char *a_img, *b_img, *in_img, *v_img = NULL;
-  cl_mem in = image_buffer(ctx, c->in_at, n, es, keys, &in_img);
-  cl_mem vin = vs ? image_buffer(ctx, c->in_at, n, vs, values, &v_img) : NULL;
-  cl_mem a = image_buffer(ctx, c->out_at, n, a_es, NULL, &a_img);
-  cl_mem b = image_buffer(ctx, c->out_at, n, b_es, NULL, &b_img);
+  cl_mem in = test_image_buffer(ctx, c->in_at, n, es, keys, &in_img);
+  cl_mem vin = vs ? test_image_buffer(ctx, c->in_at, n, vs, values, &v_img) : NULL;
+  cl_mem a = test_image_buffer(ctx, c->out_at, n, a_es, NULL, &a_img);
+  cl_mem b = test_image_buffer(ctx, c->out_at, n, b_es, NULL, &b_img);
   size_t want = 0;
   for (size_t r = 0; r < runs; ++r) {
     if (c->mode == M_NONTRIVIAL && length[r] < 2) continue;
@@ -198,7 +172,7 @@ static void check(clprim_context *ctx, const struct run_case *c, size_t n) {
   if (!(outputs & 2)) free(b_img), b_img = NULL;
 
   unsigned char cimg[24];
-  memset(cimg, SENT, sizeof cimg);
+  memset(cimg, TEST_SENTINEL, sizeof cimg);
   cl_mem cbuf = test_buffer(ctx, sizeof cimg, cimg);
   uint64_t count = 12345;
   uint64_t *host_count = c->count_on_device ? NULL : &count;
@@ -229,9 +203,17 @@ static void check(clprim_context *ctx, const struct run_case *c, size_t n) {
         test_report("%s: bytes beside the device count changed", desc);
     }
     if (count != want) test_report("%s: count %llu, expected %zu", desc, (unsigned long long)count, want);
-    if (a_img) compare(ctx, desc, c->mode == M_NONTRIVIAL ? "offsets" : c->mode == M_BY_KEY ? "keys_out" : "unique", a, a_img, (c->out_at + n + PAD) * a_es, a_es);
-    if (b_img) compare(ctx, desc, c->mode == M_BY_KEY ? "values_out" : "lengths", b, b_img, (c->out_at + n + PAD) * b_es, b_es);
-    compare(ctx, desc, "input (must not change)", in, in_img, (c->in_at + n + PAD) * es, es);
+    if (a_img)
+      test_compare_image(ctx, desc,
+                         c->mode == M_NONTRIVIAL ? "offsets"
+                         : c->mode == M_BY_KEY   ? "keys_out"
+                                                 : "unique",
+                         a, a_img, (c->out_at + n + TEST_PAD) * a_es, a_es);
+    if (b_img)
+      test_compare_image(ctx, desc, c->mode == M_BY_KEY ? "values_out" : "lengths", b, b_img,
+                         (c->out_at + n + TEST_PAD) * b_es, b_es);
+    test_compare_image(ctx, desc, "input (must not change)", in, in_img,
+                       (c->in_at + n + TEST_PAD) * es, es);
   }
   clReleaseMemObject(in), clReleaseMemObject(a), clReleaseMemObject(b), clReleaseMemObject(cbuf);
   if (vin) clReleaseMemObject(vin);

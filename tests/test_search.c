@@ -19,8 +19,6 @@
 #include <string.h>
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-#define PAD 5                  /* elements of sentinel around every range */
-#define SENT 0xA5u             /* the sentinel byte */
 #define BIG_N ((size_t)100003) /* the largest haystack */
 #define SMALL_N ((size_t)2100) /* the largest under CLPRIM_TEST_SMALL */
 
@@ -183,33 +181,6 @@ static const char *const call_names[C_COUNT] = {
     "lower_bound", "upper_bound", "equal_range", "equal_range (lower only)",
     "equal_range (upper only)"};
 
-/* A device buffer of at + n + PAD elements of es bytes: data at `at`, the
- * sentinel elsewhere; its image in *img. */
-static cl_mem image_buffer(clprim_context *ctx, size_t at, size_t n, size_t es, const void *data,
-                           unsigned char **img) {
-  const size_t bytes = (at + n + PAD) * es;
-  *img = malloc(bytes);
-  memset(*img, SENT, bytes);
-  if (data) memcpy(*img + at * es, data, n * es);
-  return test_buffer(ctx, bytes, *img);
-}
-
-/* Compares a whole buffer with its expected image. */
-static void compare(clprim_context *ctx, const char *desc, const char *which, cl_mem buf,
-                    const unsigned char *want, size_t bytes, size_t es) {
-  unsigned char *got = malloc(bytes);
-  test_read(ctx, buf, bytes, got);
-  for (size_t i = 0; i < bytes; i += es)
-    if (memcmp(got + i, want + i, es) != 0) {
-      uint64_t g = 0, w = 0;
-      memcpy(&g, got + i, es), memcpy(&w, want + i, es);
-      test_report("%s: %s element %zu of the buffer is %llu, expected %llu", desc, which, i / es,
-             (unsigned long long)g, (unsigned long long)w);
-      break;
-    }
-  free(got);
-}
-
 struct search_case {
   enum call call;
   clprim_type type;
@@ -233,10 +204,10 @@ static void check(clprim_context *ctx, const struct search_case *c, size_t n) {
   const int want_lower = c->call == C_LOWER || c->call == C_EQUAL || c->call == C_EQUAL_LOWER;
   const int want_upper = c->call == C_UPPER || c->call == C_EQUAL || c->call == C_EQUAL_UPPER;
   unsigned char *hay_img, *ndl_img, *lo_img, *up_img;
-  cl_mem hbuf = image_buffer(ctx, c->hay_at, n, es, hay, &hay_img);
-  cl_mem nbuf = image_buffer(ctx, c->needles_at, m, es, ndl, &ndl_img);
-  cl_mem lbuf = image_buffer(ctx, c->out_at, m, is, NULL, &lo_img);
-  cl_mem ubuf = image_buffer(ctx, c->out_at, m, is, NULL, &up_img);
+  cl_mem hbuf = test_image_buffer(ctx, c->hay_at, n, es, hay, &hay_img);
+  cl_mem nbuf = test_image_buffer(ctx, c->needles_at, m, es, ndl, &ndl_img);
+  cl_mem lbuf = test_image_buffer(ctx, c->out_at, m, is, NULL, &lo_img);
+  cl_mem ubuf = test_image_buffer(ctx, c->out_at, m, is, NULL, &up_img);
   for (size_t i = 0; i < m; ++i) {
     const uint64_t q = key_of_bits(c->type, get(c->type, ndl, i));
     const uint64_t lo = reference_bound(keys, n, q, c->descending, 0);
@@ -261,11 +232,12 @@ static void check(clprim_context *ctx, const struct search_case *c, size_t n) {
   if (st != CLPRIM_SUCCESS) {
     test_report("%s: returned %s", desc, clprim_status_name(st));
   } else {
-    compare(ctx, desc, "lower", lbuf, lo_img, (c->out_at + m + PAD) * is, is);
-    compare(ctx, desc, "upper", ubuf, up_img, (c->out_at + m + PAD) * is, is);
-    compare(ctx, desc, "haystack (must not change)", hbuf, hay_img, (c->hay_at + n + PAD) * es, es);
-    compare(ctx, desc, "needles (must not change)", nbuf, ndl_img, (c->needles_at + m + PAD) * es,
-            es);
+    test_compare_image(ctx, desc, "lower", lbuf, lo_img, (c->out_at + m + TEST_PAD) * is, is);
+    test_compare_image(ctx, desc, "upper", ubuf, up_img, (c->out_at + m + TEST_PAD) * is, is);
+    test_compare_image(ctx, desc, "haystack (must not change)", hbuf, hay_img,
+                       (c->hay_at + n + TEST_PAD) * es, es);
+    test_compare_image(ctx, desc, "needles (must not change)", nbuf, ndl_img,
+                       (c->needles_at + m + TEST_PAD) * es, es);
   }
   clReleaseMemObject(hbuf), clReleaseMemObject(nbuf), clReleaseMemObject(lbuf);
   clReleaseMemObject(ubuf);

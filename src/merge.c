@@ -42,7 +42,7 @@ static void merge_shape(const clprim_context *ctx, size_t key_bytes, size_t valu
   clprim__tuned(ctx, &clprim__family_merge, (unsigned)key_bytes,
                 value_size ? (unsigned)value_size : CLPRIM__NO_VALUES, v);
   *wg = clprim__fit_wg(ctx, v[MERGE_WG] > 0 ? (unsigned)v[MERGE_WG] : 256u);
-  unsigned it = v[MERGE_ITEMS] > 0 ? (unsigned)v[MERGE_ITEMS] : 8u;
+  unsigned it = v[MERGE_ITEMS] > 0 ? (unsigned)v[MERGE_ITEMS] : 11u;
   const uint64_t per_key = key_bytes + (value_size ? 4 : 0);
   while (it > 1 && (uint64_t)*wg * it * per_key > ctx->info.local_mem_size / 2)
     it /= 2;
@@ -65,7 +65,8 @@ clprim_status clprim__merge(clprim_context *ctx, const struct clprim_merge_runs 
   const int is_float = m->type == CLPRIM_FLOAT || m->type == CLPRIM_DOUBLE;
   const int is_signed = m->type == CLPRIM_INT32 || m->type == CLPRIM_INT64;
   char options[160];
-  snprintf(options, sizeof options, "-DT=%s -DT_FLOAT=%d -DT_SIGNED=%d -DKEY_BITS=%u%s -DWG=%u -DITEMS=%u",
+  snprintf(options, sizeof options,
+           "-DT=%s -DT_FLOAT=%d -DT_SIGNED=%d -DKEY_BITS=%u%s -DWG=%u -DITEMS=%u",
            clprim__cl_type(m->type), is_float, is_signed, (unsigned)es * 8,
            vs == 0 ? "" : vs == 8 ? " -DV=ulong" : " -DV=uint", wg, items);
   cl_kernel split, tiles_k;

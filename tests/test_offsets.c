@@ -1,15 +1,17 @@
-/* test_offsets: clprim_buffer element offsets (src/core/call.c) for every
- * family, on every path context: each call runs on a range inside a larger
- * buffer at offset 0, at an offset the device aligns (the call works on a
- * sub-buffer) and at an unaligned one (a temporary copy), inputs and
- * outputs at different offsets, against a CPU reference computed on the
- * range; the bytes around every output range (a sentinel pattern) and the
- * neighbours of every device scalar result stay untouched. Also user-made
- * sub-buffers with offsets, outputs in the input's own buffer (adjacent:
- * fine; overlapping by one element: CLPRIM_ERROR_INVALID_ARGUMENT), scan in
- * place, ranges past their buffer's end and absurd offsets (errors that
- * write nothing), and one context used by two threads
- * (CLPRIM_ERROR_CONTEXT_BUSY). */
+/* test_offsets: clprim_buffer element offsets (src/core/call.c) for the
+ * calls of scan, reductions, compaction, histograms, reduce-by-key and
+ * selection (the runs, per-segment, sort, search and merge suites put their
+ * own ranges at offsets), on every path context: each call runs on a range
+ * inside a larger buffer at offset 0, at an offset the device aligns (the
+ * call works on a sub-buffer) and at an unaligned one (a temporary copy),
+ * inputs and outputs at different offsets, against a CPU reference computed
+ * on the range; the bytes around every output range (a sentinel pattern) and
+ * the neighbours of every device scalar result stay untouched. Also
+ * user-made sub-buffers with offsets, outputs in the input's own buffer
+ * (adjacent: fine; overlapping by one element:
+ * CLPRIM_ERROR_INVALID_ARGUMENT), scan in place, ranges past their buffer's
+ * end and absurd offsets (errors that write nothing), and one context used
+ * by two threads (CLPRIM_ERROR_CONTEXT_BUSY). */
 #include "common.h"
 
 #include <float.h>

@@ -98,7 +98,8 @@ static int check_merge(struct bench_check *c, int pairs) {
   a.keys = check_buffer(c, n * 4, keys), a.values = check_buffer(c, n * 4, values);
   a.out = check_buffer(c, n * 4, NULL), a.out_values = check_buffer(c, n * 4, NULL);
   if (!a.keys || !a.values || !a.out || !a.out_values || !check_ok(c, call_merge(c->ctx, &a)) ||
-      !check_read(c, a.out, n * 4, got) || (pairs && !check_read(c, a.out_values, n * 4, got_values)))
+      !check_read(c, a.out, n * 4, got) ||
+      (pairs && !check_read(c, a.out_values, n * 4, got_values)))
     return 0;
   for (size_t i = 0; i < n; ++i)
     if (got[i] != (uint32_t)(want[i] >> 32) || (pairs && got_values[i] != (uint32_t)want[i]))

@@ -74,7 +74,7 @@ __kernel void merge_split(__global const T *a, ulong a_at, ulong na, __global co
 
 /* A tile keeps each element as its raw key, key_of_bits of its bits:
  * ordered as the element, and turned back into the same bits at the store
- * (-0.0 and NaN payloads kept). Merging compares canonical keys, key_of's:
+ * by value_of_key (-0.0 and NaN payloads kept). Merging compares canonical keys, key_of's:
  * every NaN (raw keys above +inf's or below -inf's) is KEY_MAX, and -0.0
  * (raw KEY_SIGN - 1) is +0.0 (KEY_SIGN). Integers' raw keys are their
  * keys. */
@@ -89,15 +89,6 @@ CLPRIM_INLINE KEY merge_canon(KEY raw) {
 #if T_FLOAT
   if (raw > MERGE_INF_KEY || raw < ~MERGE_INF_KEY) return KEY_MAX;
   return raw == KEY_SIGN - 1 ? KEY_SIGN : raw;
-#else
-  return raw;
-#endif
-}
-CLPRIM_INLINE T merge_element(KEY raw) {
-#if T_FLOAT
-  return CLPRIM_CAT(as_, T)(CLPRIM_FLOAT_BITS_OF_KEY(raw, KEY_SIGN));
-#elif T_SIGNED
-  return CLPRIM_CAT(as_, T)(CLPRIM_KEY_OF_SIGNED_BITS(raw, KEY_SIGN));
 #else
   return raw;
 #endif
@@ -186,7 +177,7 @@ merge_tiles(__global const T *a, ulong a_at, ulong na, __global const T *b, ulon
     }
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint k = lid; k < len; k += WG) {
-    out[out_at + d0 + k] = merge_element(s[k]);
+    out[out_at + d0 + k] = value_of_key(s[k]);
 #ifdef V
     const uint f = from[k];
     vout[out_at + d0 + k] = f < la ? va[a_at + i0 + f] : vb[b_at + j0 + (f - la)];

@@ -43,16 +43,6 @@
 #define SEG_SORT_CAP 1024 /* rows of at most this many are sorted by the work-group */
 #define SEG_CAND 1024     /* keys that the selection gathers in local memory */
 
-CLPRIM_INLINE T seg_value_of_key(KEY k) {
-#if T_FLOAT
-  return CLPRIM_CAT(as_, T)(CLPRIM_FLOAT_BITS_OF_KEY(k, KEY_SIGN));
-#elif T_SIGNED
-  return CLPRIM_CAT(as_, T)(CLPRIM_KEY_OF_SIGNED_BITS(k, KEY_SIGN));
-#else
-  return k;
-#endif
-}
-
 /* The work-group's exclusive sum of x, and *total. With SEG_SERIAL (CPU
  * devices, which run a work-group's work-items one after another) work-item
  * 0 adds the WG values up alone: three barriers and no loop around them.
@@ -189,7 +179,7 @@ __kernel void seg_nth(__global const T *in, __global const CLPRIM_OFFSET *begins
     const uint r = (uint)(k < e - b ? k : e - b - 1);
     uint r_eq;
     const KEY key = seg_radix_select(in, b, e, 0, r, hist, scratch, shared, cand, column, &r_eq);
-    if (get_local_id(0) == 0) out[s] = seg_value_of_key(key);
+    if (get_local_id(0) == 0) out[s] = value_of_key(key);
   }
 }
 #endif

@@ -50,6 +50,18 @@ CLPRIM_INLINE KEY key_of_bits(KEY b) {
 #endif
 }
 
+/* The element whose bits have key k: key_of_bits undone (the element of
+ * key_of(x) is x, but +0.0 for -0.0 and one NaN for every NaN). */
+CLPRIM_INLINE T value_of_key(KEY k) {
+#if T_FLOAT
+  return CLPRIM_CAT(as_, T)(CLPRIM_FLOAT_BITS_OF_KEY(k, KEY_SIGN));
+#elif T_SIGNED
+  return CLPRIM_CAT(as_, T)(CLPRIM_KEY_OF_SIGNED_BITS(k, KEY_SIGN));
+#else
+  return k;
+#endif
+}
+
 /* The key of x: -0.0 as +0.0, every NaN KEY_MAX. */
 CLPRIM_INLINE KEY key_of(T x) {
 #if T_FLOAT

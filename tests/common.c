@@ -36,6 +36,10 @@ int test_small(void) {
   return env && *env && strcmp(env, "0") != 0;
 }
 
+static int with_cpu; /* test_with_cpu_path was called */
+
+void test_with_cpu_path(void) { with_cpu = 1; }
+
 void test_open_contexts(struct test_contexts *t) {
   memset(t, 0, sizeof *t);
   clprim_options o;
@@ -51,6 +55,11 @@ void test_open_contexts(struct test_contexts *t) {
   for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     if (!(info.paths_available & (1u << p))) {
       printf("path %s: skipped (this device does not run it)\n", clprim_path_name((clprim_path)p));
+      continue;
+    }
+    const char *every = getenv("CLPRIM_TEST_CPU_PATH");
+    if (p == CLPRIM_PATH_CPU && !with_cpu && !(every && strcmp(every, "1") == 0)) {
+      printf("path cpu: skipped (this suite's calls have no CPU-shaped kernels)\n");
       continue;
     }
     o.path = (clprim_path)p;

@@ -26,6 +26,12 @@ struct test_contexts {
   clprim_context *ctx[CLPRIM_PATH_COUNT];
 };
 void test_open_contexts(struct test_contexts *t);
+/* The suites of families with CPU-shaped kernels call it first: their
+ * contexts include path cpu. Elsewhere the cpu path runs the kernels of
+ * another path (clprim.h) and those of the engines it shares (tested in
+ * their suites), and test_open_contexts leaves it out unless
+ * CLPRIM_TEST_CPU_PATH=1. */
+void test_with_cpu_path(void);
 void test_close_contexts(struct test_contexts *t);
 /* The suites' contexts, opened by test_setup and closed by test_teardown
  * (cmocka group fixtures: cmocka_run_group_tests(tests, test_setup,

@@ -30,6 +30,8 @@ static void test_names(void **state) {
   assert_int_equal(clprim_type_size((clprim_type)99), 0);
   assert_string_equal(clprim_type_name(CLPRIM_UINT64), "uint64");
   assert_string_equal(clprim_path_name(CLPRIM_PATH_NV_PTX), "nv_ptx");
+  assert_string_equal(clprim_path_name(CLPRIM_PATH_CPU), "cpu");
+  assert_string_equal(clprim_path_name(CLPRIM_PATH_COUNT), "invalid");
   clprim_path p;
   TEST_OK(clprim_path_from_name("KHR_Ballot", &p));
   assert_int_equal(p, CLPRIM_PATH_KHR_BALLOT);
@@ -210,6 +212,11 @@ static void test_paths(void **state) {
   TEST_OK(clprim_context_create(&ctx, NULL));
   clprim_context_get_info(ctx, &info, sizeof info);
   clprim_context_free(ctx);
+  /* The default: path cpu on CPU devices, never elsewhere; every device
+   * runs it. */
+  assert_true(info.paths_available & (1u << CLPRIM_PATH_CPU));
+  if (!getenv("CLPRIM_PATH") || !*getenv("CLPRIM_PATH"))
+    assert_int_equal(info.path == CLPRIM_PATH_CPU, (info.device_type & CL_DEVICE_TYPE_CPU) != 0);
   clprim_options o;
   clprim_options_init(&o);
   for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {

@@ -42,7 +42,9 @@ static double now_ms(void) {
 /* The algorithm a family runs on a path (its rows file in tools/bench/
  * says it; src/<family>.c says why). */
 static const char *algorithm(const struct bench_family *f, clprim_path path) {
-  return path == CLPRIM_PATH_NV_PTX && f->algorithm_nv ? f->algorithm_nv : f->algorithm;
+  if (path == CLPRIM_PATH_NV_PTX && f->algorithm_nv) return f->algorithm_nv;
+  if (path == CLPRIM_PATH_CPU && f->algorithm_cpu) return f->algorithm_cpu;
+  return f->algorithm;
 }
 
 /* ---------------------------------------------------------------- prebuild */

@@ -184,18 +184,25 @@ CLPRIM_API size_t clprim_type_size(clprim_type type);
 CLPRIM_API const char *clprim_type_name(clprim_type type);
 
 /* How kernels do subgroup (warp) work. The library probes the device and
- * picks the fastest path that it confirmed by running a test kernel. */
+ * picks the fastest path that it confirmed by running a test kernel; on a
+ * CPU device (CL_DEVICE_TYPE_CPU) it picks CLPRIM_PATH_CPU. */
 typedef enum clprim_path {
   CLPRIM_PATH_AUTO = 0,          /* let the library choose */
   CLPRIM_PATH_LOCAL = 1,         /* OpenCL 1.2 local memory and barriers only */
   CLPRIM_PATH_KHR_SUBGROUPS = 2, /* cl_khr_subgroups scans and reductions */
   CLPRIM_PATH_KHR_BALLOT = 3,    /* plus cl_khr_subgroup_ballot */
-  CLPRIM_PATH_NV_PTX = 4         /* inline PTX vote/shfl on NVIDIA */
+  CLPRIM_PATH_NV_PTX = 4,        /* inline PTX vote/shfl on NVIDIA */
+  /* Kernels shaped for CPUs: a work-item per contiguous chunk, plain loops,
+   * per-chunk partials instead of local-memory trees and atomics. Families
+   * without such kernels run those of the best other path the device has
+   * (khr_ballot, khr_subgroups or local; the README lists which families
+   * have them). Every device runs it; only CPUs get it by default. */
+  CLPRIM_PATH_CPU = 5
 } clprim_path;
-#define CLPRIM_PATH_COUNT 5
+#define CLPRIM_PATH_COUNT 6
 
 /*! clprim_path_name() :
- * @return : "auto", "local", "khr_subgroups", "khr_ballot" or "nv_ptx";
+ * @return : "auto", "local", "khr_subgroups", "khr_ballot", "nv_ptx" or "cpu";
  *           "invalid" for a bad value. */
 CLPRIM_API const char *clprim_path_name(clprim_path path);
 
@@ -253,7 +260,8 @@ typedef struct clprim_options {
    * name; or "P:D", the platform and device indices that clprim-info
    * lists. */
   const char *device;
-  /* CLPRIM_PATH_AUTO: $CLPRIM_PATH if set, else the best probed path. Any
+  /* CLPRIM_PATH_AUTO: $CLPRIM_PATH if set, else the best probed path (on a
+   * CPU device, CLPRIM_PATH_CPU). Any
    * other value forces that path; a path the device cannot run makes context
    * creation fail with CLPRIM_ERROR_PATH_UNAVAILABLE. */
   clprim_path path;
@@ -484,7 +492,7 @@ typedef struct clprim_device_info {
   int has_fp64;         /* cl_khr_fp64: CLPRIM_DOUBLE works */
   int has_int64_atomics; /* cl_khr_int64_base_atomics */
   /* Bit (1u << p) is set for each clprim_path p confirmed by a test kernel.
-   * CLPRIM_PATH_LOCAL is always confirmed. */
+   * CLPRIM_PATH_LOCAL and CLPRIM_PATH_CPU are always there. */
   unsigned paths_available;
   /* The path this context uses (the best available, or the forced one). */
   clprim_path path;

@@ -124,7 +124,7 @@ const char *clprim__cl_type(clprim_type type) {
 }
 
 static const char *const path_names[CLPRIM_PATH_COUNT] = {"auto", "local", "khr_subgroups",
-                                                          "khr_ballot", "nv_ptx"};
+                                                          "khr_ballot", "nv_ptx", "cpu"};
 const char *clprim_path_name(clprim_path path) {
   return (unsigned)path < CLPRIM_PATH_COUNT ? path_names[path] : "invalid";
 }
@@ -427,7 +427,7 @@ static clprim_status choose_cache_dir(clprim_context *ctx, const clprim_options 
 static void report_unavailable(clprim_context *ctx, clprim_path want) {
   static const char *const needs[CLPRIM_PATH_COUNT] = {
       "", "", "cl_khr_subgroups (or OpenCL 3.0 subgroups)",
-      "cl_khr_subgroups and cl_khr_subgroup_ballot", "an NVIDIA device (warp size 32)"};
+      "cl_khr_subgroups and cl_khr_subgroup_ballot", "an NVIDIA device (warp size 32)", ""};
   char have[128] = "";
   for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p)
     if (ctx->info.paths_available & (1u << p))
@@ -491,10 +491,10 @@ static clprim_status finish_create(clprim_context *ctx, const clprim_options *op
   if (want == CLPRIM_PATH_AUTO && env && *env)
     if (clprim_path_from_name(env, &want) != CLPRIM_SUCCESS) {
       fprintf(stderr, "clprim: CLPRIM_PATH=\"%s\" is not a path name (auto, local, "
-                      "khr_subgroups, khr_ballot, nv_ptx)\n", env);
+                      "khr_subgroups, khr_ballot, nv_ptx, cpu)\n", env);
       return clprim__invalid(ctx,
                              "CLPRIM_PATH=\"%s\" is not a path name (auto, local, "
-                             "khr_subgroups, khr_ballot, nv_ptx)",
+                             "khr_subgroups, khr_ballot, nv_ptx, cpu)",
                              env);
     }
 
@@ -504,14 +504,9 @@ static clprim_status finish_create(clprim_context *ctx, const clprim_options *op
   /* After the probe: the tables' rows name paths. */
   CLPRIM_CHECK(clprim__init_families(ctx, families, family_count));
 
-  if (want == CLPRIM_PATH_AUTO) {
-    want = CLPRIM_PATH_LOCAL;
-    for (unsigned p = CLPRIM_PATH_COUNT - 1; p > CLPRIM_PATH_LOCAL; --p)
-      if (ctx->info.paths_available & (1u << p)) {
-        want = (clprim_path)p;
-        break;
-      }
-  } else if (!(ctx->info.paths_available & (1u << want))) {
+  if (want == CLPRIM_PATH_AUTO)
+    want = ctx->info.device_type & CL_DEVICE_TYPE_CPU ? CLPRIM_PATH_CPU : clprim__best_layer(ctx);
+  else if (!(ctx->info.paths_available & (1u << want))) {
     report_unavailable(ctx, want);
     return CLPRIM_ERROR_PATH_UNAVAILABLE;
   }

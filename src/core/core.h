@@ -295,6 +295,10 @@ struct clprim_launch {
 struct clprim_launch clprim__launch(const clprim_context *ctx);
 /* wg halved until the device takes it (not below 32). */
 unsigned clprim__fit_wg(const clprim_context *ctx, unsigned wg);
+/* The cpu path's launch: a work-item per work-group, each taking one of
+ * this many contiguous shares of n elements (at least `least` elements a
+ * share, 8 shares a compute unit at most, at least one share). */
+size_t clprim__cpu_shares(const clprim_context *ctx, size_t n, size_t least);
 
 /* ---- core/tuning.c */
 /* The knobs of family f for keys and values of key_bytes and value_bytes
@@ -339,6 +343,9 @@ void clprim__free_families(clprim_context *ctx);
 /* Fills ctx->info's device facts and ctx->info.paths_available, and
  * ctx->path_options. */
 clprim_status clprim__probe(clprim_context *ctx);
+/* The best available path other than cpu (what CLPRIM_PATH_AUTO picks on
+ * a device that is not a CPU). */
+clprim_path clprim__best_layer(const clprim_context *ctx);
 
 /* ---- core/program.c */
 /* The embedded text of a file from cl/ or include/clprim/ ("scan.cl"). */

@@ -230,7 +230,7 @@ static clprim_status probe_path(clprim_context *ctx, clprim_path path, const cha
 
 static const char *const path_defines[CLPRIM_PATH_COUNT] = {
     "", "-DCLPRIM_PATH_LOCAL", "-DCLPRIM_PATH_KHR_SUBGROUPS", "-DCLPRIM_PATH_KHR_BALLOT",
-    "-DCLPRIM_PATH_NV_PTX"};
+    "-DCLPRIM_PATH_NV_PTX", "-DCLPRIM_CPU"};
 
 /* Adds the -cl-std option a khr path needed ("-": none) to its options. */
 static void append_std(char *options, const char *std) {
@@ -293,7 +293,7 @@ clprim_status clprim__probe(clprim_context *ctx) {
     in->paths_available = 1u << CLPRIM_PATH_LOCAL;
     strcpy(std_subgroups, "-");
     strcpy(std_ballot, "-");
-    for (unsigned p = CLPRIM_PATH_KHR_SUBGROUPS; p < CLPRIM_PATH_COUNT; ++p) {
+    for (unsigned p = CLPRIM_PATH_KHR_SUBGROUPS; p <= CLPRIM_PATH_NV_PTX; ++p) {
       if (!(candidates & (1u << p))) continue;
       const char *stds[] = {"-", "-cl-std=CL3.0", "-cl-std=CL2.0"};
       unsigned tries = p == CLPRIM_PATH_NV_PTX ? 1 : 3;
@@ -324,5 +324,20 @@ clprim_status clprim__probe(clprim_context *ctx) {
   free(key);
   append_std(ctx->path_options[CLPRIM_PATH_KHR_SUBGROUPS], std_subgroups);
   append_std(ctx->path_options[CLPRIM_PATH_KHR_BALLOT], std_ballot);
+  /* The cpu path: plain OpenCL C that every device runs, over the best
+   * portable subgroup layer (the kernels that have no CPU shape are that
+   * layer's). */
+  in->paths_available |= 1u << CLPRIM_PATH_CPU;
+  clprim_path layer = CLPRIM_PATH_LOCAL;
+  for (unsigned p = CLPRIM_PATH_KHR_SUBGROUPS; p <= CLPRIM_PATH_KHR_BALLOT; ++p)
+    if (in->paths_available & (1u << p)) layer = (clprim_path)p;
+  snprintf(ctx->path_options[CLPRIM_PATH_CPU], sizeof ctx->path_options[0], "%s %s",
+           ctx->path_options[layer], path_defines[CLPRIM_PATH_CPU]);
   return CLPRIM_SUCCESS;
+}
+
+clprim_path clprim__best_layer(const clprim_context *ctx) {
+  for (unsigned p = CLPRIM_PATH_NV_PTX; p > CLPRIM_PATH_LOCAL; --p)
+    if (ctx->info.paths_available & (1u << p)) return (clprim_path)p;
+  return CLPRIM_PATH_LOCAL;
 }

@@ -85,9 +85,9 @@ struct bench_family {
   void (*run)(struct bench *b, clprim_type type, size_t n);
   const struct bench_startup *startup;
   int startup_count;
-  /* The algorithm the family runs (clprim-info), on the nv_ptx path where
-   * that one differs (NULL: the same). */
-  const char *algorithm, *algorithm_nv;
+  /* The algorithm the family runs (clprim-info), on the nv_ptx and cpu
+   * paths where those differ (NULL: the same). */
+  const char *algorithm, *algorithm_nv, *algorithm_cpu;
 };
 
 /* The registry (harness.c): every family, in the order of the rows. */

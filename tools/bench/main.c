@@ -61,8 +61,8 @@ static void help(void) {
          "  --op NAME      one op below, or all (default: all)\n"
          "  --type T       int32, uint32, int64, uint64, float, double, or all: every type each\n"
          "                 op takes (default: int32 and float; double needs cl_khr_fp64)\n"
-         "  --path P       auto, local, khr_subgroups, khr_ballot, nv_ptx (default: auto, i.e.\n"
-         "                 $CLPRIM_PATH, else the best path the device passed)\n"
+         "  --path P       auto, local, khr_subgroups, khr_ballot, nv_ptx, cpu (default: auto,\n"
+         "                 i.e. $CLPRIM_PATH, else the device's default path)\n"
          "  --min-log K    smallest size, 2^K elements, K in 0..%d (default: 16)\n"
          "  --max-log K    largest size, 2^K elements (default: 28 on GPUs, 22 on CPU\n"
          "                 devices); sizes that do not fit in device memory are skipped\n"
@@ -139,8 +139,8 @@ static void set_option(struct bench *b, struct options *o, const char *a, const 
                   "");
   } else if (strcmp(a, "--path") == 0) {
     if (clprim_path_from_name(v, &o->opts.path) != CLPRIM_SUCCESS)
-      usage_error("unknown --path '%s' (auto, local, khr_subgroups, khr_ballot or nv_ptx)%s", v,
-                  "");
+      usage_error("unknown --path '%s' (auto, local, khr_subgroups, khr_ballot, nv_ptx or cpu)%s",
+                  v, "");
     o->path_name = v;
   } else if (strcmp(a, "--min-log") == 0) {
     o->min_log = parse_int(a, v, 0, MAX_LOG);

@@ -129,4 +129,5 @@ const struct bench_family bench_merge = {
     "merge", ops, BENCH_COUNT(ops), run_merge, startup, BENCH_COUNT(startup),
     "merge path: each tile's split by a binary search along its diagonal, then a work-group "
     "merges the tile in local memory",
+    NULL,
     NULL};

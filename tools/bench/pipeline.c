@@ -287,4 +287,5 @@ const struct bench_family bench_pipeline = {
     "pipeline", ops, BENCH_COUNT(ops), run_pipeline, NULL, 0,
     "the stages as one generated function, the element source of the terminal's kernels "
     "(reduce, selection, top-k); compaction first where a terminal cannot skip elements",
+    NULL,
     NULL};

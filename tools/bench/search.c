@@ -169,4 +169,5 @@ const struct bench_family bench_search = {
     "search", ops, BENCH_COUNT(ops), run_search, startup, BENCH_COUNT(startup),
     "a work-item per needle: binary search of a sample of the haystack in local memory, "
     "then of the haystack",
+    NULL,
     NULL};

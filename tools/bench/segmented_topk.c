@@ -143,4 +143,5 @@ const struct bench_family bench_segmented_topk = {
     "a work-group per segment: radix selection (8-bit passes, the keys in play "
     "gathered in local memory), rows sorted in local memory; long segments through "
     "topk / nth_element",
+    NULL,
     NULL};

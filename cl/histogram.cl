@@ -355,12 +355,31 @@ hist_local(KERNEL_ARGS, __local uint *local_counts, __local S_T *local_sums) {
   barrier(CLK_LOCAL_MEM_FENCE);
   const uint base = (lid >> 5) % COPIES * bins;
   uint out_below = 0, out_above = 0, out_nan = 0;
+#if defined(CLPRIM_CPU) && WG == 1
+  /* The cpu path: the work-item alone owns the bins, and takes the g-th of
+   * get_global_size(0) contiguous shares of the elements, one by one. */
+  const ulong share = (n + get_global_size(0) - 1) / get_global_size(0);
+  const ulong first = get_global_id(0) * share, end = min(n, first + share);
+  for (ulong i = first; i < end; ++i) {
+    uint cls = 0;
+    const uint b = bin_of(in[i], bins, lo, hi, scale, range, &cls);
+    if (b != NO_BIN) {
+      if (HAS_COUNTS) local_counts[b] += 1u;
+      if (HAS_VALUES) local_sums[b] += (S_T)values[i];
+    } else {
+      out_below += cls == OUT_BELOW;
+      out_above += cls == OUT_ABOVE;
+      out_nan += cls == OUT_NAN;
+    }
+  }
+#else
 #define EMIT_LOCAL(flag, bin, sum, count)                                                          \
   if (flag) {                                                                                      \
     if (HAS_COUNTS) atomic_add(&local_counts[base + (bin)], (count));                              \
     if (HAS_VALUES) local_add(&local_sums[base + (bin)], (sum));                                   \
   }
   FOR_EACH_CHUNK(EMIT_LOCAL, EMIT_LOCAL, LOCAL_RUNS)
+#endif
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint i = lid; i < bins; i += WG) {
     uint c = 0;

@@ -92,6 +92,40 @@ CLPRIM_INLINE void consider(T x, ulong i, uint mode, KEY *best, ulong *best_inde
 
 /* Pass 1: the best (key, index) of each work-group's share of in[0, n). */
 #ifdef KERNEL_arg_partial
+#ifdef CLPRIM_CPU
+/* The cpu path (WG = 1): work-item g takes the g-th of get_global_size(0)
+ * contiguous chunks of in (of whole 16-element rows but the last), and 16
+ * lanes keep a best pair each, lane l over the elements l, l + 16, ... of
+ * the chunk in order (plain loops the compiler can vectorise). */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void arg_partial(__global const IN_T *in, ulong n, uint mode, __global KEY *partial_keys,
+                 __global ulong *partial_indices IN_PARAMS) {
+  const ulong groups = get_global_size(0), g = get_global_id(0);
+  const ulong chunk = (n / groups + 16) & ~(ulong)15;
+  const ulong b = g * chunk, e = min(n, b + chunk);
+  KEY best[16];
+  ulong best_index[16];
+  for (int l = 0; l < 16; ++l) best[l] = 0, best_index[l] = NO_INDEX;
+  ulong i = b;
+  for (; i + 16 <= e; i += 16)
+    for (int l = 0; l < 16; ++l) {
+      T x;
+      if (in_element(in[i + l], i + l, &x IN_ARGS)) {
+        const KEY k = candidate_key(x, mode);
+        if (better(k, i + l, best[l], best_index[l])) best[l] = k, best_index[l] = i + l;
+      }
+    }
+  for (; i < e; ++i) {
+    T x;
+    if (in_element(in[i], i, &x IN_ARGS)) consider(x, i, mode, &best[0], &best_index[0]);
+  }
+  for (int l = 1; l < 16; ++l)
+    if (better(best[l], best_index[l], best[0], best_index[0]))
+      best[0] = best[l], best_index[0] = best_index[l];
+  partial_keys[g] = best[0];
+  partial_indices[g] = best_index[0];
+}
+#else /* the other paths */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void arg_partial(__global const IN_T *in, ulong n, uint mode, __global KEY *partial_keys,
                  __global ulong *partial_indices IN_PARAMS) {
@@ -116,6 +150,7 @@ void arg_partial(__global const IN_T *in, ulong n, uint mode, __global KEY *part
   }
 }
 #endif
+#endif
 
 /* Pass 2, one work-group: the best of `count` partials; result[0] = the
  * element's bits (zero-extended), result[1] = its index. */
@@ -124,14 +159,16 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void arg_final(__global const IN_T *in, __global const KEY *partial_keys,
                __global const ulong *partial_indices, uint count,
                __global ulong *result IN_PARAMS) {
-  __local KEY keys[WG];
-  __local ulong indices[WG];
   KEY best = 0;
   ulong best_index = NO_INDEX;
   for (uint p = (uint)get_local_id(0); p < count; p += WG)
     if (better(partial_keys[p], partial_indices[p], best, best_index))
       best = partial_keys[p], best_index = partial_indices[p];
+#ifndef CLPRIM_CPU /* (the cpu path: one work-item) */
+  __local KEY keys[WG];
+  __local ulong indices[WG];
   wg_best(&best, &best_index, keys, indices);
+#endif
   if (get_local_id(0) == 0) {
     /* No index: no element is there (a filtering source). */
     const T x = best_index != NO_INDEX ? in_value(in[best_index], best_index IN_ARGS) : (T)0;
@@ -174,6 +211,50 @@ CLPRIM_INLINE S in_term(IN_T a, ulong i IN_PARAMS) {
  * per lane. The order of additions still depends only on n and the tile
  * shape. */
 #ifdef KERNEL_sum_tiles
+#ifdef CLPRIM_CPU
+/* The cpu path (WG = 1, TILE a multiple of 256): work-item t adds tile t in
+ * blocks of 256 elements. 16 lanes: lane l adds the elements l, l + 16, ...
+ * of a block in order (16 deep), then the blocks' lane sums in order, then
+ * the lanes pairwise (4 deep); docs/ACCURACY.md has the bound. */
+CLPRIM_INLINE S cpu_term(__global const IN_T *in, ulong i, ulong n SUM_PARAMS) {
+  if (i >= n) return (S)0;
+#if IN_FILTERS
+  if (first_level) return in_term(in[i], i IN_ARGS);
+#endif
+  return ((__global const S *)in)[i];
+}
+#if IN_FILTERS
+#define CPU_TERM(i) cpu_term(in, (i), n IN_ARGS, first_level)
+#define CPU_PLAIN (!first_level)
+#else
+#define CPU_TERM(i) cpu_term(in, (i), n)
+#define CPU_PLAIN 1
+#endif
+
+__kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void sum_tiles(__global const IN_T *in, ulong n, __global S *tile_sums SUM_PARAMS) {
+  const ulong base = get_global_id(0) * TILE;
+  S lane[16];
+  for (int l = 0; l < 16; ++l) lane[l] = 0;
+  for (ulong b = base; b < n && b < base + TILE; b += 256) {
+    S part[16];
+    if (CPU_PLAIN && b + 256 <= n) {
+      __global const S *p = (__global const S *)in + b;
+      for (int l = 0; l < 16; ++l) part[l] = p[l];
+      for (int k = 1; k < 16; ++k)
+        for (int l = 0; l < 16; ++l) part[l] += p[16 * k + l];
+    } else {
+      for (int l = 0; l < 16; ++l) part[l] = CPU_TERM(b + l);
+      for (int k = 1; k < 16; ++k)
+        for (int l = 0; l < 16; ++l) part[l] += CPU_TERM(b + 16 * k + l);
+    }
+    for (int l = 0; l < 16; ++l) lane[l] += part[l];
+  }
+  for (int w = 8; w > 0; w >>= 1)
+    for (int l = 0; l < w; ++l) lane[l] += lane[l + w];
+  tile_sums[get_global_id(0)] = lane[0];
+}
+#else /* the other paths */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void sum_tiles(__global const IN_T *in, ulong n, __global S *tile_sums SUM_PARAMS) {
   __local S scratch[CLPRIM_WG_SCRATCH(WG)];
@@ -222,6 +303,7 @@ void sum_tiles(__global const IN_T *in, ulong n, __global S *tile_sums SUM_PARAM
   S total = CLPRIM_CAT(clprim_wg_reduce_add_, S)(s, scratch);
   if (get_local_id(0) == 0) tile_sums[get_group_id(0)] = total;
 }
+#endif
 #endif
 
 /* ------------------------------------------------ segmented reductions */

@@ -76,8 +76,10 @@ struct hist_config {
   long long knob[HIST_KNOBS];
 };
 
-/* The shape for values of value_bytes (0: counts only). */
-static struct hist_config hist_config(const clprim_context *ctx, size_t value_bytes) {
+/* The shape for call c. */
+static struct hist_config hist_config(const clprim_context *ctx,
+                                      const struct clprim_hist_call *call) {
+  const size_t value_bytes = call->values ? clprim_type_size(call->v_type) : 0;
   struct hist_config c;
   clprim__tuned(ctx, &clprim__family_histogram, 0, (unsigned)value_bytes, c.knob);
   const long long quads = c.knob[HIST_QUADS];
@@ -86,6 +88,14 @@ static struct hist_config hist_config(const clprim_context *ctx, size_t value_by
   c.local_runs = (int)c.knob[HIST_RUNS];
   const struct clprim_launch l = clprim__launch(ctx);
   c.wg = l.wg, c.max_groups = l.max_groups;
+  /* The cpu path's hist_local: a work-item per contiguous share of the
+   * elements (cl/histogram.cl; max_groups caps the shares). */
+  const size_t sum_bytes = call->sums ? value_bytes : 0;
+  if (ctx->info.path == CLPRIM_PATH_CPU &&
+      call->bins <= clprim__histogram_local_max(ctx, call->counts != NULL, sum_bytes)) {
+    c.wg = 1;
+    c.max_groups = clprim__cpu_shares(ctx, SIZE_MAX, 1);
+  }
   return c;
 }
 
@@ -381,7 +391,7 @@ static clprim_status hist_run_binned(clprim_context *ctx, const struct clprim_hi
 
 clprim_status clprim__histogram(clprim_context *ctx, struct clprim_hist_call *c) {
   CLPRIM_CHECK(check_call(ctx, c));
-  const struct hist_config cfg = hist_config(ctx, c->values ? clprim_type_size(c->v_type) : 0);
+  const struct hist_config cfg = hist_config(ctx, c);
   struct hist_binned plan;
   int binned = plan_binned(ctx, c, &cfg, &plan);
   cl_kernel kernel[3], zero_kernel, commit_kernel;

@@ -37,7 +37,16 @@ const struct clprim_family clprim__family_reduce = {
     "reduce", reduce_knobs, 1, reduce_table, sizeof reduce_table / sizeof reduce_table[0], 0,
     prebuild};
 
+/* The cpu path's shape (cl/reduce.cl): a work-item per work-group, sums in
+ * tiles of 4096 elements (16 blocks of 256), argmax over the core's shares
+ * (clprim__cpu_shares: max_groups caps the tiles). */
+#define CPU_SUM_TILE 4096u
+
 static struct reduce_config reduce_config(const clprim_context *ctx, clprim_type type) {
+  if (ctx->info.path == CLPRIM_PATH_CPU) {
+    struct reduce_config c = {1, CPU_SUM_TILE, clprim__cpu_shares(ctx, SIZE_MAX, 1)};
+    return c;
+  }
   long long items;
   clprim__tuned(ctx, &clprim__family_reduce, (unsigned)clprim_type_size(type), 0, &items);
   const struct clprim_launch l = clprim__launch(ctx);

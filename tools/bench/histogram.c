@@ -135,4 +135,5 @@ const struct bench_family bench_histogram = {
     "histogram", ops, BENCH_COUNT(ops), run_hist, startup, BENCH_COUNT(startup),
     "local-memory bins; global atomics beyond them (on GPUs a binned partition for "
     "large inputs)",
-    NULL};
+    NULL,
+    "local-memory bins: a work-item per contiguous share, plain adds; global atomics beyond them"};

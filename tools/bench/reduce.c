@@ -243,4 +243,5 @@ static const struct bench_startup startup[] = {{"reduce_sum", startup_reduce_sum
 const struct bench_family bench_reduce = {
     "reduce", ops, BENCH_COUNT(ops), run, startup, BENCH_COUNT(startup),
     "per-work-group tree (subgroups where the path has them), then one work-group",
-    NULL};
+    NULL,
+    "a work-item per contiguous share: 16-lane sums of 4096-element tiles, best pairs per share"};

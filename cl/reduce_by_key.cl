@@ -79,8 +79,34 @@ CLPRIM_INLINE uint load_heads(__global const K_T *keys, ulong n, ulong first, K_
   return heads;
 }
 
+/* The cpu path (-DCLPRIM_CPU, one work-item per work-group): a "tile" is
+ * work-item g's share of the elements, the g-th of get_global_size(0)
+ * contiguous ones, walked in order by each kernel. */
+#ifdef CLPRIM_CPU
+CLPRIM_INLINE ulong cpu_per(ulong n, ulong tiles) { return (n + tiles - 1) / tiles; }
+#define TILE_FIRST(t) ((t) * cpu_per(n, tiles))
+#else
+#define TILE_FIRST(t) ((t) * TILE)
+#endif
+
 /* Phase 1: tile_counts[t] = the heads in tile t; tile_counts[tiles] = 0. */
 #ifdef KERNEL_rbk_count
+#ifdef CLPRIM_CPU
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
+rbk_count(__global const K_T *keys, ulong n, __global ulong *tile_counts) {
+  const ulong g = get_global_id(0), tiles = get_global_size(0);
+  const ulong first = min(n, TILE_FIRST(g)), end = min(n, TILE_FIRST(g + 1));
+  ulong heads = 0;
+  K_T prev = first > 0 ? keys[first - 1] : (K_T)0;
+  for (ulong i = first; i < end; ++i) {
+    const K_T k = keys[i];
+    heads += i == 0 || !CLPRIM_SAME_RUN(prev, k);
+    prev = k;
+  }
+  tile_counts[g] = heads;
+  if (g == tiles - 1) tile_counts[tiles] = 0;
+}
+#else /* the other paths */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 rbk_count(__global const K_T *keys, ulong n, __global ulong *tile_counts) {
   __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
@@ -92,10 +118,44 @@ rbk_count(__global const K_T *keys, ulong n, __global ulong *tile_counts) {
   CLPRIM_PUT_TILE_COUNT(tile_counts, total);
 }
 #endif
+#endif
 
 /* Phase 3: keys at heads, segment sums, tile carries (see above). offsets:
  * the scanned tile counts. */
 #ifdef KERNEL_rbk_reduce
+#ifdef CLPRIM_CPU
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
+rbk_reduce(__global const K_T *keys, __global const V_T *values, ulong n,
+           __global const ulong *offsets, __global K_T *unique_keys, __global S_T *sums,
+           __global S_T *carry, __global S_T *last_part) {
+  const ulong g = get_global_id(0), tiles = get_global_size(0);
+  const ulong first = min(n, TILE_FIRST(g)), end = min(n, TILE_FIRST(g + 1));
+  ulong next_segment = offsets[g], current = 0;
+  S_T lead = 0, run = 0;
+  int seen = 0;
+  K_T prev = first > 0 ? keys[first - 1] : (K_T)0;
+  for (ulong i = first; i < end; ++i) {
+    const K_T k = keys[i];
+    const S_T x = (S_T)values[i];
+    if (i == 0 || !CLPRIM_SAME_RUN(prev, k)) {
+      if (seen) sums[current] = run;
+      current = next_segment++;
+      unique_keys[current] = k;
+      run = x;
+      seen = 1;
+    } else if (seen) {
+      run += x;
+    } else {
+      lead += x;
+    }
+    prev = k;
+  }
+  /* The share's last segment (rbk_fixup adds the next shares' carries to
+   * last_part where it goes on), and the part before its first head. */
+  if (seen) sums[current] = run, last_part[g] = run;
+  carry[g] = lead;
+}
+#else /* the other paths */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 rbk_reduce(__global const K_T *keys, __global const V_T *values, ulong n,
            __global const ulong *offsets, __global K_T *unique_keys, __global S_T *sums,
@@ -163,6 +223,7 @@ rbk_reduce(__global const K_T *keys, __global const V_T *values, ulong n,
   }
 }
 #endif
+#endif
 
 /* Phase 4, one work-item per tile: the tile's last segment gets the carries
  * of the following tiles that continue it. */
@@ -182,8 +243,8 @@ __kernel void rbk_fixup(__global const K_T *keys, ulong n, __global const ulong 
     S_T part[FIX_CHUNK];
     for (int k = 0; k < FIX_CHUNK; ++k) {
       const ulong u = chunk + k;
-      const int valid = u < tiles;
-      starts_run[k] = !valid || !CLPRIM_SAME_RUN(keys[u * TILE - 1], keys[u * TILE]);
+      const int valid = u < tiles && TILE_FIRST(u) < n;
+      starts_run[k] = !valid || !CLPRIM_SAME_RUN(keys[TILE_FIRST(u) - 1], keys[TILE_FIRST(u)]);
       has_head[k] = !valid || offsets[u + 1] != offsets[u];
       part[k] = valid ? carry[u] : (S_T)0;
     }

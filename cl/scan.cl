@@ -109,6 +109,118 @@ CLPRIM_INLINE void store_tile(__global T *out, ulong n, ulong tile_first, __loca
   }
 }
 
+/* ------------------------------------------------------------ cpu path */
+/* The cpu path (-DCLPRIM_CPU, launched with one work-item per work-group):
+ * the same two kernels over CPU_TILE-element tiles, where work-item g takes
+ * the g-th of get_global_size(0) contiguous shares of the tiles and writes
+ * or reads one sum per share. A tile is 16 rows of 16 consecutive elements
+ * (16-vectors): each row is scanned in 4 steps of shifted adds, the rows'
+ * totals likewise, and each element is carry + (rows before + row prefix),
+ * so a prefix is at most 4 + 4 + 2 additions deep within its tile plus one
+ * per earlier tile (docs/ACCURACY.md). */
+#ifdef CLPRIM_CPU
+#define CPU_TILE 256
+#define VEC16 CLPRIM_CAT(T, 16)
+#if T_BITS == 32
+#define MASK16 uint16
+#else
+#define MASK16 ulong16
+#endif
+
+/* The tiles of work-item g's share: [*first, *end) of in, whole tiles but
+ * the last. */
+CLPRIM_INLINE void cpu_share(ulong n, ulong *first, ulong *end) {
+  const ulong tiles = (n + CPU_TILE - 1) / CPU_TILE, groups = get_global_size(0);
+  const ulong per = (tiles + groups - 1) / groups;
+  *first = min(n, get_global_id(0) * per * CPU_TILE);
+  *end = min(n, *first + per * CPU_TILE);
+}
+
+/* Tile t of [first, end) (256 elements, zeros past end) as 16 rows. */
+CLPRIM_INLINE void cpu_load(__global const T *in, ulong first, ulong end, VEC16 *row) {
+  if (first + CPU_TILE <= end) {
+    for (int r = 0; r < 16; ++r) row[r] = vload16(r, in + first);
+    return;
+  }
+  T buf[CPU_TILE];
+  for (uint i = 0; i < CPU_TILE; ++i) buf[i] = first + i < end ? in[first + i] : (T)0;
+  for (int r = 0; r < 16; ++r) row[r] = vload16(r, buf);
+}
+
+/* Inclusive prefix sums of the 16 lanes of v: 4 steps of shifted adds. */
+CLPRIM_INLINE VEC16 scan16(VEC16 v) {
+  const VEC16 z = (VEC16)0;
+  v += shuffle2(v, z, (MASK16)(16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14));
+  v += shuffle2(v, z, (MASK16)(16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13));
+  v += shuffle2(v, z, (MASK16)(16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11));
+  v += shuffle2(v, z, (MASK16)(16, 16, 16, 16, 16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7));
+  return v;
+}
+/* v moved up one lane, 0 in lane 0: an inclusive scan becomes exclusive. */
+CLPRIM_INLINE VEC16 shift16(VEC16 v) {
+  return shuffle2(v, (VEC16)0, (MASK16)(16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14));
+}
+
+/* Scans the 16 rows in place (inclusive or exclusive, from carry); returns
+ * the tile's total. */
+CLPRIM_INLINE T cpu_scan_tile(VEC16 *row, T carry, int inclusive) {
+  T total[16], before[16];
+  for (int r = 0; r < 16; ++r) {
+    row[r] = scan16(row[r]);
+    total[r] = row[r].sF;
+  }
+  const VEC16 totals = vload16(0, total);
+  vstore16(shift16(scan16(totals)), 0, before); /* the rows before each row */
+  for (int r = 0; r < 16; ++r)
+    row[r] = (VEC16)carry + ((VEC16)before[r] + (inclusive ? row[r] : shift16(row[r])));
+  return before[15] + total[15];
+}
+
+#ifdef KERNEL_scan_reduce
+/* Step 1: the sum of each share, tile by tile (a tile's rows added as 16
+ * lanes, 16 deep, then the lanes pairwise). */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void scan_reduce(__global const T *in, ulong n, __global T *tile_sums) {
+  ulong first, end;
+  cpu_share(n, &first, &end);
+  T s = 0;
+  for (ulong t = first; t < end; t += CPU_TILE) {
+    VEC16 row[16];
+    cpu_load(in, t, end, row);
+    VEC16 a = row[0];
+    for (int r = 1; r < 16; ++r) a += row[r];
+    const CLPRIM_CAT(T, 8) a8 = a.lo + a.hi;
+    const VEC4 a4 = a8.lo + a8.hi;
+    s += (a4.s0 + a4.s2) + (a4.s1 + a4.s3);
+  }
+  tile_sums[get_global_id(0)] = s;
+}
+#endif
+
+#ifdef KERNEL_scan_tiles
+/* Step 3 (or the whole scan with one share): each share from its offset. */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void scan_tiles(__global const T *in, __global T *out, ulong n, __global const T *tile_offsets,
+                int use_offsets, int inclusive) {
+  ulong first, end;
+  cpu_share(n, &first, &end);
+  T carry = use_offsets ? tile_offsets[get_global_id(0)] : (T)0;
+  for (ulong t = first; t < end; t += CPU_TILE) {
+    VEC16 row[16];
+    cpu_load(in, t, end, row);
+    carry += cpu_scan_tile(row, carry, inclusive);
+    if (t + CPU_TILE <= end) {
+      for (int r = 0; r < 16; ++r) vstore16(row[r], r, out + t);
+    } else {
+      T buf[CPU_TILE];
+      for (int r = 0; r < 16; ++r) vstore16(row[r], r, buf);
+      for (uint i = 0; t + i < end; ++i) out[t + i] = buf[i];
+    }
+  }
+}
+#endif
+#else /* the tile kernels of the other paths */
+
 /* Reduce-then-scan, step 1: the sum of each tile (order does not matter here,
  * so no transpose). */
 #ifdef KERNEL_scan_reduce
@@ -153,6 +265,7 @@ void scan_tiles(__global const T *in, __global T *out, ulong n, __global const T
   store_tile(out, n, tile_first, buf, v, run, inclusive);
 }
 #endif
+#endif /* CLPRIM_CPU */
 
 /* ------------------------------------------------------------ scan by key */
 /* Prefix sums of values that restart at each run head of the keys

@@ -125,7 +125,47 @@ CLPRIM_INLINE int source_passes(IN_T a, ulong i IN_PARAMS) {
 /* Phase 1: masks[w] holds bit k set when element 32 w + k passes (words up
  * to ceil(n / 32)); tile_counts[t] the passing elements of tile t, and
  * tile_counts[tiles] = 0. */
+#ifdef CLPRIM_CPU
+/* The cpu path (-DCLPRIM_CPU, one work-item per work-group) keeps the
+ * masks, but a "tile" is work-item g's share: the g-th of
+ * get_global_size(0) contiguous runs of mask words, walked in order. */
+CLPRIM_INLINE void cpu_words(ulong n, ulong *w0, ulong *w1) {
+  const ulong words = (n + 31) / 32, per = (words + get_global_size(0) - 1) / get_global_size(0);
+  *w0 = min(words, get_global_id(0) * per);
+  *w1 = min(words, *w0 + per);
+}
+/* m = the mask of word w: bit k set when element 32 w + k < n passes
+ * TEST(i). */
+#define CPU_MASK(m, w, TEST)                                                                       \
+  do {                                                                                             \
+    const ulong first_ = (w) * 32;                                                                 \
+    m = 0;                                                                                         \
+    if (first_ + 32 <= n)                                                                          \
+      for (uint k_ = 0; k_ < 32; ++k_) m |= (uint)(TEST(first_ + k_) != 0) << k_;                 \
+    else                                                                                           \
+      for (uint k_ = 0; first_ + k_ < n; ++k_) m |= (uint)(TEST(first_ + k_) != 0) << k_;         \
+  } while (0)
+#endif
+
 #ifdef KERNEL_select_masks
+#ifdef CLPRIM_CPU
+__kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void select_masks(__global const SRC_T *src, ulong n, int op, T a, T b, __global uint *masks,
+                  __global ulong *tile_counts IN_PARAMS) {
+  ulong w0, w1, count = 0;
+  cpu_words(n, &w0, &w1);
+#define SELECT_TEST(i) PASSES(src, i)
+  for (ulong w = w0; w < w1; ++w) {
+    uint m;
+    CPU_MASK(m, w, SELECT_TEST);
+    masks[w] = m;
+    count += popcount(m);
+  }
+  const ulong g = get_global_id(0), groups = get_global_size(0);
+  tile_counts[g] = count;
+  if (g == groups - 1) tile_counts[groups] = 0;
+}
+#else /* the other paths */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_masks(__global const SRC_T *src, ulong n, int op, T a, T b, __global uint *masks,
                   __global ulong *tile_counts IN_PARAMS) {
@@ -169,6 +209,7 @@ void select_masks(__global const SRC_T *src, ulong n, int op, T a, T b, __global
   CLPRIM_PUT_TILE_COUNT(tile_counts, count);
 }
 #endif
+#endif
 
 /* How a partition orders its failing elements: internal/layout.h's
  * PARTITION_STABLE and PARTITION_REVERSED_REST. */
@@ -180,6 +221,53 @@ void select_masks(__global const SRC_T *src, ulong n, int op, T a, T b, __global
  * Work-items take the tile's elements in turn (e = k WG + lid), so reads and
  * writes are coalesced. */
 #ifdef KERNEL_select_scatter
+#ifdef CLPRIM_CPU
+__kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void select_scatter(__global const IN_T *in, ulong n, __global const uint *masks,
+                    __global const ulong *offsets, ulong tiles, __global T *values,
+                    __global uint *indices, int want_values, int want_indices, int index64,
+                    int partition, int want_count, __global ulong *count_out IN_PARAMS) {
+  const ulong g = get_global_id(0);
+  if (want_count && g == tiles - 1) *count_out = offsets[tiles];
+  ulong w0, w1;
+  cpu_words(n, &w0, &w1);
+  ulong passing = offsets[g]; /* the passing elements before the next one */
+  const ulong passing_total = partition ? offsets[tiles] : 0;
+#define CPU_PUT(pos, i)                                                                            \
+  do {                                                                                             \
+    if (want_indices) {                                                                            \
+      if (index64)                                                                                 \
+        ((__global ulong *)indices)[pos] = (i);                                                    \
+      else                                                                                         \
+        indices[pos] = (uint)(i);                                                                  \
+    }                                                                                              \
+    if (want_values) values[pos] = VALUE_AT(in, (i));                                              \
+  } while (0)
+  for (ulong w = w0; w < w1; ++w) {
+    uint m = masks[w];
+    const ulong first = w * 32;
+    if (!partition) { /* the set bits alone */
+      for (; m; m &= m - 1u) {
+        const ulong i = first + (31u - clz(m & (0u - m)));
+        CPU_PUT(passing, i);
+        ++passing;
+      }
+      continue;
+    }
+    for (uint k = 0; k < 32 && first + k < n; ++k) {
+      const ulong i = first + k;
+      ulong pos;
+      if ((m >> k) & 1u)
+        pos = passing++;
+      else if (partition == PARTITION_REVERSED_REST)
+        pos = n - 1 - (i - passing);
+      else
+        pos = passing_total + (i - passing);
+      CPU_PUT(pos, i);
+    }
+  }
+}
+#else /* the other paths */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select_scatter(__global const IN_T *in, ulong n, __global const uint *masks,
                     __global const ulong *offsets, ulong tiles, __global T *values,
@@ -225,6 +313,7 @@ void select_scatter(__global const IN_T *in, ulong n, __global const uint *masks
   }
 }
 #endif
+#endif
 
 /* ------------------------------------------------ three-way partition */
 /* Two tests: class A passes the first, class B fails it and passes the
@@ -256,6 +345,33 @@ void select_scatter(__global const IN_T *in, ulong n, __global const uint *masks
 #define P3_FLAG_T uchar /* (flags1 and flags2 unused) */
 #endif
 #ifdef KERNEL_select3_masks
+#ifdef CLPRIM_CPU
+__kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void select3_masks(__global const T *src, ulong n, int op, T a, T b, int op2, T a2, T b2,
+                   __global uint *masks, ulong words, __global ulong *tile_counts,
+                   __global const P3_FLAG_T *flags1, __global const P3_FLAG_T *flags2) {
+  ulong w0, w1, count_a = 0, count_b = 0;
+  cpu_words(n, &w0, &w1);
+#ifdef FLAG_T
+#define P3_X(i) ((T)0) /* the flags decide: the values are not read */
+#else
+#define P3_X(i) src[i]
+#endif
+#define P3_TEST_A(i) P3_FIRST(P3_X(i), (i))
+#define P3_TEST_B(i) (!P3_FIRST(P3_X(i), (i)) && P3_SECOND(P3_X(i), (i)))
+  for (ulong w = w0; w < w1; ++w) {
+    uint ma, mb;
+    CPU_MASK(ma, w, P3_TEST_A);
+    CPU_MASK(mb, w, P3_TEST_B);
+    masks[w] = ma, masks[words + w] = mb;
+    count_a += popcount(ma), count_b += popcount(mb);
+  }
+  const ulong g = get_global_id(0), groups = get_global_size(0);
+  tile_counts[g] = count_a;
+  tile_counts[groups + g] = count_b;
+  if (g == groups - 1) tile_counts[2 * groups] = 0;
+}
+#else /* the other paths */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select3_masks(__global const T *src, ulong n, int op, T a, T b, int op2, T a2, T b2,
                    __global uint *masks, ulong words, __global ulong *tile_counts,
@@ -289,8 +405,45 @@ void select3_masks(__global const T *src, ulong n, int op, T a, T b, int op2, T 
   }
 }
 #endif
+#endif
 
 #ifdef KERNEL_select3_scatter
+#ifdef CLPRIM_CPU
+__kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void select3_scatter(__global const T *in, ulong n, __global const uint *masks, ulong words,
+                     __global const ulong *offsets, ulong tiles, __global T *values,
+                     __global uint *indices, int want_values, int want_indices, int index64,
+                     __global ulong *counts_out) {
+  const ulong g = get_global_id(0);
+  ulong w0, w1;
+  cpu_words(n, &w0, &w1);
+  /* The A and B positions of the next element of each (B's after every A). */
+  ulong a_at = offsets[g], b_at = offsets[tiles + g];
+  const ulong a_total = offsets[tiles], ab_total = offsets[2 * tiles];
+  if (g == tiles - 1) counts_out[0] = a_total, counts_out[1] = ab_total - a_total;
+  for (ulong w = w0; w < w1; ++w) {
+    const uint ma = masks[w], mb = masks[words + w];
+    const ulong first = w * 32;
+    for (uint k = 0; k < 32 && first + k < n; ++k) {
+      const ulong i = first + k;
+      ulong pos;
+      if ((ma >> k) & 1u)
+        pos = a_at++;
+      else if ((mb >> k) & 1u)
+        pos = b_at++;
+      else /* the C elements before i: i minus the A and B ones */
+        pos = ab_total + (i - a_at - (b_at - a_total));
+      if (want_indices) {
+        if (index64)
+          ((__global ulong *)indices)[pos] = i;
+        else
+          indices[pos] = (uint)i;
+      }
+      if (want_values) values[pos] = in[i];
+    }
+  }
+}
+#else /* the other paths */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void select3_scatter(__global const T *in, ulong n, __global const uint *masks, ulong words,
                      __global const ulong *offsets, ulong tiles, __global T *values,
@@ -334,6 +487,7 @@ void select3_scatter(__global const T *in, ulong n, __global const uint *masks, 
     if (want_values) values[pos] = in[i];
   }
 }
+#endif
 #endif
 
 #ifdef CLPRIM_PATH_NV_PTX

@@ -80,7 +80,12 @@ static clprim_status reduce_by_key(clprim_context *ctx, size_t n, clprim_type ke
   static const char *const sum_type[CLPRIM_TYPE_COUNT] = {"uint",  "uint",  "ulong",
                                                           "ulong", "float", "double"};
   const unsigned wg = clprim__launch(ctx).wg, items = rbk_items(ctx);
-  const size_t tile = (size_t)wg * items, tiles = n / tile + (n % tile != 0);
+  const size_t tile = (size_t)wg * items;
+  /* The cpu path (cl/reduce_by_key.cl): a work-item per contiguous share,
+   * 4096 elements or more each. */
+  const int cpu = ctx->info.path == CLPRIM_PATH_CPU;
+  const size_t tiles = cpu ? clprim__cpu_shares(ctx, n, 4096) : n / tile + (n % tile != 0);
+  const unsigned launch_wg = cpu ? 1u : wg;
   char options[160];
   snprintf(options, sizeof options, "-DK_T=%s -DV_T=%s -DS_T=%s -DWG=%u -DITEMS=%u",
            clprim__cl_type(key_type), clprim__cl_type(value_type), sum_type[value_type], wg, items);
@@ -104,7 +109,8 @@ static clprim_status reduce_by_key(clprim_context *ctx, size_t n, clprim_type ke
                                 sizeof last_part, &last_part));
   /* Count the heads per tile, scan, reduce each tile's runs from its offset. */
   const struct clprim_count_scan_scatter passes = {
-      {count_kernel, tiles, wg}, {reduce_kernel, tiles, wg}, CLPRIM_UINT64, offsets, tiles};
+      {count_kernel, tiles, launch_wg}, {reduce_kernel, tiles, launch_wg}, CLPRIM_UINT64, offsets,
+      tiles};
   CLPRIM_CHECK(clprim__count_scan_scatter(ctx, &passes));
   if (tiles > 1) {
     CLPRIM_CHECK(clprim__set_args(fixup_kernel, 7, sizeof keys, &keys, sizeof n64, &n64,

@@ -50,8 +50,19 @@ struct select_call {
   int index64;
 };
 
-/* Work-items per work-group; a tile is 32 elements per work-item. */
-static unsigned select_wg(const clprim_context *ctx) { return clprim__launch(ctx).wg; }
+/* Work-items per work-group; a tile is 32 elements per work-item. The cpu
+ * path: one work-item per work-group (cl/select.cl). */
+static unsigned select_wg(const clprim_context *ctx) {
+  return ctx->info.path == CLPRIM_PATH_CPU ? 1u : clprim__launch(ctx).wg;
+}
+
+/* The tiles of n elements: on the cpu path the work-items' shares of the
+ * mask words. */
+static size_t select_tiles(const clprim_context *ctx, size_t n) {
+  const size_t tile = (size_t)select_wg(ctx) * 32;
+  return ctx->info.path == CLPRIM_PATH_CPU ? clprim__cpu_shares(ctx, n, tile)
+                                           : n / tile + (n % tile != 0);
+}
 
 size_t clprim__select_tile(const clprim_context *ctx) { return (size_t)select_wg(ctx) * 32; }
 
@@ -241,7 +252,7 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
 
   if (c->source == SOURCE_EXPRESSION && c->params) return select_expr_params(ctx, c);
   const unsigned wg = select_wg(ctx);
-  const size_t tile = (size_t)wg * 32, tiles = c->n / tile + (c->n % tile != 0);
+  const size_t tiles = select_tiles(ctx, c->n);
   const size_t words = c->n / 32 + (c->n % 32 != 0);
   const int want_scatter = c->values || c->indices;
   static const char *const flag_option[6] = {"", " -DFLAG_T=uchar", " -DFLAG_T=int", "", "",
@@ -509,7 +520,7 @@ static clprim_status partition3(clprim_context *ctx, size_t n, clprim_type type,
   }
 
   const unsigned wg = select_wg(ctx);
-  const size_t tile = (size_t)wg * 32, tiles = n / tile + (n % tile != 0);
+  const size_t tiles = select_tiles(ctx, n);
   const size_t words = n / 32 + (n % 32 != 0);
   /* select's program of the tests' kind (two expressions: their test
    * functions before the file, as select_run's, one program per pair). */

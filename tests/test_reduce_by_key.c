@@ -266,6 +266,7 @@ static void test_error_texts(void **state) {
 
 int main(void) {
   test_init("test_reduce_by_key");
+  test_with_cpu_path();
   const struct CMUnitTest tests[] = {cmocka_unit_test(test_errors),
                                      cmocka_unit_test(test_error_texts),
                                      cmocka_unit_test(test_types)};

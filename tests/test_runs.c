@@ -431,6 +431,7 @@ static void test_error_texts(void **state) {
 
 int main(void) {
   test_init("test_runs");
+  test_with_cpu_path();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_errors), cmocka_unit_test(test_error_texts),
       cmocka_unit_test(test_unique), cmocka_unit_test(test_unique_by_key),

@@ -477,6 +477,7 @@ static void test_error_texts(void **state) {
 
 int main(void) {
   test_init("test_scan");
+  test_with_cpu_path();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_errors),        cmocka_unit_test(test_error_texts),
       cmocka_unit_test(test_int32),         cmocka_unit_test(test_uint32),

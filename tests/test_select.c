@@ -1159,6 +1159,7 @@ int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "--device-scan") == 0)
     test_tune("count_scan_scatter.native_scan=0");
   test_init("test_select");
+  test_with_cpu_path();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_errors),          cmocka_unit_test(test_error_texts),
       cmocka_unit_test(test_ranges),          cmocka_unit_test(test_predicates),

@@ -36,7 +36,15 @@ static const struct clprim_tuning_row scan_table[] = {
 const struct clprim_family clprim__engine_scan = {
     "scan", scan_knobs, 3, scan_table, sizeof scan_table / sizeof scan_table[0], 0, NULL};
 
+/* The cpu path (cl/scan.cl): tiles of 256 elements, a work-item per
+ * contiguous share of them (clprim__cpu_shares). */
+#define CPU_TILE 256u
+
 static struct scan_config scan_config(const clprim_context *ctx, clprim_type type) {
+  if (ctx->info.path == CLPRIM_PATH_CPU) {
+    struct scan_config c = {1, CPU_TILE, 0};
+    return c;
+  }
   long long v[3];
   clprim__tuned(ctx, &clprim__engine_scan, (unsigned)clprim_type_size(type), 0, v);
   /* A power-of-two group size (whole warps on nv_ptx), a multiple of 4
@@ -63,7 +71,9 @@ struct scan_kernels {
 static clprim_status scan_level(clprim_context *ctx, const struct scan_kernels *k, cl_mem in,
                                 cl_mem out, size_t n, int inclusive, unsigned level) {
   const size_t tile = (size_t)k->config.wg * k->config.items;
-  const size_t tiles = n / tile + (n % tile != 0);
+  /* The cpu path: "tiles" are the work-items' shares (cl/scan.cl). */
+  const size_t tiles = ctx->info.path == CLPRIM_PATH_CPU ? clprim__cpu_shares(ctx, n, tile)
+                                                          : n / tile + (n % tile != 0);
   cl_ulong n64 = n;
   cl_int inc = inclusive;
 

@@ -153,4 +153,6 @@ const struct bench_family bench_reduce_by_key = {
     "reduce_by_key", ops, BENCH_COUNT(ops), run_rbk, startup, BENCH_COUNT(startup),
     "runs: head counts -> scan -> per-tile reduce, fix-up across tiles; dense: the "
     "histogram engine with sums",
-    NULL};
+    NULL,
+    "runs: a work-item per contiguous share (heads, scan, reduce), fix-up across shares; "
+    "dense: the histogram engine"};

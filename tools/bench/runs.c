@@ -297,4 +297,6 @@ const struct bench_family bench_runs = {
     "runs", ops, BENCH_COUNT(ops), run_runs, startup, BENCH_COUNT(startup),
     "run edges as the compaction's predicate: count -> scan -> scatter, lengths after",
     "run edges as the compaction's predicate: single pass with look-back, lengths in "
-    "it"};
+    "it",
+    "run edges as the compaction's predicate: count -> scan -> scatter over contiguous "
+    "shares, lengths after"};

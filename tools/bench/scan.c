@@ -73,4 +73,6 @@ static const struct bench_startup startup[] = {{"scan", startup_scan}};
 const struct bench_family bench_scan = {
     "scan", ops, BENCH_COUNT(ops), run_scan, startup, BENCH_COUNT(startup),
     "reduce-then-scan, tile sums scanned recursively",
-    "single pass, decoupled look-back"};
+    "single pass, decoupled look-back",
+    "a work-item per contiguous share: share sums, their scan, each share scanned in 16 x 16 "
+    "tiles"};

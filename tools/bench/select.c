@@ -251,4 +251,5 @@ static const struct bench_startup startup[] = {{"select", startup_select},
 const struct bench_family bench_select = {
     "select", ops, BENCH_COUNT(ops), run_select, startup, BENCH_COUNT(startup),
     "count -> scan -> scatter (predicate masks, tile offsets)",
-    "single pass: warp ballots and decoupled look-back"};
+    "single pass: warp ballots and decoupled look-back",
+    "count -> scan -> scatter, a work-item walking each contiguous share of the masks"};

@@ -232,6 +232,16 @@ UNROLL
  * key is a NaN or -0.0 (key_of differs from the plain bit key, key_of_bits,
  * only there; sort_pass reads the flag). SORT_ONESWEEP: also starts
  * (passes * RADIX), where each digit's keys begin. */
+#ifdef CLPRIM_CPU
+/* The cpu path: [*first, *end), work-item g's share of n keys, the g-th of
+ * get_global_size(0) contiguous ones (the same in every kernel of a sort). */
+CLPRIM_INLINE void cpu_share(ulong n, ulong *first, ulong *end) {
+  const ulong groups = get_global_size(0), per = (n + groups - 1) / groups;
+  *first = min(n, get_global_id(0) * per);
+  *end = min(n, *first + per);
+}
+#endif
+
 #ifdef KERNEL_sort_histogram
 #if T_FLOAT
 /* key_of from an element's bits b, from the plain bit key with the two
@@ -242,6 +252,43 @@ CLPRIM_INLINE KEY hist_float_key(KEY b, KEY inf2, uint *special) {
   return nan ? KEY_MAX : key_of_bits(neg0 ? (KEY)0 : b);
 }
 #endif
+#ifdef CLPRIM_CPU
+/* The cpu path (one work-item per work-group): work-item g counts the g-th
+ * of get_global_size(0) contiguous shares of the keys in private counters
+ * and adds them to hist (the cpu path has no Onesweep: starts unused). */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
+sort_histogram(__global const KEY *keys, ulong base, ulong n, KEY flip, uint first_shift,
+               uint passes, uint last_mask, __global uint *hist, __global ulong *starts) {
+  (void)starts;
+  uint counts[SORT_MAX_PASSES * RADIX];
+  for (uint j = 0; j < passes * RADIX; ++j) counts[j] = 0;
+  const uint low = (passes - 1u) * SORT_DIGIT_BITS;
+  const KEY range = ((KEY)last_mask << low) | (((KEY)1 << low) - 1u);
+#if T_FLOAT
+  uint special = 0;
+  const KEY inf2 = AS_KEY((T)INFINITY) << 1;
+#endif
+  ulong first, end;
+  cpu_share(n, &first, &end);
+  for (ulong i = first; i < end; ++i) {
+    const KEY b = keys[base + i];
+#if T_FLOAT
+    const KEY k = ((hist_float_key(b, inf2, &special) ^ flip) >> first_shift) & range;
+#else
+    const KEY k = ((key_of(CLPRIM_CAT(as_, T)(b)) ^ flip) >> first_shift) & range;
+#endif
+    for (uint p = 0; p < passes; ++p)
+      ++counts[p * RADIX + ((uint)(k >> (p * SORT_DIGIT_BITS)) & (RADIX - 1u))];
+  }
+#if T_FLOAT
+  if (special) atomic_or(&hist[2 * passes * RADIX + 1], 1u);
+#endif
+  for (uint j = 0; j < passes * RADIX; ++j) {
+    const uint c = counts[j];
+    if (c && atomic_add(&hist[2 * j], c) > UINT_MAX - c) atomic_inc(&hist[2 * j + 1]);
+  }
+}
+#else /* the other paths */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 sort_histogram(__global const KEY *keys, ulong base, ulong n, KEY flip, uint first_shift,
                uint passes, uint last_mask, __global uint *hist, __global ulong *starts) {
@@ -339,12 +386,28 @@ UNROLL
   (void)starts;
 #endif
 }
+#endif /* CLPRIM_CPU */
 #endif
 
 /* ------------------------------------------- count (no look-back): tiles */
 /* counts[d * tiles + t] = the keys of tile t with digit d; counts[RADIX *
  * tiles] = 0 (the scan leaves the total there). */
 #ifdef KERNEL_sort_count
+#ifdef CLPRIM_CPU
+/* The cpu path: a "tile" is work-item g's share (cpu_share). */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
+sort_count(__global const KEY *keys, ulong base, ulong n, KEY flip, uint shift, uint mask,
+           __global OFS_T *counts) {
+  uint c[RADIX];
+  for (uint d = 0; d < RADIX; ++d) c[d] = 0;
+  ulong first, end;
+  cpu_share(n, &first, &end);
+  for (ulong i = first; i < end; ++i) ++c[key_digit(keys[base + i], flip, shift, mask)];
+  const ulong g = get_global_id(0), tiles = get_global_size(0);
+  for (uint d = 0; d < RADIX; ++d) counts[d * tiles + g] = c[d];
+  if (g == tiles - 1) counts[RADIX * tiles] = 0;
+}
+#else /* the other paths */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 sort_count(__global const KEY *keys, ulong base, ulong n, KEY flip, uint shift, uint mask,
            __global OFS_T *counts) {
@@ -362,6 +425,7 @@ sort_count(__global const KEY *keys, ulong base, ulong n, KEY flip, uint shift, 
   for (uint j = lid; j < RADIX; j += WG) counts[(ulong)j * tiles + tile] = tile_counts[j];
   if (tile == tiles - 1 && lid == 0) counts[(ulong)RADIX * tiles] = 0;
 }
+#endif /* CLPRIM_CPU */
 #endif
 
 /* ------------------------------------------------------------ one pass */
@@ -414,6 +478,42 @@ CLPRIM_INLINE uint pass_digit(KEY key, KEY flip, uint shift, uint mask, uint spe
 #endif
 }
 
+#ifdef CLPRIM_CPU
+/* The cpu path: work-item g moves its share (cpu_share) in order, each key
+ * to the next place of its digit (from the scanned counts): stable. */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
+sort_pass(__global const KEY *keys_in, ulong in_base, __global KEY *keys_out, ulong out_base,
+          __global const V *values_in, __global V *values_out, ulong n, KEY flip, uint shift,
+          uint mask, uint gen_index, __global const OFS_T *offsets, __global const ulong *starts,
+          uint pass, __global uchar *state, __global const uint *hist, uint special_at) {
+  (void)starts, (void)pass, (void)state;
+#if T_FLOAT
+  const uint special = hist[special_at] != 0u;
+#else
+  const uint special = 0;
+  (void)hist, (void)special_at;
+#endif
+  const ulong g = get_global_id(0), tiles = get_global_size(0);
+  OFS_T place[RADIX];
+  for (uint d = 0; d < RADIX; ++d) place[d] = offsets[d * tiles + g];
+  ulong first, end;
+  cpu_share(n, &first, &end);
+  __global const KEY *in = keys_in + in_base;
+  __global KEY *out = keys_out + out_base;
+  for (ulong i = first; i < end; ++i) {
+    const KEY bits = in[i];
+    const uint d = pass_digit(pass_key(bits, flip), flip, shift, mask, special);
+    const OFS_T at = place[d]++;
+    out[at] = bits;
+#if V_BYTES
+    values_out[out_base + at] = gen_index ? (V)i : values_in[in_base + i];
+#endif
+  }
+#if !V_BYTES
+  (void)values_in, (void)values_out, (void)gen_index;
+#endif
+}
+#else /* the other paths */
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 sort_pass(__global const KEY *keys_in, ulong in_base, __global KEY *keys_out, ulong out_base,
           __global const V *values_in, __global V *values_out, ulong n, KEY flip, uint shift,
@@ -578,6 +678,7 @@ UNROLL
   (void)values_in, (void)values_out, (void)gen_index;
 #endif
 }
+#endif /* CLPRIM_CPU */
 #endif
 
 /* ------------------------------------------------- sort in local memory */

@@ -290,6 +290,8 @@ static clprim_status histogram(clprim_context *ctx, const struct sort_job *j, cl
   CLPRIM_CHECK(digit_args(k, 3, j, shift, &passes, mask, NULL));
   CLPRIM_CHECK(clSetKernelArg(k, 7, sizeof hist, &hist));
   CLPRIM_CHECK(clSetKernelArg(k, 8, sizeof starts, &starts));
+  if (ctx->info.path == CLPRIM_PATH_CPU) /* its shares, 4096 keys or more each */
+    return clprim__enqueue(ctx, k, clprim__cpu_shares(ctx, j->n, 4096), 1);
   const size_t per_group = (size_t)wg * SORT_HIST_ITEMS;
   const size_t groups = (j->n + per_group - 1) / per_group;
   const size_t max_groups = clprim__launch(ctx).max_groups;
@@ -300,7 +302,12 @@ static clprim_status histogram(clprim_context *ctx, const struct sort_job *j, cl
 static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) {
   const struct shape shape = pass_shape(ctx, j->type, j->value_size);
   const unsigned wg = shape.wg, items = shape.items;
-  const size_t tile = (size_t)wg * items, tiles = j->n / tile + (j->n % tile != 0);
+  const size_t tile = (size_t)wg * items;
+  /* The cpu path: the kernels' shares, one work-item each (the program's
+   * -DWG and -DITEMS still shape its other kernels). */
+  const int cpu = ctx->info.path == CLPRIM_PATH_CPU;
+  const size_t tiles = cpu ? clprim__cpu_shares(ctx, j->n, 4096) : j->n / tile + (j->n % tile != 0);
+  const unsigned launch_wg = cpu ? 1u : wg;
   const size_t ks = clprim_type_size(j->type), vs = j->value_size;
   if (tiles > UINT32_MAX || (size_t)SORT_RADIX * tiles >= SIZE_MAX / 8)
     return CLPRIM_ERROR_SIZE_TOO_LARGE;
@@ -396,7 +403,7 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
       CLPRIM_CHECK(digit_args(count_k, 3, j, shift, NULL, mask, NULL));
       CLPRIM_CHECK(clSetKernelArg(count_k, 6, sizeof offsets, &offsets));
       const struct clprim_count_scan_scatter steps = {
-          {count_k, tiles, wg}, {pass_k, tiles, wg},
+          {count_k, tiles, launch_wg}, {pass_k, tiles, launch_wg},
           offsets64 ? CLPRIM_UINT64 : CLPRIM_UINT32, offsets, SORT_RADIX * tiles};
       CLPRIM_CHECK(clprim__count_scan_scatter(ctx, &steps));
     }

@@ -1609,6 +1609,7 @@ static void test_error_texts(void **state) {
 
 int main(int argc, char **argv) {
   test_init("test_sort");
+  test_with_cpu_path();
   /* --passes: every sort above 0 keys takes the digit passes (not the one
    * work-group sort), over tiles of 4 keys per work-item, so that many
    * tiles occur at small n. */

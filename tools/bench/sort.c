@@ -227,4 +227,5 @@ const struct bench_family bench_sort = {
     "sort", ops, BENCH_COUNT(ops), run_sort, startup, BENCH_COUNT(startup),
     "LSD radix, 8-bit digits: upfront histogram, count -> scan -> scatter per digit",
     "LSD radix, 8-bit digits: upfront histogram, one pass per digit with look-back "
-    "(Onesweep)"};
+    "(Onesweep)",
+    "LSD radix, 8-bit digits: per-share digit counts -> scan -> each share scattered in order"};

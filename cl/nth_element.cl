@@ -341,6 +341,17 @@ CLPRIM_INLINE void load_top(KEY *top, __local const KEY *eytz) {
 CLPRIM_INLINE void count_one(__local uint *counts, uint bucket, int valid) {
   if (valid) atomic_inc(&counts[bucket]);
 }
+/* The cpu path counts in each work-item's own counters (no atomic per
+ * key), added to the work-group's at the end. */
+#ifdef CLPRIM_CPU
+#define COUNT_ONE(counts, bucket, valid) (own_counts[bucket] += (uint)((valid) != 0))
+#define COUNT_INC(p) (++own_counts[(p) - local_counts])
+#define COUNT_SUB(p, x) (own_counts[(p) - local_counts] -= (x))
+#else
+#define COUNT_ONE(counts, bucket, valid) count_one((counts), (bucket), (valid))
+#define COUNT_INC(p) atomic_inc(p)
+#define COUNT_SUB(p, x) atomic_sub((p), (x))
+#endif
 
 /* The bucket search of nth_count and nth_extract: by the table, or with
  * -DNTH_TABLE_BITS=0 by the tree alone. SEARCH_SETUP declares and loads
@@ -385,11 +396,15 @@ nth_count(__global const IN_T *in, ulong offset, ulong n, __global ulong *meta, 
   SEARCH_SETUP
   for (uint b = lid; b < BUCKETS; b += WG)
     local_counts[b] = 0;
+#ifdef CLPRIM_CPU
+  uint own_counts[BUCKETS];
+  for (uint b = 0; b < BUCKETS; ++b) own_counts[b] = 0;
+#endif
   barrier(CLK_LOCAL_MEM_FENCE);
   SEARCH_TOP
 #if T_FLOAT && NTH_COUNT_NANS
 #define COUNT_NAN(k, valid)                                                                        \
-  if ((valid) && (k) == KEY_MAX) atomic_inc(&local_counts[NAN_SLOT]);
+  if ((valid) && (k) == KEY_MAX) COUNT_INC(&local_counts[NAN_SLOT]);
 #else
 #define COUNT_NAN(k, valid)
 #endif
@@ -398,14 +413,14 @@ nth_count(__global const IN_T *in, ulong offset, ulong n, __global ulong *meta, 
     uint b_[NTH_E];                                                                                \
     SEARCH_BATCH(keys, b_);                                                                        \
     _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) {                                           \
-      count_one(local_counts, b_[e], NTH_VALID(valid, e));                                         \
+      COUNT_ONE(local_counts, b_[e], NTH_VALID(valid, e));                                         \
       COUNT_NAN(keys[e], NTH_VALID(valid, e))                                                      \
     }                                                                                              \
   }
 #define COUNT_VISIT(k, valid, i)                                                                   \
   {                                                                                                \
     const KEY k_ = (k);                                                                            \
-    count_one(local_counts, SEARCH_ONE(k_), (valid));                                              \
+    COUNT_ONE(local_counts, SEARCH_ONE(k_), (valid));                                              \
     COUNT_NAN(k_, valid)                                                                           \
   }
 #if IN_FILTERS
@@ -425,9 +440,13 @@ nth_count(__global const IN_T *in, ulong offset, ulong n, __global ulong *meta, 
   TRAVERSE_FULL_FIRST(COUNT_BATCH, COUNT_VISIT)
 #undef TRAVERSE_PASS
 #define TRAVERSE_PASS(key, valid, pass, in_range) valid = (pass);
-  if (fails_) atomic_sub(&local_counts[SEARCH_ONE((KEY)KEY_MAX)], fails_);
+  if (fails_) COUNT_SUB(&local_counts[SEARCH_ONE((KEY)KEY_MAX)], fails_);
 #else
   TRAVERSE_FULL_FIRST(COUNT_BATCH, COUNT_VISIT)
+#endif
+#ifdef CLPRIM_CPU
+  for (uint b = 0; b < BUCKETS; ++b)
+    if (own_counts[b]) atomic_add(&local_counts[b], own_counts[b]);
 #endif
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint b = lid; b < BUCKETS; b += WG) {

@@ -308,6 +308,12 @@ topk_candidates_direct(__global const IN_T *in, ulong offset, ulong n, __global 
     const uint p_ = atomic_inc(cursor);                                                            \
     if (p_ < cap) cand_keys[p_] = (k), cand_idx[p_] = (i);                                         \
   }
+#ifdef CLPRIM_CPU /* no barriers in the traversal: each candidate takes its place alone */
+#define DIRECT_BATCH(keys, valid, quad)                                                            \
+  _Pragma("unroll") for (uint e = 0; e < NTH_E; ++e) {                                             \
+    DIRECT_VISIT(keys[e], NTH_VALID(valid, e), 4 * quad[e / 4] + e % 4)                            \
+  }
+#else
 #define DIRECT_BATCH(keys, valid, quad)                                                            \
   {                                                                                                \
     uint r_[NTH_E];                                                                                \
@@ -331,6 +337,7 @@ topk_candidates_direct(__global const IN_T *in, ulong offset, ulong n, __global 
     }                                                                                              \
     par ^= 1u;                                                                                     \
   }
+#endif
   TRAVERSE(DIRECT_BATCH, DIRECT_VISIT)
 #if IN_FILTERS
   /* The elements that are there, for the pipeline's count (m). */

@@ -675,6 +675,7 @@ static void test_error_texts(void **state) {
 
 int main(int argc, char **argv) {
   test_init("test_nth_element");
+  test_with_cpu_path();
   /* --levels: sub-problems above 64 keys go through the levels that share
    * launches (sample_select.small_max=64), reached by small inputs. */
   if (argc > 1 && strcmp(argv[1], "--levels") == 0) test_tune("sample_select.small_max=64");

@@ -412,6 +412,7 @@ static void test_error_texts(void **state) {
 
 int main(int argc, char **argv) {
   test_init("test_topk");
+  test_with_cpu_path();
   /* --room: a one-pass candidate gather with room for 16, so that its
    * overflow path (the counted pair of passes) runs (topk.room=16). */
   if (argc > 1 && strcmp(argv[1], "--room") == 0) test_tune("topk.room=16");

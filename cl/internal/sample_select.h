@@ -208,15 +208,39 @@ CLPRIM_INLINE int key_range(uint lo, uint hi, __local const KEY *tree, KEY *firs
     ulong quad_[NTH_VEC];                                                                          \
     _Pragma("unroll") for (uint v = 0; v < NTH_VEC; ++v) {                                         \
       quad_[v] = q0 + v * gsize;                                                                   \
-      const int in_range_ = !(CHECK) || quad_[v] < quads;                                          \
+      const int in_range_ = !(CHECK) || quad_[v] < quad_end;                                       \
       const IN_VEC4 x_ = in_range_ ? in4[quad_[v]] : (IN_VEC4)(0);                         \
       TRAVERSE_KEYS                                                                                \
     }                                                                                              \
     BATCH(keys_, valid_, quad_)                                                                    \
   }
+#ifdef CLPRIM_CPU
+/* The cpu path: the work-group's contiguous share of the vectors, split
+ * into one contiguous run per work-item (rounds of NTH_VEC consecutive
+ * vectors, their number uniform within the work-group); the tail as
+ * below. */
 #define TRAVERSE_LOOPS(BATCH, VISIT, FULL_FIRST)                                                    \
   {                                                                                                \
-    const ulong quads = n / 4, gsize = (ulong)groups * WG, lid_ = get_local_id(0);                 \
+    const ulong quads = n / 4, gsize = 1, lid_ = get_local_id(0);                                  \
+    const ulong per_group_ = (quads + groups - 1) / groups;                                        \
+    const ulong per_item_ = (per_group_ + WG - 1) / WG;                                            \
+    const ulong group_end_ = min(quads, (group + 1) * per_group_);                                 \
+    const ulong q_first_ = group * per_group_ + lid_ * per_item_;                                  \
+    const ulong quad_end = min(group_end_, q_first_ + per_item_);                                  \
+    __global const IN_VEC4 *in4 = (__global const IN_VEC4 *)(in + offset);                 \
+    for (ulong q0 = q_first_; q0 < q_first_ + per_item_; q0 += NTH_VEC)                            \
+      TRAVERSE_ROUND(BATCH, 1)                                                                     \
+    if (group == 0) {                                                                              \
+      const ulong i = 4 * quads + lid_;                                                            \
+      TRAVERSE_TAIL_KEY(i < n, i, tail_key_)                                                       \
+      VISIT(tail_key_, tail_valid_, i);                                                            \
+    }                                                                                              \
+  }
+#else
+#define TRAVERSE_LOOPS(BATCH, VISIT, FULL_FIRST)                                                    \
+  {                                                                                                \
+    const ulong quads = n / 4, quad_end = quads, gsize = (ulong)groups * WG;                       \
+    const ulong lid_ = get_local_id(0);                                                            \
     __global const IN_VEC4 *in4 = (__global const IN_VEC4 *)(in + offset);                 \
     ulong q0 = group * (ulong)WG + lid_;                                                           \
     if (FULL_FIRST)                                                                                \
@@ -230,6 +254,7 @@ CLPRIM_INLINE int key_range(uint lo, uint hi, __local const KEY *tree, KEY *firs
       VISIT(tail_key_, tail_valid_, i);                                                            \
     }                                                                                              \
   }
+#endif
 #define TRAVERSE(BATCH, VISIT) TRAVERSE_LOOPS(BATCH, VISIT, 0)
 #define TRAVERSE_FULL_FIRST(BATCH, VISIT) TRAVERSE_LOOPS(BATCH, VISIT, 1)
 

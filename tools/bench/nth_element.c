@@ -145,4 +145,6 @@ static const struct bench_startup startup[] = {{"median", startup_median}};
 const struct bench_family bench_nth_element = {
     "nth_element", ops, BENCH_COUNT(ops), run_nth, startup, BENCH_COUNT(startup),
     "SampleSelect: 255 splitters, bucket counts, recursion into the rank's bucket",
-    NULL};
+    NULL,
+    "SampleSelect: 255 splitters, bucket counts per work-item over contiguous runs, "
+    "recursion into the rank's bucket"};

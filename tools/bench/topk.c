@@ -96,4 +96,6 @@ const struct bench_family bench_topk = {
     "topk", ops, BENCH_COUNT(ops), run_topk, startup, BENCH_COUNT(startup),
     "small k: candidates beyond a splitter; else threshold by selection, then "
     "compaction",
-    NULL};
+    NULL,
+    "small k: candidates beyond a splitter over contiguous runs; else threshold by "
+    "selection, then compaction"};

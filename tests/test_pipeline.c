@@ -1302,6 +1302,7 @@ static void test_error_texts(void **state) {
 int main(int argc, char **argv) {
   (void)argc, (void)argv;
   test_init("test_pipeline");
+  test_with_cpu_path();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_arguments),
       cmocka_unit_test(test_expression_errors),

@@ -193,10 +193,10 @@ typedef enum clprim_path {
   CLPRIM_PATH_KHR_BALLOT = 3,    /* plus cl_khr_subgroup_ballot */
   CLPRIM_PATH_NV_PTX = 4,        /* inline PTX vote/shfl on NVIDIA */
   /* Kernels shaped for CPUs: a work-item per contiguous chunk, plain loops,
-   * per-chunk partials instead of local-memory trees and atomics. Families
-   * without such kernels run those of the best other path the device has
-   * (khr_ballot, khr_subgroups or local; the README lists which families
-   * have them). Every device runs it; only CPUs get it by default. */
+   * per-chunk partials instead of local-memory trees and atomics. Kernels
+   * without such a shape are the local path's (the README lists which
+   * families have them). Every device runs it; only CPUs get it by
+   * default. */
   CLPRIM_PATH_CPU = 5
 } clprim_path;
 #define CLPRIM_PATH_COUNT 6

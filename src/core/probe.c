@@ -324,15 +324,13 @@ clprim_status clprim__probe(clprim_context *ctx) {
   free(key);
   append_std(ctx->path_options[CLPRIM_PATH_KHR_SUBGROUPS], std_subgroups);
   append_std(ctx->path_options[CLPRIM_PATH_KHR_BALLOT], std_ballot);
-  /* The cpu path: plain OpenCL C that every device runs, over the best
-   * portable subgroup layer (the kernels that have no CPU shape are that
-   * layer's). */
+  /* The cpu path: plain OpenCL C that every device runs, over the local
+   * path's layer (the kernels that have no CPU shape are the local path's).
+   * Not over PoCL 5's subgroups: its kernels of one work-item with
+   * subgroup operations failed to load (undefined __pocl_work_group_alloca). */
   in->paths_available |= 1u << CLPRIM_PATH_CPU;
-  clprim_path layer = CLPRIM_PATH_LOCAL;
-  for (unsigned p = CLPRIM_PATH_KHR_SUBGROUPS; p <= CLPRIM_PATH_KHR_BALLOT; ++p)
-    if (in->paths_available & (1u << p)) layer = (clprim_path)p;
   snprintf(ctx->path_options[CLPRIM_PATH_CPU], sizeof ctx->path_options[0], "%s %s",
-           ctx->path_options[layer], path_defines[CLPRIM_PATH_CPU]);
+           path_defines[CLPRIM_PATH_LOCAL], path_defines[CLPRIM_PATH_CPU]);
   return CLPRIM_SUCCESS;
 }
 

@@ -113,19 +113,14 @@ CLPRIM_INLINE void store_tile(__global T *out, ulong n, ulong tile_first, __loca
 /* The cpu path (-DCLPRIM_CPU, launched with one work-item per work-group):
  * the same two kernels over CPU_TILE-element tiles, where work-item g takes
  * the g-th of get_global_size(0) contiguous shares of the tiles and writes
- * or reads one sum per share. A tile is 16 rows of 16 consecutive elements
- * (16-vectors): each row is scanned in 4 steps of shifted adds, the rows'
- * totals likewise, and each element is carry + (rows before + row prefix),
- * so a prefix is at most 4 + 4 + 2 additions deep within its tile plus one
- * per earlier tile (docs/ACCURACY.md). */
+ * or reads one sum per share. A tile is 16 rows of 16 consecutive elements:
+ * each row is scanned in fours (scan16), the rows' totals likewise, and
+ * each element is carry + (rows before + row prefix), so a prefix is at
+ * most 6 + 6 + 2 additions deep within its tile plus one per earlier tile
+ * (docs/ACCURACY.md). */
 #ifdef CLPRIM_CPU
 #define CPU_TILE 256
 #define VEC16 CLPRIM_CAT(T, 16)
-#if T_BITS == 32
-#define MASK16 uint16
-#else
-#define MASK16 ulong16
-#endif
 
 /* The tiles of work-item g's share: [*first, *end) of in, whole tiles but
  * the last. */
@@ -136,44 +131,46 @@ CLPRIM_INLINE void cpu_share(ulong n, ulong *first, ulong *end) {
   *end = min(n, *first + per * CPU_TILE);
 }
 
-/* Tile t of [first, end) (256 elements, zeros past end) as 16 rows. */
-CLPRIM_INLINE void cpu_load(__global const T *in, ulong first, ulong end, VEC16 *row) {
+/* Tile t of [first, end) (256 elements, zeros past end) into x. */
+CLPRIM_INLINE void cpu_load(__global const T *in, ulong first, ulong end, T *x) {
   if (first + CPU_TILE <= end) {
-    for (int r = 0; r < 16; ++r) row[r] = vload16(r, in + first);
+    for (int r = 0; r < 16; ++r) vstore16(vload16(r, in + first), r, x);
     return;
   }
-  T buf[CPU_TILE];
-  for (uint i = 0; i < CPU_TILE; ++i) buf[i] = first + i < end ? in[first + i] : (T)0;
-  for (int r = 0; r < 16; ++r) row[r] = vload16(r, buf);
+  for (uint i = 0; i < CPU_TILE; ++i) x[i] = first + i < end ? in[first + i] : (T)0;
 }
 
-/* Inclusive prefix sums of the 16 lanes of v: 4 steps of shifted adds. */
-CLPRIM_INLINE VEC16 scan16(VEC16 v) {
-  const VEC16 z = (VEC16)0;
-  v += shuffle2(v, z, (MASK16)(16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14));
-  v += shuffle2(v, z, (MASK16)(16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13));
-  v += shuffle2(v, z, (MASK16)(16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11));
-  v += shuffle2(v, z, (MASK16)(16, 16, 16, 16, 16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7));
-  return v;
-}
-/* v moved up one lane, 0 in lane 0: an inclusive scan becomes exclusive. */
-CLPRIM_INLINE VEC16 shift16(VEC16 v) {
-  return shuffle2(v, (VEC16)0, (MASK16)(16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14));
-}
-
-/* Scans the 16 rows in place (inclusive or exclusive, from carry); returns
- * the tile's total. */
-CLPRIM_INLINE T cpu_scan_tile(VEC16 *row, T carry, int inclusive) {
-  T total[16], before[16];
-  for (int r = 0; r < 16; ++r) {
-    row[r] = scan16(row[r]);
-    total[r] = row[r].sF;
+/* Inclusive prefix sums of v[0, 16) in place: each 4 in order, then each 4
+ * from the last of the 4 before (at most 6 additions deep). Plain loops:
+ * with 4 steps of vector shuffles (shuffle2) instead, scans of 2^22-2^24
+ * floats took 2-4 times as long on PoCL 5 (16 cores). */
+CLPRIM_INLINE void scan16(T *v) {
+  for (int q = 0; q < 16; q += 4)
+    for (int j = 1; j < 4; ++j) v[q + j] += v[q + j - 1];
+  for (int q = 4; q < 16; q += 4) {
+    const T c = v[q - 1];
+    for (int j = 0; j < 4; ++j) v[q + j] += c;
   }
-  const VEC16 totals = vload16(0, total);
-  vstore16(shift16(scan16(totals)), 0, before); /* the rows before each row */
-  for (int r = 0; r < 16; ++r)
-    row[r] = (VEC16)carry + ((VEC16)before[r] + (inclusive ? row[r] : shift16(row[r])));
-  return before[15] + total[15];
+}
+
+/* Scans the tile x (16 rows of 16; x is left with its rows' inclusive
+ * sums) into y (inclusive or exclusive, from carry); returns its total. */
+CLPRIM_INLINE T cpu_scan_tile(T *x, T *y, T carry, int inclusive) {
+  T before[17];
+  for (int r = 0; r < 16; ++r) scan16(x + 16 * r);
+  for (int r = 0; r < 16; ++r) before[r + 1] = x[16 * r + 15];
+  scan16(before + 1); /* before[r]: the rows before row r */
+  before[0] = 0;
+  for (int r = 0; r < 16; ++r) {
+    const T b = before[r];
+    if (inclusive) {
+      for (int j = 0; j < 16; ++j) y[16 * r + j] = carry + (b + x[16 * r + j]);
+    } else {
+      y[16 * r] = carry + b;
+      for (int j = 1; j < 16; ++j) y[16 * r + j] = carry + (b + x[16 * r + j - 1]);
+    }
+  }
+  return before[16];
 }
 
 #ifdef KERNEL_scan_reduce
@@ -185,10 +182,10 @@ void scan_reduce(__global const T *in, ulong n, __global T *tile_sums) {
   cpu_share(n, &first, &end);
   T s = 0;
   for (ulong t = first; t < end; t += CPU_TILE) {
-    VEC16 row[16];
-    cpu_load(in, t, end, row);
-    VEC16 a = row[0];
-    for (int r = 1; r < 16; ++r) a += row[r];
+    T x[CPU_TILE];
+    cpu_load(in, t, end, x);
+    VEC16 a = vload16(0, x);
+    for (int r = 1; r < 16; ++r) a += vload16(r, x);
     const CLPRIM_CAT(T, 8) a8 = a.lo + a.hi;
     const VEC4 a4 = a8.lo + a8.hi;
     s += (a4.s0 + a4.s2) + (a4.s1 + a4.s3);
@@ -206,15 +203,13 @@ void scan_tiles(__global const T *in, __global T *out, ulong n, __global const T
   cpu_share(n, &first, &end);
   T carry = use_offsets ? tile_offsets[get_global_id(0)] : (T)0;
   for (ulong t = first; t < end; t += CPU_TILE) {
-    VEC16 row[16];
-    cpu_load(in, t, end, row);
-    carry += cpu_scan_tile(row, carry, inclusive);
+    T x[CPU_TILE], y[CPU_TILE];
+    cpu_load(in, t, end, x);
+    carry += cpu_scan_tile(x, y, carry, inclusive);
     if (t + CPU_TILE <= end) {
-      for (int r = 0; r < 16; ++r) vstore16(row[r], r, out + t);
+      for (int r = 0; r < 16; ++r) vstore16(vload16(r, y), r, out + t);
     } else {
-      T buf[CPU_TILE];
-      for (int r = 0; r < 16; ++r) vstore16(row[r], r, buf);
-      for (uint i = 0; t + i < end; ++i) out[t + i] = buf[i];
+      for (uint i = 0; t + i < end; ++i) out[t + i] = y[i];
     }
   }
 }

@@ -89,6 +89,7 @@
 #define V4 CLPRIM_CAT(V_T, 4)
 
 #include "internal/atomics.h"
+#include "internal/cpu.h"
 
 #define NO_BIN 0xFFFFFFFFu /* never a bin: the host keeps bins <= 2^31 */
 
@@ -358,8 +359,8 @@ hist_local(KERNEL_ARGS, __local uint *local_counts, __local S_T *local_sums) {
 #if defined(CLPRIM_CPU) && WG == 1
   /* The cpu path: the work-item alone owns the bins, and takes the g-th of
    * get_global_size(0) contiguous shares of the elements, one by one. */
-  const ulong share = (n + get_global_size(0) - 1) / get_global_size(0);
-  const ulong first = get_global_id(0) * share, end = min(n, first + share);
+  ulong first, end;
+  cpu_share(n, 1, &first, &end);
   for (ulong i = first; i < end; ++i) {
     uint cls = 0;
     const uint b = bin_of(in[i], bins, lo, hi, scale, range, &cls);

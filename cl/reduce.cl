@@ -50,6 +50,7 @@
 #define MODE_MIN 0x100u
 
 #include "internal/keys.h"
+#include "internal/cpu.h"
 #define NO_INDEX 0xFFFFFFFFFFFFFFFFul
 #define VEC4 CLPRIM_CAT(T, 4)
 
@@ -100,9 +101,9 @@ CLPRIM_INLINE void consider(T x, ulong i, uint mode, KEY *best, ulong *best_inde
 __kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void arg_partial(__global const IN_T *in, ulong n, uint mode, __global KEY *partial_keys,
                  __global ulong *partial_indices IN_PARAMS) {
-  const ulong groups = get_global_size(0), g = get_global_id(0);
-  const ulong chunk = (n / groups + 16) & ~(ulong)15;
-  const ulong b = g * chunk, e = min(n, b + chunk);
+  const ulong g = get_global_id(0);
+  ulong b, e;
+  cpu_share(n, 16, &b, &e);
   KEY best[16];
   ulong best_index[16];
   for (int l = 0; l < 16; ++l) best[l] = 0, best_index[l] = NO_INDEX;

@@ -83,8 +83,8 @@ CLPRIM_INLINE uint load_heads(__global const K_T *keys, ulong n, ulong first, K_
  * work-item g's share of the elements, the g-th of get_global_size(0)
  * contiguous ones, walked in order by each kernel. */
 #ifdef CLPRIM_CPU
-CLPRIM_INLINE ulong cpu_per(ulong n, ulong tiles) { return (n + tiles - 1) / tiles; }
-#define TILE_FIRST(t) ((t) * cpu_per(n, tiles))
+#include "internal/cpu.h"
+#define TILE_FIRST(t) ((t) * cpu_per(n, 1, tiles))
 #else
 #define TILE_FIRST(t) ((t) * TILE)
 #endif

@@ -122,14 +122,7 @@ CLPRIM_INLINE void store_tile(__global T *out, ulong n, ulong tile_first, __loca
 #define CPU_TILE 256
 #define VEC16 CLPRIM_CAT(T, 16)
 
-/* The tiles of work-item g's share: [*first, *end) of in, whole tiles but
- * the last. */
-CLPRIM_INLINE void cpu_share(ulong n, ulong *first, ulong *end) {
-  const ulong tiles = (n + CPU_TILE - 1) / CPU_TILE, groups = get_global_size(0);
-  const ulong per = (tiles + groups - 1) / groups;
-  *first = min(n, get_global_id(0) * per * CPU_TILE);
-  *end = min(n, *first + per * CPU_TILE);
-}
+#include "internal/cpu.h"
 
 /* Tile t of [first, end) (256 elements, zeros past end) into x. */
 CLPRIM_INLINE void cpu_load(__global const T *in, ulong first, ulong end, T *x) {
@@ -179,7 +172,7 @@ CLPRIM_INLINE T cpu_scan_tile(T *x, T *y, T carry, int inclusive) {
 __kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void scan_reduce(__global const T *in, ulong n, __global T *tile_sums) {
   ulong first, end;
-  cpu_share(n, &first, &end);
+  cpu_share(n, CPU_TILE, &first, &end);
   T s = 0;
   for (ulong t = first; t < end; t += CPU_TILE) {
     T x[CPU_TILE];
@@ -200,7 +193,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1)))
 void scan_tiles(__global const T *in, __global T *out, ulong n, __global const T *tile_offsets,
                 int use_offsets, int inclusive) {
   ulong first, end;
-  cpu_share(n, &first, &end);
+  cpu_share(n, CPU_TILE, &first, &end);
   T carry = use_offsets ? tile_offsets[get_global_id(0)] : (T)0;
   for (ulong t = first; t < end; t += CPU_TILE) {
     T x[CPU_TILE], y[CPU_TILE];

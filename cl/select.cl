@@ -129,11 +129,9 @@ CLPRIM_INLINE int source_passes(IN_T a, ulong i IN_PARAMS) {
 /* The cpu path (-DCLPRIM_CPU, one work-item per work-group) keeps the
  * masks, but a "tile" is work-item g's share: the g-th of
  * get_global_size(0) contiguous runs of mask words, walked in order. */
-CLPRIM_INLINE void cpu_words(ulong n, ulong *w0, ulong *w1) {
-  const ulong words = (n + 31) / 32, per = (words + get_global_size(0) - 1) / get_global_size(0);
-  *w0 = min(words, get_global_id(0) * per);
-  *w1 = min(words, *w0 + per);
-}
+#include "internal/cpu.h"
+/* Work-item g's mask words [*w0, *w1) of the ceil(n / 32). */
+#define cpu_words(n, w0, w1) cpu_share(((n) + 31) / 32, 1, (w0), (w1))
 /* m = the mask of word w: bit k set when element 32 w + k < n passes
  * TEST(i). */
 #define CPU_MASK(m, w, TEST)                                                                       \

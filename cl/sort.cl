@@ -233,13 +233,7 @@ UNROLL
  * only there; sort_pass reads the flag). SORT_ONESWEEP: also starts
  * (passes * RADIX), where each digit's keys begin. */
 #ifdef CLPRIM_CPU
-/* The cpu path: [*first, *end), work-item g's share of n keys, the g-th of
- * get_global_size(0) contiguous ones (the same in every kernel of a sort). */
-CLPRIM_INLINE void cpu_share(ulong n, ulong *first, ulong *end) {
-  const ulong groups = get_global_size(0), per = (n + groups - 1) / groups;
-  *first = min(n, get_global_id(0) * per);
-  *end = min(n, *first + per);
-}
+#include "internal/cpu.h" /* cpu_share: the same share of keys in every kernel */
 #endif
 
 #ifdef KERNEL_sort_histogram
@@ -269,7 +263,7 @@ sort_histogram(__global const KEY *keys, ulong base, ulong n, KEY flip, uint fir
   const KEY inf2 = AS_KEY((T)INFINITY) << 1;
 #endif
   ulong first, end;
-  cpu_share(n, &first, &end);
+  cpu_share(n, 1, &first, &end);
   for (ulong i = first; i < end; ++i) {
     const KEY b = keys[base + i];
 #if T_FLOAT
@@ -401,7 +395,7 @@ sort_count(__global const KEY *keys, ulong base, ulong n, KEY flip, uint shift, 
   uint c[RADIX];
   for (uint d = 0; d < RADIX; ++d) c[d] = 0;
   ulong first, end;
-  cpu_share(n, &first, &end);
+  cpu_share(n, 1, &first, &end);
   for (ulong i = first; i < end; ++i) ++c[key_digit(keys[base + i], flip, shift, mask)];
   const ulong g = get_global_id(0), tiles = get_global_size(0);
   for (uint d = 0; d < RADIX; ++d) counts[d * tiles + g] = c[d];
@@ -497,7 +491,7 @@ sort_pass(__global const KEY *keys_in, ulong in_base, __global KEY *keys_out, ul
   OFS_T place[RADIX];
   for (uint d = 0; d < RADIX; ++d) place[d] = offsets[d * tiles + g];
   ulong first, end;
-  cpu_share(n, &first, &end);
+  cpu_share(n, 1, &first, &end);
   __global const KEY *in = keys_in + in_base;
   __global KEY *out = keys_out + out_base;
   for (ulong i = first; i < end; ++i) {

@@ -214,6 +214,13 @@ CLPRIM_INLINE int key_range(uint lo, uint hi, __local const KEY *tree, KEY *firs
     }                                                                                              \
     BATCH(keys_, valid_, quad_)                                                                    \
   }
+/* The last n % 4 elements: work-group 0, one per work-item. */
+#define TRAVERSE_TAIL(VISIT)                                                                       \
+  if (group == 0) {                                                                                \
+    const ulong i = 4 * quads + lid_;                                                              \
+    TRAVERSE_TAIL_KEY(i < n, i, tail_key_)                                                         \
+    VISIT(tail_key_, tail_valid_, i);                                                              \
+  }
 #ifdef CLPRIM_CPU
 /* The cpu path: the work-group's contiguous share of the vectors, split
  * into one contiguous run per work-item (rounds of NTH_VEC consecutive
@@ -230,11 +237,7 @@ CLPRIM_INLINE int key_range(uint lo, uint hi, __local const KEY *tree, KEY *firs
     __global const IN_VEC4 *in4 = (__global const IN_VEC4 *)(in + offset);                 \
     for (ulong q0 = q_first_; q0 < q_first_ + per_item_; q0 += NTH_VEC)                            \
       TRAVERSE_ROUND(BATCH, 1)                                                                     \
-    if (group == 0) {                                                                              \
-      const ulong i = 4 * quads + lid_;                                                            \
-      TRAVERSE_TAIL_KEY(i < n, i, tail_key_)                                                       \
-      VISIT(tail_key_, tail_valid_, i);                                                            \
-    }                                                                                              \
+    TRAVERSE_TAIL(VISIT)                                                                           \
   }
 #else
 #define TRAVERSE_LOOPS(BATCH, VISIT, FULL_FIRST)                                                    \
@@ -248,11 +251,7 @@ CLPRIM_INLINE int key_range(uint lo, uint hi, __local const KEY *tree, KEY *firs
         TRAVERSE_ROUND(BATCH, 0)                                                                   \
     for (; q0 < quads + lid_; q0 += NTH_VEC * gsize)                                               \
       TRAVERSE_ROUND(BATCH, 1)                                                                     \
-    if (group == 0) {                                                                              \
-      const ulong i = 4 * quads + lid_;                                                            \
-      TRAVERSE_TAIL_KEY(i < n, i, tail_key_)                                                       \
-      VISIT(tail_key_, tail_valid_, i);                                                            \
-    }                                                                                              \
+    TRAVERSE_TAIL(VISIT)                                                                           \
   }
 #endif
 #define TRAVERSE(BATCH, VISIT) TRAVERSE_LOOPS(BATCH, VISIT, 0)

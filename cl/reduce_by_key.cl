@@ -121,7 +121,24 @@ rbk_count(__global const K_T *keys, ulong n, __global ulong *tile_counts) {
 #endif
 
 /* Phase 3: keys at heads, segment sums, tile carries (see above). offsets:
- * the scanned tile counts. */
+ * the scanned tile counts. RUN_STEP adds element x (key k, head: a run
+ * starts there) to the walk: a head ends the run before it (its sum to
+ * sums[current]) and starts segment next_segment; elements before the
+ * walk's first head add to lead. */
+#define RUN_STEP(head, k, x)                                                                       \
+  do {                                                                                             \
+    if (head) {                                                                                    \
+      if (seen) sums[current] = run;                                                               \
+      current = next_segment++;                                                                    \
+      unique_keys[current] = (k);                                                                  \
+      run = (x);                                                                                   \
+      seen = 1;                                                                                    \
+    } else if (seen) {                                                                             \
+      run += (x);                                                                                  \
+    } else {                                                                                       \
+      lead += (x);                                                                                 \
+    }                                                                                              \
+  } while (0)
 #ifdef KERNEL_rbk_reduce
 #ifdef CLPRIM_CPU
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
@@ -136,18 +153,7 @@ rbk_reduce(__global const K_T *keys, __global const V_T *values, ulong n,
   K_T prev = first > 0 ? keys[first - 1] : (K_T)0;
   for (ulong i = first; i < end; ++i) {
     const K_T k = keys[i];
-    const S_T x = (S_T)values[i];
-    if (i == 0 || !CLPRIM_SAME_RUN(prev, k)) {
-      if (seen) sums[current] = run;
-      current = next_segment++;
-      unique_keys[current] = k;
-      run = x;
-      seen = 1;
-    } else if (seen) {
-      run += x;
-    } else {
-      lead += x;
-    }
+    RUN_STEP(i == 0 || !CLPRIM_SAME_RUN(prev, k), k, (S_T)values[i]);
     prev = k;
   }
   /* The share's last segment (rbk_fixup adds the next shares' carries to
@@ -186,18 +192,7 @@ rbk_reduce(__global const K_T *keys, __global const V_T *values, ulong n,
   for (int j = 0; j < ITEMS; ++j) {
     const ulong i = first + j;
     if (i >= n) break;
-    const S_T x = (S_T)v[j];
-    if (head[j]) {
-      if (seen) sums[current] = run; /* a run that ends inside this work-item */
-      current = next_segment++;
-      unique_keys[current] = k[j];
-      run = x;
-      seen = 1;
-    } else if (seen) {
-      run += x;
-    } else {
-      lead += x;
-    }
+    RUN_STEP(head[j], k[j], (S_T)v[j]); /* a run may end inside this work-item */
   }
   leading[lid] = lead;
   head_count[lid] = heads;

@@ -213,6 +213,19 @@ void select_masks(__global const SRC_T *src, ulong n, int op, T a, T b, __global
  * PARTITION_STABLE and PARTITION_REVERSED_REST. */
 #include "internal/layout.h"
 
+/* A scatter's one output: element i's index (uint, or ulong when index64)
+ * and / or its value x at position pos. */
+#define PUT_OUTPUT(pos, i, x)                                                                      \
+  do {                                                                                             \
+    if (want_indices) {                                                                            \
+      if (index64)                                                                                 \
+        ((__global ulong *)indices)[pos] = (i);                                                    \
+      else                                                                                         \
+        indices[pos] = (uint)(i);                                                                  \
+    }                                                                                              \
+    if (want_values) values[pos] = (x);                                                            \
+  } while (0)
+
 /* Phase 3: writes each passing element (and with `partition` each failing
  * one, after offsets[tiles] passing ones or backwards from n - 1) to its
  * position: the index (uint, or ulong when index64) and / or the value.
@@ -231,23 +244,13 @@ void select_scatter(__global const IN_T *in, ulong n, __global const uint *masks
   cpu_words(n, &w0, &w1);
   ulong passing = offsets[g]; /* the passing elements before the next one */
   const ulong passing_total = partition ? offsets[tiles] : 0;
-#define CPU_PUT(pos, i)                                                                            \
-  do {                                                                                             \
-    if (want_indices) {                                                                            \
-      if (index64)                                                                                 \
-        ((__global ulong *)indices)[pos] = (i);                                                    \
-      else                                                                                         \
-        indices[pos] = (uint)(i);                                                                  \
-    }                                                                                              \
-    if (want_values) values[pos] = VALUE_AT(in, (i));                                              \
-  } while (0)
   for (ulong w = w0; w < w1; ++w) {
     uint m = masks[w];
     const ulong first = w * 32;
     if (!partition) { /* the set bits alone */
       for (; m; m &= m - 1u) {
         const ulong i = first + (31u - clz(m & (0u - m)));
-        CPU_PUT(passing, i);
+        PUT_OUTPUT(passing, i, VALUE_AT(in, i));
         ++passing;
       }
       continue;
@@ -261,7 +264,7 @@ void select_scatter(__global const IN_T *in, ulong n, __global const uint *masks
         pos = n - 1 - (i - passing);
       else
         pos = passing_total + (i - passing);
-      CPU_PUT(pos, i);
+      PUT_OUTPUT(pos, i, VALUE_AT(in, i));
     }
   }
 }
@@ -301,13 +304,7 @@ void select_scatter(__global const IN_T *in, ulong n, __global const uint *masks
       pos = passing_total + (i - passing_before);
     else
       continue;
-    if (want_indices) {
-      if (index64)
-        ((__global ulong *)indices)[pos] = i;
-      else
-        indices[pos] = (uint)i;
-    }
-    if (want_values) values[pos] = VALUE_AT(in, i);
+    PUT_OUTPUT(pos, i, VALUE_AT(in, i));
   }
 }
 #endif
@@ -431,13 +428,7 @@ void select3_scatter(__global const T *in, ulong n, __global const uint *masks, 
         pos = b_at++;
       else /* the C elements before i: i minus the A and B ones */
         pos = ab_total + (i - a_at - (b_at - a_total));
-      if (want_indices) {
-        if (index64)
-          ((__global ulong *)indices)[pos] = i;
-        else
-          indices[pos] = (uint)i;
-      }
-      if (want_values) values[pos] = in[i];
+      PUT_OUTPUT(pos, i, in[i]);
     }
   }
 }
@@ -476,13 +467,7 @@ void select3_scatter(__global const T *in, ulong n, __global const uint *masks, 
       pos = b_before;
     else /* the C elements before i: i minus the A and B ones */
       pos = ab_total + (i - a_before - (b_before - a_total));
-    if (want_indices) {
-      if (index64)
-        ((__global ulong *)indices)[pos] = i;
-      else
-        indices[pos] = (uint)i;
-    }
-    if (want_values) values[pos] = in[i];
+    PUT_OUTPUT(pos, i, in[i]);
   }
 }
 #endif

@@ -463,6 +463,16 @@ CLPRIM_INLINE KEY pass_bits(KEY key, KEY flip) {
   return key;
 #endif
 }
+/* Whether sort_histogram found a NaN or -0.0 among float keys (its flag
+ * word, hist[special_at]); never for other keys. */
+CLPRIM_INLINE uint pass_special(__global const uint *hist, uint special_at) {
+#if T_FLOAT
+  return hist[special_at] != 0u;
+#else
+  (void)hist, (void)special_at;
+  return 0;
+#endif
+}
 CLPRIM_INLINE uint pass_digit(KEY key, KEY flip, uint shift, uint mask, uint special) {
 #if T_FLOAT
   return (uint)((special ? plain_key_of(key ^ flip) ^ flip : key) >> shift) & mask;
@@ -481,12 +491,7 @@ sort_pass(__global const KEY *keys_in, ulong in_base, __global KEY *keys_out, ul
           uint mask, uint gen_index, __global const OFS_T *offsets, __global const ulong *starts,
           uint pass, __global uchar *state, __global const uint *hist, uint special_at) {
   (void)starts, (void)pass, (void)state;
-#if T_FLOAT
-  const uint special = hist[special_at] != 0u;
-#else
-  const uint special = 0;
-  (void)hist, (void)special_at;
-#endif
+  const uint special = pass_special(hist, special_at);
   const ulong g = get_global_id(0), tiles = get_global_size(0);
   OFS_T place[RADIX];
   for (uint d = 0; d < RADIX; ++d) place[d] = offsets[d * tiles + g];
@@ -523,12 +528,7 @@ sort_pass(__global const KEY *keys_in, ulong in_base, __global KEY *keys_out, ul
   __local uint scan[CLPRIM_WG_SCRATCH(WG)];
   __local OFS_T place[RADIX]; /* where the tile's digit-d keys go, less start[d] */
   const uint lid = (uint)get_local_id(0);
-#if T_FLOAT
-  const uint special = hist[special_at] != 0u;
-#else
-  const uint special = 0;
-  (void)hist, (void)special_at;
-#endif
+  const uint special = pass_special(hist, special_at);
 #ifdef SORT_ONESWEEP
   __local uint tile_id;
   if (lid == 0) tile_id = lb_next_tile(state);

@@ -57,6 +57,11 @@ void test_open_contexts(struct test_contexts *t) {
       printf("path %s: skipped (this device does not run it)\n", clprim_path_name((clprim_path)p));
       continue;
     }
+    const char *only = getenv("CLPRIM_TEST_PATH"); /* one path's name: that path alone */
+    if (only && *only && strcmp(only, clprim_path_name((clprim_path)p)) != 0) {
+      printf("path %s: skipped (CLPRIM_TEST_PATH=%s)\n", clprim_path_name((clprim_path)p), only);
+      continue;
+    }
     const char *every = getenv("CLPRIM_TEST_CPU_PATH");
     if (p == CLPRIM_PATH_CPU && !with_cpu && !(every && strcmp(every, "1") == 0)) {
       printf("path cpu: skipped (this suite's calls have no CPU-shaped kernels)\n");

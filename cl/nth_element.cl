@@ -263,8 +263,12 @@ nth_sample(__global const IN_T *in, ulong offset, ulong n, ulong seed, __global 
   __global uint *totals = META_TOTALS(meta);
   __local KEY s[SAMPLE];
   const uint lid = (uint)get_local_id(0);
-  /* A fixed trip count, so that the loads are issued together. */
+  /* A fixed trip count, so that the loads are issued together (not on
+   * the cpu path: one work-item would unroll SAMPLE iterations, seconds of
+   * PoCL's compile). */
+#ifndef CLPRIM_CPU
 #pragma unroll
+#endif
   for (uint r = 0; r < SAMPLE / WG; ++r) {
     const uint j = r * WG + lid;
     const ulong i = offset + mul_hi(mix64(seed + j), n); /* in [offset, offset + n) */
@@ -597,8 +601,8 @@ nth_extract(__global const IN_T *in, ulong offset, ulong n, __global ulong *meta
   barrier(CLK_LOCAL_MEM_FENCE);
   if (nchosen <= NTH_RANGE_MAX) {
     /* The chosen buckets this group holds keys of, compacted. */
-    if (lid < nchosen) {
-      const uint b = (uint)META_CHOSEN(meta)[lid];
+    for (uint j = lid; j < nchosen; j += WG) {
+      const uint b = (uint)META_CHOSEN(meta)[j];
       KEY f, s;
       if (base[b] != NO_BASE && key_range(b, b, tree, &f, &s)) {
         const uint c = atomic_inc(&ranged);

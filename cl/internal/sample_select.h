@@ -214,13 +214,23 @@ CLPRIM_INLINE int key_range(uint lo, uint hi, __local const KEY *tree, KEY *firs
     }                                                                                              \
     BATCH(keys_, valid_, quad_)                                                                    \
   }
-/* The last n % 4 elements: work-group 0, one per work-item. */
+/* The last n % 4 elements: work-group 0, one per work-item (on the cpu
+ * path, whose work-groups may be one work-item, all by its first). */
+#ifdef CLPRIM_CPU
+#define TRAVERSE_TAIL(VISIT)                                                                       \
+  if (group == 0 && lid_ == 0)                                                                     \
+    for (ulong i = 4 * quads; i < n; ++i) {                                                        \
+      TRAVERSE_TAIL_KEY(1, i, tail_key_)                                                           \
+      VISIT(tail_key_, tail_valid_, i);                                                            \
+    }
+#else
 #define TRAVERSE_TAIL(VISIT)                                                                       \
   if (group == 0) {                                                                                \
     const ulong i = 4 * quads + lid_;                                                              \
     TRAVERSE_TAIL_KEY(i < n, i, tail_key_)                                                         \
     VISIT(tail_key_, tail_valid_, i);                                                              \
   }
+#endif
 #ifdef CLPRIM_CPU
 /* The cpu path: the work-group's contiguous share of the vectors, split
  * into one contiguous run per work-item (rounds of NTH_VEC consecutive

@@ -146,5 +146,5 @@ const struct bench_family bench_nth_element = {
     "nth_element", ops, BENCH_COUNT(ops), run_nth, startup, BENCH_COUNT(startup),
     "SampleSelect: 255 splitters, bucket counts, recursion into the rank's bucket",
     NULL,
-    "SampleSelect: 255 splitters, bucket counts per work-item over contiguous runs, "
-    "recursion into the rank's bucket"};
+    "SampleSelect: 255 splitters, bucket counts by one work-item a work-group over "
+    "contiguous shares, recursion into the rank's bucket"};

@@ -97,5 +97,5 @@ const struct bench_family bench_topk = {
     "small k: candidates beyond a splitter; else threshold by selection, then "
     "compaction",
     NULL,
-    "small k: candidates beyond a splitter over contiguous runs; else threshold by "
-    "selection, then compaction"};
+    "small k: candidates beyond a splitter, each share tested 16 elements at a time; else "
+    "threshold by selection, then compaction"};

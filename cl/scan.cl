@@ -403,8 +403,34 @@ CLPRIM_INLINE void sbk_store(__global T *out, ulong n, ulong first, uint heads, 
   }
 }
 
+#ifdef CLPRIM_CPU
+#include "internal/cpu.h"
+/* The cpu path: work-item g's share (cpu_share, whole runs of ITEMS
+ * elements), ITEMS at a time; (f, s): a head in the share, and the sum
+ * from its last head (or its start). */
+CLPRIM_INLINE void sbk_share_pair(uint heads, const T *x, uint *f, T *s) {
+  for (uint j = 0; j < ITEMS; ++j) *s = ((heads >> j) & 1u) ? x[j] : *s + x[j];
+  *f |= heads != 0;
+}
+#endif
+
 /* Elsewhere, step 1: each tile's pair. */
 #ifdef KERNEL_sbk_carry
+#ifdef CLPRIM_CPU
+__kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void sbk_carry(__global const K_T *keys, __global const T *values, ulong n,
+               __global uint *tile_flags, __global T *tile_sums) {
+  ulong first, end;
+  cpu_share(n, ITEMS, &first, &end);
+  uint f = 0;
+  T s = 0;
+  for (ulong c = first; c < end; c += ITEMS) {
+    T x[ITEMS];
+    sbk_share_pair(sbk_load(keys, values, n, c, x), x, &f, &s);
+  }
+  tile_flags[get_global_id(0)] = f, tile_sums[get_global_id(0)] = s;
+}
+#else
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void sbk_carry(__global const K_T *keys, __global const T *values, ulong n,
                __global uint *tile_flags, __global T *tile_sums) {
@@ -418,6 +444,7 @@ void sbk_carry(__global const K_T *keys, __global const T *values, ulong n,
   sbk_scan_pairs(heads, x, flags, sums, &from_f, &from_s, &tile_f, &tile_s);
   if (get_local_id(0) == 0) tile_flags[get_group_id(0)] = tile_f, tile_sums[get_group_id(0)] = tile_s;
 }
+#endif
 #endif
 
 /* Elsewhere, step 2, one work-group: carry[t] = the sum tile t continues
@@ -447,6 +474,23 @@ void sbk_carry_scan(__global const uint *tile_flags, __global const T *tile_sums
 /* Elsewhere, step 3 (or the whole scan of one tile): each tile from its
  * carry (use_carry 0: from nothing). */
 #ifdef KERNEL_sbk_tiles
+#ifdef CLPRIM_CPU
+__kernel __attribute__((reqd_work_group_size(1, 1, 1)))
+void sbk_tiles(__global const K_T *keys, __global const T *values, __global T *out, ulong n,
+               __global const T *carry, int use_carry, int inclusive) {
+  ulong first, end;
+  cpu_share(n, ITEMS, &first, &end);
+  uint f = 0;
+  T run = use_carry ? carry[get_global_id(0)] : (T)0;
+  for (ulong c = first; c < end; c += ITEMS) {
+    T x[ITEMS];
+    const uint heads = sbk_load(keys, values, n, c, x);
+    const T from = run;
+    sbk_share_pair(heads, x, &f, &run);
+    sbk_store(out, n, c, heads, x, from, inclusive);
+  }
+}
+#else
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void sbk_tiles(__global const K_T *keys, __global const T *values, __global T *out, ulong n,
                __global const T *carry, int use_carry, int inclusive) {
@@ -461,6 +505,7 @@ void sbk_tiles(__global const K_T *keys, __global const T *values, __global T *o
   const T tile_carry = use_carry ? carry[get_group_id(0)] : (T)0;
   sbk_store(out, n, first, heads, x, from_f ? from_s : from_s + tile_carry, inclusive);
 }
+#endif
 #endif
 #endif /* K_T */
 

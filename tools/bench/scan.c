@@ -75,4 +75,4 @@ const struct bench_family bench_scan = {
     "reduce-then-scan, tile sums scanned recursively",
     "single pass, decoupled look-back",
     "a work-item per contiguous share: share sums, their scan, each share scanned in 16 x 16 "
-    "tiles"};
+    "tiles; by key: each share's (head, sum) pair, the pairs' scan, each share from its carry"};

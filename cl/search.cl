@@ -7,7 +7,8 @@
  * ascending haystack, KEY_MAX for a descending one (the complement reverses
  * the order), as sort.cl orders keys.
  *
- * search_bounds: one work-item per needle (a grid-stride loop). Each
+ * search_bounds: one work-item per needle (a grid-stride loop; on the cpu
+ * path, one work-item per work-group and a share of the needles). Each
  * work-group first copies a sample of the haystack into local memory: the
  * keys of elements (j + 1) * step - 1 for j < samples, step = n / (SAMPLES
  * + 1) + 1, so samples = n / step <= SAMPLES and the sample covers the
@@ -39,6 +40,9 @@
 #define SAMPLES 1024
 #endif
 #include "internal/keys.h"
+#ifdef CLPRIM_CPU
+#include "internal/cpu.h"
+#endif
 
 /* The number of the first `count` keys of sorted that come before key: those
  * < key (upper = 0) or <= key (upper = 1). */
@@ -93,7 +97,13 @@ search_bounds(__global const T *haystack, ulong n, __global const T *needles, ul
   for (uint j = get_local_id(0); j < samples; j += WG)
     sample[j] = key_of(haystack[(j + 1) * step - 1]) ^ flip;
   barrier(CLK_LOCAL_MEM_FENCE);
+#ifdef CLPRIM_CPU /* one work-item a work-group: a contiguous share of the needles each */
+  ulong first, end;
+  cpu_share(needles_n, 1, &first, &end);
+  for (ulong i = first; i < end; ++i) {
+#else
   for (ulong i = get_global_id(0); i < needles_n; i += get_global_size(0)) {
+#endif
     const KEY key = key_of(needles[i]) ^ flip;
     if (want & 1) lower[i] = (IDX_T)bound_of(haystack, n, sample, samples, step, key, flip, 0);
     if (want & 2) upper[i] = (IDX_T)bound_of(haystack, n, sample, samples, step, key, flip, 1);

@@ -12,7 +12,7 @@
  * samples, the most haystack keys each work-group keeps in local memory
  * (fewer where local memory is short). */
 enum { SEARCH_WG, SEARCH_SAMPLES, SEARCH_KNOBS };
-static const struct clprim_knob search_knobs[SEARCH_KNOBS] = {{"wg", 32, 1024},
+static const struct clprim_knob search_knobs[SEARCH_KNOBS] = {{"wg", 1, 1024},
                                                               {"samples", 1, 65536}};
 #define K CLPRIM__KNOB
 static const struct clprim_tuning_row search_table[] = {
@@ -20,6 +20,8 @@ static const struct clprim_tuning_row search_table[] = {
      "portable default: 256 work-items, 1024 sampled keys (4 or 8 KiB of local memory)"},
     {0, CL_DEVICE_TYPE_CPU, NULL, 0, 0, K(SEARCH_WG), {64},
      "portable default for CPU runtimes: the launch's 64 work-items (core/launch.c)"},
+    {1u << CLPRIM_PATH_CPU, 0, NULL, 0, 0, K(SEARCH_WG), {1},
+     "the cpu path: one work-item a work-group, a share of at least 4096 needles each"},
 };
 #undef K
 static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t);
@@ -102,7 +104,11 @@ static clprim_status search(clprim_context *ctx, const struct search_call *c) {
                                 sizeof needles, &needles, sizeof needles64, &needles64, es, flip,
                                 sizeof want, &want, sizeof lower, &lower, sizeof upper, &upper));
   /* A work-item per needle, in at most the launch's grid-stride work-groups
-   * (each copies its sample once). */
+   * (each copies its sample once); the cpu path: its shares. */
+  if (ctx->info.path == CLPRIM_PATH_CPU) {
+    const size_t shares = clprim__cpu_shares(ctx, c->needles_n, 4096);
+    return clprim__enqueue(ctx, k, (shares + wg - 1) / wg, wg);
+  }
   const size_t groups_max = clprim__launch(ctx).max_groups;
   size_t groups = c->needles_n / wg + (c->needles_n % wg != 0);
   if (groups > groups_max) groups = groups_max;

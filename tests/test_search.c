@@ -482,6 +482,7 @@ static void test_error_texts(void **state) {
 
 int main(void) {
   test_init("test_search");
+  test_with_cpu_path();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_errors),     cmocka_unit_test(test_error_texts),
       cmocka_unit_test(test_same_range), cmocka_unit_test(test_small_samples),

@@ -170,4 +170,5 @@ const struct bench_family bench_search = {
     "a work-item per needle: binary search of a sample of the haystack in local memory, "
     "then of the haystack",
     NULL,
-    NULL};
+    "a work-item per contiguous share of the needles: binary search of a sample of the "
+    "haystack, then of the haystack"};

@@ -41,6 +41,16 @@
 
 #include "internal/keys.h"
 
+/* The outputs of a tile, of `tiles`: TILE, but on the cpu path (one
+ * work-item a tile, as many tiles as the host makes shares) an even share
+ * of the total in multiples of 64. */
+#ifdef CLPRIM_CPU
+#include "internal/cpu.h"
+#define TILE_OF(total, tiles) cpu_per((total), 64, (tiles))
+#else
+#define TILE_OF(total, tiles) ((ulong)TILE)
+#endif
+
 /* How many of the first d outputs come from a: the smallest i in
  * [max(0, d - nb), min(d, na)] with a[i] ordered after b[d - 1 - i] (a[i]
  * goes after the b key that it does not beat), over the runs' elements in
@@ -66,8 +76,8 @@ __kernel void merge_split(__global const T *a, ulong a_at, ulong na, __global co
                           ulong b_at, ulong nb, KEY flip, __global ulong *splits, ulong tiles) {
   const ulong t = get_global_id(0);
   if (t > tiles) return;
-  const ulong total = na + nb;
-  const ulong d = t * TILE < total ? t * TILE : total;
+  const ulong total = na + nb, tile = TILE_OF(total, tiles);
+  const ulong d = t * tile < total ? t * tile : total;
   splits[t] = merge_path_global(a + a_at, na, b + b_at, nb, d, flip);
 }
 #endif
@@ -109,13 +119,79 @@ CLPRIM_INLINE uint merge_path_local(__local const KEY *a, uint na, __local const
   return lo;
 }
 
+/* Tile g's outputs [d0, d1) and its piece of a, [i0, i1) (of b: [d0 - i0,
+ * d1 - i1)). i0 is in [max(0, d0 - nb), min(d0, na)] (merge_path_global's
+ * range); i1 is clamped to the ends that keep both pieces inside their
+ * runs, which sorted runs meet anyway. */
+CLPRIM_INLINE void tile_runs(__global const ulong *splits, ulong g, ulong tile, ulong na, ulong nb,
+                             ulong *d0, ulong *d1, ulong *i0, ulong *i1) {
+  const ulong total = na + nb;
+  *d0 = min(g * tile, total), *d1 = min(*d0 + tile, total);
+  *i0 = splits[g];
+  const ulong lo1 = (ulong)max((long)*d1 - (long)nb, (long)*i0);
+  const ulong hi1 = min(*i0 + (*d1 - *d0), na);
+  const ulong i = splits[g + 1];
+  *i1 = i < lo1 ? lo1 : i > hi1 ? hi1 : i;
+}
+
+#ifdef KERNEL_merge_tiles
+#ifdef CLPRIM_CPU
+/* The cpu path: work-item g merges its tile from the runs in global memory,
+ * one output at a time (elements and values moved as they are). */
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void
+merge_tiles(__global const T *a, ulong a_at, ulong na, __global const T *b, ulong b_at, ulong nb,
+            KEY flip, __global const ulong *splits, __global T *out, ulong out_at
+#ifdef V
+            ,
+            __global const V *va, __global const V *vb, __global V *vout
+#endif
+) {
+  const ulong g = get_group_id(0);
+  ulong d0, d1, ia, ea;
+  tile_runs(splits, g, TILE_OF(na + nb, get_num_groups(0)), na, nb, &d0, &d1, &ia, &ea);
+  ulong ib = d0 - ia;
+  const ulong eb = d1 - ea;
+  a += a_at, b += b_at, out += out_at;
+#ifdef V
+  va += a_at, vb += b_at, vout += out_at;
+#endif
+  ulong d = d0;
+  if (ia < ea && ib < eb) {
+    /* Both pieces hold keys: each step takes the head that goes first,
+     * without a branch (loads clamped to the pieces' last elements). */
+    T xa = a[ia], xb = b[ib];
+    KEY ka = key_of(xa) ^ flip, kb = key_of(xb) ^ flip;
+    for (; ia < ea && ib < eb; ++d) {
+      const int ta = ka <= kb;
+      out[d] = ta ? xa : xb;
+#ifdef V
+      vout[d] = ta ? va[ia] : vb[ib];
+#endif
+      ia += ta, ib += 1 - ta;
+      xa = a[min(ia, ea - 1)], xb = b[min(ib, eb - 1)];
+      ka = key_of(xa) ^ flip, kb = key_of(xb) ^ flip;
+    }
+  }
+  for (; ia < ea; ++d, ++ia) { /* what is left of one piece */
+    out[d] = a[ia];
+#ifdef V
+    vout[d] = va[ia];
+#endif
+  }
+  for (; ib < eb; ++d, ++ib) {
+    out[d] = b[ib];
+#ifdef V
+    vout[d] = vb[ib];
+#endif
+  }
+}
+#else
 /* out[out_at + d] for the outputs d of work-group g's tile (values to
  * vout[out_at + d] with -DV). The tile's raw keys go to local memory, each
  * work-item merges its ITEMS outputs in registers (raw keys, and with
  * values their positions in the tile), writes them back in place, and
  * the work-group stores them coalesced (values fetched from their runs by
  * position). */
-#ifdef KERNEL_merge_tiles
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 merge_tiles(__global const T *a, ulong a_at, ulong na, __global const T *b, ulong b_at, ulong nb,
             KEY flip, __global const ulong *splits, __global T *out, ulong out_at
@@ -129,16 +205,9 @@ merge_tiles(__global const T *a, ulong a_at, ulong na, __global const T *b, ulon
   __local uint from[TILE]; /* each output's position in the tile */
 #endif
   const uint lid = (uint)get_local_id(0);
-  const ulong g = get_group_id(0), total = na + nb;
-  const ulong d0 = g * TILE, d1 = d0 + TILE < total ? d0 + TILE : total;
-  /* i0 is in [max(0, d0 - nb), min(d0, na)] (merge_path_global's range);
-   * i1 is clamped to the ends that keep both of the tile's pieces inside
-   * their runs, which sorted runs meet anyway. */
-  const ulong i0 = splits[g];
-  ulong i1 = splits[g + 1];
-  const ulong lo1 = (ulong)max((long)d1 - (long)nb, (long)i0);
-  const ulong hi1 = min(i0 + (d1 - d0), na);
-  i1 = i1 < lo1 ? lo1 : i1 > hi1 ? hi1 : i1;
+  const ulong g = get_group_id(0);
+  ulong d0, d1, i0, i1;
+  tile_runs(splits, g, TILE, na, nb, &d0, &d1, &i0, &i1);
   const ulong j0 = d0 - i0; /* the tile's first element of b */
   const uint la = (uint)(i1 - i0), len = (uint)(d1 - d0), lb = len - la;
   __global const T *ta = a + a_at + i0, *tb = b + b_at + j0;
@@ -184,4 +253,5 @@ merge_tiles(__global const T *a, ulong a_at, ulong na, __global const T *b, ulon
 #endif
   }
 }
+#endif
 #endif

@@ -459,6 +459,7 @@ static void test_error_texts(void **state) {
 
 int main(void) {
   test_init("test_merge");
+  test_with_cpu_path();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_errors),      cmocka_unit_test(test_error_texts),
       cmocka_unit_test(test_small_tiles), cmocka_unit_test(test_unsorted),

@@ -130,4 +130,5 @@ const struct bench_family bench_merge = {
     "merge path: each tile's split by a binary search along its diagonal, then a work-group "
     "merges the tile in local memory",
     NULL,
-    NULL};
+    "merge path: each share's split by a binary search along its diagonal, then a work-item "
+    "merges its share from global memory"};

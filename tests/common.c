@@ -40,6 +40,11 @@ static int with_cpu; /* test_with_cpu_path was called */
 
 void test_with_cpu_path(void) { with_cpu = 1; }
 
+int test_path_excluded(unsigned path) {
+  const char *only = getenv("CLPRIM_TEST_PATH"); /* one path's name: that path alone */
+  return only && *only && strcmp(only, clprim_path_name((clprim_path)path)) != 0;
+}
+
 void test_open_contexts(struct test_contexts *t) {
   memset(t, 0, sizeof *t);
   clprim_options o;
@@ -57,9 +62,9 @@ void test_open_contexts(struct test_contexts *t) {
       printf("path %s: skipped (this device does not run it)\n", clprim_path_name((clprim_path)p));
       continue;
     }
-    const char *only = getenv("CLPRIM_TEST_PATH"); /* one path's name: that path alone */
-    if (only && *only && strcmp(only, clprim_path_name((clprim_path)p)) != 0) {
-      printf("path %s: skipped (CLPRIM_TEST_PATH=%s)\n", clprim_path_name((clprim_path)p), only);
+    if (test_path_excluded(p)) {
+      printf("path %s: skipped (CLPRIM_TEST_PATH=%s)\n", clprim_path_name((clprim_path)p),
+             getenv("CLPRIM_TEST_PATH"));
       continue;
     }
     const char *every = getenv("CLPRIM_TEST_CPU_PATH");

@@ -32,6 +32,9 @@ void test_open_contexts(struct test_contexts *t);
  * their suites), and test_open_contexts leaves it out unless
  * CLPRIM_TEST_CPU_PATH=1. */
 void test_with_cpu_path(void);
+/* Whether CLPRIM_TEST_PATH names a path other than `path` (tests run that
+ * one alone). */
+int test_path_excluded(unsigned path);
 void test_close_contexts(struct test_contexts *t);
 /* The suites' contexts, opened by test_setup and closed by test_teardown
  * (cmocka group fixtures: cmocka_run_group_tests(tests, test_setup,

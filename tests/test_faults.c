@@ -1094,6 +1094,7 @@ static void test_case(const struct fault_case *c) {
   for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     if (!(info.paths_available & (1u << p))) continue;
     if (p == CLPRIM_PATH_CPU && !cpu_shaped(c)) continue;
+    if (test_path_excluded(p)) continue;
     const long live = shim_live();
     o.path = (clprim_path)p;
     clprim_context *ctx;

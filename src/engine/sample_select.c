@@ -48,9 +48,12 @@ static const struct clprim_knob nth_knobs[] = {{"groups_per_unit", 1, 1024},
                                                {"small_max", 16, SMALL_MAX}};
 static const struct clprim_tuning_row nth_table[] = {
     {0, 0, NULL, 0, 0, CLPRIM__KNOB(NTH_SMALL_MAX), {[NTH_SMALL_MAX] = SMALL_MAX},
-     "sub-problems of up to 2^16 keys in one work-group"}};
+     "sub-problems of up to 2^16 keys in one work-group"},
+    {1u << CLPRIM_PATH_CPU, 0, NULL, 0, 0, CLPRIM__KNOB(NTH_SMALL_MAX), {[NTH_SMALL_MAX] = 4096},
+     "the cpu path: up to 2^12 (its work-groups are one work-item; PoCL 3.1, 2 cores, "
+     "top-1000 of 2^24 floats: 7.4 -> 4.4 ms)"}};
 const struct clprim_family clprim__engine_sample_select = {
-    "sample_select", nth_knobs, 2, nth_table, 1, 0, NULL};
+    "sample_select", nth_knobs, 2, nth_table, sizeof nth_table / sizeof nth_table[0], 0, NULL};
 
 static struct clprim_nth_config nth_config_of(const clprim_context *ctx, int cpu_shape) {
   const struct clprim_launch l = clprim__launch(ctx);

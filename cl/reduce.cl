@@ -108,6 +108,7 @@ void arg_partial(__global const IN_T *in, ulong n, uint mode, __global KEY *part
   ulong best_index[16];
   for (int l = 0; l < 16; ++l) best[l] = 0, best_index[l] = NO_INDEX;
   ulong i = b;
+#if IN_FILTERS
   for (; i + 16 <= e; i += 16)
     for (int l = 0; l < 16; ++l) {
       T x;
@@ -116,6 +117,21 @@ void arg_partial(__global const IN_T *in, ulong n, uint mode, __global KEY *part
         if (better(k, i + l, best[l], best_index[l])) best[l] = k, best_index[l] = i + l;
       }
     }
+#else
+  /* Each lane starts from its first element and sees the rest in index
+   * order, so a strictly larger key is the only better one: a select per
+   * lane, no branch. */
+  if (i + 16 <= e) {
+    for (int l = 0; l < 16; ++l) best[l] = candidate_key(in[i + l], mode), best_index[l] = i + l;
+    for (i += 16; i + 16 <= e; i += 16)
+      for (int l = 0; l < 16; ++l) {
+        const KEY k = candidate_key(in[i + l], mode);
+        const int w = k > best[l];
+        best[l] = w ? k : best[l];
+        best_index[l] = w ? i + l : best_index[l];
+      }
+  }
+#endif
   for (; i < e; ++i) {
     T x;
     if (in_element(in[i], i, &x IN_ARGS)) consider(x, i, mode, &best[0], &best_index[0]);

@@ -18,7 +18,8 @@
  * row_length is not 0.
  *
  * Build options: clprim__nth_options (src/nth_element.c): -DT, -DT_FLOAT,
- * -DT_SIGNED, -DKEY_BITS, -DWG (a power of two); -DSEG_SERIAL=1 on CPU
+ * -DT_SIGNED, -DKEY_BITS, -DWG (a power of two; 1 on the cpu path, where
+ * each work-item takes whole segments alone); -DSEG_SERIAL=1 on CPU
  * devices (seg_scan_excl); -DCLPRIM_OFFSETS_32=1 for uint32 offsets
  * (internal/segments.h). */
 #include "internal/keys.h"

@@ -95,7 +95,7 @@ static clprim_status run_long(clprim_context *ctx, const struct seg_call *c, siz
 static clprim_status plan(clprim_context *ctx, const struct seg_call *c) {
   if (c->segments == 0 || (!c->nth && c->k == 0) || (c->rows && c->row_length == 0))
     return CLPRIM_SUCCESS;
-  const struct clprim_nth_config nc = clprim__nth_launch_config(ctx);
+  const struct clprim_nth_config nc = clprim__nth_config(ctx);
   char options[3][256];
   /* CPUs: the work-group's sums by one work-item (cl/segmented_topk.cl's
    * seg_scan_excl), for PoCL's build time. */

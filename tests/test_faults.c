@@ -1072,10 +1072,11 @@ static void sweep(const struct fault_case *c, clprim_context *ctx) {
  * host's order of commands is the same). */
 static int cpu_shaped(const struct fault_case *c) {
   static const char *const names[] = {
-      "scan",       "scan_by_key", "argmax",         "reduce_sum",    "segmented_sum",
-      "select",     "partition3",  "histogram_even", "reduce_by_key", "reduce_by_key_dense",
-      "quantiles",  "topk",        "topk_general",   "argsort",       "equal_range",
-      "merge_pairs"};
+      "scan",          "scan_by_key",    "argmax",         "reduce_sum",
+      "segmented_sum", "select",         "partition3",     "histogram_even",
+      "reduce_by_key", "reduce_by_key_dense", "quantiles", "topk",
+      "topk_general",  "argsort",        "equal_range",    "merge_pairs",
+      "batched_topk",  "segmented_nth_element"};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k)
     if (strcmp(c->name, names[k]) == 0) return 1;
   return 0;

@@ -485,6 +485,7 @@ static void test_error_texts(void **state) {
 
 int main(void) {
   test_init("test_segmented_topk");
+  test_with_cpu_path();
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_int32),  cmocka_unit_test(test_uint32),
       cmocka_unit_test(test_int64),  cmocka_unit_test(test_uint64),

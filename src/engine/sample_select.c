@@ -55,10 +55,10 @@ static const struct clprim_tuning_row nth_table[] = {
 const struct clprim_family clprim__engine_sample_select = {
     "sample_select", nth_knobs, 2, nth_table, sizeof nth_table / sizeof nth_table[0], 0, NULL};
 
-static struct clprim_nth_config nth_config_of(const clprim_context *ctx, int cpu_shape) {
+struct clprim_nth_config clprim__nth_config(const clprim_context *ctx) {
   const struct clprim_launch l = clprim__launch(ctx);
   struct clprim_nth_config c = {l.wg, l.max_groups, 16};
-  if (cpu_shape) {
+  if (ctx->info.path == CLPRIM_PATH_CPU) {
     /* One work-item a work-group (PoCL compiles such kernels in a tenth
      * of the time of 64-wide ones), a share each, and top-k's general
      * tiles of 4096 elements. */
@@ -72,14 +72,6 @@ static struct clprim_nth_config nth_config_of(const clprim_context *ctx, int cpu
     c.max_groups = (ctx->info.compute_units ? ctx->info.compute_units : 1) *
                    (size_t)v[NTH_GROUPS_PER_UNIT];
   return c;
-}
-
-struct clprim_nth_config clprim__nth_config(const clprim_context *ctx) {
-  return nth_config_of(ctx, ctx->info.path == CLPRIM_PATH_CPU);
-}
-
-struct clprim_nth_config clprim__nth_launch_config(const clprim_context *ctx) {
-  return nth_config_of(ctx, 0);
 }
 
 static int is_float(clprim_type t) {

@@ -27,10 +27,8 @@ struct clprim_nth_config {
   unsigned items;    /* top-k elements per work-item */
 };
 /* The engine's shape on ctx's path (on the cpu path one work-item a
- * work-group); clprim__nth_launch_config: the launch's on every path, for
- * kernels without a cpu shape (cl/segmented_topk.cl's). */
+ * work-group, a share each), also cl/segmented_topk.cl's. */
 struct clprim_nth_config clprim__nth_config(const clprim_context *ctx);
-struct clprim_nth_config clprim__nth_launch_config(const clprim_context *ctx);
 /* Build options of cl/nth_element.cl (and cl/topk.cl) for type; count_nans:
  * the build whose nth_count also counts NaNs (for CLPRIM_NTH_REJECT_NAN). */
 void clprim__nth_options(clprim_type type, const struct clprim_nth_config *c, int count_nans,

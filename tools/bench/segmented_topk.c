@@ -144,4 +144,5 @@ const struct bench_family bench_segmented_topk = {
     "gathered in local memory), rows sorted in local memory; long segments through "
     "topk / nth_element",
     NULL,
-    NULL};
+    "a work-item per segment (one a work-group): the same radix selection and row sort; "
+    "long segments through topk / nth_element"};

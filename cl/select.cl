@@ -115,6 +115,7 @@ CLPRIM_INLINE int source_passes(IN_T a, ulong i IN_PARAMS) {
 #else
 #define SRC_T T
 #define PASSES_X(x, i) builtin_passes(x, op, a, b)
+#define BUILTIN_PASSES 1 /* the cpu path's masks take the common ops apart */
 #endif
 #ifndef PASSES
 #define PASSES(src, i) PASSES_X((src)[i], i)
@@ -152,13 +153,29 @@ void select_masks(__global const SRC_T *src, ulong n, int op, T a, T b, __global
                   __global ulong *tile_counts IN_PARAMS) {
   ulong w0, w1, count = 0;
   cpu_words(n, &w0, &w1);
-#define SELECT_TEST(i) PASSES(src, i)
-  for (ulong w = w0; w < w1; ++w) {
-    uint m;
-    CPU_MASK(m, w, SELECT_TEST);
-    masks[w] = m;
-    count += popcount(m);
+#define MASK_WORDS(TEST)                                                                           \
+  for (ulong w = w0; w < w1; ++w) {                                                                \
+    uint m;                                                                                        \
+    CPU_MASK(m, w, TEST);                                                                          \
+    masks[w] = m;                                                                                  \
+    count += popcount(m);                                                                          \
   }
+#define SELECT_TEST(i) PASSES(src, i)
+#ifdef BUILTIN_PASSES
+  /* The op's test outside the loop for the common ones: a loop the
+   * compiler vectorises, not a switch per element. */
+#define TEST_GT(i) (src[i] > a)
+#define TEST_LT(i) (src[i] < a)
+#define TEST_INSIDE(i) (a <= src[i] && src[i] < b)
+  if (op == OP_GT)
+    MASK_WORDS(TEST_GT)
+  else if (op == OP_LT)
+    MASK_WORDS(TEST_LT)
+  else if (op == OP_INSIDE)
+    MASK_WORDS(TEST_INSIDE)
+  else
+#endif
+    MASK_WORDS(SELECT_TEST)
   const ulong g = get_global_id(0), groups = get_global_size(0);
   tile_counts[g] = count;
   if (g == groups - 1) tile_counts[groups] = 0;

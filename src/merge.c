@@ -33,10 +33,6 @@ const struct clprim_family clprim__family_merge = {
     "merge", merge_knobs, MERGE_KNOBS, merge_table, sizeof merge_table / sizeof merge_table[0],
     0, prebuild};
 
-/* The cpu path: a work-item per contiguous share of the outputs, at least
- * CPU_SHARE of them (clprim__cpu_shares). */
-#define CPU_SHARE 4096u
-
 /* The launch shape for keys of key_bytes with values of value_size bytes:
  * work-group size and outputs per work-item, the tile's keys (and, with
  * values, a 4-byte position each) within half the device's local memory. */
@@ -82,7 +78,7 @@ clprim_status clprim__merge(clprim_context *ctx, const struct clprim_merge_runs 
   CLPRIM_CHECK(clprim__kernels(ctx, req, 2));
   const cl_ulong tile = (cl_ulong)wg * items;
   const cl_ulong tiles =
-      cpu ? clprim__cpu_shares(ctx, total, CPU_SHARE) : (total + tile - 1) / tile;
+      cpu ? clprim__cpu_shares(ctx, total, CLPRIM__CPU_SHARE) : (total + tile - 1) / tile;
   cl_mem splits;
   CLPRIM_CHECK(clprim__scratch(ctx, "merge: splits", (size_t)(tiles + 1) * 8, &splits));
   const cl_ulong a_at = m->a_at, na = m->na, b_at = m->b_at, nb = m->nb, out_at = m->out_at;

@@ -64,10 +64,8 @@ static unsigned sbk_items(const clprim_context *ctx, clprim_type key_type,
   return v[SBK_ITEMS] % 4 == 0 ? (unsigned)v[SBK_ITEMS] : 16u;
 }
 
-/* The cpu path (cl/scan.cl): a work-item per contiguous share of at least
- * CPU_SHARE elements (clprim__cpu_shares), taken ITEMS at a time. */
-#define CPU_SHARE 4096u
-
+/* The cpu path (cl/scan.cl): a work-item per contiguous share
+ * (clprim__cpu_shares), taken ITEMS at a time. */
 static unsigned sbk_wg(const clprim_context *ctx) {
   return ctx->info.path == CLPRIM_PATH_CPU ? 1u : clprim__launch(ctx).wg;
 }
@@ -98,8 +96,9 @@ static clprim_status scan_by_key(clprim_context *ctx, size_t n, clprim_type key_
   const unsigned wg = sbk_wg(ctx), items = sbk_items(ctx, key_type, value_type);
   const size_t tile = (size_t)wg * items;
   /* The cpu path: "tiles" are the work-items' shares. */
-  const size_t tiles = ctx->info.path == CLPRIM_PATH_CPU ? clprim__cpu_shares(ctx, n, CPU_SHARE)
-                                                          : n / tile + (n % tile != 0);
+  const size_t tiles = ctx->info.path == CLPRIM_PATH_CPU
+                           ? clprim__cpu_shares(ctx, n, CLPRIM__CPU_SHARE)
+                           : n / tile + (n % tile != 0);
   if (tiles > UINT32_MAX)
     return clprim__fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE, "n (%zu) needs more than 2^32 tiles", n);
   long long v[2];

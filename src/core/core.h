@@ -299,6 +299,10 @@ unsigned clprim__fit_wg(const clprim_context *ctx, unsigned wg);
  * this many contiguous shares of n elements (at least `least` elements a
  * share, 8 shares a compute unit at most, at least one share). */
 size_t clprim__cpu_shares(const clprim_context *ctx, size_t n, size_t least);
+/* The least elements of a share in the cpu path's streaming passes (sorts,
+ * reduce-by-key, scan by key, merge, search): fewer cost more in launches
+ * than they spread. */
+#define CLPRIM__CPU_SHARE 4096u
 
 /* ---- core/tuning.c */
 /* The knobs of family f for keys and values of key_bytes and value_bytes

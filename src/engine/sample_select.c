@@ -63,7 +63,7 @@ struct clprim_nth_config clprim__nth_config(const clprim_context *ctx) {
      * of the time of 64-wide ones), a share each, and top-k's general
      * tiles of 4096 elements. */
     c.wg = 1;
-    c.max_groups = clprim__cpu_shares(ctx, (size_t)-1, 1);
+    c.max_groups = clprim__cpu_shares(ctx, SIZE_MAX, 1);
     c.items = 4096;
   }
   long long v[2];

@@ -4,11 +4,13 @@
 #ifndef CLPRIM_FAMILIES_H
 #define CLPRIM_FAMILIES_H
 
-/* ENGINE(name), FAMILY(name): the descriptor clprim__family_<name> of src/<name>.c, or of
- * src/engine/<name>.c for engines (clprim__engine_<name>). The build reads the FAMILY
+/* CORE(name), ENGINE(name), FAMILY(name): the descriptor clprim__family_<name> of
+ * src/<name>.c, or of src/engine/<name>.c for engines (clprim__engine_<name>), or of
+ * src/core/<name>.c for the core's own tunables (clprim__core_<name>). The build reads the FAMILY
  * lines too (CMakeLists.txt): each family also has tests/test_<name>.c and
  * tools/bench/<name>.c, whose rows bench_<name> the bench lists from here. */
 #define FAMILIES                                                                                   \
+  CORE(launch)                                                                                     \
   ENGINE(scan)                                                                                     \
   ENGINE(count_scan_scatter)                                                                       \
   ENGINE(sample_select)                                                                            \
@@ -26,13 +28,16 @@
   FAMILY(search)                                                                                   \
   FAMILY(merge)
 
+#define CORE(name) /* declared in core/core.h */
 #define ENGINE(name) extern const struct clprim_family clprim__engine_##name;
 #define FAMILY(name) extern const struct clprim_family clprim__family_##name;
 FAMILIES
+#undef CORE
 #undef ENGINE
 #undef FAMILY
 
 /* The list as array elements: {CLPRIM__FAMILY_LIST} */
+#define CORE(name) &clprim__core_##name,
 #define ENGINE(name) &clprim__engine_##name,
 #define FAMILY(name) &clprim__family_##name,
 #define CLPRIM__FAMILY_LIST FAMILIES

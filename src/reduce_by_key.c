@@ -85,7 +85,7 @@ static clprim_status reduce_by_key(clprim_context *ctx, size_t n, clprim_type ke
    * 4096 elements or more each. */
   const int cpu = ctx->info.path == CLPRIM_PATH_CPU;
   const size_t tiles =
-      cpu ? clprim__cpu_shares(ctx, n, CLPRIM__CPU_SHARE) : n / tile + (n % tile != 0);
+      cpu ? clprim__cpu_shares(ctx, n, clprim__cpu_share_min(ctx)) : n / tile + (n % tile != 0);
   const unsigned launch_wg = cpu ? 1u : wg;
   char options[160];
   snprintf(options, sizeof options, "-DK_T=%s -DV_T=%s -DS_T=%s -DWG=%u -DITEMS=%u",

@@ -297,12 +297,15 @@ struct clprim_launch clprim__launch(const clprim_context *ctx);
 unsigned clprim__fit_wg(const clprim_context *ctx, unsigned wg);
 /* The cpu path's launch: a work-item per work-group, each taking one of
  * this many contiguous shares of n elements (at least `least` elements a
- * share, 8 shares a compute unit at most, at least one share). */
+ * share, launch.cpu_shares_per_unit (8) shares a compute unit at most, at
+ * least one share). */
 size_t clprim__cpu_shares(const clprim_context *ctx, size_t n, size_t least);
 /* The least elements of a share in the cpu path's streaming passes (sorts,
- * reduce-by-key, scan by key, merge, search): fewer cost more in launches
- * than they spread. */
-#define CLPRIM__CPU_SHARE 4096u
+ * reduce-by-key, scan by key, merge, search): launch.cpu_share_min, 4096
+ * (fewer cost more in launches than they spread). */
+size_t clprim__cpu_share_min(const clprim_context *ctx);
+/* The core's own tunables (core/launch.c): the cpu path's shares. */
+extern const struct clprim_family clprim__core_launch;
 
 /* ---- core/tuning.c */
 /* The knobs of family f for keys and values of key_bytes and value_bytes

@@ -5,7 +5,8 @@
  * longer runs per work-item cost less there). The cpu path's kernels take
  * one work-item per work-group and a contiguous share of the data each, 8
  * shares a compute unit (a few per core keep the cores busy when shares
- * take unequal time). */
+ * take unequal time): the knobs launch.cpu_shares_per_unit and
+ * launch.cpu_share_min. */
 #include "core.h"
 
 unsigned clprim__fit_wg(const clprim_context *ctx, unsigned wg) {
@@ -20,8 +21,30 @@ struct clprim_launch clprim__launch(const clprim_context *ctx) {
   return l;
 }
 
+/* The knobs of the cpu path's shares (docs/TUNING.md). */
+enum { CPU_SHARES_PER_UNIT, CPU_SHARE_MIN, LAUNCH_KNOBS };
+static const struct clprim_knob launch_knobs[LAUNCH_KNOBS] = {{"cpu_shares_per_unit", 1, 256},
+                                                              {"cpu_share_min", 16, 1 << 26}};
+static const struct clprim_tuning_row launch_table[] = {
+    {0, 0, NULL, 0, 0, CLPRIM__KNOB(CPU_SHARES_PER_UNIT) | CLPRIM__KNOB(CPU_SHARE_MIN), {8, 4096},
+     "portable: 8 shares a compute unit, of at least 4096 elements in the streaming passes "
+     "(chosen, not measured against other counts)"}};
+const struct clprim_family clprim__core_launch = {
+    "launch", launch_knobs, LAUNCH_KNOBS, launch_table, 1, 0, NULL};
+
+static long long launch_knob(const clprim_context *ctx, unsigned k) {
+  long long v[LAUNCH_KNOBS];
+  clprim__tuned(ctx, &clprim__core_launch, 0, 0, v);
+  return v[k];
+}
+
 size_t clprim__cpu_shares(const clprim_context *ctx, size_t n, size_t least) {
-  const size_t most = (ctx->info.compute_units ? ctx->info.compute_units : 1) * 8;
+  const size_t most = (ctx->info.compute_units ? ctx->info.compute_units : 1) *
+                      (size_t)launch_knob(ctx, CPU_SHARES_PER_UNIT);
   const size_t shares = n / least + (n % least != 0);
   return shares == 0 ? 1 : shares < most ? shares : most;
+}
+
+size_t clprim__cpu_share_min(const clprim_context *ctx) {
+  return (size_t)launch_knob(ctx, CPU_SHARE_MIN);
 }

@@ -13,8 +13,10 @@
 /* The registry: a rows file (bench_<name>, tools/bench/<name>.c) for every
  * family of the library's list. */
 #include "../../src/families.h"
+#undef CORE
 #undef ENGINE
 #undef FAMILY
+#define CORE(name)
 #define ENGINE(name)
 #define FAMILY(name) extern const struct bench_family bench_##name;
 FAMILIES

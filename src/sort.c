@@ -307,7 +307,8 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
    * -DWG and -DITEMS still shape its other kernels). */
   const int cpu = ctx->info.path == CLPRIM_PATH_CPU;
   const size_t tiles =
-      cpu ? clprim__cpu_shares(ctx, j->n, clprim__cpu_share_min(ctx)) : j->n / tile + (j->n % tile != 0);
+      cpu ? clprim__cpu_shares(ctx, j->n, clprim__cpu_share_min(ctx))
+          : j->n / tile + (j->n % tile != 0);
   const unsigned launch_wg = cpu ? 1u : wg;
   const size_t ks = clprim_type_size(j->type), vs = j->value_size;
   if (tiles > UINT32_MAX || (size_t)SORT_RADIX * tiles >= SIZE_MAX / 8)

@@ -293,8 +293,10 @@ TEST_EVERY_TYPE
  * tiles at small sizes, every split. */
 static void test_small_tiles(void **state) {
   (void)state;
-  static const char *const tunes[] = {"merge.wg=32,merge.items=1,launch.cpu_share_min=16,launch.cpu_shares_per_unit=64", "merge.wg=32,merge.items=3",
-                                      "merge.items=1"};
+  static const char *const tunes[] = {
+      "merge.wg=32,merge.items=1,launch.cpu_share_min=16,launch.cpu_shares_per_unit=64",
+      "merge.wg=32,merge.items=3",
+      "merge.items=1"};
   static const size_t ns[] = {1, 2, 31, 32, 33, 95, 96, 97, 193, 255, 257, 700, 1999};
   unsigned rot = 0;
   for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
@@ -314,7 +316,8 @@ static void test_small_tiles(void **state) {
         const size_t na = split_of(ns[k], rot / 2 + 2);
         check(ctx, &c, na, ns[k] - na);
       }
-      TEST_OK(clprim__tune(ctx, "merge.wg=-1,merge.items=-1,launch.cpu_share_min=-1,launch.cpu_shares_per_unit=-1"));
+      TEST_OK(clprim__tune(ctx, "merge.wg=-1,merge.items=-1,launch.cpu_share_min=-1,"
+                                "launch.cpu_shares_per_unit=-1"));
     }
   }
   test_report_end();

@@ -332,7 +332,8 @@ static void test_recursion(void **state) {
   for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
-    TEST_OK(clprim__tune(ctx, "scan.items=4,scan.wg=32,scan_by_key.items=4,launch.cpu_share_min=16,launch.cpu_shares_per_unit=64"));
+    TEST_OK(clprim__tune(ctx, "scan.items=4,scan.wg=32,scan_by_key.items=4,"
+                              "launch.cpu_share_min=16,launch.cpu_shares_per_unit=64"));
     clprim_context_clear_cache(ctx);
     const clprim_type types[] = {CLPRIM_UINT32, CLPRIM_INT64, CLPRIM_FLOAT};
     for (size_t t = 0; t < 3; ++t) {
@@ -347,7 +348,8 @@ static void test_recursion(void **state) {
     for (size_t s = 0; s < 4; ++s)
       check_by_key(ctx, CLPRIM_UINT32, s % 2 ? CLPRIM_FLOAT : CLPRIM_INT64, by_key[s],
                    (enum key_runs)(s % K_KINDS), (int)(s % 2), s == 2, 0);
-    TEST_OK(clprim__tune(ctx, "scan.items=-1,scan.wg=-1,scan_by_key.items=-1,launch.cpu_share_min=-1,launch.cpu_shares_per_unit=-1"));
+    TEST_OK(clprim__tune(ctx, "scan.items=-1,scan.wg=-1,scan_by_key.items=-1,"
+                              "launch.cpu_share_min=-1,launch.cpu_shares_per_unit=-1"));
     clprim_context_clear_cache(ctx);
   }
 }

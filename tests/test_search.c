@@ -295,8 +295,10 @@ static void test_calls_1(void **state) { (void)state, test_calls(1); }
  * haystack at small sizes, every call. */
 static void test_small_samples(void **state) {
   (void)state;
-  static const char *const tunes[] = {"search.samples=1,search.wg=32,launch.cpu_share_min=16,launch.cpu_shares_per_unit=64", "search.samples=3",
-                                      "search.samples=64,search.wg=32"};
+  static const char *const tunes[] = {
+      "search.samples=1,search.wg=32,launch.cpu_share_min=16,launch.cpu_shares_per_unit=64",
+      "search.samples=3",
+      "search.samples=64,search.wg=32"};
   static const size_t ns[] = {0, 1, 2, 3, 4, 5, 7, 63, 64, 65, 66, 129, 700, 1999};
   unsigned rot = 0;
   for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
@@ -314,7 +316,8 @@ static void test_small_samples(void **state) {
         c.descending = rot / 2 % 2, c.index64 = rot / 3 % 2;
         check(ctx, &c, ns[k]);
       }
-      TEST_OK(clprim__tune(ctx, "search.samples=-1,search.wg=-1,launch.cpu_share_min=-1,launch.cpu_shares_per_unit=-1"));
+      TEST_OK(clprim__tune(ctx, "search.samples=-1,search.wg=-1,launch.cpu_share_min=-1,"
+                                "launch.cpu_shares_per_unit=-1"));
     }
   }
   test_report_end();

@@ -1615,7 +1615,8 @@ int main(int argc, char **argv) {
    * shares of 16 keys, up to 64 a compute unit), so that many tiles occur
    * at small n. */
   if (argc > 1 && strcmp(argv[1], "--passes") == 0) {
-    test_tune("sort.small_max=0,sort.items=4,launch.cpu_share_min=16,launch.cpu_shares_per_unit=64");
+    test_tune("sort.small_max=0,sort.items=4,launch.cpu_share_min=16,"
+              "launch.cpu_shares_per_unit=64");
   }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_errors),         cmocka_unit_test(test_error_texts),

@@ -31,7 +31,7 @@ static const char usage[] =
     "  --n N           elements of every row instead\n"
     "  --families LIST only these families' sweeps (comma-separated: reduce, scan,\n"
     "                  select, histogram, sort, reduce_by_key, scan_by_key,\n"
-    "                  sample_select, search)\n"
+    "                  sample_select, search, launch: the cpu path's shares)\n"
     "  --output FILE   write there instead of the device's tuning file in clprim's\n"
     "                  cache folder (the one later contexts read; $CLPRIM_TUNING_FILE\n"
     "                  where set)\n"
@@ -163,6 +163,7 @@ static clprim_status search32(clprim_context *c, void *arg) {
 
 #define KNOBS 3
 #define NV (1u << CLPRIM_PATH_NV_PTX)
+#define CPU (1u << CLPRIM_PATH_CPU)
 struct knob {
   const char *name;
   const char *quick, *full; /* the values tried, comma-separated */
@@ -214,6 +215,10 @@ static const struct sweep sweeps[] = {
      {{"groups_per_unit", "1,2,4,8", "1,2,4,8,16,32", 0}}},
     {"lower bound, uint32", "search", 4, 0, 4, 0, search32, 4, 0,
      {{"wg", "64,128,256", "64,128,256,512", 0}}},
+    /* The cpu path's shares, through a sort (its passes take both). */
+    {"cpu path's shares, sort keys, uint32", "launch", 0, 0, 0, 0, sort32, 4, 0,
+     {{"cpu_shares_per_unit", "2,4,8,16", "1,2,4,8,16,32", CPU},
+      {"cpu_share_min", "1024,4096,16384", "256,1024,4096,16384,65536", CPU}}},
 };
 #define SWEEPS (int)(sizeof sweeps / sizeof sweeps[0])
 

@@ -4,11 +4,11 @@
 #ifndef CLPRIM_FAMILIES_H
 #define CLPRIM_FAMILIES_H
 
-/* CORE(name), ENGINE(name), FAMILY(name): the descriptor clprim__family_<name> of
- * src/<name>.c, or of src/engine/<name>.c for engines (clprim__engine_<name>), or of
- * src/core/<name>.c for the core's own tunables (clprim__core_<name>). The build reads the FAMILY
- * lines too (CMakeLists.txt): each family also has tests/test_<name>.c and
- * tools/bench/<name>.c, whose rows bench_<name> the bench lists from here. */
+/* FAMILY(name), ENGINE(name), CORE(name): the descriptor clprim__family_<name> of
+ * src/<name>.c, clprim__engine_<name> of src/engine/<name>.c, or clprim__core_<name> of
+ * src/core/<name>.c (the core's own tunables). The build reads the FAMILY lines too
+ * (CMakeLists.txt): each family also has tests/test_<name>.c and tools/bench/<name>.c,
+ * whose rows bench_<name> the bench lists from here. */
 #define FAMILIES                                                                                   \
   CORE(launch)                                                                                     \
   ENGINE(scan)                                                                                     \

@@ -77,8 +77,7 @@ clprim_status clprim__merge(clprim_context *ctx, const struct clprim_merge_runs 
       {"merge.cl", NULL, options, "merge_tiles", NULL, &tiles_k, NULL, NULL}};
   CLPRIM_CHECK(clprim__kernels(ctx, req, 2));
   const cl_ulong tile = (cl_ulong)wg * items;
-  const cl_ulong tiles =
-      cpu ? clprim__cpu_shares(ctx, total, clprim__cpu_share_min(ctx)) : (total + tile - 1) / tile;
+  const cl_ulong tiles = cpu ? clprim__cpu_stream_shares(ctx, total) : (total + tile - 1) / tile;
   cl_mem splits;
   CLPRIM_CHECK(clprim__scratch(ctx, "merge: splits", (size_t)(tiles + 1) * 8, &splits));
   const cl_ulong a_at = m->a_at, na = m->na, b_at = m->b_at, nb = m->nb, out_at = m->out_at;

@@ -82,10 +82,9 @@ static clprim_status reduce_by_key(clprim_context *ctx, size_t n, clprim_type ke
   const unsigned wg = clprim__launch(ctx).wg, items = rbk_items(ctx);
   const size_t tile = (size_t)wg * items;
   /* The cpu path (cl/reduce_by_key.cl): a work-item per contiguous share,
-   * 4096 elements or more each. */
+   * launch.cpu_share_min elements or more each. */
   const int cpu = ctx->info.path == CLPRIM_PATH_CPU;
-  const size_t tiles =
-      cpu ? clprim__cpu_shares(ctx, n, clprim__cpu_share_min(ctx)) : n / tile + (n % tile != 0);
+  const size_t tiles = cpu ? clprim__cpu_stream_shares(ctx, n) : n / tile + (n % tile != 0);
   const unsigned launch_wg = cpu ? 1u : wg;
   char options[160];
   snprintf(options, sizeof options, "-DK_T=%s -DV_T=%s -DS_T=%s -DWG=%u -DITEMS=%u",

@@ -96,9 +96,8 @@ static clprim_status scan_by_key(clprim_context *ctx, size_t n, clprim_type key_
   const unsigned wg = sbk_wg(ctx), items = sbk_items(ctx, key_type, value_type);
   const size_t tile = (size_t)wg * items;
   /* The cpu path: "tiles" are the work-items' shares. */
-  const size_t tiles = ctx->info.path == CLPRIM_PATH_CPU
-                           ? clprim__cpu_shares(ctx, n, clprim__cpu_share_min(ctx))
-                           : n / tile + (n % tile != 0);
+  const size_t tiles = ctx->info.path == CLPRIM_PATH_CPU ? clprim__cpu_stream_shares(ctx, n)
+                                                          : n / tile + (n % tile != 0);
   if (tiles > UINT32_MAX)
     return clprim__fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE, "n (%zu) needs more than 2^32 tiles", n);
   long long v[2];

@@ -106,7 +106,7 @@ static clprim_status search(clprim_context *ctx, const struct search_call *c) {
   /* A work-item per needle, in at most the launch's grid-stride work-groups
    * (each copies its sample once); the cpu path: its shares. */
   if (ctx->info.path == CLPRIM_PATH_CPU) {
-    const size_t shares = clprim__cpu_shares(ctx, c->needles_n, clprim__cpu_share_min(ctx));
+    const size_t shares = clprim__cpu_stream_shares(ctx, c->needles_n);
     return clprim__enqueue(ctx, k, (shares + wg - 1) / wg, wg);
   }
   const size_t groups_max = clprim__launch(ctx).max_groups;

@@ -290,8 +290,8 @@ static clprim_status histogram(clprim_context *ctx, const struct sort_job *j, cl
   CLPRIM_CHECK(digit_args(k, 3, j, shift, &passes, mask, NULL));
   CLPRIM_CHECK(clSetKernelArg(k, 7, sizeof hist, &hist));
   CLPRIM_CHECK(clSetKernelArg(k, 8, sizeof starts, &starts));
-  if (ctx->info.path == CLPRIM_PATH_CPU) /* its shares, 4096 keys or more each */
-    return clprim__enqueue(ctx, k, clprim__cpu_shares(ctx, j->n, clprim__cpu_share_min(ctx)), 1);
+  if (ctx->info.path == CLPRIM_PATH_CPU) /* its shares (clprim__cpu_stream_shares) */
+    return clprim__enqueue(ctx, k, clprim__cpu_stream_shares(ctx, j->n), 1);
   const size_t per_group = (size_t)wg * SORT_HIST_ITEMS;
   const size_t groups = (j->n + per_group - 1) / per_group;
   const size_t max_groups = clprim__launch(ctx).max_groups;
@@ -307,8 +307,7 @@ static clprim_status sort_passes(clprim_context *ctx, const struct sort_job *j) 
    * -DWG and -DITEMS still shape its other kernels). */
   const int cpu = ctx->info.path == CLPRIM_PATH_CPU;
   const size_t tiles =
-      cpu ? clprim__cpu_shares(ctx, j->n, clprim__cpu_share_min(ctx))
-          : j->n / tile + (j->n % tile != 0);
+      cpu ? clprim__cpu_stream_shares(ctx, j->n) : j->n / tile + (j->n % tile != 0);
   const unsigned launch_wg = cpu ? 1u : wg;
   const size_t ks = clprim_type_size(j->type), vs = j->value_size;
   if (tiles > UINT32_MAX || (size_t)SORT_RADIX * tiles >= SIZE_MAX / 8)

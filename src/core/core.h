@@ -300,10 +300,11 @@ unsigned clprim__fit_wg(const clprim_context *ctx, unsigned wg);
  * share, launch.cpu_shares_per_unit (8) shares a compute unit at most, at
  * least one share). */
 size_t clprim__cpu_shares(const clprim_context *ctx, size_t n, size_t least);
-/* The least elements of a share in the cpu path's streaming passes (sorts,
- * reduce-by-key, scan by key, merge, search): launch.cpu_share_min, 4096
- * (fewer cost more in launches than they spread). */
-size_t clprim__cpu_share_min(const clprim_context *ctx);
+/* The shares of n elements (outputs, needles) in the cpu path's streaming
+ * passes (sorts, reduce-by-key, scan by key, merge, search): at least
+ * launch.cpu_share_min (4096) elements each, fewer costing more in launches
+ * than they spread. */
+size_t clprim__cpu_stream_shares(const clprim_context *ctx, size_t n);
 /* The core's own tunables (core/launch.c): the cpu path's shares. */
 extern const struct clprim_family clprim__core_launch;
 

@@ -45,6 +45,6 @@ size_t clprim__cpu_shares(const clprim_context *ctx, size_t n, size_t least) {
   return shares == 0 ? 1 : shares < most ? shares : most;
 }
 
-size_t clprim__cpu_share_min(const clprim_context *ctx) {
-  return (size_t)launch_knob(ctx, CPU_SHARE_MIN);
+size_t clprim__cpu_stream_shares(const clprim_context *ctx, size_t n) {
+  return clprim__cpu_shares(ctx, n, (size_t)launch_knob(ctx, CPU_SHARE_MIN));
 }

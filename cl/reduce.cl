@@ -323,6 +323,134 @@ void sum_tiles(__global const IN_T *in, ulong n, __global S *tile_sums SUM_PARAM
 #endif
 #endif
 
+/* ------------------------------------------- exact sums (CLPRIM_EXACT) */
+/* The exact accumulator (internal/exact.h; the plan: src/engine/exact.c).
+ * exact_tiles: work-group g adds the g-th contiguous share of the elements
+ * (work-item l its elements l, l + WG, ...: loads coalesced) and writes
+ * record g. exact_final (one work-group): the records' words added, then
+ * one rounding. */
+#if defined(KERNEL_exact_tiles) || defined(KERNEL_exact_final)
+#include "internal/exact.h"
+#endif
+
+#ifdef KERNEL_exact_tiles
+#ifdef CLPRIM_CPU
+/* The cpu path (WG = 1): 16 lanes, each a two-term expansion (a sum and
+ * its error's sum) of every 16th element of a block, branch-free so that
+ * the compiler vectorises it. A block after which a lane's error-of-error
+ * is not 0, or a sum not finite (an infinity, a NaN, an overflow), is done
+ * again element by element by the work-item's general expansion. */
+#define EXACT_LANES 16
+#endif
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void exact_tiles(__global const IN_T *in, ulong n, __global long *records IN_PARAMS) {
+  EXACT_LOCAL(acc);
+  volatile __local uint flags;
+  const uint lid = get_local_id(0);
+  exact_clear(acc);
+  if (lid == 0) flags = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const ulong groups = get_num_groups(0), per = ((n + groups - 1) / groups + WG - 1) / WG * WG;
+  const ulong first = min(n, (ulong)get_group_id(0) * per), end = min(n, first + per);
+  struct exact_item it;
+  exact_item_init(&it);
+  ulong i = first + lid;
+#ifdef EXACT_LANES
+  EXACT_E hi[EXACT_LANES], lo[EXACT_LANES];
+  for (int l = 0; l < EXACT_LANES; ++l) hi[l] = lo[l] = (EXACT_E)-0.0f;
+  for (; !IN_FILTERS && i + EXACT_LANES <= end; i += EXACT_LANES) {
+    EXACT_E h[EXACT_LANES], g[EXACT_LANES];
+    int odd = 0;
+    for (int l = 0; l < EXACT_LANES; ++l) {
+      const EXACT_E x = (EXACT_E)((__global const T *)in)[i + l];
+      const EXACT_E s = hi[l] + x, bb = s - hi[l], e = (hi[l] - (s - bb)) + (x - bb);
+      const EXACT_E t = lo[l] + e, cc = t - lo[l], r = (lo[l] - (t - cc)) + (e - cc);
+      h[l] = s;
+      g[l] = t;
+      odd |= exact_odd(s, r);
+    }
+    if (odd) {
+      for (int l = 0; l < EXACT_LANES; ++l) exact_item_add(&it, acc, in[i + l]);
+    } else {
+      for (int l = 0; l < EXACT_LANES; ++l) {
+        hi[l] = h[l];
+        lo[l] = g[l];
+      }
+    }
+  }
+  for (int l = 0; l < EXACT_LANES; ++l) {
+    /* the lanes' sums into the expansion: a lane that took an element
+     * other than -0 left -0 for good, as the expansion's first term */
+    if (!(hi[l] == (EXACT_E)0 && signbit(hi[l]))) it.flags |= EXACT_FLAG_NOT_NEG_ZERO;
+    if (hi[l] != (EXACT_E)0) exact_flush(acc, hi[l]);
+    if (lo[l] != (EXACT_E)0) exact_flush(acc, lo[l]);
+  }
+  if (i > first) it.flags |= EXACT_FLAG_ADDED;
+#else
+  /* four loads in flight a work-item, then their adds */
+  for (; i + 3 * WG < end; i += 4 * WG) {
+    T v[4];
+    int there[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) there[k] = in_element(in[i + k * WG], i + k * WG, &v[k] IN_ARGS);
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      if (there[k]) exact_item_add(&it, acc, v[k]);
+  }
+#endif
+  for (; i < end; i += WG) {
+    T v;
+    if (in_element(in[i], i, &v IN_ARGS)) exact_item_add(&it, acc, v);
+  }
+  exact_item_end(&it, acc, &flags);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid == 0) {
+    long word[EXACT_W];
+    for (int w = 0; w < EXACT_W; ++w) word[w] = exact_word(acc, w);
+    exact_normalise(word);
+    __global long *record = records + get_group_id(0) * EXACT_RECORD(EXACT_W);
+    for (int w = 0; w < EXACT_W; ++w) record[w] = word[w];
+    record[EXACT_W] = flags;
+  }
+}
+#endif
+
+#ifdef KERNEL_exact_final
+/* EXACT_SLICES slices of the records a word: work-item j adds word
+ * j % EXACT_W of the records j / EXACT_W, + EXACT_SLICES, ... (fewer
+ * loads in a row for each), then work-item 0 adds the slices. */
+#define EXACT_SLICES (WG > EXACT_W ? WG / EXACT_W : 1)
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void exact_final(__global const long *records, uint groups, __global ulong *result) {
+  __local long part[EXACT_SLICES * EXACT_W];
+  volatile __local uint flags;
+  const uint lid = get_local_id(0);
+  if (lid == 0) flags = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint f = 0;
+  for (uint g = lid; g < groups; g += WG) f |= (uint)records[(ulong)g * EXACT_RECORD(EXACT_W) + EXACT_W];
+#if WG == 1
+  flags = f;
+#else
+  if (f != 0) atomic_or(&flags, f);
+#endif
+  for (uint j = lid; j < EXACT_SLICES * EXACT_W; j += WG) {
+    const uint w = j % EXACT_W;
+    long s = 0;
+    for (uint g = j / EXACT_W; g < groups; g += EXACT_SLICES)
+      s += records[(ulong)g * EXACT_RECORD(EXACT_W) + w];
+    part[j] = s;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lid == 0) {
+    long word[EXACT_W];
+    for (int w = 0; w < EXACT_W; ++w) word[w] = 0;
+    for (int j = 0; j < EXACT_SLICES * EXACT_W; ++j) word[j % EXACT_W] += part[j];
+    result[0] = exact_round(word, flags);
+  }
+}
+#endif
+
 /* ------------------------------------------------ segmented reductions */
 /* One reduction per segment [begins[s], ends[s]) of in, by a team: a
  * subgroup where the path has subgroups, else the work-group; teams take

@@ -55,7 +55,7 @@ static clprim_status run(clprim_context *ctx, int row, const struct bufs *b) {
     return clprim_select(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->x), &pred, 0, clprim_buf(b->out),
                          none, NULL, clprim_buf(b->small));
   case ROW_SUM:
-    return clprim_reduce_sum(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->x), NULL, clprim_buf(b->small));
+    return clprim_reduce_sum(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->x), 0, NULL, clprim_buf(b->small));
   case ROW_ARGMAX:
     return clprim_argmax(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->x), 0, NULL, NULL,
                          clprim_buf(b->small));

@@ -2,7 +2,7 @@
  * 10^7 floats, for docs/PERFORMANCE.md ("Time to the first result").
  * Build: gcc -O2 -Iinclude scripts/first-call.c -o first-call build/libclprim.a -lOpenCL -lm -lpthread
  * Run:   CLPRIM_CACHE_DIR=off CUDA_CACHE_DISABLE=1 POCL_CACHE_DIR=$(mktemp -d) ./first-call median
- * (families: median scan sum argmax select select_expr histogram topk).
+ * (families: median scan sum sum_exact argmax select select_expr histogram topk).
  * `./first-call bare` times a bare OpenCL context and queue on the first GPU
  * instead (the first device if there is no GPU), for clprim's share of
  * clprim_context_create: run each in its own process. */
@@ -41,7 +41,8 @@ int main(int argc,char**argv){
   clprim_value v; uint64_t c;
   if(!strcmp(fam,"median")) st=clprim_median(ctx,n,CLPRIM_FLOAT,clprim_buf(in),0,&v,clprim_buf(NULL));
   else if(!strcmp(fam,"scan")) st=clprim_scan_exclusive(ctx,n,CLPRIM_FLOAT,clprim_buf(in),clprim_buf(out));
-  else if(!strcmp(fam,"sum")) st=clprim_reduce_sum(ctx,n,CLPRIM_FLOAT,clprim_buf(in),&v,clprim_buf(NULL));
+  else if(!strcmp(fam,"sum_exact")) st=clprim_reduce_sum(ctx,n,CLPRIM_FLOAT,clprim_buf(in),CLPRIM_EXACT,&v,clprim_buf(NULL));
+  else if(!strcmp(fam,"sum")) st=clprim_reduce_sum(ctx,n,CLPRIM_FLOAT,clprim_buf(in), 0,&v,clprim_buf(NULL));
   else if(!strcmp(fam,"argmax")) st=clprim_argmax(ctx,n,CLPRIM_FLOAT,clprim_buf(in),0,&v,&c,clprim_buf(NULL));
   else if(!strcmp(fam,"select")){clprim_predicate p={CLPRIM_PRED_GT};p.a.f32=0.5f;st=clprim_select(ctx,n,CLPRIM_FLOAT,clprim_buf(in),&p,0,clprim_buf(out),clprim_buf(NULL),&c,clprim_buf(NULL));}
   else if(!strcmp(fam,"select_expr")) st=clprim_select_expr(ctx,n,CLPRIM_FLOAT,clprim_buf(in),"x > 0.5f",0,clprim_buf(out),clprim_buf(NULL),&c,clprim_buf(NULL));

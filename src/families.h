@@ -14,6 +14,7 @@
   ENGINE(scan)                                                                                     \
   ENGINE(count_scan_scatter)                                                                       \
   ENGINE(sample_select)                                                                            \
+  ENGINE(exact)                                                                                    \
   FAMILY(scan)                                                                                     \
   FAMILY(reduce)                                                                                   \
   FAMILY(select)                                                                                   \

@@ -5,8 +5,11 @@
  * pair per work-group in scratch, pass 2 (arg_final, one work-group) writes
  * the element and its index to a 16-byte result in scratch, which is copied
  * to the caller's buffer and/or read to the host.
- * sum: sum_tiles applied level by level until one tile is left. */
+ * sum: sum_tiles applied level by level until one tile is left; with
+ * CLPRIM_EXACT the exact accumulator's two launches (engine/exact.c:
+ * exact_tiles, exact_final). */
 #include "reduce.h"
+#include "engine/exact.h"
 
 #include <math.h>
 #include <string.h>
@@ -74,16 +77,18 @@ void clprim__reduce_options(const clprim_context *ctx, clprim_type type, char *o
  * extra: options added to the type's ("" or the segmented calls' offsets). */
 static clprim_status reduce_kernels(clprim_context *ctx, clprim_type type, const char *extra,
                                     unsigned count, const char *const *names, cl_kernel *kernels) {
-  char options[192];
+  char options[224];
   clprim__reduce_options(ctx, type, options, sizeof options);
   strncat(options, extra, sizeof options - strlen(options) - 1);
   struct clprim_kernel_request req[2];
   for (unsigned j = 0; j < count; ++j) {
-    /* (the segmented reductions' kernels: seg_reduce and segments_check) */
-    const int segmented = strncmp(names[j], "seg", 3) == 0;
-    const struct clprim_kernel_request r = {
-        "reduce.cl", NULL, options, names[j], NULL, &kernels[j], NULL,
-        segmented ? CLPRIM__SEGMENTED_REDUCE_KERNELS : CLPRIM__REDUCE_KERNELS};
+    /* (the segmented reductions' kernels: seg_reduce and segments_check;
+     * the exact sum's: exact_tiles and exact_final) */
+    const char *together = strncmp(names[j], "seg", 3) == 0     ? CLPRIM__SEGMENTED_REDUCE_KERNELS
+                           : strncmp(names[j], "exact", 5) == 0 ? CLPRIM__EXACT_SUM_KERNELS
+                                                                 : CLPRIM__REDUCE_KERNELS;
+    const struct clprim_kernel_request r = {"reduce.cl", NULL, options, names[j], NULL,
+                                            &kernels[j],  NULL, together};
     req[j] = r;
   }
   return clprim__kernels(ctx, req, count);
@@ -238,20 +243,37 @@ clprim_status clprim__reduce_sum_run(clprim_context *ctx, clprim_type type, cl_k
 }
 
 static clprim_status reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
-                                clprim_buffer in_range, clprim_value *sum,
+                                clprim_buffer in_range, unsigned flags, clprim_value *sum,
                                 clprim_buffer result_range) {
   cl_mem in, result = NULL;
   CLPRIM_CHECK(check_common(ctx, type, in_range, n, &in));
+  CLPRIM_CHECK(clprim__check_flags(ctx, flags, CLPRIM_EXACT));
+  const int exact = (flags & CLPRIM_EXACT) != 0;
+  if (exact && type != CLPRIM_FLOAT && type != CLPRIM_DOUBLE)
+    return clprim__invalid(ctx, "CLPRIM_EXACT is for float and double sums (type is %s)",
+                           clprim_type_name(type));
   if (!sum && !result_range.mem)
     return clprim__invalid(ctx, "no result is wanted (sum and result are both NULL)");
   if (result_range.mem)
     CLPRIM_CHECK(clprim__range(ctx, "result", result_range, 8, 1, CLPRIM__OUT_ALL, &result));
 
-  cl_kernel tiles_kernel;
-  static const char *const name = "sum_tiles";
-  CLPRIM_CHECK(reduce_kernels(ctx, type, "", 1, &name, &tiles_kernel));
   cl_mem out;
-  CLPRIM_CHECK(clprim__reduce_sum_run(ctx, type, tiles_kernel, -1, in, n, &out));
+  if (exact) {
+    char extra[48];
+    clprim__exact_options(ctx, extra, sizeof extra);
+    static const char *const names[2] = {"exact_tiles", "exact_final"};
+    cl_kernel kernels[2];
+    CLPRIM_CHECK(reduce_kernels(ctx, type, extra, 2, names, kernels));
+    const struct reduce_config c = reduce_config(ctx, type);
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULT, 16, &out));
+    CLPRIM_CHECK(clprim__exact_sum(ctx, type, kernels[0], kernels[1], c.wg, c.max_groups, in, n,
+                                   out));
+  } else {
+    cl_kernel tiles_kernel;
+    static const char *const name = "sum_tiles";
+    CLPRIM_CHECK(reduce_kernels(ctx, type, "", 1, &name, &tiles_kernel));
+    CLPRIM_CHECK(clprim__reduce_sum_run(ctx, type, tiles_kernel, -1, in, n, &out));
+  }
   /* As arg_reduce: the host's copy, then the caller's buffer, then *sum. */
   cl_ulong bits = 0;
   if (sum) CLPRIM_CHECK(clprim__read(ctx, out, 0, sizeof bits, &bits));
@@ -261,9 +283,10 @@ static clprim_status reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
 }
 
 clprim_status clprim_reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
-                                clprim_buffer in, clprim_value *sum, clprim_buffer result) {
+                                clprim_buffer in, unsigned flags, clprim_value *sum,
+                                clprim_buffer result) {
   CLPRIM_CHECK(clprim__call_begin(ctx, "reduce_sum"));
-  return clprim__call_end(ctx, reduce_sum(ctx, n, type, in, sum, result));
+  return clprim__call_end(ctx, reduce_sum(ctx, n, type, in, flags, sum, result));
 }
 
 /* ------------------------------------------------ segmented reductions */
@@ -397,7 +420,9 @@ static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_typ
   for (int s = 0; s < 3; ++s) {
     clprim_argmax(ctx, sizes[s], t, in, 0, &v, &u, clprim_buf(NULL));
     clprim_reduce_max(ctx, sizes[s], t, in, 0, &v, clprim_buf(NULL));
-    clprim_reduce_sum(ctx, sizes[s], t, in, &v, clprim_buf(NULL));
+    clprim_reduce_sum(ctx, sizes[s], t, in, 0, &v, clprim_buf(NULL));
+    if (t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE)
+      clprim_reduce_sum(ctx, sizes[s], t, in, CLPRIM_EXACT, &v, clprim_buf(NULL));
   }
   clprim_segmented_sum(ctx, d->n, t, in, 1, CLPRIM_UINT64, in2, in2, out);
 }

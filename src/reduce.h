@@ -10,6 +10,7 @@
  * on PoCL 3.1 0.5 s slower: 1.0 -> 1.55 s). */
 #define CLPRIM__REDUCE_KERNELS "arg_partial arg_final sum_tiles"
 #define CLPRIM__SEGMENTED_REDUCE_KERNELS "segments_check seg_reduce"
+#define CLPRIM__EXACT_SUM_KERNELS "exact_tiles exact_final"
 
 /* Elements per work-group tile of the reductions for type on this context
  * (tests use it for sizes around tile boundaries). */

@@ -942,7 +942,7 @@ static clprim_status async_scan(clprim_context *ctx, const struct async_bufs *b)
   return clprim_scan_inclusive(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), clprim_buf(b->out));
 }
 static clprim_status async_sum(clprim_context *ctx, const struct async_bufs *b) {
-  return clprim_reduce_sum(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), NULL, clprim_buf(b->result));
+  return clprim_reduce_sum(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), 0, NULL, clprim_buf(b->result));
 }
 static clprim_status async_select(clprim_context *ctx, const struct async_bufs *b) {
   clprim_predicate pred;
@@ -1164,7 +1164,7 @@ static void test_prebuild(void **state) {
     TEST_OK(clprim_scan_exclusive_by_key(ctx, n, CLPRIM_UINT32, clprim_buf(in), type_of[t],
                                          clprim_buf(values), clprim_buf(out)));
     TEST_OK(clprim_argmax(ctx, n, type_of[t], clprim_buf(in), 0, &v, &u, none));
-    TEST_OK(clprim_reduce_sum(ctx, n, type_of[t], clprim_buf(in), &v, none));
+    TEST_OK(clprim_reduce_sum(ctx, n, type_of[t], clprim_buf(in), 0, &v, none));
     clprim_predicate pred;
     memset(&pred, 0, sizeof pred);
     pred.op = CLPRIM_PRED_NONZERO;

@@ -231,7 +231,7 @@ static void setup_sum(struct fx *f) {
   fx_out(f, 8);
 }
 static clprim_status call_sum(struct fx *f) {
-  return clprim_reduce_sum(f->ctx, f->n, CLPRIM_UINT32, clprim_buf(f->in[0]), HOST_VALUE(f),
+  return clprim_reduce_sum(f->ctx, f->n, CLPRIM_UINT32, clprim_buf(f->in[0]), 0, HOST_VALUE(f),
                            clprim_buf(f->out[0]));
 }
 static const char *verify_sum(struct fx *f) {

@@ -339,7 +339,7 @@ static void fam_reduce_sum(struct run *r) {
   struct dbuf *in = dbuf_in(r, es, n, x, pad_of(t)), *res = dbuf_out(r, 8, 1);
   clprim_value s;
   memset(&s, SENTINEL, sizeof s);
-  if (call_done(r, clprim_reduce_sum(r->ctx, n, t, in->range, &s, res->range), CLPRIM_SUCCESS,
+  if (call_done(r, clprim_reduce_sum(r->ctx, n, t, in->range, 0, &s, res->range), CLPRIM_SUCCESS,
                 "clprim_reduce_sum")) {
     const uint64_t bits = value_bits(r, &s, "sum");
     if (is_float(t)) {
@@ -1073,7 +1073,7 @@ static void test_sub_buffers(void **state) {
       test_write(ctx, P, total * 4, x);
       const size_t end_byte = e * 4;
       const size_t q = adjacent ? (end_byte + 7) / 8 : (end_byte - 4) / 8; /* uint64 element */
-      const int st = clprim_reduce_sum(ctx, n, CLPRIM_INT32, clprim_buf_at(S, 3), NULL,
+      const int st = clprim_reduce_sum(ctx, n, CLPRIM_INT32, clprim_buf_at(S, 3), 0, NULL,
                                        clprim_buf_at(P, q));
       memcpy(want, x, total * 4);
       if (adjacent) {
@@ -1156,7 +1156,7 @@ static void test_in_place(void **state) {
      * lies inside the result's word is 0, written there. */
     int_run(&r, ctx, p, 0, "sum of an empty range inside its result's word");
     test_write(ctx, B, total * 4, x);
-    TEST_OK(clprim_reduce_sum(ctx, 0, CLPRIM_INT32, clprim_buf_at(B, 1), NULL, clprim_buf_at(B, 0)));
+    TEST_OK(clprim_reduce_sum(ctx, 0, CLPRIM_INT32, clprim_buf_at(B, 1), 0, NULL, clprim_buf_at(B, 0)));
     memcpy(want, x, total * 4);
     want[0] = want[1] = 0;
     check_buffer(&r, B, want, total, "the buffer");
@@ -1192,7 +1192,7 @@ struct job {
 
 static void *job_main(void *arg) {
   struct job *j = arg;
-  j->status = j->sum ? clprim_reduce_sum(j->ctx, j->n, CLPRIM_INT32, j->in, &j->result, j->out)
+  j->status = j->sum ? clprim_reduce_sum(j->ctx, j->n, CLPRIM_INT32, j->in, 0, &j->result, j->out)
                      : clprim_scan_exclusive(j->ctx, j->n, CLPRIM_INT32, j->in, j->out);
   return NULL;
 }

@@ -353,7 +353,7 @@ static void check_sum(clprim_context *ctx, clprim_type t, size_t n) {
   cl_mem result = test_buffer(ctx, 8, NULL);
   clprim_value got;
   uint64_t bits = 0;
-  TEST_OK(clprim_reduce_sum(ctx, n, t, clprim_buf(in), &got, clprim_buf(n % 2 ? result : NULL)));
+  TEST_OK(clprim_reduce_sum(ctx, n, t, clprim_buf(in), 0, &got, clprim_buf(n % 2 ? result : NULL)));
   if (n % 2) {
     test_read(ctx, result, 8, &bits);
     if (memcmp(&bits, &got, 8) != 0) fail_msg("sum: the device result differs from the host's");
@@ -396,6 +396,279 @@ static void test_sum(void **state) {
   }
 }
 
+/* ---------------------------------------------------------- exact sums */
+
+/* The reference of CLPRIM_EXACT, written apart from the device's method:
+ * the positive and the negative elements added into two unsigned big
+ * integers (32-bit limbs, weight 2^(32 l - 1074 or - 149)), the smaller
+ * taken from the larger, the top 64 bits with the rest OR-ed into the
+ * lowest (round to odd), converted by C's own rounding and scaled. */
+#define REF_LIMBS 72
+struct big {
+  uint32_t limb[REF_LIMBS];
+};
+
+static void big_add_bits(struct big *b, uint64_t m, int pos) {
+  for (int l = pos / 32, r = pos % 32; m != 0 || r < 0; ++l) {
+    const uint64_t part = r >= 0 ? (m << r) & 0xFFFFFFFFu : 0;
+    m = r > 0 ? m >> (32 - r) : m >> 32;
+    r = 0;
+    uint64_t carry = part;
+    for (int k = l; carry != 0; ++k) {
+      assert_true(k < REF_LIMBS);
+      const uint64_t v = (uint64_t)b->limb[k] + carry;
+      b->limb[k] = (uint32_t)v;
+      carry = v >> 32;
+    }
+  }
+}
+
+static int big_cmp(const struct big *a, const struct big *b) {
+  for (int l = REF_LIMBS - 1; l >= 0; --l)
+    if (a->limb[l] != b->limb[l]) return a->limb[l] < b->limb[l] ? -1 : 1;
+  return 0;
+}
+
+static void big_sub(struct big *a, const struct big *b) { /* a -= b, a >= b */
+  int64_t borrow = 0;
+  for (int l = 0; l < REF_LIMBS; ++l) {
+    int64_t v = (int64_t)a->limb[l] - b->limb[l] - borrow;
+    borrow = v < 0;
+    a->limb[l] = (uint32_t)(v + (borrow ? ((int64_t)1 << 32) : 0));
+  }
+}
+
+/* The exactly rounded sum's bits (zero-extended for float). */
+static uint64_t exact_reference(clprim_type t, const void *p, size_t n) {
+  static struct big pos, neg;
+  memset(&pos, 0, sizeof pos);
+  memset(&neg, 0, sizeof neg);
+  int nan = 0, pinf = 0, ninf = 0, all_neg_zero = n > 0;
+  const int dbl = t == CLPRIM_DOUBLE;
+  for (size_t i = 0; i < n; ++i) {
+    const double x = get_f(t, p, i);
+    if (isnan(x)) nan = 1;
+    if (isinf(x)) x > 0 ? (pinf = 1) : (ninf = 1);
+    if (!(x == 0 && signbit(x))) all_neg_zero = 0;
+    if (!isfinite(x) || x == 0) continue;
+    /* x = m * 2^e exactly, m an integer below 2^53 */
+    int e;
+    const double f = frexp(fabs(x), &e);
+    uint64_t m = (uint64_t)ldexp(f, 53);
+    e -= 53;
+    const int base = dbl ? -1074 : -149;
+    while (e < base) { /* float subnormals: m's low bits are 0 */
+      assert_true((m & 1) == 0);
+      m >>= 1, ++e;
+    }
+    big_add_bits(x > 0 ? &pos : &neg, m, e - base);
+  }
+  if (nan || (pinf && ninf)) return dbl ? 0x7FF8000000000000ull : 0x7FC00000u;
+  if (pinf) return dbl ? 0x7FF0000000000000ull : 0x7F800000u;
+  if (ninf) return dbl ? 0xFFF0000000000000ull : 0xFF800000u;
+  const int c = big_cmp(&pos, &neg), negative = c < 0;
+  struct big *mag = negative ? &neg : &pos;
+  big_sub(mag, negative ? &pos : &neg);
+  int top = -1;
+  for (int l = REF_LIMBS - 1; l >= 0 && top < 0; --l)
+    if (mag->limb[l])
+      for (int b = 31; b >= 0 && top < 0; --b)
+        if (mag->limb[l] >> b & 1) top = 32 * l + b;
+  if (top < 0) {
+    if (all_neg_zero) return dbl ? 0x8000000000000000ull : 0x80000000u;
+    return 0;
+  }
+  /* The top 64 bits (or fewer), the rest OR-ed into bit 0. */
+  const int low = top >= 63 ? top - 63 : 0;
+  uint64_t w = 0;
+  int sticky = 0;
+  for (int b = top; b >= low; --b) w = w << 1 | (mag->limb[b / 32] >> (b % 32) & 1);
+  for (int b = 0; b < low; ++b) sticky |= mag->limb[b / 32] >> (b % 32) & 1;
+  w |= (uint64_t)sticky;
+  const int base = dbl ? -1074 : -149;
+  uint64_t bits;
+  if (dbl) {
+    double v = ldexp((double)w, low + base);
+    if (negative) v = -v;
+    memcpy(&bits, &v, 8);
+  } else {
+    float v = ldexpf((float)w, low + base);
+    if (negative) v = -v;
+    uint32_t b32;
+    memcpy(&b32, &v, 4);
+    bits = b32;
+  }
+  return bits;
+}
+
+/* Random inputs of the exact sums. */
+enum exact_kind { EX_UNIFORM, EX_WIDE, EX_CANCEL, EX_SUBNORMAL, EX_HUGE, EX_KINDS };
+static const char *const exact_kind_name[EX_KINDS] = {"uniform [-1, 1)", "every exponent",
+                                                      "cancelling pairs", "subnormals",
+                                                      "near the largest"};
+
+static void make_exact_input(clprim_type t, void *p, size_t n, enum exact_kind k) {
+  const int dbl = t == CLPRIM_DOUBLE;
+  const int emin = dbl ? -1074 : -149, emax = dbl ? 1023 : 127;
+  const double largest = dbl ? DBL_MAX : FLT_MAX;
+  for (size_t i = 0; i < n; ++i) {
+    const double sign = test_rand() % 2 ? -1.0 : 1.0, u = test_uniform();
+    double x;
+    switch (k) {
+    case EX_UNIFORM: x = 2 * u - 1; break;
+    case EX_WIDE: x = sign * ldexp(1 + u, emin + (int)(test_rand() % (unsigned)(emax - emin + 1))); break;
+    case EX_CANCEL: x = sign * ldexp(1 + u, (int)(test_rand() % 60)); break;
+    case EX_SUBNORMAL: x = sign * ldexp(floor(u * ldexp(1, dbl ? 52 : 23)), emin); break;
+    default: x = sign * largest * (0.5 + 0.5 * u); break;
+    }
+    if (!dbl && k == EX_WIDE && isinf((float)x)) x = sign * largest;
+    set_f(t, p, i, x);
+  }
+  if (k == EX_CANCEL) { /* the second half: the first's negatives, shuffled, a few left */
+    const size_t es = clprim_type_size(t);
+    for (size_t i = 0; i + n / 2 < n && i < n / 2; ++i)
+      set_f(t, p, n / 2 + i, -get_f(t, p, i));
+    for (size_t i = n > 0 ? n - 1 : 0; i > 0; --i) {
+      const size_t j = test_rand() % (i + 1);
+      unsigned char tmp[8];
+      memcpy(tmp, (char *)p + i * es, es);
+      memcpy((char *)p + i * es, (char *)p + j * es, es);
+      memcpy((char *)p + j * es, tmp, es);
+    }
+    for (size_t i = 0; i < n / 1000 + 1 && n > 0; ++i)
+      set_f(t, p, test_rand() % n, ldexp(test_uniform(), -(int)(test_rand() % 100)));
+  }
+}
+
+/* One exact sum on ctx against the reference; the result also through a
+ * device buffer when n is odd. */
+static void check_exact(clprim_context *ctx, clprim_type t, const void *host, size_t n,
+                        const char *what) {
+  const size_t es = clprim_type_size(t);
+  cl_mem in = test_buffer(ctx, (n ? n : 1) * es, n ? host : NULL);
+  cl_mem result = test_buffer(ctx, 8, NULL);
+  clprim_value got;
+  memset(&got, 0, sizeof got);
+  TEST_OK(clprim_reduce_sum(ctx, n, t, clprim_buf(in), CLPRIM_EXACT, &got,
+                            clprim_buf(n % 2 ? result : NULL)));
+  uint64_t bits, want = exact_reference(t, host, n);
+  memcpy(&bits, &got, 8);
+  if (n % 2) {
+    uint64_t dev = 0;
+    test_read(ctx, result, 8, &dev);
+    if (dev != bits) test_report("%s: the device result differs from the host's", what);
+  }
+  const double g = t == CLPRIM_FLOAT ? got.f32 : got.f64;
+  if (!(bits == want || (isnan(g) && (t == CLPRIM_FLOAT ? (want & 0x7FFFFFFFu) > 0x7F800000u
+                                                         : (want << 1) > 0xFFE0000000000000ull))))
+    test_report("%s, n=%zu, path %s: bits %#llx, exact %#llx", what, n, ctx_path(ctx),
+                (unsigned long long)bits, (unsigned long long)want);
+  clReleaseMemObject(in);
+  clReleaseMemObject(result);
+}
+
+/* Cases whose rounding is known by hand: ties to even, a sticky bit far
+ * below, overflow by rounding, exact cancellation, signed zeros and the
+ * special values, each spread over `n` elements (the rest `pad`). */
+struct exact_case {
+  const char *what;
+  double v[4];
+  int count;
+  double pad;
+  uint64_t want_float, want_double; /* the bits; 1 for a NaN */
+};
+static const struct exact_case exact_cases[] = {
+    {"tie to even (down)", {1.0, 0x1p-24, 0, 0}, 2, 0.0, 0x3F800000u, 0x3FF0000010000000ull},
+    {"tie, far sticky", {1.0, 0x1p-53, 0x1p-1074, 0}, 3, 0.0, 0x3F800000u, 0x3FF0000000000001ull},
+    {"tie, far sticky (float)", {1.0, 0x1p-24, 0x1p-149, 0}, 3, 0.0, 0x3F800001u,
+     0x3FF0000010000000ull},
+    {"tie to even (up)", {1.0 + 0x1p-23, 0x1p-24, 0, 0}, 2, 0.0, 0x3F800002u,
+     0x3FF0000030000000ull},
+    {"cancellation", {1e16, 1.0, -1e16, 0}, 3, 0.0, 0x3F800000u, 0x3FF0000000000000ull},
+    {"smallest subnormals", {0x1p-149, 0x1p-149, 0x1p-149, -0x1p-149}, 4, 0.0, 2,
+     0x36B0000000000000ull},
+    {"signed zeros", {-0.0, 0.0, 0, 0}, 2, -0.0, 0, 0},
+    {"negative zeros", {-0.0, -0.0, 0, 0}, 2, -0.0, 0x80000000u, 0x8000000000000000ull},
+    {"cancelled to zero", {0x1p-149, -0x1p-149, 0, 0}, 2, -0.0, 0, 0},
+    {"+inf", {INFINITY, -1.0, 0, 0}, 2, 0.0, 0x7F800000u, 0x7FF0000000000000ull},
+    {"-inf", {-INFINITY, 1e30, 0, 0}, 2, 0.0, 0xFF800000u, 0xFFF0000000000000ull},
+    {"+inf and -inf", {INFINITY, -INFINITY, 0, 0}, 2, 0.0, 1, 1},
+    {"NaN", {1.0, NAN, 0, 0}, 2, 0.0, 1, 1},
+};
+
+static void test_exact_cases(clprim_context *ctx, clprim_type t, size_t n) {
+  const size_t es = clprim_type_size(t);
+  unsigned char *host = calloc(n, es);
+  assert_non_null(host);
+  for (size_t c = 0; c < sizeof exact_cases / sizeof exact_cases[0]; ++c) {
+    const struct exact_case *e = &exact_cases[c];
+    for (size_t i = 0; i < n; ++i) set_f(t, host, i, e->pad);
+    for (int j = 0; j < e->count; ++j) /* at spread, distinct places */
+      set_f(t, host, j * (n / e->count) + test_rand() % (n / e->count), e->v[j]);
+    const uint64_t want = t == CLPRIM_FLOAT ? e->want_float : e->want_double;
+    char what[96];
+    snprintf(what, sizeof what, "%s sum of \"%s\"", clprim_type_name(t), e->what);
+    /* the hand's answer against the reference first, then the device */
+    const uint64_t ref = exact_reference(t, host, n);
+    if (want == 1 ? !(t == CLPRIM_FLOAT ? (ref & 0x7FFFFFFFu) > 0x7F800000u
+                                       : (ref << 1) > 0xFFE0000000000000ull)
+                  : ref != want)
+      test_report("%s: the reference gives %#llx", what, (unsigned long long)ref);
+    check_exact(ctx, t, host, n, what);
+  }
+  free(host);
+}
+
+static void test_exact(void **state) {
+  (void)state;
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx) continue;
+    /* 64-bit local atomics where the device has them, then the pairs of
+     * 32-bit words that every device has */
+    for (int pairs = 0; pairs < 2; ++pairs) {
+      if (pairs) TEST_OK(clprim__tune(ctx, "exact.atomics64=0"));
+      for (clprim_type t = CLPRIM_FLOAT; t <= CLPRIM_DOUBLE; ++t) {
+        if (!clprim__type_supported(ctx, t)) continue;
+        const size_t g = 256 * 64; /* a work-group's share at most (engine/exact.c) */
+        const size_t sizes[] = {0,      1,      2,          3,      255,        256,
+                                257,    g - 1,  g,          g + 1,  3 * g + 17, 100003,
+                                (size_t)1 << 20, ((size_t)1 << 22) + 5};
+        const size_t count = test_small() ? 7 : pairs ? 11 : sizeof sizes / sizeof sizes[0];
+        const size_t es = clprim_type_size(t);
+        unsigned char *host = malloc(sizes[count - 1] * es + 8);
+        assert_non_null(host);
+        for (size_t s = 0; s < count; ++s)
+          for (int k = 0; k < EX_KINDS; ++k) {
+            make_exact_input(t, host, sizes[s], (enum exact_kind)k);
+            char what[96];
+            snprintf(what, sizeof what, "%s sum (%s%s)", clprim_type_name(t), exact_kind_name[k],
+                     pairs ? ", 32-bit pairs" : "");
+            check_exact(ctx, t, host, sizes[s], what);
+          }
+        free(host);
+        test_exact_cases(ctx, t, test_small() ? 600 : 40000);
+      }
+      if (pairs) TEST_OK(clprim__tune(ctx, "exact.atomics64=-1"));
+    }
+  }
+  /* Integer types refuse the flag, and nothing is written. */
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  const uint64_t poison = 0x5555555555555555ull;
+  int32_t data[16] = {1, 2, 3};
+  cl_mem in = test_buffer(ctx, sizeof data, data), result = test_pattern(ctx, 8);
+  clprim_value v;
+  v.u64 = poison;
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_reduce_sum(ctx, 16, CLPRIM_INT32, clprim_buf(in), CLPRIM_EXACT, &v,
+                                clprim_buf(result)));
+  if (v.u64 != poison) fail_msg("exact int32 sum: *sum written on failure");
+  test_pattern_intact(ctx, result, 8, "result");
+  clReleaseMemObject(in);
+  clReleaseMemObject(result);
+  test_report_end();
+}
+
 /* ----------------------------------------------------------------- errors */
 
 /* Every error returns its status and writes nothing. */
@@ -434,11 +707,11 @@ static void test_errors(void **state) {
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
               clprim_reduce_max(ctx, n, i32, clprim_buf(in), 0, NULL, clprim_buf(NULL)));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_reduce_sum(ctx, n, i32, clprim_buf(in), NULL, clprim_buf(NULL)));
+              clprim_reduce_sum(ctx, n, i32, clprim_buf(in), 0, NULL, clprim_buf(NULL)));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_reduce_sum(NULL, n, i32, clprim_buf(in), &value, clprim_buf(NULL)));
+              clprim_reduce_sum(NULL, n, i32, clprim_buf(in), 0, &value, clprim_buf(NULL)));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_reduce_sum(ctx, n, i32, clprim_buf(NULL), &value, clprim_buf(NULL)));
+              clprim_reduce_sum(ctx, n, i32, clprim_buf(NULL), 0, &value, clprim_buf(NULL)));
   TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
               clprim_argmax(ctx, n + 1, i32, clprim_buf(in), 0, &value, &index, clprim_buf(NULL)));
   TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
@@ -447,13 +720,13 @@ static void test_errors(void **state) {
   TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
               clprim_argmax(ctx, n, i32, clprim_buf(in), 0, &value, &index, clprim_buf(small)));
   TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
-              clprim_reduce_sum(ctx, n + 1, i32, clprim_buf(in), &value, clprim_buf(NULL)));
+              clprim_reduce_sum(ctx, n + 1, i32, clprim_buf(in), 0, &value, clprim_buf(NULL)));
   TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE,
               clprim_argmax(ctx, SIZE_MAX / 4, CLPRIM_INT64, clprim_buf(in), 0, &value, &index,
                             clprim_buf(NULL)));
   TEST_STATUS(
       CLPRIM_ERROR_SIZE_TOO_LARGE,
-      clprim_reduce_sum(ctx, SIZE_MAX / 4, CLPRIM_INT64, clprim_buf(in), &value, clprim_buf(NULL)));
+      clprim_reduce_sum(ctx, SIZE_MAX / 4, CLPRIM_INT64, clprim_buf(in), 0, &value, clprim_buf(NULL)));
 
   /* A device without fp64 refuses double. */
   int had_fp64 = ctx->info.has_fp64;
@@ -461,7 +734,7 @@ static void test_errors(void **state) {
   TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_TYPE, clprim_argmax(ctx, 10, CLPRIM_DOUBLE, clprim_buf(in),
                                                            0, &value, &index, clprim_buf(NULL)));
   TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_TYPE,
-              clprim_reduce_sum(ctx, 10, CLPRIM_DOUBLE, clprim_buf(in), &value, clprim_buf(NULL)));
+              clprim_reduce_sum(ctx, 10, CLPRIM_DOUBLE, clprim_buf(in), 0, &value, clprim_buf(NULL)));
   ctx->info.has_fp64 = had_fp64;
 
   /* Buffers of another OpenCL context. */
@@ -471,7 +744,7 @@ static void test_errors(void **state) {
   TEST_STATUS(CL_INVALID_CONTEXT,
               clprim_argmax(ctx, n, i32, clprim_buf(in), 0, &value, &index, clprim_buf(foreign)));
   TEST_STATUS(CL_INVALID_CONTEXT,
-              clprim_reduce_sum(ctx, n, i32, clprim_buf(in), &value, clprim_buf(foreign)));
+              clprim_reduce_sum(ctx, n, i32, clprim_buf(in), 0, &value, clprim_buf(foreign)));
   clReleaseMemObject(foreign);
 
   /* Nothing was written. */
@@ -750,7 +1023,7 @@ static void test_error_texts(void **state) {
             "CLPRIM_NTH_REJECT_NAN");
   TEST_TEXT(ctx, INVALID, clprim_argmin(ctx, 0, CLPRIM_INT32, A, 0, &v, &index, O),
             "argmin: n is 0");
-  TEST_TEXT(ctx, INVALID, clprim_reduce_sum(ctx, 10, CLPRIM_INT32, A, NULL, NONE),
+  TEST_TEXT(ctx, INVALID, clprim_reduce_sum(ctx, 10, CLPRIM_INT32, A, 0, NULL, NONE),
             "sum and result");
   TEST_TEXT(ctx, SMALL, clprim_reduce_min(ctx, 10, CLPRIM_INT32, A, 0, &v, clprim_buf_at(o, 4095)),
             "result holds 0 elements from offset 4095, the call needs 1");
@@ -767,7 +1040,7 @@ static void test_error_texts(void **state) {
             clprim_segmented_argmax(ctx, 100, CLPRIM_INT32, A, 1, CLPRIM_UINT32,
                                     clprim_buf_at(b, 1024), B, 0, O),
             "begin_offsets holds 0 elements from offset 1024, the call needs 1");
-  TEST_OK_NO_TEXT(ctx, clprim_reduce_sum(ctx, 100, CLPRIM_INT32, A, &v, NONE));
+  TEST_OK_NO_TEXT(ctx, clprim_reduce_sum(ctx, 100, CLPRIM_INT32, A, 0, &v, NONE));
   test_pattern_intact(ctx, o, bytes, "o");
   test_pattern_intact(ctx, o2, bytes, "o2");
   TEST_TEXT_BUFFERS_FREE();
@@ -781,7 +1054,8 @@ int main(void) {
       cmocka_unit_test(test_arg_int32), cmocka_unit_test(test_arg_uint32),
       cmocka_unit_test(test_arg_int64), cmocka_unit_test(test_arg_uint64),
       cmocka_unit_test(test_arg_float), cmocka_unit_test(test_arg_double),
-      cmocka_unit_test(test_sum),       cmocka_unit_test(test_arg_at_offset),
+      cmocka_unit_test(test_sum),       cmocka_unit_test(test_exact),
+      cmocka_unit_test(test_arg_at_offset),
       cmocka_unit_test(test_segmented), cmocka_unit_test(test_segmented_errors),
   };
   return cmocka_run_group_tests(tests, test_setup, test_teardown);

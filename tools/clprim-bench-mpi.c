@@ -540,7 +540,7 @@ int main(int argc, char **argv) {
         } else { /* the same work on one device, without the MPI layer */
           switch (o) {
           case OP_SUM:
-            st = clprim_reduce_sum(ctx, n_local, type, bin, &v, clprim_buf(NULL));
+            st = clprim_reduce_sum(ctx, n_local, type, bin, 0, &v, clprim_buf(NULL));
             break;
           case OP_ARGMAX:
             st = clprim_argmax(ctx, n_local, type, bin, 0, &v, &index, clprim_buf(NULL));

@@ -94,11 +94,11 @@ static void make_data(clprim_context *ctx, struct data *d) {
 #define NONE clprim_buf(NULL)
 static clprim_status sum32(clprim_context *c, void *arg) {
   struct data *d = arg;
-  return clprim_reduce_sum(c, d->n, CLPRIM_INT32, clprim_buf(d->u32), &d->value, NONE);
+  return clprim_reduce_sum(c, d->n, CLPRIM_INT32, clprim_buf(d->u32), 0, &d->value, NONE);
 }
 static clprim_status sum64(clprim_context *c, void *arg) {
   struct data *d = arg;
-  return clprim_reduce_sum(c, d->n, CLPRIM_UINT64, clprim_buf(d->u64), &d->value, NONE);
+  return clprim_reduce_sum(c, d->n, CLPRIM_UINT64, clprim_buf(d->u64), 0, &d->value, NONE);
 }
 static clprim_status scan32(clprim_context *c, void *arg) {
   struct data *d = arg;

@@ -58,4 +58,20 @@
 #define NTH_JOBS_AT 8
 #define NTH_JOB_WORDS 5
 
+/* ---- the exact accumulator (internal/exact.h): words of 32-bit digits,
+ * word w weighing 2^(32 w + base), base the smallest subnormal's exponent;
+ * enough words for 2^64 elements of the largest finite value, and a
+ * fourth digit's room above the highest a number reaches. A work-group's
+ * record: its words normalised, then a word of flags. */
+#define EXACT_WORDS_FLOAT 12
+#define EXACT_BASE_FLOAT (-149)
+#define EXACT_WORDS_DOUBLE 68
+#define EXACT_BASE_DOUBLE (-1074)
+#define EXACT_RECORD(words) ((words) + 1)
+#define EXACT_FLAG_POS_INF 1u
+#define EXACT_FLAG_NEG_INF 2u
+#define EXACT_FLAG_NAN 4u
+#define EXACT_FLAG_NOT_NEG_ZERO 8u /* an element other than -0 was added */
+#define EXACT_FLAG_ADDED 16u        /* an element was added */
+
 #endif /* CLPRIM_LAYOUT_H */

@@ -98,7 +98,8 @@ extern "C" {
  *   clprim_options.wait_when_busy and .build_threads,
  *   clprim_context_prebuild_progress(),
  *   clprim_sort_tile(), clprim_pipeline_read_result() and _read_count(),
- *   clprim_merge_keys() and clprim_merge_pairs().
+ *   clprim_merge_keys() and clprim_merge_pairs(), CLPRIM_EXACT.
+ *   clprim_reduce_sum takes flags after `in`, as clprim_reduce_max.
  *   clprim_sort_pairs and clprim_segmented_sort_pairs take a value type,
  *   as the by-key calls do (0.2: a size in bytes, 4 or 8).
  *   Every create call takes its handle first, as clprim_context_create:
@@ -623,16 +624,28 @@ CLPRIM_API clprim_status clprim_reduce_min(clprim_context *ctx, size_t n, clprim
                                            clprim_buffer in, unsigned flags, clprim_value *value,
                                            clprim_buffer result);
 
+/* Flag of the float and double sums: the exact sum of the elements,
+ * rounded once to the nearest (ties to even), so the same bits on every
+ * device, path, work-group size and run. NaN if any element is NaN or
+ * +inf and -inf are both there, else an infinity if one is there; an
+ * exact sum beyond the type's range gives an infinity; subnormals are
+ * exact; an exact zero is +0 unless every element is -0. Cost and method:
+ * docs/ACCURACY.md. */
+#define CLPRIM_EXACT 2048u
+
 /*! clprim_reduce_sum() :
  * The sum of the n elements of in (0 for n = 0). Integer sums wrap around
  * (two's complement). Float and double are summed in their own type,
  * pairwise within tiles; the error bound is in docs/ACCURACY.md. NaN and
- * infinities propagate as in any sum. Results: *sum (the call waits) and /
- * or `result`, one uint64 element on the device (the sum's bits, 32-bit sums
+ * infinities propagate as in any sum. flags: 0, or CLPRIM_EXACT (float and
+ * double only). Results: *sum (the call waits) and / or `result`, one
+ * uint64 element on the device (the sum's bits, 32-bit sums
  * zero-extended).
- * @return : CLPRIM_SUCCESS or an error (see "every primitive"). */
+ * @return : CLPRIM_SUCCESS or an error (see "every primitive");
+ *           CLPRIM_ERROR_INVALID_ARGUMENT also for CLPRIM_EXACT on an
+ *           integer type. */
 CLPRIM_API clprim_status clprim_reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
-                                           clprim_buffer in, clprim_value *sum,
+                                           clprim_buffer in, unsigned flags, clprim_value *sum,
                                            clprim_buffer result);
 
 /* Segmented reductions (CUB DeviceSegmentedReduce): one result per segment

@@ -104,7 +104,7 @@ clprim_status clprim_mpi_reduce_sum(clprim_context *ctx, MPI_Comm comm, size_t n
       sum ? CLPRIM_SUCCESS : clprim__mpi_fail(ctx, CLPRIM_ERROR_INVALID_ARGUMENT, "sum is NULL");
   if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_type(ctx, "type", type);
   if (st == CLPRIM_SUCCESS && n_local > 0)
-    st = clprim_reduce_sum(ctx, n_local, type, in, &s, clprim_buf(NULL));
+    st = clprim_reduce_sum(ctx, n_local, type, in, 0, &s, clprim_buf(NULL));
   uint64_t hash = CLPRIM__MPI_HASH_START;
   clprim__mpi_hash_add(&hash, &type, sizeof type);
   /* The part's sum rides in the check's extra word. */

@@ -80,7 +80,7 @@ static clprim_status call_chain(clprim_context *ctx, void *p) {
                        clprim_buf(a->values), clprim_buf(NULL), c->kind == 0 ? &count : NULL,
                        clprim_buf(c->kind == 0 ? NULL : a->count));
   if (st == CLPRIM_SUCCESS && c->kind == 0)
-    st = clprim_reduce_sum(ctx, count, CLPRIM_FLOAT, clprim_buf(a->values), NULL,
+    st = clprim_reduce_sum(ctx, count, CLPRIM_FLOAT, clprim_buf(a->values), 0, NULL,
                            clprim_buf(a->count));
   return st;
 }

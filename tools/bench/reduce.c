@@ -4,6 +4,7 @@
 #include "check.h"
 #include "data.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------- reductions */
@@ -12,14 +13,15 @@ struct reduce_arg {
   clprim_type type;
   cl_mem in, result;
   size_t n;
-  int op; /* 0 argmax, 1 argmin, 2 sum */
+  int op; /* 0 argmax, 1 argmin, 2 sum, 3 exact sum */
 };
 
 static clprim_status call_reduce(clprim_context *ctx, void *p) {
   struct reduce_arg *a = p;
   /* Results stay on the device (no host round trip inside the timing). */
   const clprim_buffer in = clprim_buf(a->in), result = clprim_buf(a->result);
-  if (a->op == 2) return clprim_reduce_sum(ctx, a->n, a->type, in, NULL, result);
+  if (a->op >= 2)
+    return clprim_reduce_sum(ctx, a->n, a->type, in, a->op == 3 ? CLPRIM_EXACT : 0, NULL, result);
   return a->op ? clprim_argmin(ctx, a->n, a->type, in, 0, NULL, NULL, result)
                : clprim_argmax(ctx, a->n, a->type, in, 0, NULL, NULL, result);
 }
@@ -35,11 +37,13 @@ static void run_reduce(struct bench *b, clprim_type type, size_t n) {
   bench_free(b, host);
   cl_mem half = bench_buffer(b, bytes / 2 + 1, NULL);
   double copy = bench_copy_ms(b, a.in, half, bytes / 2);
-  const char *const names[3] = {"argmax", "argmin", "reduce_sum"};
-  for (a.op = 0; a.op < 3; ++a.op)
+  const char *const names[4] = {"argmax", "argmin", "reduce_sum", "reduce_sum_exact"};
+  const char *const notes[4] = {"first index", "first index", "sum", "exact sum"};
+  const int floats = type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE;
+  for (a.op = 0; a.op < (floats ? 4 : 3); ++a.op)
     if (bench_wants(b, names[a.op]))
-      bench_report_copy(b, names[a.op], a.op == 2 ? "sum" : "first index", type, n, call_reduce, &a,
-                        (double)bytes, copy);
+      bench_report_copy(b, names[a.op], notes[a.op], type, n, call_reduce, &a, (double)bytes,
+                        copy);
   bench_release(b, a.in);
   bench_release(b, a.result);
   bench_release(b, half);
@@ -70,7 +74,7 @@ static int check_argmin(struct bench_check *c) {
 /* The uint32 sum, wrapping around. */
 static int check_reduce_sum(struct bench_check *c) {
   clprim_value sum;
-  if (!check_ok(c, clprim_reduce_sum(c->ctx, c->n, CLPRIM_UINT32, clprim_buf(c->in), &sum,
+  if (!check_ok(c, clprim_reduce_sum(c->ctx, c->n, CLPRIM_UINT32, clprim_buf(c->in), 0, &sum,
                                      clprim_buf(NULL))))
     return 0;
   uint32_t s = 0;
@@ -79,10 +83,35 @@ static int check_reduce_sum(struct bench_check *c) {
   return sum.u32 == s;
 }
 
+/* The exact float sum of integers below 2^24 with random signs: the exact
+ * sum is an integer, which C's conversion rounds as CLPRIM_EXACT must. */
+static int check_reduce_sum_exact(struct bench_check *c) {
+  float *x = malloc((c->n ? c->n : 1) * sizeof *x);
+  int64_t exact = 0;
+  for (size_t i = 0; x && i < c->n; ++i) {
+    const int64_t v = (int64_t)(c->host[i] & 0xFFFFFFu) * ((c->host[i] >> 30) & 1 ? -1 : 1);
+    x[i] = (float)v;
+    exact += v;
+  }
+  cl_mem in = x ? check_buffer(c, (c->n ? c->n : 1) * sizeof *x, x) : NULL;
+  free(x);
+  clprim_value sum;
+  if (!in || !check_ok(c, clprim_reduce_sum(c->ctx, c->n, CLPRIM_FLOAT, clprim_buf(in),
+                                            CLPRIM_EXACT, &sum, clprim_buf(NULL))))
+    return 0;
+  const float want = (float)exact;
+  return memcmp(&sum.f32, &want, sizeof want) == 0;
+}
 
 static clprim_status startup_reduce_sum(const struct bench_startup_inputs *in) {
   clprim_value v;
-  return clprim_reduce_sum(in->ctx, in->n, CLPRIM_FLOAT, clprim_buf(in->in), &v, clprim_buf(NULL));
+  return clprim_reduce_sum(in->ctx, in->n, CLPRIM_FLOAT, clprim_buf(in->in), 0, &v, clprim_buf(NULL));
+}
+
+static clprim_status startup_reduce_sum_exact(const struct bench_startup_inputs *in) {
+  clprim_value v;
+  return clprim_reduce_sum(in->ctx, in->n, CLPRIM_FLOAT, clprim_buf(in->in), CLPRIM_EXACT, &v,
+                           clprim_buf(NULL));
 }
 
 static clprim_status startup_argmax(const struct bench_startup_inputs *in) {
@@ -219,6 +248,9 @@ static const struct bench_op ops[] = {
     {"argmax", 0x3Fu, "value and first index, result on the device", check_argmax},
     {"argmin", 0x3Fu, "as argmax", check_argmin},
     {"reduce_sum", 0x3Fu, "sum, result on the device", check_reduce_sum},
+    {"reduce_sum_exact", 0x30u,
+     "sum with CLPRIM_EXACT (exact, rounded once), float and double, result on the device",
+     check_reduce_sum_exact},
     {"segmented_sum", 0x3Fu,
      "sum per segment of 1024 (n / 1024 segments, uint64 offsets), on the device",
      check_segmented_sum},
@@ -229,7 +261,8 @@ static const struct bench_op ops[] = {
 };
 
 static void run(struct bench *b, clprim_type type, size_t n) {
-  if (bench_wants(b, "argmax") || bench_wants(b, "argmin") || bench_wants(b, "reduce_sum"))
+  if (bench_wants(b, "argmax") || bench_wants(b, "argmin") || bench_wants(b, "reduce_sum") ||
+      bench_wants(b, "reduce_sum_exact"))
     run_reduce(b, type, n);
   if (bench_wants(b, "segmented_sum") || bench_wants(b, "segmented_max") ||
       bench_wants(b, "segmented_argmax"))
@@ -237,6 +270,7 @@ static void run(struct bench *b, clprim_type type, size_t n) {
 }
 
 static const struct bench_startup startup[] = {{"reduce_sum", startup_reduce_sum},
+                                               {"reduce_sum_exact", startup_reduce_sum_exact},
                                                {"argmax", startup_argmax},
                                                {"segmented_sum", startup_segmented_sum}};
 

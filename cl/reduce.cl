@@ -328,7 +328,7 @@ void sum_tiles(__global const IN_T *in, ulong n, __global S *tile_sums SUM_PARAM
  * exact_tiles: work-group g adds the g-th contiguous share of the elements
  * (work-item l its elements l, l + WG, ...: loads coalesced) and writes
  * record g. exact_final (one work-group): the records' words added, then
- * one rounding. */
+ * one rounding (round = 1), or left as one record (round = 0). */
 #if defined(KERNEL_exact_tiles) || defined(KERNEL_exact_final)
 #include "internal/exact.h"
 #endif
@@ -421,7 +421,7 @@ void exact_tiles(__global const IN_T *in, ulong n, __global long *records IN_PAR
  * loads in a row for each), then work-item 0 adds the slices. */
 #define EXACT_SLICES (WG > EXACT_W ? WG / EXACT_W : 1)
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void exact_final(__global const long *records, uint groups, __global ulong *result) {
+void exact_final(__global const long *records, uint groups, uint round, __global long *result) {
   __local long part[EXACT_SLICES * EXACT_W];
   volatile __local uint flags;
   const uint lid = get_local_id(0);
@@ -446,7 +446,13 @@ void exact_final(__global const long *records, uint groups, __global ulong *resu
     long word[EXACT_W];
     for (int w = 0; w < EXACT_W; ++w) word[w] = 0;
     for (int j = 0; j < EXACT_SLICES * EXACT_W; ++j) word[j % EXACT_W] += part[j];
-    result[0] = exact_round(word, flags);
+    if (round) {
+      result[0] = (long)exact_round(word, flags);
+    } else { /* one record of them all (clprim_mpi adds the ranks') */
+      exact_normalise(word);
+      for (int w = 0; w < EXACT_W; ++w) result[w] = word[w];
+      result[EXACT_W] = flags;
+    }
   }
 }
 #endif

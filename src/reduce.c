@@ -242,6 +242,30 @@ clprim_status clprim__reduce_sum_run(clprim_context *ctx, clprim_type type, cl_k
   return CLPRIM_SUCCESS;
 }
 
+/* The exact sum (record NULL) or the rounding of a record in place. */
+static clprim_status reduce_exact(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                                  int round, cl_mem result, cl_mem record) {
+  char extra[48];
+  clprim__exact_options(ctx, extra, sizeof extra);
+  static const char *const names[2] = {"exact_tiles", "exact_final"};
+  cl_kernel kernels[2];
+  CLPRIM_CHECK(reduce_kernels(ctx, type, extra, 2, names, kernels));
+  const struct reduce_config c = reduce_config(ctx, type);
+  if (record)
+    return clprim__exact_round_record(ctx, kernels[1], c.wg, record, record);
+  return clprim__exact_sum(ctx, type, kernels[0], kernels[1], c.wg, c.max_groups, in, n, round,
+                           result);
+}
+
+clprim_status clprim__reduce_exact(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                                   int round, cl_mem result) {
+  return reduce_exact(ctx, type, in, n, round, result, NULL);
+}
+
+clprim_status clprim__reduce_exact_round(clprim_context *ctx, clprim_type type, cl_mem record) {
+  return reduce_exact(ctx, type, NULL, 0, 1, NULL, record);
+}
+
 static clprim_status reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
                                 clprim_buffer in_range, unsigned flags, clprim_value *sum,
                                 clprim_buffer result_range) {
@@ -259,15 +283,8 @@ static clprim_status reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
 
   cl_mem out;
   if (exact) {
-    char extra[48];
-    clprim__exact_options(ctx, extra, sizeof extra);
-    static const char *const names[2] = {"exact_tiles", "exact_final"};
-    cl_kernel kernels[2];
-    CLPRIM_CHECK(reduce_kernels(ctx, type, extra, 2, names, kernels));
-    const struct reduce_config c = reduce_config(ctx, type);
     CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULT, 16, &out));
-    CLPRIM_CHECK(clprim__exact_sum(ctx, type, kernels[0], kernels[1], c.wg, c.max_groups, in, n,
-                                   out));
+    CLPRIM_CHECK(clprim__reduce_exact(ctx, type, in, n, 1, out));
   } else {
     cl_kernel tiles_kernel;
     static const char *const name = "sum_tiles";

@@ -35,4 +35,13 @@ clprim_status clprim__reduce_arg_run(clprim_context *ctx, clprim_type type, cl_k
                                      cl_kernel final, cl_mem in, size_t n, unsigned mode,
                                      cl_mem *result);
 
+/* The exact sum of n elements of in (float or double; the exact
+ * accumulator, engine/exact.c) to result: round = 1 its bits (8 bytes),
+ * round = 0 one record of it (clprim__exact_record_words words); and the
+ * rounding of such a record (several ranks' words added) in place: its
+ * first 8 bytes become the bits. For clprim_mpi. */
+clprim_status clprim__reduce_exact(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
+                                   int round, cl_mem result);
+clprim_status clprim__reduce_exact_round(clprim_context *ctx, clprim_type type, cl_mem record);
+
 #endif /* CLPRIM_REDUCE_H */

@@ -168,7 +168,7 @@ static void check_reductions(clprim_type type) {
     /* sum */
     clprim_value s;
     EXPECT_STATUS(CLPRIM_SUCCESS,
-                  clprim_mpi_reduce_sum(ctx, comm, g.n_local, type, clprim_buf(g.part), &s));
+                  clprim_mpi_reduce_sum(ctx, comm, g.n_local, type, clprim_buf(g.part), 0, &s));
     if (is_f) {
       double ref = 0, mag = 0;
       for (size_t i = 0; i < g.n; ++i)
@@ -176,6 +176,20 @@ static void check_reductions(clprim_type type) {
       const double got = type == CLPRIM_FLOAT ? s.f32 : s.f64;
       EXPECT(fabs(got - ref) <= mag * (type == CLPRIM_FLOAT ? 1e-5 : 1e-12) + 1e-30,
              "%s sum %g, expected %g", clprim_type_name(type), got, ref);
+      /* CLPRIM_EXACT: the bits of the exact sum on one device (test_reduce
+       * checks those against a host reference), whatever the split. */
+      clprim_value e, one;
+      memset(&e, 0, sizeof e);
+      memset(&one, 0, sizeof one);
+      EXPECT_STATUS(CLPRIM_SUCCESS, clprim_mpi_reduce_sum(ctx, comm, g.n_local, type,
+                                                          clprim_buf(g.part), CLPRIM_EXACT, &e));
+      cl_mem whole = test_buffer(ctx, g.n * g.es, g.data);
+      EXPECT_STATUS(CLPRIM_SUCCESS, clprim_reduce_sum(ctx, g.n, type, clprim_buf(whole),
+                                                      CLPRIM_EXACT, &one, clprim_buf(NULL)));
+      clReleaseMemObject(whole);
+      EXPECT(memcmp(&e, &one, sizeof e) == 0, "%s exact sum %a over %d ranks, %a on one device",
+             clprim_type_name(type), type == CLPRIM_FLOAT ? e.f32 : e.f64, size_,
+             type == CLPRIM_FLOAT ? one.f32 : one.f64);
     } else {
       uint64_t ref = 0;
       for (size_t i = 0; i < g.n; ++i)
@@ -577,7 +591,7 @@ static void check_errors(void) {
   if (size_ > 1) {
     const clprim_type t = rank_ == 0 ? CLPRIM_UINT32 : CLPRIM_FLOAT;
     EXPECT_STATUS(CLPRIM_MPI_ERROR_MISMATCH,
-                  clprim_mpi_reduce_sum(ctx, comm, g.n_local, t, clprim_buf(g.part), &v));
+                  clprim_mpi_reduce_sum(ctx, comm, g.n_local, t, clprim_buf(g.part), 0, &v));
     expect_text(clprim_context_last_error(ctx),
                 "mpi: the arguments that must agree differ between ranks (rank 1's are not "
                 "rank 0's");
@@ -591,10 +605,13 @@ static void check_errors(void) {
                 clprim_mpi_nth_element(ctx, comm, g.n_local, CLPRIM_FLOAT, clprim_buf(g.part), 1,
                                        0, last ? NULL : &v));
   EXPECT_STATUS(last ? CLPRIM_ERROR_INVALID_ARGUMENT : CLPRIM_MPI_ERROR_REMOTE,
-                clprim_mpi_reduce_sum(ctx, comm, g.n_local, CLPRIM_FLOAT, clprim_buf(g.part),
+                clprim_mpi_reduce_sum(ctx, comm, g.n_local, CLPRIM_FLOAT, clprim_buf(g.part), 0,
                                       last ? NULL : &v));
   if (last) expect_text(clprim_context_last_error(ctx), "mpi: sum is NULL");
   expect_remote_text(clprim_context_last_error(ctx), CLPRIM_ERROR_INVALID_ARGUMENT);
+  EXPECT_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+                clprim_mpi_reduce_sum(ctx, comm, g.n_local, CLPRIM_UINT32, clprim_buf(g.part),
+                                      CLPRIM_EXACT, &v));
   EXPECT_STATUS(last ? CLPRIM_ERROR_BUFFER_TOO_SMALL : CLPRIM_MPI_ERROR_REMOTE,
                 clprim_mpi_scan_inclusive(ctx, comm, g.n_local + last, CLPRIM_FLOAT,
                                           clprim_buf(g.part), clprim_buf(g.part)));
@@ -631,7 +648,7 @@ static void check_errors(void) {
                                 clprim_buf(NULL), clprim_buf(NULL), NULL, NULL));
   EXPECT_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
                 clprim_mpi_reduce_sum(ctx, MPI_COMM_NULL, g.n_local, CLPRIM_FLOAT,
-                                      clprim_buf(g.part), &v));
+                                      clprim_buf(g.part), 0, &v));
   /* A NaN on the last rank with CLPRIM_NTH_REJECT_NAN: every rank refuses
    * (small arrays: the gather; large ones: the counting level). */
   for (int big = 0; big < 2; ++big) {
@@ -663,7 +680,7 @@ static void check_errors(void) {
     MPI_Comm bad = dup;
     MPI_Comm_free(&bad); /* bad is now MPI_COMM_NULL */
     EXPECT_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-                  clprim_mpi_reduce_sum(ctx, bad, g.n_local, CLPRIM_FLOAT, clprim_buf(g.part), &v));
+                  clprim_mpi_reduce_sum(ctx, bad, g.n_local, CLPRIM_FLOAT, clprim_buf(g.part), 0, &v));
   }
   drop(&g);
 }
@@ -731,7 +748,7 @@ static int call_op(int op, const struct global *g, int how, const struct op_outp
     return st == CLPRIM_SUCCESS || c == (clprim_context *)&opt ? st : CLPRIM_ERROR_INVALID_ARGUMENT;
   }
   case OP_SUM:
-    return clprim_mpi_reduce_sum(ctx, comm, n, type, in, &v);
+    return clprim_mpi_reduce_sum(ctx, comm, n, type, in, 0, &v);
   case OP_ARGMAX:
   case OP_ARGMIN:
     return (op == OP_ARGMAX ? clprim_mpi_argmax : clprim_mpi_argmin)(

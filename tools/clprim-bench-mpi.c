@@ -501,7 +501,7 @@ int main(int argc, char **argv) {
         if (!single) {
           switch (o) {
           case OP_SUM:
-            st = clprim_mpi_reduce_sum(ctx, w, n_local, type, bin, &v);
+            st = clprim_mpi_reduce_sum(ctx, w, n_local, type, bin, 0, &v);
             break;
           case OP_ARGMAX:
             st = clprim_mpi_argmax(ctx, w, n_local, type, bin, 0, &v, &index);

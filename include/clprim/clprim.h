@@ -99,7 +99,8 @@ extern "C" {
  *   clprim_context_prebuild_progress(),
  *   clprim_sort_tile(), clprim_pipeline_read_result() and _read_count(),
  *   clprim_merge_keys() and clprim_merge_pairs(), CLPRIM_EXACT.
- *   clprim_reduce_sum takes flags after `in`, as clprim_reduce_max.
+ *   clprim_reduce_sum takes flags after `in`, as clprim_reduce_max, and
+ *   clprim_mpi_reduce_sum takes them after `in` too.
  *   clprim_sort_pairs and clprim_segmented_sort_pairs take a value type,
  *   as the by-key calls do (0.2: a size in bytes, 4 or 8).
  *   Every create call takes its handle first, as clprim_context_create:

@@ -133,12 +133,17 @@ CLPRIM_MPI_API clprim_status clprim_mpi_local_rank(MPI_Comm comm, int *local_ran
 
 /*! clprim_mpi_reduce_sum() :
  * The sum of all ranks' elements (n_local of type in `in` on each rank), to
- * *sum on every rank. Each rank sums its part (clprim_reduce_sum), then the
- * parts' sums are added in rank order (integers wrap around).
+ * *sum on every rank. flags 0: each rank sums its part (clprim_reduce_sum),
+ * then the parts' sums are added in rank order (integers wrap around).
+ * flags CLPRIM_EXACT (float and double): the exact sum of all elements
+ * rounded once, as clprim_reduce_sum gives it on one device: the same bits
+ * for any number of ranks and any split (each rank's exact accumulator is
+ * added to the others' by one MPI_Allreduce of its words).
  * @return : CLPRIM_SUCCESS, or an error (see the top of this header). */
 CLPRIM_MPI_API clprim_status clprim_mpi_reduce_sum(clprim_context *ctx, MPI_Comm comm,
                                                    size_t n_local, clprim_type type,
-                                                   clprim_buffer in, clprim_value *sum);
+                                                   clprim_buffer in, unsigned flags,
+                                                   clprim_value *sum);
 
 /*! clprim_mpi_argmax(), clprim_mpi_argmin() :
  * The largest (smallest) element of the global array and the GLOBAL index

@@ -39,10 +39,27 @@ void clprim__exact_options(const clprim_context *ctx, char *options, size_t size
  * its record. */
 #define EXACT_ITEM_MIN 64
 
+size_t clprim__exact_record_words(clprim_type type) {
+  return EXACT_RECORD(type == CLPRIM_DOUBLE ? EXACT_WORDS_DOUBLE : EXACT_WORDS_FLOAT);
+}
+
+static clprim_status launch_final(clprim_context *ctx, cl_kernel final, unsigned wg,
+                                  cl_mem records, size_t groups, int round, cl_mem result) {
+  const cl_uint count = (cl_uint)groups, round32 = round != 0;
+  CLPRIM_CHECK(clprim__set_args(final, 4, sizeof records, &records, sizeof count, &count,
+                                sizeof round32, &round32, sizeof result, &result));
+  return clprim__enqueue(ctx, final, 1, wg);
+}
+
+clprim_status clprim__exact_round_record(clprim_context *ctx, cl_kernel final, unsigned wg,
+                                         cl_mem record, cl_mem result) {
+  return launch_final(ctx, final, wg, record, 1, 1, result);
+}
+
 clprim_status clprim__exact_sum(clprim_context *ctx, clprim_type type, cl_kernel tiles,
                                 cl_kernel final, unsigned wg, size_t max_groups, cl_mem in,
-                                size_t n, cl_mem result) {
-  const size_t words = type == CLPRIM_DOUBLE ? EXACT_WORDS_DOUBLE : EXACT_WORDS_FLOAT;
+                                size_t n, int round, cl_mem result) {
+  const size_t words = clprim__exact_record_words(type) - 1;
   const size_t per_group = (size_t)wg * EXACT_ITEM_MIN;
   size_t groups = n / per_group + (n % per_group != 0);
   if (groups > max_groups) groups = max_groups;
@@ -50,11 +67,8 @@ clprim_status clprim__exact_sum(clprim_context *ctx, clprim_type type, cl_kernel
   cl_mem records;
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RECORDS, groups * EXACT_RECORD(words) * 8, &records));
   const cl_ulong n64 = n;
-  const cl_uint count = (cl_uint)groups;
   CLPRIM_CHECK(clprim__set_args(tiles, 3, sizeof in, &in, sizeof n64, &n64, sizeof records,
                                 &records));
   CLPRIM_CHECK(clprim__enqueue(ctx, tiles, groups, wg));
-  CLPRIM_CHECK(clprim__set_args(final, 3, sizeof records, &records, sizeof count, &count,
-                                sizeof result, &result));
-  return clprim__enqueue(ctx, final, 1, wg);
+  return launch_final(ctx, final, wg, records, groups, round, result);
 }

@@ -4,6 +4,9 @@
  * gather; and cl/mpi.cl's constant added to a range (a local scan to its
  * part of the global scan, local indices to global ones). */
 #include "mpi.h"
+#include "../../cl/internal/layout.h"
+#include "../engine/exact.h"
+#include "../reduce.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -96,17 +99,84 @@ static int is_nan_value(clprim_type type, clprim_value v) {
 }
 /* ------------------------------------------- reductions and histograms */
 
+#define SLOT_EXACT_RECORD "mpi: exact record"
+
+/* The rank's part of an exact sum as one record of the accumulator's words
+ * (clprim__exact_record_words of them) on the host. */
+static clprim_status exact_part(clprim_context *ctx, clprim_type type, clprim_buffer range,
+                                size_t n, int64_t *record) {
+  CLPRIM_CHECK(clprim__call_begin(ctx, "mpi"));
+  const size_t bytes = clprim__exact_record_words(type) * 8;
+  cl_mem in = NULL, rec;
+  clprim_status st =
+      n ? clprim__range(ctx, "in", range, clprim_type_size(type), n, CLPRIM__READ, &in)
+        : CLPRIM_SUCCESS;
+  if (st == CLPRIM_SUCCESS) st = clprim__scratch(ctx, SLOT_EXACT_RECORD, bytes, &rec);
+  if (st == CLPRIM_SUCCESS) st = clprim__reduce_exact(ctx, type, in, n, 0, rec);
+  if (st == CLPRIM_SUCCESS) st = clprim__read(ctx, rec, 0, bytes, record);
+  return clprim__call_end(ctx, st);
+}
+
+/* The bits of the sum that a record (the ranks' words added) holds, rounded
+ * once on this rank's device. */
+static clprim_status exact_round(clprim_context *ctx, clprim_type type, const int64_t *record,
+                                 uint64_t *bits) {
+  CLPRIM_CHECK(clprim__call_begin(ctx, "mpi"));
+  const size_t bytes = clprim__exact_record_words(type) * 8;
+  cl_mem rec;
+  clprim_status st = clprim__scratch(ctx, SLOT_EXACT_RECORD, bytes, &rec);
+  if (st == CLPRIM_SUCCESS) st = clprim__write(ctx, rec, 0, bytes, record, 1);
+  if (st == CLPRIM_SUCCESS) st = clprim__reduce_exact_round(ctx, type, rec);
+  if (st == CLPRIM_SUCCESS) st = clprim__read(ctx, rec, 0, 8, bits);
+  return clprim__call_end(ctx, st);
+}
+
+/* CLPRIM_EXACT: each rank's record, the records' words added and their
+ * flags OR-ed over the ranks (digits below 2^32, so sums of 2^31 ranks fit),
+ * then one rounding, the same on every rank. */
+static clprim_status exact_total(clprim_context *ctx, MPI_Comm comm, clprim_type type,
+                                 int64_t *mine, uint64_t *bits) {
+  const size_t words = clprim__exact_record_words(type);
+  int64_t all[EXACT_RECORD(EXACT_WORDS_DOUBLE)];
+  uint64_t flags = (uint64_t)mine[words - 1], any = 0;
+  if (MPI_Allreduce(mine, all, (int)(words - 1), MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS ||
+      MPI_Allreduce(&flags, &any, 1, MPI_UINT64_T, MPI_BOR, comm) != MPI_SUCCESS)
+    return CLPRIM_MPI_ERROR_MPI;
+  all[words - 1] = (int64_t)any;
+  return exact_round(ctx, type, all, bits);
+}
+
 clprim_status clprim_mpi_reduce_sum(clprim_context *ctx, MPI_Comm comm, size_t n_local,
-                                    clprim_type type, clprim_buffer in, clprim_value *sum) {
+                                    clprim_type type, clprim_buffer in, unsigned flags,
+                                    clprim_value *sum) {
   clprim_value s;
   memset(&s, 0, sizeof s);
+  int64_t record[EXACT_RECORD(EXACT_WORDS_DOUBLE)];
+  const int exact = (flags & CLPRIM_EXACT) != 0;
   clprim_status st =
       sum ? CLPRIM_SUCCESS : clprim__mpi_fail(ctx, CLPRIM_ERROR_INVALID_ARGUMENT, "sum is NULL");
   if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_type(ctx, "type", type);
-  if (st == CLPRIM_SUCCESS && n_local > 0)
+  if (st == CLPRIM_SUCCESS) st = clprim__mpi_check_flags(ctx, flags, CLPRIM_EXACT);
+  if (st == CLPRIM_SUCCESS && exact && type != CLPRIM_FLOAT && type != CLPRIM_DOUBLE)
+    st = clprim__mpi_fail(ctx, CLPRIM_ERROR_INVALID_ARGUMENT,
+                          "CLPRIM_EXACT is for float and double sums (type is %s)",
+                          clprim_type_name(type));
+  if (st == CLPRIM_SUCCESS && exact)
+    st = exact_part(ctx, type, in, n_local, record);
+  else if (st == CLPRIM_SUCCESS && n_local > 0)
     st = clprim_reduce_sum(ctx, n_local, type, in, 0, &s, clprim_buf(NULL));
   uint64_t hash = CLPRIM__MPI_HASH_START;
   clprim__mpi_hash_add(&hash, &type, sizeof type);
+  clprim__mpi_hash_add(&hash, &flags, sizeof flags);
+  if (exact) {
+    struct clprim_mpi_part check;
+    CLPRIM_CHECK(clprim__mpi_part_check(ctx, comm, st, hash, n_local, 0, &check));
+    clprim__mpi_part_free(&check);
+    uint64_t bits = 0;
+    CLPRIM_CHECK(exact_total(ctx, comm, type, record, &bits));
+    *sum = value_of_bits(type, bits);
+    return CLPRIM_SUCCESS;
+  }
   /* The part's sum rides in the check's extra word. */
   struct clprim_mpi_part p;
   CLPRIM_CHECK(clprim__mpi_part_check(ctx, comm, st, hash, n_local, bits_of(type, s), &p));

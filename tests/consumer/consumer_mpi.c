@@ -17,7 +17,7 @@ int main(int argc, char **argv) {
     clprim_value sum;
     sum.i32 = 0;
     if (err == CL_SUCCESS) {
-      st = clprim_mpi_reduce_sum(ctx, MPI_COMM_WORLD, 5, CLPRIM_INT32, clprim_buf(buf), &sum);
+      st = clprim_mpi_reduce_sum(ctx, MPI_COMM_WORLD, 5, CLPRIM_INT32, clprim_buf(buf), 0, &sum);
       clReleaseMemObject(buf);
     }
     ok = st == CLPRIM_SUCCESS && err == CL_SUCCESS && sum.i32 == 15;

@@ -242,6 +242,30 @@ static const char *verify_sum(struct fx *f) {
   return NULL;
 }
 
+/* The exact float sum of integers below 2^24 with random signs: exact in
+ * int64, rounded once by C's conversion, as CLPRIM_EXACT must. */
+static void setup_sum_exact(struct fx *f) {
+  f->n = 9000 + test_rand() % 90000;
+  f->data = malloc(f->n * 4);
+  assert_non_null(f->data);
+  for (size_t i = 0; i < f->n; ++i)
+    ((float *)f->data)[i] = (float)((int32_t)(test_rand() % (1u << 24)) * (test_rand() % 2 ? -1 : 1));
+  fx_in(f, f->n * 4, f->data);
+  fx_out(f, 8);
+}
+static clprim_status call_sum_exact(struct fx *f) {
+  return clprim_reduce_sum(f->ctx, f->n, CLPRIM_FLOAT, clprim_buf(f->in[0]), CLPRIM_EXACT,
+                           HOST_VALUE(f), clprim_buf(f->out[0]));
+}
+static const char *verify_sum_exact(struct fx *f) {
+  int64_t sum = 0;
+  for (size_t i = 0; i < f->n; ++i) sum += (int64_t)((const float *)f->data)[i];
+  const float want = (float)sum;
+  if (memcmp(&HOST_VALUE(f)->f32, &want, 4) != 0) return "wrong host exact sum";
+  if (memcmp(f->got[0], &want, 4) != 0) return "wrong device exact sum";
+  return NULL;
+}
+
 /* Segments: begins and ends (uint64) over n, some empty. */
 static void make_segments(struct fx *f, size_t segments, size_t long_at, size_t long_len) {
   uint64_t *b = malloc(segments * 8), *e = malloc(segments * 8);
@@ -930,6 +954,7 @@ static const struct fault_case cases[] = {
     {"scan_by_key", 0, setup_scan_by_key, call_scan_by_key, verify_scan_by_key},
     {"argmax", 0, setup_argmax, call_argmax, verify_argmax},
     {"reduce_sum", 0, setup_sum, call_sum, verify_sum},
+    {"reduce_sum_exact", 0, setup_sum_exact, call_sum_exact, verify_sum_exact},
     {"segmented_sum", 0, setup_segmented_sum, call_segmented_sum, verify_segmented_sum},
     {"select", 0, setup_select, call_select, verify_select},
     {"select_count", 0, setup_select_count, call_select_count, verify_select_count},
@@ -1072,7 +1097,7 @@ static void sweep(const struct fault_case *c, clprim_context *ctx) {
  * host's order of commands is the same). */
 static int cpu_shaped(const struct fault_case *c) {
   static const char *const names[] = {
-      "scan",          "scan_by_key",    "argmax",         "reduce_sum",
+      "scan",          "scan_by_key",    "argmax",         "reduce_sum", "reduce_sum_exact",
       "segmented_sum", "select",         "partition3",     "histogram_even",
       "reduce_by_key", "reduce_by_key_dense", "quantiles", "topk",
       "topk_general",  "argsort",        "equal_range",    "merge_pairs",

@@ -8,6 +8,7 @@
 #include "merge.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The family's knobs and table (docs/TUNING.md): wg, the work-group size;
@@ -101,6 +102,48 @@ clprim_status clprim__merge(clprim_context *ctx, const struct clprim_merge_runs 
   return clprim__enqueue(ctx, tiles_k, (size_t)tiles, wg);
 }
 
+unsigned clprim__merge_round_count(size_t runs) {
+  unsigned r = 0;
+  while (((size_t)1 << r) < runs)
+    ++r;
+  return r;
+}
+
+clprim_status clprim__merge_rounds(clprim_context *ctx, const struct clprim_merge_rounds *p) {
+  const unsigned rounds = clprim__merge_round_count(p->runs);
+  if (rounds == 0 && p->src.keys == p->out.keys && p->src.at == p->out.at &&
+      p->src.values == p->out.values)
+    return CLPRIM_SUCCESS; /* one run, already in place */
+  size_t *bound = malloc((p->runs + 1) * sizeof *bound);
+  if (!bound) return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  memcpy(bound, p->offsets, (p->runs + 1) * sizeof *bound);
+  size_t count = p->runs;
+  struct clprim_merge_place from = p->src;
+  clprim_status st = CLPRIM_SUCCESS;
+  for (unsigned i = 1; i <= (rounds ? rounds : 1) && st == CLPRIM_SUCCESS; ++i) {
+    const struct clprim_merge_place to = i >= rounds ? p->out : i % 2 ? p->a : p->b;
+    size_t merged = 0;
+    for (size_t r = 0; r < count && st == CLPRIM_SUCCESS; r += 2, ++merged) {
+      const size_t end = r + 2 <= count ? bound[r + 2] : bound[r + 1];
+      struct clprim_merge_runs m;
+      memset(&m, 0, sizeof m);
+      m.type = p->type, m.value_size = p->value_size, m.descending = p->descending;
+      m.a = m.b = from.keys, m.a_values = m.b_values = from.values;
+      m.out = to.keys, m.out_values = to.values;
+      m.a_at = from.at + bound[r], m.na = bound[r + 1] - bound[r];
+      m.b_at = from.at + bound[r + 1], m.nb = end - bound[r + 1];
+      m.out_at = to.at + bound[r];
+      st = clprim__merge(ctx, &m);
+      bound[merged] = bound[r];
+    }
+    bound[merged] = bound[count];
+    count = merged;
+    from = to;
+  }
+  free(bound);
+  return st;
+}
+
 /* One public call: keys alone, or pairs. */
 struct merge_call {
   const char *name;
@@ -166,6 +209,103 @@ clprim_status clprim_merge_pairs(clprim_context *ctx, size_t na, size_t nb, clpr
   const struct merge_call c = {"merge_pairs", na,       nb,       key_type, keys_a,   keys_b,  1,
                                value_type,    values_a, values_b, flags,    keys_out, values_out};
   return merge_call(ctx, &c);
+}
+
+/* ------------------------------------------------------------ k runs */
+#define SLOT_ROUND_A "merge: round a keys"
+#define SLOT_ROUND_A_VALUES "merge: round a values"
+#define SLOT_ROUND_B "merge: round b keys"
+#define SLOT_ROUND_B_VALUES "merge: round b values"
+
+/* One public call over k runs: keys alone, or pairs. */
+struct runs_call {
+  const char *name;
+  size_t n;
+  clprim_type type;
+  clprim_buffer keys;
+  int pairs;
+  clprim_type value_type; /* pairs */
+  clprim_buffer values;
+  size_t runs;
+  const uint64_t *offsets;
+  unsigned flags;
+  clprim_buffer out, out_values;
+};
+
+/* A scratch place for the rounds: n keys (and values). */
+static clprim_status round_place(clprim_context *ctx, const char *keys_slot,
+                                 const char *values_slot, size_t n, size_t es, size_t vs,
+                                 struct clprim_merge_place *place) {
+  memset(place, 0, sizeof *place);
+  CLPRIM_CHECK(clprim__scratch(ctx, keys_slot, n * es, &place->keys));
+  if (vs) CLPRIM_CHECK(clprim__scratch(ctx, values_slot, n * vs, &place->values));
+  return CLPRIM_SUCCESS;
+}
+
+static clprim_status merge_runs(clprim_context *ctx, const struct runs_call *c, size_t *bound) {
+  const int pairs = c->pairs;
+  CLPRIM_CHECK(clprim__check_type(ctx, pairs ? "key_type" : "type", c->type));
+  if (pairs && (unsigned)c->value_type >= CLPRIM_TYPE_COUNT)
+    return clprim__invalid(ctx, "value_type (%d) is not a clprim_type", (int)c->value_type);
+  CLPRIM_CHECK(clprim__check_flags(ctx, c->flags, CLPRIM_SORT_DESCENDING));
+  if (c->runs == 0 && c->n != 0) return clprim__invalid(ctx, "runs is 0 but n is %zu", c->n);
+  if (c->runs > 0 && !c->offsets) return clprim__invalid(ctx, "offsets is NULL");
+  for (size_t r = 0; r <= c->runs && c->runs > 0; ++r) {
+    const uint64_t o = c->offsets[r];
+    if ((r == 0 && o != 0) || (r > 0 && o < c->offsets[r - 1]) || o > c->n ||
+        (r == c->runs && o != c->n))
+      return clprim__invalid(ctx,
+                             "offsets[%zu] (%llu): offsets must start at 0, not decrease and "
+                             "end at n (%zu)",
+                             r, (unsigned long long)o, c->n);
+    bound[r] = (size_t)o;
+  }
+  const size_t es = clprim_type_size(c->type), vs = pairs ? clprim_type_size(c->value_type) : 0;
+  struct clprim_merge_rounds p;
+  memset(&p, 0, sizeof p);
+  p.type = c->type, p.value_size = vs, p.runs = c->runs, p.offsets = bound;
+  p.descending = (c->flags & CLPRIM_SORT_DESCENDING) != 0;
+  CLPRIM_CHECK(clprim__range(ctx, "keys", c->keys, es, c->n, CLPRIM__READ, &p.src.keys));
+  if (pairs)
+    CLPRIM_CHECK(clprim__range(ctx, "values", c->values, vs, c->n, CLPRIM__READ, &p.src.values));
+  CLPRIM_CHECK(clprim__range(ctx, pairs ? "keys_out" : "out", c->out, es, c->n, CLPRIM__OUT_ALL,
+                             &p.out.keys));
+  if (pairs)
+    CLPRIM_CHECK(clprim__range(ctx, "values_out", c->out_values, vs, c->n, CLPRIM__OUT_ALL,
+                               &p.out.values));
+  if (c->n == 0) return CLPRIM_SUCCESS;
+  const unsigned rounds = clprim__merge_round_count(c->runs);
+  if (rounds >= 2)
+    CLPRIM_CHECK(round_place(ctx, SLOT_ROUND_A, SLOT_ROUND_A_VALUES, c->n, es, vs, &p.a));
+  if (rounds >= 3)
+    CLPRIM_CHECK(round_place(ctx, SLOT_ROUND_B, SLOT_ROUND_B_VALUES, c->n, es, vs, &p.b));
+  return clprim__merge_rounds(ctx, &p);
+}
+
+static clprim_status runs_call(clprim_context *ctx, const struct runs_call *c) {
+  CLPRIM_CHECK(clprim__call_begin(ctx, c->name));
+  size_t *bound = malloc((c->runs + 1) * sizeof *bound);
+  clprim_status st = bound ? merge_runs(ctx, c, bound) : CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  free(bound);
+  return clprim__call_end(ctx, st);
+}
+
+clprim_status clprim_merge_runs_keys(clprim_context *ctx, size_t n, clprim_type type,
+                                     clprim_buffer keys, size_t runs, const uint64_t *offsets,
+                                     unsigned flags, clprim_buffer out) {
+  const struct runs_call c = {"merge_runs_keys", n,    type,    keys,  0,   CLPRIM_INT32,
+                              {NULL, 0},         runs, offsets, flags, out, {NULL, 0}};
+  return runs_call(ctx, &c);
+}
+
+clprim_status clprim_merge_runs_pairs(clprim_context *ctx, size_t n, clprim_type key_type,
+                                      clprim_buffer keys, clprim_type value_type,
+                                      clprim_buffer values, size_t runs, const uint64_t *offsets,
+                                      unsigned flags, clprim_buffer keys_out,
+                                      clprim_buffer values_out) {
+  const struct runs_call c = {"merge_runs_pairs", n,    key_type, keys,  1,        value_type,
+                              values,             runs, offsets,  flags, keys_out, values_out};
+  return runs_call(ctx, &c);
 }
 
 /* Dry runs (core/prebuild.c): keys alone and with 4- and 8-byte values

@@ -911,6 +911,28 @@ static clprim_status call_merge(struct fx *f) {
                             clprim_buf(f->out[1]));
 }
 
+/* Five sorted runs (3 rounds: two through scratch, the last writes the
+ * outputs), each key's position as its value. */
+static const uint64_t *runs_offsets(struct fx *f, uint64_t *o) {
+  for (int r = 0; r <= 5; ++r) o[r] = f->n * (uint64_t)r / 5;
+  return o;
+}
+static void setup_merge_runs(struct fx *f) {
+  setup_merge(f);
+  uint64_t o[6];
+  runs_offsets(f, o);
+  for (int r = 0; r < 5; ++r) qsort(u32(f->data) + o[r], o[r + 1] - o[r], 4, by_u32);
+  shim_pause(1);
+  test_write(f->ctx, f->in[0], f->n * 4, f->data);
+  shim_pause(0);
+}
+static clprim_status call_merge_runs(struct fx *f) {
+  uint64_t o[6];
+  return clprim_merge_runs_pairs(f->ctx, f->n, CLPRIM_UINT32, clprim_buf(f->in[0]),
+                                 CLPRIM_UINT32, clprim_buf(f->in[1]), 5, runs_offsets(f, o), 0,
+                                 clprim_buf(f->out[0]), clprim_buf(f->out[1]));
+}
+
 /* ---------------------------------------------------------- pipeline */
 /* A pipeline's outputs are its own: a failed run leaves none to read. The
  * case keeps its results in f->got[0] from clprim_pipeline_read. */
@@ -986,6 +1008,7 @@ static const struct fault_case cases[] = {
      verify_segmented_sort},
     {"equal_range", 0, setup_search, call_search, verify_search},
     {"merge_pairs", 0, setup_merge, call_merge, verify_argsort},
+    {"merge_runs_pairs", 0, setup_merge_runs, call_merge_runs, verify_argsort},
     {"pipeline_collect", 0, setup_pipeline, call_pipeline, verify_pipeline},
 };
 #define CASES (sizeof cases / sizeof cases[0])

@@ -12,7 +12,10 @@
  * type (moved as bits); ranges at offsets (sub-buffers and staged copies)
  * with the bytes around the outputs untouched and the inputs unchanged;
  * unsorted ranges (every output still one of the inputs' elements); and
- * every error case with nothing written. */
+ * every error case with nothing written. Also the merge of k runs
+ * (clprim_merge_runs_keys / _pairs): 0 to 33 runs of random lengths (some
+ * empty), every type, keys and pairs, both orders, against the stable sort
+ * of all elements (lower runs first among equal keys), and bad offsets. */
 #include "common.h"
 
 #include <stdio.h>
@@ -437,6 +440,134 @@ static void test_errors(void **state) {
 
 /* clprim_context_last_error(): a refused call's text names the argument or
  * flag, and nothing is written. */
+/* ------------------------------------------------------------ k runs */
+
+/* clprim_merge_runs_keys / _pairs of `runs` runs of random lengths (some
+ * empty) over n keys against the stable sort of all of them (the runs are
+ * consecutive, so input order is run order). */
+static void check_runs(clprim_context *ctx, clprim_type type, int value_type, enum dist d,
+                       int descending, size_t runs, size_t n) {
+  char desc[200];
+  const int pairs = value_type >= 0;
+  snprintf(desc, sizeof desc, "merge_runs_%s %s%s%s runs=%zu n=%zu %s%s path=%s",
+           pairs ? "pairs" : "keys", clprim_type_name(type), pairs ? " values " : "",
+           pairs ? clprim_type_name((clprim_type)value_type) : "", runs, n, dist_names[d],
+           descending ? " descending" : "", test_path_of(ctx));
+  const size_t es = clprim_type_size(type);
+  const size_t vs = pairs ? clprim_type_size((clprim_type)value_type) : 4;
+  uint64_t *offsets = malloc((runs + 1) * sizeof *offsets);
+  offsets[0] = 0;
+  for (size_t r = 1; r < runs; ++r) /* random cuts, sorted */
+    offsets[r] = test_rand() % 5 == 0 ? 0 : test_rand() % (n + 1);
+  if (runs > 0) offsets[runs] = n;
+  for (size_t r = 1; r < runs; ++r)
+    for (size_t q = r + 1; q < runs; ++q)
+      if (offsets[q] < offsets[r]) {
+        const uint64_t t = offsets[q];
+        offsets[q] = offsets[r], offsets[r] = t;
+      }
+  struct elem *e = malloc((n ? n : 1) * sizeof *e);
+  uint64_t few[8];
+  for (size_t j = 0; j < COUNT(few); ++j)
+    few[j] = j < 3 ? special(type, test_rand()) : random_bits(type);
+  for (size_t i = 0; i < n; ++i) {
+    e[i].bits = element_bits(type, d, few, few[0], i, n, 0);
+    e[i].key = key_of_bits(type, e[i].bits), e[i].tag = i;
+  }
+  descending_order = descending;
+  for (size_t r = 0; r < runs; ++r) /* each run sorted, stably */
+    qsort(e + offsets[r], offsets[r + 1] - offsets[r], sizeof *e, by_key);
+  unsigned char *k = malloc((n ? n : 1) * es), *v = malloc((n ? n : 1) * vs);
+  for (size_t i = 0; i < n; ++i) {
+    e[i].tag = i;
+    put(es, k, i, e[i].bits), put(vs, v, i, value_of_tag(vs, i));
+  }
+  cl_mem kb = test_buffer(ctx, (n ? n : 1) * es, n ? k : NULL);
+  cl_mem vb = test_buffer(ctx, (n ? n : 1) * vs, n ? v : NULL);
+  cl_mem ko = test_buffer(ctx, (n ? n : 1) * es, NULL), vo = test_buffer(ctx, (n ? n : 1) * vs, NULL);
+  qsort(e, n, sizeof *e, by_key); /* the reference: lower runs first among equals */
+  const unsigned flags = descending ? CLPRIM_SORT_DESCENDING : 0u;
+  clprim_status st;
+  if (pairs)
+    st = clprim_merge_runs_pairs(ctx, n, type, clprim_buf(kb), (clprim_type)value_type,
+                                 clprim_buf(vb), runs, offsets, flags, clprim_buf(ko),
+                                 clprim_buf(vo));
+  else
+    st = clprim_merge_runs_keys(ctx, n, type, clprim_buf(kb), runs, offsets, flags,
+                                clprim_buf(ko));
+  if (st != CLPRIM_SUCCESS) {
+    test_report("%s: returned %s", desc, clprim_status_name(st));
+  } else if (n > 0) {
+    unsigned char *gk = malloc(n * es), *gv = malloc(n * vs), *gin = malloc(n * es);
+    test_read(ctx, ko, n * es, gk);
+    if (pairs) test_read(ctx, vo, n * vs, gv);
+    test_read(ctx, kb, n * es, gin);
+    for (size_t i = 0; i < n; ++i) {
+      if (get(es, gk, i) != e[i].bits) {
+        test_report("%s: key %zu is 0x%llx, expected 0x%llx", desc, i,
+                    (unsigned long long)get(es, gk, i), (unsigned long long)e[i].bits);
+        break;
+      }
+      if (pairs && get(vs, gv, i) != value_of_tag(vs, e[i].tag)) {
+        test_report("%s: value %zu is not the one of its key", desc, i);
+        break;
+      }
+    }
+    if (memcmp(gin, k, n * es) != 0) test_report("%s: the input changed", desc);
+    free(gk), free(gv), free(gin);
+  }
+  clReleaseMemObject(kb), clReleaseMemObject(vb), clReleaseMemObject(ko), clReleaseMemObject(vo);
+  free(offsets), free(e), free(k), free(v);
+}
+
+/* Every type, keys and pairs, 0 to 33 runs (1, 2, 3 and more rounds, an
+ * odd run out), both orders, sizes around the tile (2048 outputs). */
+static void test_runs(void **state) {
+  (void)state;
+  static const size_t run_counts[] = {0, 1, 2, 3, 4, 5, 8, 9, 33};
+  static const size_t ns[] = {0, 1, 7, 2047, 2049, 40000};
+  unsigned rot = 0;
+  for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
+    if (test_skip_path(p)) continue;
+    clprim_context *ctx = contexts.ctx[p];
+    for (clprim_type t = CLPRIM_INT32; t < CLPRIM_TYPE_COUNT; ++t) {
+      if (!test_has_type(ctx, t)) continue;
+      for (size_t r = 0; r < COUNT(run_counts); ++r)
+        for (size_t s = 0; s < COUNT(ns); ++s, ++rot) {
+          const size_t n = run_counts[r] == 0 ? 0 : ns[s];
+          if (test_small() && n > 2049) continue;
+          if (run_counts[r] == 0 && s > 0) continue;
+          const int vt = rot % 3 == 0 ? -1 : rot % 3 == 1 ? (int)CLPRIM_UINT32 : (int)CLPRIM_INT64;
+          const enum dist d = rot % 3 == 0 ? D_RANDOM : rot % 3 == 1 ? D_FEW : D_SPECIAL;
+          check_runs(ctx, t, vt, d, rot / 3 % 2, run_counts[r], n);
+        }
+    }
+  }
+  /* Bad offsets and flags: refused, nothing written. */
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  cl_mem in = test_pattern(ctx, 400), out = test_pattern(ctx, 400);
+  const uint64_t not_at_0[3] = {1, 5, 100}, decreasing[3] = {0, 50, 40},
+                 short_end[3] = {0, 50, 99};
+  const uint64_t *bad[] = {NULL, not_at_0, decreasing, short_end};
+  for (size_t b = 0; b < COUNT(bad); ++b)
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+                clprim_merge_runs_keys(ctx, 100, CLPRIM_UINT32, clprim_buf(in), 2, bad[b], 0,
+                                       clprim_buf(out)));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_merge_runs_keys(ctx, 100, CLPRIM_UINT32, clprim_buf(in), 0, not_at_0, 0,
+                                     clprim_buf(out)));
+  const uint64_t good[3] = {0, 50, 100};
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_merge_runs_keys(ctx, 100, CLPRIM_UINT32, clprim_buf(in), 2, good,
+                                     CLPRIM_TOPK_SMALLEST, clprim_buf(out)));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_merge_runs_keys(ctx, 100, CLPRIM_UINT32, clprim_buf(in), 2, good, 0,
+                                     clprim_buf(in)));
+  test_pattern_intact(ctx, out, 400, "out");
+  clReleaseMemObject(in), clReleaseMemObject(out);
+  test_report_end();
+}
+
 static void test_error_texts(void **state) {
   (void)state;
   clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
@@ -456,6 +587,13 @@ static void test_error_texts(void **state) {
             "out holds 1024 elements from offset 0, the call needs 1100");
   TEST_TEXT(ctx, INVALID, clprim_merge_keys(ctx, 10, 10, CLPRIM_INT32, A, B, 0, B),
             "out overlaps b");
+  const uint64_t decreasing[3] = {0, 50, 40};
+  TEST_TEXT(ctx, INVALID,
+            clprim_merge_runs_keys(ctx, 100, CLPRIM_INT32, A, 2, decreasing, 0, O),
+            "merge_runs_keys: offsets[2] (40): offsets must start at 0, not decrease and end "
+            "at n (100)");
+  TEST_TEXT(ctx, INVALID, clprim_merge_runs_keys(ctx, 100, CLPRIM_INT32, A, 2, NULL, 0, O),
+            "merge_runs_keys: offsets is NULL");
   test_pattern_intact(ctx, o, bytes, "o");
   test_pattern_intact(ctx, o2, bytes, "o2");
   TEST_TEXT_BUFFERS_FREE();
@@ -467,6 +605,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_errors),      cmocka_unit_test(test_error_texts),
       cmocka_unit_test(test_small_tiles), cmocka_unit_test(test_unsorted),
+      cmocka_unit_test(test_runs),
       cmocka_unit_test(test_int32),       cmocka_unit_test(test_uint32),
       cmocka_unit_test(test_int64),       cmocka_unit_test(test_uint64),
       cmocka_unit_test(test_float),       cmocka_unit_test(test_double),

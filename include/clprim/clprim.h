@@ -98,7 +98,8 @@ extern "C" {
  *   clprim_options.wait_when_busy and .build_threads,
  *   clprim_context_prebuild_progress(),
  *   clprim_sort_tile(), clprim_pipeline_read_result() and _read_count(),
- *   clprim_merge_keys() and clprim_merge_pairs(), CLPRIM_EXACT.
+ *   clprim_merge_keys() and clprim_merge_pairs(), clprim_merge_runs_keys()
+ *   and clprim_merge_runs_pairs(), CLPRIM_EXACT.
  *   clprim_reduce_sum takes flags after `in`, as clprim_reduce_max, and
  *   clprim_mpi_reduce_sum takes them after `in` too.
  *   clprim_sort_pairs and clprim_segmented_sort_pairs take a value type,
@@ -1413,6 +1414,37 @@ CLPRIM_API clprim_status clprim_merge_pairs(clprim_context *ctx, size_t na, size
                                             clprim_buffer values_a, clprim_buffer values_b,
                                             unsigned flags, clprim_buffer keys_out,
                                             clprim_buffer values_out);
+
+/*! clprim_merge_runs_keys() :
+ * out[0, n) = the stable merge of `runs` sorted runs of keys (each sorted
+ * as clprim_merge_keys() takes them): run r is keys[offsets[r],
+ * offsets[r + 1]), with offsets `runs` + 1 values on the host, from 0, not
+ * decreasing, to n. Among equal keys a lower run's come first, each run's
+ * in its own order (a k-way merge, as of the pieces a sample sort
+ * receives). ceil(log2 runs) rounds of pairwise merges, each as
+ * clprim_merge_keys(); rounds before the last write to the context's
+ * scratch (n keys, and n more from 3 rounds on), so only the last writes
+ * out. runs = 0 needs n = 0; one run is a copy. Flags:
+ * CLPRIM_SORT_DESCENDING. Returns once the work is enqueued.
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT also for offsets
+ *           that are NULL (runs > 0), do not start at 0, decrease or do
+ *           not end at n, and unknown flags. */
+CLPRIM_API clprim_status clprim_merge_runs_keys(clprim_context *ctx, size_t n, clprim_type type,
+                                                clprim_buffer keys, size_t runs,
+                                                const uint64_t *offsets, unsigned flags,
+                                                clprim_buffer out);
+
+/*! clprim_merge_runs_pairs() :
+ * clprim_merge_runs_keys() with a value of value_type per key (moved as
+ * bits): values_out[i] is the value that came with keys_out[i].
+ * @return : as clprim_merge_runs_keys(); CLPRIM_ERROR_INVALID_ARGUMENT
+ *           also for a value_type that is none. */
+CLPRIM_API clprim_status clprim_merge_runs_pairs(clprim_context *ctx, size_t n,
+                                                 clprim_type key_type, clprim_buffer keys,
+                                                 clprim_type value_type, clprim_buffer values,
+                                                 size_t runs, const uint64_t *offsets,
+                                                 unsigned flags, clprim_buffer keys_out,
+                                                 clprim_buffer values_out);
 
 /* -------------------------------------------------------------- pipeline */
 

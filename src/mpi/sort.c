@@ -61,54 +61,28 @@ static clprim_status write_async(clprim_context *ctx, cl_mem buf, size_t offset,
                                              NULL, NULL);
 }
 
-/* A run of keys: where it starts (elements) in its buffer, and its length. */
-struct run {
-  size_t at, len;
-};
-
-/* dst[out_at ...] = the stable merge of runs a and b of src (the merge
- * family's merge path, src/merge.h; a's keys first among equal keys). */
-static clprim_status merge_two(clprim_context *ctx, clprim_type type, cl_mem src, struct run a,
-                               struct run b, cl_mem dst, size_t out_at) {
-  struct clprim_merge_runs m;
-  memset(&m, 0, sizeof m);
-  m.type = type, m.a = src, m.b = src, m.out = dst;
-  m.a_at = a.at, m.na = a.len, m.b_at = b.at, m.nb = b.len, m.out_at = out_at;
-  return clprim__merge(ctx, &m);
-}
-
-/* The P sorted runs (in rank order, one after another from runs[0].at) of
- * buffer bufs[first] merged into one sorted run at the same place of
- * bufs[rounds % 2 ^ first]: rounds of pairwise merges between the two
- * buffers (the caller puts the runs where the last round writes into the
- * output). Runs of lower ranks win ties, so equal keys stay in rank order. */
-static unsigned merge_rounds(int runs) {
-  unsigned r = 0;
-  while ((1 << r) < runs)
-    ++r;
-  return r;
-}
+/* The P sorted runs that came (recv[r] keys from rank r, one after another
+ * in rank order from rdispl[0]) of buffer bufs[first] merged into one run
+ * at the same place of bufs[rounds % 2 ^ first], by the merge family's
+ * rounds (src/merge.h): round 1 from bufs[first] into bufs[!first], the
+ * rounds after it back and forth (the caller puts the runs where the last
+ * round writes into the output). Runs of lower ranks win ties, so equal
+ * keys stay in rank order. */
 static clprim_status merge_runs(clprim_context *ctx, clprim_type type, cl_mem bufs[2],
-                                const size_t base[2], int first, struct run *runs, int count) {
-  const size_t es = clprim_type_size(type);
-  int from = first;
-  while (count > 1) {
-    const int to = !from;
-    int merged = 0;
-    for (int r = 0; r < count; r += 2, ++merged) {
-      struct run a = runs[r], b = {a.at + a.len, 0};
-      if (r + 1 < count) b = runs[r + 1];
-      a.at += base[from], b.at += base[from];
-      if (r + 1 < count)
-        CLPRIM_CHECK(merge_two(ctx, type, bufs[from], a, b, bufs[to], runs[r].at + base[to]));
-      else if (a.len)
-        CLPRIM_CHECK(clprim__copy(ctx, bufs[from], bufs[to], a.at * es,
-                                  (runs[r].at + base[to]) * es, a.len * es));
-      runs[merged].at = runs[r].at, runs[merged].len = a.len + b.len;
-    }
-    count = merged, from = to;
-  }
-  return CLPRIM_SUCCESS;
+                                const size_t base[2], int first, const int *recv,
+                                const int *rdispl, int count, size_t *offsets) {
+  offsets[0] = 0;
+  for (int r = 0; r < count; ++r)
+    offsets[r + 1] = offsets[r] + (size_t)recv[r];
+  const int last = (int)(clprim__merge_round_count((size_t)count) % 2) ^ first;
+  struct clprim_merge_rounds p;
+  memset(&p, 0, sizeof p);
+  p.type = type, p.runs = (size_t)count, p.offsets = offsets;
+  p.src.keys = p.b.keys = bufs[first];
+  p.src.at = p.b.at = base[first] + (size_t)rdispl[0];
+  p.a.keys = bufs[!first], p.a.at = base[!first] + (size_t)rdispl[0];
+  p.out.keys = bufs[last], p.out.at = base[last] + (size_t)rdispl[0];
+  return clprim__merge_rounds(ctx, &p);
 }
 
 /* What one rank's exchange moves: send[r] / recv[r] keys to / from rank r
@@ -140,7 +114,7 @@ static clprim_status sort_exchange(clprim_context *ctx, MPI_Comm comm,
   const size_t send_low = (size_t)x->sdispl[me], own = (size_t)x->send[me];
   const size_t send_high = n_local - send_low - own;
   const size_t recv_low = (size_t)x->rdispl[me], recv_high = share - recv_low - own;
-  const unsigned rounds = merge_rounds(P);
+  const unsigned rounds = clprim__merge_round_count((size_t)P);
   cl_mem sorted = NULL, runs_tmp = NULL, bufs[2];
   /* The exchange goes through pinned host memory (clprim__scratch_host:
    * page-locked, which GPU drivers copy to and from by DMA; pageable
@@ -218,16 +192,14 @@ static clprim_status sort_exchange(clprim_context *ctx, MPI_Comm comm,
   phase_end(clock, CLPRIM_MPI_PHASE_TO_DEVICE);
   /* 5. */
   if (st == CLPRIM_SUCCESS && share > 0) {
-    struct run *runs = malloc(sizeof *runs * (size_t)P);
-    st = runs ? clprim__call_begin(ctx, "mpi") : CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
-    if (runs && st == CLPRIM_SUCCESS) {
-      for (int r = 0; r < P; ++r)
-        runs[r].at = (size_t)x->rdispl[r], runs[r].len = (size_t)x->recv[r];
-      st = merge_runs(ctx, type, bufs, base, first, runs, P);
+    size_t *offsets = malloc(sizeof *offsets * ((size_t)P + 1));
+    st = offsets ? clprim__call_begin(ctx, "mpi") : CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+    if (offsets && st == CLPRIM_SUCCESS) {
+      st = merge_runs(ctx, type, bufs, base, first, x->recv, x->rdispl, P, offsets);
       if (st == CLPRIM_SUCCESS) st = (clprim_status)clFinish(ctx->queue);
       st = clprim__call_end(ctx, st);
     }
-    free(runs);
+    free(offsets);
   }
   phase_end(clock, CLPRIM_MPI_PHASE_MERGE);
   return exchanged ? clprim__mpi_agree(ctx, comm, st) : st;

@@ -26,6 +26,7 @@
  * types only (and on whether the run takes its count from the device), and
  * is cached as every program is (memory and disk). The stages' generated
  * function is engine/stages.c's. */
+#include "engine/exact.h"
 #include "engine/stages.h"
 #include "engine/sample_select.h"
 #include "reduce.h"
@@ -34,6 +35,8 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+#define SLOT_EXACT_RESULT "pipeline: exact sum" /* the sum's bits (CLPRIM_EXACT) */
 
 /* The family's descriptor: no knobs or table of its own (the terminals'
  * families shape their kernels), and nothing to prebuild, since its
@@ -266,8 +269,9 @@ clprim_status clprim_pipeline_reduce(clprim_pipeline *p, clprim_pipeline_reducti
   if ((unsigned)op > CLPRIM_PIPE_ARGMAX)
     st = clprim__invalid(p->ctx, "op (%d) is not a clprim_pipeline_reduction", (int)op);
   if (st == CLPRIM_SUCCESS)
-    st = clprim__check_flags(
-        p->ctx, flags, op == CLPRIM_PIPE_SUM ? 0u : CLPRIM_REDUCE_ABS | CLPRIM_REDUCE_NAN_LARGEST);
+    st = clprim__check_flags(p->ctx, flags,
+                             op == CLPRIM_PIPE_SUM ? CLPRIM_EXACT
+                                                   : CLPRIM_REDUCE_ABS | CLPRIM_REDUCE_NAN_LARGEST);
   if (st == CLPRIM_SUCCESS) {
     set_terminal(p, TERM_REDUCE, flags);
     p->op = op;
@@ -338,8 +342,10 @@ static clprim_status reduce_kernel(clprim_pipeline *p, clprim_type type, const c
   char options[256];
   clprim__reduce_options(p->ctx, type, options, sizeof options);
   snprintf(options + strlen(options), sizeof options - strlen(options), " -DPIPELINE%s", extra);
+  const char *together =
+      strncmp(name, "exact", 5) == 0 ? CLPRIM__EXACT_SUM_KERNELS : CLPRIM__REDUCE_KERNELS;
   const struct clprim_kernel_request r = {"reduce.cl", p->st.source, options, name,
-                                          NULL,        kernel,    NULL, CLPRIM__REDUCE_KERNELS};
+                                          NULL,        kernel,    NULL, together};
   return clprim__kernels(p->ctx, &r, 1);
 }
 
@@ -468,6 +474,27 @@ static clprim_status run_fused(clprim_pipeline *p, size_t n, const clprim_buffer
   if (p->terminal == TERM_TOPK) {
     CLPRIM_CHECK(topk_filtered(p, n, in[0], &extra, finished));
     if (*finished) return CLPRIM_SUCCESS;
+  }
+  if (p->terminal == TERM_REDUCE && p->op == CLPRIM_PIPE_SUM && (p->flags & CLPRIM_EXACT)) {
+    if (type != CLPRIM_FLOAT && type != CLPRIM_DOUBLE)
+      return clprim__invalid(ctx, "CLPRIM_EXACT is for float and double sums (x is %s)",
+                             clprim_type_name(type));
+    char exact[64];
+    clprim__exact_options(ctx, exact, sizeof exact);
+    cl_kernel tiles, final;
+    CLPRIM_CHECK(reduce_kernel(p, type, exact, "exact_tiles", &tiles));
+    CLPRIM_CHECK(reduce_kernel(p, type, exact, "exact_final", &final));
+    extra.first = 3;
+    CLPRIM_CHECK(clprim__set_extra_args(tiles, &extra));
+    cl_mem result;
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_EXACT_RESULT, 8, &result));
+    CLPRIM_CHECK(clprim__reduce_exact_run(ctx, type, tiles, final, in[0], n, 1, result));
+    CLPRIM_CHECK(room(p, CLPRIM_PIPE_OUT_RESULT, 16));
+    CLPRIM_CHECK(clprim__copy(ctx, result, p->buf[CLPRIM_PIPE_OUT_RESULT], 0, 0, 8));
+    const cl_ulong zero = 0;
+    CLPRIM_CHECK(clprim__fill(ctx, p->buf[CLPRIM_PIPE_OUT_RESULT], &zero, 8, 8, 8));
+    mark(p, CLPRIM_PIPE_OUT_RESULT, 2, 8);
+    return CLPRIM_SUCCESS;
   }
   if (p->terminal == TERM_COUNT || (p->terminal == TERM_REDUCE && p->op == CLPRIM_PIPE_SUM)) {
     const int count = p->terminal == TERM_COUNT;

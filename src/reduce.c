@@ -242,6 +242,13 @@ clprim_status clprim__reduce_sum_run(clprim_context *ctx, clprim_type type, cl_k
   return CLPRIM_SUCCESS;
 }
 
+clprim_status clprim__reduce_exact_run(clprim_context *ctx, clprim_type type, cl_kernel tiles,
+                                       cl_kernel final, cl_mem in, size_t n, int round,
+                                       cl_mem result) {
+  const struct reduce_config c = reduce_config(ctx, type);
+  return clprim__exact_sum(ctx, type, tiles, final, c.wg, c.max_groups, in, n, round, result);
+}
+
 /* The exact sum (record NULL) or the rounding of a record in place. */
 static clprim_status reduce_exact(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
                                   int round, cl_mem result, cl_mem record) {
@@ -250,11 +257,10 @@ static clprim_status reduce_exact(clprim_context *ctx, clprim_type type, cl_mem 
   static const char *const names[2] = {"exact_tiles", "exact_final"};
   cl_kernel kernels[2];
   CLPRIM_CHECK(reduce_kernels(ctx, type, extra, 2, names, kernels));
-  const struct reduce_config c = reduce_config(ctx, type);
   if (record)
-    return clprim__exact_round_record(ctx, kernels[1], c.wg, record, record);
-  return clprim__exact_sum(ctx, type, kernels[0], kernels[1], c.wg, c.max_groups, in, n, round,
-                           result);
+    return clprim__exact_round_record(ctx, kernels[1], reduce_config(ctx, type).wg, record,
+                                      record);
+  return clprim__reduce_exact_run(ctx, type, kernels[0], kernels[1], in, n, round, result);
 }
 
 clprim_status clprim__reduce_exact(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,

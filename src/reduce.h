@@ -43,5 +43,11 @@ clprim_status clprim__reduce_arg_run(clprim_context *ctx, clprim_type type, cl_k
 clprim_status clprim__reduce_exact(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
                                    int round, cl_mem result);
 clprim_status clprim__reduce_exact_round(clprim_context *ctx, clprim_type type, cl_mem record);
+/* The exact sum with the caller's kernels exact_tiles and exact_final of a
+ * build of reduce.cl (the pipeline's, whose arguments past exact_tiles'
+ * first 3 the caller has set), in this family's shape. */
+clprim_status clprim__reduce_exact_run(clprim_context *ctx, clprim_type type, cl_kernel tiles,
+                                       cl_kernel final, cl_mem in, size_t n, int round,
+                                       cl_mem result);
 
 #endif /* CLPRIM_REDUCE_H */

@@ -697,6 +697,81 @@ static void test_sweep(void **state) {
   free(host);
 }
 
+/* ------------------------------------------------------ exact sums */
+
+/* The sum terminal with CLPRIM_EXACT, float and double x (a map of a, a
+ * filter), on every path: the same bits as clprim_reduce_sum's exact sum
+ * of the passing elements (test_reduce checks those against a host
+ * reference); values across many exponents; no element passing gives +0;
+ * an integer x fails the run. */
+static void test_exact_sum(void **state) {
+  (void)state;
+  const size_t sizes[] = {0, 1, 1000, 70001};
+  for (unsigned path = 0; path < CLPRIM_PATH_COUNT; ++path) {
+    if (test_skip_path(path)) continue;
+    clprim_context *ctx = contexts.ctx[path];
+    for (clprim_type t = CLPRIM_FLOAT; t <= CLPRIM_DOUBLE; ++t) {
+      if (!test_has_type(ctx, t)) continue;
+      for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; ++z) {
+        const size_t n = test_small() && sizes[z] > 1000 ? 1000 : sizes[z];
+        const size_t es = clprim_type_size(t);
+        unsigned char *host = malloc(n * es + 8), *kept = malloc(n * es + 8);
+        size_t m = 0;
+        for (size_t i = 0; i < n; ++i) {
+          const double x = (test_rand() % 2 ? -1.0 : 1.0) *
+                           ldexp(1 + test_uniform(), (int)(test_rand() % 80) - 40);
+          if (t == CLPRIM_FLOAT) {
+            const float f = (float)x, y = f * 3.0f; /* the map, in the type */
+            memcpy(host + i * es, &f, 4);
+            if (y > -100.0f) memcpy(kept + m++ * es, &y, 4); /* the filter */
+          } else {
+            const double y = x * 3.0;
+            memcpy(host + i * es, &x, 8);
+            if (y > -100.0) memcpy(kept + m++ * es, &y, 8);
+          }
+        }
+        cl_mem in = test_buffer(ctx, (n ? n : 1) * es, n ? host : NULL);
+        cl_mem km = test_buffer(ctx, (m ? m : 1) * es, m ? kept : NULL);
+        clprim_pipeline *p;
+        TEST_OK(clprim_pipeline_create(&p, ctx, 1, &t));
+        TEST_OK(clprim_pipeline_map(p, t, t == CLPRIM_FLOAT ? "a * 3.0f" : "a * 3.0"));
+        TEST_OK(clprim_pipeline_filter_expr(p, t == CLPRIM_FLOAT ? "x > -100.0f" : "x > -100.0"));
+        TEST_OK(clprim_pipeline_reduce(p, CLPRIM_PIPE_SUM, CLPRIM_EXACT));
+        const clprim_buffer inputs = clprim_buf(in);
+        TEST_OK(clprim_pipeline_run(p, n, &inputs, NULL));
+        clprim_value got, want;
+        uint64_t index;
+        memset(&got, 0, sizeof got);
+        memset(&want, 0, sizeof want);
+        TEST_OK(clprim_pipeline_read_result(p, &got, &index));
+        TEST_OK(clprim_reduce_sum(ctx, m, t, clprim_buf(km), CLPRIM_EXACT, &want,
+                                  clprim_buf(NULL)));
+        if (memcmp(&got, &want, 8) != 0)
+          test_report("%s exact pipeline sum, n=%zu (%zu pass), path %s: %a, exact %a",
+                      clprim_type_name(t), n, m, test_path_of(ctx),
+                      t == CLPRIM_FLOAT ? got.f32 : got.f64,
+                      t == CLPRIM_FLOAT ? want.f32 : want.f64);
+        done_pipe(p);
+        done_mem(in);
+        done_mem(km);
+        free(host);
+        free(kept);
+      }
+    }
+    /* An integer x refuses the flag when it runs. */
+    const clprim_type it = CLPRIM_INT32;
+    clprim_pipeline *p;
+    TEST_OK(clprim_pipeline_create(&p, ctx, 1, &it));
+    TEST_OK(clprim_pipeline_reduce(p, CLPRIM_PIPE_SUM, CLPRIM_EXACT));
+    cl_mem in = test_buffer(ctx, 64, NULL);
+    const clprim_buffer inputs = clprim_buf(in);
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_pipeline_run(p, 16, &inputs, NULL));
+    done_pipe(p);
+    done_mem(in);
+  }
+  test_report_end();
+}
+
 /* ------------------------------------------------------------ chaining */
 
 /* One pipeline's collected values feed another pipeline and clprim_reduce_max
@@ -1313,6 +1388,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_select_expr_params),
       cmocka_unit_test(test_count),
       cmocka_unit_test(test_sum),
+      cmocka_unit_test(test_exact_sum),
       cmocka_unit_test(test_min),
       cmocka_unit_test(test_max),
       cmocka_unit_test(test_argmin),

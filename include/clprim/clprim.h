@@ -1569,9 +1569,11 @@ CLPRIM_API clprim_status clprim_pipeline_count(clprim_pipeline *pipe);
  * without storing them, to CLPRIM_PIPE_OUT_RESULT: two uint64, the
  * result's bits (a 32-bit x zero-extended) and, but for the sum, the index
  * of the (first) element chosen; UINT64_MAX and bits 0 when no element
- * passed (the sum is then 0). Sums as clprim_reduce_sum(); min / max /
- * args with clprim_argmax()'s rules and flags (CLPRIM_REDUCE_ABS,
- * CLPRIM_REDUCE_NAN_LARGEST; 0 for the sum).
+ * passed (the sum is then 0). Sums as clprim_reduce_sum(), with its flag
+ * CLPRIM_EXACT for float and double x (the exact sum of the passing
+ * elements, rounded once; another x type fails the run with
+ * CLPRIM_ERROR_INVALID_ARGUMENT); min / max / args with clprim_argmax()'s
+ * rules and flags (CLPRIM_REDUCE_ABS, CLPRIM_REDUCE_NAN_LARGEST).
  * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT for a NULL pipe, a
  *           bad op or flags. */
 CLPRIM_API clprim_status clprim_pipeline_reduce(clprim_pipeline *pipe,

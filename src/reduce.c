@@ -82,11 +82,15 @@ static clprim_status reduce_kernels(clprim_context *ctx, clprim_type type, const
   strncat(options, extra, sizeof options - strlen(options) - 1);
   struct clprim_kernel_request req[2];
   for (unsigned j = 0; j < count; ++j) {
-    /* (the segmented reductions' kernels: seg_reduce and segments_check;
-     * the exact sum's: exact_tiles and exact_final) */
-    const char *together = strncmp(names[j], "seg", 3) == 0     ? CLPRIM__SEGMENTED_REDUCE_KERNELS
-                           : strncmp(names[j], "exact", 5) == 0 ? CLPRIM__EXACT_SUM_KERNELS
-                                                                 : CLPRIM__REDUCE_KERNELS;
+    /* (the segmented reductions' kernels: segments_check with seg_reduce,
+     * or with seg_exact in an exact build (clprim__exact_options); the
+     * exact sum's: exact_tiles and exact_final) */
+    const int exact = strstr(extra, "-DEXACT_ATOM64") != NULL;
+    const char *together = strncmp(names[j], "seg", 3) == 0
+                               ? (exact ? CLPRIM__SEGMENTED_EXACT_KERNELS
+                                        : CLPRIM__SEGMENTED_REDUCE_KERNELS)
+                           : exact ? CLPRIM__EXACT_SUM_KERNELS
+                                   : CLPRIM__REDUCE_KERNELS;
     const struct clprim_kernel_request r = {"reduce.cl", NULL, options, names[j], NULL,
                                             &kernels[j],  NULL, together};
     req[j] = r;
@@ -344,7 +348,13 @@ static clprim_status segmented_reduce(clprim_context *ctx, size_t n, clprim_type
                                       unsigned mode, clprim_buffer out_range) {
   cl_mem in, begins, ends, out;
   CLPRIM_CHECK(check_common(ctx, type, in_range, n, &in));
-  CLPRIM_CHECK(clprim__check_flags(ctx, flags, CLPRIM_REDUCE_ABS | CLPRIM_REDUCE_NAN_LARGEST));
+  CLPRIM_CHECK(clprim__check_flags(ctx, flags,
+                                   op == SEG_SUM ? CLPRIM_EXACT
+                                                 : CLPRIM_REDUCE_ABS | CLPRIM_REDUCE_NAN_LARGEST));
+  const int exact = (flags & CLPRIM_EXACT) != 0;
+  if (exact && type != CLPRIM_FLOAT && type != CLPRIM_DOUBLE)
+    return clprim__invalid(ctx, "CLPRIM_EXACT is for float and double sums (type is %s)",
+                           clprim_type_name(type));
   CLPRIM_CHECK(clprim__segment_offsets(ctx, offset_type, segments, begins_range, ends_range,
                                        &begins, &ends));
   const size_t out_elem = op == SEG_ARG ? 16 : clprim_type_size(type);
@@ -352,9 +362,12 @@ static clprim_status segmented_reduce(clprim_context *ctx, size_t n, clprim_type
   if (segments == 0) return CLPRIM_SUCCESS;
 
   struct reduce_config c = reduce_config(ctx, type);
-  static const char *const names[2] = {"segments_check", "seg_reduce"};
+  const char *const names[2] = {"segments_check", exact ? "seg_exact" : "seg_reduce"};
   cl_kernel kernels[2];
-  CLPRIM_CHECK(reduce_kernels(ctx, type, clprim__offsets_option(offset_type), 2, names, kernels));
+  char extra[96];
+  snprintf(extra, sizeof extra, "%s", clprim__offsets_option(offset_type));
+  if (exact) clprim__exact_options(ctx, extra + strlen(extra), sizeof extra - strlen(extra));
+  CLPRIM_CHECK(reduce_kernels(ctx, type, extra, 2, names, kernels));
   /* The segments are checked before anything is written. */
   cl_mem info;
   const cl_uint zero = 0;
@@ -374,6 +387,12 @@ static clprim_status segmented_reduce(clprim_context *ctx, size_t n, clprim_type
                            "or past n (%zu)",
                            n);
 
+  const size_t groups = segments < c.max_groups ? segments : c.max_groups;
+  if (exact) { /* a work-group a segment, each summed exactly and rounded */
+    CLPRIM_CHECK(clprim__set_args(kernels[1], 5, sizeof in, &in, sizeof begins, &begins,
+                                  sizeof ends, &ends, sizeof segs, &segs, sizeof out, &out));
+    return clprim__enqueue(ctx, kernels[1], groups, c.wg);
+  }
   const cl_int op32 = op;
   const cl_uint mode32 = flags | mode;
   const clprim_value empty = empty_value(type, mode);
@@ -381,17 +400,17 @@ static clprim_status segmented_reduce(clprim_context *ctx, size_t n, clprim_type
                                 sizeof ends, &ends, sizeof segs, &segs, sizeof op32, &op32,
                                 sizeof mode32, &mode32, clprim_type_size(type), &empty,
                                 sizeof out, &out, sizeof out, &out));
-  const size_t groups = segments < c.max_groups ? segments : c.max_groups;
   return clprim__enqueue(ctx, kernels[1], groups, c.wg);
 }
 
 clprim_status clprim_segmented_sum(clprim_context *ctx, size_t n, clprim_type type,
                                    clprim_buffer in, size_t segments, clprim_type offset_type,
                                    clprim_buffer begin_offsets, clprim_buffer end_offsets,
-                                   clprim_buffer out) {
+                                   unsigned flags, clprim_buffer out) {
   CLPRIM_CHECK(clprim__call_begin(ctx, "segmented_sum"));
-  return clprim__call_end(ctx, segmented_reduce(ctx, n, type, in, segments, offset_type,
-                                                begin_offsets, end_offsets, SEG_SUM, 0, 0, out));
+  return clprim__call_end(ctx,
+                          segmented_reduce(ctx, n, type, in, segments, offset_type, begin_offsets,
+                                           end_offsets, SEG_SUM, flags, 0, out));
 }
 
 clprim_status clprim_segmented_max(clprim_context *ctx, size_t n, clprim_type type,
@@ -447,5 +466,5 @@ static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_typ
     if (t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE)
       clprim_reduce_sum(ctx, sizes[s], t, in, CLPRIM_EXACT, &v, clprim_buf(NULL));
   }
-  clprim_segmented_sum(ctx, d->n, t, in, 1, CLPRIM_UINT64, in2, in2, out);
+  clprim_segmented_sum(ctx, d->n, t, in, 1, CLPRIM_UINT64, in2, in2, 0, out);
 }

@@ -11,6 +11,7 @@
 #define CLPRIM__REDUCE_KERNELS "arg_partial arg_final sum_tiles"
 #define CLPRIM__SEGMENTED_REDUCE_KERNELS "segments_check seg_reduce"
 #define CLPRIM__EXACT_SUM_KERNELS "exact_tiles exact_final"
+#define CLPRIM__SEGMENTED_EXACT_KERNELS "segments_check seg_exact"
 
 /* Elements per work-group tile of the reductions for type on this context
  * (tests use it for sizes around tile boundaries). */

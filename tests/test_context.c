@@ -988,7 +988,7 @@ static clprim_status async_topk(clprim_context *ctx, const struct async_bufs *b)
 }
 static clprim_status async_segmented_sum(clprim_context *ctx, const struct async_bufs *b) {
   return clprim_segmented_sum(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), 2, CLPRIM_UINT64,
-                              clprim_buf(b->begins), clprim_buf(b->ends), clprim_buf(b->out));
+                              clprim_buf(b->begins), clprim_buf(b->ends), 0, clprim_buf(b->out));
 }
 static clprim_status async_nth(clprim_context *ctx, const struct async_bufs *b) {
   return clprim_nth_element(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), b->n / 2, 0, NULL,

@@ -298,7 +298,7 @@ static void setup_segmented_sum(struct fx *f) {
 }
 static clprim_status call_segmented_sum(struct fx *f) {
   return clprim_segmented_sum(f->ctx, f->n, CLPRIM_UINT32, clprim_buf(f->in[0]), f->ref_count,
-                              CLPRIM_UINT64, clprim_buf(f->in[1]), clprim_buf(f->in[2]),
+                              CLPRIM_UINT64, clprim_buf(f->in[1]), clprim_buf(f->in[2]), 0,
                               clprim_buf(f->out[0]));
 }
 static const char *verify_segmented_sum(struct fx *f) {
@@ -306,6 +306,34 @@ static const char *verify_segmented_sum(struct fx *f) {
     uint32_t sum = 0;
     for (uint64_t i = SEG_BEGIN(f, s); i < SEG_END(f, s); ++i) sum += u32(f->data)[i];
     if (u32(f->got[0])[s] != sum) return "wrong segment sum";
+  }
+  return NULL;
+}
+
+/* CLPRIM_EXACT per segment: float integers below 2^24 with random signs
+ * (each segment's exact sum an integer that C's conversion rounds). */
+static void setup_segmented_sum_exact(struct fx *f) {
+  f->n = 20000;
+  f->data = malloc(f->n * 4);
+  assert_non_null(f->data);
+  for (size_t i = 0; i < f->n; ++i)
+    ((float *)f->data)[i] = (float)((int32_t)(test_rand() % (1u << 24)) * (test_rand() % 2 ? -1 : 1));
+  fx_in(f, f->n * 4, f->data);
+  make_segments(f, 150, SIZE_MAX, 0);
+  fx_out(f, f->ref_count * 4);
+}
+static clprim_status call_segmented_sum_exact(struct fx *f) {
+  return clprim_segmented_sum(f->ctx, f->n, CLPRIM_FLOAT, clprim_buf(f->in[0]), f->ref_count,
+                              CLPRIM_UINT64, clprim_buf(f->in[1]), clprim_buf(f->in[2]),
+                              CLPRIM_EXACT, clprim_buf(f->out[0]));
+}
+static const char *verify_segmented_sum_exact(struct fx *f) {
+  for (size_t s = 0; s < f->ref_count; ++s) {
+    int64_t sum = 0;
+    for (uint64_t i = SEG_BEGIN(f, s); i < SEG_END(f, s); ++i)
+      sum += (int64_t)((const float *)f->data)[i];
+    const float want = (float)sum;
+    if (memcmp(f->got[0] + s * 4, &want, 4) != 0) return "wrong exact segment sum";
   }
   return NULL;
 }
@@ -978,6 +1006,8 @@ static const struct fault_case cases[] = {
     {"reduce_sum", 0, setup_sum, call_sum, verify_sum},
     {"reduce_sum_exact", 0, setup_sum_exact, call_sum_exact, verify_sum_exact},
     {"segmented_sum", 0, setup_segmented_sum, call_segmented_sum, verify_segmented_sum},
+    {"segmented_sum_exact", 0, setup_segmented_sum_exact, call_segmented_sum_exact,
+     verify_segmented_sum_exact},
     {"select", 0, setup_select, call_select, verify_select},
     {"select_count", 0, setup_select_count, call_select_count, verify_select_count},
     {"select_flagged", 0, setup_flagged, call_flagged, verify_select},

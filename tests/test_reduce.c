@@ -808,7 +808,7 @@ static void check_segmented(clprim_context *ctx, clprim_type t, size_t n, enum v
   const clprim_buffer I = clprim_buf(in), B = clprim_buf(bo), E = clprim_buf_at(eo, END_PAD),
                       O = clprim_buf(out);
   /* Sums. */
-  TEST_OK(clprim_segmented_sum(ctx, n, t, I, segs, ot, B, E, O));
+  TEST_OK(clprim_segmented_sum(ctx, n, t, I, segs, ot, B, E, 0, O));
   test_read(ctx, out, out_bytes, got);
   if (memcmp(got + segs * es, poison, out_bytes - segs * es) != 0)
     fail_msg("%s: sum wrote past its results", what);
@@ -930,7 +930,7 @@ static void check_segmented_errors(clprim_context *ctx, clprim_type ot) {
            bad_e = test_offset_buffer(ctx, ot, ee, S, 0);
     const clprim_buffer BB = clprim_buf(bad_b), BE = clprim_buf(bad_e);
     TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-                clprim_segmented_sum(ctx, N, f32, I, S, ot, BB, BE, O));
+                clprim_segmented_sum(ctx, N, f32, I, S, ot, BB, BE, 0, O));
     TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
                 clprim_segmented_argmax(ctx, N, f32, I, S, ot, BB, BE, 0, O));
     TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
@@ -941,47 +941,47 @@ static void check_segmented_errors(clprim_context *ctx, clprim_type ot) {
   cl_mem tail_e = test_offset_buffer(ctx, ot, (const uint64_t[]){10, 10, 40, 64, 65}, S + 1, 0);
   TEST_STATUS(
       CLPRIM_ERROR_INVALID_ARGUMENT,
-      clprim_segmented_sum(ctx, N, f32, I, S + 1, ot, clprim_buf(tail_e), clprim_buf(tail_e), O));
+      clprim_segmented_sum(ctx, N, f32, I, S + 1, ot, clprim_buf(tail_e), clprim_buf(tail_e), 0, O));
   clReleaseMemObject(tail_e);
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(NULL, N, f32, I, S, ot, B, E, O));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(NULL, N, f32, I, S, ot, B, E, 0, O));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_segmented_sum(ctx, N, (clprim_type)8, I, S, ot, B, E, O));
+              clprim_segmented_sum(ctx, N, (clprim_type)8, I, S, ot, B, E, 0, O));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_segmented_sum(ctx, N, f32, none, S, ot, B, E, O));
+              clprim_segmented_sum(ctx, N, f32, none, S, ot, B, E, 0, O));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_segmented_sum(ctx, N, f32, I, S, ot, none, E, O));
+              clprim_segmented_sum(ctx, N, f32, I, S, ot, none, E, 0, O));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_segmented_sum(ctx, N, f32, I, S, ot, B, none, O));
+              clprim_segmented_sum(ctx, N, f32, I, S, ot, B, none, 0, O));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_segmented_sum(ctx, N, f32, I, S, ot, B, E, none));
+              clprim_segmented_sum(ctx, N, f32, I, S, ot, B, E, 0, none));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
               clprim_segmented_max(ctx, N, f32, I, S, ot, B, E, 4, O));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
               clprim_segmented_argmin(ctx, N, f32, I, S, ot, B, E, CLPRIM_INDICES_64, O));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(ctx, N, f32, I, S, ot, B, E, I));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_segmented_sum(ctx, N, f32, I, S, ot, B, E, 0, I));
   TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
-              clprim_segmented_sum(ctx, N + 1, f32, I, S, ot, B, E, O));
+              clprim_segmented_sum(ctx, N + 1, f32, I, S, ot, B, E, 0, O));
   TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
-              clprim_segmented_sum(ctx, N, f32, I, S, ot, clprim_buf(small), E, O));
+              clprim_segmented_sum(ctx, N, f32, I, S, ot, clprim_buf(small), E, 0, O));
   TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
-              clprim_segmented_sum(ctx, N, f32, I, S, ot, B, clprim_buf_at(eo, 1), O));
+              clprim_segmented_sum(ctx, N, f32, I, S, ot, B, clprim_buf_at(eo, 1), 0, O));
   TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
               clprim_segmented_argmax(ctx, N, f32, I, S + 1, ot, B, E, 0, O));
   /* Offset types other than uint32 and uint64, with good segments. */
   const clprim_type bad_types[4] = {CLPRIM_INT32, CLPRIM_INT64, CLPRIM_FLOAT, (clprim_type)8};
   for (int k = 0; k < 4; ++k) {
     TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-                clprim_segmented_sum(ctx, N, f32, I, S, bad_types[k], B, E, O));
+                clprim_segmented_sum(ctx, N, f32, I, S, bad_types[k], B, E, 0, O));
     TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
                 clprim_segmented_argmin(ctx, N, f32, I, S, bad_types[k], B, E, 0, O));
     TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-                clprim_segmented_sum(ctx, N, f32, I, 0, bad_types[k], B, E, O));
+                clprim_segmented_sum(ctx, N, f32, I, 0, bad_types[k], B, E, 0, O));
   }
   unsigned char after[sizeof poison];
   test_read(ctx, out, sizeof after, after);
   assert_memory_equal(after, poison, sizeof poison);
   /* The good segments, then none: success (nothing written for none). */
-  TEST_OK(clprim_segmented_sum(ctx, N, f32, I, S, ot, B, E, O));
+  TEST_OK(clprim_segmented_sum(ctx, N, f32, I, S, ot, B, E, 0, O));
   float sums[S];
   test_read(ctx, out, sizeof sums, sums);
   for (int s = 0; s < S; ++s) {
@@ -993,11 +993,78 @@ static void check_segmented_errors(clprim_context *ctx, clprim_type ot) {
                want);
   }
   test_write(ctx, out, sizeof poison, poison);
-  TEST_OK(clprim_segmented_sum(ctx, N, f32, I, 0, ot, B, E, O));
+  TEST_OK(clprim_segmented_sum(ctx, N, f32, I, 0, ot, B, E, 0, O));
   test_read(ctx, out, sizeof after, after);
   assert_memory_equal(after, poison, sizeof poison);
   clReleaseMemObject(in), clReleaseMemObject(out), clReleaseMemObject(bo), clReleaseMemObject(eo);
   clReleaseMemObject(small);
+}
+
+/* CLPRIM_EXACT per segment: random segments (empty, overlapping, long)
+ * over data of every exponent and cancelling pairs, float and double, both
+ * offset types, against the exact reference of each segment. */
+static void test_segmented_exact(void **state) {
+  (void)state;
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx) continue;
+    for (clprim_type t = CLPRIM_FLOAT; t <= CLPRIM_DOUBLE; ++t) {
+      if (!clprim__type_supported(ctx, t)) continue;
+      const size_t es = clprim_type_size(t), n = test_small() ? 3000 : 200000;
+      unsigned char *host = malloc(n * es);
+      for (int k = 0; k < EX_KINDS; ++k) {
+        make_exact_input(t, host, n, (enum exact_kind)k);
+        const size_t segs = 1 + test_rand() % (test_small() ? 40 : 400);
+        uint64_t *b = malloc(segs * 8), *e = malloc(segs * 8);
+        for (size_t j = 0; j < segs; ++j) {
+          b[j] = test_rand() % (n + 1);
+          const uint64_t len = j % 7 == 0 ? 0 : j % 11 == 0 ? n : test_rand() % 3000;
+          e[j] = b[j] + len > n ? n : b[j] + len;
+        }
+        const clprim_type ot = k % 2 ? CLPRIM_UINT32 : CLPRIM_UINT64;
+        cl_mem in = test_buffer(ctx, n * es, host);
+        cl_mem bo = test_offset_buffer(ctx, ot, b, segs, 0),
+               eo = test_offset_buffer(ctx, ot, e, segs, END_PAD);
+        cl_mem out = test_buffer(ctx, segs * es, NULL);
+        TEST_OK(clprim_segmented_sum(ctx, n, t, clprim_buf(in), segs, ot, clprim_buf(bo),
+                                     clprim_buf_at(eo, END_PAD), CLPRIM_EXACT, clprim_buf(out)));
+        unsigned char *got = malloc(segs * es);
+        test_read(ctx, out, segs * es, got);
+        for (size_t j = 0; j < segs; ++j) {
+          uint64_t bits = 0;
+          memcpy(&bits, got + j * es, es);
+          const uint64_t want = exact_reference(t, host + b[j] * es, (size_t)(e[j] - b[j]));
+          const int nan = t == CLPRIM_FLOAT ? (bits & 0x7FFFFFFFu) > 0x7F800000u
+                                            : (bits << 1) > 0xFFE0000000000000ull;
+          const int want_nan = t == CLPRIM_FLOAT ? (want & 0x7FFFFFFFu) > 0x7F800000u
+                                                 : (want << 1) > 0xFFE0000000000000ull;
+          if (bits != want && !(nan && want_nan)) {
+            test_report("%s exact segmented sum (%s), segment %zu [%llu, %llu), path %s: %#llx, "
+                        "exact %#llx",
+                        clprim_type_name(t), exact_kind_name[k], j, (unsigned long long)b[j],
+                        (unsigned long long)e[j], ctx_path(ctx), (unsigned long long)bits,
+                        (unsigned long long)want);
+            break;
+          }
+        }
+        clReleaseMemObject(in), clReleaseMemObject(bo), clReleaseMemObject(eo);
+        clReleaseMemObject(out);
+        free(got), free(b), free(e);
+      }
+      free(host);
+    }
+  }
+  /* An integer type refuses the flag, and nothing is written. */
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  const uint64_t zero[2] = {0, 0};
+  cl_mem in = test_buffer(ctx, 64, NULL), bo = test_offset_buffer(ctx, CLPRIM_UINT64, zero, 2, 0);
+  cl_mem out = test_pattern(ctx, 16);
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_segmented_sum(ctx, 16, CLPRIM_INT32, clprim_buf(in), 2, CLPRIM_UINT64,
+                                   clprim_buf(bo), clprim_buf(bo), CLPRIM_EXACT, clprim_buf(out)));
+  test_pattern_intact(ctx, out, 16, "out");
+  clReleaseMemObject(in), clReleaseMemObject(bo), clReleaseMemObject(out);
+  test_report_end();
 }
 
 static void test_segmented_errors(void **state) {
@@ -1032,9 +1099,9 @@ static void test_error_texts(void **state) {
                                  CLPRIM_TOPK_SMALLEST, O),
             "segmented_max: flag 0x80 (CLPRIM_TOPK_SMALLEST)");
   TEST_TEXT(ctx, INVALID,
-            clprim_segmented_sum(ctx, 100, CLPRIM_INT32, A, 1, CLPRIM_UINT32, NONE, B, O),
+            clprim_segmented_sum(ctx, 100, CLPRIM_INT32, A, 1, CLPRIM_UINT32, NONE, B, 0, O),
             "begin_offsets is required");
-  TEST_TEXT(ctx, INVALID, clprim_segmented_sum(ctx, 100, CLPRIM_INT32, A, 1, CLPRIM_INT32, B, B, O),
+  TEST_TEXT(ctx, INVALID, clprim_segmented_sum(ctx, 100, CLPRIM_INT32, A, 1, CLPRIM_INT32, B, B, 0, O),
             "segmented_sum: offset_type (0) is neither CLPRIM_UINT32 nor CLPRIM_UINT64");
   TEST_TEXT(ctx, SMALL,
             clprim_segmented_argmax(ctx, 100, CLPRIM_INT32, A, 1, CLPRIM_UINT32,
@@ -1057,6 +1124,7 @@ int main(void) {
       cmocka_unit_test(test_sum),       cmocka_unit_test(test_exact),
       cmocka_unit_test(test_arg_at_offset),
       cmocka_unit_test(test_segmented), cmocka_unit_test(test_segmented_errors),
+      cmocka_unit_test(test_segmented_exact),
   };
   return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

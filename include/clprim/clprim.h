@@ -101,7 +101,8 @@ extern "C" {
  *   clprim_merge_keys() and clprim_merge_pairs(), clprim_merge_runs_keys()
  *   and clprim_merge_runs_pairs(), CLPRIM_EXACT.
  *   clprim_reduce_sum takes flags after `in`, as clprim_reduce_max, and
- *   clprim_mpi_reduce_sum takes them after `in` too.
+ *   clprim_mpi_reduce_sum takes them after `in` too; clprim_segmented_sum
+ *   takes flags before `out`, as clprim_segmented_max.
  *   clprim_sort_pairs and clprim_segmented_sort_pairs take a value type,
  *   as the by-key calls do (0.2: a size in bytes, 4 or 8).
  *   Every create call takes its handle first, as clprim_context_create:
@@ -668,14 +669,17 @@ CLPRIM_API clprim_status clprim_reduce_sum(clprim_context *ctx, size_t n, clprim
 /*! clprim_segmented_sum() :
  * out[s] (segments elements of type) = the sum of segment s, 0 when empty.
  * Integer sums wrap around; float and double are added in their type, each
- * team member's share in order, then a tree (docs/ACCURACY.md).
+ * team member's share in order, then a tree (docs/ACCURACY.md). flags: 0,
+ * or CLPRIM_EXACT (float and double): each segment's exact sum rounded
+ * once, as clprim_reduce_sum gives it (a work-group a segment).
  * @return : CLPRIM_SUCCESS once the work is enqueued (after the check's
- *           read); CLPRIM_ERROR_INVALID_ARGUMENT for bad segments or a bad
- *           offset_type. */
+ *           read); CLPRIM_ERROR_INVALID_ARGUMENT for bad segments, a bad
+ *           offset_type, unknown flags or CLPRIM_EXACT on an integer type. */
 CLPRIM_API clprim_status clprim_segmented_sum(clprim_context *ctx, size_t n, clprim_type type,
                                               clprim_buffer in, size_t segments,
                                               clprim_type offset_type, clprim_buffer begin_offsets,
-                                              clprim_buffer end_offsets, clprim_buffer out);
+                                              clprim_buffer end_offsets, unsigned flags,
+                                              clprim_buffer out);
 
 /*! clprim_segmented_max(), clprim_segmented_min() :
  * out[s] (segments elements of type) = the largest (smallest) element of

@@ -126,7 +126,7 @@ static clprim_status startup_argmax(const struct bench_startup_inputs *in) {
 /* ------------------------------------------------ segmented reductions */
 
 struct segreduce_arg {
-  int op; /* 0 segmented_sum, 1 segmented_max, 2 segmented_argmax */
+  int op; /* 0 segmented_sum, 1 segmented_max, 2 segmented_argmax, 3 exact segmented_sum */
   clprim_type type;
   cl_mem in, begins, ends, out;
   size_t n, segments;
@@ -139,8 +139,9 @@ static clprim_status call_segreduce(clprim_context *ctx, void *p) {
   const clprim_buffer begins = clprim_buf(a->begins), ends = clprim_buf(a->ends);
   switch (a->op) {
   case 0:
+  case 3:
     return clprim_segmented_sum(ctx, a->n, a->type, in, a->segments, CLPRIM_UINT64, begins, ends,
-                                out);
+                                a->op == 3 ? CLPRIM_EXACT : 0, out);
   case 1:
     return clprim_segmented_max(ctx, a->n, a->type, in, a->segments, CLPRIM_UINT64, begins, ends, 0,
                                 out);
@@ -171,8 +172,10 @@ static void run_segreduce(struct bench *b, clprim_type type, size_t n) {
   bench_free(b, off);
   a.out = bench_buffer(b, a.segments * 16, NULL); /* elements of type, or uint64 pairs */
   const double read = bench_read_ms(b, a.in, n * es);
-  static const char *const names[3] = {"segmented_sum", "segmented_max", "segmented_argmax"};
-  for (a.op = 0; a.op < 3; ++a.op)
+  static const char *const names[4] = {"segmented_sum", "segmented_max", "segmented_argmax",
+                                       "segmented_sum_exact"};
+  const int floats = type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE;
+  for (a.op = 0; a.op < (floats ? 4 : 3); ++a.op)
     if (bench_wants(b, names[a.op]))
       bench_report_read(b, names[a.op], "segments of 1024", type, n, call_segreduce, &a, read);
   bench_release(b, a.in);
@@ -238,8 +241,38 @@ static int check_segmented_argmax(struct bench_check *c) {
 
 static clprim_status startup_segmented_sum(const struct bench_startup_inputs *in) {
   return clprim_segmented_sum(in->ctx, in->n, CLPRIM_FLOAT, clprim_buf(in->in), in->n / 1024,
-                              CLPRIM_UINT64, clprim_buf(in->begins), clprim_buf(in->ends),
+                              CLPRIM_UINT64, clprim_buf(in->begins), clprim_buf(in->ends), 0,
                               clprim_buf(in->out));
+}
+
+/* CLPRIM_EXACT per segment of 1000: float integers below 2^24 with random
+ * signs, each segment's exact sum an integer that C's conversion rounds. */
+static int check_segmented_sum_exact(struct bench_check *c) {
+  const size_t n = c->n, segments = (n + 999) / 1000;
+  float *x = check_host(c, (n ? n : 1) * 4), *got = check_host(c, segments * 4 + 4);
+  uint64_t *off = check_host(c, segments * 16 + 16);
+  if (!x || !got || !off) return 0;
+  for (size_t i = 0; i < n; ++i)
+    x[i] = (float)((int64_t)(c->host[i] & 0xFFFFFFu) * ((c->host[i] >> 30) & 1 ? -1 : 1));
+  for (size_t s = 0; s < segments; ++s)
+    off[s] = s * 1000, off[segments + s] = (s + 1) * 1000 < n ? (s + 1) * 1000 : n;
+  struct segreduce_arg a;
+  memset(&a, 0, sizeof a);
+  a.op = 3, a.type = CLPRIM_FLOAT, a.n = n, a.segments = segments;
+  a.in = check_buffer(c, (n ? n : 1) * 4, x);
+  a.begins = check_buffer(c, segments * 8 + 8, off);
+  a.ends = check_buffer(c, segments * 8 + 8, off + segments);
+  a.out = check_buffer(c, segments * 4 + 4, NULL);
+  if (!a.in || !a.begins || !a.ends || !a.out || !check_ok(c, call_segreduce(c->ctx, &a)) ||
+      !check_read(c, a.out, segments * 4, got))
+    return 0;
+  for (size_t s = 0; s < segments; ++s) {
+    int64_t sum = 0;
+    for (uint64_t i = off[s]; i < off[segments + s]; ++i) sum += (int64_t)x[i];
+    const float want = (float)sum;
+    if (memcmp(&got[s], &want, 4) != 0) return 0;
+  }
+  return 1;
 }
 
 /* ------------------------------------------------------------ the family */
@@ -255,6 +288,9 @@ static const struct bench_op ops[] = {
      "sum per segment of 1024 (n / 1024 segments, uint64 offsets), on the device",
      check_segmented_sum},
     {"segmented_max", 0x3Fu, "as segmented_sum, the largest element", check_segmented_max},
+    {"segmented_sum_exact", 0x30u,
+     "as segmented_sum with CLPRIM_EXACT (each segment's exact sum, rounded once)",
+     check_segmented_sum_exact},
     {"segmented_argmax", 0x3Fu,
      "as segmented_sum, value bits and first index (two uint64 per segment)",
      check_segmented_argmax},
@@ -264,7 +300,8 @@ static void run(struct bench *b, clprim_type type, size_t n) {
   if (bench_wants(b, "argmax") || bench_wants(b, "argmin") || bench_wants(b, "reduce_sum") ||
       bench_wants(b, "reduce_sum_exact"))
     run_reduce(b, type, n);
-  if (bench_wants(b, "segmented_sum") || bench_wants(b, "segmented_max") ||
+  if (bench_wants(b, "segmented_sum") || bench_wants(b, "segmented_sum_exact") ||
+      bench_wants(b, "segmented_max") ||
       bench_wants(b, "segmented_argmax"))
     run_segreduce(b, type, n);
 }

@@ -697,6 +697,7 @@ static void check_errors(void) {
 enum {
   OP_CONTEXT,
   OP_SUM,
+  OP_SUM_EXACT,
   OP_ARGMAX,
   OP_ARGMIN,
   OP_MAX,
@@ -713,13 +714,14 @@ enum {
   OP_COUNT
 };
 static const char *const op_names[OP_COUNT] = {
-    "context_create",     "reduce_sum",     "argmax",         "argmin", "reduce_max",  "reduce_min",
-    "histogram",          "scan_exclusive", "scan_inclusive", "select", "nth_element", "quantiles",
+    "context_create",     "reduce_sum",     "reduce_sum_exact", "argmax",      "argmin",
+    "reduce_max",         "reduce_min",     "histogram",        "scan_exclusive",
+    "scan_inclusive",     "select",         "nth_element",      "quantiles",
     "nth_element_approx", "topk",           "sort_keys"};
 enum { GOOD, MISMATCH_TYPE, MISMATCH_ARG, BAD_LAST };
 /* Ops without an argument besides the type that must agree. */
 static int has_arg(int op) {
-  return op != OP_CONTEXT && op != OP_SUM && op != OP_SORT;
+  return op != OP_CONTEXT && op != OP_SUM && op != OP_SUM_EXACT && op != OP_SORT;
 }
 
 struct op_outputs {
@@ -749,6 +751,9 @@ static int call_op(int op, const struct global *g, int how, const struct op_outp
   }
   case OP_SUM:
     return clprim_mpi_reduce_sum(ctx, comm, n, type, in, 0, &v);
+  case OP_SUM_EXACT: /* (rank 0's uint32 of MISMATCH_TYPE without the flag) */
+    return clprim_mpi_reduce_sum(ctx, comm, n, type, in,
+                                 type == CLPRIM_FLOAT ? CLPRIM_EXACT : 0, &v);
   case OP_ARGMAX:
   case OP_ARGMIN:
     return (op == OP_ARGMAX ? clprim_mpi_argmax : clprim_mpi_argmin)(

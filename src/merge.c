@@ -157,12 +157,19 @@ struct merge_call {
   clprim_buffer out, out_values;
 };
 
+/* The checks every merge call starts with: the key type, the value type
+ * (pairs), the flags. */
+static clprim_status check_kinds(clprim_context *ctx, int pairs, clprim_type type,
+                                 clprim_type value_type, unsigned flags) {
+  CLPRIM_CHECK(clprim__check_type(ctx, pairs ? "key_type" : "type", type));
+  if (pairs && (unsigned)value_type >= CLPRIM_TYPE_COUNT)
+    return clprim__invalid(ctx, "value_type (%d) is not a clprim_type", (int)value_type);
+  return clprim__check_flags(ctx, flags, CLPRIM_SORT_DESCENDING);
+}
+
 static clprim_status merge(clprim_context *ctx, const struct merge_call *c) {
   const int pairs = c->pairs;
-  CLPRIM_CHECK(clprim__check_type(ctx, pairs ? "key_type" : "type", c->type));
-  if (pairs && (unsigned)c->value_type >= CLPRIM_TYPE_COUNT)
-    return clprim__invalid(ctx, "value_type (%d) is not a clprim_type", (int)c->value_type);
-  CLPRIM_CHECK(clprim__check_flags(ctx, c->flags, CLPRIM_SORT_DESCENDING));
+  CLPRIM_CHECK(check_kinds(ctx, pairs, c->type, c->value_type, c->flags));
   if (c->na > SIZE_MAX - c->nb)
     return clprim__fail(ctx, CLPRIM_ERROR_SIZE_TOO_LARGE, "na + nb (%zu + %zu) is above SIZE_MAX",
                         c->na, c->nb);
@@ -244,10 +251,7 @@ static clprim_status round_place(clprim_context *ctx, const char *keys_slot,
 
 static clprim_status merge_runs(clprim_context *ctx, const struct runs_call *c, size_t *bound) {
   const int pairs = c->pairs;
-  CLPRIM_CHECK(clprim__check_type(ctx, pairs ? "key_type" : "type", c->type));
-  if (pairs && (unsigned)c->value_type >= CLPRIM_TYPE_COUNT)
-    return clprim__invalid(ctx, "value_type (%d) is not a clprim_type", (int)c->value_type);
-  CLPRIM_CHECK(clprim__check_flags(ctx, c->flags, CLPRIM_SORT_DESCENDING));
+  CLPRIM_CHECK(check_kinds(ctx, pairs, c->type, c->value_type, c->flags));
   if (c->runs == 0 && c->n != 0) return clprim__invalid(ctx, "runs is 0 but n is %zu", c->n);
   if (c->runs > 0 && !c->offsets) return clprim__invalid(ctx, "offsets is NULL");
   for (size_t r = 0; r <= c->runs && c->runs > 0; ++r) {

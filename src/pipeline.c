@@ -476,9 +476,7 @@ static clprim_status run_fused(clprim_pipeline *p, size_t n, const clprim_buffer
     if (*finished) return CLPRIM_SUCCESS;
   }
   if (p->terminal == TERM_REDUCE && p->op == CLPRIM_PIPE_SUM && (p->flags & CLPRIM_EXACT)) {
-    if (type != CLPRIM_FLOAT && type != CLPRIM_DOUBLE)
-      return clprim__invalid(ctx, "CLPRIM_EXACT is for float and double sums (x is %s)",
-                             clprim_type_name(type));
+    CLPRIM_CHECK(clprim__exact_check(ctx, type, "x"));
     char exact[64];
     clprim__exact_options(ctx, exact, sizeof exact);
     cl_kernel tiles, final;

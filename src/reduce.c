@@ -74,18 +74,21 @@ void clprim__reduce_options(const clprim_context *ctx, clprim_type type, char *o
 }
 
 /* Fetches (builds) kernels of reduce.cl for type: names[j] to kernels[j];
- * extra: options added to the type's ("" or the segmented calls' offsets). */
+ * extra: options added to the type's ("" or the segmented calls' offsets);
+ * exact: a build with the exact accumulator's options too. */
 static clprim_status reduce_kernels(clprim_context *ctx, clprim_type type, const char *extra,
-                                    unsigned count, const char *const *names, cl_kernel *kernels) {
+                                    int exact, unsigned count, const char *const *names,
+                                    cl_kernel *kernels) {
   char options[224];
   clprim__reduce_options(ctx, type, options, sizeof options);
   strncat(options, extra, sizeof options - strlen(options) - 1);
+  if (exact)
+    clprim__exact_options(ctx, options + strlen(options), sizeof options - strlen(options));
   struct clprim_kernel_request req[2];
   for (unsigned j = 0; j < count; ++j) {
     /* (the segmented reductions' kernels: segments_check with seg_reduce,
-     * or with seg_exact in an exact build (clprim__exact_options); the
-     * exact sum's: exact_tiles and exact_final) */
-    const int exact = strstr(extra, "-DEXACT_ATOM64") != NULL;
+     * or with seg_exact in an exact build; the exact sum's: exact_tiles
+     * and exact_final) */
     const char *together = strncmp(names[j], "seg", 3) == 0
                                ? (exact ? CLPRIM__SEGMENTED_EXACT_KERNELS
                                         : CLPRIM__SEGMENTED_REDUCE_KERNELS)
@@ -170,7 +173,7 @@ static clprim_status arg_reduce(clprim_context *ctx, size_t n, clprim_type type,
 
   static const char *const names[2] = {"arg_partial", "arg_final"};
   cl_kernel kernels[2];
-  CLPRIM_CHECK(reduce_kernels(ctx, type, "", 2, names, kernels));
+  CLPRIM_CHECK(reduce_kernels(ctx, type, "", 0, 2, names, kernels));
   cl_mem out;
   CLPRIM_CHECK(clprim__reduce_arg_run(ctx, type, kernels[0], kernels[1], in, n, flags | mode, &out));
   /* The host's copy first: the copy to the caller's buffer is the last
@@ -253,27 +256,23 @@ clprim_status clprim__reduce_exact_run(clprim_context *ctx, clprim_type type, cl
   return clprim__exact_sum(ctx, type, tiles, final, c.wg, c.max_groups, in, n, round, result);
 }
 
-/* The exact sum (record NULL) or the rounding of a record in place. */
-static clprim_status reduce_exact(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
-                                  int round, cl_mem result, cl_mem record) {
-  char extra[48];
-  clprim__exact_options(ctx, extra, sizeof extra);
+/* exact_tiles and exact_final for type. */
+static clprim_status exact_kernels(clprim_context *ctx, clprim_type type, cl_kernel *kernels) {
   static const char *const names[2] = {"exact_tiles", "exact_final"};
-  cl_kernel kernels[2];
-  CLPRIM_CHECK(reduce_kernels(ctx, type, extra, 2, names, kernels));
-  if (record)
-    return clprim__exact_round_record(ctx, kernels[1], reduce_config(ctx, type).wg, record,
-                                      record);
-  return clprim__reduce_exact_run(ctx, type, kernels[0], kernels[1], in, n, round, result);
+  return reduce_kernels(ctx, type, "", 1, 2, names, kernels);
 }
 
 clprim_status clprim__reduce_exact(clprim_context *ctx, clprim_type type, cl_mem in, size_t n,
                                    int round, cl_mem result) {
-  return reduce_exact(ctx, type, in, n, round, result, NULL);
+  cl_kernel k[2];
+  CLPRIM_CHECK(exact_kernels(ctx, type, k));
+  return clprim__reduce_exact_run(ctx, type, k[0], k[1], in, n, round, result);
 }
 
 clprim_status clprim__reduce_exact_round(clprim_context *ctx, clprim_type type, cl_mem record) {
-  return reduce_exact(ctx, type, NULL, 0, 1, NULL, record);
+  cl_kernel k[2];
+  CLPRIM_CHECK(exact_kernels(ctx, type, k));
+  return clprim__exact_round_record(ctx, k[1], reduce_config(ctx, type).wg, record, record);
 }
 
 static clprim_status reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
@@ -283,9 +282,7 @@ static clprim_status reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
   CLPRIM_CHECK(check_common(ctx, type, in_range, n, &in));
   CLPRIM_CHECK(clprim__check_flags(ctx, flags, CLPRIM_EXACT));
   const int exact = (flags & CLPRIM_EXACT) != 0;
-  if (exact && type != CLPRIM_FLOAT && type != CLPRIM_DOUBLE)
-    return clprim__invalid(ctx, "CLPRIM_EXACT is for float and double sums (type is %s)",
-                           clprim_type_name(type));
+  if (exact) CLPRIM_CHECK(clprim__exact_check(ctx, type, "type"));
   if (!sum && !result_range.mem)
     return clprim__invalid(ctx, "no result is wanted (sum and result are both NULL)");
   if (result_range.mem)
@@ -298,7 +295,7 @@ static clprim_status reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
   } else {
     cl_kernel tiles_kernel;
     static const char *const name = "sum_tiles";
-    CLPRIM_CHECK(reduce_kernels(ctx, type, "", 1, &name, &tiles_kernel));
+    CLPRIM_CHECK(reduce_kernels(ctx, type, "", 0, 1, &name, &tiles_kernel));
     CLPRIM_CHECK(clprim__reduce_sum_run(ctx, type, tiles_kernel, -1, in, n, &out));
   }
   /* As arg_reduce: the host's copy, then the caller's buffer, then *sum. */
@@ -352,9 +349,7 @@ static clprim_status segmented_reduce(clprim_context *ctx, size_t n, clprim_type
                                    op == SEG_SUM ? CLPRIM_EXACT
                                                  : CLPRIM_REDUCE_ABS | CLPRIM_REDUCE_NAN_LARGEST));
   const int exact = (flags & CLPRIM_EXACT) != 0;
-  if (exact && type != CLPRIM_FLOAT && type != CLPRIM_DOUBLE)
-    return clprim__invalid(ctx, "CLPRIM_EXACT is for float and double sums (type is %s)",
-                           clprim_type_name(type));
+  if (exact) CLPRIM_CHECK(clprim__exact_check(ctx, type, "type"));
   CLPRIM_CHECK(clprim__segment_offsets(ctx, offset_type, segments, begins_range, ends_range,
                                        &begins, &ends));
   const size_t out_elem = op == SEG_ARG ? 16 : clprim_type_size(type);
@@ -364,10 +359,8 @@ static clprim_status segmented_reduce(clprim_context *ctx, size_t n, clprim_type
   struct reduce_config c = reduce_config(ctx, type);
   const char *const names[2] = {"segments_check", exact ? "seg_exact" : "seg_reduce"};
   cl_kernel kernels[2];
-  char extra[96];
-  snprintf(extra, sizeof extra, "%s", clprim__offsets_option(offset_type));
-  if (exact) clprim__exact_options(ctx, extra + strlen(extra), sizeof extra - strlen(extra));
-  CLPRIM_CHECK(reduce_kernels(ctx, type, extra, 2, names, kernels));
+  CLPRIM_CHECK(
+      reduce_kernels(ctx, type, clprim__offsets_option(offset_type), exact, 2, names, kernels));
   /* The segments are checked before anything is written. */
   cl_mem info;
   const cl_uint zero = 0;

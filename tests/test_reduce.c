@@ -438,6 +438,12 @@ static void big_sub(struct big *a, const struct big *b) { /* a -= b, a >= b */
   }
 }
 
+/* Whether bits (of type t, float zero-extended) are a NaN. */
+static int nan_bits(clprim_type t, uint64_t bits) {
+  return t == CLPRIM_FLOAT ? (bits & 0x7FFFFFFFu) > 0x7F800000u
+                           : (bits << 1) > 0xFFE0000000000000ull;
+}
+
 /* The exactly rounded sum's bits (zero-extended for float). */
 static uint64_t exact_reference(clprim_type t, const void *p, size_t n) {
   static struct big pos, neg;
@@ -559,8 +565,7 @@ static void check_exact(clprim_context *ctx, clprim_type t, const void *host, si
     if (dev != bits) test_report("%s: the device result differs from the host's", what);
   }
   const double g = t == CLPRIM_FLOAT ? got.f32 : got.f64;
-  if (!(bits == want || (isnan(g) && (t == CLPRIM_FLOAT ? (want & 0x7FFFFFFFu) > 0x7F800000u
-                                                         : (want << 1) > 0xFFE0000000000000ull))))
+  if (!(bits == want || (isnan(g) && nan_bits(t, want))))
     test_report("%s, n=%zu, path %s: bits %#llx, exact %#llx", what, n, ctx_path(ctx),
                 (unsigned long long)bits, (unsigned long long)want);
   clReleaseMemObject(in);
@@ -610,9 +615,7 @@ static void test_exact_cases(clprim_context *ctx, clprim_type t, size_t n) {
     snprintf(what, sizeof what, "%s sum of \"%s\"", clprim_type_name(t), e->what);
     /* the hand's answer against the reference first, then the device */
     const uint64_t ref = exact_reference(t, host, n);
-    if (want == 1 ? !(t == CLPRIM_FLOAT ? (ref & 0x7FFFFFFFu) > 0x7F800000u
-                                       : (ref << 1) > 0xFFE0000000000000ull)
-                  : ref != want)
+    if (want == 1 ? !nan_bits(t, ref) : ref != want)
       test_report("%s: the reference gives %#llx", what, (unsigned long long)ref);
     check_exact(ctx, t, host, n, what);
   }
@@ -1034,11 +1037,7 @@ static void test_segmented_exact(void **state) {
           uint64_t bits = 0;
           memcpy(&bits, got + j * es, es);
           const uint64_t want = exact_reference(t, host + b[j] * es, (size_t)(e[j] - b[j]));
-          const int nan = t == CLPRIM_FLOAT ? (bits & 0x7FFFFFFFu) > 0x7F800000u
-                                            : (bits << 1) > 0xFFE0000000000000ull;
-          const int want_nan = t == CLPRIM_FLOAT ? (want & 0x7FFFFFFFu) > 0x7F800000u
-                                                 : (want << 1) > 0xFFE0000000000000ull;
-          if (bits != want && !(nan && want_nan)) {
+          if (bits != want && !(nan_bits(t, bits) && nan_bits(t, want))) {
             test_report("%s exact segmented sum (%s), segment %zu [%llu, %llu), path %s: %#llx, "
                         "exact %#llx",
                         clprim_type_name(t), exact_kind_name[k], j, (unsigned long long)b[j],

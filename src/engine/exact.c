@@ -35,6 +35,12 @@ void clprim__exact_options(const clprim_context *ctx, char *options, size_t size
            (ctx->info.device_type & CL_DEVICE_TYPE_CPU) != 0);
 }
 
+clprim_status clprim__exact_check(clprim_context *ctx, clprim_type type, const char *what) {
+  if (type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE) return CLPRIM_SUCCESS;
+  return clprim__invalid(ctx, "CLPRIM_EXACT is for float and double sums (%s is %s)", what,
+                         clprim_type_name(type));
+}
+
 /* Elements a work-item takes at least before another work-group is worth
  * its record. */
 #define EXACT_ITEM_MIN 64

@@ -10,6 +10,10 @@
  * and the knob exact.atomics64 does not turn them off) and
  * " -DEXACT_OUTLINE=0|1" (1 on CPU devices: cl/internal/exact.h says why). */
 void clprim__exact_options(const clprim_context *ctx, char *options, size_t size);
+/* CLPRIM_SUCCESS when the exact accumulator takes type (float or double),
+ * else CLPRIM_ERROR_INVALID_ARGUMENT with a text naming `what` (the
+ * argument that has the type). */
+clprim_status clprim__exact_check(clprim_context *ctx, clprim_type type, const char *what);
 /* The words of one record of type's accumulator (cl/internal/layout.h:
  * the digits, then the flags), in 64-bit words. */
 size_t clprim__exact_record_words(clprim_type type);

@@ -569,23 +569,28 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void seg_exact(__global const T *in, __global const CLPRIM_OFFSET *begins,
                __global const CLPRIM_OFFSET *ends, ulong segments, __global T *sums_out) {
   EXACT_LOCAL(acc);
-  volatile __local uint flags;
+  volatile __local uint flags, bad;
+  __local EXACT_E tree_hi[WG], tree_lo[WG];
   const uint lid = get_local_id(0);
   for (ulong s = get_group_id(0); s < segments; s += get_num_groups(0)) {
     exact_clear(acc);
-    if (lid == 0) flags = 0;
+    if (lid == 0) flags = bad = 0;
     barrier(CLK_LOCAL_MEM_FENCE);
     const ulong b = clprim_offset_at(begins, s), e = clprim_offset_at(ends, s);
     struct exact_item it;
     exact_item_init(&it);
     for (ulong i = b + lid; i < e; i += WG) exact_item_add(&it, acc, in[i]);
-    exact_item_end(&it, acc, &flags);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid == 0) {
-      long word[EXACT_W];
-      for (int w = 0; w < EXACT_W; ++w) word[w] = exact_word(acc, w);
-      sums_out[s] = CLPRIM_CAT(as_, T)(exact_round(word, flags));
+    EXACT_RESULT_BITS bits;
+    if (!exact_group_try(&it, &flags, &bad, tree_hi, tree_lo, &bits)) {
+      exact_item_flush_terms(&it, acc); /* the words' path */
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (lid == 0) {
+        long word[EXACT_W];
+        for (int w = 0; w < EXACT_W; ++w) word[w] = exact_word(acc, w);
+        bits = exact_round(word, flags);
+      }
     }
+    if (lid == 0) sums_out[s] = CLPRIM_CAT(as_, T)(bits);
     barrier(CLK_LOCAL_MEM_FENCE); /* the words are read before the next segment clears them */
   }
 }

@@ -599,6 +599,10 @@ static const struct exact_case exact_cases[] = {
     {"-inf", {-INFINITY, 1e30, 0, 0}, 2, 0.0, 0xFF800000u, 0xFFF0000000000000ull},
     {"+inf and -inf", {INFINITY, -INFINITY, 0, 0}, 2, 0.0, 1, 1},
     {"NaN", {1.0, NAN, 0, 0}, 2, 0.0, 1, 1},
+    {"tie, far sticky below", {1.0 + 0x1p-23, 0x1p-24, -0x1p-149, 0}, 3, 0.0, 0x3F800001u,
+     0x3FF0000030000000ull},
+    {"tie, far sticky below (double)", {1.0 + 0x1p-52, 0x1p-53, -0x1p-1074, 0}, 3, 0.0,
+     0x3F800000u, 0x3FF0000000000001ull},
 };
 
 static void test_exact_cases(clprim_context *ctx, clprim_type t, size_t n) {
@@ -1003,6 +1007,51 @@ static void check_segmented_errors(clprim_context *ctx, clprim_type ot) {
   clReleaseMemObject(small);
 }
 
+/* The hand-rounded cases as segments of several lengths (each value in a
+ * work-item of its own, or several in one), against the hand's bits. */
+static void segmented_exact_cases(clprim_context *ctx, clprim_type t) {
+  static const size_t lengths[] = {4, 5, 300, 4099};
+  const size_t cases = sizeof exact_cases / sizeof exact_cases[0];
+  const size_t L = sizeof lengths / sizeof lengths[0], segs = cases * L;
+  const size_t es = clprim_type_size(t);
+  size_t n = 0;
+  for (size_t l = 0; l < L; ++l) n += cases * lengths[l];
+  unsigned char *host = malloc(n * es), *got = malloc(segs * es);
+  uint64_t *b = malloc(segs * 8), *e = malloc(segs * 8), *want = malloc(segs * 8);
+  size_t at = 0;
+  for (size_t l = 0; l < L; ++l)
+    for (size_t c = 0; c < cases; ++c) {
+      const struct exact_case *x = &exact_cases[c];
+      const size_t j = l * cases + c, len = lengths[l], part = len / (size_t)x->count;
+      b[j] = at;
+      e[j] = at + len;
+      for (size_t i = 0; i < len; ++i) set_f(t, host, at + i, x->pad);
+      for (int v = 0; v < x->count; ++v)
+        set_f(t, host, at + (size_t)v * part + test_rand() % part, x->v[v]);
+      want[j] = t == CLPRIM_FLOAT ? x->want_float : x->want_double;
+      at += len;
+    }
+  cl_mem in = test_buffer(ctx, n * es, host);
+  cl_mem bo = test_offset_buffer(ctx, CLPRIM_UINT64, b, segs, 0),
+         eo = test_offset_buffer(ctx, CLPRIM_UINT64, e, segs, 0);
+  cl_mem out = test_buffer(ctx, segs * es, NULL);
+  TEST_OK(clprim_segmented_sum(ctx, n, t, clprim_buf(in), segs, CLPRIM_UINT64, clprim_buf(bo),
+                               clprim_buf(eo), CLPRIM_EXACT, clprim_buf(out)));
+  test_read(ctx, out, segs * es, got);
+  for (size_t j = 0; j < segs; ++j) {
+    uint64_t bits = 0;
+    memcpy(&bits, got + j * es, es);
+    if (want[j] == 1 ? !nan_bits(t, bits) : bits != want[j])
+      test_report("%s exact segmented sum of \"%s\" over %zu elements, path %s: %#llx, "
+                  "want %#llx",
+                  clprim_type_name(t), exact_cases[j % cases].what, lengths[j / cases],
+                  ctx_path(ctx), (unsigned long long)bits, (unsigned long long)want[j]);
+  }
+  clReleaseMemObject(in), clReleaseMemObject(bo), clReleaseMemObject(eo);
+  clReleaseMemObject(out);
+  free(host), free(got), free(b), free(e), free(want);
+}
+
 /* CLPRIM_EXACT per segment: random segments (empty, overlapping, long)
  * over data of every exponent and cancelling pairs, float and double, both
  * offset types, against the exact reference of each segment. */
@@ -1053,6 +1102,10 @@ static void test_segmented_exact(void **state) {
       free(host);
     }
   }
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p)
+    for (clprim_type t = CLPRIM_FLOAT; t <= CLPRIM_DOUBLE; ++t)
+      if (contexts.ctx[p] && clprim__type_supported(contexts.ctx[p], t))
+        segmented_exact_cases(contexts.ctx[p], t);
   /* An integer type refuses the flag, and nothing is written. */
   clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
   const uint64_t zero[2] = {0, 0};

@@ -202,18 +202,30 @@ EXACT_CALL void exact_item_add(struct exact_item *it, EXACT_ACC *acc, T v) {
     it->term[t] = s;
     if (x == (EXACT_E)0) return;
   }
+  it->flags |= EXACT_FLAG_WORDS;
   exact_flush(acc, x);
+}
+
+/* The work-item's flags, with EXACT_FLAG_NOT_NEG_ZERO where its first
+ * term left -0. */
+CLPRIM_INLINE uint exact_item_flags(const struct exact_item *it) {
+  const int neg_zero = it->term[0] == (EXACT_E)0 && signbit(it->term[0]);
+  return it->flags | (neg_zero ? 0u : EXACT_FLAG_NOT_NEG_ZERO);
+}
+
+/* The work-item's terms to the words. */
+CLPRIM_INLINE void exact_item_flush_terms(const struct exact_item *it, EXACT_ACC *acc) {
+#pragma unroll
+  for (int t = 0; t < EXACT_TERMS; ++t)
+    if (it->term[t] != (EXACT_E)0) exact_flush(acc, it->term[t]);
 }
 
 /* The work-item's terms to the words, its flags to *flags (a local word
  * the work-group shares). */
 CLPRIM_INLINE void exact_item_end(const struct exact_item *it, EXACT_ACC *acc,
                                   volatile __local uint *flags) {
-#pragma unroll
-  for (int t = 0; t < EXACT_TERMS; ++t)
-    if (it->term[t] != (EXACT_E)0) exact_flush(acc, it->term[t]);
-  uint f = it->flags;
-  if (!(it->term[0] == (EXACT_E)0 && signbit(it->term[0]))) f |= EXACT_FLAG_NOT_NEG_ZERO;
+  exact_item_flush_terms(it, acc);
+  const uint f = exact_item_flags(it);
 #if WG == 1
   *flags |= f;
 #else
@@ -283,6 +295,113 @@ CLPRIM_INLINE EXACT_RESULT_BITS exact_round(long *word, uint flags) {
   }
 #undef EXACT_BIT
   return neg ? bits | sign : bits;
+}
+
+/* ---- The fast path: a work-group's sum without the words. Most sums
+ * need none of them: where every work-item's expansion holds at most two
+ * terms, nothing went to the words and no element was an infinity or NaN,
+ * a tree of error-free pair additions gives the exact sum as a pair (hi,
+ * lo), and hi + lo rounds to T without the words. It fails (and the
+ * caller takes the words' path, exact_item_end then exact_round, with the
+ * terms still in its registers) when an addition of the tree leaves an
+ * error the pair cannot hold, or when the result is not finite or below
+ * T's smallest normal number (conversions there may flush subnormals). */
+
+/* a + b = *s + *e exactly (Knuth's TwoSum), unless *s overflows. */
+CLPRIM_INLINE void exact_two_sum(EXACT_E a, EXACT_E b, EXACT_E *s, EXACT_E *e) {
+  *s = a + b;
+  const EXACT_E bb = *s - a;
+  *e = (a - (*s - bb)) + (b - bb);
+}
+
+/* (*hi, *lo) += (bh, bl) exactly; 0 where the sum does not fit a pair
+ * (or is not finite). */
+CLPRIM_INLINE int exact_pair_add(EXACT_E *hi, EXACT_E *lo, EXACT_E bh, EXACT_E bl) {
+  EXACT_E s, e, t, f, u, g, h, v, w, k, l, m;
+  exact_two_sum(*hi, bh, &s, &e);
+  exact_two_sum(*lo, bl, &t, &f); /* the sum is s + e + t + f */
+  exact_two_sum(e, t, &u, &g);    /* s + u + g + f */
+  exact_two_sum(s, u, &h, &v);    /* h + v + g + f */
+  exact_two_sum(v, g, &w, &k);    /* h + w + k + f */
+  exact_two_sum(w, f, &l, &m);    /* h + l + k + m */
+  exact_two_sum(h, l, hi, lo);
+  return k == (EXACT_E)0 && m == (EXACT_E)0 && isfinite(*hi) && isfinite(*lo);
+}
+
+/* The bits of T nearest to the exact hi + lo (ties to even), or 0 with
+ * *ok cleared where the fast path cannot round it. (hi, lo) is a pair as
+ * exact_pair_add leaves it: hi = hi + lo rounded to EXACT_E. */
+CLPRIM_INLINE EXACT_RESULT_BITS exact_pair_round(EXACT_E hi, EXACT_E lo, uint flags, int *ok) {
+  *ok = 1;
+  if (hi == (EXACT_E)0 && lo == (EXACT_E)0) { /* -0 only for elements that were all -0 */
+    const int neg = (flags & EXACT_FLAG_ADDED) && !(flags & EXACT_FLAG_NOT_NEG_ZERO);
+    return neg ? (EXACT_RESULT_BITS)1 << (T_BITS - 1) : 0;
+  }
+#if T_BITS == 32 && defined(CLPRIM_HAS_FP64)
+  /* Round to odd, then to float: double's 53 bits are more than float's
+   * 24 + 2, so the second rounding is the exact sum's. */
+  if (lo != 0.0 && (as_ulong(hi) & 1) == 0)
+    hi = as_double(as_ulong(hi) + ((hi > 0.0) == (lo > 0.0) ? 1 : -1));
+  const float r = (float)hi;
+  if (!(fabs(hi) >= 0x1p-126) || !isfinite(r)) *ok = 0;
+  return as_uint(r);
+#elif T_BITS == 64
+  if (!(fabs(hi) >= 0x1p-1022)) *ok = 0;
+  return as_ulong(hi);
+#else
+  if (!(fabs(hi) >= 0x1p-126f)) *ok = 0;
+  return as_uint(hi);
+#endif
+}
+
+/* The work-group's exact sum by the fast path: 1 and *bits (every
+ * work-item) where it could, else 0 (every work-item; the caller then
+ * adds the terms to the words by exact_item_flush_terms: the flags are
+ * in already). Every work-item calls it; *flags (the work-items' flags are
+ * ORed into it) and *bad must be 0 before, with a
+ * barrier after they were set, and stay unchanged until a barrier after
+ * the call; tree_hi / tree_lo are WG local numbers. */
+CLPRIM_INLINE int exact_group_try(const struct exact_item *it, volatile __local uint *flags,
+                                  volatile __local uint *bad, __local EXACT_E *tree_hi,
+                                  __local EXACT_E *tree_lo, EXACT_RESULT_BITS *bits) {
+  const uint f = exact_item_flags(it);
+  int simple = !(f & (EXACT_FLAG_NAN | EXACT_FLAG_POS_INF | EXACT_FLAG_NEG_INF | EXACT_FLAG_WORDS));
+#pragma unroll
+  for (int t = 2; t < EXACT_TERMS; ++t) simple &= it->term[t] == (EXACT_E)0;
+  EXACT_E hi = it->term[0], lo = it->term[1];
+#if WG == 1
+  *flags |= f;
+  if (!simple) return 0;
+  EXACT_E h, l;
+  exact_two_sum(hi, lo, &h, &l);
+  if (!isfinite(h) || !isfinite(l)) return 0;
+  hi = h;
+  lo = l;
+#else
+  const uint lid = get_local_id(0);
+  if (f != 0) atomic_or(flags, f);
+  if (!simple) atomic_or(bad, 1u);
+  tree_hi[lid] = hi;
+  tree_lo[lid] = lo;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (*bad) return 0;
+  for (uint s = WG / 2; s > 0; s >>= 1) {
+    if (lid < s) { /* a sum the pair cannot hold becomes NaN, and stays NaN */
+      hi = tree_hi[lid];
+      lo = tree_lo[lid];
+      if (!exact_pair_add(&hi, &lo, tree_hi[lid + s], tree_lo[lid + s])) hi = (EXACT_E)NAN;
+      tree_hi[lid] = hi;
+      tree_lo[lid] = lo;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  hi = tree_hi[0];
+  lo = tree_lo[0];
+  if (isnan(hi)) return 0;
+#endif
+  int ok;
+  *bits = exact_pair_round(hi, lo, *flags, &ok);
+  return ok;
 }
 
 #endif /* CLPRIM_EXACT_H */

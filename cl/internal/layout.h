@@ -73,5 +73,6 @@
 #define EXACT_FLAG_NAN 4u
 #define EXACT_FLAG_NOT_NEG_ZERO 8u /* an element other than -0 was added */
 #define EXACT_FLAG_ADDED 16u        /* an element was added */
+#define EXACT_FLAG_WORDS 32u        /* an element's error went to the words */
 
 #endif /* CLPRIM_LAYOUT_H */

@@ -175,7 +175,15 @@ static clprim_status startup_merge(const struct bench_startup_inputs *in) {
                            clprim_buf_at(in->in, in->n / 2), 0, clprim_buf(in->out));
 }
 
-static const struct bench_startup startup[] = {{"merge_keys", startup_merge}};
+static clprim_status startup_merge_runs(const struct bench_startup_inputs *in) {
+  uint64_t offsets[9];
+  for (int r = 0; r <= 8; ++r) offsets[r] = in->n / 8 * (uint64_t)r;
+  return clprim_merge_runs_keys(in->ctx, in->n / 8 * 8, CLPRIM_FLOAT, clprim_buf(in->in), 8,
+                                offsets, 0, clprim_buf(in->out));
+}
+
+static const struct bench_startup startup[] = {{"merge_keys", startup_merge},
+                                               {"merge_runs_keys", startup_merge_runs}};
 
 const struct bench_family bench_merge = {
     "merge", ops, BENCH_COUNT(ops), run_merge, startup, BENCH_COUNT(startup),

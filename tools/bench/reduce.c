@@ -245,6 +245,12 @@ static clprim_status startup_segmented_sum(const struct bench_startup_inputs *in
                               clprim_buf(in->out));
 }
 
+static clprim_status startup_segmented_sum_exact(const struct bench_startup_inputs *in) {
+  return clprim_segmented_sum(in->ctx, in->n, CLPRIM_FLOAT, clprim_buf(in->in), in->n / 1024,
+                              CLPRIM_UINT64, clprim_buf(in->begins), clprim_buf(in->ends),
+                              CLPRIM_EXACT, clprim_buf(in->out));
+}
+
 /* CLPRIM_EXACT per segment of 1000: float integers below 2^24 with random
  * signs, each segment's exact sum an integer that C's conversion rounds. */
 static int check_segmented_sum_exact(struct bench_check *c) {
@@ -309,7 +315,9 @@ static void run(struct bench *b, clprim_type type, size_t n) {
 static const struct bench_startup startup[] = {{"reduce_sum", startup_reduce_sum},
                                                {"reduce_sum_exact", startup_reduce_sum_exact},
                                                {"argmax", startup_argmax},
-                                               {"segmented_sum", startup_segmented_sum}};
+                                               {"segmented_sum", startup_segmented_sum},
+                                               {"segmented_sum_exact",
+                                                startup_segmented_sum_exact}};
 
 const struct bench_family bench_reduce = {
     "reduce", ops, BENCH_COUNT(ops), run, startup, BENCH_COUNT(startup),

@@ -336,6 +336,15 @@ static clprim_value empty_value(clprim_type type, unsigned mode) {
   return v;
 }
 
+/* seg_exact's team (cl/reduce.cl): a power of two from min(32, wg) to wg,
+ * about 32 elements a member at the segments' mean length. */
+static cl_uint seg_exact_team(size_t n, size_t segments, unsigned wg) {
+  const size_t mean = n / segments;
+  cl_uint team = wg < 32 ? wg : 32;
+  while (team < wg && (size_t)team * 32 < mean) team *= 2;
+  return team;
+}
+
 /* One reduction per segment: op SEG_SUM / SEG_VALUE (out: segments
  * elements of type) or SEG_ARG (out: segments pairs of uint64). */
 static clprim_status segmented_reduce(clprim_context *ctx, size_t n, clprim_type type,
@@ -381,10 +390,14 @@ static clprim_status segmented_reduce(clprim_context *ctx, size_t n, clprim_type
                            n);
 
   const size_t groups = segments < c.max_groups ? segments : c.max_groups;
-  if (exact) { /* a work-group a segment, each summed exactly and rounded */
-    CLPRIM_CHECK(clprim__set_args(kernels[1], 5, sizeof in, &in, sizeof begins, &begins,
-                                  sizeof ends, &ends, sizeof segs, &segs, sizeof out, &out));
-    return clprim__enqueue(ctx, kernels[1], groups, c.wg);
+  if (exact) { /* a team a segment, each summed exactly and rounded */
+    const cl_uint team = seg_exact_team(n, segments, c.wg);
+    const size_t teams = c.wg / team, exact_groups = (segments + teams - 1) / teams;
+    CLPRIM_CHECK(clprim__set_args(kernels[1], 6, sizeof in, &in, sizeof begins, &begins,
+                                  sizeof ends, &ends, sizeof segs, &segs, sizeof team, &team,
+                                  sizeof out, &out));
+    return clprim__enqueue(ctx, kernels[1],
+                           exact_groups < c.max_groups ? exact_groups : c.max_groups, c.wg);
   }
   const cl_int op32 = op;
   const cl_uint mode32 = flags | mode;

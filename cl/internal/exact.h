@@ -96,6 +96,16 @@ CLPRIM_INLINE void exact_add(EXACT_ACC *acc, int w, long d) {
 #endif
 }
 
+/* Words for `count` accumulators, EXACT_STRIDE apart (acc + k *
+ * EXACT_STRIDE is accumulator k). */
+#if EXACT_MODE == 2
+#define EXACT_LOCAL_N(name, count) __local uint name[(count)*2 * EXACT_W]
+#define EXACT_STRIDE (2 * EXACT_W)
+#else
+#define EXACT_LOCAL_N(name, count) __local long name[(count)*EXACT_W]
+#define EXACT_STRIDE EXACT_W
+#endif
+
 /* Word w's value once every work-item's adds are done (after a barrier). */
 CLPRIM_INLINE long exact_word(EXACT_ACC *acc, int w) {
 #if EXACT_MODE == 2
@@ -105,14 +115,12 @@ CLPRIM_INLINE long exact_word(EXACT_ACC *acc, int w) {
 #endif
 }
 
-/* Sets the words to zero; the caller's barrier follows. */
-CLPRIM_INLINE void exact_clear(EXACT_ACC *acc) {
-#if EXACT_MODE == 2
-  for (int w = get_local_id(0); w < 2 * EXACT_W; w += WG) acc[w] = 0;
-#else
-  for (int w = get_local_id(0); w < EXACT_W; w += WG) acc[w] = 0;
-#endif
+/* Sets the words to zero, by `count` work-items (`me` one of them); the
+ * caller's barrier follows. */
+CLPRIM_INLINE void exact_clear_by(EXACT_ACC *acc, uint me, uint count) {
+  for (uint w = me; w < EXACT_STRIDE; w += count) acc[w] = 0;
 }
+CLPRIM_INLINE void exact_clear(EXACT_ACC *acc) { exact_clear_by(acc, get_local_id(0), WG); }
 
 /* EXACT_OUTLINE=1 (the host sets it on CPU devices): exact_flush and
  * exact_item_add are external functions that are not inlined. Inlined (or
@@ -354,53 +362,50 @@ CLPRIM_INLINE EXACT_RESULT_BITS exact_pair_round(EXACT_E hi, EXACT_E lo, uint fl
 #endif
 }
 
-/* The work-group's exact sum by the fast path: 1 and *bits (every
- * work-item) where it could, else 0 (every work-item; the caller then
- * adds the terms to the words by exact_item_flush_terms: the flags are
- * in already). Every work-item calls it; *flags (the work-items' flags are
- * ORed into it) and *bad must be 0 before, with a
- * barrier after they were set, and stay unchanged until a barrier after
- * the call; tree_hi / tree_lo are WG local numbers. */
-CLPRIM_INLINE int exact_group_try(const struct exact_item *it, volatile __local uint *flags,
-                                  volatile __local uint *bad, __local EXACT_E *tree_hi,
-                                  __local EXACT_E *tree_lo, EXACT_RESULT_BITS *bits) {
+/* A team's exact sum by the fast path: 1 and *bits (every member) where
+ * it could, else 0 (every member; the caller then adds the terms to the
+ * team's words by exact_item_flush_terms: the flags are in already).
+ * Teams are `team` consecutive work-items (a power of two dividing WG, the
+ * same for the whole work-group), each member `lane` in its team; every
+ * work-item of the work-group calls it (it has barriers). *flags, the
+ * team's word that the members' flags are ORed into, must be 0 before,
+ * with a barrier after it was set; tree_hi / tree_lo are the team's
+ * `team` local numbers of each. */
+CLPRIM_INLINE int exact_team_try(const struct exact_item *it, uint lane, uint team,
+                                 volatile __local uint *flags, __local EXACT_E *tree_hi,
+                                 __local EXACT_E *tree_lo, EXACT_RESULT_BITS *bits) {
   const uint f = exact_item_flags(it);
   int simple = !(f & (EXACT_FLAG_NAN | EXACT_FLAG_POS_INF | EXACT_FLAG_NEG_INF | EXACT_FLAG_WORDS));
 #pragma unroll
   for (int t = 2; t < EXACT_TERMS; ++t) simple &= it->term[t] == (EXACT_E)0;
-  EXACT_E hi = it->term[0], lo = it->term[1];
+  /* a sum the pair cannot hold is NaN, and stays NaN up the tree */
+  EXACT_E hi = simple ? it->term[0] : (EXACT_E)NAN, lo = it->term[1];
 #if WG == 1
+  (void)lane, (void)team, (void)tree_hi, (void)tree_lo;
   *flags |= f;
-  if (!simple) return 0;
-  EXACT_E h, l;
-  exact_two_sum(hi, lo, &h, &l);
-  if (!isfinite(h) || !isfinite(l)) return 0;
-  hi = h;
-  lo = l;
 #else
-  const uint lid = get_local_id(0);
   if (f != 0) atomic_or(flags, f);
-  if (!simple) atomic_or(bad, 1u);
-  tree_hi[lid] = hi;
-  tree_lo[lid] = lo;
+  tree_hi[lane] = hi;
+  tree_lo[lane] = lo;
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (*bad) return 0;
-  for (uint s = WG / 2; s > 0; s >>= 1) {
-    if (lid < s) { /* a sum the pair cannot hold becomes NaN, and stays NaN */
-      hi = tree_hi[lid];
-      lo = tree_lo[lid];
-      if (!exact_pair_add(&hi, &lo, tree_hi[lid + s], tree_lo[lid + s])) hi = (EXACT_E)NAN;
-      tree_hi[lid] = hi;
-      tree_lo[lid] = lo;
+  for (uint s = team / 2; s > 0; s >>= 1) {
+    if (lane < s) {
+      hi = tree_hi[lane];
+      lo = tree_lo[lane];
+      if (!exact_pair_add(&hi, &lo, tree_hi[lane + s], tree_lo[lane + s])) hi = (EXACT_E)NAN;
+      tree_hi[lane] = hi;
+      tree_lo[lane] = lo;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   hi = tree_hi[0];
   lo = tree_lo[0];
-  if (isnan(hi)) return 0;
 #endif
+  EXACT_E h, l; /* a pair no addition normalised yet (a team of one) */
+  exact_two_sum(hi, lo, &h, &l);
+  if (!isfinite(h) || !isfinite(l)) return 0;
   int ok;
-  *bits = exact_pair_round(hi, lo, *flags, &ok);
+  *bits = exact_pair_round(h, l, *flags, &ok);
   return ok;
 }
 

@@ -566,54 +566,27 @@ void seg_reduce(__global const T *in, __global const CLPRIM_OFFSET *begins,
  * segment. */
 #ifdef KERNEL_seg_exact
 /* Teams of `team` work-items (a power of two from min(32, WG) to WG, the
- * host's choice by the mean segment length) take a segment each: its
- * elements through the members' expansions, then the fast path
- * (exact_team_try), else the team's words and one rounding by the team's
- * first member. */
+ * host's choice by the mean segment length) take a segment each:
+ * exact_team_range (the fast path, else the team's words and one rounding
+ * by its first member). */
 #define SEG_EXACT_TEAMS (WG >= 32 ? WG / 32 : 1)
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void seg_exact(__global const T *in, __global const CLPRIM_OFFSET *begins,
                __global const CLPRIM_OFFSET *ends, ulong segments, uint team,
                __global T *sums_out) {
-  EXACT_LOCAL_N(words, SEG_EXACT_TEAMS);
+  EXACT_LOCAL_TEAMS(words, SEG_EXACT_TEAMS);
   volatile __local uint flags[SEG_EXACT_TEAMS];
   __local EXACT_E tree_hi[WG], tree_lo[WG];
   const uint lid = get_local_id(0), lane = lid % team, tm = lid / team, teams = WG / team;
-  EXACT_ACC *acc = words + tm * EXACT_STRIDE;
   for (ulong first = (ulong)get_group_id(0) * teams; first < segments;
        first += (ulong)get_num_groups(0) * teams) {
     const ulong s = first + tm;
-    exact_clear_by(acc, lane, team);
-    if (lane == 0) flags[tm] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    struct exact_item it;
-    exact_item_init(&it);
-    if (s < segments) { /* four loads in flight a member, then their adds */
-      const ulong e = clprim_offset_at(ends, s);
-      ulong i = clprim_offset_at(begins, s) + lane;
-      for (; i + 3 * team < e; i += 4 * team) {
-        T v[4];
-#pragma unroll
-        for (int k = 0; k < 4; ++k) v[k] = in[i + k * team];
-#pragma unroll
-        for (int k = 0; k < 4; ++k) exact_item_add(&it, acc, v[k]);
-      }
-      for (; i < e; i += team) exact_item_add(&it, acc, in[i]);
-    }
-    EXACT_RESULT_BITS bits;
-    const int fast = exact_team_try(&it, lane, team, &flags[tm], tree_hi + tm * team,
-                                    tree_lo + tm * team, &bits);
-    if (!fast) exact_item_flush_terms(&it, acc); /* the words' path */
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (lane == 0 && s < segments) {
-      if (!fast) {
-        long word[EXACT_W];
-        for (int w = 0; w < EXACT_W; ++w) word[w] = exact_word(acc, w);
-        bits = exact_round(word, flags[tm]);
-      }
-      sums_out[s] = CLPRIM_CAT(as_, T)(bits);
-    }
-    barrier(CLK_LOCAL_MEM_FENCE); /* the words are read before the next segments clear them */
+    const ulong b = s < segments ? clprim_offset_at(begins, s) : 0;
+    const ulong e = s < segments ? clprim_offset_at(ends, s) : 0;
+    const EXACT_RESULT_BITS bits =
+        exact_team_range(words + tm * EXACT_ACC_WORDS, &flags[tm], tree_hi + tm * team,
+                         tree_lo + tm * team, in, b, e, lane, team);
+    if (lane == 0 && s < segments) sums_out[s] = CLPRIM_CAT(as_, T)(bits);
   }
 }
 #endif

@@ -96,14 +96,14 @@ CLPRIM_INLINE void exact_add(EXACT_ACC *acc, int w, long d) {
 #endif
 }
 
-/* Words for `count` accumulators, EXACT_STRIDE apart (acc + k *
- * EXACT_STRIDE is accumulator k). */
+/* Local words for `teams` accumulators (team t's: name + t *
+ * EXACT_ACC_WORDS). */
 #if EXACT_MODE == 2
-#define EXACT_LOCAL_N(name, count) __local uint name[(count)*2 * EXACT_W]
-#define EXACT_STRIDE (2 * EXACT_W)
+#define EXACT_ACC_WORDS (2 * EXACT_W)
+#define EXACT_LOCAL_TEAMS(name, teams) __local uint name[(teams)*EXACT_ACC_WORDS]
 #else
-#define EXACT_LOCAL_N(name, count) __local long name[(count)*EXACT_W]
-#define EXACT_STRIDE EXACT_W
+#define EXACT_ACC_WORDS EXACT_W
+#define EXACT_LOCAL_TEAMS(name, teams) __local long name[(teams)*EXACT_ACC_WORDS]
 #endif
 
 /* Word w's value once every work-item's adds are done (after a barrier). */
@@ -118,7 +118,7 @@ CLPRIM_INLINE long exact_word(EXACT_ACC *acc, int w) {
 /* Sets the words to zero, by `count` work-items (`me` one of them); the
  * caller's barrier follows. */
 CLPRIM_INLINE void exact_clear_by(EXACT_ACC *acc, uint me, uint count) {
-  for (uint w = me; w < EXACT_STRIDE; w += count) acc[w] = 0;
+  for (uint w = me; w < EXACT_ACC_WORDS; w += count) acc[w] = 0;
 }
 CLPRIM_INLINE void exact_clear(EXACT_ACC *acc) { exact_clear_by(acc, get_local_id(0), WG); }
 
@@ -407,6 +407,44 @@ CLPRIM_INLINE int exact_team_try(const struct exact_item *it, uint lane, uint te
   int ok;
   *bits = exact_pair_round(h, l, *flags, &ok);
   return ok;
+}
+
+/* The exact sum of in[b, e) rounded once, by a team (as exact_team_try
+ * has them; every work-item of the work-group calls it, with its team's
+ * range, words acc, flag word and tree slices): the bits in lane 0 (and
+ * in every lane where the fast path took it). Each lane adds b + lane,
+ * b + lane + team, ... with four loads in flight; the words are read
+ * before it returns, so a team may call it again at once. */
+CLPRIM_INLINE EXACT_RESULT_BITS exact_team_range(EXACT_ACC *acc, volatile __local uint *flags,
+                                                 __local EXACT_E *tree_hi,
+                                                 __local EXACT_E *tree_lo,
+                                                 __global const T *in, ulong b, ulong e,
+                                                 uint lane, uint team) {
+  exact_clear_by(acc, lane, team);
+  if (lane == 0) *flags = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  struct exact_item it;
+  exact_item_init(&it);
+  ulong i = b + lane;
+  for (; i + 3 * team < e; i += 4 * team) {
+    T v[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) v[k] = in[i + k * team];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) exact_item_add(&it, acc, v[k]);
+  }
+  for (; i < e; i += team) exact_item_add(&it, acc, in[i]);
+  EXACT_RESULT_BITS bits = 0;
+  const int fast = exact_team_try(&it, lane, team, flags, tree_hi, tree_lo, &bits);
+  if (!fast) exact_item_flush_terms(&it, acc); /* the words' path */
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (lane == 0 && !fast) {
+    long word[EXACT_W];
+    for (int w = 0; w < EXACT_W; ++w) word[w] = exact_word(acc, w);
+    bits = exact_round(word, *flags);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE); /* the words are read before the next range clears them */
+  return bits;
 }
 
 #endif /* CLPRIM_EXACT_H */

@@ -33,6 +33,9 @@
 #define ITEMS 8
 #endif
 #include "internal/tile.h"
+/* Here, not only inside the path's and kernels' #ifs that include it: the
+ * host inlines each internal header once, at its first include. */
+#include "internal/layout.h"
 #define TILE ((ulong)WG * ITEMS)
 #define ROWS (ITEMS / 4)
 
@@ -586,3 +589,135 @@ void sbk_single_pass(__global const K_T *keys, __global const T *values, __globa
 }
 #endif
 #endif
+
+/* ------------------------------------------------ exact scans (CLPRIM_EXACT) */
+/* Each prefix is the exact sum of its elements rounded once, to nearest with
+ * ties to even (internal/exact.h: the words, the flags, exact_round), so
+ * that every prefix has the same bits on every device, path and shape. The
+ * elements are cut into chunks of `chunk` consecutive elements, a work-item
+ * a chunk (the host's plan: src/scan.c):
+ *  1. xscan_chunks: each chunk's exact sum, as a record (EXACT_RECORD words:
+ *     the normalised words, then the flags);
+ *  2. the records' exclusive scan, word by word (integer adds of the
+ *     digits, the flags OR-ed), in place: xscan_blocks sums blocks of
+ *     `per_block` records, xscan_block_scan (one work-group) scans the
+ *     blocks' sums, xscan_block_apply scans each block from its sum;
+ *  3. xscan_out: each work-item takes its chunk's prefix record into
+ *     private words and, element by element, adds the element and rounds a
+ *     copy of the words (O(EXACT_W) a prefix).
+ * A record's digits are below 2^32, so sums of fewer than 2^31 records (the
+ * host keeps to 2^30 chunks) and then of fewer than 2^31 elements (a chunk)
+ * fit in a word. Built with -DT=float|double, -DT_BITS, -DT_FLOAT=1, -DWG
+ * and the exact accumulator's options (engine/exact.c). */
+#if defined(T_FLOAT) && T_FLOAT /* not in a whole-file build of another type */
+#include "internal/exact.h"
+#define XSCAN_RECORD EXACT_RECORD(EXACT_W)
+
+#ifdef KERNEL_xscan_chunks
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void xscan_chunks(__global const T *in, ulong n, ulong chunk, ulong chunks,
+                  __global long *records) {
+  const ulong c = get_global_id(0);
+  if (c >= chunks) return;
+  const ulong first = c * chunk, end = min(n, first + chunk);
+  long word[EXACT_W];
+  for (int w = 0; w < EXACT_W; ++w) word[w] = 0;
+  uint flags = 0;
+  for (ulong i = first; i < end; ++i) {
+    const T v = in[i];
+    flags |= exact_element_flags(v);
+    if (isfinite(v)) exact_private_add(word, v);
+  }
+  exact_normalise(word);
+  __global long *record = records + c * XSCAN_RECORD;
+  for (int w = 0; w < EXACT_W; ++w) record[w] = word[w];
+  record[EXACT_W] = flags;
+}
+#endif
+
+/* Work-item g: word g % XSCAN_RECORD of block g / XSCAN_RECORD (records
+ * [b * per_block, (b + 1) * per_block) of chunks), so that neighbours read
+ * neighbouring words. The flags' word is OR-ed, the others added. */
+#ifdef KERNEL_xscan_blocks
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void xscan_blocks(__global const long *records, ulong chunks, ulong per_block, ulong blocks,
+                  __global long *block_sums) {
+  const ulong g = get_global_id(0), b = g / XSCAN_RECORD;
+  const uint w = (uint)(g % XSCAN_RECORD);
+  if (b >= blocks) return;
+  const ulong end = min(chunks, (b + 1) * per_block);
+  long s = 0;
+  for (ulong r = b * per_block; r < end; ++r) {
+    const long v = records[r * XSCAN_RECORD + w];
+    s = w == EXACT_W ? s | v : s + v;
+  }
+  block_sums[g] = s;
+}
+#endif
+
+#ifdef KERNEL_xscan_block_scan
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void xscan_block_scan(__global long *block_sums, ulong blocks) {
+  for (uint w = get_local_id(0); w < XSCAN_RECORD; w += WG) {
+    long run = 0;
+    for (ulong b = 0; b < blocks; ++b) {
+      const long v = block_sums[b * XSCAN_RECORD + w];
+      block_sums[b * XSCAN_RECORD + w] = run;
+      run = w == EXACT_W ? run | v : run + v;
+    }
+  }
+}
+#endif
+
+#ifdef KERNEL_xscan_block_apply
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void xscan_block_apply(__global long *records, ulong chunks, ulong per_block, ulong blocks,
+                       __global const long *block_sums) {
+  const ulong g = get_global_id(0), b = g / XSCAN_RECORD;
+  const uint w = (uint)(g % XSCAN_RECORD);
+  if (b >= blocks) return;
+  const ulong end = min(chunks, (b + 1) * per_block);
+  long run = block_sums[g];
+  for (ulong r = b * per_block; r < end; ++r) {
+    const long v = records[r * XSCAN_RECORD + w];
+    records[r * XSCAN_RECORD + w] = run;
+    run = w == EXACT_W ? run | v : run + v;
+  }
+}
+#endif
+
+/* Each element's prefix: the chunk's prefix record (none: use_prefix 0, a
+ * single chunk), then the elements one by one. An element is read before
+ * its output is written (in place). */
+#ifdef KERNEL_xscan_out
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void xscan_out(__global const T *in, __global T *out, ulong n, ulong chunk, ulong chunks,
+               __global const long *prefixes, int use_prefix, int inclusive) {
+  const ulong c = get_global_id(0);
+  if (c >= chunks) return;
+  const ulong first = c * chunk, end = min(n, first + chunk);
+  long word[EXACT_W], copy[EXACT_W];
+  uint flags = 0;
+  for (int w = 0; w < EXACT_W; ++w) word[w] = 0;
+  if (use_prefix) {
+    __global const long *record = prefixes + c * XSCAN_RECORD;
+    for (int w = 0; w < EXACT_W; ++w) word[w] = record[w];
+    flags = (uint)record[EXACT_W];
+    exact_normalise(word); /* sums of up to 2^30 records' digits */
+  }
+  for (ulong i = first; i < end; ++i) {
+    const T v = in[i];
+    if (!inclusive) {
+      for (int w = 0; w < EXACT_W; ++w) copy[w] = word[w];
+      out[i] = CLPRIM_CAT(as_, T)(exact_round(copy, flags));
+    }
+    flags |= exact_element_flags(v);
+    if (isfinite(v)) exact_private_add(word, v);
+    if (inclusive) {
+      for (int w = 0; w < EXACT_W; ++w) copy[w] = word[w];
+      out[i] = CLPRIM_CAT(as_, T)(exact_round(copy, flags));
+    }
+  }
+}
+#endif
+#endif /* T_FLOAT */

@@ -285,4 +285,42 @@ CLPRIM_INLINE EXACT_RESULT_BITS exact_round(long *word, uint flags) {
   return neg ? bits | sign : bits;
 }
 
+/* ---- a work-item's own words (no atomics, no expansion): the exact
+ * scan's running prefix (cl/scan.cl), where each element's sum is rounded
+ * on its own. word[] holds EXACT_W words as the work-group's do; flags as
+ * a record's. */
+
+/* The flags that element v adds to a sum's. */
+CLPRIM_INLINE uint exact_element_flags(T v) {
+  if (isnan(v)) return EXACT_FLAG_ADDED | EXACT_FLAG_NAN;
+  if (isinf(v)) return EXACT_FLAG_ADDED | (v > 0 ? EXACT_FLAG_POS_INF : EXACT_FLAG_NEG_INF);
+  return EXACT_FLAG_ADDED | (v == (T)0 && signbit(v) ? 0u : EXACT_FLAG_NOT_NEG_ZERO);
+}
+
+/* Adds finite v to word[] (its significand lands at bit pos % 32 of word
+ * pos / 32, pos >= 0 since EXACT_B is T's smallest subnormal exponent, and
+ * spans at most three words). A word takes 2^31 such adds before it could
+ * overflow. Not inlined on CPU devices, as exact_flush. */
+EXACT_CALL void exact_private_add(long *word, T v) {
+#if T_BITS == 64
+  const ulong bits = as_ulong(v);
+  const int neg = (int)(bits >> 63), e = (int)(bits >> 52) & 0x7ff;
+  ulong m = bits & 0xFFFFFFFFFFFFFul;
+  if (e != 0) m |= 1ul << 52;
+#else
+  const uint bits = as_uint(v);
+  const int neg = (int)(bits >> 31), e = (int)(bits >> 23) & 0xff;
+  ulong m = bits & 0x7FFFFFu;
+  if (e != 0) m |= 1u << 23;
+#endif
+  if (m == 0) return;
+  const int pos = (e != 0 ? e : 1) - 1; /* the weight of m's bit 0, over 2^EXACT_B */
+  const int w = pos >> 5, r = pos & 31;
+  const ulong lo = m << r, hi = r != 0 ? m >> (64 - r) : 0;
+  const long d0 = (long)(lo & 0xFFFFFFFFu), d1 = (long)(lo >> 32), d2 = (long)hi;
+  word[w] += neg ? -d0 : d0;
+  word[w + 1] += neg ? -d1 : d1;
+  word[w + 2] += neg ? -d2 : d2;
+}
+
 #endif /* CLPRIM_EXACT_H */

@@ -536,12 +536,14 @@ enum xkind {
   XK_HUGE,
   XK_TIES,
   XK_SPECIAL,
+  XK_INFS,
   XK_NEG_ZERO,
   XK_KINDS
 };
 static const char *const xkind_name[XK_KINDS] = {
-    "uniform [-1, 1)",  "every exponent", "cancelling to 0",      "all subnormal",
-    "near the largest", "ties",           "inf and NaN mixed in", "-0 only"};
+    "uniform [-1, 1)",      "every exponent",         "cancelling to 0",
+    "all subnormal",        "near the largest",       "ties",
+    "inf and NaN mixed in", "+inf early, -inf later", "-0 only"};
 
 static void make_xscan_input(clprim_type t, void *p, size_t n, enum xkind k) {
   const int dbl = t == CLPRIM_DOUBLE, prec = dbl ? 53 : 24;
@@ -581,6 +583,9 @@ static void make_xscan_input(clprim_type t, void *p, size_t n, enum xkind k) {
       x = r == 0 ? NAN : r < 3 ? sign * INFINITY : sign * ldexp(1 + u, (int)(test_rand() % 40));
       break;
     }
+    case XK_INFS:
+      x = sign * ldexp(1 + u, (int)(test_rand() % 40));
+      break;
     default:
       x = -0.0;
       break;
@@ -590,6 +595,10 @@ static void make_xscan_input(clprim_type t, void *p, size_t n, enum xkind k) {
   if (k == XK_SPECIAL && n > 4) { /* infinities and NaN late too, and one +inf -inf pair */
     xset(t, p, n / 3, INFINITY);
     xset(t, p, n / 2, -INFINITY);
+  }
+  if (k == XK_INFS && n > 0) { /* +inf in the first quarter, -inf in the third */
+    xset(t, p, (size_t)(test_rand() % (n / 4 + 1)), INFINITY);
+    if (n > 3) xset(t, p, n / 2 + (size_t)(test_rand() % (n / 4)), -INFINITY);
   }
 }
 

@@ -602,9 +602,11 @@ void sbk_single_pass(__global const K_T *keys, __global const T *values, __globa
  *     digits, the flags OR-ed), in place: xscan_blocks sums blocks of
  *     `per_block` records, xscan_block_scan (one work-group) scans the
  *     blocks' sums, xscan_block_apply scans each block from its sum;
- *  3. xscan_out: each work-item takes its chunk's prefix record into
- *     private words and, element by element, adds the element and rounds a
- *     copy of the words (O(EXACT_W) a prefix).
+ *  3. xscan_out: each work-item takes its chunk's prefix record into a
+ *     running sum (internal/exact.h's exact_run: sign and magnitude, the
+ *     digits normalised) and, element by element, adds the element and
+ *     rounds from the top three digits (O(1) a prefix, but for carries
+ *     and a sum that changes sign: O(EXACT_W) then).
  * A record's digits are below 2^32, so sums of fewer than 2^31 records (the
  * host keeps to 2^30 chunks) and then of fewer than 2^31 elements (a chunk)
  * fit in a word. Built with -DT=float|double, -DT_BITS, -DT_FLOAT=1, -DWG
@@ -696,27 +698,21 @@ void xscan_out(__global const T *in, __global T *out, ulong n, ulong chunk, ulon
   const ulong c = get_global_id(0);
   if (c >= chunks) return;
   const ulong first = c * chunk, end = min(n, first + chunk);
-  long word[EXACT_W], copy[EXACT_W];
+  long word[EXACT_W];
   uint flags = 0;
   for (int w = 0; w < EXACT_W; ++w) word[w] = 0;
   if (use_prefix) {
     __global const long *record = prefixes + c * XSCAN_RECORD;
     for (int w = 0; w < EXACT_W; ++w) word[w] = record[w];
     flags = (uint)record[EXACT_W];
-    exact_normalise(word); /* sums of up to 2^30 records' digits */
   }
+  struct exact_run run;
+  exact_run_from_words(&run, word, flags);
   for (ulong i = first; i < end; ++i) {
     const T v = in[i];
-    if (!inclusive) {
-      for (int w = 0; w < EXACT_W; ++w) copy[w] = word[w];
-      out[i] = CLPRIM_CAT(as_, T)(exact_round(copy, flags));
-    }
-    flags |= exact_element_flags(v);
-    if (isfinite(v)) exact_private_add(word, v);
-    if (inclusive) {
-      for (int w = 0; w < EXACT_W; ++w) copy[w] = word[w];
-      out[i] = CLPRIM_CAT(as_, T)(exact_round(copy, flags));
-    }
+    if (!inclusive) out[i] = CLPRIM_CAT(as_, T)(exact_run_round(&run));
+    exact_run_add(&run, v);
+    if (inclusive) out[i] = CLPRIM_CAT(as_, T)(exact_run_round(&run));
   }
 }
 #endif

@@ -537,13 +537,20 @@ enum xkind {
   XK_TIES,
   XK_SPECIAL,
   XK_INFS,
+  XK_CHAINS,
   XK_NEG_ZERO,
   XK_KINDS
 };
-static const char *const xkind_name[XK_KINDS] = {
-    "uniform [-1, 1)",      "every exponent",         "cancelling to 0",
-    "all subnormal",        "near the largest",       "ties",
-    "inf and NaN mixed in", "+inf early, -inf later", "-0 only"};
+static const char *const xkind_name[XK_KINDS] = {"uniform [-1, 1)",
+                                                 "every exponent",
+                                                 "cancelling to 0",
+                                                 "all subnormal",
+                                                 "near the largest",
+                                                 "ties",
+                                                 "inf and NaN mixed in",
+                                                 "+inf early, -inf later",
+                                                 "near-cancelling pairs, every exponent",
+                                                 "-0 only"};
 
 static void make_xscan_input(clprim_type t, void *p, size_t n, enum xkind k) {
   const int dbl = t == CLPRIM_DOUBLE, prec = dbl ? 53 : 24;
@@ -585,6 +592,21 @@ static void make_xscan_input(clprim_type t, void *p, size_t n, enum xkind k) {
     }
     case XK_INFS:
       x = sign * ldexp(1 + u, (int)(test_rand() % 40));
+      break;
+    case XK_CHAINS: /* the sum crosses 0 often, its residues far below its elements: long
+                     * carries and borrows */
+      if (i % 2) {
+        x = -xget(t, p, i - 1);
+        const double toward = test_rand() % 2 ? INFINITY : -INFINITY;
+        if (x != 0 && test_rand() % 4)
+          x = dbl ? nextafter(x, toward) : nextafterf((float)x, (float)toward);
+      } else {
+        const int r = (int)(test_rand() % 16);
+        x = r == 0   ? sign * ldexp(1, emin)
+            : r == 1 ? sign * largest
+                     : sign * ldexp(1 + u, emin + (int)(test_rand() % (unsigned)(emax - emin + 1)));
+        if (!dbl && isinf((float)x)) x = sign * largest;
+      }
       break;
     default:
       x = -0.0;
@@ -657,6 +679,14 @@ static const struct xscan_case xscan_cases[] = {
      {1.0, 0x1p-24, 0x1p-53, -1.0},
      {0x3F800000u, 0x3F800000u, 0x3F800001u, 0x33800000u},
      {0x3FF0000000000000ull, 0x3FF0000010000000ull, 0x3FF0000010000000ull, 0x3E70000000800000ull}},
+    {"a tie's sticky bit far below (float)",
+     {1.0, 0x1p-24, 0x1p-149, -1.0},
+     {0x3F800000u, 0x3F800000u, 0x3F800001u, 0x33800000u},
+     {0x3FF0000000000000ull, 0x3FF0000010000000ull, 0x3FF0000010000000ull, 0x3E70000000000000ull}},
+    {"a tie's sticky bit far below (double)",
+     {1.0, 0x1p-53, 0x1p-1074, -1.0},
+     {0x3F800000u, 0x3F800000u, 0x3F800000u, 0x25000000u},
+     {0x3FF0000000000000ull, 0x3FF0000000000000ull, 0x3FF0000000000001ull, 0x3CA0000000000000ull}},
     {"tie up to even",
      {1.0 + 0x1p-23, 0x1p-24, 0x1p-24, 0.0},
      {0x3F800001u, 0x3F800002u, 0x3F800002u, 0x3F800002u},
@@ -701,7 +731,7 @@ static void test_xscan_cases(clprim_context *ctx, clprim_type t) {
         const int k = inclusive ? j : j - 1;
         const uint64_t want = k < 0 ? 0 : t == CLPRIM_FLOAT ? e->want_float[k] : e->want_double[k];
         if (inclusive) { /* the hand's answer against the reference too */
-          xref_add(&r, e->v[j]);
+          xref_add(&r, xget(t, host, (size_t)j));
           const uint64_t ref = xref_bits(&r);
           if (want == XNAN ? !xnan_bits(t, ref) : ref != want)
             test_report("%s \"%s\": the reference's prefix %d is %#llx", clprim_type_name(t),

@@ -323,4 +323,157 @@ EXACT_CALL void exact_private_add(long *word, T v) {
   word[w + 2] += neg ? -d2 : d2;
 }
 
+/* ---- a running sum rounded after every add (the exact scan's prefixes):
+ * sign and magnitude, the magnitude's digits normalised (each in [0,
+ * 2^32), word k weighing 2^(32 k + EXACT_B) as above) and a bit per
+ * nonzero digit, so that a rounding reads the top three digits and the
+ * bits below them, not every word. An add propagates its carry (or
+ * borrow) as far as it goes; a subtraction that passes zero negates the
+ * magnitude (every word) and flips the sign. */
+#define EXACT_NZ ((EXACT_W + 63) / 64) /* the nonzero digits' bit words */
+struct exact_run {
+  uint digit[EXACT_W];
+  ulong nz[EXACT_NZ];
+  int neg;
+  uint flags;
+};
+
+CLPRIM_INLINE void exact_run_set(struct exact_run *r, int k, uint d) {
+  r->digit[k] = d;
+  const ulong bit = 1ul << (k & 63);
+  r->nz[k >> 6] = d != 0 ? r->nz[k >> 6] | bit : r->nz[k >> 6] & ~bit;
+}
+
+/* The run from a sum's words and flags (word[]: a record's words or sums
+ * of them, changed). */
+CLPRIM_INLINE void exact_run_from_words(struct exact_run *r, long *word, uint flags) {
+  exact_normalise(word);
+  r->neg = word[EXACT_W - 1] < 0;
+  if (r->neg) {
+    for (int w = 0; w < EXACT_W; ++w)
+      word[w] = -word[w];
+    exact_normalise(word);
+  }
+  for (int j = 0; j < EXACT_NZ; ++j)
+    r->nz[j] = 0;
+  /* the top word is below 2^32: the words have room above any sum */
+  for (int w = 0; w < EXACT_W; ++w)
+    exact_run_set(r, w, (uint)word[w]);
+  r->flags = flags;
+}
+
+/* Adds element v (any value: a non-finite one only sets its flag). */
+EXACT_CALL void exact_run_add(struct exact_run *r, T v) {
+  r->flags |= exact_element_flags(v);
+  if (!isfinite(v)) return;
+#if T_BITS == 64
+  const ulong bits = as_ulong(v);
+  const int neg = (int)(bits >> 63), e = (int)(bits >> 52) & 0x7ff;
+  ulong m = bits & 0xFFFFFFFFFFFFFul;
+  if (e != 0) m |= 1ul << 52;
+#else
+  const uint bits = as_uint(v);
+  const int neg = (int)(bits >> 31), e = (int)(bits >> 23) & 0xff;
+  ulong m = bits & 0x7FFFFFu;
+  if (e != 0) m |= 1u << 23;
+#endif
+  if (m == 0) return;
+  const int pos = (e != 0 ? e : 1) - 1; /* as in exact_private_add */
+  const int w = pos >> 5, sh = pos & 31;
+  const ulong lo = m << sh, hi = sh != 0 ? m >> (64 - sh) : 0;
+  const uint d[3] = {(uint)lo, (uint)(lo >> 32), (uint)hi};
+  if (neg == r->neg) { /* the magnitudes add */
+    ulong carry = 0;
+    for (int k = w; k < EXACT_W && (k < w + 3 || carry != 0); ++k) {
+      const ulong s = (ulong)r->digit[k] + (k < w + 3 ? d[k - w] : 0u) + carry;
+      exact_run_set(r, k, (uint)s);
+      carry = s >> 32;
+    }
+    return;
+  }
+  long borrow = 0; /* v's magnitude is taken from the run's */
+  for (int k = w; k < EXACT_W && (k < w + 3 || borrow != 0); ++k) {
+    const long s = (long)r->digit[k] - (long)(k < w + 3 ? d[k - w] : 0u) - borrow;
+    exact_run_set(r, k, (uint)s); /* s mod 2^32 */
+    borrow = s < 0;
+  }
+  if (borrow) { /* past zero: the words hold 2^(32 EXACT_W) - |sum|; negated */
+    ulong carry = 1;
+    for (int k = 0; k < EXACT_W; ++k) {
+      const ulong s = (ulong)(~r->digit[k]) + carry;
+      exact_run_set(r, k, (uint)s);
+      carry = s >> 32;
+    }
+    r->neg = !r->neg;
+  }
+}
+
+/* Whether a digit below word j is not 0. */
+CLPRIM_INLINE int exact_run_any_below(const struct exact_run *r, int j) {
+  int any = 0;
+  for (int i = 0; i < EXACT_NZ; ++i) {
+    const int first = 64 * i;
+    if (j >= first + 64)
+      any |= r->nz[i] != 0;
+    else if (j > first)
+      any |= (r->nz[i] & ((1ul << (j - first)) - 1)) != 0;
+  }
+  return any;
+}
+
+/* The run's value rounded once to T's nearest, ties to even, as
+ * exact_round gives it (the same flags' rules), from the top three
+ * digits (at least 64 bits from the leading one: P + 1 of them and the
+ * sticky bits) and whether any digit below them is not 0. */
+CLPRIM_INLINE EXACT_RESULT_BITS exact_run_round(const struct exact_run *r) {
+  const EXACT_RESULT_BITS sign = (EXACT_RESULT_BITS)1 << (T_BITS - 1);
+  const EXACT_RESULT_BITS inf = (((EXACT_RESULT_BITS)1 << (T_BITS - EXACT_P)) - 1) << (EXACT_P - 1);
+  const uint flags = r->flags;
+  if ((flags & EXACT_FLAG_NAN) || ((flags & EXACT_FLAG_POS_INF) && (flags & EXACT_FLAG_NEG_INF)))
+    return inf | ((EXACT_RESULT_BITS)1 << (EXACT_P - 2)); /* a quiet NaN */
+  if (flags & EXACT_FLAG_POS_INF) return inf;
+  if (flags & EXACT_FLAG_NEG_INF) return inf | sign;
+  int h = -1; /* the top nonzero digit */
+  for (int i = EXACT_NZ - 1; i >= 0 && h < 0; --i)
+    if (r->nz[i] != 0) h = 64 * i + 63 - (int)clz(r->nz[i]);
+  if (h < 0) /* an exact zero: -0 only for elements that were all -0 */
+    return (flags & EXACT_FLAG_ADDED) && !(flags & EXACT_FLAG_NOT_NEG_ZERO) ? sign : 0;
+  const int t = 31 - (int)clz(r->digit[h]); /* the leading bit in digit h */
+  EXACT_RESULT_BITS bits;
+  if (32 * h + t < EXACT_P) { /* exact: a subnormal or the first binade */
+    bits = (EXACT_RESULT_BITS)r->digit[0] |
+           (EXACT_P > 32 && h > 0 ? (EXACT_RESULT_BITS)r->digit[1] << 16 << 16 : 0);
+  } else {
+    /* The window: digits h, h - 1 (high) and h - 2 (low), 0 where missing;
+     * its bit j weighs bit j + 32 (h - 2) of the words. */
+    const ulong high = (ulong)r->digit[h] << 32 | (h >= 1 ? r->digit[h - 1] : 0u);
+    const uint low = h >= 2 ? r->digit[h - 2] : 0u;
+    const int rs = t + 64 - (EXACT_P - 1); /* m's lowest bit in the window: 12 .. 72 */
+    ulong m;
+    int round_bit, sticky;
+    if (rs >= 32) {
+      const int s = rs - 32;
+      m = high >> s;
+      round_bit = (int)(s > 0 ? (high >> (s - 1)) & 1 : low >> 31);
+      sticky = (s > 1 && (high & ((1ul << (s - 1)) - 1)) != 0) ||
+               (s > 0 ? low != 0 : (low & 0x7FFFFFFFu) != 0);
+    } else {
+      m = high << (32 - rs) | low >> rs;
+      round_bit = (int)(low >> (rs - 1)) & 1;
+      sticky = (low & ((1u << (rs - 1)) - 1)) != 0;
+    }
+    sticky |= exact_run_any_below(r, h - 2);
+    int shift = rs + 32 * (h - 2); /* m's lowest bit in the words */
+    if (round_bit && (sticky || (m & 1))) ++m;
+    if (m >> EXACT_P) {
+      m >>= 1;
+      ++shift;
+    }
+    const ulong biased = (ulong)shift + 1; /* as in exact_round */
+    if (biased >= ((1ul << (T_BITS - EXACT_P)) - 1)) return r->neg ? inf | sign : inf;
+    bits = (EXACT_RESULT_BITS)((biased << (EXACT_P - 1)) | (m & ((1ul << (EXACT_P - 1)) - 1)));
+  }
+  return r->neg ? bits | sign : bits;
+}
+
 #endif /* CLPRIM_EXACT_H */

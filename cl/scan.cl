@@ -17,7 +17,8 @@
  *    only: reads the input once.
  *
  * Scan by key (sbk_*, built with -DK_T): sums that restart where the key
- * changes; see its section below.
+ * changes; see its section below. Exact scans (xscan_*, CLPRIM_EXACT, built
+ * with -DT_FLOAT=1): each prefix's exact sum rounded once; the last section.
  *
  * Build options: -DT=uint|ulong|float|double (signed integers use the
  * unsigned program: the bits are the same), -DT_BITS=32|64, -DWG, -DITEMS

@@ -565,8 +565,8 @@ CLPRIM_API const char *clprim_context_device_options(const clprim_context *ctx);
  * clprim_reduce_sum gives the sum of those elements, so the same bits on
  * every device, path, work-group size and run. The exclusive scan's out[0]
  * is +0 (the sum of no element), and its out[i] is the inclusive out[i-1]:
- * -0 only when in[0 .. i-1] are all -0. It costs several times a plain
- * scan (docs/ACCURACY.md).
+ * -0 only when in[0 .. i-1] are all -0. It costs far more than a plain
+ * scan (docs/ACCURACY.md: method and figures).
  * @return : CLPRIM_SUCCESS once the work is enqueued, or an error (see
  *           "every primitive"); CLPRIM_ERROR_INVALID_ARGUMENT also for
  *           unknown flags or CLPRIM_EXACT on an integer type. */

@@ -761,8 +761,9 @@ static void test_exact(void **state) {
       for (clprim_type t = CLPRIM_FLOAT; t <= CLPRIM_DOUBLE; ++t) {
         if (!clprim__type_supported(ctx, t)) continue;
         test_xscan_cases(ctx, t);
-        const size_t c = clprim__scan_exact_chunk(ctx, 100000), wg = 64;
-        const size_t b = clprim__scan_exact_per_block(1) * c; /* a block's elements */
+        /* a chunk (a work-item's), a work-group's chunks, a block's */
+        const size_t c = clprim__scan_exact_chunk(ctx, 100000), wg = clprim__launch(ctx).wg;
+        const size_t b = clprim__scan_exact_per_block(1) * c;
         const size_t sizes[] = {0,     1,          2,         3,         c - 1,
                                 c,     c + 1,      2 * c + 1, b - 1,     b,
                                 b + 1, wg * c + 3, 100000,    3 * b + 7, ((size_t)1 << 20) + 3};

@@ -658,17 +658,31 @@ void xscan_blocks(__global const long *records, ulong chunks, ulong per_block, u
 }
 #endif
 
+/* The exclusive scan, in place, of count words at v[0], v[stride], ...,
+ * from run (OR-ed for the flags' word, else added), eight loads in flight
+ * before their stores; returns the total. */
+CLPRIM_INLINE long xscan_column(__global long *v, ulong stride, ulong count, long run, int flags) {
+  for (ulong r = 0; r < count; r += 8) {
+    long x[8];
+    const uint m = (uint)min((ulong)8, count - r);
+#pragma unroll
+    for (uint j = 0; j < 8; ++j)
+      if (j < m) x[j] = v[(r + j) * stride];
+#pragma unroll
+    for (uint j = 0; j < 8; ++j)
+      if (j < m) {
+        v[(r + j) * stride] = run;
+        run = flags ? run | x[j] : run + x[j];
+      }
+  }
+  return run;
+}
+
 #ifdef KERNEL_xscan_block_scan
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void xscan_block_scan(__global long *block_sums, ulong blocks) {
-  for (uint w = get_local_id(0); w < XSCAN_RECORD; w += WG) {
-    long run = 0;
-    for (ulong b = 0; b < blocks; ++b) {
-      const long v = block_sums[b * XSCAN_RECORD + w];
-      block_sums[b * XSCAN_RECORD + w] = run;
-      run = w == EXACT_W ? run | v : run + v;
-    }
-  }
+  for (uint w = get_local_id(0); w < XSCAN_RECORD; w += WG)
+    xscan_column(block_sums + w, XSCAN_RECORD, blocks, 0, w == EXACT_W);
 }
 #endif
 
@@ -679,13 +693,9 @@ void xscan_block_apply(__global long *records, ulong chunks, ulong per_block, ul
   const ulong g = get_global_id(0), b = g / XSCAN_RECORD;
   const uint w = (uint)(g % XSCAN_RECORD);
   if (b >= blocks) return;
-  const ulong end = min(chunks, (b + 1) * per_block);
-  long run = block_sums[g];
-  for (ulong r = b * per_block; r < end; ++r) {
-    const long v = records[r * XSCAN_RECORD + w];
-    records[r * XSCAN_RECORD + w] = run;
-    run = w == EXACT_W ? run | v : run + v;
-  }
+  const ulong first = b * per_block, end = min(chunks, first + per_block);
+  xscan_column(records + first * XSCAN_RECORD + w, XSCAN_RECORD, end - first, block_sums[g],
+               w == EXACT_W);
 }
 #endif
 

@@ -297,12 +297,11 @@ CLPRIM_INLINE uint exact_element_flags(T v) {
   return EXACT_FLAG_ADDED | (v == (T)0 && signbit(v) ? 0u : EXACT_FLAG_NOT_NEG_ZERO);
 }
 
-/* Adds finite v to word[] (its significand lands at bit pos % 32 of word
- * pos / 32, pos >= 0 since EXACT_B is T's smallest subnormal exponent, and
- * spans at most three words). A word takes 2^31 such adds before it could
- * overflow. Inlined on every device: PoCL 3.1 adds these private words
- * right (test_scan's exact cases), and twice as fast as not inlined. */
-CLPRIM_INLINE void exact_private_add(long *word, T v) {
+/* Finite v's magnitude as three 32-bit digits d[0..2] for words w, w + 1,
+ * w + 2 (its significand lands at bit pos % 32 of word pos / 32, pos >= 0
+ * since EXACT_B is T's smallest subnormal exponent); returns whether v is
+ * negative. d is all 0 for a zero. */
+CLPRIM_INLINE int exact_digits(T v, int *w, uint *d) {
 #if T_BITS == 64
   const ulong bits = as_ulong(v);
   const int neg = (int)(bits >> 63), e = (int)(bits >> 52) & 0x7ff;
@@ -314,14 +313,24 @@ CLPRIM_INLINE void exact_private_add(long *word, T v) {
   ulong m = bits & 0x7FFFFFu;
   if (e != 0) m |= 1u << 23;
 #endif
-  if (m == 0) return;
   const int pos = (e != 0 ? e : 1) - 1; /* the weight of m's bit 0, over 2^EXACT_B */
-  const int w = pos >> 5, r = pos & 31;
+  const int r = pos & 31;
   const ulong lo = m << r, hi = r != 0 ? m >> (64 - r) : 0;
-  const long d0 = (long)(lo & 0xFFFFFFFFu), d1 = (long)(lo >> 32), d2 = (long)hi;
-  word[w] += neg ? -d0 : d0;
-  word[w + 1] += neg ? -d1 : d1;
-  word[w + 2] += neg ? -d2 : d2;
+  *w = pos >> 5;
+  d[0] = (uint)lo, d[1] = (uint)(lo >> 32), d[2] = (uint)hi;
+  return neg;
+}
+
+/* Adds finite v to word[] (three words' digits, plainly: a word takes 2^31
+ * such adds before it could overflow). Inlined on every device: PoCL 3.1
+ * adds these private words right (test_scan's exact cases), and twice as
+ * fast as not inlined. */
+CLPRIM_INLINE void exact_private_add(long *word, T v) {
+  int w;
+  uint d[3];
+  const int neg = exact_digits(v, &w, d);
+  for (int k = 0; k < 3; ++k)
+    word[w + k] += neg ? -(long)d[k] : (long)d[k];
 }
 
 /* ---- a running sum rounded after every add (the exact scan's prefixes):
@@ -368,22 +377,10 @@ CLPRIM_INLINE void exact_run_from_words(struct exact_run *r, long *word, uint fl
 CLPRIM_INLINE void exact_run_add(struct exact_run *r, T v) {
   r->flags |= exact_element_flags(v);
   if (!isfinite(v)) return;
-#if T_BITS == 64
-  const ulong bits = as_ulong(v);
-  const int neg = (int)(bits >> 63), e = (int)(bits >> 52) & 0x7ff;
-  ulong m = bits & 0xFFFFFFFFFFFFFul;
-  if (e != 0) m |= 1ul << 52;
-#else
-  const uint bits = as_uint(v);
-  const int neg = (int)(bits >> 31), e = (int)(bits >> 23) & 0xff;
-  ulong m = bits & 0x7FFFFFu;
-  if (e != 0) m |= 1u << 23;
-#endif
-  if (m == 0) return;
-  const int pos = (e != 0 ? e : 1) - 1; /* as in exact_private_add */
-  const int w = pos >> 5, sh = pos & 31;
-  const ulong lo = m << sh, hi = sh != 0 ? m >> (64 - sh) : 0;
-  const uint d[3] = {(uint)lo, (uint)(lo >> 32), (uint)hi};
+  int w;
+  uint d[3];
+  const int neg = exact_digits(v, &w, d);
+  if ((d[0] | d[1] | d[2]) == 0) return;
   if (neg == r->neg) { /* the magnitudes add */
     ulong carry = 0;
     for (int k = w; k < EXACT_W && (k < w + 3 || carry != 0); ++k) {

@@ -4,7 +4,9 @@
  * recursion levels, float accuracy, n beyond 2^32 where memory allows, and
  * every error case; scan by key for every key and value type (runs of 1, 2,
  * random, about a tile, one run, alternating, NaN and signed-zero keys),
- * in place and at offsets, and its errors. */
+ * in place and at offsets, and its errors; exact scans (CLPRIM_EXACT):
+ * every prefix's bits against an exact big-integer reference, and their
+ * errors. */
 #include "common.h"
 
 #include <float.h>
@@ -626,43 +628,59 @@ static void make_xscan_input(clprim_type t, void *p, size_t n, enum xkind k) {
 
 /* One exact scan of host (n elements) on ctx, in place or not, against the
  * reference; every prefix's bits; nothing written past n. */
-static void check_xscan(clprim_context *ctx, clprim_type t, const void *host, size_t n,
-                        int inclusive, int in_place, const char *what) {
-  const size_t es = clprim_type_size(t), guard = 3;
-  unsigned char *got = malloc((n + guard) * es), *init = malloc((n + guard) * es);
+static void check_xscan_at(clprim_context *ctx, clprim_type t, const void *host, size_t n,
+                           int inclusive, int in_place, size_t offset, const char *what) {
+  const size_t es = clprim_type_size(t), guard = 3, total = offset + n + guard;
+  unsigned char *got = malloc(total * es), *init = malloc(total * es);
   assert_non_null(got);
   assert_non_null(init);
-  memset(init, 0xA5, (n + guard) * es); /* the guard, and out's poison */
-  cl_mem out = test_buffer(ctx, (n + guard) * es, init), in = out;
-  if (in_place)
-    test_write(ctx, in, n * es, host);
-  else
-    in = test_buffer(ctx, n ? n * es : 1, n ? host : NULL);
-  TEST_OK(inclusive
-              ? clprim_scan_inclusive(ctx, n, t, clprim_buf(in), CLPRIM_EXACT, clprim_buf(out))
-              : clprim_scan_exclusive(ctx, n, t, clprim_buf(in), CLPRIM_EXACT, clprim_buf(out)));
-  test_read(ctx, out, (n + guard) * es, got);
+  memset(init, 0xA5, total * es); /* the guards, and out's poison */
+  cl_mem out = test_buffer(ctx, total * es, init), in = out;
+  if (in_place) {
+    memcpy(got, init, total * es);
+    memcpy(got + offset * es, host, n * es);
+    test_write(ctx, in, total * es, got);
+  } else {
+    in = test_buffer(ctx, (offset + n + 1) * es, NULL);
+    if (n) {
+      memcpy(got, init, offset * es);
+      memcpy(got + offset * es, host, n * es);
+      test_write(ctx, in, (offset + n) * es, got);
+    }
+  }
+  const clprim_buffer src = clprim_buf_at(in, offset), dst = clprim_buf_at(out, offset);
+  TEST_OK(inclusive ? clprim_scan_inclusive(ctx, n, t, src, CLPRIM_EXACT, dst)
+                    : clprim_scan_exclusive(ctx, n, t, src, CLPRIM_EXACT, dst));
+  test_read(ctx, out, total * es, got);
   static struct xref r;
   xref_init(&r, t);
   int bad = 0;
   for (size_t i = 0; i < n && bad < 3; ++i) {
     if (inclusive) xref_add(&r, xget(t, host, i));
-    const uint64_t ref = xref_bits(&r), dev = xbits(t, got, i);
+    const uint64_t ref = xref_bits(&r), dev = xbits(t, got + offset * es, i);
     if (!(dev == ref || (xnan_bits(t, dev) && xnan_bits(t, ref)))) {
-      test_report("%s exact %s scan (%s), n=%zu, path %s%s: element %zu is %#llx, exact %#llx",
+      test_report("%s exact %s scan (%s), n=%zu, path %s%s, offset %zu: element %zu is %#llx, "
+                  "exact %#llx",
                   clprim_type_name(t), inclusive ? "inclusive" : "exclusive", what, n,
-                  test_path_of(ctx), in_place ? ", in place" : "", i, (unsigned long long)dev,
-                  (unsigned long long)ref);
+                  test_path_of(ctx), in_place ? ", in place" : "", offset, i,
+                  (unsigned long long)dev, (unsigned long long)ref);
       ++bad;
     }
     if (!inclusive) xref_add(&r, xget(t, host, i));
   }
-  if (memcmp(got + n * es, init + n * es, guard * es) != 0)
-    test_report("%s exact scan, n=%zu: wrote past n", what, n);
+  if (memcmp(got, init, offset * es) != 0)
+    test_report("%s exact scan, n=%zu, offset %zu: wrote before the offset", what, n, offset);
+  if (memcmp(got + (offset + n) * es, init + (offset + n) * es, guard * es) != 0)
+    test_report("%s exact scan, n=%zu, offset %zu: wrote past n", what, n, offset);
   clReleaseMemObject(out);
   if (!in_place) clReleaseMemObject(in);
   free(got);
   free(init);
+}
+
+static void check_xscan(clprim_context *ctx, clprim_type t, const void *host, size_t n,
+                        int inclusive, int in_place, const char *what) {
+  check_xscan_at(ctx, t, host, n, inclusive, in_place, 0, what);
 }
 
 /* Cases whose rounding is known by hand, as prefixes: each row's elements
@@ -775,6 +793,7 @@ static void test_exact(void **state) {
         size_t largest = 1;
         for (size_t s = 0; s < count; ++s)
           largest = sizes[s] > largest ? sizes[s] : largest;
+        if (largest < 2 * c + 5) largest = 2 * c + 5; /* the offsets' below */
         unsigned char *host = malloc(largest * es);
         assert_non_null(host);
         for (size_t s = 0; s < count; ++s)
@@ -790,6 +809,12 @@ static void test_exact(void **state) {
               check_xscan(ctx, t, host, n, inclusive, (int)(s + k + inclusive) % 2, xkind_name[k]);
             }
           }
+        /* at element offsets (3: staged copies on most devices), in place and not */
+        make_xscan_input(t, host, 2 * c + 5, XK_CHAINS);
+        for (size_t offset = 3; offset <= 64; offset += 61)
+          for (int inclusive = 0; inclusive < 2; ++inclusive)
+            check_xscan_at(ctx, t, host, 2 * c + 5, inclusive, (int)(offset + inclusive) % 2,
+                           offset, xkind_name[XK_CHAINS]);
         free(host);
       }
       if (shares) TEST_OK(clprim__tune(ctx, "launch.cpu_shares_per_unit=-1"));

@@ -602,6 +602,7 @@ static void make_xscan_input(clprim_type t, void *p, size_t n, enum xkind k) {
         const double toward = test_rand() % 2 ? INFINITY : -INFINITY;
         if (x != 0 && test_rand() % 4)
           x = dbl ? nextafter(x, toward) : nextafterf((float)x, (float)toward);
+        if (isinf(x)) x = -xget(t, p, i - 1); /* not past the largest */
       } else {
         const int r = (int)(test_rand() % 16);
         x = r == 0   ? sign * ldexp(1, emin)
@@ -768,9 +769,7 @@ static void test_xscan_cases(clprim_context *ctx, clprim_type t) {
 /* Every prefix bit for bit: float and double, inclusive and exclusive, in
  * place and not, every data kind, sizes around the chunks (a work-item's),
  * the work-groups' chunks and the blocks of the chunks' scan, up to about
- * 2^20; on the cpu path with two share counts (other chunks). Small sizes
- * (Oclgrind): up to 2 chunks with every kind, then two blocks' chunks with
- * two kinds. */
+ * 2^20; on the cpu path with two share counts (other chunks). */
 static void test_exact(void **state) {
   (void)state;
   for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
@@ -781,8 +780,12 @@ static void test_exact(void **state) {
       for (clprim_type t = CLPRIM_FLOAT; t <= CLPRIM_DOUBLE; ++t) {
         if (!clprim__type_supported(ctx, t)) continue;
         test_xscan_cases(ctx, t);
-        /* a chunk (a work-item's), a work-group's chunks, a block's */
-        const size_t c = clprim__scan_exact_chunk(ctx, 100000), wg = clprim__launch(ctx).wg;
+        /* a chunk (a work-item's), a work-group's chunks, a block's; on the cpu
+         * path a chunk is a share (n / clprim__cpu_stream_shares), one up to
+         * 4096 elements (launch.cpu_share_min), two past it */
+        const int cpu = p == CLPRIM_PATH_CPU;
+        const size_t c = cpu ? 4096 : clprim__scan_exact_chunk(ctx, 100000);
+        const size_t wg = clprim__launch(ctx).wg;
         const size_t b = clprim__scan_exact_per_block(1) * c;
         const size_t sizes[] = {0,     1,          2,         3,         c - 1,
                                 c,     c + 1,      2 * c + 1, b - 1,     b,
@@ -799,10 +802,11 @@ static void test_exact(void **state) {
         for (size_t s = 0; s < count; ++s)
           for (int k = 0; k < XK_KINDS; ++k) {
             const size_t n = sizes[s];
-            /* the largest size: three kinds, inclusive; small sizes: two kinds past 2 c */
+            /* the largest size: three kinds, inclusive; small sizes (Oclgrind): two
+             * kinds past 3, one past 2 c (two blocks' chunks, local path) */
             if (n > 200000 && k != XK_WIDE && k != XK_CANCEL && k != XK_TIES) continue;
-            if (test_small() && n > 2 * c + 1 && (n != b + 1 || (k != XK_CHAINS && k != XK_INFS)))
-              continue;
+            if (test_small() && n > 3 && k != XK_CHAINS && k != XK_INFS) continue;
+            if (test_small() && n > 2 * c + 1 && (cpu || n != b + 1 || k != XK_CHAINS)) continue;
             make_xscan_input(t, host, n, (enum xkind)k);
             for (int inclusive = 0; inclusive < 2; ++inclusive) {
               if (n > 200000 && inclusive == (k == XK_CANCEL)) continue;

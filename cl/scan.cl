@@ -17,7 +17,8 @@
  *    only: reads the input once.
  *
  * Scan by key (sbk_*, built with -DK_T): sums that restart where the key
- * changes; see its section below.
+ * changes; see its section below. Exact scans (xscan_*, CLPRIM_EXACT, built
+ * with -DT_FLOAT=1): each prefix's exact sum rounded once; the last section.
  *
  * Build options: -DT=uint|ulong|float|double (signed integers use the
  * unsigned program: the bits are the same), -DT_BITS=32|64, -DWG, -DITEMS
@@ -33,6 +34,9 @@
 #define ITEMS 8
 #endif
 #include "internal/tile.h"
+/* Here, not only inside the path's and kernels' #ifs that include it: the
+ * host inlines each internal header once, at its first include. */
+#include "internal/layout.h"
 #define TILE ((ulong)WG * ITEMS)
 #define ROWS (ITEMS / 4)
 
@@ -586,3 +590,141 @@ void sbk_single_pass(__global const K_T *keys, __global const T *values, __globa
 }
 #endif
 #endif
+
+/* ------------------------------------------------ exact scans (CLPRIM_EXACT) */
+/* Each prefix is the exact sum of its elements rounded once, to nearest with
+ * ties to even (internal/exact.h: the words, the flags, exact_round), so
+ * that every prefix has the same bits on every device, path and shape. The
+ * elements are cut into chunks of `chunk` consecutive elements, a work-item
+ * a chunk (the host's plan: src/scan.c):
+ *  1. xscan_chunks: each chunk's exact sum, as a record (EXACT_RECORD words:
+ *     the normalised words, then the flags);
+ *  2. the records' exclusive scan, word by word (integer adds of the
+ *     digits, the flags OR-ed), in place: xscan_blocks sums blocks of
+ *     `per_block` records, xscan_block_scan (one work-group) scans the
+ *     blocks' sums, xscan_block_apply scans each block from its sum;
+ *  3. xscan_out: each work-item takes its chunk's prefix record into a
+ *     running sum (internal/exact.h's exact_run: sign and magnitude, the
+ *     digits normalised) and, element by element, adds the element and
+ *     rounds from the top three digits (O(1) a prefix, but for carries
+ *     and a sum that changes sign: O(EXACT_W) then).
+ * A record's digits are below 2^32, so sums of fewer than 2^31 records (the
+ * host keeps to 2^30 chunks) and then of fewer than 2^31 elements (a chunk)
+ * fit in a word. Built with -DT=float|double, -DT_BITS, -DT_FLOAT=1, -DWG
+ * and the exact accumulator's options (engine/exact.c). */
+#if defined(T_FLOAT) && T_FLOAT /* not in a whole-file build of another type */
+#include "internal/exact.h"
+#define XSCAN_RECORD EXACT_RECORD(EXACT_W)
+
+#ifdef KERNEL_xscan_chunks
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void xscan_chunks(__global const T *in, ulong n, ulong chunk, ulong chunks,
+                  __global long *records) {
+  const ulong c = get_global_id(0);
+  if (c >= chunks) return;
+  const ulong first = c * chunk, end = min(n, first + chunk);
+  long word[EXACT_W];
+  for (int w = 0; w < EXACT_W; ++w) word[w] = 0;
+  uint flags = 0;
+  for (ulong i = first; i < end; ++i) {
+    const T v = in[i];
+    flags |= exact_element_flags(v);
+    if (isfinite(v)) exact_private_add(word, v);
+  }
+  exact_normalise(word);
+  __global long *record = records + c * XSCAN_RECORD;
+  for (int w = 0; w < EXACT_W; ++w) record[w] = word[w];
+  record[EXACT_W] = flags;
+}
+#endif
+
+/* Work-item g: word g % XSCAN_RECORD of block g / XSCAN_RECORD (records
+ * [b * per_block, (b + 1) * per_block) of chunks), so that neighbours read
+ * neighbouring words. The flags' word is OR-ed, the others added. */
+#ifdef KERNEL_xscan_blocks
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void xscan_blocks(__global const long *records, ulong chunks, ulong per_block, ulong blocks,
+                  __global long *block_sums) {
+  const ulong g = get_global_id(0), b = g / XSCAN_RECORD;
+  const uint w = (uint)(g % XSCAN_RECORD);
+  if (b >= blocks) return;
+  const ulong end = min(chunks, (b + 1) * per_block);
+  long s = 0;
+  for (ulong r = b * per_block; r < end; ++r) {
+    const long v = records[r * XSCAN_RECORD + w];
+    s = w == EXACT_W ? s | v : s + v;
+  }
+  block_sums[g] = s;
+}
+#endif
+
+/* The exclusive scan, in place, of count words at v[0], v[stride], ...,
+ * from run (OR-ed for the flags' word, else added), eight loads in flight
+ * before their stores; returns the total. */
+CLPRIM_INLINE long xscan_column(__global long *v, ulong stride, ulong count, long run, int flags) {
+  for (ulong r = 0; r < count; r += 8) {
+    long x[8];
+    const uint m = (uint)min((ulong)8, count - r);
+#pragma unroll
+    for (uint j = 0; j < 8; ++j)
+      if (j < m) x[j] = v[(r + j) * stride];
+#pragma unroll
+    for (uint j = 0; j < 8; ++j)
+      if (j < m) {
+        v[(r + j) * stride] = run;
+        run = flags ? run | x[j] : run + x[j];
+      }
+  }
+  return run;
+}
+
+#ifdef KERNEL_xscan_block_scan
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void xscan_block_scan(__global long *block_sums, ulong blocks) {
+  for (uint w = get_local_id(0); w < XSCAN_RECORD; w += WG)
+    xscan_column(block_sums + w, XSCAN_RECORD, blocks, 0, w == EXACT_W);
+}
+#endif
+
+#ifdef KERNEL_xscan_block_apply
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void xscan_block_apply(__global long *records, ulong chunks, ulong per_block, ulong blocks,
+                       __global const long *block_sums) {
+  const ulong g = get_global_id(0), b = g / XSCAN_RECORD;
+  const uint w = (uint)(g % XSCAN_RECORD);
+  if (b >= blocks) return;
+  const ulong first = b * per_block, end = min(chunks, first + per_block);
+  xscan_column(records + first * XSCAN_RECORD + w, XSCAN_RECORD, end - first, block_sums[g],
+               w == EXACT_W);
+}
+#endif
+
+/* Each element's prefix: the chunk's prefix record (none: use_prefix 0, a
+ * single chunk), then the elements one by one. An element is read before
+ * its output is written (in place). */
+#ifdef KERNEL_xscan_out
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void xscan_out(__global const T *in, __global T *out, ulong n, ulong chunk, ulong chunks,
+               __global const long *prefixes, int use_prefix, int inclusive) {
+  const ulong c = get_global_id(0);
+  if (c >= chunks) return;
+  const ulong first = c * chunk, end = min(n, first + chunk);
+  long word[EXACT_W];
+  uint flags = 0;
+  for (int w = 0; w < EXACT_W; ++w) word[w] = 0;
+  if (use_prefix) {
+    __global const long *record = prefixes + c * XSCAN_RECORD;
+    for (int w = 0; w < EXACT_W; ++w) word[w] = record[w];
+    flags = (uint)record[EXACT_W];
+  }
+  struct exact_run run;
+  exact_run_from_words(&run, word, flags);
+  for (ulong i = first; i < end; ++i) {
+    const T v = in[i];
+    if (!inclusive) out[i] = CLPRIM_CAT(as_, T)(exact_run_round(&run));
+    exact_run_add(&run, v);
+    if (inclusive) out[i] = CLPRIM_CAT(as_, T)(exact_run_round(&run));
+  }
+}
+#endif
+#endif /* T_FLOAT */

@@ -48,7 +48,7 @@ static clprim_status run(clprim_context *ctx, int row, const struct bufs *b) {
   memset(&hi, 0, sizeof hi);
   switch (row) {
   case ROW_SCAN:
-    return clprim_scan_inclusive(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->x), clprim_buf(b->out));
+    return clprim_scan_inclusive(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->x), 0, clprim_buf(b->out));
   case ROW_SELECT:
     pred.op = CLPRIM_PRED_GT;
     pred.a.f32 = 0.5f;

@@ -40,7 +40,7 @@ int main(int argc,char**argv){
   double t2=now();
   clprim_value v; uint64_t c;
   if(!strcmp(fam,"median")) st=clprim_median(ctx,n,CLPRIM_FLOAT,clprim_buf(in),0,&v,clprim_buf(NULL));
-  else if(!strcmp(fam,"scan")) st=clprim_scan_exclusive(ctx,n,CLPRIM_FLOAT,clprim_buf(in),clprim_buf(out));
+  else if(!strcmp(fam,"scan")) st=clprim_scan_exclusive(ctx,n,CLPRIM_FLOAT,clprim_buf(in), 0,clprim_buf(out));
   else if(!strcmp(fam,"sum_exact")) st=clprim_reduce_sum(ctx,n,CLPRIM_FLOAT,clprim_buf(in),CLPRIM_EXACT,&v,clprim_buf(NULL));
   else if(!strcmp(fam,"sum")) st=clprim_reduce_sum(ctx,n,CLPRIM_FLOAT,clprim_buf(in), 0,&v,clprim_buf(NULL));
   else if(!strcmp(fam,"argmax")) st=clprim_argmax(ctx,n,CLPRIM_FLOAT,clprim_buf(in),0,&v,&c,clprim_buf(NULL));

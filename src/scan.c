@@ -1,33 +1,134 @@
 /* scan.c: the scan family: exclusive and inclusive prefix sums (the scan
- * engine, src/engine/scan.c) and sums by key (kernels sbk_* in cl/scan.cl).
- * On nv_ptx, scan by key runs a single pass with look-back; elsewhere the
- * tiles' carries, their scan, then each tile from its carry. */
+ * engine, src/engine/scan.c), exact ones (CLPRIM_EXACT: kernels xscan_* in
+ * cl/scan.cl over the exact accumulator, src/engine/exact.c) and sums by
+ * key (kernels sbk_* in cl/scan.cl). On nv_ptx, scan by key runs a single
+ * pass with look-back; elsewhere the tiles' carries, their scan, then each
+ * tile from its carry. */
 #include "scan.h"
+#include "engine/exact.h"
 #include "engine/lookback.h"
 #include "engine/scan.h"
 
 #include <string.h>
 
-static clprim_status scan_public(clprim_context *ctx, size_t n, clprim_type type,
-                                 clprim_buffer in, clprim_buffer out, int inclusive) {
+/* ------------------------------------------------------------ exact scans */
+/* CLPRIM_EXACT (cl/scan.cl's section "exact scans" has the method): chunks
+ * of consecutive elements, a work-item a chunk; a record of each chunk's
+ * exact sum; the records' exclusive scan in blocks; then each chunk's
+ * prefixes from its record, each rounded once. */
+#define SLOT_XSCAN_RECORDS "scan: exact chunk records"
+#define SLOT_XSCAN_BLOCKS "scan: exact block sums"
+#define XSCAN_KERNELS "xscan_chunks xscan_blocks xscan_block_scan xscan_block_apply xscan_out"
+/* Elements a chunk (the records' scratch is 13 words a chunk for float, 69
+ * for double: 10% and 27% of the data at 256); the records' scan takes
+ * blocks of at least XSCAN_PER_BLOCK records, at most XSCAN_BLOCKS of them
+ * (one work-group scans the blocks' sums, a word a work-item). */
+#define XSCAN_CHUNK 256u
+#define XSCAN_PER_BLOCK 32u
+#define XSCAN_BLOCKS 1024u
+/* At most this many chunks (larger chunks beyond), and elements a chunk:
+ * sums of the records' digits (each below 2^32), and then of a chunk's
+ * elements' digits, stay below 2^62 and 2^63. */
+#define XSCAN_MAX_CHUNKS ((size_t)1 << 30)
+#define XSCAN_MAX_CHUNK ((size_t)1 << 30)
+
+static size_t div_up(size_t a, size_t b) {
+  return a / b + (a % b != 0);
+}
+
+size_t clprim__scan_exact_chunk(const clprim_context *ctx, size_t n) {
+  /* The cpu path: a chunk a share of the cores' (clprim__cpu_stream_shares). */
+  size_t chunk = ctx->info.path == CLPRIM_PATH_CPU ? div_up(n, clprim__cpu_stream_shares(ctx, n))
+                                                   : XSCAN_CHUNK;
+  if (chunk == 0) chunk = 1;
+  if (chunk > XSCAN_MAX_CHUNK) chunk = XSCAN_MAX_CHUNK;
+  if (n / chunk >= XSCAN_MAX_CHUNKS) chunk = n / XSCAN_MAX_CHUNKS + 1;
+  return chunk;
+}
+
+size_t clprim__scan_exact_per_block(size_t chunks) {
+  const size_t per_block = div_up(chunks, XSCAN_BLOCKS);
+  return per_block < XSCAN_PER_BLOCK ? XSCAN_PER_BLOCK : per_block;
+}
+
+static clprim_status exact_scan(clprim_context *ctx, clprim_type type, cl_mem in, cl_mem out,
+                                size_t n, int inclusive) {
+  if (n == 0) return CLPRIM_SUCCESS;
+  const unsigned wg = ctx->info.path == CLPRIM_PATH_CPU ? 1u : clprim__launch(ctx).wg;
+  const size_t chunk = clprim__scan_exact_chunk(ctx, n);
+  const size_t chunks = div_up(n, chunk), words = clprim__exact_record_words(type);
+  char options[192];
+  snprintf(options, sizeof options, "-DT=%s -DT_BITS=%u -DT_FLOAT=1 -DWG=%u", clprim__cl_type(type),
+           (unsigned)clprim_type_size(type) * 8, wg);
+  clprim__exact_options(ctx, options + strlen(options), sizeof options - strlen(options));
+  enum { CHUNKS, BLOCKS, BLOCK_SCAN, BLOCK_APPLY, OUT };
+  static const char *const names[5] = {"xscan_chunks", "xscan_blocks", "xscan_block_scan",
+                                       "xscan_block_apply", "xscan_out"};
+  cl_kernel k[5];
+  struct clprim_kernel_request req[5];
+  for (unsigned j = 0; j < 5; ++j) {
+    const struct clprim_kernel_request r = {"scan.cl",     NULL,  options, names[j],
+                                            XSCAN_KERNELS, &k[j], NULL,    XSCAN_KERNELS};
+    req[j] = r;
+  }
+  /* One chunk: xscan_out alone, from nothing. */
+  CLPRIM_CHECK(clprim__kernels(ctx, chunks > 1 ? req : req + OUT, chunks > 1 ? 5 : 1));
+  const cl_ulong n64 = n, chunk64 = chunk, chunks64 = chunks;
+  const cl_int use_prefix = chunks > 1, inc = inclusive;
+  cl_mem records = in; /* unused with one chunk */
+  if (chunks > 1) {
+    const size_t per_block = clprim__scan_exact_per_block(chunks);
+    const size_t blocks = div_up(chunks, per_block);
+    const cl_ulong per64 = per_block, blocks64 = blocks;
+    cl_mem sums;
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_XSCAN_RECORDS, chunks * words * 8, &records));
+    CLPRIM_CHECK(clprim__scratch(ctx, SLOT_XSCAN_BLOCKS, blocks * words * 8, &sums));
+    CLPRIM_CHECK(clprim__set_args(k[CHUNKS], 5, sizeof in, &in, sizeof n64, &n64, sizeof chunk64,
+                                  &chunk64, sizeof chunks64, &chunks64, sizeof records, &records));
+    CLPRIM_CHECK(clprim__enqueue(ctx, k[CHUNKS], div_up(chunks, wg), wg));
+    CLPRIM_CHECK(clprim__set_args(k[BLOCKS], 5, sizeof records, &records, sizeof chunks64,
+                                  &chunks64, sizeof per64, &per64, sizeof blocks64, &blocks64,
+                                  sizeof sums, &sums));
+    CLPRIM_CHECK(clprim__enqueue(ctx, k[BLOCKS], div_up(blocks * words, wg), wg));
+    CLPRIM_CHECK(
+        clprim__set_args(k[BLOCK_SCAN], 2, sizeof sums, &sums, sizeof blocks64, &blocks64));
+    CLPRIM_CHECK(clprim__enqueue(ctx, k[BLOCK_SCAN], 1, wg));
+    CLPRIM_CHECK(clprim__set_args(k[BLOCK_APPLY], 5, sizeof records, &records, sizeof chunks64,
+                                  &chunks64, sizeof per64, &per64, sizeof blocks64, &blocks64,
+                                  sizeof sums, &sums));
+    CLPRIM_CHECK(clprim__enqueue(ctx, k[BLOCK_APPLY], div_up(blocks * words, wg), wg));
+  }
+  CLPRIM_CHECK(clprim__set_args(k[OUT], 8, sizeof in, &in, sizeof out, &out, sizeof n64, &n64,
+                                sizeof chunk64, &chunk64, sizeof chunks64, &chunks64,
+                                sizeof records, &records, sizeof use_prefix, &use_prefix,
+                                sizeof inc, &inc));
+  return clprim__enqueue(ctx, k[OUT], div_up(chunks, wg), wg);
+}
+
+static clprim_status scan_public(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,
+                                 unsigned flags, clprim_buffer out, int inclusive) {
   CLPRIM_CHECK(clprim__check_type(ctx, "type", type));
+  CLPRIM_CHECK(clprim__check_flags(ctx, flags, CLPRIM_EXACT));
+  const int exact = (flags & CLPRIM_EXACT) != 0;
+  if (exact) CLPRIM_CHECK(clprim__exact_check(ctx, type, "type"));
   const size_t es = clprim_type_size(type);
   cl_mem in_mem, out_mem;
   CLPRIM_CHECK(clprim__range(ctx, "in", in, es, n, CLPRIM__READ, &in_mem));
   CLPRIM_CHECK(clprim__range(ctx, "out", out, es, n, CLPRIM__OUT_ALL | CLPRIM__SAME_OK, &out_mem));
+  if (exact) return exact_scan(ctx, type, in_mem, out_mem, n, inclusive);
   return clprim__scan(ctx, type, in_mem, out_mem, n, inclusive);
 }
 
 clprim_status clprim_scan_exclusive(clprim_context *ctx, size_t n, clprim_type type,
-                                    clprim_buffer in, clprim_buffer out) {
+                                    clprim_buffer in, unsigned flags, clprim_buffer out) {
   CLPRIM_CHECK(clprim__call_begin(ctx, "scan_exclusive"));
-  return clprim__call_end(ctx, scan_public(ctx, n, type, in, out, 0));
+  return clprim__call_end(ctx, scan_public(ctx, n, type, in, flags, out, 0));
 }
 
 clprim_status clprim_scan_inclusive(clprim_context *ctx, size_t n, clprim_type type,
-                                    clprim_buffer in, clprim_buffer out) {
+                                    clprim_buffer in, unsigned flags, clprim_buffer out) {
   CLPRIM_CHECK(clprim__call_begin(ctx, "scan_inclusive"));
-  return clprim__call_end(ctx, scan_public(ctx, n, type, in, out, 1));
+  return clprim__call_end(ctx, scan_public(ctx, n, type, in, flags, out, 1));
 }
 
 /* ------------------------------------------------------------ scan by key */
@@ -162,13 +263,16 @@ clprim_status clprim_scan_exclusive_by_key(clprim_context *ctx, size_t n, clprim
       ctx, scan_by_key(ctx, n, key_type, keys, value_type, values, out, 0));
 }
 
-/* Dry runs (core/prebuild.c): one tile and several, scans and scans by key
- * (keys of the type, and uint32 keys, with values of it). */
+/* Dry runs (core/prebuild.c): one tile and several, scans (exact ones for
+ * float and double) and scans by key (keys of the type, and uint32 keys,
+ * with values of it). */
 static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t) {
   const size_t sizes[3] = {1, (size_t)1 << 16, d->n};
   const clprim_buffer in = clprim_buf(d->in), in2 = clprim_buf(d->in2), out = clprim_buf(d->out);
   for (int s = 0; s < 3; ++s) {
-    clprim_scan_exclusive(ctx, sizes[s], t, in, out);
+    clprim_scan_exclusive(ctx, sizes[s], t, in, 0, out);
+    if (t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE)
+      clprim_scan_inclusive(ctx, sizes[s], t, in, CLPRIM_EXACT, out);
     clprim_scan_inclusive_by_key(ctx, sizes[s], t, in, t, in2, out);
     clprim_scan_inclusive_by_key(ctx, sizes[s], CLPRIM_UINT32, in, t, in2, out);
   }

@@ -486,7 +486,7 @@ static void test_from_queue(void **state) {
   assert_ptr_equal(clprim_context_cl_context(ctx), cl);
   int data[3] = {1, 2, 3};
   cl_mem buf = test_buffer(ctx, sizeof data, data);
-  TEST_OK(clprim_scan_inclusive(ctx, 3, CLPRIM_INT32, clprim_buf(buf), clprim_buf(buf)));
+  TEST_OK(clprim_scan_inclusive(ctx, 3, CLPRIM_INT32, clprim_buf(buf), 0, clprim_buf(buf)));
   /* No profiling on this queue. */
   double ms;
   TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_OPERATION, clprim_context_last_time(ctx, &ms));
@@ -503,7 +503,7 @@ static void test_from_queue(void **state) {
   TEST_OK(clprim_context_create_from_queue(&ctx, pq, NULL));
   TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_OPERATION, clprim_context_last_time(ctx, &ms));
   buf = test_buffer(ctx, 4 << 16, NULL);
-  TEST_OK(clprim_scan_exclusive(ctx, 1 << 16, CLPRIM_UINT32, clprim_buf(buf), clprim_buf(buf)));
+  TEST_OK(clprim_scan_exclusive(ctx, 1 << 16, CLPRIM_UINT32, clprim_buf(buf), 0, clprim_buf(buf)));
   TEST_OK(clprim_context_last_time(ctx, &ms));
   assert_true(ms > 0.0);
   /* A pipeline's read is not a call: last_time and last_event stay the
@@ -650,7 +650,7 @@ static void scan_check(clprim_context *ctx) {
   static uint32_t in[N], out[N];
   for (int i = 0; i < N; ++i) in[i] = (uint32_t)test_rand();
   cl_mem buf = test_buffer(ctx, sizeof in, in);
-  TEST_OK(clprim_scan_exclusive(ctx, N, CLPRIM_UINT32, clprim_buf(buf), clprim_buf(buf)));
+  TEST_OK(clprim_scan_exclusive(ctx, N, CLPRIM_UINT32, clprim_buf(buf), 0, clprim_buf(buf)));
   test_read(ctx, buf, sizeof out, out);
   uint32_t run = 0;
   for (int i = 0; i < N; ++i) {
@@ -882,7 +882,7 @@ static void test_events(void **state) {
   test_fill_u32(ctx, in, n, 3, 1);
   clFinish(clprim_context_queue(ctx));
   cl_event last = NULL;
-  TEST_OK(clprim_scan_inclusive(ctx, 0, CLPRIM_UINT32, clprim_buf(in), clprim_buf(out)));
+  TEST_OK(clprim_scan_inclusive(ctx, 0, CLPRIM_UINT32, clprim_buf(in), 0, clprim_buf(out)));
   TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_OPERATION, clprim_context_last_event(ctx, &last));
   assert_null(last);
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_context_wait_for(ctx, 1, NULL));
@@ -892,7 +892,7 @@ static void test_events(void **state) {
   cl_event gate = clCreateUserEvent(clprim_context_cl_context(ctx), &err);
   assert_int_equal(err, CL_SUCCESS);
   TEST_OK(clprim_context_wait_for(ctx, 1, &gate));
-  TEST_OK(clprim_scan_inclusive(ctx, n, CLPRIM_UINT32, clprim_buf(in), clprim_buf(out)));
+  TEST_OK(clprim_scan_inclusive(ctx, n, CLPRIM_UINT32, clprim_buf(in), 0, clprim_buf(out)));
   TEST_OK(clprim_context_last_event(ctx, &last));
   clFlush(clprim_context_queue(ctx));
   const struct timespec pause = {0, 200000000};
@@ -939,7 +939,7 @@ static void *release_gate(void *arg) {
 }
 
 static clprim_status async_scan(clprim_context *ctx, const struct async_bufs *b) {
-  return clprim_scan_inclusive(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), clprim_buf(b->out));
+  return clprim_scan_inclusive(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), 0, clprim_buf(b->out));
 }
 static clprim_status async_sum(clprim_context *ctx, const struct async_bufs *b) {
   return clprim_reduce_sum(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), 0, NULL, clprim_buf(b->result));
@@ -1160,7 +1160,7 @@ static void test_prebuild(void **state) {
     clprim_value v;
     uint64_t u, outside[3];
     const clprim_buffer none = clprim_buf(NULL);
-    TEST_OK(clprim_scan_inclusive(ctx, n, type_of[t], clprim_buf(in), clprim_buf(out)));
+    TEST_OK(clprim_scan_inclusive(ctx, n, type_of[t], clprim_buf(in), 0, clprim_buf(out)));
     TEST_OK(clprim_scan_exclusive_by_key(ctx, n, CLPRIM_UINT32, clprim_buf(in), type_of[t],
                                          clprim_buf(values), clprim_buf(out)));
     TEST_OK(clprim_argmax(ctx, n, type_of[t], clprim_buf(in), 0, &v, &u, none));

@@ -170,7 +170,7 @@ static void setup_scan(struct fx *f) {
   fx_out(f, f->n * 4);
 }
 static clprim_status call_scan(struct fx *f) {
-  return clprim_scan_exclusive(f->ctx, f->n, CLPRIM_INT32, clprim_buf(f->in[0]),
+  return clprim_scan_exclusive(f->ctx, f->n, CLPRIM_INT32, clprim_buf(f->in[0]), 0,
                                clprim_buf(f->out[0]));
 }
 static const char *verify_scan(struct fx *f) {
@@ -178,6 +178,33 @@ static const char *verify_scan(struct fx *f) {
   for (size_t i = 0; i < f->n; ++i) {
     if (u32(f->got[0])[i] != sum) return "wrong prefix sum";
     sum += u32(f->data)[i];
+  }
+  return NULL;
+}
+
+/* The exact exclusive float scan of integers below 2^24 with random signs:
+ * each prefix exact in int64, rounded once by C's conversion, as
+ * CLPRIM_EXACT must (several chunks, so every pass runs). */
+static void setup_scan_exact(struct fx *f) {
+  f->n = 9000 + test_rand() % 9000;
+  f->data = malloc(f->n * 4);
+  assert_non_null(f->data);
+  for (size_t i = 0; i < f->n; ++i)
+    ((float *)f->data)[i] =
+        (float)((int32_t)(test_rand() % (1u << 24)) * (test_rand() % 2 ? -1 : 1));
+  fx_in(f, f->n * 4, f->data);
+  fx_out(f, f->n * 4);
+}
+static clprim_status call_scan_exact(struct fx *f) {
+  return clprim_scan_exclusive(f->ctx, f->n, CLPRIM_FLOAT, clprim_buf(f->in[0]), CLPRIM_EXACT,
+                               clprim_buf(f->out[0]));
+}
+static const char *verify_scan_exact(struct fx *f) {
+  int64_t sum = 0;
+  for (size_t i = 0; i < f->n; ++i) {
+    const float want = (float)sum;
+    if (memcmp((const float *)f->got[0] + i, &want, 4) != 0) return "wrong exact prefix sum";
+    sum += (int64_t)((const float *)f->data)[i];
   }
   return NULL;
 }
@@ -1001,6 +1028,7 @@ static const char *verify_pipeline(struct fx *f) {
 /* ------------------------------------------------------------ cases */
 static const struct fault_case cases[] = {
     {"scan", 0, setup_scan, call_scan, verify_scan},
+    {"scan_exact", 0, setup_scan_exact, call_scan_exact, verify_scan_exact},
     {"scan_by_key", 0, setup_scan_by_key, call_scan_by_key, verify_scan_by_key},
     {"argmax", 0, setup_argmax, call_argmax, verify_argmax},
     {"reduce_sum", 0, setup_sum, call_sum, verify_sum},
@@ -1149,12 +1177,16 @@ static void sweep(const struct fault_case *c, clprim_context *ctx) {
  * CPU-shaped kernels (their launches differ from the other paths'; the
  * host's order of commands is the same). */
 static int cpu_shaped(const struct fault_case *c) {
-  static const char *const names[] = {
-      "scan",          "scan_by_key",    "argmax",         "reduce_sum", "reduce_sum_exact",
-      "segmented_sum", "select",         "partition3",     "histogram_even",
-      "reduce_by_key", "reduce_by_key_dense", "quantiles", "topk",
-      "topk_general",  "argsort",        "equal_range",    "merge_pairs",
-      "batched_topk",  "segmented_nth_element"};
+  static const char *const names[] = {"scan",          "scan_exact",
+                                      "scan_by_key",   "argmax",
+                                      "reduce_sum",    "reduce_sum_exact",
+                                      "segmented_sum", "select",
+                                      "partition3",    "histogram_even",
+                                      "reduce_by_key", "reduce_by_key_dense",
+                                      "quantiles",     "topk",
+                                      "topk_general",  "argsort",
+                                      "equal_range",   "merge_pairs",
+                                      "batched_topk",  "segmented_nth_element"};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k)
     if (strcmp(c->name, names[k]) == 0) return 1;
   return 0;
@@ -1226,7 +1258,7 @@ static void sweep_create(cl_command_queue queue) {
       cl_mem a = clCreateBuffer(clprim_context_cl_context(ctx), CL_MEM_COPY_HOST_PTR, 400, ones,
                                 &err);
       shim_pause(0);
-      TEST_OK(clprim_scan_exclusive(ctx, 100, CLPRIM_UINT32, clprim_buf(a), clprim_buf(a)));
+      TEST_OK(clprim_scan_exclusive(ctx, 100, CLPRIM_UINT32, clprim_buf(a), 0, clprim_buf(a)));
       test_read(ctx, a, 400, out);
       for (int i = 0; i < 100; ++i) assert_int_equal(out[i], (uint32_t)i);
       clReleaseMemObject(a);

@@ -297,7 +297,7 @@ static void fam_scan(struct run *r) {
   const size_t n = r->n, es = clprim_type_size(t);
   void *x = random_data(t, n);
   struct dbuf *in = dbuf_in(r, es, n, x, pad_of(t)), *out = dbuf_out(r, es, n);
-  if (call_done(r, clprim_scan_exclusive(r->ctx, n, t, in->range, out->range), CLPRIM_SUCCESS,
+  if (call_done(r, clprim_scan_exclusive(r->ctx, n, t, in->range, 0, out->range), CLPRIM_SUCCESS,
                 "clprim_scan_exclusive"))
     check_scan(r, x, dbuf_fetch(r, out, n, "out"), n, 0, "out");
   run_end(r);
@@ -935,7 +935,7 @@ static void same_parent(struct run *r, clprim_context *ctx, unsigned p, cl_mem P
   int_run(r, ctx, p, c->n, c->what);
   test_write(ctx, P, total * 4, x);
   const int st = clprim_scan_exclusive(ctx, c->n, CLPRIM_INT32, clprim_buf_at(c->in_mem, c->in_off),
-                                       clprim_buf_at(c->out_mem, c->out_off));
+                                       0, clprim_buf_at(c->out_mem, c->out_off));
   memcpy(want, x, total * 4);
   if (c->ok) {
     if (st != CLPRIM_SUCCESS) fail_msg("%s: returned %s", r->what, clprim_status_name(st));
@@ -984,7 +984,7 @@ static void test_sub_buffers(void **state) {
       assert_non_null(o);
       memset(o, SENTINEL, (n + 5 + PAD) * 4);
       cl_mem out = test_buffer(ctx, (n + 5 + PAD) * 4, o);
-      TEST_OK(clprim_scan_exclusive(ctx, n, CLPRIM_INT32, clprim_buf_at(S, in_offs[a]),
+      TEST_OK(clprim_scan_exclusive(ctx, n, CLPRIM_INT32, clprim_buf_at(S, in_offs[a]), 0,
                                     clprim_buf_at(out, 5)));
       prefix(src, o + 5, n, 0);
       check_buffer(&r, out, o, n + 5 + PAD, "out");
@@ -1092,8 +1092,8 @@ static void test_sub_buffers(void **state) {
     {
       int_run(&r, ctx, p, n, "scan in place through the parent and a sub-buffer");
       test_write(ctx, P, total * 4, x);
-      TEST_OK(clprim_scan_exclusive(ctx, n, CLPRIM_INT32, clprim_buf_at(P, b),
-                                    clprim_buf_at(S, 3)));
+      TEST_OK(
+          clprim_scan_exclusive(ctx, n, CLPRIM_INT32, clprim_buf_at(P, b), 0, clprim_buf_at(S, 3)));
       memcpy(want, x, total * 4);
       prefix(x + b, want + b, n, 0);
       check_buffer(&r, P, want, total, "the parent buffer");
@@ -1141,8 +1141,8 @@ static void test_in_place(void **state) {
       int_run(&r, ctx, p, n, cases[k].what);
       test_write(ctx, B, total * 4, x);
       const clprim_buffer in = clprim_buf_at(B, cases[k].in), out = clprim_buf_at(B, cases[k].out);
-      const int st = cases[k].inclusive ? clprim_scan_inclusive(ctx, n, CLPRIM_INT32, in, out)
-                                        : clprim_scan_exclusive(ctx, n, CLPRIM_INT32, in, out);
+      const int st = cases[k].inclusive ? clprim_scan_inclusive(ctx, n, CLPRIM_INT32, in, 0, out)
+                                        : clprim_scan_exclusive(ctx, n, CLPRIM_INT32, in, 0, out);
       memcpy(want, x, total * 4);
       if (cases[k].ok) {
         TEST_OK(st);
@@ -1193,7 +1193,7 @@ struct job {
 static void *job_main(void *arg) {
   struct job *j = arg;
   j->status = j->sum ? clprim_reduce_sum(j->ctx, j->n, CLPRIM_INT32, j->in, 0, &j->result, j->out)
-                     : clprim_scan_exclusive(j->ctx, j->n, CLPRIM_INT32, j->in, j->out);
+                     : clprim_scan_exclusive(j->ctx, j->n, CLPRIM_INT32, j->in, 0, j->out);
   return NULL;
 }
 
@@ -1299,9 +1299,9 @@ static void *stress_main(void *arg) {
       snprintf(s->error, sizeof s->error, "clEnqueueWriteBuffer: %s", clprim_status_name(err));
       break;
     }
-    const int st = clprim_scan_exclusive(s->ctx, s->n, CLPRIM_INT32,
-                                         clprim_buf_at(s->in, s->in_off),
-                                         clprim_buf_at(s->out, s->out_off));
+    const int st =
+        clprim_scan_exclusive(s->ctx, s->n, CLPRIM_INT32, clprim_buf_at(s->in, s->in_off), 0,
+                              clprim_buf_at(s->out, s->out_off));
     if (st != CLPRIM_SUCCESS && st != CLPRIM_ERROR_CONTEXT_BUSY) {
       snprintf(s->error, sizeof s->error, "call %zu returned %s", it, clprim_status_name(st));
       break;

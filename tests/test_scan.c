@@ -4,7 +4,9 @@
  * recursion levels, float accuracy, n beyond 2^32 where memory allows, and
  * every error case; scan by key for every key and value type (runs of 1, 2,
  * random, about a tile, one run, alternating, NaN and signed-zero keys),
- * in place and at offsets, and its errors. */
+ * in place and at offsets, and its errors; exact scans (CLPRIM_EXACT):
+ * every prefix's bits against an exact big-integer reference, and their
+ * errors. */
 #include "common.h"
 
 #include <float.h>
@@ -83,9 +85,10 @@ static void check_scan_at(clprim_context *ctx, clprim_type type, size_t n, int i
     memcpy(got + (offset + n) * es, range + n * es, guard * es);
     dst = test_buffer(ctx, total * es, got);
   }
-  TEST_OK(inclusive
-              ? clprim_scan_inclusive(ctx, n, type, clprim_buf_at(src, offset), clprim_buf_at(dst, offset))
-              : clprim_scan_exclusive(ctx, n, type, clprim_buf_at(src, offset), clprim_buf_at(dst, offset)));
+  TEST_OK(inclusive ? clprim_scan_inclusive(ctx, n, type, clprim_buf_at(src, offset), 0,
+                                            clprim_buf_at(dst, offset))
+                    : clprim_scan_exclusive(ctx, n, type, clprim_buf_at(src, offset), 0,
+                                            clprim_buf_at(dst, offset)));
   test_read(ctx, dst, total * es, got);
 
   char what[192];
@@ -397,7 +400,7 @@ static void test_beyond_2_32(void **state) {
     cl_uint v = (cl_uint)(test_rand() | 1);
     cl_mem buf = test_buffer(ctx, bytes, NULL);
     test_fill_u32(ctx, buf, n, v, 0);
-    TEST_OK(clprim_scan_inclusive(ctx, n, CLPRIM_UINT32, clprim_buf(buf), clprim_buf(buf)));
+    TEST_OK(clprim_scan_inclusive(ctx, n, CLPRIM_UINT32, clprim_buf(buf), 0, clprim_buf(buf)));
     for (int k = 0; k < 2000; ++k) {
       size_t i = k < 1000 ? test_rand() % n : k < 1500 ? ((size_t)1 << 32) - 750 + (k - 1000) : n - 500 + (k - 1500);
       cl_uint got = test_read_u32(ctx, buf, i), want = (cl_uint)((uint64_t)(i + 1) * v);
@@ -407,6 +410,448 @@ static void test_beyond_2_32(void **state) {
     clReleaseMemObject(buf);
     printf("n > 2^32 on %s: passed\n", clprim_path_name(info.path));
   }
+}
+
+/* ------------------------------------------------------------ exact scans */
+/* The reference of CLPRIM_EXACT, written apart from the device's method (a
+ * record a chunk, carry-save words, exact_round): the positive and the
+ * negative elements so far kept as two unsigned big integers (32-bit
+ * limbs, each carry propagated at once, limb l weighing 2^(32 l + base),
+ * base the smallest subnormal's exponent); for each prefix the smaller
+ * taken from the larger, the top 64 bits with the rest OR-ed into the
+ * lowest (round to odd), converted by C's own rounding and scaled. */
+#define XREF_LIMBS 72
+struct xref {
+  uint32_t pos[XREF_LIMBS], neg[XREF_LIMBS], mag[XREF_LIMBS];
+  int dbl, limbs, nan, pinf, ninf, added, all_neg_zero;
+};
+
+static void xref_init(struct xref *r, clprim_type t) {
+  memset(r, 0, sizeof *r);
+  r->dbl = t == CLPRIM_DOUBLE;
+  r->limbs = r->dbl ? XREF_LIMBS : 14; /* 2^(32 * 14 - 149) > 2^64 * FLT_MAX */
+  r->all_neg_zero = 1;
+}
+
+static void xref_add_bits(struct xref *r, uint32_t *b, uint64_t m, int pos) {
+  uint64_t carry = 0;
+  for (int l = pos / 32, sh = pos % 32; l < r->limbs; ++l) {
+    const uint64_t part = sh ? (m << sh) & 0xFFFFFFFFu : m & 0xFFFFFFFFu;
+    m = sh ? m >> (32 - sh) : m >> 32;
+    sh = 0;
+    const uint64_t v = (uint64_t)b[l] + part + carry;
+    b[l] = (uint32_t)v;
+    carry = v >> 32;
+    if (m == 0 && carry == 0) return;
+  }
+  fail_msg("exact scan reference: out of limbs");
+}
+
+static void xref_add(struct xref *r, double x) {
+  r->added = 1;
+  if (isnan(x)) r->nan = 1;
+  if (isinf(x)) x > 0 ? (r->pinf = 1) : (r->ninf = 1);
+  if (!(x == 0 && signbit(x))) r->all_neg_zero = 0;
+  if (!isfinite(x) || x == 0) return;
+  int e;
+  uint64_t m = (uint64_t)ldexp(frexp(fabs(x), &e), 53); /* x = m 2^(e - 53) */
+  e -= 53;
+  const int base = r->dbl ? -1074 : -149;
+  while (e < base) { /* float subnormals: m's low bits are 0 */
+    assert_true((m & 1) == 0);
+    m >>= 1, ++e;
+  }
+  xref_add_bits(r, x > 0 ? r->pos : r->neg, m, e - base);
+}
+
+/* The bits (float zero-extended) of the sum so far, rounded once. */
+static uint64_t xref_bits(struct xref *r) {
+  const int dbl = r->dbl, L = r->limbs;
+  if (r->nan || (r->pinf && r->ninf)) return dbl ? 0x7FF8000000000000ull : 0x7FC00000u;
+  if (r->pinf) return dbl ? 0x7FF0000000000000ull : 0x7F800000u;
+  if (r->ninf) return dbl ? 0xFFF0000000000000ull : 0xFF800000u;
+  int c = 0;
+  for (int l = L - 1; l >= 0 && c == 0; --l)
+    if (r->pos[l] != r->neg[l]) c = r->pos[l] < r->neg[l] ? -1 : 1;
+  if (c == 0) /* an exact zero: -0 only when every element was -0 */
+    return r->added && r->all_neg_zero ? (dbl ? 0x8000000000000000ull : 0x80000000u) : 0;
+  const uint32_t *a = c > 0 ? r->pos : r->neg, *b = c > 0 ? r->neg : r->pos;
+  int64_t borrow = 0;
+  for (int l = 0; l < L; ++l) {
+    const int64_t v = (int64_t)a[l] - b[l] - borrow;
+    borrow = v < 0;
+    r->mag[l] = (uint32_t)(v + (borrow ? ((int64_t)1 << 32) : 0));
+  }
+  int top = -1;
+  for (int l = L - 1; l >= 0 && top < 0; --l)
+    if (r->mag[l])
+      for (int k = 31; k >= 0 && top < 0; --k)
+        if (r->mag[l] >> k & 1) top = 32 * l + k;
+  const int low = top >= 63 ? top - 63 : 0;
+  uint64_t w = 0;
+  int sticky = 0;
+  for (int k = top; k >= low; --k)
+    w = w << 1 | (r->mag[k / 32] >> (k % 32) & 1);
+  for (int l = 0; l < low / 32; ++l)
+    sticky |= r->mag[l] != 0;
+  if (low % 32) sticky |= (r->mag[low / 32] & ((1u << (low % 32)) - 1)) != 0;
+  w |= (uint64_t)sticky;
+  const int base = dbl ? -1074 : -149;
+  if (dbl) {
+    double v = ldexp((double)w, low + base);
+    if (c < 0) v = -v;
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    return bits;
+  }
+  float v = ldexpf((float)w, low + base);
+  if (c < 0) v = -v;
+  uint32_t bits;
+  memcpy(&bits, &v, 4);
+  return bits;
+}
+
+static int xnan_bits(clprim_type t, uint64_t bits) {
+  return t == CLPRIM_FLOAT ? (bits & 0x7FFFFFFFu) > 0x7F800000u
+                           : (bits << 1) > 0xFFE0000000000000ull;
+}
+
+static double xget(clprim_type t, const void *p, size_t i) {
+  return t == CLPRIM_FLOAT ? ((const float *)p)[i] : ((const double *)p)[i];
+}
+static void xset(clprim_type t, void *p, size_t i, double v) {
+  if (t == CLPRIM_FLOAT)
+    ((float *)p)[i] = (float)v;
+  else
+    ((double *)p)[i] = v;
+}
+static uint64_t xbits(clprim_type t, const void *p, size_t i) {
+  return t == CLPRIM_FLOAT ? ((const uint32_t *)p)[i] : ((const uint64_t *)p)[i];
+}
+
+/* The data of the exact scans. */
+enum xkind {
+  XK_UNIFORM,
+  XK_WIDE,
+  XK_CANCEL,
+  XK_SUBNORMAL,
+  XK_HUGE,
+  XK_TIES,
+  XK_SPECIAL,
+  XK_INFS,
+  XK_CHAINS,
+  XK_NEG_ZERO,
+  XK_KINDS
+};
+static const char *const xkind_name[XK_KINDS] = {"uniform [-1, 1)",
+                                                 "every exponent",
+                                                 "cancelling to 0",
+                                                 "all subnormal",
+                                                 "near the largest",
+                                                 "ties",
+                                                 "inf and NaN mixed in",
+                                                 "+inf early, -inf later",
+                                                 "near-cancelling pairs, every exponent",
+                                                 "-0 only"};
+
+static void make_xscan_input(clprim_type t, void *p, size_t n, enum xkind k) {
+  const int dbl = t == CLPRIM_DOUBLE, prec = dbl ? 53 : 24;
+  const int emin = dbl ? -1074 : -149, emax = dbl ? 1023 : 127;
+  const double largest = dbl ? DBL_MAX : FLT_MAX;
+  for (size_t i = 0; i < n; ++i) {
+    const double sign = test_rand() % 2 ? -1.0 : 1.0, u = test_uniform();
+    double x;
+    switch (k) {
+    case XK_UNIFORM:
+      x = 2 * u - 1;
+      break;
+    case XK_WIDE:
+      x = sign * ldexp(1 + u, emin + (int)(test_rand() % (unsigned)(emax - emin + 1)));
+      if (!dbl && isinf((float)x)) x = sign * largest;
+      break;
+    case XK_CANCEL: /* an element and its negative in turn: prefixes return to 0 */
+      x = i % 2 ? -xget(t, p, i - 1) : sign * ldexp(1 + u, (int)(test_rand() % 200) - 100);
+      if (i % 2 == 0 && test_rand() % 8 == 0) x = sign * 0.0;
+      break;
+    case XK_SUBNORMAL:
+      x = sign * ldexp(floor(u * ldexp(1, prec - 1)), emin);
+      break;
+    case XK_HUGE:
+      x = sign * largest * (0.5 + 0.5 * u);
+      break;
+    case XK_TIES: { /* 1s and half units in the last place of 1 and of 2 */
+      const int r = (int)(test_rand() % 4);
+      x = sign * (r == 0   ? 1.0
+                  : r == 1 ? ldexp(1, -prec)
+                  : r == 2 ? ldexp(1, 1 - prec)
+                           : ldexp(3, -prec - 1));
+      break;
+    }
+    case XK_SPECIAL: {
+      const uint64_t r = test_rand() % 4096;
+      x = r == 0 ? NAN : r < 3 ? sign * INFINITY : sign * ldexp(1 + u, (int)(test_rand() % 40));
+      break;
+    }
+    case XK_INFS:
+      x = sign * ldexp(1 + u, (int)(test_rand() % 40));
+      break;
+    case XK_CHAINS: /* the sum crosses 0 often, its residues far below its elements: long
+                     * carries and borrows */
+      if (i % 2) {
+        x = -xget(t, p, i - 1);
+        const double toward = test_rand() % 2 ? INFINITY : -INFINITY;
+        if (x != 0 && test_rand() % 4)
+          x = dbl ? nextafter(x, toward) : nextafterf((float)x, (float)toward);
+        if (isinf(x)) x = -xget(t, p, i - 1); /* not past the largest */
+      } else {
+        const int r = (int)(test_rand() % 16);
+        x = r == 0   ? sign * ldexp(1, emin)
+            : r == 1 ? sign * largest
+                     : sign * ldexp(1 + u, emin + (int)(test_rand() % (unsigned)(emax - emin + 1)));
+        if (!dbl && isinf((float)x)) x = sign * largest;
+      }
+      break;
+    default:
+      x = -0.0;
+      break;
+    }
+    xset(t, p, i, x);
+  }
+  if (k == XK_SPECIAL && n > 4) { /* infinities and NaN late too, and one +inf -inf pair */
+    xset(t, p, n / 3, INFINITY);
+    xset(t, p, n / 2, -INFINITY);
+  }
+  if (k == XK_INFS && n > 0) { /* +inf in the first quarter, -inf in the third */
+    xset(t, p, (size_t)(test_rand() % (n / 4 + 1)), INFINITY);
+    if (n > 3) xset(t, p, n / 2 + (size_t)(test_rand() % (n / 4)), -INFINITY);
+  }
+}
+
+/* One exact scan of host (n elements) on ctx, in place or not, against the
+ * reference; every prefix's bits; nothing written past n. */
+static void check_xscan_at(clprim_context *ctx, clprim_type t, const void *host, size_t n,
+                           int inclusive, int in_place, size_t offset, const char *what) {
+  const size_t es = clprim_type_size(t), guard = 3, total = offset + n + guard;
+  unsigned char *got = malloc(total * es), *init = malloc(total * es);
+  assert_non_null(got);
+  assert_non_null(init);
+  memset(init, 0xA5, total * es); /* the guards, and out's poison */
+  cl_mem out = test_buffer(ctx, total * es, init), in = out;
+  if (in_place) {
+    memcpy(got, init, total * es);
+    memcpy(got + offset * es, host, n * es);
+    test_write(ctx, in, total * es, got);
+  } else {
+    in = test_buffer(ctx, (offset + n + 1) * es, NULL);
+    if (n) {
+      memcpy(got, init, offset * es);
+      memcpy(got + offset * es, host, n * es);
+      test_write(ctx, in, (offset + n) * es, got);
+    }
+  }
+  const clprim_buffer src = clprim_buf_at(in, offset), dst = clprim_buf_at(out, offset);
+  TEST_OK(inclusive ? clprim_scan_inclusive(ctx, n, t, src, CLPRIM_EXACT, dst)
+                    : clprim_scan_exclusive(ctx, n, t, src, CLPRIM_EXACT, dst));
+  test_read(ctx, out, total * es, got);
+  static struct xref r;
+  xref_init(&r, t);
+  int bad = 0;
+  for (size_t i = 0; i < n && bad < 3; ++i) {
+    if (inclusive) xref_add(&r, xget(t, host, i));
+    const uint64_t ref = xref_bits(&r), dev = xbits(t, got + offset * es, i);
+    if (!(dev == ref || (xnan_bits(t, dev) && xnan_bits(t, ref)))) {
+      test_report("%s exact %s scan (%s), n=%zu, path %s%s, offset %zu: element %zu is %#llx, "
+                  "exact %#llx",
+                  clprim_type_name(t), inclusive ? "inclusive" : "exclusive", what, n,
+                  test_path_of(ctx), in_place ? ", in place" : "", offset, i,
+                  (unsigned long long)dev, (unsigned long long)ref);
+      ++bad;
+    }
+    if (!inclusive) xref_add(&r, xget(t, host, i));
+  }
+  if (memcmp(got, init, offset * es) != 0)
+    test_report("%s exact scan, n=%zu, offset %zu: wrote before the offset", what, n, offset);
+  if (memcmp(got + (offset + n) * es, init + (offset + n) * es, guard * es) != 0)
+    test_report("%s exact scan, n=%zu, offset %zu: wrote past n", what, n, offset);
+  clReleaseMemObject(out);
+  if (!in_place) clReleaseMemObject(in);
+  free(got);
+  free(init);
+}
+
+static void check_xscan(clprim_context *ctx, clprim_type t, const void *host, size_t n,
+                        int inclusive, int in_place, const char *what) {
+  check_xscan_at(ctx, t, host, n, inclusive, in_place, 0, what);
+}
+
+/* Cases whose rounding is known by hand, as prefixes: each row's elements
+ * in order, and the bits of each inclusive prefix (float, double; XNAN
+ * for any NaN). */
+#define XNAN (~0ull)
+struct xscan_case {
+  const char *what;
+  double v[4];
+  uint64_t want_float[4], want_double[4];
+};
+static const struct xscan_case xscan_cases[] = {
+    {"ties to even, a tie's sticky bit",
+     {1.0, 0x1p-24, 0x1p-53, -1.0},
+     {0x3F800000u, 0x3F800000u, 0x3F800001u, 0x33800000u},
+     {0x3FF0000000000000ull, 0x3FF0000010000000ull, 0x3FF0000010000000ull, 0x3E70000000800000ull}},
+    {"a tie's sticky bit far below (float)",
+     {1.0, 0x1p-24, 0x1p-149, -1.0},
+     {0x3F800000u, 0x3F800000u, 0x3F800001u, 0x33800000u},
+     {0x3FF0000000000000ull, 0x3FF0000010000000ull, 0x3FF0000010000000ull, 0x3E70000000000000ull}},
+    {"a tie's sticky bit far below (double)",
+     {1.0, 0x1p-53, 0x1p-1074, -1.0},
+     {0x3F800000u, 0x3F800000u, 0x3F800000u, 0x25000000u},
+     {0x3FF0000000000000ull, 0x3FF0000000000000ull, 0x3FF0000000000001ull, 0x3CA0000000000000ull}},
+    {"tie up to even",
+     {1.0 + 0x1p-23, 0x1p-24, 0x1p-24, 0.0},
+     {0x3F800001u, 0x3F800002u, 0x3F800002u, 0x3F800002u},
+     {0x3FF0000020000000ull, 0x3FF0000030000000ull, 0x3FF0000040000000ull, 0x3FF0000040000000ull}},
+    {"overflow and back",
+     {0x1.fffffep127, 0x1.fffffep127, -0x1.fffffep127, -0x1.fffffep127},
+     {0x7F7FFFFFu, 0x7F800000u, 0x7F7FFFFFu, 0x00000000u},
+     {0x47EFFFFFE0000000ull, 0x47FFFFFFE0000000ull, 0x47EFFFFFE0000000ull, 0}},
+    {"negative zeros, then +0",
+     {-0.0, -0.0, 0.0, -0.0},
+     {0x80000000u, 0x80000000u, 0, 0},
+     {0x8000000000000000ull, 0x8000000000000000ull, 0, 0}},
+    {"cancelled to +0",
+     {-1.0, 1.0, -0.0, 0x1p-149},
+     {0xBF800000u, 0, 0, 1},
+     {0xBFF0000000000000ull, 0, 0, 0x36A0000000000000ull}},
+    {"+inf, -inf: NaN",
+     {INFINITY, 1.0, -INFINITY, 1.0},
+     {0x7F800000u, 0x7F800000u, XNAN, XNAN},
+     {0x7FF0000000000000ull, 0x7FF0000000000000ull, XNAN, XNAN}},
+};
+
+static void test_xscan_cases(clprim_context *ctx, clprim_type t) {
+  const size_t es = clprim_type_size(t);
+  for (size_t c = 0; c < sizeof xscan_cases / sizeof xscan_cases[0]; ++c) {
+    const struct xscan_case *e = &xscan_cases[c];
+    unsigned char host[4 * 8], got[4 * 8];
+    for (int j = 0; j < 4; ++j)
+      xset(t, host, (size_t)j, e->v[j]);
+    static struct xref r;
+    xref_init(&r, t);
+    for (int inclusive = 0; inclusive < 2; ++inclusive) {
+      cl_mem buf = test_buffer(ctx, 4 * es, host);
+      TEST_OK(
+          inclusive
+              ? clprim_scan_inclusive(ctx, 4, t, clprim_buf(buf), CLPRIM_EXACT, clprim_buf(buf))
+              : clprim_scan_exclusive(ctx, 4, t, clprim_buf(buf), CLPRIM_EXACT, clprim_buf(buf)));
+      test_read(ctx, buf, 4 * es, got);
+      clReleaseMemObject(buf);
+      for (int j = 0; j < 4; ++j) {
+        /* exclusive: +0 first, then the inclusive prefixes */
+        const int k = inclusive ? j : j - 1;
+        const uint64_t want = k < 0 ? 0 : t == CLPRIM_FLOAT ? e->want_float[k] : e->want_double[k];
+        if (inclusive) { /* the hand's answer against the reference too */
+          xref_add(&r, xget(t, host, (size_t)j));
+          const uint64_t ref = xref_bits(&r);
+          if (want == XNAN ? !xnan_bits(t, ref) : ref != want)
+            test_report("%s \"%s\": the reference's prefix %d is %#llx", clprim_type_name(t),
+                        e->what, j, (unsigned long long)ref);
+        }
+        const uint64_t dev = xbits(t, got, (size_t)j);
+        if (want == XNAN ? !xnan_bits(t, dev) : dev != want)
+          test_report("%s \"%s\", %s, path %s: prefix %d is %#llx, expected %#llx",
+                      clprim_type_name(t), e->what, inclusive ? "inclusive" : "exclusive",
+                      test_path_of(ctx), j, (unsigned long long)dev, (unsigned long long)want);
+      }
+    }
+  }
+}
+
+/* Every prefix bit for bit: float and double, inclusive and exclusive, in
+ * place and not, every data kind, sizes around the chunks (a work-item's),
+ * the work-groups' chunks and the blocks of the chunks' scan, up to about
+ * 2^20; on the cpu path with two share counts (other chunks). */
+static void test_exact(void **state) {
+  (void)state;
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx) continue;
+    for (int shares = 0; shares < (p == CLPRIM_PATH_CPU && !test_small() ? 2 : 1); ++shares) {
+      if (shares) TEST_OK(clprim__tune(ctx, "launch.cpu_shares_per_unit=3"));
+      for (clprim_type t = CLPRIM_FLOAT; t <= CLPRIM_DOUBLE; ++t) {
+        if (!clprim__type_supported(ctx, t)) continue;
+        test_xscan_cases(ctx, t);
+        /* a chunk (a work-item's), a work-group's chunks, a block's; on the cpu
+         * path a chunk is a share (n / clprim__cpu_stream_shares), one up to
+         * 4096 elements (launch.cpu_share_min), two past it */
+        const int cpu = p == CLPRIM_PATH_CPU;
+        const size_t c = cpu ? 4096 : clprim__scan_exact_chunk(ctx, 100000);
+        const size_t wg = clprim__launch(ctx).wg;
+        const size_t b = clprim__scan_exact_per_block(1) * c;
+        const size_t sizes[] = {0,     1,          2,         3,         c - 1,
+                                c,     c + 1,      2 * c + 1, b - 1,     b,
+                                b + 1, wg * c + 3, 100000,    3 * b + 7, ((size_t)1 << 20) + 3};
+        /* small sizes (Oclgrind): up to two blocks' chunks */
+        const size_t count = sizeof sizes / sizeof sizes[0] - (test_small() ? 4 : 0);
+        const size_t es = clprim_type_size(t);
+        size_t largest = 1;
+        for (size_t s = 0; s < count; ++s)
+          largest = sizes[s] > largest ? sizes[s] : largest;
+        if (largest < 2 * c + 5) largest = 2 * c + 5; /* the offsets' below */
+        unsigned char *host = malloc(largest * es);
+        assert_non_null(host);
+        for (size_t s = 0; s < count; ++s)
+          for (int k = 0; k < XK_KINDS; ++k) {
+            const size_t n = sizes[s];
+            /* the largest size: three kinds, inclusive; small sizes (Oclgrind): two
+             * kinds past 3, one past 2 c (two blocks' chunks, local path) */
+            if (n > 200000 && k != XK_WIDE && k != XK_CANCEL && k != XK_TIES) continue;
+            if (test_small() && n > 3 && k != XK_CHAINS && k != XK_INFS) continue;
+            if (test_small() && n > 2 * c + 1 && (cpu || n != b + 1 || k != XK_CHAINS)) continue;
+            make_xscan_input(t, host, n, (enum xkind)k);
+            for (int inclusive = 0; inclusive < 2; ++inclusive) {
+              if (n > 200000 && inclusive == (k == XK_CANCEL)) continue;
+              check_xscan(ctx, t, host, n, inclusive, (int)(s + k + inclusive) % 2, xkind_name[k]);
+            }
+          }
+        /* at element offsets (3: staged copies on most devices), in place and not */
+        make_xscan_input(t, host, 2 * c + 5, XK_CHAINS);
+        for (size_t offset = 3; offset <= 64; offset += 61)
+          for (int inclusive = 0; inclusive < 2; ++inclusive)
+            check_xscan_at(ctx, t, host, 2 * c + 5, inclusive, (int)(offset + inclusive) % 2,
+                           offset, xkind_name[XK_CHAINS]);
+        free(host);
+      }
+      if (shares) TEST_OK(clprim__tune(ctx, "launch.cpu_shares_per_unit=-1"));
+    }
+  }
+  test_report_end();
+}
+
+/* Integer types refuse CLPRIM_EXACT, unknown flags are refused, and
+ * nothing is written. */
+static void test_exact_errors(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  const size_t n = 64;
+  cl_mem in = test_pattern(ctx, n * 8), out = test_pattern(ctx, n * 8);
+  for (clprim_type t = CLPRIM_INT32; t <= CLPRIM_UINT64; ++t) {
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+                clprim_scan_inclusive(ctx, n, t, clprim_buf(in), CLPRIM_EXACT, clprim_buf(out)));
+    test_text_has(ctx, "CLPRIM_EXACT", "exact int scan");
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+                clprim_scan_exclusive(ctx, n, t, clprim_buf(in), CLPRIM_EXACT, clprim_buf(in)));
+  }
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_scan_exclusive(ctx, n, CLPRIM_FLOAT, clprim_buf(in), CLPRIM_EXACT | 1u,
+                                    clprim_buf(out)));
+  test_text_has(ctx, "flag 0x1", "unknown flag");
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_scan_inclusive(ctx, n, CLPRIM_INT32, clprim_buf(in), CLPRIM_INDICES_64,
+                                    clprim_buf(out)));
+  test_pattern_intact(ctx, in, n * 8, "in");
+  test_pattern_intact(ctx, out, n * 8, "out");
+  clReleaseMemObject(in);
+  clReleaseMemObject(out);
 }
 
 /* Every error returns its status and leaves the output as it was. */
@@ -419,38 +864,48 @@ static void test_errors(void **state) {
   cl_mem in = test_buffer(ctx, n * 4, data), out = test_buffer(ctx, n * 4, data);
   const clprim_buffer IN = clprim_buf(in), OUT = clprim_buf(out), NONE = clprim_buf(NULL);
 
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_scan_exclusive(NULL, n, CLPRIM_INT32, IN, OUT));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_scan_exclusive(ctx, n, CLPRIM_INT32, NONE, OUT));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_scan_inclusive(ctx, n, CLPRIM_INT32, IN, NONE));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_scan_exclusive(ctx, n, (clprim_type)CLPRIM_TYPE_COUNT, IN, OUT));
-  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT, clprim_scan_exclusive(ctx, n, (clprim_type)-1, IN, OUT));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_scan_exclusive(ctx, n + 1, CLPRIM_INT32, IN, OUT));
-  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL, clprim_scan_inclusive(ctx, n / 2 + 1, CLPRIM_INT64, IN, OUT));
-  TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE, clprim_scan_exclusive(ctx, SIZE_MAX / 4, CLPRIM_INT64, IN, OUT));
+              clprim_scan_exclusive(NULL, n, CLPRIM_INT32, IN, 0, OUT));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_scan_exclusive(ctx, n, CLPRIM_INT32, NONE, 0, OUT));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_scan_inclusive(ctx, n, CLPRIM_INT32, IN, 0, NONE));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_scan_exclusive(ctx, n, (clprim_type)CLPRIM_TYPE_COUNT, IN, 0, OUT));
+  TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+              clprim_scan_exclusive(ctx, n, (clprim_type)-1, IN, 0, OUT));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_scan_exclusive(ctx, n + 1, CLPRIM_INT32, IN, 0, OUT));
+  TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
+              clprim_scan_inclusive(ctx, n / 2 + 1, CLPRIM_INT64, IN, 0, OUT));
+  TEST_STATUS(CLPRIM_ERROR_SIZE_TOO_LARGE,
+              clprim_scan_exclusive(ctx, SIZE_MAX / 4, CLPRIM_INT64, IN, 0, OUT));
   /* Ranges: one that runs past the end; out overlapping in but not the
    * same range (in place needs the identical range). */
   TEST_STATUS(CLPRIM_ERROR_BUFFER_TOO_SMALL,
-              clprim_scan_exclusive(ctx, n, CLPRIM_INT32, IN, clprim_buf_at(out, 1)));
+              clprim_scan_exclusive(ctx, n, CLPRIM_INT32, IN, 0, clprim_buf_at(out, 1)));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_scan_exclusive(ctx, n - 1, CLPRIM_INT32, IN, clprim_buf_at(in, 1)));
+              clprim_scan_exclusive(ctx, n - 1, CLPRIM_INT32, IN, 0, clprim_buf_at(in, 1)));
   TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
-              clprim_scan_inclusive(ctx, n - 3, CLPRIM_INT32, clprim_buf_at(out, 3), OUT));
+              clprim_scan_inclusive(ctx, n - 3, CLPRIM_INT32, clprim_buf_at(out, 3), 0, OUT));
 
   /* A device without fp64 refuses double. */
   int had_fp64 = ctx->info.has_fp64;
   ctx->info.has_fp64 = 0;
-  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_TYPE, clprim_scan_exclusive(ctx, 10, CLPRIM_DOUBLE, IN, OUT));
+  TEST_STATUS(CLPRIM_ERROR_UNSUPPORTED_TYPE,
+              clprim_scan_exclusive(ctx, 10, CLPRIM_DOUBLE, IN, 0, OUT));
   ctx->info.has_fp64 = had_fp64;
 
   /* A buffer of another OpenCL context. */
   cl_mem foreign = test_foreign_buffer(ctx, n * 4);
-  TEST_STATUS(CL_INVALID_CONTEXT, clprim_scan_exclusive(ctx, n, CLPRIM_INT32, IN, clprim_buf(foreign)));
-  TEST_STATUS(CL_INVALID_CONTEXT, clprim_scan_exclusive(ctx, n, CLPRIM_INT32, clprim_buf(foreign), OUT));
+  TEST_STATUS(CL_INVALID_CONTEXT,
+              clprim_scan_exclusive(ctx, n, CLPRIM_INT32, IN, 0, clprim_buf(foreign)));
+  TEST_STATUS(CL_INVALID_CONTEXT,
+              clprim_scan_exclusive(ctx, n, CLPRIM_INT32, clprim_buf(foreign), 0, OUT));
   clReleaseMemObject(foreign);
 
   /* n = 0 succeeds and writes nothing. */
-  TEST_OK(clprim_scan_exclusive(ctx, 0, CLPRIM_INT32, IN, OUT));
+  TEST_OK(clprim_scan_exclusive(ctx, 0, CLPRIM_INT32, IN, 0, OUT));
   test_read(ctx, out, n * 4, after);
   assert_memory_equal(after, data, sizeof data);
   test_read(ctx, in, n * 4, after);
@@ -466,18 +921,18 @@ static void test_error_texts(void **state) {
   (void)state;
   clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
   TEST_TEXT_BUFFERS(ctx);
-  TEST_TEXT(ctx, INVALID, clprim_scan_inclusive(ctx, 100, CLPRIM_INT32, NONE, O),
+  TEST_TEXT(ctx, INVALID, clprim_scan_inclusive(ctx, 100, CLPRIM_INT32, NONE, 0, O),
             "scan_inclusive: in is required");
-  TEST_TEXT(ctx, SMALL, clprim_scan_exclusive(ctx, 2000, CLPRIM_INT32, A, O),
+  TEST_TEXT(ctx, SMALL, clprim_scan_exclusive(ctx, 2000, CLPRIM_INT32, A, 0, O),
             "scan_exclusive: in holds 1024 elements from offset 0, the call needs 2000");
-  TEST_TEXT(ctx, INVALID, clprim_scan_exclusive(ctx, 10, (clprim_type)9, A, O), "type (9)");
-  TEST_TEXT(ctx, INVALID, clprim_scan_exclusive(ctx, 10, CLPRIM_INT32, A, clprim_buf_at(a, 1)),
+  TEST_TEXT(ctx, INVALID, clprim_scan_exclusive(ctx, 10, (clprim_type)9, A, 0, O), "type (9)");
+  TEST_TEXT(ctx, INVALID, clprim_scan_exclusive(ctx, 10, CLPRIM_INT32, A, 0, clprim_buf_at(a, 1)),
             "out overlaps in");
   TEST_TEXT(ctx, INVALID,
             clprim_scan_inclusive_by_key(ctx, 10, CLPRIM_INT32, A, CLPRIM_INT32, B, A),
             "scan_inclusive_by_key: out is the keys' range");
   /* A refused call leaves its text; the next call that succeeds empties it. */
-  TEST_OK_NO_TEXT(ctx, clprim_scan_exclusive(ctx, 0, CLPRIM_INT32, A, O));
+  TEST_OK_NO_TEXT(ctx, clprim_scan_exclusive(ctx, 0, CLPRIM_INT32, A, 0, O));
   test_pattern_intact(ctx, o, bytes, "o");
   test_pattern_intact(ctx, o2, bytes, "o2");
   TEST_TEXT_BUFFERS_FREE();
@@ -493,7 +948,8 @@ int main(void) {
       cmocka_unit_test(test_float),         cmocka_unit_test(test_double),
       cmocka_unit_test(test_recursion),     cmocka_unit_test(test_offsets),
       cmocka_unit_test(test_beyond_2_32),   cmocka_unit_test(test_by_key),
-      cmocka_unit_test(test_by_key_errors),
+      cmocka_unit_test(test_by_key_errors), cmocka_unit_test(test_exact),
+      cmocka_unit_test(test_exact_errors),
   };
   return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

@@ -345,7 +345,7 @@ static void test_long_lived_context(void **state) {
     const size_t n = ((size_t)1 << lg) + 1;
     clprim_value v;
     uint64_t count;
-    TEST_OK(clprim_scan_exclusive(ctx, n, CLPRIM_INT32, clprim_buf(in), clprim_buf(out)));
+    TEST_OK(clprim_scan_exclusive(ctx, n, CLPRIM_INT32, clprim_buf(in), 0, clprim_buf(out)));
     TEST_OK(clprim_reduce_sum(ctx, n, CLPRIM_INT32, clprim_buf(in), 0, &v, clprim_buf(NULL)));
     TEST_OK(clprim_argmax(ctx, n, CLPRIM_INT32, clprim_buf(in), 0, &v, &count, clprim_buf(small)));
     clprim_predicate pred;

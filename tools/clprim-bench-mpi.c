@@ -546,7 +546,7 @@ int main(int argc, char **argv) {
             st = clprim_argmax(ctx, n_local, type, bin, 0, &v, &index, clprim_buf(NULL));
             break;
           case OP_SCAN:
-            st = clprim_scan_inclusive(ctx, n_local, type, bin, clprim_buf(out));
+            st = clprim_scan_inclusive(ctx, n_local, type, bin, 0, clprim_buf(out));
             break;
           case OP_SELECT:
             st = clprim_select(ctx, n_local, type, bin, &pred, CLPRIM_INDICES_64, clprim_buf(out),

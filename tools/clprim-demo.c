@@ -187,7 +187,7 @@ int main(int argc, char **argv) {
 
   /* Running totals (an inclusive scan). */
   t0 = now_ms();
-  st = clprim_scan_inclusive(ctx, n, CLPRIM_FLOAT, clprim_buf(in), clprim_buf(out));
+  st = clprim_scan_inclusive(ctx, n, CLPRIM_FLOAT, clprim_buf(in), 0, clprim_buf(out));
   right = st == CLPRIM_SUCCESS &&
           clEnqueueReadBuffer(q, out, CL_TRUE, 0, n * 4, got, 0, NULL, NULL) == CL_SUCCESS;
   double run = 0, bound = 0;

@@ -102,11 +102,11 @@ static clprim_status sum64(clprim_context *c, void *arg) {
 }
 static clprim_status scan32(clprim_context *c, void *arg) {
   struct data *d = arg;
-  return clprim_scan_inclusive(c, d->n, CLPRIM_INT32, clprim_buf(d->u32), clprim_buf(d->out));
+  return clprim_scan_inclusive(c, d->n, CLPRIM_INT32, clprim_buf(d->u32), 0, clprim_buf(d->out));
 }
 static clprim_status scan64(clprim_context *c, void *arg) {
   struct data *d = arg;
-  return clprim_scan_inclusive(c, d->n, CLPRIM_UINT64, clprim_buf(d->u64), clprim_buf(d->out));
+  return clprim_scan_inclusive(c, d->n, CLPRIM_UINT64, clprim_buf(d->u64), 0, clprim_buf(d->out));
 }
 static clprim_status select32(clprim_context *c, void *arg) {
   struct data *d = arg;

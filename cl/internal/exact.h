@@ -447,4 +447,194 @@ CLPRIM_INLINE EXACT_RESULT_BITS exact_team_range(EXACT_ACC *acc, volatile __loca
   return bits;
 }
 
+/* ---- a work-item's own words (no atomics, no expansion): the exact
+ * scan's running prefix (cl/scan.cl), where each element's sum is rounded
+ * on its own. word[] holds EXACT_W words as the work-group's do; flags as
+ * a record's. */
+
+/* The flags that element v adds to a sum's. */
+CLPRIM_INLINE uint exact_element_flags(T v) {
+  if (isnan(v)) return EXACT_FLAG_ADDED | EXACT_FLAG_NAN;
+  if (isinf(v)) return EXACT_FLAG_ADDED | (v > 0 ? EXACT_FLAG_POS_INF : EXACT_FLAG_NEG_INF);
+  return EXACT_FLAG_ADDED | (v == (T)0 && signbit(v) ? 0u : EXACT_FLAG_NOT_NEG_ZERO);
+}
+
+/* Finite v's magnitude as three 32-bit digits d[0..2] for words w, w + 1,
+ * w + 2 (its significand lands at bit pos % 32 of word pos / 32, pos >= 0
+ * since EXACT_B is T's smallest subnormal exponent); returns whether v is
+ * negative. d is all 0 for a zero. */
+CLPRIM_INLINE int exact_digits(T v, int *w, uint *d) {
+#if T_BITS == 64
+  const ulong bits = as_ulong(v);
+  const int neg = (int)(bits >> 63), e = (int)(bits >> 52) & 0x7ff;
+  ulong m = bits & 0xFFFFFFFFFFFFFul;
+  if (e != 0) m |= 1ul << 52;
+#else
+  const uint bits = as_uint(v);
+  const int neg = (int)(bits >> 31), e = (int)(bits >> 23) & 0xff;
+  ulong m = bits & 0x7FFFFFu;
+  if (e != 0) m |= 1u << 23;
+#endif
+  const int pos = (e != 0 ? e : 1) - 1; /* the weight of m's bit 0, over 2^EXACT_B */
+  const int r = pos & 31;
+  const ulong lo = m << r, hi = r != 0 ? m >> (64 - r) : 0;
+  *w = pos >> 5;
+  d[0] = (uint)lo, d[1] = (uint)(lo >> 32), d[2] = (uint)hi;
+  return neg;
+}
+
+/* Adds finite v to word[] (three words' digits, plainly: a word takes 2^31
+ * such adds before it could overflow). Inlined on every device: PoCL 3.1
+ * adds these private words right (test_scan's exact cases), and twice as
+ * fast as not inlined. */
+CLPRIM_INLINE void exact_private_add(long *word, T v) {
+  int w;
+  uint d[3];
+  const int neg = exact_digits(v, &w, d);
+  for (int k = 0; k < 3; ++k)
+    word[w + k] += neg ? -(long)d[k] : (long)d[k];
+}
+
+/* ---- a running sum rounded after every add (the exact scan's prefixes):
+ * sign and magnitude, the magnitude's digits normalised (each in [0,
+ * 2^32), word k weighing 2^(32 k + EXACT_B) as above) and a bit per
+ * nonzero digit, so that a rounding reads the top three digits and the
+ * bits below them, not every word. An add propagates its carry (or
+ * borrow) as far as it goes; a subtraction that passes zero negates the
+ * magnitude (every word) and flips the sign. */
+#define EXACT_NZ ((EXACT_W + 63) / 64) /* the nonzero digits' bit words */
+struct exact_run {
+  uint digit[EXACT_W];
+  ulong nz[EXACT_NZ];
+  int neg;
+  uint flags;
+};
+
+CLPRIM_INLINE void exact_run_set(struct exact_run *r, int k, uint d) {
+  r->digit[k] = d;
+  const ulong bit = 1ul << (k & 63);
+  r->nz[k >> 6] = d != 0 ? r->nz[k >> 6] | bit : r->nz[k >> 6] & ~bit;
+}
+
+/* The run from a sum's words and flags (word[]: a record's words or sums
+ * of them, changed). */
+CLPRIM_INLINE void exact_run_from_words(struct exact_run *r, long *word, uint flags) {
+  exact_normalise(word);
+  r->neg = word[EXACT_W - 1] < 0;
+  if (r->neg) {
+    for (int w = 0; w < EXACT_W; ++w)
+      word[w] = -word[w];
+    exact_normalise(word);
+  }
+  for (int j = 0; j < EXACT_NZ; ++j)
+    r->nz[j] = 0;
+  /* the top word is below 2^32: the words have room above any sum */
+  for (int w = 0; w < EXACT_W; ++w)
+    exact_run_set(r, w, (uint)word[w]);
+  r->flags = flags;
+}
+
+/* Adds element v (any value: a non-finite one only sets its flag).
+ * Inlined, as exact_private_add. */
+CLPRIM_INLINE void exact_run_add(struct exact_run *r, T v) {
+  r->flags |= exact_element_flags(v);
+  if (!isfinite(v)) return;
+  int w;
+  uint d[3];
+  const int neg = exact_digits(v, &w, d);
+  if ((d[0] | d[1] | d[2]) == 0) return;
+  if (neg == r->neg) { /* the magnitudes add */
+    ulong carry = 0;
+    for (int k = w; k < EXACT_W && (k < w + 3 || carry != 0); ++k) {
+      const ulong s = (ulong)r->digit[k] + (k < w + 3 ? d[k - w] : 0u) + carry;
+      exact_run_set(r, k, (uint)s);
+      carry = s >> 32;
+    }
+    return;
+  }
+  long borrow = 0; /* v's magnitude is taken from the run's */
+  for (int k = w; k < EXACT_W && (k < w + 3 || borrow != 0); ++k) {
+    const long s = (long)r->digit[k] - (long)(k < w + 3 ? d[k - w] : 0u) - borrow;
+    exact_run_set(r, k, (uint)s); /* s mod 2^32 */
+    borrow = s < 0;
+  }
+  if (borrow) { /* past zero: the words hold 2^(32 EXACT_W) - |sum|; negated */
+    ulong carry = 1;
+    for (int k = 0; k < EXACT_W; ++k) {
+      const ulong s = (ulong)(~r->digit[k]) + carry;
+      exact_run_set(r, k, (uint)s);
+      carry = s >> 32;
+    }
+    r->neg = !r->neg;
+  }
+}
+
+/* Whether a digit below word j is not 0. */
+CLPRIM_INLINE int exact_run_any_below(const struct exact_run *r, int j) {
+  int any = 0;
+  for (int i = 0; i < EXACT_NZ; ++i) {
+    const int first = 64 * i;
+    if (j >= first + 64)
+      any |= r->nz[i] != 0;
+    else if (j > first)
+      any |= (r->nz[i] & ((1ul << (j - first)) - 1)) != 0;
+  }
+  return any;
+}
+
+/* The run's value rounded once to T's nearest, ties to even, as
+ * exact_round gives it (the same flags' rules), from the top three
+ * digits (at least 64 bits from the leading one: P + 1 of them and the
+ * sticky bits) and whether any digit below them is not 0. */
+CLPRIM_INLINE EXACT_RESULT_BITS exact_run_round(const struct exact_run *r) {
+  const EXACT_RESULT_BITS sign = (EXACT_RESULT_BITS)1 << (T_BITS - 1);
+  const EXACT_RESULT_BITS inf = (((EXACT_RESULT_BITS)1 << (T_BITS - EXACT_P)) - 1) << (EXACT_P - 1);
+  const uint flags = r->flags;
+  if ((flags & EXACT_FLAG_NAN) || ((flags & EXACT_FLAG_POS_INF) && (flags & EXACT_FLAG_NEG_INF)))
+    return inf | ((EXACT_RESULT_BITS)1 << (EXACT_P - 2)); /* a quiet NaN */
+  if (flags & EXACT_FLAG_POS_INF) return inf;
+  if (flags & EXACT_FLAG_NEG_INF) return inf | sign;
+  int h = -1; /* the top nonzero digit */
+  for (int i = EXACT_NZ - 1; i >= 0 && h < 0; --i)
+    if (r->nz[i] != 0) h = 64 * i + 63 - (int)clz(r->nz[i]);
+  if (h < 0) /* an exact zero: -0 only for elements that were all -0 */
+    return (flags & EXACT_FLAG_ADDED) && !(flags & EXACT_FLAG_NOT_NEG_ZERO) ? sign : 0;
+  const int t = 31 - (int)clz(r->digit[h]); /* the leading bit in digit h */
+  EXACT_RESULT_BITS bits;
+  if (32 * h + t < EXACT_P) { /* exact: a subnormal or the first binade */
+    bits = (EXACT_RESULT_BITS)r->digit[0] |
+           (EXACT_P > 32 && h > 0 ? (EXACT_RESULT_BITS)r->digit[1] << 16 << 16 : 0);
+  } else {
+    /* The window: digits h, h - 1 (high) and h - 2 (low), 0 where missing;
+     * its bit j weighs bit j + 32 (h - 2) of the words. */
+    const ulong high = (ulong)r->digit[h] << 32 | (h >= 1 ? r->digit[h - 1] : 0u);
+    const uint low = h >= 2 ? r->digit[h - 2] : 0u;
+    const int rs = t + 64 - (EXACT_P - 1); /* m's lowest bit in the window: 12 .. 72 */
+    ulong m;
+    int round_bit, sticky;
+    if (rs >= 32) {
+      const int s = rs - 32;
+      m = high >> s;
+      round_bit = (int)(s > 0 ? (high >> (s - 1)) & 1 : low >> 31);
+      sticky = (s > 1 && (high & ((1ul << (s - 1)) - 1)) != 0) ||
+               (s > 0 ? low != 0 : (low & 0x7FFFFFFFu) != 0);
+    } else {
+      m = high << (32 - rs) | low >> rs;
+      round_bit = (int)(low >> (rs - 1)) & 1;
+      sticky = (low & ((1u << (rs - 1)) - 1)) != 0;
+    }
+    sticky |= exact_run_any_below(r, h - 2);
+    int shift = rs + 32 * (h - 2); /* m's lowest bit in the words */
+    if (round_bit && (sticky || (m & 1))) ++m;
+    if (m >> EXACT_P) {
+      m >>= 1;
+      ++shift;
+    }
+    const ulong biased = (ulong)shift + 1; /* as in exact_round */
+    if (biased >= ((1ul << (T_BITS - EXACT_P)) - 1)) return r->neg ? inf | sign : inf;
+    bits = (EXACT_RESULT_BITS)((biased << (EXACT_P - 1)) | (m & ((1ul << (EXACT_P - 1)) - 1)));
+  }
+  return r->neg ? bits | sign : bits;
+}
+
 #endif /* CLPRIM_EXACT_H */

@@ -102,7 +102,9 @@ extern "C" {
  *   and clprim_merge_runs_pairs(), CLPRIM_EXACT.
  *   clprim_reduce_sum takes flags after `in`, as clprim_reduce_max, and
  *   clprim_mpi_reduce_sum takes them after `in` too; clprim_segmented_sum
- *   takes flags before `out`, as clprim_segmented_max.
+ *   takes flags before `out`, as clprim_segmented_max;
+ *   clprim_scan_exclusive and clprim_scan_inclusive take flags after `in`
+ *   (0, or CLPRIM_EXACT for exact float and double scans).
  *   clprim_sort_pairs and clprim_segmented_sort_pairs take a value type,
  *   as the by-key calls do (0.2: a size in bytes, 4 or 8).
  *   Every create call takes its handle first, as clprim_context_create:
@@ -557,13 +559,21 @@ CLPRIM_API const char *clprim_context_device_options(const clprim_context *ctx);
  *   inclusive: out[i] = in[0] + ... + in[i]
  * Integer sums wrap around (two's complement). out may be the same range as
  * in (in place), but no other overlap. n = 0 writes nothing. Float sums are
- * accurate to the bound in docs/ACCURACY.md.
+ * accurate to the bound in docs/ACCURACY.md. flags: 0, or CLPRIM_EXACT
+ * (float and double only; see the reductions): each out[i] is the exact sum
+ * of its elements rounded once (to nearest, ties to even), as
+ * clprim_reduce_sum gives the sum of those elements, so the same bits on
+ * every device, path, work-group size and run. The exclusive scan's out[0]
+ * is +0 (the sum of no element), and its out[i] is the inclusive out[i-1]:
+ * -0 only when in[0 .. i-1] are all -0. It costs far more than a plain
+ * scan (docs/ACCURACY.md: method and figures).
  * @return : CLPRIM_SUCCESS once the work is enqueued, or an error (see
- *           "every primitive"). */
+ *           "every primitive"); CLPRIM_ERROR_INVALID_ARGUMENT also for
+ *           unknown flags or CLPRIM_EXACT on an integer type. */
 CLPRIM_API clprim_status clprim_scan_exclusive(clprim_context *ctx, size_t n, clprim_type type,
-                                               clprim_buffer in, clprim_buffer out);
+                                               clprim_buffer in, unsigned flags, clprim_buffer out);
 CLPRIM_API clprim_status clprim_scan_inclusive(clprim_context *ctx, size_t n, clprim_type type,
-                                               clprim_buffer in, clprim_buffer out);
+                                               clprim_buffer in, unsigned flags, clprim_buffer out);
 
 /*! clprim_scan_inclusive_by_key(), clprim_scan_exclusive_by_key() :
  * Prefix sums of the n values (value_type) that restart at each run of the

@@ -375,7 +375,7 @@ static clprim_status scan(clprim_context *ctx, MPI_Comm comm, size_t n_local, cl
   if (n_local > 0) {
     if (!inclusive) st = read_range(ctx, in, es, n_local - 1, 1, last_in.bytes);
     if (st == CLPRIM_SUCCESS)
-      st = (inclusive ? clprim_scan_inclusive : clprim_scan_exclusive)(ctx, n_local, type, in,
+      st = (inclusive ? clprim_scan_inclusive : clprim_scan_exclusive)(ctx, n_local, type, in, 0,
                                                                        out);
     if (st == CLPRIM_SUCCESS) st = read_range(ctx, out, es, n_local - 1, 1, last_out.bytes);
   }

@@ -21,7 +21,7 @@ int main(void) {
     clprim_context_free(ctx);
     return 1;
   }
-  st = clprim_scan_inclusive(ctx, 5, CLPRIM_INT32, clprim_buf(buf), clprim_buf(buf));
+  st = clprim_scan_inclusive(ctx, 5, CLPRIM_INT32, clprim_buf(buf), 0, clprim_buf(buf));
   err = clEnqueueReadBuffer(clprim_context_queue(ctx), buf, CL_TRUE, 0, sizeof out, out, 0, NULL,
                             NULL);
   clReleaseMemObject(buf);

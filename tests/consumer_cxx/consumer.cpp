@@ -30,7 +30,7 @@ int main() {
     buf = clCreateBuffer(clprim_context_cl_context(ctx), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                          sizeof data, data, &err);
   if (buf) {
-    st = clprim_scan_inclusive(ctx, 5, CLPRIM_INT32, clprim_buf(buf), clprim_buf(buf));
+    st = clprim_scan_inclusive(ctx, 5, CLPRIM_INT32, clprim_buf(buf), 0, clprim_buf(buf));
     err = clEnqueueReadBuffer(queue, buf, CL_TRUE, 0, sizeof out, out, 0, nullptr, nullptr);
     clReleaseMemObject(buf);
   }

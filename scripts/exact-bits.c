@@ -4,9 +4,10 @@
  *
  *   ./exact-bits gen FILE [SEED]   writes the input file: for float, then
  *                                  double, KINDS blocks of BLOCK elements
- *   ./exact-bits run FILE > OUT    sums every block with CLPRIM_EXACT on
- *                                  every path the device runs ($CLPRIM_DEVICE)
- *                                  and prints one line per result
+ *   ./exact-bits run FILE > OUT    sums and scans every block with
+ *                                  CLPRIM_EXACT on every path the device runs
+ *                                  ($CLPRIM_DEVICE) and prints one line per
+ *                                  result (an array's: its hash)
  *
  * `run` exits 1 when two paths of the device disagree (the lines differ)
  * and prints, on stderr, which paths ran. The lines hold no device or path
@@ -153,7 +154,8 @@ static int sums(clprim_context *ctx, const unsigned char *data) {
   cl_mem b = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, segs * 8, begins, &err);
   cl_mem e = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, segs * 8, ends, &err);
   cl_mem out = clCreateBuffer(cl, CL_MEM_READ_WRITE, segs * 8, NULL, &err);
-  unsigned char *host = malloc(segs * 8);
+  unsigned char *host = malloc(segs * 8), *scanned = malloc(BLOCK * 8);
+  cl_mem scan = clCreateBuffer(cl, CL_MEM_READ_WRITE, BLOCK * 8, NULL, &err);
   size_t offset = 0;
   for (clprim_type t = CLPRIM_FLOAT; t <= CLPRIM_DOUBLE; ++t) {
     const size_t es = clprim_type_size(t);
@@ -172,6 +174,15 @@ static int sums(clprim_context *ctx, const unsigned char *data) {
                 ? CLPRIM_ERROR_INVALID_ARGUMENT
                 : CLPRIM_SUCCESS);
       put("segmented_sum", t, kind, BLOCK, host, segs);
+      for (int inclusive = 0; inclusive < 2; ++inclusive) {
+        CHECK((inclusive ? clprim_scan_inclusive : clprim_scan_exclusive)(
+            ctx, BLOCK, t, clprim_buf(in), CLPRIM_EXACT, clprim_buf(scan)));
+        CHECK(clEnqueueReadBuffer(q, scan, CL_TRUE, 0, BLOCK * es, scanned, 0, NULL, NULL) !=
+                      CL_SUCCESS
+                  ? CLPRIM_ERROR_INVALID_ARGUMENT
+                  : CLPRIM_SUCCESS);
+        put(inclusive ? "scan_inclusive" : "scan_exclusive", t, kind, BLOCK, scanned, BLOCK);
+      }
       clprim_pipeline *pipe;
       CHECK(clprim_pipeline_create(&pipe, ctx, 1, &t));
       CHECK(clprim_pipeline_map(pipe, t, t == CLPRIM_FLOAT ? "a * 3.0f" : "a * 3.0"));
@@ -190,6 +201,8 @@ static int sums(clprim_context *ctx, const unsigned char *data) {
   clReleaseMemObject(b);
   clReleaseMemObject(e);
   clReleaseMemObject(out);
+  clReleaseMemObject(scan);
+  free(scanned);
   free(begins);
   free(ends);
   free(host);

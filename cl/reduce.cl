@@ -560,9 +560,9 @@ void seg_reduce(__global const T *in, __global const CLPRIM_OFFSET *begins,
 #endif
 
 /* The exact segmented sum (CLPRIM_EXACT; internal/exact.h): a work-group
- * a segment, the work-groups taking the segments in turn; each segment's
- * words cleared, its elements added (work-item l: l, l + WG, ...), and
- * rounded once by work-item 0. On the cpu path (WG = 1) a work-item a
+ * a segment, the work-groups taking the segments in turn, each segment
+ * summed by exact_wg_range (its words cleared, its elements added, one
+ * rounding by work-item 0). On the cpu path (WG = 1) a work-item a
  * segment. */
 #ifdef KERNEL_seg_exact
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
@@ -570,23 +570,10 @@ void seg_exact(__global const T *in, __global const CLPRIM_OFFSET *begins,
                __global const CLPRIM_OFFSET *ends, ulong segments, __global T *sums_out) {
   EXACT_LOCAL(acc);
   volatile __local uint flags;
-  const uint lid = get_local_id(0);
   for (ulong s = get_group_id(0); s < segments; s += get_num_groups(0)) {
-    exact_clear(acc);
-    if (lid == 0) flags = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
     const ulong b = clprim_offset_at(begins, s), e = clprim_offset_at(ends, s);
-    struct exact_item it;
-    exact_item_init(&it);
-    for (ulong i = b + lid; i < e; i += WG) exact_item_add(&it, acc, in[i]);
-    exact_item_end(&it, acc, &flags);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid == 0) {
-      long word[EXACT_W];
-      for (int w = 0; w < EXACT_W; ++w) word[w] = exact_word(acc, w);
-      sums_out[s] = CLPRIM_CAT(as_, T)(exact_round(word, flags));
-    }
-    barrier(CLK_LOCAL_MEM_FENCE); /* the words are read before the next segment clears them */
+    const EXACT_RESULT_BITS bits = exact_wg_range(acc, &flags, in, b, e);
+    if (get_local_id(0) == 0) sums_out[s] = CLPRIM_CAT(as_, T)(bits);
   }
 }
 #endif

@@ -285,4 +285,33 @@ CLPRIM_INLINE EXACT_RESULT_BITS exact_round(long *word, uint flags) {
   return neg ? bits | sign : bits;
 }
 
+/* The exact sum of in[b, e) by the work-group, rounded once: work-item l
+ * adds the elements b + l, b + l + WG, ... (loads coalesced); the bits go
+ * to work-item 0 (the others get 0). acc and flags are the caller's local
+ * words (EXACT_LOCAL) and flag word. Every work-item of the work-group
+ * calls it with the same range (it holds barriers), and may call it again
+ * at once for another range (the words are read before it returns). For
+ * one sum per segment or per run (seg_exact, rbk_exact); on the cpu path
+ * (WG = 1) a work-item's own sum. */
+CLPRIM_INLINE EXACT_RESULT_BITS exact_wg_range(EXACT_ACC *acc, volatile __local uint *flags,
+                                               __global const T *in, ulong b, ulong e) {
+  const uint lid = get_local_id(0);
+  exact_clear(acc);
+  if (lid == 0) *flags = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  struct exact_item it;
+  exact_item_init(&it);
+  for (ulong i = b + lid; i < e; i += WG) exact_item_add(&it, acc, in[i]);
+  exact_item_end(&it, acc, flags);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  EXACT_RESULT_BITS bits = 0;
+  if (lid == 0) {
+    long word[EXACT_W];
+    for (int w = 0; w < EXACT_W; ++w) word[w] = exact_word(acc, w);
+    bits = exact_round(word, *flags);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE); /* the words are read before the next range clears them */
+  return bits;
+}
+
 #endif /* CLPRIM_EXACT_H */

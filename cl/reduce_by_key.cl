@@ -256,3 +256,27 @@ __kernel void rbk_fixup(__global const K_T *keys, ulong n, __global const ulong 
   if (continued) sums[last] = acc;
 }
 #endif
+
+/* CLPRIM_EXACT (src/reduce_by_key.c): each run's exact sum rounded once
+ * (internal/exact.h). The runs were found and compacted first, as
+ * clprim_unique_by_key does it: heads[s] (IDX_T) is where run s starts, and
+ * *count (on the device: the host never waits for it) is the number of
+ * runs. A work-group a run, the work-groups taking the runs in turn (a
+ * work-item a run on the cpu path, WG = 1). Build options: -DT=float|double
+ * (values), -DT_BITS, -DWG, -DIDX_T=uint|ulong and the exact accumulator's
+ * (clprim__exact_options). */
+#ifdef KERNEL_rbk_exact
+#include "internal/exact.h"
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+rbk_exact(__global const T *values, __global const IDX_T *heads, __global const ulong *count,
+          ulong n, __global T *sums) {
+  EXACT_LOCAL(acc);
+  volatile __local uint flags;
+  const ulong runs = *count;
+  for (ulong s = get_group_id(0); s < runs; s += get_num_groups(0)) {
+    const ulong b = heads[s], e = s + 1 < runs ? (ulong)heads[s + 1] : n;
+    const EXACT_RESULT_BITS bits = exact_wg_range(acc, &flags, values, b, e);
+    if (get_local_id(0) == 0) sums[s] = CLPRIM_CAT(as_, T)(bits);
+  }
+}
+#endif

@@ -1,10 +1,17 @@
 /* reduce_by_key.c: reduce-by-key. Over runs of equal consecutive keys (CUB
  * ReduceByKey semantics), kernels in cl/reduce_by_key.cl: head counts per
  * tile, their scan, the per-tile reduction (clprim__count_scan_scatter), and the fix-up of
- * segments that span tiles. Dense keys (clprim_reduce_by_key_dense): the
- * histogram engine with sums (src/histogram.c, cl/histogram.cl). */
+ * segments that span tiles. With CLPRIM_EXACT: the runs found and compacted
+ * as the runs family does it (clprim__select_runs: the keys at the heads,
+ * the heads' positions and the count, on the device), then each run's exact
+ * sum (rbk_exact, the exact accumulator). Dense keys
+ * (clprim_reduce_by_key_dense): the histogram engine with sums
+ * (src/histogram.c, cl/histogram.cl). */
 #include "histogram.h"
+#include "select.h"
 #include "engine/count_scan_scatter.h"
+#include "engine/exact.h"
+#include "../cl/internal/heads.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +20,8 @@
 #define SLOT_OFFSETS "reduce_by_key: tile offsets" /* tile head counts, scanned */
 #define SLOT_CARRY "reduce_by_key: carries"        /* per tile: the sum before its first head */
 #define SLOT_LAST "reduce_by_key: last parts"      /* per tile: its last segment's partial sum */
+#define SLOT_HEADS "reduce_by_key: run heads"      /* CLPRIM_EXACT: where each run starts */
+#define SLOT_COUNT "reduce_by_key: run count"      /* CLPRIM_EXACT: the runs' count (uint64) */
 
 /* The knob and table: elements per work-item over runs (4, 8 or 16). */
 static const struct clprim_knob rbk_knobs[] = {{"items", 4, 16}};
@@ -53,13 +62,63 @@ clprim_status clprim_reduce_by_key_dense(clprim_context *ctx, size_t n, clprim_t
   return clprim__call_end(ctx, st);
 }
 
+/* CLPRIM_EXACT over runs (n > 0): rbk_exact built first; the runs' keys,
+ * heads and count by select's compaction of run heads (unique_keys and
+ * count_out written), then a work-group a run (a work-item on the cpu
+ * path) sums it exactly into sums; *count read last. No count is read
+ * on the host before the sums are enqueued. In a dry run both steps
+ * collect their programs. */
+static clprim_status exact_runs(clprim_context *ctx, size_t n, clprim_type key_type, cl_mem keys,
+                                clprim_type value_type, cl_mem values, cl_mem unique_keys,
+                                cl_mem sums, uint64_t *count, cl_mem count_out) {
+  const int cpu = ctx->info.path == CLPRIM_PATH_CPU, index64 = (uint64_t)n > UINT32_MAX;
+  const struct clprim_launch l = clprim__launch(ctx);
+  const unsigned wg = cpu ? 1u : l.wg;
+  char options[192];
+  snprintf(options, sizeof options, "-DT=%s -DT_BITS=%u -DWG=%u -DIDX_T=%s",
+           clprim__cl_type(value_type), (unsigned)clprim_type_size(value_type) * 8, wg,
+           index64 ? "ulong" : "uint");
+  clprim__exact_options(ctx, options + strlen(options), sizeof options - strlen(options));
+  cl_kernel kernel = NULL;
+  /* (CPU devices: rbk_exact as a program of its own, not the whole file) */
+  const struct clprim_kernel_request req = {
+      "reduce_by_key.cl", NULL, options, "rbk_exact", NULL, &kernel, NULL, "rbk_exact"};
+  clprim_status st = clprim__kernels(ctx, &req, 1);
+  const int dry = st == CLPRIM__COLLECTED && ctx->collect;
+  if (!dry) CLPRIM_CHECK(st);
+  cl_mem heads, count_buf = count_out;
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_HEADS, n * (index64 ? 8 : 4), &heads));
+  if (!count_buf) CLPRIM_CHECK(clprim__scratch(ctx, SLOT_COUNT, 8, &count_buf));
+  const cl_ulong n64 = n;
+  if (!dry)
+    CLPRIM_CHECK(clprim__set_args(kernel, 5, sizeof values, &values, sizeof heads, &heads,
+                                  sizeof count_buf, &count_buf, sizeof n64, &n64, sizeof sums,
+                                  &sums));
+  struct clprim_runs_select r;
+  memset(&r, 0, sizeof r);
+  r.n = n, r.kind = RUN_HEAD, r.key_type = key_type, r.keys = keys, r.values_out = unique_keys;
+  r.indices = heads, r.count_out = count_buf, r.index64 = index64;
+  st = clprim__select_runs(ctx, &r);
+  if (dry) return st == CLPRIM_SUCCESS ? CLPRIM__COLLECTED : st;
+  CLPRIM_CHECK(st);
+  /* Runs in turn: as many work-groups as a grid-stride pass takes, at most
+   * one a run (n bounds the runs). */
+  size_t groups = cpu ? clprim__cpu_shares(ctx, SIZE_MAX, 1) : l.max_groups;
+  if (groups > n) groups = n;
+  CLPRIM_CHECK(clprim__enqueue(ctx, kernel, groups, wg));
+  return clprim__deliver_count(ctx, count_buf, 0, NULL, count);
+}
+
 static clprim_status reduce_by_key(clprim_context *ctx, size_t n, clprim_type key_type,
                                    clprim_buffer keys_range, clprim_type value_type,
-                                   clprim_buffer values_range, clprim_buffer unique_range,
-                                   clprim_buffer sums_range, uint64_t *count,
-                                   clprim_buffer count_range) {
+                                   clprim_buffer values_range, unsigned flags,
+                                   clprim_buffer unique_range, clprim_buffer sums_range,
+                                   uint64_t *count, clprim_buffer count_range) {
   CLPRIM_CHECK(clprim__check_type(ctx, "key_type", key_type));
   CLPRIM_CHECK(clprim__check_type(ctx, "value_type", value_type));
+  CLPRIM_CHECK(clprim__check_flags(ctx, flags, CLPRIM_EXACT));
+  const int exact = (flags & CLPRIM_EXACT) != 0;
+  if (exact) CLPRIM_CHECK(clprim__exact_check(ctx, value_type, "value_type"));
   const size_t ks = clprim_type_size(key_type), vs = clprim_type_size(value_type);
   cl_mem keys, values, unique_keys, sums, count_buffer = NULL;
   CLPRIM_CHECK(clprim__range(ctx, "keys", keys_range, ks, n, CLPRIM__READ, &keys));
@@ -76,6 +135,9 @@ static clprim_status reduce_by_key(clprim_context *ctx, size_t n, clprim_type ke
     if (count) *count = 0;
     return CLPRIM_SUCCESS;
   }
+  if (exact)
+    return exact_runs(ctx, n, key_type, keys, value_type, values, unique_keys, sums, count,
+                      count_buffer);
 
   static const char *const sum_type[CLPRIM_TYPE_COUNT] = {"uint",  "uint",  "ulong",
                                                           "ulong", "float", "double"};
@@ -90,10 +152,12 @@ static clprim_status reduce_by_key(clprim_context *ctx, size_t n, clprim_type ke
   snprintf(options, sizeof options, "-DK_T=%s -DV_T=%s -DS_T=%s -DWG=%u -DITEMS=%u",
            clprim__cl_type(key_type), clprim__cl_type(value_type), sum_type[value_type], wg, items);
   cl_kernel count_kernel, reduce_kernel, fixup_kernel;
+  /* (CPU devices: the three as one program, without rbk_exact) */
+  static const char *const plain = "rbk_count rbk_reduce rbk_fixup";
   const struct clprim_kernel_request req[3] = {
-      {"reduce_by_key.cl", NULL, options, "rbk_count", NULL, &count_kernel, NULL, NULL},
-      {"reduce_by_key.cl", NULL, options, "rbk_reduce", NULL, &reduce_kernel, NULL, NULL},
-      {"reduce_by_key.cl", NULL, options, "rbk_fixup", NULL, &fixup_kernel, NULL, NULL}};
+      {"reduce_by_key.cl", NULL, options, "rbk_count", NULL, &count_kernel, NULL, plain},
+      {"reduce_by_key.cl", NULL, options, "rbk_reduce", NULL, &reduce_kernel, NULL, plain},
+      {"reduce_by_key.cl", NULL, options, "rbk_fixup", NULL, &fixup_kernel, NULL, plain}};
   CLPRIM_CHECK(clprim__kernels(ctx, req, tiles > 1 ? 3 : 2));
   cl_mem offsets, carry, last_part;
   CLPRIM_CHECK(clprim__offsets(ctx, SLOT_OFFSETS, CLPRIM_UINT64, tiles, &offsets));
@@ -125,16 +189,18 @@ static clprim_status reduce_by_key(clprim_context *ctx, size_t n, clprim_type ke
 
 clprim_status clprim_reduce_by_key(clprim_context *ctx, size_t n, clprim_type key_type,
                                    clprim_buffer keys, clprim_type value_type,
-                                   clprim_buffer values, clprim_buffer unique_keys,
-                                   clprim_buffer sums, uint64_t *count, clprim_buffer count_out) {
+                                   clprim_buffer values, unsigned flags,
+                                   clprim_buffer unique_keys, clprim_buffer sums,
+                                   uint64_t *count, clprim_buffer count_out) {
   CLPRIM_CHECK(clprim__call_begin(ctx, "reduce_by_key"));
-  return clprim__call_end(ctx, reduce_by_key(ctx, n, key_type, keys, value_type, values,
+  return clprim__call_end(ctx, reduce_by_key(ctx, n, key_type, keys, value_type, values, flags,
                                              unique_keys, sums, count, count_out));
 }
 
 /* Dry runs (core/prebuild.c): dense sums into bins in local memory, beyond
  * it and (GPUs) the binned path's, with and without counts, subnormals kept
- * or not; runs of each value type by integer keys. */
+ * or not; runs of each value type by integer keys, float and double also
+ * with CLPRIM_EXACT. */
 static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t) {
   const size_t bins[3] = {256, (size_t)1 << 16, d->max_bins};
   const clprim_buffer in = clprim_buf(d->in), in2 = clprim_buf(d->in2);
@@ -150,6 +216,10 @@ static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_typ
                                  &u, none);
     }
   if (!float_sums)
-    for (clprim_type value = 0; value < CLPRIM_TYPE_COUNT; ++value)
-      clprim_reduce_by_key(ctx, (size_t)1 << 16, t, in, value, in2, out, out2, &u, none);
+    for (clprim_type value = 0; value < CLPRIM_TYPE_COUNT; ++value) {
+      clprim_reduce_by_key(ctx, (size_t)1 << 16, t, in, value, in2, 0, out, out2, &u, none);
+      if (value == CLPRIM_FLOAT || value == CLPRIM_DOUBLE)
+        clprim_reduce_by_key(ctx, (size_t)1 << 16, t, in, value, in2, CLPRIM_EXACT, out, out2, &u,
+                             none);
+    }
 }

@@ -639,7 +639,7 @@ static void fam_reduce_by_key(struct run *r) {
   uint64_t count;
   memset(&count, SENTINEL, sizeof count);
   if (call_done(r,
-                clprim_reduce_by_key(r->ctx, n, CLPRIM_INT32, kin->range, t, vin->range,
+                clprim_reduce_by_key(r->ctx, n, CLPRIM_INT32, kin->range, t, vin->range, 0,
                                      uniq->range, sums->range, &count, cnt->range),
                 CLPRIM_SUCCESS, "clprim_reduce_by_key")) {
     size_t segments = 0;

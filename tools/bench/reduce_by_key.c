@@ -19,7 +19,7 @@ static clprim_status call_rbk(clprim_context *ctx, void *p) {
   const clprim_buffer keys = clprim_buf(a->keys), values = clprim_buf(a->values);
   const clprim_buffer out_a = clprim_buf(a->out_a), none = clprim_buf(NULL);
   if (a->runs)
-    return clprim_reduce_by_key(ctx, a->n, CLPRIM_INT32, keys, a->type, values, out_a,
+    return clprim_reduce_by_key(ctx, a->n, CLPRIM_INT32, keys, a->type, values, 0, out_a,
                                 clprim_buf(a->out_b), NULL, clprim_buf(a->count));
   return clprim_reduce_by_key_dense(ctx, a->n, CLPRIM_INT32, keys, a->type, values, a->num_keys, 0,
                                     out_a, none, NULL, none);
@@ -136,7 +136,7 @@ static const struct bench_op ops[] = {
 static clprim_status startup_reduce_by_key(const struct bench_startup_inputs *in) {
   uint64_t count;
   return clprim_reduce_by_key(in->ctx, in->n, CLPRIM_INT32, clprim_buf(in->keys), CLPRIM_FLOAT,
-                              clprim_buf(in->in), clprim_buf(in->out), clprim_buf(in->out2), &count,
+                              clprim_buf(in->in), 0, clprim_buf(in->out), clprim_buf(in->out2), &count,
                               clprim_buf(NULL));
 }
 

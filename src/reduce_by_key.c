@@ -22,23 +22,39 @@
 #define SLOT_LAST "reduce_by_key: last parts"      /* per tile: its last segment's partial sum */
 #define SLOT_HEADS "reduce_by_key: run heads"      /* CLPRIM_EXACT: where each run starts */
 #define SLOT_COUNT "reduce_by_key: run count"      /* CLPRIM_EXACT: the runs' count (uint64) */
+#define SLOT_CONT "reduce_by_key: going-on pieces" /* CLPRIM_EXACT: per chunk, a record */
+#define SLOT_START "reduce_by_key: first pieces"   /* CLPRIM_EXACT: per chunk, a record */
+#define SLOT_LONG "reduce_by_key: long runs"       /* CLPRIM_EXACT: per chunk, a run or none */
 
-/* The knob and table: elements per work-item over runs (4, 8 or 16). */
-static const struct clprim_knob rbk_knobs[] = {{"items", 4, 16}};
+/* The knobs and table: elements per work-item over runs (4, 8 or 16), and
+ * with CLPRIM_EXACT the longest run that one work-group sums alone (longer
+ * ones are cut into pieces of that many elements; tests make it small). */
+enum { RBK_ITEMS, RBK_EXACT_PIECE };
+static const struct clprim_knob rbk_knobs[] = {{"items", 4, 16}, {"exact_piece", 64, 1 << 26}};
 static const struct clprim_tuning_row rbk_table[] = {
-    {0, 0, NULL, 0, 0, CLPRIM__KNOB(0), {8}, "8 elements a work-item (H100)"},
+    {0, 0, NULL, 0, 0, CLPRIM__KNOB(RBK_ITEMS), {8}, "8 elements a work-item (H100)"},
+    {0, 0, NULL, 0, 0, CLPRIM__KNOB(RBK_EXACT_PIECE), {0, 1 << 16},
+     "portable: exact runs in pieces of 2^16 (256 elements a work-item of 256; chosen, not "
+     "measured)"},
     {0, 0, "H200", 0, 0, CLPRIM__KNOB(0), {16},
      "H200, 2026-11-29, 2^28 elements in 2^20 sorted runs: int32 values 0.884 ms against 1.127 "
      "at 8, double 1.310 against 1.385 (CUB 1.311); found by clprim-tune"}};
 static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t);
 const struct clprim_family clprim__family_reduce_by_key = {
-    "reduce_by_key", rbk_knobs, 1, rbk_table, sizeof rbk_table / sizeof rbk_table[0], 0,
+    "reduce_by_key", rbk_knobs, 2, rbk_table, sizeof rbk_table / sizeof rbk_table[0], 0,
     prebuild};
 
 static unsigned rbk_items(const clprim_context *ctx) {
-  long long v;
-  clprim__tuned(ctx, &clprim__family_reduce_by_key, 0, 0, &v);
-  return v == 4 || v == 8 || v == 16 ? (unsigned)v : 8u;
+  long long v[2];
+  clprim__tuned(ctx, &clprim__family_reduce_by_key, 0, 0, v);
+  return v[RBK_ITEMS] == 4 || v[RBK_ITEMS] == 8 || v[RBK_ITEMS] == 16 ? (unsigned)v[RBK_ITEMS]
+                                                                       : 8u;
+}
+
+static size_t rbk_exact_piece(const clprim_context *ctx) {
+  long long v[2];
+  clprim__tuned(ctx, &clprim__family_reduce_by_key, 0, 0, v);
+  return v[RBK_EXACT_PIECE] >= 64 ? (size_t)v[RBK_EXACT_PIECE] : (size_t)1 << 16;
 }
 
 /* Dense reduce-by-key: keys in [0, num_keys), any order. A histogram with
@@ -62,38 +78,54 @@ clprim_status clprim_reduce_by_key_dense(clprim_context *ctx, size_t n, clprim_t
   return clprim__call_end(ctx, st);
 }
 
-/* CLPRIM_EXACT over runs (n > 0): rbk_exact built first; the runs' keys,
- * heads and count by select's compaction of run heads (unique_keys and
- * count_out written), then a work-group a run (a work-item on the cpu
- * path) sums it exactly into sums; *count read last. No count is read
- * on the host before the sums are enqueued. In a dry run both steps
- * collect their programs. */
+/* CLPRIM_EXACT over runs (n > 0; cl/reduce_by_key.cl): the three kernels
+ * built first; the runs' keys, heads and count by select's compaction of
+ * run heads (unique_keys and count_out written); then the runs of at most
+ * `piece` elements, a work-group each (a work-item on the cpu path), and
+ * the longer ones in pieces over the chunks of `piece` elements, then
+ * folded; *count read last. The count stays on the device: every launch's
+ * size follows from n. In a dry run both steps collect their programs. */
 static clprim_status exact_runs(clprim_context *ctx, size_t n, clprim_type key_type, cl_mem keys,
                                 clprim_type value_type, cl_mem values, cl_mem unique_keys,
                                 cl_mem sums, uint64_t *count, cl_mem count_out) {
   const int cpu = ctx->info.path == CLPRIM_PATH_CPU, index64 = (uint64_t)n > UINT32_MAX;
   const struct clprim_launch l = clprim__launch(ctx);
   const unsigned wg = cpu ? 1u : l.wg;
-  char options[192];
-  snprintf(options, sizeof options, "-DT=%s -DT_BITS=%u -DWG=%u -DIDX_T=%s",
+  const size_t piece = rbk_exact_piece(ctx), chunks = n / piece + (n % piece != 0);
+  char options[224];
+  snprintf(options, sizeof options, "-DT=%s -DT_BITS=%u -DWG=%u -DIDX_T=%s -DPIECE=%zuul",
            clprim__cl_type(value_type), (unsigned)clprim_type_size(value_type) * 8, wg,
-           index64 ? "ulong" : "uint");
+           index64 ? "ulong" : "uint", piece);
   clprim__exact_options(ctx, options + strlen(options), sizeof options - strlen(options));
-  cl_kernel kernel = NULL;
-  /* (CPU devices: rbk_exact as a program of its own, not the whole file) */
-  const struct clprim_kernel_request req = {
-      "reduce_by_key.cl", NULL, options, "rbk_exact", NULL, &kernel, NULL, "rbk_exact"};
-  clprim_status st = clprim__kernels(ctx, &req, 1);
+  cl_kernel runs_kernel = NULL, pieces_kernel = NULL, fold_kernel = NULL;
+  /* (one program of the three, on every device) */
+  static const char *const three = "rbk_exact rbk_exact_pieces rbk_exact_fold";
+  const struct clprim_kernel_request req[3] = {
+      {"reduce_by_key.cl", NULL, options, "rbk_exact", three, &runs_kernel, NULL, three},
+      {"reduce_by_key.cl", NULL, options, "rbk_exact_pieces", three, &pieces_kernel, NULL, three},
+      {"reduce_by_key.cl", NULL, options, "rbk_exact_fold", three, &fold_kernel, NULL, three}};
+  clprim_status st = clprim__kernels(ctx, req, 3);
   const int dry = st == CLPRIM__COLLECTED && ctx->collect;
   if (!dry) CLPRIM_CHECK(st);
-  cl_mem heads, count_buf = count_out;
+  const size_t record = clprim__exact_record_words(value_type) * 8;
+  cl_mem heads, count_buf = count_out, cont, start, long_run;
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_HEADS, n * (index64 ? 8 : 4), &heads));
   if (!count_buf) CLPRIM_CHECK(clprim__scratch(ctx, SLOT_COUNT, 8, &count_buf));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_CONT, chunks * record, &cont));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_START, chunks * record, &start));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_LONG, chunks * 8, &long_run));
   const cl_ulong n64 = n;
-  if (!dry)
-    CLPRIM_CHECK(clprim__set_args(kernel, 5, sizeof values, &values, sizeof heads, &heads,
+  if (!dry) {
+    CLPRIM_CHECK(clprim__set_args(runs_kernel, 5, sizeof values, &values, sizeof heads, &heads,
                                   sizeof count_buf, &count_buf, sizeof n64, &n64, sizeof sums,
                                   &sums));
+    CLPRIM_CHECK(clprim__set_args(pieces_kernel, 7, sizeof values, &values, sizeof heads, &heads,
+                                  sizeof count_buf, &count_buf, sizeof n64, &n64, sizeof cont,
+                                  &cont, sizeof start, &start, sizeof long_run, &long_run));
+    CLPRIM_CHECK(clprim__set_args(fold_kernel, 7, sizeof heads, &heads, sizeof count_buf,
+                                  &count_buf, sizeof n64, &n64, sizeof cont, &cont, sizeof start,
+                                  &start, sizeof long_run, &long_run, sizeof sums, &sums));
+  }
   struct clprim_runs_select r;
   memset(&r, 0, sizeof r);
   r.n = n, r.kind = RUN_HEAD, r.key_type = key_type, r.keys = keys, r.values_out = unique_keys;
@@ -101,11 +133,12 @@ static clprim_status exact_runs(clprim_context *ctx, size_t n, clprim_type key_t
   st = clprim__select_runs(ctx, &r);
   if (dry) return st == CLPRIM_SUCCESS ? CLPRIM__COLLECTED : st;
   CLPRIM_CHECK(st);
-  /* Runs in turn: as many work-groups as a grid-stride pass takes, at most
-   * one a run (n bounds the runs). */
-  size_t groups = cpu ? clprim__cpu_shares(ctx, SIZE_MAX, 1) : l.max_groups;
-  if (groups > n) groups = n;
-  CLPRIM_CHECK(clprim__enqueue(ctx, kernel, groups, wg));
+  /* The runs in turn (at most n of them), then the chunks in turn: as many
+   * work-groups as a grid-stride pass takes, fewer for fewer. */
+  const size_t most = cpu ? clprim__cpu_shares(ctx, SIZE_MAX, 1) : l.max_groups;
+  CLPRIM_CHECK(clprim__enqueue(ctx, runs_kernel, n < most ? n : most, wg));
+  CLPRIM_CHECK(clprim__enqueue(ctx, pieces_kernel, chunks < most ? chunks : most, wg));
+  CLPRIM_CHECK(clprim__enqueue(ctx, fold_kernel, chunks < most ? chunks : most, wg));
   return clprim__deliver_count(ctx, count_buf, 0, NULL, count);
 }
 

@@ -424,28 +424,38 @@ static void test_exact(void **state) {
     const size_t wg = clprim__launch(ctx).wg;
     const size_t sizes[] = {1, 2, 3, wg - 1, wg, wg + 1, 3 * wg + 5, 20000, 100003};
     const size_t count = sizeof sizes / sizeof sizes[0] - (test_small() ? 2 : 0);
-    for (clprim_type vt = CLPRIM_FLOAT; vt <= CLPRIM_DOUBLE; ++vt) {
-      if (!clprim__type_supported(ctx, vt)) continue;
-      unsigned turn = 0;
-      for (size_t s = 0; s < count; ++s)
-        for (int r = 0; r < EX_RUN_KINDS; ++r) {
-          /* every kind of values at one size in the middle, else one a
-           * run kind and size, in turn; the key types in turn */
-          const int every = sizes[s] == 3 * wg + 5;
-          for (int v = 0; v < EXV_KINDS; ++v) {
-            if (!every && v != (int)((s + (size_t)r) % EXV_KINDS)) continue;
-            const clprim_type kt = key_types[turn % 4];
-            if (!clprim__type_supported(ctx, kt)) continue;
-            check_exact(ctx, kt, vt, sizes[s], (enum exact_runs)r, v, (int)(turn++ % 3), "");
+    /* Pieces of 2^16 (the default: one run of 100003 is cut in two), then
+     * of the work-group size (64 at least): runs around it and every long
+     * run in many pieces. */
+    for (int small = 0; small < 2; ++small) {
+      char piece[64];
+      snprintf(piece, sizeof piece, "reduce_by_key.exact_piece=%zu", wg < 64 ? 64 : wg);
+      if (small) TEST_OK(clprim__tune(ctx, piece));
+      const char *how = small ? ", small pieces" : "";
+      for (clprim_type vt = CLPRIM_FLOAT; vt <= CLPRIM_DOUBLE; ++vt) {
+        if (!clprim__type_supported(ctx, vt)) continue;
+        unsigned turn = 0;
+        for (size_t s = 0; s < count; ++s)
+          for (int r = 0; r < EX_RUN_KINDS; ++r) {
+            /* every kind of values at one size in the middle, else one a
+             * run kind and size, in turn; the key types in turn */
+            const int every = !small && sizes[s] == 3 * wg + 5;
+            for (int v = 0; v < EXV_KINDS; ++v) {
+              if (!every && v != (int)((s + (size_t)r + (size_t)small) % EXV_KINDS)) continue;
+              const clprim_type kt = key_types[turn % 4];
+              if (!clprim__type_supported(ctx, kt)) continue;
+              check_exact(ctx, kt, vt, sizes[s], (enum exact_runs)r, v, (int)(turn++ % 3), how);
+            }
           }
-        }
-      /* The pairs of 32-bit words that every device has, where 64-bit
-       * local atomics are the default. */
-      TEST_OK(clprim__tune(ctx, "exact.atomics64=0"));
-      for (int v = 0; v < EXV_KINDS; ++v)
-        check_exact(ctx, CLPRIM_INT32, vt, 4 * wg + 3, (enum exact_runs)(v % EX_RUN_KINDS), v, 2,
-                    ", 32-bit pairs");
-      TEST_OK(clprim__tune(ctx, "exact.atomics64=-1"));
+        /* The pairs of 32-bit words that every device has, where 64-bit
+         * local atomics are the default. */
+        TEST_OK(clprim__tune(ctx, "exact.atomics64=0"));
+        for (int v = 0; v < EXV_KINDS; ++v)
+          check_exact(ctx, CLPRIM_INT32, vt, 4 * wg + 3, (enum exact_runs)(v % EX_RUN_KINDS), v,
+                      2, small ? ", small pieces, 32-bit pairs" : ", 32-bit pairs");
+        TEST_OK(clprim__tune(ctx, "exact.atomics64=-1"));
+      }
+      if (small) TEST_OK(clprim__tune(ctx, "reduce_by_key.exact_piece=-1"));
     }
   }
   test_report_end();

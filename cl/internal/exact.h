@@ -285,16 +285,17 @@ CLPRIM_INLINE EXACT_RESULT_BITS exact_round(long *word, uint flags) {
   return neg ? bits | sign : bits;
 }
 
-/* The exact sum of in[b, e) by the work-group, rounded once: work-item l
- * adds the elements b + l, b + l + WG, ... (loads coalesced); the bits go
- * to work-item 0 (the others get 0). acc and flags are the caller's local
- * words (EXACT_LOCAL) and flag word. Every work-item of the work-group
- * calls it with the same range (it holds barriers), and may call it again
- * at once for another range (the words are read before it returns). For
- * one sum per segment or per run (seg_exact, rbk_exact); on the cpu path
- * (WG = 1) a work-item's own sum. */
-CLPRIM_INLINE EXACT_RESULT_BITS exact_wg_range(EXACT_ACC *acc, volatile __local uint *flags,
-                                               __global const T *in, ulong b, ulong e) {
+/* ---- one range, or a few records, summed by a work-group (the exact
+ * segmented sum and the exact reduce-by-key over runs). Every work-item of
+ * the work-group calls these with the same arguments (they hold barriers),
+ * and may call one again at once (the words are read before they return).
+ * On the cpu path (WG = 1) a work-item's own sums. acc and flags: the
+ * caller's local words (EXACT_LOCAL) and flag word. */
+
+/* in[b, e) into the cleared words: work-item l adds b + l, b + l + WG, ...
+ * (loads coalesced); the words and flags are complete when it returns. */
+CLPRIM_INLINE void exact_wg_add_range(EXACT_ACC *acc, volatile __local uint *flags,
+                                      __global const T *in, ulong b, ulong e) {
   const uint lid = get_local_id(0);
   exact_clear(acc);
   if (lid == 0) *flags = 0;
@@ -304,13 +305,78 @@ CLPRIM_INLINE EXACT_RESULT_BITS exact_wg_range(EXACT_ACC *acc, volatile __local 
   for (ulong i = b + lid; i < e; i += WG) exact_item_add(&it, acc, in[i]);
   exact_item_end(&it, acc, flags);
   barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* The exact sum of in[b, e) rounded once: the bits in work-item 0 (the
+ * others get 0). */
+CLPRIM_INLINE EXACT_RESULT_BITS exact_wg_range(EXACT_ACC *acc, volatile __local uint *flags,
+                                               __global const T *in, ulong b, ulong e) {
+  exact_wg_add_range(acc, flags, in, b, e);
   EXACT_RESULT_BITS bits = 0;
-  if (lid == 0) {
+  if (get_local_id(0) == 0) {
     long word[EXACT_W];
     for (int w = 0; w < EXACT_W; ++w) word[w] = exact_word(acc, w);
     bits = exact_round(word, *flags);
   }
   barrier(CLK_LOCAL_MEM_FENCE); /* the words are read before the next range clears them */
+  return bits;
+}
+
+/* The exact sum of in[b, e) as one record (EXACT_RECORD(EXACT_W) words:
+ * the normalised words, then the flags), written by work-item 0: a part of
+ * a sum that exact_wg_fold finishes. */
+CLPRIM_INLINE void exact_wg_range_record(EXACT_ACC *acc, volatile __local uint *flags,
+                                         __global const T *in, ulong b, ulong e,
+                                         __global long *record) {
+  exact_wg_add_range(acc, flags, in, b, e);
+  if (get_local_id(0) == 0) {
+    long word[EXACT_W];
+    for (int w = 0; w < EXACT_W; ++w) word[w] = exact_word(acc, w);
+    exact_normalise(word);
+    for (int w = 0; w < EXACT_W; ++w) record[w] = word[w];
+    record[EXACT_W] = *flags;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* The slices of exact_wg_fold: work-item j adds word j % EXACT_W of the
+ * records j / EXACT_W, + EXACT_FOLD_SLICES, ... Declare its scratch as
+ * __local long name[EXACT_FOLD_PARTS]. */
+#define EXACT_FOLD_SLICES (WG > EXACT_W ? WG / EXACT_W : 1)
+#define EXACT_FOLD_PARTS (EXACT_FOLD_SLICES * EXACT_W)
+
+/* The sum of record `first` and the `count` records from `rest` (each
+ * EXACT_RECORD(EXACT_W) words, normalised) rounded once: the bits in
+ * work-item 0 (the others get 0). Below 2^31 records. */
+CLPRIM_INLINE EXACT_RESULT_BITS exact_wg_fold(__global const long *first,
+                                              __global const long *rest, ulong count,
+                                              __local long *part, volatile __local uint *flags) {
+  const uint lid = get_local_id(0);
+  if (lid == 0) *flags = (uint)first[EXACT_W];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint f = 0;
+  for (ulong g = lid; g < count; g += WG) f |= (uint)rest[g * EXACT_RECORD(EXACT_W) + EXACT_W];
+#if WG == 1
+  *flags |= f;
+#else
+  if (f != 0) atomic_or(flags, f);
+#endif
+  for (uint j = lid; j < EXACT_FOLD_PARTS; j += WG) {
+    const uint w = j % EXACT_W;
+    long s = j < EXACT_W ? first[w] : 0;
+    for (ulong g = j / EXACT_W; g < count; g += EXACT_FOLD_SLICES)
+      s += rest[g * EXACT_RECORD(EXACT_W) + w];
+    part[j] = s;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  EXACT_RESULT_BITS bits = 0;
+  if (lid == 0) {
+    long word[EXACT_W];
+    for (int w = 0; w < EXACT_W; ++w) word[w] = 0;
+    for (int j = 0; j < EXACT_FOLD_PARTS; ++j) word[j % EXACT_W] += part[j];
+    bits = exact_round(word, *flags);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE); /* part and flags are read before the next fold */
   return bits;
 }
 

@@ -262,9 +262,11 @@ __kernel void rbk_fixup(__global const K_T *keys, ulong n, __global const ulong 
  * clprim_unique_by_key does it: heads[s] (IDX_T) is where run s starts, and
  * *count (on the device: the host never waits for it) is the number of
  * runs. Then:
- *  - rbk_exact: a work-group a run of at most PIECE elements, the
- *    work-groups taking the runs in turn (a work-item a run on the cpu
- *    path, WG = 1);
+ *  - rbk_exact: a team of TEAM work-items a run of at most PIECE elements
+ *    (WG / TEAM teams a work-group, each with its own words), the teams
+ *    taking the runs in turn; a work-item a run on the cpu path (WG = 1).
+ *    Teams, not the work-group, since most runs are short where there are
+ *    many: the barriers and the rounding of a turn serve WG / TEAM runs;
  *  - a longer run is cut at the multiples of PIECE into pieces, which
  *    several work-groups sum: rbk_exact_pieces takes the chunks [k PIECE,
  *    (k + 1) PIECE) in turn and writes, as records, the piece of a long run
@@ -274,8 +276,10 @@ __kernel void rbk_fixup(__global const K_T *keys, ulong n, __global const ulong 
  *    the chunk. rbk_exact_fold then adds start[k] and the cont records of
  *    the following chunks that the run reaches, and rounds once.
  * Build options: -DT=float|double (values), -DT_BITS, -DWG, -DIDX_T=uint|ulong,
- * -DPIECE and the exact accumulator's (clprim__exact_options). */
-#if defined(KERNEL_rbk_exact) || defined(KERNEL_rbk_exact_pieces) || defined(KERNEL_rbk_exact_fold)
+ * -DPIECE, -DTEAM (a power of two dividing WG) and the exact accumulator's
+ * (clprim__exact_options). */
+#if defined(KERNEL_rbk_exact) || defined(KERNEL_rbk_exact_pieces) ||                              \
+    defined(KERNEL_rbk_exact_fold)
 #include "internal/exact.h"
 #define NO_RUN (~0ul)
 
@@ -289,18 +293,24 @@ CLPRIM_INLINE ulong run_end(__global const IDX_T *heads, ulong runs, ulong n, ul
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
 rbk_exact(__global const T *values, __global const IDX_T *heads, __global const ulong *count,
           ulong n, __global T *sums) {
-  EXACT_LOCAL(acc);
-  volatile __local uint flags;
+#define TEAMS (WG / TEAM)
+  EXACT_LOCAL_TEAMS(acc, TEAMS);
+  volatile __local uint flags[TEAMS];
   const ulong runs = *count;
-  for (ulong s = get_group_id(0); s < runs; s += get_num_groups(0)) {
-    const ulong b = heads[s], e = run_end(heads, runs, n, s);
-    /* a longer run is summed in pieces (rbk_exact_pieces): none here, but
-     * every work-group takes each turn's barriers (PoCL 3.1 lost the sums
-     * of a loop that skipped them with `continue`) */
-    const int alone = e - b <= PIECE;
-    const EXACT_RESULT_BITS bits = exact_wg_range(acc, &flags, values, b, alone ? e : b);
-    if (get_local_id(0) == 0 && alone) sums[s] = CLPRIM_CAT(as_, T)(bits);
+  const uint team = get_local_id(0) / TEAM, lane = get_local_id(0) % TEAM;
+  /* every team takes every turn of its work-group, with an empty range
+   * where it has no run or a run for rbk_exact_pieces (the barriers are the
+   * work-group's; PoCL 3.1 lost the sums of a loop that skipped them with
+   * `continue`) */
+  for (ulong turn = get_group_id(0) * TEAMS; turn < runs; turn += get_num_groups(0) * TEAMS) {
+    const ulong s = turn + team;
+    const ulong b = s < runs ? heads[s] : 0, e = s < runs ? run_end(heads, runs, n, s) : 0;
+    const int alone = s < runs && e - b <= PIECE;
+    const EXACT_RESULT_BITS bits = exact_team_range(acc + team * EXACT_ACC_WORDS, &flags[team],
+                                                    values, b, alone ? e : b, lane, TEAM);
+    if (lane == 0 && alone) sums[s] = CLPRIM_CAT(as_, T)(bits);
   }
+#undef TEAMS
 }
 #endif
 

@@ -26,11 +26,14 @@
 #define SLOT_START "reduce_by_key: first pieces"   /* CLPRIM_EXACT: per chunk, a record */
 #define SLOT_LONG "reduce_by_key: long runs"       /* CLPRIM_EXACT: per chunk, a run or none */
 
-/* The knobs and table: elements per work-item over runs (4, 8 or 16), and
- * with CLPRIM_EXACT the longest run that one work-group sums alone (longer
- * ones are cut into pieces of that many elements; tests make it small). */
-enum { RBK_ITEMS, RBK_EXACT_PIECE };
-static const struct clprim_knob rbk_knobs[] = {{"items", 4, 16}, {"exact_piece", 64, 1 << 26}};
+/* The knobs and table: elements per work-item over runs (4, 8 or 16); with
+ * CLPRIM_EXACT the longest run that one team sums alone (longer ones are
+ * cut into pieces of that many elements; tests make it small) and the
+ * work-items of a team (a power of two; at most the work-group; -1: 32,
+ * or an eighth of a work-group below 256). */
+enum { RBK_ITEMS, RBK_EXACT_PIECE, RBK_EXACT_TEAM, RBK_KNOBS };
+static const struct clprim_knob rbk_knobs[RBK_KNOBS] = {
+    {"items", 4, 16}, {"exact_piece", 64, 1 << 26}, {"exact_team", 1, 1024}};
 static const struct clprim_tuning_row rbk_table[] = {
     {0, 0, NULL, 0, 0, CLPRIM__KNOB(RBK_ITEMS), {8}, "8 elements a work-item (H100)"},
     {0, 0, NULL, 0, 0, CLPRIM__KNOB(RBK_EXACT_PIECE), {0, 1 << 16},
@@ -41,20 +44,29 @@ static const struct clprim_tuning_row rbk_table[] = {
      "at 8, double 1.310 against 1.385 (CUB 1.311); found by clprim-tune"}};
 static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t);
 const struct clprim_family clprim__family_reduce_by_key = {
-    "reduce_by_key", rbk_knobs, 2, rbk_table, sizeof rbk_table / sizeof rbk_table[0], 0,
+    "reduce_by_key", rbk_knobs, RBK_KNOBS, rbk_table, sizeof rbk_table / sizeof rbk_table[0], 0,
     prebuild};
 
 static unsigned rbk_items(const clprim_context *ctx) {
-  long long v[2];
+  long long v[RBK_KNOBS];
   clprim__tuned(ctx, &clprim__family_reduce_by_key, 0, 0, v);
   return v[RBK_ITEMS] == 4 || v[RBK_ITEMS] == 8 || v[RBK_ITEMS] == 16 ? (unsigned)v[RBK_ITEMS]
                                                                        : 8u;
 }
 
 static size_t rbk_exact_piece(const clprim_context *ctx) {
-  long long v[2];
+  long long v[RBK_KNOBS];
   clprim__tuned(ctx, &clprim__family_reduce_by_key, 0, 0, v);
   return v[RBK_EXACT_PIECE] >= 64 ? (size_t)v[RBK_EXACT_PIECE] : (size_t)1 << 16;
+}
+
+/* The work-items of a team for work-groups of wg (a power of two). */
+static unsigned rbk_exact_team(const clprim_context *ctx, unsigned wg) {
+  long long v[RBK_KNOBS];
+  clprim__tuned(ctx, &clprim__family_reduce_by_key, 0, 0, v);
+  const long long t = v[RBK_EXACT_TEAM];
+  if (t >= 1 && t <= wg && (t & (t - 1)) == 0) return (unsigned)t;
+  return wg >= 256 ? 32u : wg >= 8 ? wg / 8 : 1u;
 }
 
 /* Dense reduce-by-key: keys in [0, num_keys), any order. A histogram with
@@ -81,7 +93,8 @@ clprim_status clprim_reduce_by_key_dense(clprim_context *ctx, size_t n, clprim_t
 /* CLPRIM_EXACT over runs (n > 0; cl/reduce_by_key.cl): the three kernels
  * built first; the runs' keys, heads and count by select's compaction of
  * run heads (unique_keys and count_out written); then the runs of at most
- * `piece` elements, a work-group each (a work-item on the cpu path), and
+ * `piece` elements, a team of work-items each (a work-item on the cpu
+ * path), and
  * the longer ones in pieces over the chunks of `piece` elements, then
  * folded; *count read last. The count stays on the device: every launch's
  * size follows from n. In a dry run both steps collect their programs. */
@@ -92,10 +105,12 @@ static clprim_status exact_runs(clprim_context *ctx, size_t n, clprim_type key_t
   const struct clprim_launch l = clprim__launch(ctx);
   const unsigned wg = cpu ? 1u : l.wg;
   const size_t piece = rbk_exact_piece(ctx), chunks = n / piece + (n % piece != 0);
-  char options[224];
-  snprintf(options, sizeof options, "-DT=%s -DT_BITS=%u -DWG=%u -DIDX_T=%s -DPIECE=%zuul",
+  const unsigned team = rbk_exact_team(ctx, wg);
+  char options[240];
+  snprintf(options, sizeof options,
+           "-DT=%s -DT_BITS=%u -DWG=%u -DIDX_T=%s -DPIECE=%zuul -DTEAM=%u",
            clprim__cl_type(value_type), (unsigned)clprim_type_size(value_type) * 8, wg,
-           index64 ? "ulong" : "uint", piece);
+           index64 ? "ulong" : "uint", piece, team);
   clprim__exact_options(ctx, options + strlen(options), sizeof options - strlen(options));
   cl_kernel runs_kernel = NULL, pieces_kernel = NULL, fold_kernel = NULL;
   /* (one program of the three, on every device) */
@@ -136,7 +151,8 @@ static clprim_status exact_runs(clprim_context *ctx, size_t n, clprim_type key_t
   /* The runs in turn (at most n of them), then the chunks in turn: as many
    * work-groups as a grid-stride pass takes, fewer for fewer. */
   const size_t most = cpu ? clprim__cpu_shares(ctx, SIZE_MAX, 1) : l.max_groups;
-  CLPRIM_CHECK(clprim__enqueue(ctx, runs_kernel, n < most ? n : most, wg));
+  const size_t run_groups = (n + wg / team - 1) / (wg / team);
+  CLPRIM_CHECK(clprim__enqueue(ctx, runs_kernel, run_groups < most ? run_groups : most, wg));
   CLPRIM_CHECK(clprim__enqueue(ctx, pieces_kernel, chunks < most ? chunks : most, wg));
   CLPRIM_CHECK(clprim__enqueue(ctx, fold_kernel, chunks < most ? chunks : most, wg));
   return clprim__deliver_count(ctx, count_buf, 0, NULL, count);

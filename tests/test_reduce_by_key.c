@@ -424,12 +424,15 @@ static void test_exact(void **state) {
     const size_t wg = clprim__launch(ctx).wg;
     const size_t sizes[] = {1, 2, 3, wg - 1, wg, wg + 1, 3 * wg + 5, 20000, 100003};
     const size_t count = sizeof sizes / sizeof sizes[0] - (test_small() ? 2 : 0);
-    /* Pieces of 2^16 (the default: one run of 100003 is cut in two), then
-     * of the work-group size (64 at least): runs around it and every long
-     * run in many pieces. */
+    /* Pieces of 2^16 (the default: one run of 100003 is cut in two) and
+     * the default teams, then pieces of the work-group size (64 at least:
+     * runs around it, and every long run in many pieces) and teams of 2;
+     * the 32-bit pairs with the work-group as the team. */
     for (int small = 0; small < 2; ++small) {
-      char piece[64];
-      snprintf(piece, sizeof piece, "reduce_by_key.exact_piece=%zu", wg < 64 ? 64 : wg);
+      char piece[96], whole[96];
+      snprintf(piece, sizeof piece, "reduce_by_key.exact_piece=%zu,reduce_by_key.exact_team=2",
+               wg < 64 ? 64 : wg);
+      snprintf(whole, sizeof whole, "exact.atomics64=0,reduce_by_key.exact_team=%zu", wg);
       if (small) TEST_OK(clprim__tune(ctx, piece));
       const char *how = small ? ", small pieces" : "";
       for (clprim_type vt = CLPRIM_FLOAT; vt <= CLPRIM_DOUBLE; ++vt) {
@@ -449,13 +452,15 @@ static void test_exact(void **state) {
           }
         /* The pairs of 32-bit words that every device has, where 64-bit
          * local atomics are the default. */
-        TEST_OK(clprim__tune(ctx, "exact.atomics64=0"));
+        TEST_OK(clprim__tune(ctx, whole));
         for (int v = 0; v < EXV_KINDS; ++v)
           check_exact(ctx, CLPRIM_INT32, vt, 4 * wg + 3, (enum exact_runs)(v % EX_RUN_KINDS), v,
                       2, small ? ", small pieces, 32-bit pairs" : ", 32-bit pairs");
-        TEST_OK(clprim__tune(ctx, "exact.atomics64=-1"));
+        TEST_OK(clprim__tune(ctx, "exact.atomics64=-1,reduce_by_key.exact_team=-1"));
+        if (small) TEST_OK(clprim__tune(ctx, piece));
       }
-      if (small) TEST_OK(clprim__tune(ctx, "reduce_by_key.exact_piece=-1"));
+      if (small)
+        TEST_OK(clprim__tune(ctx, "reduce_by_key.exact_piece=-1,reduce_by_key.exact_team=-1"));
     }
   }
   test_report_end();

@@ -286,34 +286,47 @@ CLPRIM_INLINE EXACT_RESULT_BITS exact_round(long *word, uint flags) {
 }
 
 /* ---- one range, or a few records, summed by a work-group (the exact
- * segmented sum and the exact reduce-by-key over runs). Every work-item of
- * the work-group calls these with the same arguments (they hold barriers),
- * and may call one again at once (the words are read before they return).
- * On the cpu path (WG = 1) a work-item's own sums. acc and flags: the
- * caller's local words (EXACT_LOCAL) and flag word. */
+ * segmented sum and the exact reduce-by-key over runs), or by teams of it
+ * at once: team t of `size` work-items (work-items t size .. t size +
+ * size - 1, lane = the work-item's place in it) sums its own range into its
+ * own words. Every work-item of the work-group calls these (they hold
+ * barriers), with its team's arguments, and may call one again at once
+ * (the words are read before they return). On the cpu path (WG = 1) a
+ * work-item's own sums. acc and flags: the team's local words (one of
+ * EXACT_LOCAL_TEAMS) and flag word. */
 
-/* in[b, e) into the cleared words: work-item l adds b + l, b + l + WG, ...
- * (loads coalesced); the words and flags are complete when it returns. */
-CLPRIM_INLINE void exact_wg_add_range(EXACT_ACC *acc, volatile __local uint *flags,
-                                      __global const T *in, ulong b, ulong e) {
-  const uint lid = get_local_id(0);
-  exact_clear(acc);
-  if (lid == 0) *flags = 0;
+/* Local words for `teams` accumulators (a team's: name + t * EXACT_ACC_WORDS). */
+#if EXACT_MODE == 2
+#define EXACT_ACC_WORDS (2 * EXACT_W)
+#define EXACT_LOCAL_TEAMS(name, teams) __local uint name[(teams) * EXACT_ACC_WORDS]
+#else
+#define EXACT_ACC_WORDS EXACT_W
+#define EXACT_LOCAL_TEAMS(name, teams) __local long name[(teams) * EXACT_ACC_WORDS]
+#endif
+
+/* in[b, e) into the team's cleared words: lane l adds b + l, b + l + size,
+ * ... (loads coalesced); the words and flags are complete when it returns. */
+CLPRIM_INLINE void exact_team_add_range(EXACT_ACC *acc, volatile __local uint *flags,
+                                        __global const T *in, ulong b, ulong e, uint lane,
+                                        uint size) {
+  for (uint w = lane; w < EXACT_ACC_WORDS; w += size) acc[w] = 0;
+  if (lane == 0) *flags = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
   struct exact_item it;
   exact_item_init(&it);
-  for (ulong i = b + lid; i < e; i += WG) exact_item_add(&it, acc, in[i]);
+  for (ulong i = b + lane; i < e; i += size) exact_item_add(&it, acc, in[i]);
   exact_item_end(&it, acc, flags);
   barrier(CLK_LOCAL_MEM_FENCE);
 }
 
-/* The exact sum of in[b, e) rounded once: the bits in work-item 0 (the
- * others get 0). */
-CLPRIM_INLINE EXACT_RESULT_BITS exact_wg_range(EXACT_ACC *acc, volatile __local uint *flags,
-                                               __global const T *in, ulong b, ulong e) {
-  exact_wg_add_range(acc, flags, in, b, e);
+/* The exact sum of in[b, e) rounded once: the bits in lane 0 (the others
+ * get 0). */
+CLPRIM_INLINE EXACT_RESULT_BITS exact_team_range(EXACT_ACC *acc, volatile __local uint *flags,
+                                                 __global const T *in, ulong b, ulong e,
+                                                 uint lane, uint size) {
+  exact_team_add_range(acc, flags, in, b, e, lane, size);
   EXACT_RESULT_BITS bits = 0;
-  if (get_local_id(0) == 0) {
+  if (lane == 0) {
     long word[EXACT_W];
     for (int w = 0; w < EXACT_W; ++w) word[w] = exact_word(acc, w);
     bits = exact_round(word, *flags);
@@ -322,13 +335,19 @@ CLPRIM_INLINE EXACT_RESULT_BITS exact_wg_range(EXACT_ACC *acc, volatile __local 
   return bits;
 }
 
-/* The exact sum of in[b, e) as one record (EXACT_RECORD(EXACT_W) words:
- * the normalised words, then the flags), written by work-item 0: a part of
- * a sum that exact_wg_fold finishes. */
+/* exact_team_range with the whole work-group as the team. */
+CLPRIM_INLINE EXACT_RESULT_BITS exact_wg_range(EXACT_ACC *acc, volatile __local uint *flags,
+                                               __global const T *in, ulong b, ulong e) {
+  return exact_team_range(acc, flags, in, b, e, get_local_id(0), WG);
+}
+
+/* The work-group's exact sum of in[b, e) as one record
+ * (EXACT_RECORD(EXACT_W) words: the normalised words, then the flags),
+ * written by work-item 0: a part of a sum that exact_wg_fold finishes. */
 CLPRIM_INLINE void exact_wg_range_record(EXACT_ACC *acc, volatile __local uint *flags,
                                          __global const T *in, ulong b, ulong e,
                                          __global long *record) {
-  exact_wg_add_range(acc, flags, in, b, e);
+  exact_team_add_range(acc, flags, in, b, e, get_local_id(0), WG);
   if (get_local_id(0) == 0) {
     long word[EXACT_W];
     for (int w = 0; w < EXACT_W; ++w) word[w] = exact_word(acc, w);

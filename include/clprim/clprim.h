@@ -1001,10 +1001,10 @@ CLPRIM_API clprim_status clprim_histogram_even(clprim_context *ctx, size_t n, cl
  * is the exact sum of its values rounded once, as clprim_reduce_sum gives
  * it, the same bits on every device, path and work-group size. Written in
  * steps too: the keys and the count (the runs, found as clprim_unique_by_key
- * finds them), then the sums. A work-group sums each segment (a work-item
- * on the cpu path), the work-groups taking the segments in turn: a very
- * long segment is summed by one work-group while the others wait
- * (docs/ACCURACY.md has the cost).
+ * finds them), then the sums. A team of work-items sums each segment of up
+ * to 2^16 elements, several work-groups a longer one; each segment costs a
+ * rounding, so many short segments cost far more than without the flag
+ * (docs/ACCURACY.md).
  * @return : CLPRIM_SUCCESS once the work is enqueued (and the count read when
  *           count is given); CLPRIM_ERROR_SIZE_TOO_LARGE;
  *           CLPRIM_ERROR_INVALID_ARGUMENT also for unknown flags or

@@ -299,9 +299,9 @@ rbk_exact(__global const T *values, __global const IDX_T *heads, __global const 
   const ulong runs = *count;
   const uint team = get_local_id(0) / TEAM, lane = get_local_id(0) % TEAM;
   /* every team takes every turn of its work-group, with an empty range
-   * where it has no run or a run for rbk_exact_pieces (the barriers are the
-   * work-group's; PoCL 3.1 lost the sums of a loop that skipped them with
-   * `continue`) */
+   * where it has no run or a run for rbk_exact_pieces: the barriers are the
+   * work-group's (and with a `continue` past them for long runs, PoCL 3.1's
+   * local path gave zero sums) */
   for (ulong turn = get_group_id(0) * TEAMS; turn < runs; turn += get_num_groups(0) * TEAMS) {
     const ulong s = turn + team;
     const ulong b = s < runs ? heads[s] : 0, e = s < runs ? run_end(heads, runs, n, s) : 0;

@@ -94,9 +94,8 @@ clprim_status clprim_reduce_by_key_dense(clprim_context *ctx, size_t n, clprim_t
  * built first; the runs' keys, heads and count by select's compaction of
  * run heads (unique_keys and count_out written); then the runs of at most
  * `piece` elements, a team of work-items each (a work-item on the cpu
- * path), and
- * the longer ones in pieces over the chunks of `piece` elements, then
- * folded; *count read last. The count stays on the device: every launch's
+ * path), and the longer ones in pieces over the chunks of `piece`
+ * elements, then folded; *count read last. The count stays on the device: every launch's
  * size follows from n. In a dry run both steps collect their programs. */
 static clprim_status exact_runs(clprim_context *ctx, size_t n, clprim_type key_type, cl_mem keys,
                                 clprim_type value_type, cl_mem values, cl_mem unique_keys,

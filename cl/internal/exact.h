@@ -380,19 +380,25 @@ CLPRIM_INLINE EXACT_RESULT_BITS exact_wg_fold(__global const long *first,
 #else
   if (f != 0) atomic_or(flags, f);
 #endif
-  for (uint j = lid; j < EXACT_FOLD_PARTS; j += WG) {
-    const uint w = j % EXACT_W;
-    long s = j < EXACT_W ? first[w] : 0;
-    for (ulong g = j / EXACT_W; g < count; g += EXACT_FOLD_SLICES)
+  /* part[slice * EXACT_W + w] (slice and w counted up, not divided out:
+   * Oclgrind's uninitialised-value check stops at the freeze that LLVM puts
+   * before a division and remainder of the same number) */
+  uint slice = 0, w = lid;
+  while (w >= EXACT_W) w -= EXACT_W, ++slice;
+  for (uint j = lid; j < EXACT_FOLD_PARTS; j += WG) { /* j = slice * EXACT_W + w */
+    long s = slice == 0 ? first[w] : 0;
+    for (ulong g = slice; g < count; g += EXACT_FOLD_SLICES)
       s += rest[g * EXACT_RECORD(EXACT_W) + w];
     part[j] = s;
+    for (w += WG; w >= EXACT_W; w -= EXACT_W) ++slice;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   EXACT_RESULT_BITS bits = 0;
   if (lid == 0) {
     long word[EXACT_W];
-    for (int w = 0; w < EXACT_W; ++w) word[w] = 0;
-    for (int j = 0; j < EXACT_FOLD_PARTS; ++j) word[j % EXACT_W] += part[j];
+    for (int v = 0; v < EXACT_W; ++v) word[v] = 0;
+    for (int p = 0; p < EXACT_FOLD_SLICES; ++p)
+      for (int v = 0; v < EXACT_W; ++v) word[v] += part[p * EXACT_W + v];
     bits = exact_round(word, *flags);
   }
   barrier(CLK_LOCAL_MEM_FENCE); /* part and flags are read before the next fold */

@@ -60,13 +60,21 @@ static size_t rbk_exact_piece(const clprim_context *ctx) {
   return v[RBK_EXACT_PIECE] >= 64 ? (size_t)v[RBK_EXACT_PIECE] : (size_t)1 << 16;
 }
 
-/* The work-items of a team for work-groups of wg (a power of two). */
-static unsigned rbk_exact_team(const clprim_context *ctx, unsigned wg) {
+/* The work-items of a team for work-groups of wg (a power of two), for
+ * sums of type: doubled while the teams' words (and flag words) would
+ * take more than the device's local memory, less 1 KiB. */
+static unsigned rbk_exact_team(const clprim_context *ctx, unsigned wg, clprim_type type) {
   long long v[RBK_KNOBS];
   clprim__tuned(ctx, &clprim__family_reduce_by_key, 0, 0, v);
   const long long t = v[RBK_EXACT_TEAM];
-  if (t >= 1 && t <= wg && (t & (t - 1)) == 0) return (unsigned)t;
-  return wg >= 256 ? 32u : wg >= 8 ? wg / 8 : 1u;
+  unsigned team = t >= 1 && t <= wg && (t & (t - 1)) == 0 ? (unsigned)t
+                  : wg >= 256                           ? 32u
+                  : wg >= 8                             ? wg / 8
+                                                        : 1u;
+  const uint64_t bytes = (clprim__exact_record_words(type) - 1) * 8 + 4;
+  const uint64_t room = ctx->info.local_mem_size > 2048 ? ctx->info.local_mem_size - 1024 : 1024;
+  while (team < wg && (uint64_t)(wg / team) * bytes > room) team *= 2;
+  return team;
 }
 
 /* Dense reduce-by-key: keys in [0, num_keys), any order. A histogram with
@@ -104,7 +112,7 @@ static clprim_status exact_runs(clprim_context *ctx, size_t n, clprim_type key_t
   const struct clprim_launch l = clprim__launch(ctx);
   const unsigned wg = cpu ? 1u : l.wg;
   const size_t piece = rbk_exact_piece(ctx), chunks = n / piece + (n % piece != 0);
-  const unsigned team = rbk_exact_team(ctx, wg);
+  const unsigned team = rbk_exact_team(ctx, wg, value_type);
   char options[240];
   snprintf(options, sizeof options,
            "-DT=%s -DT_BITS=%u -DWG=%u -DIDX_T=%s -DPIECE=%zuul -DTEAM=%u",

@@ -320,16 +320,24 @@ CLPRIM_INLINE void exact_team_add_range(EXACT_ACC *acc, volatile __local uint *f
 }
 
 /* The exact sum of in[b, e) rounded once: the bits in lane 0 (the others
- * get 0). */
+ * get 0). One element is its own sum (a NaN becomes exact_round's quiet
+ * NaN), without the words: many ranges of one element are common (runs of
+ * distinct keys). */
 CLPRIM_INLINE EXACT_RESULT_BITS exact_team_range(EXACT_ACC *acc, volatile __local uint *flags,
                                                  __global const T *in, ulong b, ulong e,
                                                  uint lane, uint size) {
-  exact_team_add_range(acc, flags, in, b, e, lane, size);
+  const int one = e - b == 1;
+  exact_team_add_range(acc, flags, in, b, one ? b : e, lane, size);
   EXACT_RESULT_BITS bits = 0;
   if (lane == 0) {
     long word[EXACT_W];
-    for (int w = 0; w < EXACT_W; ++w) word[w] = exact_word(acc, w);
-    bits = exact_round(word, *flags);
+    const T x = one ? in[b] : (T)0;
+    if (one && !isnan(x)) {
+      bits = CLPRIM_CAT(as_, EXACT_RESULT_BITS)(x);
+    } else {
+      for (int w = 0; w < EXACT_W; ++w) word[w] = exact_word(acc, w);
+      bits = exact_round(word, one ? EXACT_FLAG_NAN : *flags);
+    }
   }
   barrier(CLK_LOCAL_MEM_FENCE); /* the words are read before the next range clears them */
   return bits;

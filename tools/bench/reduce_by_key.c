@@ -209,8 +209,9 @@ static const struct bench_startup startup[] = {
 
 const struct bench_family bench_reduce_by_key = {
     "reduce_by_key", ops, BENCH_COUNT(ops), run_rbk, startup, BENCH_COUNT(startup),
-    "runs: head counts -> scan -> per-tile reduce, fix-up across tiles; dense: the "
-    "histogram engine with sums",
+    "runs: head counts -> scan -> per-tile reduce, fix-up across tiles; exact: the runs "
+    "compacted, a team a run, longer runs in pieces and folded; dense: the histogram engine "
+    "with sums",
     NULL,
     "runs: a work-item per contiguous share (heads, scan, reduce), fix-up across shares; "
-    "dense: the histogram engine"};
+    "exact: a work-item a run; dense: the histogram engine"};

@@ -559,11 +559,8 @@ void seg_reduce(__global const T *in, __global const CLPRIM_OFFSET *begins,
 }
 #endif
 
-/* The exact segmented sum (CLPRIM_EXACT; internal/exact.h): a work-group
- * a segment, the work-groups taking the segments in turn; each segment's
- * words cleared, its elements added (work-item l: l, l + WG, ...), and
- * rounded once by work-item 0. On the cpu path (WG = 1) a work-item a
- * segment. */
+/* The exact segmented sum (CLPRIM_EXACT; internal/exact.h). On the cpu
+ * path (WG = 1) a work-item a segment. */
 #ifdef KERNEL_seg_exact
 /* Teams of `team` work-items (a power of two from min(32, WG) to WG, the
  * host's choice by the mean segment length) take a segment each:

@@ -256,3 +256,127 @@ __kernel void rbk_fixup(__global const K_T *keys, ulong n, __global const ulong 
   if (continued) sums[last] = acc;
 }
 #endif
+
+/* CLPRIM_EXACT (src/reduce_by_key.c): each run's exact sum rounded once
+ * (internal/exact.h). The runs were found and compacted first, as
+ * clprim_unique_by_key does it: heads[s] (IDX_T) is where run s starts, and
+ * *count (on the device: the host never waits for it) is the number of
+ * runs. Then:
+ *  - rbk_exact: a team of TEAM work-items a run of at most PIECE elements
+ *    (WG / TEAM teams a work-group, each with its own words), the teams
+ *    taking the runs in turn; a work-item a run on the cpu path (WG = 1).
+ *    Teams, not the work-group, since most runs are short where there are
+ *    many: the barriers and the rounding of a turn serve WG / TEAM runs;
+ *  - a longer run is cut at the multiples of PIECE into pieces, which
+ *    several work-groups sum: rbk_exact_pieces takes the chunks [k PIECE,
+ *    (k + 1) PIECE) in turn and writes, as records, the piece of a long run
+ *    that goes on from before the chunk (cont[k]) and the first piece of a
+ *    long run that starts in it (start[k]; long_run[k] = that run, else
+ *    NO_RUN); at most one long run starts in a chunk, since it ends past
+ *    the chunk. rbk_exact_fold then adds start[k] and the cont records of
+ *    the following chunks that the run reaches, and rounds once.
+ * Build options: -DT=float|double (values), -DT_BITS, -DWG, -DIDX_T=uint|ulong,
+ * -DPIECE, -DTEAM (a power of two dividing WG) and the exact accumulator's
+ * (clprim__exact_options). */
+#if defined(KERNEL_rbk_exact) || defined(KERNEL_rbk_exact_pieces) ||                              \
+    defined(KERNEL_rbk_exact_fold)
+#include "internal/exact.h"
+#define NO_RUN (~0ul)
+
+/* The end of run s of runs. */
+CLPRIM_INLINE ulong run_end(__global const IDX_T *heads, ulong runs, ulong n, ulong s) {
+  return s + 1 < runs ? (ulong)heads[s + 1] : n;
+}
+#endif
+
+#ifdef KERNEL_rbk_exact
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+rbk_exact(__global const T *values, __global const IDX_T *heads, __global const ulong *count,
+          ulong n, __global T *sums) {
+#define TEAMS (WG / TEAM)
+  EXACT_LOCAL_TEAMS(acc, TEAMS);
+  volatile __local uint flags[TEAMS];
+  __local EXACT_E tree_hi[WG], tree_lo[WG];
+  const ulong runs = *count;
+  const uint team = get_local_id(0) / TEAM, lane = get_local_id(0) % TEAM;
+  /* every team takes every turn of its work-group, with an empty range
+   * where it has no run or a run for rbk_exact_pieces: the barriers are the
+   * work-group's (and with a `continue` past them for long runs, PoCL 3.1's
+   * local path gave zero sums) */
+  for (ulong turn = get_group_id(0) * TEAMS; turn < runs; turn += get_num_groups(0) * TEAMS) {
+    const ulong s = turn + team;
+    const ulong b = s < runs ? heads[s] : 0, e = s < runs ? run_end(heads, runs, n, s) : 0;
+    const int alone = s < runs && e - b <= PIECE;
+    const EXACT_RESULT_BITS bits =
+        exact_team_range(acc + team * EXACT_ACC_WORDS, &flags[team], tree_hi + team * TEAM,
+                         tree_lo + team * TEAM, values, b, alone ? e : b, lane, TEAM);
+    if (lane == 0 && alone) sums[s] = CLPRIM_CAT(as_, T)(bits);
+  }
+#undef TEAMS
+}
+#endif
+
+#ifdef KERNEL_rbk_exact_pieces
+/* The last run that starts at or before position i (heads[0] = 0 <= i). */
+CLPRIM_INLINE ulong run_at(__global const IDX_T *heads, ulong runs, ulong i) {
+  ulong lo = 0, hi = runs; /* heads[lo] <= i < heads[hi] (heads[runs]: past the end) */
+  while (hi - lo > 1) {
+    const ulong mid = lo + (hi - lo) / 2;
+    if ((ulong)heads[mid] <= i)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+rbk_exact_pieces(__global const T *values, __global const IDX_T *heads,
+                 __global const ulong *count, ulong n, __global long *cont,
+                 __global long *start, __global ulong *long_run) {
+  EXACT_LOCAL(acc);
+  volatile __local uint flags;
+  __local ulong range[5]; /* cont's begin and end, start's begin and end, its run */
+  const ulong runs = *count, chunks = (n + PIECE - 1) / PIECE;
+  for (ulong k = get_group_id(0); k < chunks; k += get_num_groups(0)) {
+    if (get_local_id(0) == 0) {
+      const ulong first = k * PIECE, end = min(n, first + PIECE);
+      ulong s = run_at(heads, runs, first), b = heads[s], e = run_end(heads, runs, n, s);
+      const int goes_on = b < first && e - b > PIECE;
+      range[0] = first, range[1] = goes_on ? min(e, end) : first;
+      s = run_at(heads, runs, end - 1), b = heads[s], e = run_end(heads, runs, n, s);
+      const int starts = b >= first && e - b > PIECE;
+      range[2] = b, range[3] = starts ? end : b, range[4] = starts ? s : NO_RUN;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const ulong cb = range[0], ce = range[1], sb = range[2], se = range[3], s = range[4];
+    barrier(CLK_LOCAL_MEM_FENCE); /* range is read before work-item 0 writes the next */
+    if (get_local_id(0) == 0) long_run[k] = s;
+    /* both records, empty where there is no such piece (barriers taken
+     * alike in every turn) */
+    const ulong words = EXACT_RECORD(EXACT_W);
+    exact_wg_range_record(acc, &flags, values, cb, ce, cont + k * words);
+    exact_wg_range_record(acc, &flags, values, sb, se, start + k * words);
+  }
+}
+#endif
+
+#ifdef KERNEL_rbk_exact_fold
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+rbk_exact_fold(__global const IDX_T *heads, __global const ulong *count, ulong n,
+               __global const long *cont, __global const long *start,
+               __global const ulong *long_run, __global T *sums) {
+  __local long part[EXACT_FOLD_PARTS];
+  volatile __local uint flags;
+  const ulong runs = *count, chunks = (n + PIECE - 1) / PIECE, words = EXACT_RECORD(EXACT_W);
+  for (ulong k = get_group_id(0); k < chunks; k += get_num_groups(0)) {
+    const ulong s = long_run[k];
+    /* the chunks after k up to the one that holds the run's last element
+     * (none without a run: a fold of the empty record, not written) */
+    const ulong last = s == NO_RUN ? k : (run_end(heads, runs, n, s) - 1) / PIECE;
+    const EXACT_RESULT_BITS bits =
+        exact_wg_fold(start + k * words, cont + (k + 1) * words, last - k, part, &flags);
+    if (get_local_id(0) == 0 && s != NO_RUN) sums[s] = CLPRIM_CAT(as_, T)(bits);
+  }
+}
+#endif

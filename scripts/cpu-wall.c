@@ -73,7 +73,7 @@ static clprim_status run(clprim_context *ctx, int row, const struct bufs *b) {
                        clprim_buf(b->out), clprim_buf(b->out2));
   default:
     return clprim_reduce_by_key(ctx, b->n, CLPRIM_INT32, clprim_buf(b->keys), CLPRIM_FLOAT,
-                                clprim_buf(b->x), clprim_buf(b->out), clprim_buf(b->out2), NULL,
+                                clprim_buf(b->x), 0, clprim_buf(b->out), clprim_buf(b->out2), NULL,
                                 clprim_buf(b->small));
   }
 }

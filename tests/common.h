@@ -98,6 +98,25 @@ int test_by_index(const void *a, const void *b);
  * its 64-bit pattern (int32 sign-extended). */
 double test_value_f(clprim_type type, const void *data, size_t i);
 uint64_t test_value_u(clprim_type type, const void *data, size_t i);
+
+/* Exact float / double sums (CLPRIM_EXACT). test_exact_reference: the reference,
+ * written apart from the device's method: the positive and the negative
+ * elements added into two big integers, the smaller taken from the larger,
+ * rounded once by C's own conversion; its bits (float's zero-extended).
+ * test_nan_bits: whether such bits are a NaN. test_exact_input: random
+ * data of each kind (test_exact_kind_name names them). */
+uint64_t test_exact_reference(clprim_type type, const void *data, size_t n);
+int test_nan_bits(clprim_type type, uint64_t bits);
+enum test_exact_kind {
+  TEST_EX_UNIFORM,
+  TEST_EX_WIDE,
+  TEST_EX_CANCEL,
+  TEST_EX_SUBNORMAL,
+  TEST_EX_HUGE,
+  TEST_EX_KINDS
+};
+extern const char *const test_exact_kind_name[TEST_EX_KINDS];
+void test_exact_input(clprim_type type, void *data, size_t n, enum test_exact_kind kind);
 /* A buffer of `bytes` in another OpenCL context on ctx's device (the calls
  * must answer CL_INVALID_CONTEXT); the buffer holds that context, so
  * clReleaseMemObject frees both. */

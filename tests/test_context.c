@@ -1215,8 +1215,11 @@ static void test_prebuild(void **state) {
     clReleaseMemObject(seg);
   }
   TEST_OK(clprim_reduce_by_key(ctx, n, CLPRIM_INT32, clprim_buf(in), CLPRIM_INT32,
-                               clprim_buf(values), clprim_buf(out), clprim_buf(out2), NULL,
+                               clprim_buf(values), 0, clprim_buf(out), clprim_buf(out2), NULL,
                                clprim_buf(NULL)));
+  TEST_OK(clprim_reduce_by_key(ctx, n, CLPRIM_INT32, clprim_buf(in), CLPRIM_FLOAT,
+                               clprim_buf(values), CLPRIM_EXACT, clprim_buf(out),
+                               clprim_buf(out2), NULL, clprim_buf(NULL)));
   printf("prebuild: the calls after it took %.1f s\n", (test_now_ms() - t1) / 1e3);
   /* Programs are kept newest first: name what the calls had to build. */
   const struct clprim_program_entry *e = ctx->programs;

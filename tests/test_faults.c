@@ -607,7 +607,7 @@ static void setup_rbk(struct fx *f) {
 }
 static clprim_status call_rbk(struct fx *f) {
   return clprim_reduce_by_key(f->ctx, f->n, CLPRIM_UINT32, clprim_buf(f->in[0]), CLPRIM_UINT32,
-                              clprim_buf(f->in[1]), clprim_buf(f->out[0]), clprim_buf(f->out[1]),
+                              clprim_buf(f->in[1]), 0, clprim_buf(f->out[0]), clprim_buf(f->out[1]),
                               HOST_COUNT(f), clprim_buf(f->out[2]));
 }
 static const char *verify_rbk(struct fx *f) {
@@ -617,6 +617,42 @@ static const char *verify_rbk(struct fx *f) {
     uint32_t sum = 0;
     for (; i < f->n && u32(f->data)[i] == key; ++i) sum += u32(f->ref)[i];
     if (u32(f->got[0])[c] != key || u32(f->got[1])[c] != sum) return "wrong key or sum";
+    ++c;
+  }
+  if (*HOST_COUNT(f) != c || u64(f->got[2])[0] != c) return "wrong count";
+  return NULL;
+}
+
+/* CLPRIM_EXACT over runs: float integers below 2^24 with random signs, each
+ * run's exact sum an integer that C's conversion rounds once. f->ref: the
+ * keys (runs up to 300 long). */
+static void setup_rbk_exact(struct fx *f) {
+  f->n = 5000 + test_rand() % 9000;
+  f->ref = runs_u32(f->n, 300);
+  f->data = malloc(f->n * 4);
+  assert_non_null(f->data);
+  for (size_t i = 0; i < f->n; ++i)
+    f32(f->data)[i] = (float)((int32_t)(test_rand() % (1u << 24)) * (test_rand() % 2 ? -1 : 1));
+  fx_in(f, f->n * 4, f->ref);
+  fx_in(f, f->n * 4, f->data);
+  fx_out(f, f->n * 4);
+  fx_out(f, f->n * 4);
+  fx_out(f, 8);
+}
+static clprim_status call_rbk_exact(struct fx *f) {
+  return clprim_reduce_by_key(f->ctx, f->n, CLPRIM_UINT32, clprim_buf(f->in[0]), CLPRIM_FLOAT,
+                              clprim_buf(f->in[1]), CLPRIM_EXACT, clprim_buf(f->out[0]),
+                              clprim_buf(f->out[1]), HOST_COUNT(f), clprim_buf(f->out[2]));
+}
+static const char *verify_rbk_exact(struct fx *f) {
+  uint64_t c = 0;
+  for (size_t i = 0; i < f->n;) {
+    const uint32_t key = u32(f->ref)[i];
+    int64_t sum = 0;
+    for (; i < f->n && u32(f->ref)[i] == key; ++i) sum += (int64_t)f32(f->data)[i];
+    const float want = (float)sum;
+    if (u32(f->got[0])[c] != key) return "wrong key";
+    if (memcmp(f->got[1] + c * 4, &want, 4) != 0) return "wrong exact sum";
     ++c;
   }
   if (*HOST_COUNT(f) != c || u64(f->got[2])[0] != c) return "wrong count";
@@ -1047,6 +1083,7 @@ static const struct fault_case cases[] = {
     {"histogram_keys", 0, setup_histogram_keys, call_histogram_keys, verify_histogram_keys},
     {"reduce_by_key_dense", 0, setup_dense, call_dense, verify_dense},
     {"reduce_by_key", 1, setup_rbk, call_rbk, verify_rbk},
+    {"reduce_by_key_exact", 1, setup_rbk_exact, call_rbk_exact, verify_rbk_exact},
     {"unique", 0, setup_unique, call_unique, verify_unique},
     {"unique_by_key", 1, setup_unique, call_unique_by_key, verify_unique_by_key},
     {"run_length_encode", 1, setup_unique, call_rle, verify_rle},
@@ -1182,7 +1219,8 @@ static int cpu_shaped(const struct fault_case *c) {
                                       "reduce_sum",    "reduce_sum_exact",
                                       "segmented_sum", "select",
                                       "partition3",    "histogram_even",
-                                      "reduce_by_key", "reduce_by_key_dense",
+                                      "reduce_by_key", "reduce_by_key_exact",
+                                      "reduce_by_key_dense",
                                       "quantiles",     "topk",
                                       "topk_general",  "argsort",
                                       "equal_range",   "merge_pairs",

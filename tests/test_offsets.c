@@ -638,9 +638,13 @@ static void fam_reduce_by_key(struct run *r) {
               *uniq = dbuf_out(r, 4, n), *sums = dbuf_out(r, es, n), *cnt = dbuf_out(r, 8, 1);
   uint64_t count;
   memset(&count, SENTINEL, sizeof count);
+  /* float and double: every other run with CLPRIM_EXACT (bits against the
+   * exact reference) */
+  const int exact_flag = is_float(t) && test_rand() % 2;
   if (call_done(r,
                 clprim_reduce_by_key(r->ctx, n, CLPRIM_INT32, kin->range, t, vin->range,
-                                     uniq->range, sums->range, &count, cnt->range),
+                                     exact_flag ? CLPRIM_EXACT : 0, uniq->range, sums->range,
+                                     &count, cnt->range),
                 CLPRIM_SUCCESS, "clprim_reduce_by_key")) {
     size_t segments = 0;
     for (size_t i = 0; i < n; ++i) segments += i == 0 || keys[i] != keys[i - 1];
@@ -661,7 +665,10 @@ static void fam_reduce_by_key(struct run *r) {
           isum += (uint32_t)load(x, es, j);
       }
       check_u64(r, "a segment's key", load(gk, 4, s), (uint32_t)keys[i]);
-      if (is_float(t))
+      if (exact_flag)
+        check_u64(r, "a segment's exact sum", load(gs, es, s),
+                  test_exact_reference(t, (const unsigned char *)x + i * es, j - i));
+      else if (is_float(t))
         check_close(r, "sums", s, num(t, gs, s), exact, abs_sum, (double)(j - i) + 2.0);
       else
         check_u64(r, "a segment's sum", load(gs, 4, s), isum);

@@ -354,7 +354,7 @@ static void test_long_lived_context(void **state) {
     TEST_OK(clprim_select(ctx, n, CLPRIM_INT32, clprim_buf(in), &pred, 0, clprim_buf(out),
                           clprim_buf(NULL), &count, clprim_buf(NULL)));
     TEST_OK(clprim_reduce_by_key(ctx, n, CLPRIM_INT32, clprim_buf(in), CLPRIM_INT32,
-                                 clprim_buf(values), clprim_buf(out), clprim_buf(out2), &count,
+                                 clprim_buf(values), 0, clprim_buf(out), clprim_buf(out2), &count,
                                  clprim_buf(NULL)));
     TEST_OK(
         clprim_nth_element(ctx, n, CLPRIM_INT32, clprim_buf(in), n / 2, 0, &v, clprim_buf(NULL)));

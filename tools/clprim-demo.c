@@ -172,7 +172,7 @@ int main(int argc, char **argv) {
   uint64_t stations = 0;
   t0 = now_ms();
   st = clprim_reduce_by_key(ctx, n, CLPRIM_INT32, clprim_buf(key_buf), CLPRIM_FLOAT,
-                            clprim_buf(in), clprim_buf(out), clprim_buf(out2), &stations,
+                            clprim_buf(in), 0, clprim_buf(out), clprim_buf(out2), &stations,
                             clprim_buf(NULL));
   right = st == CLPRIM_SUCCESS && stations == n / 1000 &&
           clEnqueueReadBuffer(q, out2, CL_TRUE, 0, stations * 4, got, 0, NULL, NULL) == CL_SUCCESS;

@@ -141,7 +141,7 @@ static clprim_status pairs32(clprim_context *c, void *arg) {
 static clprim_status rbk32(clprim_context *c, void *arg) {
   struct data *d = arg;
   return clprim_reduce_by_key(c, d->n, CLPRIM_UINT32, clprim_buf(d->runs32), CLPRIM_INT32,
-                              clprim_buf(d->u32), clprim_buf(d->out), clprim_buf(d->out2),
+                              clprim_buf(d->u32), 0, clprim_buf(d->out), clprim_buf(d->out2),
                               &d->count, NONE);
 }
 static clprim_status sbk32(clprim_context *c, void *arg) {

@@ -409,31 +409,45 @@ CLPRIM_INLINE int exact_team_try(const struct exact_item *it, uint lane, uint te
   return ok;
 }
 
-/* The exact sum of in[b, e) rounded once, by a team (as exact_team_try
- * has them; every work-item of the work-group calls it, with its team's
- * range, words acc, flag word and tree slices): the bits in lane 0 (and
- * in every lane where the fast path took it). Each lane adds b + lane,
- * b + lane + team, ... with four loads in flight; the words are read
- * before it returns, so a team may call it again at once. */
-CLPRIM_INLINE EXACT_RESULT_BITS exact_team_range(EXACT_ACC *acc, volatile __local uint *flags,
-                                                 __local EXACT_E *tree_hi,
-                                                 __local EXACT_E *tree_lo,
-                                                 __global const T *in, ulong b, ulong e,
-                                                 uint lane, uint team) {
+/* ---- Ranges and records by teams: team t of `team` work-items (work-items
+ * t team .. t team + team - 1, lane = the work-item's place in it) sums its
+ * own range into its own words (acc, flags: the team's, one of
+ * EXACT_LOCAL_TEAMS, and its flag word), as the exact segmented sum and
+ * the exact reduce-by-key over runs use them. Every work-item of the
+ * work-group calls these (they hold barriers), with its team's arguments,
+ * and may call one again at once (the words are read before they
+ * return). On the cpu path (WG = 1) a work-item's own sums. */
+
+/* The team's words and flags cleared, then in[b, e) into the members'
+ * expansions (lane l adds b + l, b + l + team, ..., four loads in flight). */
+CLPRIM_INLINE void exact_team_items(EXACT_ACC *acc, volatile __local uint *flags,
+                                    __global const T *in, ulong b, ulong e, uint lane,
+                                    uint team, struct exact_item *it) {
   exact_clear_by(acc, lane, team);
   if (lane == 0) *flags = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
-  struct exact_item it;
-  exact_item_init(&it);
+  exact_item_init(it);
   ulong i = b + lane;
   for (; i + 3 * team < e; i += 4 * team) {
     T v[4];
 #pragma unroll
     for (int k = 0; k < 4; ++k) v[k] = in[i + k * team];
 #pragma unroll
-    for (int k = 0; k < 4; ++k) exact_item_add(&it, acc, v[k]);
+    for (int k = 0; k < 4; ++k) exact_item_add(it, acc, v[k]);
   }
-  for (; i < e; i += team) exact_item_add(&it, acc, in[i]);
+  for (; i < e; i += team) exact_item_add(it, acc, in[i]);
+}
+
+/* The exact sum of in[b, e) rounded once: the bits in lane 0 (and in every
+ * lane where the fast path took it). tree_hi / tree_lo: the team's slices
+ * of the tree (exact_team_try). */
+CLPRIM_INLINE EXACT_RESULT_BITS exact_team_range(EXACT_ACC *acc, volatile __local uint *flags,
+                                                 __local EXACT_E *tree_hi,
+                                                 __local EXACT_E *tree_lo,
+                                                 __global const T *in, ulong b, ulong e,
+                                                 uint lane, uint team) {
+  struct exact_item it;
+  exact_team_items(acc, flags, in, b, e, lane, team, &it);
   EXACT_RESULT_BITS bits = 0;
   const int fast = exact_team_try(&it, lane, team, flags, tree_hi, tree_lo, &bits);
   if (!fast) exact_item_flush_terms(&it, acc); /* the words' path */
@@ -444,6 +458,73 @@ CLPRIM_INLINE EXACT_RESULT_BITS exact_team_range(EXACT_ACC *acc, volatile __loca
     bits = exact_round(word, *flags);
   }
   barrier(CLK_LOCAL_MEM_FENCE); /* the words are read before the next range clears them */
+  return bits;
+}
+
+/* The work-group's exact sum of in[b, e) as one record
+ * (EXACT_RECORD(EXACT_W) words: the normalised words, then the flags),
+ * written by work-item 0: a part of a sum that exact_wg_fold finishes. */
+CLPRIM_INLINE void exact_wg_range_record(EXACT_ACC *acc, volatile __local uint *flags,
+                                         __global const T *in, ulong b, ulong e,
+                                         __global long *record) {
+  struct exact_item it;
+  exact_team_items(acc, flags, in, b, e, get_local_id(0), WG, &it);
+  exact_item_end(&it, acc, flags);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (get_local_id(0) == 0) {
+    long word[EXACT_W];
+    for (int w = 0; w < EXACT_W; ++w) word[w] = exact_word(acc, w);
+    exact_normalise(word);
+    for (int w = 0; w < EXACT_W; ++w) record[w] = word[w];
+    record[EXACT_W] = *flags;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* The slices of exact_wg_fold: work-item j adds word j % EXACT_W of the
+ * records j / EXACT_W, + EXACT_FOLD_SLICES, ... Declare its scratch as
+ * __local long name[EXACT_FOLD_PARTS]. */
+#define EXACT_FOLD_SLICES (WG > EXACT_W ? WG / EXACT_W : 1)
+#define EXACT_FOLD_PARTS (EXACT_FOLD_SLICES * EXACT_W)
+
+/* The sum of record `first` and the `count` records from `rest` (each
+ * EXACT_RECORD(EXACT_W) words, normalised) rounded once: the bits in
+ * work-item 0 (the others get 0). Below 2^31 records. */
+CLPRIM_INLINE EXACT_RESULT_BITS exact_wg_fold(__global const long *first,
+                                              __global const long *rest, ulong count,
+                                              __local long *part, volatile __local uint *flags) {
+  const uint lid = get_local_id(0);
+  if (lid == 0) *flags = (uint)first[EXACT_W];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint f = 0;
+  for (ulong g = lid; g < count; g += WG) f |= (uint)rest[g * EXACT_RECORD(EXACT_W) + EXACT_W];
+#if WG == 1
+  *flags |= f;
+#else
+  if (f != 0) atomic_or(flags, f);
+#endif
+  /* part[slice * EXACT_W + w] (slice and w counted up, not divided out:
+   * Oclgrind's uninitialised-value check stops at the freeze that LLVM puts
+   * before a division and remainder of the same number) */
+  uint slice = 0, w = lid;
+  while (w >= EXACT_W) w -= EXACT_W, ++slice;
+  for (uint j = lid; j < EXACT_FOLD_PARTS; j += WG) { /* j = slice * EXACT_W + w */
+    long s = slice == 0 ? first[w] : 0;
+    for (ulong g = slice; g < count; g += EXACT_FOLD_SLICES)
+      s += rest[g * EXACT_RECORD(EXACT_W) + w];
+    part[j] = s;
+    for (w += WG; w >= EXACT_W; w -= EXACT_W) ++slice;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  EXACT_RESULT_BITS bits = 0;
+  if (lid == 0) {
+    long word[EXACT_W];
+    for (int v = 0; v < EXACT_W; ++v) word[v] = 0;
+    for (int p = 0; p < EXACT_FOLD_SLICES; ++p)
+      for (int v = 0; v < EXACT_W; ++v) word[v] += part[p * EXACT_W + v];
+    bits = exact_round(word, *flags);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE); /* part and flags are read before the next fold */
   return bits;
 }
 

@@ -104,7 +104,8 @@ extern "C" {
  *   clprim_mpi_reduce_sum takes them after `in` too; clprim_segmented_sum
  *   takes flags before `out`, as clprim_segmented_max;
  *   clprim_scan_exclusive and clprim_scan_inclusive take flags after `in`
- *   (0, or CLPRIM_EXACT for exact float and double scans).
+ *   (0, or CLPRIM_EXACT for exact float and double scans);
+ *   clprim_reduce_by_key takes flags after `values` (0 or CLPRIM_EXACT).
  *   clprim_sort_pairs and clprim_segmented_sort_pairs take a value type,
  *   as the by-key calls do (0.2: a size in bytes, 4 or 8).
  *   Every create call takes its handle first, as clprim_context_create:
@@ -1006,13 +1007,24 @@ CLPRIM_API clprim_status clprim_histogram_even(clprim_context *ctx, size_t n, cl
  * in order (docs/ACCURACY.md). n = 0 gives a count of 0. Writes in steps
  * (see the top of this file): the tiles' sums, then the fix-up of the runs
  * that span tiles and the count.
+ * flags: 0, or CLPRIM_EXACT (float and double values): each segment's sum
+ * is the exact sum of its values rounded once, as clprim_reduce_sum gives
+ * it, the same bits on every device, path and work-group size. Written in
+ * steps too: the keys and the count (the runs, found as clprim_unique_by_key
+ * finds them), then the sums. A team of work-items sums each segment of up
+ * to 2^16 elements, several work-groups a longer one; each segment costs a
+ * rounding, so many short segments cost far more than without the flag
+ * (docs/ACCURACY.md).
  * @return : CLPRIM_SUCCESS once the work is enqueued (and the count read when
- *           count is given); CLPRIM_ERROR_SIZE_TOO_LARGE. */
+ *           count is given); CLPRIM_ERROR_SIZE_TOO_LARGE;
+ *           CLPRIM_ERROR_INVALID_ARGUMENT also for unknown flags or
+ *           CLPRIM_EXACT with an integer value_type. */
 CLPRIM_API clprim_status clprim_reduce_by_key(clprim_context *ctx, size_t n,
                                               clprim_type key_type, clprim_buffer keys,
                                               clprim_type value_type, clprim_buffer values,
-                                              clprim_buffer unique_keys, clprim_buffer sums,
-                                              uint64_t *count, clprim_buffer count_out);
+                                              unsigned flags, clprim_buffer unique_keys,
+                                              clprim_buffer sums, uint64_t *count,
+                                              clprim_buffer count_out);
 
 /* ------------------------------------------------------------------ runs */
 

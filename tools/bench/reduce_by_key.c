@@ -9,6 +9,7 @@
 
 struct rbk_arg {
   int runs; /* 0 reduce_by_key_dense, 1 reduce_by_key */
+  unsigned flags; /* reduce_by_key: 0 or CLPRIM_EXACT */
   clprim_type type;
   cl_mem keys, values, out_a, out_b, count;
   size_t n, num_keys;
@@ -19,7 +20,7 @@ static clprim_status call_rbk(clprim_context *ctx, void *p) {
   const clprim_buffer keys = clprim_buf(a->keys), values = clprim_buf(a->values);
   const clprim_buffer out_a = clprim_buf(a->out_a), none = clprim_buf(NULL);
   if (a->runs)
-    return clprim_reduce_by_key(ctx, a->n, CLPRIM_INT32, keys, a->type, values, out_a,
+    return clprim_reduce_by_key(ctx, a->n, CLPRIM_INT32, keys, a->type, values, a->flags, out_a,
                                 clprim_buf(a->out_b), NULL, clprim_buf(a->count));
   return clprim_reduce_by_key_dense(ctx, a->n, CLPRIM_INT32, keys, a->type, values, a->num_keys, 0,
                                     out_a, none, NULL, none);
@@ -27,11 +28,14 @@ static clprim_status call_rbk(clprim_context *ctx, void *p) {
 
 /* reduce_by_key_dense: int32 keys (random, sorted, partly sorted) into 2^20
  * keys, values of type; reduce_by_key: sorted int32 keys in min(n, 2^20)
- * runs, values of type. */
+ * runs, values of type; reduce_by_key_exact: the same runs with
+ * CLPRIM_EXACT, and one run of all n (a work-group sums it alone). */
 static void run_rbk(struct bench *b, clprim_type type, size_t n) {
   const size_t es = clprim_type_size(type), keys_many = (size_t)1 << 20;
   const int want_dense = bench_wants(b, "reduce_by_key_dense");
-  const int want_runs = bench_wants(b, "reduce_by_key");
+  const int want_exact = (type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE) &&
+                         bench_wants(b, "reduce_by_key_exact");
+  const int want_runs = bench_wants(b, "reduce_by_key") || want_exact;
   const int dense_ok = es == 4 || b->info->has_int64_atomics;
   if (want_dense && !dense_ok)
     bench_skipped(b, "reduce_by_key_dense", "2^20 keys", type, n,
@@ -66,9 +70,27 @@ static void run_rbk(struct bench *b, clprim_type type, size_t n) {
       a.runs = 1;
       snprintf(variant, sizeof variant, "2^%d sorted runs",
                bench_lg(n < keys_many ? n : keys_many));
-      bench_report_read(b, "reduce_by_key", variant, type, n, call_rbk, &a, read);
+      if (bench_wants(b, "reduce_by_key"))
+        bench_report_read(b, "reduce_by_key", variant, type, n, call_rbk, &a, read);
+      if (want_exact) {
+        a.flags = CLPRIM_EXACT;
+        bench_report_read(b, "reduce_by_key_exact", variant, type, n, call_rbk, &a, read);
+        a.flags = 0;
+      }
     }
     bench_release(b, a.keys);
+  }
+  if (want_exact) { /* one run: int32 keys all 0 */
+    uint32_t *zeros = bench_malloc(b, n * 4);
+    if (zeros) memset(zeros, 0, n * 4);
+    a.keys = zeros ? bench_buffer(b, n * 4, zeros) : NULL;
+    bench_free(b, zeros);
+    if (a.keys) {
+      a.runs = 1, a.flags = CLPRIM_EXACT;
+      bench_report_read(b, "reduce_by_key_exact", "one run", type, n, call_rbk, &a,
+                        bench_read_ms(b, a.keys, n * 4) + read_values);
+      bench_release(b, a.keys);
+    }
   }
   bench_release(b, a.values);
   bench_release(b, a.out_a);
@@ -109,6 +131,38 @@ static int check_reduce_by_key_dense(struct bench_check *c) {
   return memcmp(sums, want, sizeof want) == 0;
 }
 
+/* CLPRIM_EXACT over the runs of sorted keys below 1000: float integers
+ * below 2^24 with random signs, each run's exact sum an integer that C's
+ * conversion rounds once. */
+static int check_reduce_by_key_exact(struct bench_check *c) {
+  const size_t n = c->n;
+  uint32_t *keys = check_keys(c, 1000, 1), *unique = check_host(c, n * 4 + 4);
+  float *x = check_host(c, n * 4 + 4), *sums = check_host(c, n * 4 + 4);
+  if (!keys || !unique || !x || !sums) return 0;
+  for (size_t i = 0; i < n; ++i)
+    x[i] = (float)((int64_t)(c->host[i] & 0xFFFFFFu) * ((c->host[i] >> 30) & 1 ? -1 : 1));
+  struct rbk_arg a;
+  memset(&a, 0, sizeof a);
+  a.runs = 1, a.flags = CLPRIM_EXACT, a.type = CLPRIM_FLOAT, a.n = n;
+  a.keys = check_buffer(c, n * 4 + 4, keys), a.values = check_buffer(c, n * 4 + 4, x);
+  a.out_a = check_buffer(c, n * 4 + 4, NULL), a.out_b = check_buffer(c, n * 4 + 4, NULL);
+  a.count = check_buffer(c, 8, NULL);
+  uint64_t count = 0;
+  if (!a.keys || !a.values || !a.out_a || !a.out_b || !a.count ||
+      !check_ok(c, call_rbk(c->ctx, &a)) || !check_read(c, a.count, 8, &count) || count > n ||
+      !check_read(c, a.out_a, count * 4, unique) || !check_read(c, a.out_b, count * 4, sums))
+    return 0;
+  uint64_t run = 0;
+  for (size_t i = 0; i < n; ++run) {
+    int64_t sum = 0;
+    const size_t head = i;
+    while (i < n && keys[i] == keys[head]) sum += (int64_t)x[i++];
+    const float want = (float)sum;
+    if (run >= count || unique[run] != keys[head] || memcmp(&sums[run], &want, 4) != 0) return 0;
+  }
+  return run == count;
+}
+
 /* Each run of the sorted keys: its key and the sum of its uint32 values. */
 static int check_reduce_by_key(struct bench_check *c) {
   uint32_t *keys, *unique, *sums;
@@ -131,13 +185,17 @@ static const struct bench_op ops[] = {
      check_reduce_by_key_dense},
     {"reduce_by_key", 0x3Fu, "sorted int32 keys in min(n, 2^20) runs, values of the type",
      check_reduce_by_key},
+    {"reduce_by_key_exact", 0x30u,
+     "as reduce_by_key with CLPRIM_EXACT (each run's exact sum, rounded once), float and\n"
+     "                       double; also one run of all n",
+     check_reduce_by_key_exact},
 };
 
 static clprim_status startup_reduce_by_key(const struct bench_startup_inputs *in) {
   uint64_t count;
   return clprim_reduce_by_key(in->ctx, in->n, CLPRIM_INT32, clprim_buf(in->keys), CLPRIM_FLOAT,
-                              clprim_buf(in->in), clprim_buf(in->out), clprim_buf(in->out2), &count,
-                              clprim_buf(NULL));
+                              clprim_buf(in->in), 0, clprim_buf(in->out), clprim_buf(in->out2),
+                              &count, clprim_buf(NULL));
 }
 
 static clprim_status startup_reduce_by_key_dense(const struct bench_startup_inputs *in) {
@@ -151,8 +209,9 @@ static const struct bench_startup startup[] = {
 
 const struct bench_family bench_reduce_by_key = {
     "reduce_by_key", ops, BENCH_COUNT(ops), run_rbk, startup, BENCH_COUNT(startup),
-    "runs: head counts -> scan -> per-tile reduce, fix-up across tiles; dense: the "
-    "histogram engine with sums",
+    "runs: head counts -> scan -> per-tile reduce, fix-up across tiles; exact: the runs "
+    "compacted, a team a run, longer runs in pieces and folded; dense: the histogram engine "
+    "with sums",
     NULL,
     "runs: a work-item per contiguous share (heads, scan, reduce), fix-up across shares; "
-    "dense: the histogram engine"};
+    "exact: a work-item a run; dense: the histogram engine"};

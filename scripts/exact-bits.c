@@ -4,7 +4,7 @@
  *
  *   ./exact-bits gen FILE [SEED]   writes the input file: for float, then
  *                                  double, KINDS blocks of BLOCK elements
- *   ./exact-bits run FILE > OUT    sums and scans every block with
+ *   ./exact-bits run FILE > OUT    sums, sums by key and scans every block with
  *                                  CLPRIM_EXACT on every path the device runs
  *                                  ($CLPRIM_DEVICE) and prints one line per
  *                                  result (an array's: its hash)
@@ -156,6 +156,14 @@ static int sums(clprim_context *ctx, const unsigned char *data) {
   cl_mem out = clCreateBuffer(cl, CL_MEM_READ_WRITE, segs * 8, NULL, &err);
   unsigned char *host = malloc(segs * 8), *scanned = malloc(BLOCK * 8);
   cl_mem scan = clCreateBuffer(cl, CL_MEM_READ_WRITE, BLOCK * 8, NULL, &err);
+  /* the keys of reduce_by_key: runs of 1 to 96 elements and some of 5000 */
+  uint32_t *key = malloc(BLOCK * 4);
+  for (size_t i = 0, run = 0; i < BLOCK; ++run)
+    for (size_t len = run % 40 == 39 ? 5000 : 1 + run % 96; len > 0 && i < BLOCK; --len)
+      key[i++] = (uint32_t)run;
+  cl_mem keys = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, BLOCK * 4, key, &err);
+  cl_mem unique = clCreateBuffer(cl, CL_MEM_READ_WRITE, BLOCK * 4, NULL, &err);
+  free(key);
   size_t offset = 0;
   for (clprim_type t = CLPRIM_FLOAT; t <= CLPRIM_DOUBLE; ++t) {
     const size_t es = clprim_type_size(t);
@@ -183,6 +191,15 @@ static int sums(clprim_context *ctx, const unsigned char *data) {
                   : CLPRIM_SUCCESS);
         put(inclusive ? "scan_inclusive" : "scan_exclusive", t, kind, BLOCK, scanned, BLOCK);
       }
+      uint64_t runs = 0;
+      CHECK(clprim_reduce_by_key(ctx, BLOCK, CLPRIM_UINT32, clprim_buf(keys), t, clprim_buf(in),
+                                 CLPRIM_EXACT, clprim_buf(unique), clprim_buf(scan), &runs,
+                                 clprim_buf(NULL)));
+      CHECK(clEnqueueReadBuffer(q, scan, CL_TRUE, 0, runs * es, scanned, 0, NULL, NULL) !=
+                    CL_SUCCESS
+                ? CLPRIM_ERROR_INVALID_ARGUMENT
+                : CLPRIM_SUCCESS);
+      put("reduce_by_key", t, kind, BLOCK, scanned, runs);
       clprim_pipeline *pipe;
       CHECK(clprim_pipeline_create(&pipe, ctx, 1, &t));
       CHECK(clprim_pipeline_map(pipe, t, t == CLPRIM_FLOAT ? "a * 3.0f" : "a * 3.0"));
@@ -202,6 +219,8 @@ static int sums(clprim_context *ctx, const unsigned char *data) {
   clReleaseMemObject(e);
   clReleaseMemObject(out);
   clReleaseMemObject(scan);
+  clReleaseMemObject(keys);
+  clReleaseMemObject(unique);
   free(scanned);
   free(begins);
   free(ends);

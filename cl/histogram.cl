@@ -721,6 +721,143 @@ hist_part_local(__global const ushort *part_bins, __global const V_T *part_value
 }
 #endif
 
+/* ------------------------------------------- exact sums (CLPRIM_EXACT) */
+/* Dense reduce-by-key with CLPRIM_EXACT (-DHIST_EXACT, with -DT=V_T,
+ * -DT_BITS and the exact accumulator's options; internal/exact.h): each
+ * key's sum kept exactly in a record of 32-bit digits and rounded once.
+ *  - hist_exact_global: the records of keys [k0, k1) in global memory,
+ *    cleared by hist_zero; each element's digits (at most 3) go to its
+ *    key's record with global atomics (64-bit, or 32-bit pairs with a
+ *    carry), its flags with an atomic only when a bit is new;
+ *  - hist_exact_local (keys that fit in local memory, k0 = 0, k1 = bins):
+ *    each work-group adds its elements to per-key words in local memory,
+ *    then adds each key's nonzero words to the global records;
+ *  - hist_exact_normalise: each record's carries normalised, between
+ *    passes over 2^31 - 1 elements or fewer (internal/exact.h: a word
+ *    takes a digit from each element at most);
+ *  - hist_exact_round: each record rounded once into sums[k0 + k].
+ * Work-group g takes the g-th contiguous share of elements [first, end),
+ * its work-item l the elements l, l + WG, ... (loads coalesced). Keys out
+ * of range are counted when count_outside is set (one pass of several). */
+#ifdef HIST_EXACT
+#include "internal/exact.h"
+
+/* Work-group g's share [*b, *e) of [first, end). */
+CLPRIM_INLINE void exact_share(ulong first, ulong end, ulong *b, ulong *e) {
+  const ulong groups = get_num_groups(0), len = end - first;
+  const ulong per = ((len + groups - 1) / groups + WG - 1) / WG * WG;
+  *b = min(end, first + (ulong)get_group_id(0) * per);
+  *e = min(end, *b + per);
+}
+
+#define EXACT_KERNEL_ARGS                                                                          \
+  __global const X_T *in, __global const V_T *values, ulong first, ulong end, uint bins, uint k0,  \
+      uint k1, __global uint *records, __global uint *counts, __global uint *outside,              \
+      uint count_outside
+
+#ifdef KERNEL_hist_exact_global
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+hist_exact_global(EXACT_KERNEL_ARGS) {
+  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
+  ulong b, e;
+  exact_share(first, end, &b, &e);
+  uint invalid = 0;
+  for (ulong i = b + get_local_id(0); i < e; i += WG) {
+    const uint key = as_uint(in[i]);
+    if (key >= bins) {
+      ++invalid;
+      continue;
+    }
+    if (key < k0 || key >= k1) continue;
+    if (HAS_COUNTS) atomic_inc(&counts[key]);
+    EXACT_E x;
+    const uint f = exact_element(values[i], &x);
+    __global uint *rec = records + (ulong)(key - k0) * EXACT_GRECORD;
+    exact_gflags_add(rec, f);
+    if (x != (EXACT_E)0) exact_gflush(rec, x);
+  }
+  if (count_outside) flush_outside(invalid, 0, 0, scratch, outside);
+}
+#endif
+
+#ifdef KERNEL_hist_exact_local
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+hist_exact_local(EXACT_KERNEL_ARGS, __local EXACT_LWORD *words, __local uint *key_flags,
+                 __local uint *key_counts) {
+  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
+  (void)k0, (void)k1;
+  const uint lid = (uint)get_local_id(0);
+  for (uint j = lid; j < bins * EXACT_LSTRIDE; j += WG) words[j] = 0;
+  for (uint k = lid; k < bins; k += WG) key_flags[k] = 0u, key_counts[k] = 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  ulong b, e;
+  exact_share(first, end, &b, &e);
+  uint invalid = 0;
+  for (ulong i = b + lid; i < e; i += WG) {
+    const uint key = as_uint(in[i]);
+    if (key >= bins) {
+      ++invalid;
+      continue;
+    }
+#if WG == 1
+    if (HAS_COUNTS) key_counts[key] += 1u;
+#else
+    if (HAS_COUNTS) atomic_inc(&key_counts[key]);
+#endif
+    EXACT_E x;
+    const uint f = exact_element(values[i], &x);
+    exact_lflags_add(&key_flags[key], f);
+    if (x != (EXACT_E)0) exact_flush((EXACT_ACC *)(words + key * EXACT_LSTRIDE), x);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  /* A work-item a key: the nonzero words (not normalised: raw sums of
+   * digits, as the global kernel's) to the key's record. */
+  for (uint k = lid; k < bins; k += WG) {
+    const uint f = key_flags[k];
+    if (f == 0u) continue;
+    __global uint *rec = records + (ulong)k * EXACT_GRECORD;
+    EXACT_ACC *acc = (EXACT_ACC *)(words + k * EXACT_LSTRIDE);
+    for (int w = 0; w < EXACT_W; ++w) {
+      const long d = exact_word(acc, w);
+      if (d != 0) exact_gadd(rec, w, d);
+    }
+    exact_gflags_add(rec, f);
+    if (HAS_COUNTS) atomic_add(&counts[k], key_counts[k]);
+  }
+  if (count_outside) flush_outside(invalid, 0, 0, scratch, outside);
+}
+#endif
+
+#ifdef KERNEL_hist_exact_normalise
+__kernel void hist_exact_normalise(__global uint *records, uint keys) {
+  for (uint k = get_global_id(0); k < keys; k += get_global_size(0)) {
+    __global uint *rec = records + (ulong)k * EXACT_GRECORD;
+    long word[EXACT_W];
+    for (int w = 0; w < EXACT_W; ++w) word[w] = exact_gword(rec, w);
+    exact_normalise(word);
+    for (int w = 0; w < EXACT_W; ++w) exact_gword_set(rec, w, word[w]);
+  }
+}
+#endif
+
+#ifdef KERNEL_hist_exact_round
+__kernel void hist_exact_round(__global const uint *records, uint k0, uint keys,
+                               __global V_T *sums) {
+  for (uint k = get_global_id(0); k < keys; k += get_global_size(0)) {
+    __global const uint *rec = records + (ulong)k * EXACT_GRECORD;
+    const uint f = rec[EXACT_GFLAGS];
+    EXACT_RESULT_BITS bits = 0; /* no element: +0 */
+    if (f != 0u) {
+      long word[EXACT_W];
+      for (int w = 0; w < EXACT_W; ++w) word[w] = exact_gword(rec, w);
+      bits = exact_round(word, f);
+    }
+    sums[k0 + k] = CLPRIM_CAT(as_, T)(bits);
+  }
+}
+#endif
+#endif /* HIST_EXACT */
+
 /* Zeroes the first a_words, b_words, c_words 32-bit words of a, b, c (the
  * outputs and the outside counters before the atomics), in one launch; a
  * kernel rather than clEnqueueFillBuffer, whose bytes Oclgrind's checks see

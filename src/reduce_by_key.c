@@ -45,8 +45,9 @@ clprim_status clprim_reduce_by_key_dense(clprim_context *ctx, size_t n, clprim_t
   c.values_range = values, c.n = n, c.bins = num_keys, c.sums_range = sums;
   c.counts_range = counts, c.outside = invalid, c.outside_range = invalid_out;
   c.outside_words = 1, c.keep_subnormals = (flags & CLPRIM_SUMS_KEEP_SUBNORMALS) != 0;
+  c.exact = (flags & CLPRIM_EXACT) != 0;
   CLPRIM_CHECK(clprim__call_begin(ctx, "reduce_by_key_dense"));
-  clprim_status st = clprim__check_flags(ctx, flags, CLPRIM_SUMS_KEEP_SUBNORMALS);
+  clprim_status st = clprim__check_flags(ctx, flags, CLPRIM_SUMS_KEEP_SUBNORMALS | CLPRIM_EXACT);
   if (st == CLPRIM_SUCCESS && !values.mem) st = clprim__invalid(ctx, "values is required");
   if (st == CLPRIM_SUCCESS && !sums.mem) st = clprim__invalid(ctx, "sums is required");
   if (st == CLPRIM_SUCCESS) st = clprim__histogram(ctx, &c);

@@ -1,5 +1,6 @@
 #include "common.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -396,3 +397,156 @@ int test_skip_path(unsigned p) {
 }
 
 const char *test_path_of(const clprim_context *ctx) { return clprim_path_name(ctx->info.path); }
+
+/* ------------------------------------------------ exact sums' reference */
+
+static void exact_set(clprim_type t, void *p, size_t i, double v) {
+  if (t == CLPRIM_FLOAT)
+    ((float *)p)[i] = (float)v;
+  else
+    ((double *)p)[i] = v;
+}
+
+/* The reference of CLPRIM_EXACT, written apart from the device's method:
+ * the positive and the negative elements added into two unsigned big
+ * integers (32-bit limbs, weight 2^(32 l - 1074 or - 149)), the smaller
+ * taken from the larger, the top 64 bits with the rest OR-ed into the
+ * lowest (round to odd), converted by C's own rounding and scaled. */
+#define REF_LIMBS 72
+struct big {
+  uint32_t limb[REF_LIMBS];
+};
+
+static void big_add_bits(struct big *b, uint64_t m, int pos) {
+  for (int l = pos / 32, r = pos % 32; m != 0 || r < 0; ++l) {
+    const uint64_t part = r >= 0 ? (m << r) & 0xFFFFFFFFu : 0;
+    m = r > 0 ? m >> (32 - r) : m >> 32;
+    r = 0;
+    uint64_t carry = part;
+    for (int k = l; carry != 0; ++k) {
+      assert_true(k < REF_LIMBS);
+      const uint64_t v = (uint64_t)b->limb[k] + carry;
+      b->limb[k] = (uint32_t)v;
+      carry = v >> 32;
+    }
+  }
+}
+
+static int big_cmp(const struct big *a, const struct big *b) {
+  for (int l = REF_LIMBS - 1; l >= 0; --l)
+    if (a->limb[l] != b->limb[l]) return a->limb[l] < b->limb[l] ? -1 : 1;
+  return 0;
+}
+
+static void big_sub(struct big *a, const struct big *b) { /* a -= b, a >= b */
+  int64_t borrow = 0;
+  for (int l = 0; l < REF_LIMBS; ++l) {
+    int64_t v = (int64_t)a->limb[l] - b->limb[l] - borrow;
+    borrow = v < 0;
+    a->limb[l] = (uint32_t)(v + (borrow ? ((int64_t)1 << 32) : 0));
+  }
+}
+
+int test_nan_bits(clprim_type t, uint64_t bits) {
+  return t == CLPRIM_FLOAT ? (bits & 0x7FFFFFFFu) > 0x7F800000u
+                           : (bits << 1) > 0xFFE0000000000000ull;
+}
+
+uint64_t test_exact_reference(clprim_type t, const void *p, size_t n) {
+  static struct big pos, neg;
+  memset(&pos, 0, sizeof pos);
+  memset(&neg, 0, sizeof neg);
+  int nan = 0, pinf = 0, ninf = 0, all_neg_zero = n > 0;
+  const int dbl = t == CLPRIM_DOUBLE;
+  for (size_t i = 0; i < n; ++i) {
+    const double x = test_value_f(t, p, i);
+    if (isnan(x)) nan = 1;
+    if (isinf(x)) x > 0 ? (pinf = 1) : (ninf = 1);
+    if (!(x == 0 && signbit(x))) all_neg_zero = 0;
+    if (!isfinite(x) || x == 0) continue;
+    /* x = m * 2^e exactly, m an integer below 2^53 */
+    int e;
+    const double f = frexp(fabs(x), &e);
+    uint64_t m = (uint64_t)ldexp(f, 53);
+    e -= 53;
+    const int base = dbl ? -1074 : -149;
+    while (e < base) { /* float subnormals: m's low bits are 0 */
+      assert_true((m & 1) == 0);
+      m >>= 1, ++e;
+    }
+    big_add_bits(x > 0 ? &pos : &neg, m, e - base);
+  }
+  if (nan || (pinf && ninf)) return dbl ? 0x7FF8000000000000ull : 0x7FC00000u;
+  if (pinf) return dbl ? 0x7FF0000000000000ull : 0x7F800000u;
+  if (ninf) return dbl ? 0xFFF0000000000000ull : 0xFF800000u;
+  const int c = big_cmp(&pos, &neg), negative = c < 0;
+  struct big *mag = negative ? &neg : &pos;
+  big_sub(mag, negative ? &pos : &neg);
+  int top = -1;
+  for (int l = REF_LIMBS - 1; l >= 0 && top < 0; --l)
+    if (mag->limb[l])
+      for (int b = 31; b >= 0 && top < 0; --b)
+        if (mag->limb[l] >> b & 1) top = 32 * l + b;
+  if (top < 0) {
+    if (all_neg_zero) return dbl ? 0x8000000000000000ull : 0x80000000u;
+    return 0;
+  }
+  /* The top 64 bits (or fewer), the rest OR-ed into bit 0. */
+  const int low = top >= 63 ? top - 63 : 0;
+  uint64_t w = 0;
+  int sticky = 0;
+  for (int b = top; b >= low; --b) w = w << 1 | (mag->limb[b / 32] >> (b % 32) & 1);
+  for (int b = 0; b < low; ++b) sticky |= mag->limb[b / 32] >> (b % 32) & 1;
+  w |= (uint64_t)sticky;
+  const int base = dbl ? -1074 : -149;
+  uint64_t bits;
+  if (dbl) {
+    double v = ldexp((double)w, low + base);
+    if (negative) v = -v;
+    memcpy(&bits, &v, 8);
+  } else {
+    float v = ldexpf((float)w, low + base);
+    if (negative) v = -v;
+    uint32_t b32;
+    memcpy(&b32, &v, 4);
+    bits = b32;
+  }
+  return bits;
+}
+
+const char *const test_exact_kind_name[TEST_EXACT_KINDS] = {"uniform [-1, 1)", "every exponent",
+                                                      "cancelling pairs", "subnormals",
+                                                      "near the largest"};
+
+void test_exact_input(clprim_type t, void *p, size_t n, enum test_exact_kind k) {
+  const int dbl = t == CLPRIM_DOUBLE;
+  const int emin = dbl ? -1074 : -149, emax = dbl ? 1023 : 127;
+  const double largest = dbl ? DBL_MAX : FLT_MAX;
+  for (size_t i = 0; i < n; ++i) {
+    const double sign = test_rand() % 2 ? -1.0 : 1.0, u = test_uniform();
+    double x;
+    switch (k) {
+    case TEST_EXACT_UNIFORM: x = 2 * u - 1; break;
+    case TEST_EXACT_WIDE: x = sign * ldexp(1 + u, emin + (int)(test_rand() % (unsigned)(emax - emin + 1))); break;
+    case TEST_EXACT_CANCEL: x = sign * ldexp(1 + u, (int)(test_rand() % 60)); break;
+    case TEST_EXACT_SUBNORMAL: x = sign * ldexp(floor(u * ldexp(1, dbl ? 52 : 23)), emin); break;
+    default: x = sign * largest * (0.5 + 0.5 * u); break;
+    }
+    if (!dbl && k == TEST_EXACT_WIDE && isinf((float)x)) x = sign * largest;
+    exact_set(t, p, i, x);
+  }
+  if (k == TEST_EXACT_CANCEL) { /* the second half: the first's negatives, shuffled, a few left */
+    const size_t es = clprim_type_size(t);
+    for (size_t i = 0; i + n / 2 < n && i < n / 2; ++i)
+      exact_set(t, p, n / 2 + i, -test_value_f(t, p, i));
+    for (size_t i = n > 0 ? n - 1 : 0; i > 0; --i) {
+      const size_t j = test_rand() % (i + 1);
+      unsigned char tmp[8];
+      memcpy(tmp, (char *)p + i * es, es);
+      memcpy((char *)p + i * es, (char *)p + j * es, es);
+      memcpy((char *)p + j * es, tmp, es);
+    }
+    for (size_t i = 0; i < n / 1000 + 1 && n > 0; ++i)
+      exact_set(t, p, test_rand() % n, ldexp(test_uniform(), -(int)(test_rand() % 100)));
+  }
+}

@@ -97,6 +97,25 @@ int test_by_index(const void *a, const void *b);
 /* Element i of a float / double array as a double; of an integer array as
  * its 64-bit pattern (int32 sign-extended). */
 double test_value_f(clprim_type type, const void *data, size_t i);
+
+/* Exact sums (CLPRIM_EXACT): the reference, written apart from the
+ * device's method (two big integers, round to odd, C's own conversion):
+ * the exactly rounded sum's bits of the n float or double elements at p
+ * (zero-extended for float); whether bits of type t are a NaN; and random
+ * inputs of each kind (uniform in [-1, 1), every exponent, cancelling
+ * pairs with a few small ones left, subnormals, near the largest). */
+uint64_t test_exact_reference(clprim_type t, const void *p, size_t n);
+int test_nan_bits(clprim_type t, uint64_t bits);
+enum test_exact_kind {
+  TEST_EXACT_UNIFORM,
+  TEST_EXACT_WIDE,
+  TEST_EXACT_CANCEL,
+  TEST_EXACT_SUBNORMAL,
+  TEST_EXACT_HUGE,
+  TEST_EXACT_KINDS
+};
+extern const char *const test_exact_kind_name[TEST_EXACT_KINDS];
+void test_exact_input(clprim_type t, void *p, size_t n, enum test_exact_kind k);
 uint64_t test_value_u(clprim_type type, const void *data, size_t i);
 /* A buffer of `bytes` in another OpenCL context on ctx's device (the calls
  * must answer CL_INVALID_CONTEXT); the buffer holds that context, so

@@ -12,10 +12,13 @@
  * memory holds), then each range counted in local memory (hist_part_* in
  * cl/histogram.cl; plan_binned says when). Counts outside the bins go to a
  * 3-word scratch buffer (below / above / NaN; keys out of range count as
- * "below"), read back only when the caller asks. */
+ * "below"), read back only when the caller asks. Dense reduce-by-key with
+ * CLPRIM_EXACT: hist_exact (each key's words of the exact accumulator, in
+ * local memory or in a window in global memory; one rounding each). */
 #include "histogram.h"
 #include "engine/count_scan_scatter.h"
 #include "engine/exact.h"
+#include "engine/scan.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -34,15 +37,19 @@
 /* The family's knobs and table (docs/TUNING.md): -1 where the code
  * chooses (nv_fast: on where the PTX builds; binned: automatic; runs: for
  * sums only; range_shift: as many bins as local memory holds). */
+/* clang-format off */
 enum {
   HIST_QUADS, HIST_AGG, HIST_RUNS, HIST_NV_FAST, HIST_BINNED, HIST_RANGE_SHIFT, HIST_SLICE,
   HIST_PQUADS, HIST_PWG, HIST_EXACT_LOCAL, HIST_EXACT_KEYS, HIST_EXACT_SPAN, HIST_KNOBS
 };
+/* clang-format on */
 static const struct clprim_knob hist_knobs[HIST_KNOBS] = {
-    {"quads", 1, 8},          {"agg", 0, 2},          {"runs", 0, 1},
-    {"nv_fast", 0, 1},        {"binned", 0, 1},       {"range_shift", 0, 16},
-    {"slice", 1, 0xFFFFFFFF}, {"pquads", 1, 8},       {"pwg", 32, 1024},
-    {"exact_local", 0, 1},    {"exact_keys", 1, MAX_BINS}, {"exact_span", 1, 0x7FFFFFFF}};
+    {"quads", 1, 8},          {"agg", 0, 2},
+    {"runs", 0, 1},           {"nv_fast", 0, 1},
+    {"binned", 0, 1},         {"range_shift", 0, 16},
+    {"slice", 1, 0xFFFFFFFF}, {"pquads", 1, 8},
+    {"pwg", 32, 1024},        {"exact_local", 0, 1},
+    {"exact_keys", 1, MAX_BINS}, {"exact_span", 1, 0x7FFFFFFF}};
 #define K CLPRIM__KNOB
 static const struct clprim_tuning_row hist_table[] = {
     {0, 0, NULL, 0, 0, K(HIST_QUADS) | K(HIST_AGG) | K(HIST_SLICE) | K(HIST_PQUADS) | K(HIST_PWG),
@@ -402,15 +409,16 @@ static clprim_status commit(clprim_context *ctx, const struct clprim_hist_call *
   const size_t sum_bytes = c->sums ? clprim_type_size(c->v_type) : 0;
   const cl_ulong count_words = counts_out ? c->bins : 0, sum_words = c->bins * sum_bytes / 4;
   const cl_uint outside_words = c->outside_out ? (cl_uint)c->outside_words : 0;
-  const cl_mem counts_to = counts_out ? counts_out : outside, sums_to = sums_out ? sums_out : outside;
+  const cl_mem counts_to = counts_out ? counts_out : outside,
+               sums_to = sums_out ? sums_out : outside;
   const cl_mem outside_to = c->outside_out ? c->outside_out : outside;
-  const cl_mem counts_from = c->counts ? c->counts : outside, sums_from = c->sums ? c->sums : outside;
-  CLPRIM_CHECK(clprim__set_args(commit_kernel, 9, sizeof counts_from, &counts_from,
-                                sizeof counts_to, &counts_to, sizeof count_words, &count_words,
-                                sizeof sums_from, &sums_from, sizeof sums_to, &sums_to,
-                                sizeof sum_words, &sum_words, sizeof outside, &outside,
-                                sizeof outside_to, &outside_to, sizeof outside_words,
-                                &outside_words));
+  const cl_mem counts_from = c->counts ? c->counts : outside,
+               sums_from = c->sums ? c->sums : outside;
+  CLPRIM_CHECK(clprim__set_args(
+      commit_kernel, 9, sizeof counts_from, &counts_from, sizeof counts_to, &counts_to,
+      sizeof count_words, &count_words, sizeof sums_from, &sums_from, sizeof sums_to, &sums_to,
+      sizeof sum_words, &sum_words, sizeof outside, &outside, sizeof outside_to, &outside_to,
+      sizeof outside_words, &outside_words));
   CLPRIM_CHECK(clprim__enqueue(ctx, commit_kernel, groups, wg));
   if (c->outside) {
     cl_uint words[4];
@@ -422,47 +430,50 @@ static clprim_status commit(clprim_context *ctx, const struct clprim_hist_call *
 }
 
 /* ------------------------------------------------ exact sums (CLPRIM_EXACT) */
-#define SLOT_EXACT_RECORDS "histogram: exact records" /* a record per key of a pass */
-/* Elements between normalisations of the records (cl/histogram.cl). */
+#define SLOT_EXACT_META "histogram: exact keys"       /* per key: lowest, highest word, flags */
+#define SLOT_EXACT_OFFSETS "histogram: exact windows" /* per key: its words, scanned */
+#define SLOT_EXACT_WORDS "histogram: exact words"     /* the keys' windows */
+/* Elements between normalisations of the words (cl/histogram.cl). */
 #define EXACT_SPAN ((size_t)0x7FFFFFFF)
 /* Elements a work-group of hist_exact_local takes at least (it clears and
  * flushes every key's words once). */
 #define EXACT_LOCAL_ITEMS 64
 
 size_t clprim__histogram_exact_local_max(const clprim_context *ctx, clprim_type v_type) {
+  /* per key: the words (a record less its flags' word), flags and count */
   return local_budget(ctx) / (clprim__exact_record_words(v_type) * 8);
 }
 
 /* The plan of an exact dense reduce-by-key (see hist_exact). */
 struct exact_plan {
-  int local;           /* hist_exact_local (keys in local memory) */
-  unsigned wg;         /* the program's work-group size */
-  size_t max_groups;   /* of a data pass */
-  size_t record_bytes; /* of a key's global record */
-  size_t pass_keys;    /* keys whose records are in scratch at once */
-  size_t span;         /* elements per data pass, between normalisations */
+  int local;         /* hist_exact_local (keys in local memory) */
+  unsigned wg;       /* the program's work-group size */
+  size_t max_groups; /* of a data pass */
+  size_t key_words;  /* the accumulator's words: the most a key's window has */
+  size_t pass_keys;  /* keys whose words are in scratch at once */
+  size_t span;       /* elements per data pass, between normalisations */
 };
 
 static struct exact_plan exact_plan(const clprim_context *ctx, const struct clprim_hist_call *c) {
   long long knob[HIST_KNOBS];
   clprim__tuned(ctx, &clprim__family_histogram, 0, (unsigned)clprim_type_size(c->v_type), knob);
   struct exact_plan p;
-  p.record_bytes = clprim__exact_record_words(c->v_type) * 8;
-  /* Local memory per key: the words (record_bytes less the flags' word),
-   * its flags and count (4 bytes each): record_bytes. */
-  p.local = knob[HIST_EXACT_LOCAL] != 0 && c->bins <= clprim__histogram_exact_local_max(ctx, c->v_type);
+  p.key_words = clprim__exact_record_words(c->v_type) - 1;
+  p.local =
+      knob[HIST_EXACT_LOCAL] != 0 && c->bins <= clprim__histogram_exact_local_max(ctx, c->v_type);
   const struct clprim_launch l = clprim__launch(ctx);
   p.wg = l.wg, p.max_groups = l.max_groups;
   if (ctx->info.path == CLPRIM_PATH_CPU) { /* a work-item per contiguous share */
     p.wg = 1;
     p.max_groups = clprim__cpu_shares(ctx, c->n, 4096);
   }
-  /* Records of all keys where they fit in a quarter of the device's memory
-   * and one allocation, else key ranges of that size, a pass over the
-   * elements each; exact_keys makes the ranges smaller (tests). */
+  /* Every key's words where a full window each (and its 20 bytes of
+   * bookkeeping) fits in a quarter of the device's memory and one
+   * allocation, else ranges of keys of that size, passes over the elements
+   * each; exact_keys makes the ranges smaller (tests). */
   size_t budget = (size_t)ctx->info.global_mem_size / 4;
   if (budget > ctx->info.max_alloc_size) budget = (size_t)ctx->info.max_alloc_size;
-  p.pass_keys = budget / p.record_bytes;
+  p.pass_keys = budget / (p.key_words * 8 + 20);
   if (p.pass_keys == 0) p.pass_keys = 1;
   if (knob[HIST_EXACT_KEYS] > 0 && (size_t)knob[HIST_EXACT_KEYS] < p.pass_keys)
     p.pass_keys = (size_t)knob[HIST_EXACT_KEYS];
@@ -471,9 +482,18 @@ static struct exact_plan exact_plan(const clprim_context *ctx, const struct clpr
   return p;
 }
 
-/* The exact kernels for call c: kernel[0] the data pass (hist_exact_local
- * or _global), [1] hist_exact_normalise, [2] hist_exact_round, [3]
- * hist_zero, [4] hist_commit, in one program. */
+/* The exact kernels for call c, in one program. */
+enum {
+  EK_WINDOW,
+  EK_LENGTHS,
+  EK_CLEAR,
+  EK_DATA,
+  EK_NORMALISE,
+  EK_ROUND,
+  EK_ZERO,
+  EK_COMMIT,
+  EK_COUNT
+};
 static clprim_status exact_kernels(clprim_context *ctx, const struct clprim_hist_call *c,
                                    const struct exact_plan *p, cl_kernel *kernel) {
   const int dbl = c->v_type == CLPRIM_DOUBLE;
@@ -485,91 +505,128 @@ static clprim_status exact_kernels(clprim_context *ctx, const struct clprim_hist
                      clprim__cl_type(c->v_type), dbl ? "DOUBLE" : "FLOAT", c->counts != NULL,
                      clprim__cl_type(c->v_type), dbl ? 64 : 32);
   clprim__exact_options(ctx, options + len, sizeof options - (size_t)len);
-  static const char *const group = "hist_zero hist_commit hist_exact_local hist_exact_global "
-                                   "hist_exact_normalise hist_exact_round";
-  const char *const names[5] = {p->local ? "hist_exact_local" : "hist_exact_global",
-                                "hist_exact_normalise", "hist_exact_round", "hist_zero",
-                                "hist_commit"};
-  struct clprim_kernel_request req[5];
-  for (int k = 0; k < 5; ++k) {
-    const struct clprim_kernel_request r = {"histogram.cl", NULL, options, names[k],
-                                            group,          &kernel[k], NULL, group};
+  static const char *const group =
+      "hist_zero hist_commit hist_exact_window hist_exact_lengths hist_exact_clear "
+      "hist_exact_global hist_exact_local hist_exact_normalise hist_exact_round";
+  const char *const names[EK_COUNT] = {"hist_exact_window",
+                                       "hist_exact_lengths",
+                                       "hist_exact_clear",
+                                       p->local ? "hist_exact_local" : "hist_exact_global",
+                                       "hist_exact_normalise",
+                                       "hist_exact_round",
+                                       "hist_zero",
+                                       "hist_commit"};
+  struct clprim_kernel_request req[EK_COUNT];
+  for (int k = 0; k < EK_COUNT; ++k) {
+    const struct clprim_kernel_request r = {"histogram.cl", NULL,       options, names[k],
+                                            group,          &kernel[k], NULL,    group};
     req[k] = r;
   }
-  return clprim__kernels(ctx, req, 5);
+  return clprim__kernels(ctx, req, EK_COUNT);
 }
 
-/* Launches of the data-independent kernels: a grid of work-items over
- * `items`. */
+/* A grid of work-items over `items` (the kernels without a data pass). */
 static size_t exact_groups(size_t items, unsigned wg, size_t max_groups) {
   size_t groups = items / wg + 1;
   return groups < max_groups ? groups : max_groups;
 }
 
-/* Dense reduce-by-key with CLPRIM_EXACT (cl/histogram.cl's exact kernels):
- * for each range of pass_keys keys, its records cleared, the elements
- * added (passes of at most `span` elements, the records normalised
- * between them), each record rounded into the sums scratch; then the one
- * commit. Keys out of range and counts are counted in the first range's
- * passes only (counts: each key in its own range's). */
+/* One data pass over elements [first, end) of the keys [k0, k0 + keys):
+ * kernel (hist_exact_window, _global or _local) on work-groups of p->wg,
+ * items_per_group elements each, at most p->max_groups. */
+static clprim_status exact_data_pass(clprim_context *ctx, const struct clprim_hist_call *c,
+                                     const struct exact_plan *p, cl_kernel kernel, size_t first,
+                                     size_t end, size_t k0, size_t keys, const cl_mem *bufs,
+                                     int count_outside, size_t items_per_group) {
+  const cl_ulong first64 = first, end64 = end;
+  const cl_uint bins = (cl_uint)c->bins, k0_32 = (cl_uint)k0, k1_32 = (cl_uint)(k0 + keys);
+  const cl_uint outside32 = count_outside != 0;
+  CLPRIM_CHECK(clprim__set_args(
+      kernel, 13, sizeof c->in, &c->in, sizeof c->values, &c->values, sizeof first64, &first64,
+      sizeof end64, &end64, sizeof bins, &bins, sizeof k0_32, &k0_32, sizeof k1_32, &k1_32,
+      sizeof bufs[0], &bufs[0], sizeof bufs[1], &bufs[1], sizeof bufs[2], &bufs[2], sizeof bufs[3],
+      &bufs[3], sizeof bufs[4], &bufs[4], sizeof outside32, &outside32));
+  const size_t len = end - first;
+  size_t groups = len / items_per_group + (len % items_per_group != 0);
+  if (groups > p->max_groups) groups = p->max_groups;
+  return clprim__enqueue(ctx, kernel, groups ? groups : 1, p->wg);
+}
+
+/* Dense reduce-by-key with CLPRIM_EXACT (cl/histogram.cl's exact
+ * kernels). For each range of pass_keys keys: the keys' bookkeeping
+ * zeroed; global words: a pass for the words each key's elements reach
+ * (with the counts and the keys out of range), the windows' lengths
+ * scanned into offsets, the windows cleared, the elements added (passes
+ * of at most `span` elements, the words normalised between them); local
+ * words: every key's full window, the elements added per work-group
+ * (with the counts and the keys out of range); each key rounded into the
+ * sums scratch. Then the one commit. Keys out of range are counted in the
+ * first range only, counts of each key in its own range. */
 static clprim_status hist_exact(clprim_context *ctx, struct clprim_hist_call *c) {
   const struct exact_plan p = exact_plan(ctx, c);
-  cl_kernel k[5];
+  cl_kernel k[EK_COUNT];
   CLPRIM_CHECK(exact_kernels(ctx, c, &p, k));
   const cl_mem counts_out = c->counts, sums_out = c->sums;
   const size_t vs = clprim_type_size(c->v_type);
   if (counts_out) CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_COUNTS, c->bins * 4, &c->counts));
   CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_SUMS, c->bins * vs, &c->sums));
-  cl_mem outside, records;
+  cl_mem outside, meta, offsets, words;
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_OUTSIDE, 16, &outside));
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_EXACT_RECORDS, p.pass_keys * p.record_bytes, &records));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_EXACT_META, p.pass_keys * 12, &meta));
+  CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_EXACT_OFFSETS, (p.pass_keys + 1) * 8, &offsets));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_EXACT_WORDS, p.pass_keys * p.key_words * 8, &words));
   const struct clprim_launch l = clprim__launch(ctx);
   cl_mem counts = c->counts ? c->counts : outside;
-  const cl_uint bins = (cl_uint)c->bins;
+  const cl_mem bufs[5] = {meta, offsets, words, counts, outside};
   for (size_t k0 = 0; k0 < c->bins; k0 += p.pass_keys) {
     const size_t keys = c->bins - k0 < p.pass_keys ? c->bins - k0 : p.pass_keys;
     const int first_range = k0 == 0;
-    /* The records of the range; in the first, the outside counters and
+    const cl_uint keys32 = (cl_uint)keys, k0_32 = (cl_uint)k0, full = p.local;
+    /* The keys' bookkeeping; in the first range, the outside counters and
      * the counts too. */
     const cl_ulong zero_words[3] = {first_range ? 4 : 0, first_range && c->counts ? c->bins : 0,
-                                    keys * p.record_bytes / 4};
-    CLPRIM_CHECK(clprim__set_args(k[3], 6, sizeof outside, &outside, sizeof zero_words[0],
+                                    keys * 3};
+    CLPRIM_CHECK(clprim__set_args(k[EK_ZERO], 6, sizeof outside, &outside, sizeof zero_words[0],
                                   &zero_words[0], sizeof counts, &counts, sizeof zero_words[1],
-                                  &zero_words[1], sizeof records, &records, sizeof zero_words[2],
+                                  &zero_words[1], sizeof meta, &meta, sizeof zero_words[2],
                                   &zero_words[2]));
-    CLPRIM_CHECK(clprim__enqueue(ctx, k[3], exact_groups(zero_words[2], l.wg, l.max_groups), l.wg));
-    const cl_uint k0_32 = (cl_uint)k0, k1_32 = (cl_uint)(k0 + keys), keys32 = (cl_uint)keys;
+    CLPRIM_CHECK(
+        clprim__enqueue(ctx, k[EK_ZERO], exact_groups(keys * 3, l.wg, l.max_groups), l.wg));
+    if (!p.local && c->n > 0)
+      CLPRIM_CHECK(exact_data_pass(ctx, c, &p, k[EK_WINDOW], 0, c->n, k0, keys, bufs, first_range,
+                                   (size_t)p.wg * 4));
+    /* The windows: lengths, offsets (scanned), words cleared. */
+    CLPRIM_CHECK(clprim__set_args(k[EK_LENGTHS], 4, sizeof meta, &meta, sizeof keys32, &keys32,
+                                  sizeof full, &full, sizeof offsets, &offsets));
+    CLPRIM_CHECK(clprim__enqueue(ctx, k[EK_LENGTHS], exact_groups(keys, l.wg, l.max_groups), l.wg));
+    CLPRIM_CHECK(clprim__scan(ctx, CLPRIM_UINT64, offsets, offsets, keys + 1, 0));
+    CLPRIM_CHECK(clprim__set_args(k[EK_CLEAR], 3, sizeof words, &words, sizeof offsets, &offsets,
+                                  sizeof keys32, &keys32));
+    CLPRIM_CHECK(clprim__enqueue(ctx, k[EK_CLEAR], l.max_groups, l.wg));
     for (size_t first = 0; first < c->n; first += p.span) {
       if (first > 0) { /* carries normalised before the next span */
-        CLPRIM_CHECK(clprim__set_args(k[1], 2, sizeof records, &records, sizeof keys32, &keys32));
-        CLPRIM_CHECK(clprim__enqueue(ctx, k[1], exact_groups(keys, l.wg, l.max_groups), l.wg));
+        CLPRIM_CHECK(clprim__set_args(k[EK_NORMALISE], 3, sizeof words, &words, sizeof offsets,
+                                      &offsets, sizeof keys32, &keys32));
+        CLPRIM_CHECK(
+            clprim__enqueue(ctx, k[EK_NORMALISE], exact_groups(keys, l.wg, l.max_groups), l.wg));
       }
-      const size_t len = c->n - first < p.span ? c->n - first : p.span;
-      const cl_ulong first64 = first, end64 = first + len;
-      const cl_uint count_outside = first_range;
-      CLPRIM_CHECK(clprim__set_args(k[0], 11, sizeof c->in, &c->in, sizeof c->values, &c->values,
-                                    sizeof first64, &first64, sizeof end64, &end64, sizeof bins,
-                                    &bins, sizeof k0_32, &k0_32, sizeof k1_32, &k1_32,
-                                    sizeof records, &records, sizeof counts, &counts,
-                                    sizeof outside, &outside, sizeof count_outside,
-                                    &count_outside));
-      const size_t per_group = (size_t)p.wg * (p.local ? EXACT_LOCAL_ITEMS : 4);
-      size_t groups = len / per_group + (len % per_group != 0);
-      if (groups > p.max_groups) groups = p.max_groups;
+      const size_t end = c->n - first < p.span ? c->n : first + p.span;
       if (p.local) { /* the keys' words, flags and counts in local memory */
-        const size_t words = p.record_bytes - 8;
-        cl_int err = clSetKernelArg(k[0], 11, c->bins * words, NULL);
-        if (err == CL_SUCCESS) err = clSetKernelArg(k[0], 12, c->bins * 4, NULL);
-        if (err == CL_SUCCESS) err = clSetKernelArg(k[0], 13, c->bins * 4, NULL);
+        cl_int err = clSetKernelArg(k[EK_DATA], 13, c->bins * p.key_words * 8, NULL);
+        if (err == CL_SUCCESS) err = clSetKernelArg(k[EK_DATA], 14, c->bins * 4, NULL);
+        if (err == CL_SUCCESS) err = clSetKernelArg(k[EK_DATA], 15, c->bins * 4, NULL);
         if (err != CL_SUCCESS) return (clprim_status)err;
       }
-      CLPRIM_CHECK(clprim__enqueue(ctx, k[0], groups, p.wg));
+      CLPRIM_CHECK(exact_data_pass(ctx, c, &p, k[EK_DATA], first, end, k0, keys, bufs,
+                                   p.local && first_range,
+                                   (size_t)p.wg * (p.local ? EXACT_LOCAL_ITEMS : 4)));
     }
-    CLPRIM_CHECK(clprim__set_args(k[2], 4, sizeof records, &records, sizeof k0_32, &k0_32,
-                                  sizeof keys32, &keys32, sizeof c->sums, &c->sums));
-    CLPRIM_CHECK(clprim__enqueue(ctx, k[2], exact_groups(keys, l.wg, l.max_groups), l.wg));
+    CLPRIM_CHECK(clprim__set_args(k[EK_ROUND], 6, sizeof meta, &meta, sizeof offsets, &offsets,
+                                  sizeof words, &words, sizeof k0_32, &k0_32, sizeof keys32,
+                                  &keys32, sizeof c->sums, &c->sums));
+    CLPRIM_CHECK(clprim__enqueue(ctx, k[EK_ROUND], exact_groups(keys, l.wg, l.max_groups), l.wg));
   }
-  return commit(ctx, c, k[4], counts_out, sums_out, outside,
+  return commit(ctx, c, k[EK_COMMIT], counts_out, sums_out, outside,
                 exact_groups(c->bins * vs / 4, l.wg, l.max_groups), l.wg);
 }
 

@@ -2,7 +2,8 @@
  * ReduceByKey semantics), kernels in cl/reduce_by_key.cl: head counts per
  * tile, their scan, the per-tile reduction (clprim__count_scan_scatter), and the fix-up of
  * segments that span tiles. Dense keys (clprim_reduce_by_key_dense): the
- * histogram engine with sums (src/histogram.c, cl/histogram.cl). */
+ * histogram engine with sums (src/histogram.c, cl/histogram.cl; with
+ * CLPRIM_EXACT its exact kernels). */
 #include "histogram.h"
 #include "engine/count_scan_scatter.h"
 
@@ -135,16 +136,18 @@ clprim_status clprim_reduce_by_key(clprim_context *ctx, size_t n, clprim_type ke
 
 /* Dry runs (core/prebuild.c): dense sums into bins in local memory, beyond
  * it and (GPUs) the binned path's, with and without counts, subnormals kept
- * or not; runs of each value type by integer keys. */
+ * or not, and exact (float and double); runs of each value type by integer
+ * keys. */
 static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t) {
   const size_t bins[3] = {256, (size_t)1 << 16, d->max_bins};
   const clprim_buffer in = clprim_buf(d->in), in2 = clprim_buf(d->in2);
   const clprim_buffer out = clprim_buf(d->out), out2 = clprim_buf(d->out2), none = clprim_buf(NULL);
   const int float_sums = t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE;
   uint64_t u;
+  static const unsigned float_flags[3] = {0, CLPRIM_SUMS_KEEP_SUBNORMALS, CLPRIM_EXACT};
   for (int b = 0; b < 3; ++b)
-    for (int exact = 0; exact <= float_sums; ++exact) {
-      const unsigned flags = exact ? CLPRIM_SUMS_KEEP_SUBNORMALS : 0;
+    for (int f = 0; f < (float_sums ? 3 : 1); ++f) {
+      const unsigned flags = float_flags[f];
       clprim_reduce_by_key_dense(ctx, d->n, CLPRIM_INT32, in, t, in2, bins[b], flags, out, none, &u,
                                  none);
       clprim_reduce_by_key_dense(ctx, d->n, CLPRIM_INT32, in, t, in2, bins[b], flags, out, out2,

@@ -495,8 +495,10 @@ uint64_t test_exact_reference(clprim_type t, const void *p, size_t n) {
   const int low = top >= 63 ? top - 63 : 0;
   uint64_t w = 0;
   int sticky = 0;
-  for (int b = top; b >= low; --b) w = w << 1 | (mag->limb[b / 32] >> (b % 32) & 1);
-  for (int b = 0; b < low; ++b) sticky |= mag->limb[b / 32] >> (b % 32) & 1;
+  for (int b = top; b >= low; --b)
+    w = w << 1 | (mag->limb[b / 32] >> (b % 32) & 1);
+  for (int b = 0; b < low; ++b)
+    sticky |= mag->limb[b / 32] >> (b % 32) & 1;
   w |= (uint64_t)sticky;
   const int base = dbl ? -1074 : -149;
   uint64_t bits;
@@ -514,9 +516,8 @@ uint64_t test_exact_reference(clprim_type t, const void *p, size_t n) {
   return bits;
 }
 
-const char *const test_exact_kind_name[TEST_EXACT_KINDS] = {"uniform [-1, 1)", "every exponent",
-                                                      "cancelling pairs", "subnormals",
-                                                      "near the largest"};
+const char *const test_exact_kind_name[TEST_EXACT_KINDS] = {
+    "uniform [-1, 1)", "every exponent", "cancelling pairs", "subnormals", "near the largest"};
 
 void test_exact_input(clprim_type t, void *p, size_t n, enum test_exact_kind k) {
   const int dbl = t == CLPRIM_DOUBLE;
@@ -526,11 +527,21 @@ void test_exact_input(clprim_type t, void *p, size_t n, enum test_exact_kind k) 
     const double sign = test_rand() % 2 ? -1.0 : 1.0, u = test_uniform();
     double x;
     switch (k) {
-    case TEST_EXACT_UNIFORM: x = 2 * u - 1; break;
-    case TEST_EXACT_WIDE: x = sign * ldexp(1 + u, emin + (int)(test_rand() % (unsigned)(emax - emin + 1))); break;
-    case TEST_EXACT_CANCEL: x = sign * ldexp(1 + u, (int)(test_rand() % 60)); break;
-    case TEST_EXACT_SUBNORMAL: x = sign * ldexp(floor(u * ldexp(1, dbl ? 52 : 23)), emin); break;
-    default: x = sign * largest * (0.5 + 0.5 * u); break;
+    case TEST_EXACT_UNIFORM:
+      x = 2 * u - 1;
+      break;
+    case TEST_EXACT_WIDE:
+      x = sign * ldexp(1 + u, emin + (int)(test_rand() % (unsigned)(emax - emin + 1)));
+      break;
+    case TEST_EXACT_CANCEL:
+      x = sign * ldexp(1 + u, (int)(test_rand() % 60));
+      break;
+    case TEST_EXACT_SUBNORMAL:
+      x = sign * ldexp(floor(u * ldexp(1, dbl ? 52 : 23)), emin);
+      break;
+    default:
+      x = sign * largest * (0.5 + 0.5 * u);
+      break;
     }
     if (!dbl && k == TEST_EXACT_WIDE && isinf((float)x)) x = sign * largest;
     exact_set(t, p, i, x);

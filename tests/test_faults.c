@@ -344,10 +344,11 @@ static const char *verify_segmented_sum_exact(struct fx *f) {
 static void setup_dense_exact_keys(struct fx *f, size_t keys) {
   f->n = 5000 + test_rand() % 9000;
   f->data = random_u32(f->n, (uint32_t)(keys + keys / 10)); /* keys */
-  f->ref = malloc(f->n * 4); /* values */
+  f->ref = malloc(f->n * 4);                                /* values */
   assert_non_null(f->ref);
   for (size_t i = 0; i < f->n; ++i)
-    ((float *)f->ref)[i] = (float)((int32_t)(test_rand() % (1u << 24)) * (test_rand() % 2 ? -1 : 1));
+    ((float *)f->ref)[i] =
+        (float)((int32_t)(test_rand() % (1u << 24)) * (test_rand() % 2 ? -1 : 1));
   f->ref_count = keys;
   fx_in(f, f->n * 4, f->data);
   fx_in(f, f->n * 4, f->ref);
@@ -362,8 +363,8 @@ static void setup_dense_exact_many(struct fx *f) {
   setup_dense_exact_keys(f, 2000);
 }
 static clprim_status call_dense_exact(struct fx *f) {
-  return clprim_reduce_by_key_dense(f->ctx, f->n, CLPRIM_UINT32, clprim_buf(f->in[0]),
-                                    CLPRIM_FLOAT, clprim_buf(f->in[1]), f->ref_count, CLPRIM_EXACT,
+  return clprim_reduce_by_key_dense(f->ctx, f->n, CLPRIM_UINT32, clprim_buf(f->in[0]), CLPRIM_FLOAT,
+                                    clprim_buf(f->in[1]), f->ref_count, CLPRIM_EXACT,
                                     clprim_buf(f->out[0]), clprim_buf(f->out[1]), HOST_COUNT(f),
                                     clprim_buf(f->out[2]));
 }
@@ -1207,13 +1208,27 @@ static void sweep(const struct fault_case *c, clprim_context *ctx) {
  * CPU-shaped kernels (their launches differ from the other paths'; the
  * host's order of commands is the same). */
 static int cpu_shaped(const struct fault_case *c) {
-  static const char *const names[] = {
-      "scan",          "scan_by_key",    "argmax",         "reduce_sum", "reduce_sum_exact",
-      "segmented_sum", "select",         "partition3",     "histogram_even",
-      "reduce_by_key", "reduce_by_key_dense", "reduce_by_key_dense_exact",
-      "reduce_by_key_dense_exact_many", "quantiles", "topk",
-      "topk_general",  "argsort",        "equal_range",    "merge_pairs",
-      "batched_topk",  "segmented_nth_element"};
+  static const char *const names[] = {"scan",
+                                      "scan_by_key",
+                                      "argmax",
+                                      "reduce_sum",
+                                      "reduce_sum_exact",
+                                      "segmented_sum",
+                                      "select",
+                                      "partition3",
+                                      "histogram_even",
+                                      "reduce_by_key",
+                                      "reduce_by_key_dense",
+                                      "reduce_by_key_dense_exact",
+                                      "reduce_by_key_dense_exact_many",
+                                      "quantiles",
+                                      "topk",
+                                      "topk_general",
+                                      "argsort",
+                                      "equal_range",
+                                      "merge_pairs",
+                                      "batched_topk",
+                                      "segmented_nth_element"};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k)
     if (strcmp(c->name, names[k]) == 0) return 1;
   return 0;

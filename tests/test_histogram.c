@@ -770,10 +770,10 @@ static void test_rbk_subnormal(void **state) {
  * (mod 7) and infinities and NaNs sprinkled in. */
 enum exact_data { EXACT_KEY_CANCEL = TEST_EXACT_KINDS, EXACT_TIES, EXACT_SPECIALS, EXACT_DATA };
 static const char *exact_data_name(int d) {
-  return d < TEST_EXACT_KINDS ? test_exact_kind_name[d]
+  return d < TEST_EXACT_KINDS    ? test_exact_kind_name[d]
          : d == EXACT_KEY_CANCEL ? "cancelling within keys"
-         : d == EXACT_TIES        ? "integers past the significand (ties)"
-                                  : "signed zeros, infinities and NaN";
+         : d == EXACT_TIES       ? "integers past the significand (ties)"
+                                 : "signed zeros, infinities and NaN";
 }
 
 static void set_fv(clprim_type t, void *p, size_t i, double v) {
@@ -790,7 +790,8 @@ static void make_exact_data(clprim_type vt, uint32_t *keys, void *values, size_t
     test_exact_input(vt, values, n, (enum test_exact_kind)d);
   } else if (d == EXACT_KEY_CANCEL) {
     for (size_t i = 0; i < n; ++i) {
-      const double x = (test_rand() % 2 ? -1 : 1) * ldexp(1 + test_uniform(), (int)(test_rand() % 90) - 30);
+      const double x =
+          (test_rand() % 2 ? -1 : 1) * ldexp(1 + test_uniform(), (int)(test_rand() % 90) - 30);
       set_fv(vt, values, i, x);
     }
     for (size_t i = 0; i + 1 < n; i += 2) { /* a pair: one key, x and -x */
@@ -857,9 +858,8 @@ static void exact_by_key(clprim_type vt, const uint32_t *keys, const void *value
 
 /* One exact dense reduce-by-key against the reference, bit for bit; counts
  * when with_counts, invalid on the host or (odd n) in a device word. */
-static void check_rbk_exact(clprim_context *ctx, clprim_type kt, clprim_type vt, size_t n,
-                            size_t K, enum key_order order, int d, int with_counts,
-                            const char *config) {
+static void check_rbk_exact(clprim_context *ctx, clprim_type kt, clprim_type vt, size_t n, size_t K,
+                            enum key_order order, int d, int with_counts, const char *config) {
   const size_t es = clprim_type_size(vt), m = n ? n : 1;
   uint32_t *keys = malloc(m * 4), *counts = malloc(K * 4), *want_counts = malloc(K * 4);
   unsigned char *values = malloc(m * es), *sums = malloc(K * es);
@@ -880,14 +880,13 @@ static void check_rbk_exact(clprim_context *ctx, clprim_type kt, clprim_type vt,
   char what[240];
   snprintf(what, sizeof what,
            "exact reduce_by_key_dense %s keys, %s values (%s), n=%zu, K=%zu, %s%s%s, path %s",
-           clprim_type_name(kt), clprim_type_name(vt), exact_data_name(d), n, K,
-           order_name[order], with_counts ? ", counts" : "", config, ctx_path(ctx));
+           clprim_type_name(kt), clprim_type_name(vt), exact_data_name(d), n, K, order_name[order],
+           with_counts ? ", counts" : "", config, ctx_path(ctx));
   announce("%s", what);
-  TEST_OK(clprim_reduce_by_key_dense(ctx, n, kt, clprim_buf(dkeys), vt, clprim_buf(dvalues), K,
-                                     flags, clprim_buf(dsums),
-                                     clprim_buf(with_counts ? dcounts : NULL),
-                                     on_device ? NULL : &invalid,
-                                     clprim_buf(on_device ? dinvalid : NULL)));
+  TEST_OK(clprim_reduce_by_key_dense(
+      ctx, n, kt, clprim_buf(dkeys), vt, clprim_buf(dvalues), K, flags, clprim_buf(dsums),
+      clprim_buf(with_counts ? dcounts : NULL), on_device ? NULL : &invalid,
+      clprim_buf(on_device ? dinvalid : NULL)));
   test_read(ctx, dsums, K * es, sums);
   test_read(ctx, dcounts, K * 4, counts);
   if (on_device) test_read(ctx, dinvalid, 8, &invalid);
@@ -932,7 +931,9 @@ static void test_rbk_exact(void **state) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
     const int had_atomics = ctx->info.has_int64_atomics;
-    const size_t wg = ctx->info.path == CLPRIM_PATH_CPU ? 64 : ctx->info.max_work_group_size < 256 ? 64 : 256;
+    const size_t wg = ctx->info.path == CLPRIM_PATH_CPU     ? 64
+                      : ctx->info.max_work_group_size < 256 ? 64
+                                                            : 256;
     for (int config = 0; config < 3; ++config) {
       if (config == 1) {
         TEST_OK(clprim__tune(ctx, "exact.atomics64=0"));
@@ -945,8 +946,8 @@ static void test_rbk_exact(void **state) {
         if (!clprim__type_supported(ctx, vt)) continue;
         const size_t local_max = clprim__histogram_exact_local_max(ctx, vt);
         const size_t ks[] = {1, 2, 64 < local_max ? 64 : local_max, local_max, local_max + 1, 5000};
-        const size_t sizes[] = {0, 1, 2, 4 * wg - 1, 4 * wg + 1, 64 * wg, 64 * wg + 1, 3001,
-                                100003};
+        const size_t sizes[] = {0,       1,           2,    4 * wg - 1, 4 * wg + 1,
+                                64 * wg, 64 * wg + 1, 3001, 100003};
         const size_t nk = sizeof ks / sizeof ks[0], ns = sizeof sizes / sizeof sizes[0];
         for (size_t ki = 0; ki < nk; ++ki)
           for (size_t s = 0; s < ns; ++s) {
@@ -955,8 +956,8 @@ static void test_rbk_exact(void **state) {
               continue;
             if (config == 2 && ks[ki] > 100) continue;
             const int d = (int)((s + 3 * ki + (size_t)config) % EXACT_DATA);
-            check_rbk_exact(ctx, (s + ki) % 2 ? CLPRIM_INT32 : CLPRIM_UINT32, vt, sizes[s],
-                            ks[ki], (enum key_order)((s + ki) % KEY_ORDERS), d, (s + ki) % 3 != 0,
+            check_rbk_exact(ctx, (s + ki) % 2 ? CLPRIM_INT32 : CLPRIM_UINT32, vt, sizes[s], ks[ki],
+                            (enum key_order)((s + ki) % KEY_ORDERS), d, (s + ki) % 3 != 0,
                             config_name[config]);
           }
         /* Every data kind once at a middle size (and keys in local memory
@@ -983,7 +984,8 @@ static void test_rbk_exact(void **state) {
   /* Integer value types refuse the flag, and nothing is written. */
   clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
   uint32_t keys[16] = {0, 1, 2, 3}, poison[16];
-  for (int i = 0; i < 16; ++i) poison[i] = 0xC0FFEE00u + (uint32_t)i;
+  for (int i = 0; i < 16; ++i)
+    poison[i] = 0xC0FFEE00u + (uint32_t)i;
   cl_mem dkeys = test_buffer(ctx, sizeof keys, keys), dvalues = test_buffer(ctx, 128, NULL);
   cl_mem dsums = test_buffer(ctx, sizeof poison, poison), dcounts = test_buffer(ctx, 64, poison);
   cl_mem dinvalid = test_buffer(ctx, 8, poison);
@@ -994,7 +996,8 @@ static void test_rbk_exact(void **state) {
                                            clprim_buf(dvalues), 4, CLPRIM_EXACT, clprim_buf(dsums),
                                            clprim_buf(dcounts), &invalid, clprim_buf(dinvalid)));
     test_text_has(ctx, "value_type", "exact reduce_by_key_dense of an integer type");
-    if (invalid != 77) fail_msg("exact %s reduce_by_key_dense: invalid written", clprim_type_name(vt));
+    if (invalid != 77)
+      fail_msg("exact %s reduce_by_key_dense: invalid written", clprim_type_name(vt));
   }
   uint32_t after[16];
   test_read(ctx, dsums, sizeof after, after);

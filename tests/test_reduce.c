@@ -497,8 +497,8 @@ static void test_exact(void **state) {
           for (int k = 0; k < TEST_EXACT_KINDS; ++k) {
             test_exact_input(t, host, sizes[s], (enum test_exact_kind)k);
             char what[96];
-            snprintf(what, sizeof what, "%s sum (%s%s)", clprim_type_name(t), test_exact_kind_name[k],
-                     pairs ? ", 32-bit pairs" : "");
+            snprintf(what, sizeof what, "%s sum (%s%s)", clprim_type_name(t),
+                     test_exact_kind_name[k], pairs ? ", 32-bit pairs" : "");
             check_exact(ctx, t, host, sizes[s], what);
           }
         free(host);

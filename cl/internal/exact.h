@@ -286,27 +286,22 @@ CLPRIM_INLINE EXACT_RESULT_BITS exact_round(long *word, uint flags) {
 }
 
 /* ------------------------------------------------------------------
- * Records that many work-items add to at once (dense reduce-by-key: a
- * record per key, in global memory, and a work-group's per-key words in
- * local memory). Elements go in one by one, with no expansion: a key's
- * elements are scattered, so each element's digits go to the words.
+ * Words that many work-items add to at once (dense reduce-by-key: words
+ * per key in global memory, and a work-group's per-key words in local
+ * memory). Elements go in one by one, with no expansion: a key's elements
+ * are scattered, so each element's digits go to the words.
  *
- * A global record is EXACT_GRECORD uints (EXACT_RECORD(EXACT_W) 64-bit
- * words): with EXACT_GLOBAL_ATOM64 the words as EXACT_W longs added with
- * 64-bit global atomics, else EXACT_W low halves then EXACT_W high halves
- * added with 32-bit atomics and a carry (as exact_add's mode 2); the flags
- * in uint 2 EXACT_W either way. Only the device reads them (the layout
- * need not match the host's records). A word takes a digit from each
- * element at most, so < 2^31 elements between normalisations
- * (exact_normalise) keep every word inside a long. */
+ * A global word is two uints: with EXACT_GLOBAL_ATOM64 one long added with
+ * 64-bit global atomics, else a low and a high half added with 32-bit
+ * atomics and a carry (as exact_add's mode 2). Only the device reads them.
+ * A word takes a digit from each element at most, so fewer than 2^31
+ * elements between normalisations keep every word inside a long. */
 #if defined(EXACT_ATOM64) && EXACT_ATOM64 && defined(cl_khr_int64_base_atomics)
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #define EXACT_GLOBAL_ATOM64 1
 #else
 #define EXACT_GLOBAL_ATOM64 0
 #endif
-#define EXACT_GRECORD (2 * EXACT_RECORD(EXACT_W))
-#define EXACT_GFLAGS (2 * EXACT_W) /* the flags' uint in a global record */
 /* A work-group's words of one key in local memory: EXACT_LSTRIDE elements
  * of EXACT_LWORD (the layout of EXACT_LOCAL: exact_add, exact_flush and
  * exact_word take a pointer to them). */
@@ -333,48 +328,15 @@ CLPRIM_INLINE uint exact_element(T v, EXACT_E *x) {
 #endif
   *x = special ? (EXACT_E)0 : (EXACT_E)v;
   if (special)
-    return EXACT_FLAG_ADDED | (nan ? EXACT_FLAG_NAN : neg ? EXACT_FLAG_NEG_INF : EXACT_FLAG_POS_INF);
+    return EXACT_FLAG_ADDED | (nan   ? EXACT_FLAG_NAN
+                               : neg ? EXACT_FLAG_NEG_INF
+                                     : EXACT_FLAG_POS_INF);
   return EXACT_FLAG_ADDED | (neg_zero ? 0u : EXACT_FLAG_NOT_NEG_ZERO);
 }
 
-/* Adds d to word w of global record rec. */
-CLPRIM_INLINE void exact_gadd(__global uint *rec, int w, long d) {
-#if EXACT_GLOBAL_ATOM64
-  atom_add((volatile __global long *)rec + w, d);
-#else
-  const ulong u = (ulong)d;
-  const uint lo = (uint)u, old = atomic_add((volatile __global uint *)rec + w, lo);
-  atomic_add((volatile __global uint *)rec + EXACT_W + w, (uint)(u >> 32) + (uint)(old + lo < old));
-#endif
-}
-
-/* Word w of global record rec, once the adds are done; and its store. */
-CLPRIM_INLINE long exact_gword(__global const uint *rec, int w) {
-#if EXACT_GLOBAL_ATOM64
-  return ((__global const long *)rec)[w];
-#else
-  return (long)(((ulong)rec[EXACT_W + w] << 32) | rec[w]);
-#endif
-}
-CLPRIM_INLINE void exact_gword_set(__global uint *rec, int w, long v) {
-#if EXACT_GLOBAL_ATOM64
-  ((__global long *)rec)[w] = v;
-#else
-  rec[w] = (uint)(ulong)v;
-  rec[EXACT_W + w] = (uint)((ulong)v >> 32);
-#endif
-}
-
-/* ORs flags f into record rec's, with an atomic only when a bit is new
- * (bits are only ever set, so a bit seen set is set). */
-CLPRIM_INLINE void exact_gflags_add(__global uint *rec, uint f) {
-  volatile __global uint *p = rec + EXACT_GFLAGS;
-  if ((*p & f) != f) atomic_or(p, f);
-}
-
-/* Adds x (finite, a multiple of 2^EXACT_B) to global record rec: its
- * digits as exact_flush splits them, the zero ones skipped. */
-EXACT_CALL void exact_gflush(__global uint *rec, EXACT_E x) {
+/* x (finite, a multiple of 2^EXACT_B) as signed digits d[0..2] (as
+ * exact_flush splits it: d[j] weighs word w + j); returns w. */
+CLPRIM_INLINE int exact_split(EXACT_E x, long *d) {
 #ifdef CLPRIM_HAS_FP64
   const ulong bits = as_ulong(x);
   const int neg = (int)(bits >> 63), e = (int)(bits >> 52) & 0x7ff;
@@ -388,26 +350,75 @@ EXACT_CALL void exact_gflush(__global uint *rec, EXACT_E x) {
   if (e != 0) m |= 1u << 23;
   int pos = (e != 0 ? e : 1) - 150 - EXACT_B;
 #endif
-  if (m == 0) return;
   if (pos < 0) {
     m = pos > -64 ? m >> -pos : 0;
     pos = 0;
   }
-  const int w = pos >> 5, r = pos & 31;
+  const int r = pos & 31;
   const ulong lo = m << r, hi = r != 0 ? m >> (64 - r) : 0;
-  const long d0 = (long)(lo & 0xFFFFFFFFu), d1 = (long)(lo >> 32), d2 = (long)hi;
-  if (d0 != 0) exact_gadd(rec, w, neg ? -d0 : d0);
-  if (d1 != 0) exact_gadd(rec, w + 1, neg ? -d1 : d1);
-  if (d2 != 0) exact_gadd(rec, w + 2, neg ? -d2 : d2);
+  d[0] = (long)(lo & 0xFFFFFFFFu), d[1] = (long)(lo >> 32), d[2] = (long)hi;
+  if (neg) d[0] = -d[0], d[1] = -d[1], d[2] = -d[2];
+  return pos >> 5;
 }
 
-/* ORs flags f into a local flags word (a work-group's, per key). */
-CLPRIM_INLINE void exact_lflags_add(volatile __local uint *p, uint f) {
-#if WG == 1
-  *p |= f;
+/* Adds d to the global word at p (two uints). */
+CLPRIM_INLINE void exact_gadd(__global uint *p, long d) {
+#if EXACT_GLOBAL_ATOM64
+  atom_add((volatile __global long *)p, d);
 #else
-  if ((*p & f) != f) atomic_or(p, f);
+  const ulong u = (ulong)d;
+  const uint lo = (uint)u, old = atomic_add((volatile __global uint *)p, lo);
+  atomic_add((volatile __global uint *)p + 1, (uint)(u >> 32) + (uint)(old + lo < old));
 #endif
+}
+
+/* The global word at p, once the adds are done; and its store. */
+CLPRIM_INLINE long exact_gword(__global const uint *p) {
+#if EXACT_GLOBAL_ATOM64
+  return *(__global const long *)p;
+#else
+  return (long)(((ulong)p[1] << 32) | p[0]);
+#endif
+}
+CLPRIM_INLINE void exact_gword_set(__global uint *p, long v) {
+#if EXACT_GLOBAL_ATOM64
+  *(__global long *)p = v;
+#else
+  p[0] = (uint)(ulong)v;
+  p[1] = (uint)((ulong)v >> 32);
+#endif
+}
+
+/* What a work-item has already sent to the words of its last key: the
+ * flags, and (window passes) the lowest and highest word; a bit or word
+ * already sent needs no atomic (elements of sorted or clustered keys
+ * then cost none, where every work-item would contend for one word). */
+struct exact_sent {
+  uint key, flags;
+  int lo, hi;
+};
+CLPRIM_INLINE void exact_sent_init(struct exact_sent *s) {
+  s->key = 0xFFFFFFFFu, s->flags = 0u, s->lo = 0x7FFFFFFF, s->hi = -1;
+}
+/* The flags of f that key still needs from this work-item (0: none). */
+CLPRIM_INLINE uint exact_sent_flags(struct exact_sent *s, uint key, uint f) {
+  if (s->key != key) s->key = key, s->flags = 0u, s->lo = 0x7FFFFFFF, s->hi = -1;
+  const uint need = f & ~s->flags;
+  s->flags |= f;
+  return need;
+}
+
+/* exact_normalise of the len words of a window (word[0] the lowest): the
+ * carries up to the last word, which keeps the sign. The window must
+ * reach high enough to hold the sum. */
+CLPRIM_INLINE void exact_normalise_window(long *word, int len) {
+  long carry = 0;
+  for (int w = 0; w < len - 1; ++w) {
+    const long v = word[w] + carry;
+    word[w] = v & 0xFFFFFFFFl;
+    carry = v >> 32;
+  }
+  word[len - 1] += carry;
 }
 
 #endif /* CLPRIM_EXACT_H */

@@ -916,17 +916,18 @@ static void check_rbk_exact(clprim_context *ctx, clprim_type kt, clprim_type vt,
 
 /* CLPRIM_EXACT: every key's sum bit for bit against the exact reference,
  * float and double, every data kind, on each path in three configurations:
- * the default (keys in local memory where they fit, else global records);
+ * the default (keys in local memory where they fit, else global windows);
  * 32-bit atomic pairs instead of 64-bit atomics (exact.atomics64=0, and the
- * device's 64-bit atomics hidden, as a device without them has); global
- * records only, in ranges of 7 keys (several passes over the data), over
- * spans of 1000 elements (the records normalised between them). Sizes 0, 1
+ * device's 64-bit atomics hidden, as a device without them has), over
+ * spans of 1000 elements (the words normalised between them); global
+ * windows only, in ranges of 7 keys (several passes over the data), over
+ * spans of 1000 elements. Sizes 0, 1
  * and around the work-groups' shares; few keys, around the local limit,
  * many. Integer value types refuse the flag, with nothing written. */
 static void test_rbk_exact(void **state) {
   (void)state;
-  static const char *const config_name[3] = {"", ", 32-bit pairs",
-                                             ", global records in 7-key ranges, spans of 1000"};
+  static const char *const config_name[3] = {"", ", 32-bit pairs, spans of 1000",
+                                             ", global windows in 7-key ranges, spans of 1000"};
   for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
     clprim_context *ctx = contexts.ctx[p];
     if (!ctx) continue;
@@ -936,7 +937,7 @@ static void test_rbk_exact(void **state) {
                                                             : 256;
     for (int config = 0; config < 3; ++config) {
       if (config == 1) {
-        TEST_OK(clprim__tune(ctx, "exact.atomics64=0"));
+        TEST_OK(clprim__tune(ctx, "exact.atomics64=0,histogram.exact_span=1000"));
         ctx->info.has_int64_atomics = 0;
       }
       if (config == 2)
@@ -966,14 +967,14 @@ static void test_rbk_exact(void **state) {
           check_rbk_exact(ctx, CLPRIM_INT32, vt, test_small() ? 777 : 20011,
                           d % 2 ? 50 : local_max + 3, KEYS_RANDOM, d, d % 3 == 0,
                           config_name[config]);
-        /* Many keys (global records), once per type. */
+        /* Many keys (global windows), once per type. */
         if (!test_small() && config == 0)
           check_rbk_exact(ctx, CLPRIM_UINT32, vt, ((size_t)1 << 20) + 5,
                           vt == CLPRIM_FLOAT ? (size_t)1 << 20 : (size_t)1 << 17, KEYS_RANDOM,
                           TEST_EXACT_WIDE, 1, config_name[config]);
       }
       if (config == 1) {
-        TEST_OK(clprim__tune(ctx, "exact.atomics64=-1"));
+        TEST_OK(clprim__tune(ctx, "exact.atomics64=-1,histogram.exact_span=-1"));
         ctx->info.has_int64_atomics = had_atomics;
       }
       if (config == 2)

@@ -725,14 +725,15 @@ hist_part_local(__global const ushort *part_bins, __global const V_T *part_value
 /* Dense reduce-by-key with CLPRIM_EXACT (-DHIST_EXACT, with -DT=V_T,
  * -DT_BITS and the exact accumulator's options; internal/exact.h): each
  * key's sum kept exactly in 32-bit digits and rounded once. The keys of a
- * pass are [k0, k1) (keys = k1 - k0 of them); per key k - k0: meta[k]
- * (~ its lowest word, 0: none), meta[keys + k] (its highest word + 1),
- * meta[2 keys + k] (its flags), and its window of global words (two uints
- * each: internal/exact.h) at offsets[k]: words lo, lo + 1, ... of the
- * accumulator, as many as offsets[k + 1] - offsets[k].
- *  - hist_exact_window: the elements' counts, flags and the words their
- *    digits reach, per key (atomics only for what the work-item has not
- *    sent to the same key before: internal/exact.h's exact_sent);
+ * pass are [k0, k1) (keys = k1 - k0 of them); per key k - k0: its window
+ * masks at meta[k EXACT_MASKS] (internal/exact.h: the words its elements
+ * reach, and its flags), its lowest word lo at meta[keys EXACT_MASKS + k],
+ * and its window of global words (two uints each: internal/exact.h) at
+ * offsets[k]: words lo, lo + 1, ... of the accumulator, as many as
+ * offsets[k + 1] - offsets[k].
+ *  - hist_exact_window: the elements' counts and, per key, the words their
+ *    digits reach and their flags (usually one atomic_or an element, none
+ *    for what the work-item has already sent to the same key);
  *  - hist_exact_lengths: each key's window (from its lowest word to one
  *    above its highest: normalised, fewer than 2^32 elements' digits
  *    carry less than 2^32 into it, a long with the sign), or (full) every
@@ -789,15 +790,26 @@ hist_exact_window(EXACT_DATA_ARGS) {
     const uint k = key - k0;
     if (HAS_COUNTS) atomic_inc(&counts[key]);
     EXACT_E x;
-    const uint f = exact_sent_flags(&sent, key, exact_element(values[i], &x));
-    if (f != 0u) atomic_or(&meta[2 * keys + k], f);
-    if (x == (EXACT_E)0) continue;
+    const uint f = exact_element(values[i], &x) << EXACT_MASK_WORDS;
+    __global uint *mask = meta + (ulong)k * EXACT_MASKS;
+    if (x == (EXACT_E)0) {
+      const uint need = exact_sent_bits(&sent, key, 0, f);
+      if (need != 0u) atomic_or(&mask[0], need);
+      continue;
+    }
     long d[3];
     const int w = exact_split(x, d);
     const int lo = w + (d[0] != 0 ? 0 : d[1] != 0 ? 1 : 2);
     const int hi = w + (d[2] != 0 ? 2 : d[1] != 0 ? 1 : 0);
-    if (lo < sent.lo) atomic_max(&meta[k], ~(uint)lo), sent.lo = lo;
-    if (hi > sent.hi) atomic_max(&meta[keys + k], (uint)hi + 1u), sent.hi = hi;
+    const int ml = lo / EXACT_MASK_WORDS, mh = hi / EXACT_MASK_WORDS;
+    const uint hi_bit = 1u << (hi % EXACT_MASK_WORDS);
+    uint need = exact_sent_bits(&sent, key, ml,
+                                f | 1u << (lo % EXACT_MASK_WORDS) | (mh == ml ? hi_bit : 0u));
+    if (need != 0u) atomic_or(&mask[ml], need);
+    if (mh != ml) {
+      need = exact_sent_bits(&sent, key, mh, hi_bit);
+      if (need != 0u) atomic_or(&mask[mh], need);
+    }
   }
   if (count_outside) flush_outside(invalid, 0, 0, scratch, outside);
 }
@@ -807,10 +819,16 @@ hist_exact_window(EXACT_DATA_ARGS) {
 __kernel void hist_exact_lengths(__global uint *meta, uint keys, uint full,
                                  __global ulong *lengths) {
   for (uint k = get_global_id(0); k < keys; k += get_global_size(0)) {
-    if (full) meta[k] = ~0u; /* the lowest word: 0 */
-    const uint not_lo = meta[k];
-    const int top = min((int)meta[keys + k], EXACT_W - 1); /* highest + 1 */
-    lengths[k] = full ? EXACT_W : not_lo == 0u ? 0 : (ulong)(top - (int)~not_lo + 1);
+    int lo = EXACT_W, hi = -1;
+    for (int m = 0; m < EXACT_MASKS; ++m) {
+      const uint bits = meta[(ulong)k * EXACT_MASKS + m] & ((1u << EXACT_MASK_WORDS) - 1u);
+      if (bits == 0u) continue;
+      lo = min(lo, m * EXACT_MASK_WORDS + (int)(31u - clz(bits & (0u - bits))));
+      hi = max(hi, m * EXACT_MASK_WORDS + (int)(31u - clz(bits)));
+    }
+    if (full) lo = 0, hi = EXACT_W - 1;
+    meta[(ulong)keys * EXACT_MASKS + k] = hi < 0 ? 0u : (uint)lo;
+    lengths[k] = hi < 0 ? 0 : (ulong)(min(hi + 1, EXACT_W - 1) - lo + 1); /* to highest + 1 */
   }
   if (get_global_id(0) == 0) lengths[keys] = 0;
 }
@@ -840,11 +858,10 @@ hist_exact_global(EXACT_DATA_ARGS) {
     long d[3];
     const int w = exact_split(x, d);
     /* word w + j of the accumulator is word w + j - lo of the window */
-    const ulong at = offsets[k] + (ulong)(w - (int)~meta[k]);
+    const ulong at = offsets[k] + (ulong)(w - (int)meta[(ulong)keys * EXACT_MASKS + k]);
     for (int j = 0; j < 3; ++j)
       if (d[j] != 0) exact_gadd(words + 2 * (at + (ulong)j), d[j]);
   }
-  (void)keys;
 }
 #endif
 
@@ -870,7 +887,7 @@ hist_exact_local(EXACT_DATA_ARGS, __local EXACT_LWORD *local_words, __local uint
       continue;
     }
     EXACT_E x;
-    const uint f = exact_sent_flags(&sent, key, exact_element(values[i], &x));
+    const uint f = exact_sent_bits(&sent, key, 0, exact_element(values[i], &x));
 #if WG == 1
     if (HAS_COUNTS) key_counts[key] += 1u;
     key_flags[key] |= f;
@@ -891,7 +908,7 @@ hist_exact_local(EXACT_DATA_ARGS, __local EXACT_LWORD *local_words, __local uint
       const long d = exact_word(acc, w);
       if (d != 0) exact_gadd(words + 2 * (offsets[k] + (ulong)w), d);
     }
-    atomic_or(&meta[2 * bins + k], f);
+    atomic_or(&meta[(ulong)k * EXACT_MASKS], f << EXACT_MASK_WORDS);
     if (HAS_COUNTS) atomic_add(&counts[k], key_counts[k]);
   }
   if (count_outside) flush_outside(invalid, 0, 0, scratch, outside);
@@ -917,13 +934,15 @@ __kernel void hist_exact_round(__global const uint *meta, __global const ulong *
                                __global const uint *words, uint k0, uint keys,
                                __global V_T *sums) {
   for (uint k = get_global_id(0); k < keys; k += get_global_size(0)) {
-    const uint f = meta[2 * keys + k];
+    uint f = 0u;
+    for (int m = 0; m < EXACT_MASKS; ++m)
+      f |= EXACT_MASK_FLAGS(meta[(ulong)k * EXACT_MASKS + m]);
     EXACT_RESULT_BITS bits = 0; /* no element: +0 */
     if (f != 0u) {
       long word[EXACT_W];
       for (int w = 0; w < EXACT_W; ++w) word[w] = 0;
       const ulong at = offsets[k];
-      const int len = (int)(offsets[k + 1] - at), lo = len > 0 ? (int)~meta[k] : 0;
+      const int len = (int)(offsets[k + 1] - at), lo = (int)meta[(ulong)keys * EXACT_MASKS + k];
       for (int w = 0; w < len; ++w) word[lo + w] = exact_gword(words + 2 * (at + (ulong)w));
       bits = exact_round(word, f);
     }

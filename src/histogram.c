@@ -430,7 +430,7 @@ static clprim_status commit(clprim_context *ctx, const struct clprim_hist_call *
 }
 
 /* ------------------------------------------------ exact sums (CLPRIM_EXACT) */
-#define SLOT_EXACT_META "histogram: exact keys"       /* per key: lowest, highest word, flags */
+#define SLOT_EXACT_META "histogram: exact keys"       /* per key: window masks, lowest word */
 #define SLOT_EXACT_OFFSETS "histogram: exact windows" /* per key: its words, scanned */
 #define SLOT_EXACT_WORDS "histogram: exact words"     /* the keys' windows */
 /* Elements between normalisations of the words (cl/histogram.cl). */
@@ -452,7 +452,13 @@ struct exact_plan {
   size_t key_words;  /* the accumulator's words: the most a key's window has */
   size_t pass_keys;  /* keys whose words are in scratch at once */
   size_t span;       /* elements per data pass, between normalisations */
+  size_t meta_words; /* uints per key: its window masks and lowest word */
 };
+
+/* A key's window masks (cl/internal/exact.h's EXACT_MASKS). */
+static size_t exact_masks(size_t key_words) {
+  return (key_words + 23) / 24;
+}
 
 static struct exact_plan exact_plan(const clprim_context *ctx, const struct clprim_hist_call *c) {
   long long knob[HIST_KNOBS];
@@ -467,13 +473,14 @@ static struct exact_plan exact_plan(const clprim_context *ctx, const struct clpr
     p.wg = 1;
     p.max_groups = clprim__cpu_shares(ctx, c->n, 4096);
   }
-  /* Every key's words where a full window each (and its 20 bytes of
-   * bookkeeping) fits in a quarter of the device's memory and one
-   * allocation, else ranges of keys of that size, passes over the elements
-   * each; exact_keys makes the ranges smaller (tests). */
+  /* Every key's words where a full window each (and its bookkeeping)
+   * fits in a quarter of the device's memory and one allocation, else
+   * ranges of keys of that size, passes over the elements each;
+   * exact_keys makes the ranges smaller (tests). */
+  p.meta_words = exact_masks(p.key_words) + 1;
   size_t budget = (size_t)ctx->info.global_mem_size / 4;
   if (budget > ctx->info.max_alloc_size) budget = (size_t)ctx->info.max_alloc_size;
-  p.pass_keys = budget / (p.key_words * 8 + 20);
+  p.pass_keys = budget / (p.key_words * 8 + p.meta_words * 4 + 8);
   if (p.pass_keys == 0) p.pass_keys = 1;
   if (knob[HIST_EXACT_KEYS] > 0 && (size_t)knob[HIST_EXACT_KEYS] < p.pass_keys)
     p.pass_keys = (size_t)knob[HIST_EXACT_KEYS];
@@ -572,7 +579,7 @@ static clprim_status hist_exact(clprim_context *ctx, struct clprim_hist_call *c)
   CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_SUMS, c->bins * vs, &c->sums));
   cl_mem outside, meta, offsets, words;
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_OUTSIDE, 16, &outside));
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_EXACT_META, p.pass_keys * 12, &meta));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_EXACT_META, p.pass_keys * p.meta_words * 4, &meta));
   CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_EXACT_OFFSETS, (p.pass_keys + 1) * 8, &offsets));
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_EXACT_WORDS, p.pass_keys * p.key_words * 8, &words));
   const struct clprim_launch l = clprim__launch(ctx);
@@ -585,13 +592,13 @@ static clprim_status hist_exact(clprim_context *ctx, struct clprim_hist_call *c)
     /* The keys' bookkeeping; in the first range, the outside counters and
      * the counts too. */
     const cl_ulong zero_words[3] = {first_range ? 4 : 0, first_range && c->counts ? c->bins : 0,
-                                    keys * 3};
+                                    keys * p.meta_words};
     CLPRIM_CHECK(clprim__set_args(k[EK_ZERO], 6, sizeof outside, &outside, sizeof zero_words[0],
                                   &zero_words[0], sizeof counts, &counts, sizeof zero_words[1],
                                   &zero_words[1], sizeof meta, &meta, sizeof zero_words[2],
                                   &zero_words[2]));
-    CLPRIM_CHECK(
-        clprim__enqueue(ctx, k[EK_ZERO], exact_groups(keys * 3, l.wg, l.max_groups), l.wg));
+    CLPRIM_CHECK(clprim__enqueue(ctx, k[EK_ZERO],
+                                 exact_groups(keys * p.meta_words, l.wg, l.max_groups), l.wg));
     if (!p.local && c->n > 0)
       CLPRIM_CHECK(exact_data_pass(ctx, c, &p, k[EK_WINDOW], 0, c->n, k0, keys, bufs, first_range,
                                    (size_t)p.wg * 4));

@@ -962,11 +962,12 @@ static void test_rbk_exact(void **state) {
                             config_name[config]);
           }
         /* Every data kind once at a middle size (and keys in local memory
-         * and beyond it). */
-        for (int d = 0; d < EXACT_DATA; ++d)
+         * and beyond it), random and sorted keys (a work-item's elements
+         * then mostly of one key: what it has sent is skipped). */
+        for (int d = 0; d < 2 * EXACT_DATA; ++d)
           check_rbk_exact(ctx, CLPRIM_INT32, vt, test_small() ? 777 : 20011,
-                          d % 2 ? 50 : local_max + 3, KEYS_RANDOM, d, d % 3 == 0,
-                          config_name[config]);
+                          d % 2 ? 50 : local_max + 3, d < EXACT_DATA ? KEYS_RANDOM : KEYS_SORTED,
+                          d % EXACT_DATA, d % 3 == 0, config_name[config]);
         /* Many keys (global windows), once per type. */
         if (!test_small() && config == 0)
           check_rbk_exact(ctx, CLPRIM_UINT32, vt, ((size_t)1 << 20) + 5,

@@ -389,22 +389,34 @@ CLPRIM_INLINE void exact_gword_set(__global uint *p, long v) {
 #endif
 }
 
-/* What a work-item has already sent to the words of its last key: the
- * flags, and (window passes) the lowest and highest word; a bit or word
- * already sent needs no atomic (elements of sorted or clustered keys
- * then cost none, where every work-item would contend for one word). */
+/* A key's window masks: EXACT_MASKS uints, mask m's bit j (j < 24) set
+ * where an element's digits reach word 24 m + j (its lowest and highest),
+ * and its bits 24 and up the flags (EXACT_FLAG_*, OR-ed over the masks):
+ * an element usually needs one atomic_or, flags included. */
+#define EXACT_MASK_WORDS 24
+#define EXACT_MASKS ((EXACT_W + EXACT_MASK_WORDS - 1) / EXACT_MASK_WORDS)
+#define EXACT_MASK_FLAGS(mask) ((mask) >> EXACT_MASK_WORDS)
+
+/* What a work-item has already OR-ed into the masks of its last key: bits
+ * already sent need no atomic (elements of sorted or clustered keys then
+ * cost none, where every work-item would contend for one word). */
 struct exact_sent {
-  uint key, flags;
-  int lo, hi;
+  uint key, mask[EXACT_MASKS];
 };
 CLPRIM_INLINE void exact_sent_init(struct exact_sent *s) {
-  s->key = 0xFFFFFFFFu, s->flags = 0u, s->lo = 0x7FFFFFFF, s->hi = -1;
+  s->key = 0xFFFFFFFFu;
+  for (int m = 0; m < EXACT_MASKS; ++m)
+    s->mask[m] = 0u;
 }
-/* The flags of f that key still needs from this work-item (0: none). */
-CLPRIM_INLINE uint exact_sent_flags(struct exact_sent *s, uint key, uint f) {
-  if (s->key != key) s->key = key, s->flags = 0u, s->lo = 0x7FFFFFFF, s->hi = -1;
-  const uint need = f & ~s->flags;
-  s->flags |= f;
+/* The bits of mask m of key still to send from this work-item (0: none). */
+CLPRIM_INLINE uint exact_sent_bits(struct exact_sent *s, uint key, int m, uint bits) {
+  if (s->key != key) {
+    s->key = key;
+    for (int j = 0; j < EXACT_MASKS; ++j)
+      s->mask[j] = 0u;
+  }
+  const uint need = bits & ~s->mask[m];
+  s->mask[m] |= bits;
   return need;
 }
 

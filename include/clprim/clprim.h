@@ -956,7 +956,7 @@ CLPRIM_API clprim_status clprim_histogram_keys(clprim_context *ctx, size_t n,
  * once (+0 for a key no element fell on, -0 only when every element of the
  * key was -0), the same bits on every device, path and run, with or without
  * 64-bit atomics (CLPRIM_SUMS_KEEP_SUBNORMALS is then redundant: exact
- * sums keep subnormals). Scratch: up to 96 bytes a key (float) or 544
+ * sums keep subnormals). Scratch: up to 112 bytes a key (float) or 568
  * (double), in ranges of keys (two passes over the data each) where
  * num_keys of them would not fit in a quarter of the device's memory; see
  * docs/ACCURACY.md. invalid, invalid_out: as clprim_histogram_keys().

@@ -721,6 +721,237 @@ hist_part_local(__global const ushort *part_bins, __global const V_T *part_value
 }
 #endif
 
+/* ------------------------------------------- exact sums (CLPRIM_EXACT) */
+/* Dense reduce-by-key with CLPRIM_EXACT (-DHIST_EXACT, with -DT=V_T,
+ * -DT_BITS and the exact accumulator's options; internal/exact.h): each
+ * key's sum kept exactly in 32-bit digits and rounded once. The keys of a
+ * pass are [k0, k1) (keys = k1 - k0 of them); per key k - k0: its window
+ * masks at meta[k EXACT_MASKS] (internal/exact.h: the words its elements
+ * reach, and its flags), its lowest word lo at meta[keys EXACT_MASKS + k],
+ * and its window of global words (two uints each: internal/exact.h) at
+ * offsets[k]: words lo, lo + 1, ... of the accumulator, as many as
+ * offsets[k + 1] - offsets[k].
+ *  - hist_exact_window: the elements' counts and, per key, the words their
+ *    digits reach and their flags (usually one atomic_or an element, none
+ *    for what the work-item has already sent to the same key);
+ *  - hist_exact_lengths: each key's window (from its lowest word to one
+ *    above its highest: normalised, fewer than 2^32 elements' digits
+ *    carry less than 2^32 into it, a long with the sign), or (full) every
+ *    word; the host scans them into offsets;
+ *  - hist_exact_clear: the windows' words zeroed;
+ *  - hist_exact_global: each element's digits (at most 3) added to its
+ *    key's window with global atomics (64-bit, or 32-bit pairs with a
+ *    carry): windows fit the keys' exponents, so their words are few and
+ *    stay in cache;
+ *  - hist_exact_local (every key's full window, keys that fit in local
+ *    memory): each work-group adds its elements to per-key words in local
+ *    memory, then each key's nonzero words to its window, counts and flags;
+ *  - hist_exact_normalise: each window's carries normalised, between
+ *    passes over 2^31 - 1 elements or fewer (a word takes a digit from each
+ *    element at most);
+ *  - hist_exact_round: each key's words rounded once into sums[k0 + k].
+ * Work-group g takes the g-th contiguous share of elements [first, end),
+ * its work-item l the elements l, l + WG, ... (loads coalesced). Keys out
+ * of range are counted when count_outside is set. */
+#ifdef HIST_EXACT
+#include "internal/exact.h"
+
+/* Work-group g's share [*b, *e) of [first, end). */
+CLPRIM_INLINE void exact_share(ulong first, ulong end, ulong *b, ulong *e) {
+  const ulong groups = get_num_groups(0), len = end - first;
+  const ulong per = ((len + groups - 1) / groups + WG - 1) / WG * WG;
+  *b = min(end, first + (ulong)get_group_id(0) * per);
+  *e = min(end, *b + per);
+}
+
+#define EXACT_DATA_ARGS                                                                            \
+  __global const X_T *in, __global const V_T *values, ulong first, ulong end, uint bins, uint k0,  \
+      uint k1, __global uint *meta, __global const ulong *offsets, __global uint *words,           \
+      __global uint *counts, __global uint *outside, uint count_outside
+
+#ifdef KERNEL_hist_exact_window
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+hist_exact_window(EXACT_DATA_ARGS) {
+  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
+  (void)offsets, (void)words;
+  const uint keys = k1 - k0;
+  ulong b, e;
+  exact_share(first, end, &b, &e);
+  uint invalid = 0;
+  struct exact_sent sent;
+  exact_sent_init(&sent);
+  for (ulong i = b + get_local_id(0); i < e; i += WG) {
+    const uint key = as_uint(in[i]);
+    if (key >= bins) {
+      ++invalid;
+      continue;
+    }
+    if (key < k0 || key >= k1) continue;
+    const uint k = key - k0;
+    if (HAS_COUNTS) atomic_inc(&counts[key]);
+    EXACT_E x;
+    const uint f = exact_element(values[i], &x) << EXACT_MASK_WORDS;
+    __global uint *mask = meta + (ulong)k * EXACT_MASKS;
+    if (x == (EXACT_E)0) {
+      const uint need = exact_sent_bits(&sent, key, 0, f);
+      if (need != 0u) atomic_or(&mask[0], need);
+      continue;
+    }
+    long d[3];
+    const int w = exact_split(x, d);
+    const int lo = w + (d[0] != 0 ? 0 : d[1] != 0 ? 1 : 2);
+    const int hi = w + (d[2] != 0 ? 2 : d[1] != 0 ? 1 : 0);
+    const int ml = lo / EXACT_MASK_WORDS, mh = hi / EXACT_MASK_WORDS;
+    const uint hi_bit = 1u << (hi % EXACT_MASK_WORDS);
+    uint need = exact_sent_bits(&sent, key, ml,
+                                f | 1u << (lo % EXACT_MASK_WORDS) | (mh == ml ? hi_bit : 0u));
+    if (need != 0u) atomic_or(&mask[ml], need);
+    if (mh != ml) {
+      need = exact_sent_bits(&sent, key, mh, hi_bit);
+      if (need != 0u) atomic_or(&mask[mh], need);
+    }
+  }
+  if (count_outside) flush_outside(invalid, 0, 0, scratch, outside);
+}
+#endif
+
+#ifdef KERNEL_hist_exact_lengths
+__kernel void hist_exact_lengths(__global uint *meta, uint keys, uint full,
+                                 __global ulong *lengths) {
+  for (uint k = get_global_id(0); k < keys; k += get_global_size(0)) {
+    int lo = EXACT_W, hi = -1;
+    for (int m = 0; m < EXACT_MASKS; ++m) {
+      const uint bits = meta[(ulong)k * EXACT_MASKS + m] & ((1u << EXACT_MASK_WORDS) - 1u);
+      if (bits == 0u) continue;
+      lo = min(lo, m * EXACT_MASK_WORDS + (int)(31u - clz(bits & (0u - bits))));
+      hi = max(hi, m * EXACT_MASK_WORDS + (int)(31u - clz(bits)));
+    }
+    if (full) lo = 0, hi = EXACT_W - 1;
+    meta[(ulong)keys * EXACT_MASKS + k] = hi < 0 ? 0u : (uint)lo;
+    lengths[k] = hi < 0 ? 0 : (ulong)(min(hi + 1, EXACT_W - 1) - lo + 1); /* to highest + 1 */
+  }
+  if (get_global_id(0) == 0) lengths[keys] = 0;
+}
+#endif
+
+#ifdef KERNEL_hist_exact_clear
+__kernel void hist_exact_clear(__global uint *words, __global const ulong *offsets, uint keys) {
+  const ulong total = 2 * offsets[keys];
+  for (ulong i = get_global_id(0); i < total; i += get_global_size(0)) words[i] = 0u;
+}
+#endif
+
+#ifdef KERNEL_hist_exact_global
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+hist_exact_global(EXACT_DATA_ARGS) {
+  (void)counts, (void)outside, (void)count_outside;
+  const uint keys = k1 - k0;
+  ulong b, e;
+  exact_share(first, end, &b, &e);
+  for (ulong i = b + get_local_id(0); i < e; i += WG) {
+    const uint key = as_uint(in[i]);
+    if (key < k0 || key >= k1) continue; /* keys out of range too */
+    const uint k = key - k0;
+    EXACT_E x;
+    exact_element(values[i], &x);
+    if (x == (EXACT_E)0) continue;
+    long d[3];
+    const int w = exact_split(x, d);
+    /* word w + j of the accumulator is word w + j - lo of the window */
+    const ulong at = offsets[k] + (ulong)(w - (int)meta[(ulong)keys * EXACT_MASKS + k]);
+    for (int j = 0; j < 3; ++j)
+      if (d[j] != 0) exact_gadd(words + 2 * (at + (ulong)j), d[j]);
+  }
+}
+#endif
+
+#ifdef KERNEL_hist_exact_local
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
+hist_exact_local(EXACT_DATA_ARGS, __local EXACT_LWORD *local_words, __local uint *key_flags,
+                 __local uint *key_counts) {
+  __local uint scratch[CLPRIM_WG_SCRATCH(WG)];
+  (void)k0, (void)k1;
+  const uint lid = (uint)get_local_id(0);
+  for (uint j = lid; j < bins * EXACT_ACC_WORDS; j += WG) local_words[j] = 0;
+  for (uint k = lid; k < bins; k += WG) key_flags[k] = 0u, key_counts[k] = 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  ulong b, e;
+  exact_share(first, end, &b, &e);
+  uint invalid = 0;
+  struct exact_sent sent;
+  exact_sent_init(&sent);
+  for (ulong i = b + lid; i < e; i += WG) {
+    const uint key = as_uint(in[i]);
+    if (key >= bins) {
+      ++invalid;
+      continue;
+    }
+    EXACT_E x;
+    const uint f = exact_sent_bits(&sent, key, 0, exact_element(values[i], &x));
+#if WG == 1
+    if (HAS_COUNTS) key_counts[key] += 1u;
+    key_flags[key] |= f;
+#else
+    if (HAS_COUNTS) atomic_inc(&key_counts[key]);
+    if (f != 0u) atomic_or(&key_flags[key], f);
+#endif
+    if (x != (EXACT_E)0) exact_flush((EXACT_ACC *)(local_words + key * EXACT_ACC_WORDS), x);
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  /* A work-item a key: its nonzero words (not normalised: raw sums of
+   * digits, as hist_exact_global's) to its full window. */
+  for (uint k = lid; k < bins; k += WG) {
+    const uint f = key_flags[k];
+    if (f == 0u) continue; /* no element: no word either */
+    EXACT_ACC *acc = (EXACT_ACC *)(local_words + k * EXACT_ACC_WORDS);
+    for (int w = 0; w < EXACT_W; ++w) {
+      const long d = exact_word(acc, w);
+      if (d != 0) exact_gadd(words + 2 * (offsets[k] + (ulong)w), d);
+    }
+    atomic_or(&meta[(ulong)k * EXACT_MASKS], f << EXACT_MASK_WORDS);
+    if (HAS_COUNTS) atomic_add(&counts[k], key_counts[k]);
+  }
+  if (count_outside) flush_outside(invalid, 0, 0, scratch, outside);
+}
+#endif
+
+#ifdef KERNEL_hist_exact_normalise
+__kernel void hist_exact_normalise(__global uint *words, __global const ulong *offsets,
+                                   uint keys) {
+  for (uint k = get_global_id(0); k < keys; k += get_global_size(0)) {
+    const ulong at = offsets[k];
+    const int len = (int)(offsets[k + 1] - at);
+    long word[EXACT_W];
+    for (int w = 0; w < len; ++w) word[w] = exact_gword(words + 2 * (at + (ulong)w));
+    if (len > 0) exact_normalise_window(word, len);
+    for (int w = 0; w < len; ++w) exact_gword_set(words + 2 * (at + (ulong)w), word[w]);
+  }
+}
+#endif
+
+#ifdef KERNEL_hist_exact_round
+__kernel void hist_exact_round(__global const uint *meta, __global const ulong *offsets,
+                               __global const uint *words, uint k0, uint keys,
+                               __global V_T *sums) {
+  for (uint k = get_global_id(0); k < keys; k += get_global_size(0)) {
+    uint f = 0u;
+    for (int m = 0; m < EXACT_MASKS; ++m)
+      f |= EXACT_MASK_FLAGS(meta[(ulong)k * EXACT_MASKS + m]);
+    EXACT_RESULT_BITS bits = 0; /* no element: +0 */
+    if (f != 0u) {
+      long word[EXACT_W];
+      for (int w = 0; w < EXACT_W; ++w) word[w] = 0;
+      const ulong at = offsets[k];
+      const int len = (int)(offsets[k + 1] - at), lo = (int)meta[(ulong)keys * EXACT_MASKS + k];
+      for (int w = 0; w < len; ++w) word[lo + w] = exact_gword(words + 2 * (at + (ulong)w));
+      bits = exact_round(word, f);
+    }
+    sums[k0 + k] = CLPRIM_CAT(as_, T)(bits);
+  }
+}
+#endif
+#endif /* HIST_EXACT */
+
 /* Zeroes the first a_words, b_words, c_words 32-bit words of a, b, c (the
  * outputs and the outside counters before the atomics), in one launch; a
  * kernel rather than clEnqueueFillBuffer, whose bytes Oclgrind's checks see

@@ -12,9 +12,13 @@
  * memory holds), then each range counted in local memory (hist_part_* in
  * cl/histogram.cl; plan_binned says when). Counts outside the bins go to a
  * 3-word scratch buffer (below / above / NaN; keys out of range count as
- * "below"), read back only when the caller asks. */
+ * "below"), read back only when the caller asks. Dense reduce-by-key with
+ * CLPRIM_EXACT: hist_exact (each key's words of the exact accumulator, in
+ * local memory or in a window in global memory; one rounding each). */
 #include "histogram.h"
 #include "engine/count_scan_scatter.h"
+#include "engine/exact.h"
+#include "engine/scan.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -33,14 +37,19 @@
 /* The family's knobs and table (docs/TUNING.md): -1 where the code
  * chooses (nv_fast: on where the PTX builds; binned: automatic; runs: for
  * sums only; range_shift: as many bins as local memory holds). */
+/* clang-format off */
 enum {
   HIST_QUADS, HIST_AGG, HIST_RUNS, HIST_NV_FAST, HIST_BINNED, HIST_RANGE_SHIFT, HIST_SLICE,
-  HIST_PQUADS, HIST_PWG, HIST_KNOBS
+  HIST_PQUADS, HIST_PWG, HIST_EXACT_LOCAL, HIST_EXACT_KEYS, HIST_EXACT_SPAN, HIST_KNOBS
 };
+/* clang-format on */
 static const struct clprim_knob hist_knobs[HIST_KNOBS] = {
-    {"quads", 1, 8},         {"agg", 0, 2},    {"runs", 0, 1},
-    {"nv_fast", 0, 1},       {"binned", 0, 1}, {"range_shift", 0, 16},
-    {"slice", 1, 0xFFFFFFFF}, {"pquads", 1, 8}, {"pwg", 32, 1024}};
+    {"quads", 1, 8},          {"agg", 0, 2},
+    {"runs", 0, 1},           {"nv_fast", 0, 1},
+    {"binned", 0, 1},         {"range_shift", 0, 16},
+    {"slice", 1, 0xFFFFFFFF}, {"pquads", 1, 8},
+    {"pwg", 32, 1024},        {"exact_local", 0, 1},
+    {"exact_keys", 1, MAX_BINS}, {"exact_span", 1, 0x7FFFFFFF}};
 #define K CLPRIM__KNOB
 static const struct clprim_tuning_row hist_table[] = {
     {0, 0, NULL, 0, 0, K(HIST_QUADS) | K(HIST_AGG) | K(HIST_SLICE) | K(HIST_PQUADS) | K(HIST_PWG),
@@ -129,6 +138,7 @@ static clprim_status check_call(clprim_context *ctx, struct clprim_hist_call *c)
   if (k && c->x_type != CLPRIM_INT32 && c->x_type != CLPRIM_UINT32)
     return clprim__invalid(ctx, "key_type is %s, not int32 or uint32", clprim_type_name(c->x_type));
   if (c->values_range.mem) CLPRIM_CHECK(clprim__check_type(ctx, "value_type", c->v_type));
+  if (c->exact) CLPRIM_CHECK(clprim__exact_check(ctx, c->v_type, "value_type"));
   if (c->bins == 0) return clprim__invalid(ctx, "%s is 0", bins_name);
   if (!c->counts_range.mem && !c->sums_range.mem)
     return clprim__invalid(ctx, "%s is required", c->values_range.mem ? "sums" : "counts");
@@ -141,7 +151,7 @@ static clprim_status check_call(clprim_context *ctx, struct clprim_hist_call *c)
   const size_t vs = c->values_range.mem ? clprim_type_size(c->v_type) : 0;
   /* 64-bit sums need 64-bit atomics (atom_add, or compare-and-swap for
    * double). */
-  if (c->sums_range.mem && vs == 8 && !ctx->info.has_int64_atomics)
+  if (c->sums_range.mem && vs == 8 && !ctx->info.has_int64_atomics && !c->exact)
     return clprim__fail(ctx, CLPRIM_ERROR_UNSUPPORTED_OPERATION,
                         "value_type %s needs 64-bit atomics, which the device does not have",
                         clprim_type_name(c->v_type));
@@ -389,8 +399,247 @@ static clprim_status hist_run_binned(clprim_context *ctx, const struct clprim_hi
   return clprim__enqueue(ctx, kernel[2], (c->n - 1) / p->slice + 1, p->wg);
 }
 
+/* The one command that writes the caller's buffers: counts_out and
+ * sums_out from the scratch c->counts and c->sums (absent ones: the
+ * outside counters, 0 words), with the outside counters; then those
+ * counters to the host where asked. */
+static clprim_status commit(clprim_context *ctx, const struct clprim_hist_call *c,
+                            cl_kernel commit_kernel, cl_mem counts_out, cl_mem sums_out,
+                            cl_mem outside, size_t groups, unsigned wg) {
+  const size_t sum_bytes = c->sums ? clprim_type_size(c->v_type) : 0;
+  const cl_ulong count_words = counts_out ? c->bins : 0, sum_words = c->bins * sum_bytes / 4;
+  const cl_uint outside_words = c->outside_out ? (cl_uint)c->outside_words : 0;
+  const cl_mem counts_to = counts_out ? counts_out : outside,
+               sums_to = sums_out ? sums_out : outside;
+  const cl_mem outside_to = c->outside_out ? c->outside_out : outside;
+  const cl_mem counts_from = c->counts ? c->counts : outside,
+               sums_from = c->sums ? c->sums : outside;
+  CLPRIM_CHECK(clprim__set_args(
+      commit_kernel, 9, sizeof counts_from, &counts_from, sizeof counts_to, &counts_to,
+      sizeof count_words, &count_words, sizeof sums_from, &sums_from, sizeof sums_to, &sums_to,
+      sizeof sum_words, &sum_words, sizeof outside, &outside, sizeof outside_to, &outside_to,
+      sizeof outside_words, &outside_words));
+  CLPRIM_CHECK(clprim__enqueue(ctx, commit_kernel, groups, wg));
+  if (c->outside) {
+    cl_uint words[4];
+    CLPRIM_CHECK(clprim__read(ctx, outside, 0, sizeof words, words));
+    for (size_t k = 0; k < c->outside_words; ++k)
+      c->outside[k] = words[k];
+  }
+  return CLPRIM_SUCCESS;
+}
+
+/* ------------------------------------------------ exact sums (CLPRIM_EXACT) */
+#define SLOT_EXACT_META "histogram: exact keys"       /* per key: window masks, lowest word */
+#define SLOT_EXACT_OFFSETS "histogram: exact windows" /* per key: its words, scanned */
+#define SLOT_EXACT_WORDS "histogram: exact words"     /* the keys' windows */
+/* Elements between normalisations of the words (cl/histogram.cl). */
+#define EXACT_SPAN ((size_t)0x7FFFFFFF)
+/* Elements a work-group of hist_exact_local takes at least (it clears and
+ * flushes every key's words once). */
+#define EXACT_LOCAL_ITEMS 64
+
+size_t clprim__histogram_exact_local_max(const clprim_context *ctx, clprim_type v_type) {
+  /* per key: the words (a record less its flags' word), flags and count */
+  return local_budget(ctx) / (clprim__exact_record_words(v_type) * 8);
+}
+
+/* The plan of an exact dense reduce-by-key (see hist_exact). */
+struct exact_plan {
+  int local;         /* hist_exact_local (keys in local memory) */
+  unsigned wg;       /* the program's work-group size */
+  size_t max_groups; /* of a data pass */
+  size_t key_words;  /* the accumulator's words: the most a key's window has */
+  size_t pass_keys;  /* keys whose words are in scratch at once */
+  size_t span;       /* elements per data pass, between normalisations */
+  size_t meta_words; /* uints per key: its window masks and lowest word */
+};
+
+/* A key's window masks (cl/internal/exact.h's EXACT_MASKS). */
+static size_t exact_masks(size_t key_words) {
+  return (key_words + 23) / 24;
+}
+
+static struct exact_plan exact_plan(const clprim_context *ctx, const struct clprim_hist_call *c) {
+  long long knob[HIST_KNOBS];
+  clprim__tuned(ctx, &clprim__family_histogram, 0, (unsigned)clprim_type_size(c->v_type), knob);
+  struct exact_plan p;
+  p.key_words = clprim__exact_record_words(c->v_type) - 1;
+  p.local =
+      knob[HIST_EXACT_LOCAL] != 0 && c->bins <= clprim__histogram_exact_local_max(ctx, c->v_type);
+  const struct clprim_launch l = clprim__launch(ctx);
+  p.wg = l.wg, p.max_groups = l.max_groups;
+  if (ctx->info.path == CLPRIM_PATH_CPU) { /* a work-item per contiguous share */
+    p.wg = 1;
+    p.max_groups = clprim__cpu_shares(ctx, c->n, 4096);
+  }
+  /* Every key's words where a full window each (and its bookkeeping)
+   * fits in a quarter of the device's memory and one allocation, else
+   * ranges of keys of that size, passes over the elements each;
+   * exact_keys makes the ranges smaller (tests). */
+  p.meta_words = exact_masks(p.key_words) + 1;
+  size_t budget = (size_t)ctx->info.global_mem_size / 4;
+  if (budget > ctx->info.max_alloc_size) budget = (size_t)ctx->info.max_alloc_size;
+  p.pass_keys = budget / (p.key_words * 8 + p.meta_words * 4 + 8);
+  if (p.pass_keys == 0) p.pass_keys = 1;
+  if (knob[HIST_EXACT_KEYS] > 0 && (size_t)knob[HIST_EXACT_KEYS] < p.pass_keys)
+    p.pass_keys = (size_t)knob[HIST_EXACT_KEYS];
+  if (p.local || p.pass_keys > c->bins) p.pass_keys = c->bins;
+  p.span = knob[HIST_EXACT_SPAN] > 0 ? (size_t)knob[HIST_EXACT_SPAN] : EXACT_SPAN;
+  return p;
+}
+
+/* The exact kernels for call c, in one program. */
+enum {
+  EK_WINDOW,
+  EK_LENGTHS,
+  EK_CLEAR,
+  EK_DATA,
+  EK_NORMALISE,
+  EK_ROUND,
+  EK_ZERO,
+  EK_COMMIT,
+  EK_COUNT
+};
+static clprim_status exact_kernels(clprim_context *ctx, const struct clprim_hist_call *c,
+                                   const struct exact_plan *p, cl_kernel *kernel) {
+  const int dbl = c->v_type == CLPRIM_DOUBLE;
+  char options[320];
+  int len = snprintf(options, sizeof options,
+                     "-DWG=%u -DX_T=%s -DMODE_KEYS -DAGGREGATE=0 -DV_T=%s -DS_T=%s -DV_IS_%s "
+                     "-DHAS_COUNTS=%d -DHIST_EXACT -DT=%s -DT_BITS=%d",
+                     p->wg, clprim__cl_type(c->x_type), clprim__cl_type(c->v_type),
+                     clprim__cl_type(c->v_type), dbl ? "DOUBLE" : "FLOAT", c->counts != NULL,
+                     clprim__cl_type(c->v_type), dbl ? 64 : 32);
+  clprim__exact_options(ctx, options + len, sizeof options - (size_t)len);
+  static const char *const group =
+      "hist_zero hist_commit hist_exact_window hist_exact_lengths hist_exact_clear "
+      "hist_exact_global hist_exact_local hist_exact_normalise hist_exact_round";
+  const char *const names[EK_COUNT] = {"hist_exact_window",
+                                       "hist_exact_lengths",
+                                       "hist_exact_clear",
+                                       p->local ? "hist_exact_local" : "hist_exact_global",
+                                       "hist_exact_normalise",
+                                       "hist_exact_round",
+                                       "hist_zero",
+                                       "hist_commit"};
+  struct clprim_kernel_request req[EK_COUNT];
+  for (int k = 0; k < EK_COUNT; ++k) {
+    const struct clprim_kernel_request r = {"histogram.cl", NULL,       options, names[k],
+                                            group,          &kernel[k], NULL,    group};
+    req[k] = r;
+  }
+  return clprim__kernels(ctx, req, EK_COUNT);
+}
+
+/* A grid of work-items over `items` (the kernels without a data pass). */
+static size_t exact_groups(size_t items, unsigned wg, size_t max_groups) {
+  size_t groups = items / wg + 1;
+  return groups < max_groups ? groups : max_groups;
+}
+
+/* One data pass over elements [first, end) of the keys [k0, k0 + keys):
+ * kernel (hist_exact_window, _global or _local) on work-groups of p->wg,
+ * items_per_group elements each, at most p->max_groups. */
+static clprim_status exact_data_pass(clprim_context *ctx, const struct clprim_hist_call *c,
+                                     const struct exact_plan *p, cl_kernel kernel, size_t first,
+                                     size_t end, size_t k0, size_t keys, const cl_mem *bufs,
+                                     int count_outside, size_t items_per_group) {
+  const cl_ulong first64 = first, end64 = end;
+  const cl_uint bins = (cl_uint)c->bins, k0_32 = (cl_uint)k0, k1_32 = (cl_uint)(k0 + keys);
+  const cl_uint outside32 = count_outside != 0;
+  CLPRIM_CHECK(clprim__set_args(
+      kernel, 13, sizeof c->in, &c->in, sizeof c->values, &c->values, sizeof first64, &first64,
+      sizeof end64, &end64, sizeof bins, &bins, sizeof k0_32, &k0_32, sizeof k1_32, &k1_32,
+      sizeof bufs[0], &bufs[0], sizeof bufs[1], &bufs[1], sizeof bufs[2], &bufs[2], sizeof bufs[3],
+      &bufs[3], sizeof bufs[4], &bufs[4], sizeof outside32, &outside32));
+  const size_t len = end - first;
+  size_t groups = len / items_per_group + (len % items_per_group != 0);
+  if (groups > p->max_groups) groups = p->max_groups;
+  return clprim__enqueue(ctx, kernel, groups ? groups : 1, p->wg);
+}
+
+/* Dense reduce-by-key with CLPRIM_EXACT (cl/histogram.cl's exact
+ * kernels). For each range of pass_keys keys: the keys' bookkeeping
+ * zeroed; global words: a pass for the words each key's elements reach
+ * (with the counts and the keys out of range), the windows' lengths
+ * scanned into offsets, the windows cleared, the elements added (passes
+ * of at most `span` elements, the words normalised between them); local
+ * words: every key's full window, the elements added per work-group
+ * (with the counts and the keys out of range); each key rounded into the
+ * sums scratch. Then the one commit. Keys out of range are counted in the
+ * first range only, counts of each key in its own range. */
+static clprim_status hist_exact(clprim_context *ctx, struct clprim_hist_call *c) {
+  const struct exact_plan p = exact_plan(ctx, c);
+  cl_kernel k[EK_COUNT];
+  CLPRIM_CHECK(exact_kernels(ctx, c, &p, k));
+  const cl_mem counts_out = c->counts, sums_out = c->sums;
+  const size_t vs = clprim_type_size(c->v_type);
+  if (counts_out) CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_COUNTS, c->bins * 4, &c->counts));
+  CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_SUMS, c->bins * vs, &c->sums));
+  cl_mem outside, meta, offsets, words;
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_OUTSIDE, 16, &outside));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_EXACT_META, p.pass_keys * p.meta_words * 4, &meta));
+  CLPRIM_CHECK(clprim__scratch_per_call(ctx, SLOT_EXACT_OFFSETS, (p.pass_keys + 1) * 8, &offsets));
+  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_EXACT_WORDS, p.pass_keys * p.key_words * 8, &words));
+  const struct clprim_launch l = clprim__launch(ctx);
+  cl_mem counts = c->counts ? c->counts : outside;
+  const cl_mem bufs[5] = {meta, offsets, words, counts, outside};
+  for (size_t k0 = 0; k0 < c->bins; k0 += p.pass_keys) {
+    const size_t keys = c->bins - k0 < p.pass_keys ? c->bins - k0 : p.pass_keys;
+    const int first_range = k0 == 0;
+    const cl_uint keys32 = (cl_uint)keys, k0_32 = (cl_uint)k0, full = p.local;
+    /* The keys' bookkeeping; in the first range, the outside counters and
+     * the counts too. */
+    const cl_ulong zero_words[3] = {first_range ? 4 : 0, first_range && c->counts ? c->bins : 0,
+                                    keys * p.meta_words};
+    CLPRIM_CHECK(clprim__set_args(k[EK_ZERO], 6, sizeof outside, &outside, sizeof zero_words[0],
+                                  &zero_words[0], sizeof counts, &counts, sizeof zero_words[1],
+                                  &zero_words[1], sizeof meta, &meta, sizeof zero_words[2],
+                                  &zero_words[2]));
+    CLPRIM_CHECK(clprim__enqueue(ctx, k[EK_ZERO],
+                                 exact_groups(keys * p.meta_words, l.wg, l.max_groups), l.wg));
+    if (!p.local && c->n > 0)
+      CLPRIM_CHECK(exact_data_pass(ctx, c, &p, k[EK_WINDOW], 0, c->n, k0, keys, bufs, first_range,
+                                   (size_t)p.wg * 4));
+    /* The windows: lengths, offsets (scanned), words cleared. */
+    CLPRIM_CHECK(clprim__set_args(k[EK_LENGTHS], 4, sizeof meta, &meta, sizeof keys32, &keys32,
+                                  sizeof full, &full, sizeof offsets, &offsets));
+    CLPRIM_CHECK(clprim__enqueue(ctx, k[EK_LENGTHS], exact_groups(keys, l.wg, l.max_groups), l.wg));
+    CLPRIM_CHECK(clprim__scan(ctx, CLPRIM_UINT64, offsets, offsets, keys + 1, 0));
+    CLPRIM_CHECK(clprim__set_args(k[EK_CLEAR], 3, sizeof words, &words, sizeof offsets, &offsets,
+                                  sizeof keys32, &keys32));
+    CLPRIM_CHECK(clprim__enqueue(ctx, k[EK_CLEAR], l.max_groups, l.wg));
+    for (size_t first = 0; first < c->n; first += p.span) {
+      if (first > 0) { /* carries normalised before the next span */
+        CLPRIM_CHECK(clprim__set_args(k[EK_NORMALISE], 3, sizeof words, &words, sizeof offsets,
+                                      &offsets, sizeof keys32, &keys32));
+        CLPRIM_CHECK(
+            clprim__enqueue(ctx, k[EK_NORMALISE], exact_groups(keys, l.wg, l.max_groups), l.wg));
+      }
+      const size_t end = c->n - first < p.span ? c->n : first + p.span;
+      if (p.local) { /* the keys' words, flags and counts in local memory */
+        cl_int err = clSetKernelArg(k[EK_DATA], 13, c->bins * p.key_words * 8, NULL);
+        if (err == CL_SUCCESS) err = clSetKernelArg(k[EK_DATA], 14, c->bins * 4, NULL);
+        if (err == CL_SUCCESS) err = clSetKernelArg(k[EK_DATA], 15, c->bins * 4, NULL);
+        if (err != CL_SUCCESS) return (clprim_status)err;
+      }
+      CLPRIM_CHECK(exact_data_pass(ctx, c, &p, k[EK_DATA], first, end, k0, keys, bufs,
+                                   p.local && first_range,
+                                   (size_t)p.wg * (p.local ? EXACT_LOCAL_ITEMS : 4)));
+    }
+    CLPRIM_CHECK(clprim__set_args(k[EK_ROUND], 6, sizeof meta, &meta, sizeof offsets, &offsets,
+                                  sizeof words, &words, sizeof k0_32, &k0_32, sizeof keys32,
+                                  &keys32, sizeof c->sums, &c->sums));
+    CLPRIM_CHECK(clprim__enqueue(ctx, k[EK_ROUND], exact_groups(keys, l.wg, l.max_groups), l.wg));
+  }
+  return commit(ctx, c, k[EK_COMMIT], counts_out, sums_out, outside,
+                exact_groups(c->bins * vs / 4, l.wg, l.max_groups), l.wg);
+}
+
 clprim_status clprim__histogram(clprim_context *ctx, struct clprim_hist_call *c) {
   CLPRIM_CHECK(check_call(ctx, c));
+  if (c->exact) return hist_exact(ctx, c);
   const struct hist_config cfg = hist_config(ctx, c);
   struct hist_binned plan;
   int binned = plan_binned(ctx, c, &cfg, &plan);
@@ -461,27 +710,7 @@ clprim_status clprim__histogram(clprim_context *ctx, struct clprim_hist_call *c)
     }
     CLPRIM_CHECK(clprim__enqueue(ctx, kernel[0], groups, cfg.wg));
   }
-  /* The one command that writes the caller's buffers (absent ones: the
-   * outside counters, 0 words). */
-  const cl_ulong count_words = counts_out ? c->bins : 0, sum_words = c->bins * sum_bytes / 4;
-  const cl_uint outside_words = c->outside_out ? (cl_uint)c->outside_words : 0;
-  const cl_mem counts_to = counts_out ? counts_out : outside, sums_to = sums_out ? sums_out : outside;
-  const cl_mem outside_to = c->outside_out ? c->outside_out : outside;
-  const cl_mem counts_from = c->counts ? c->counts : outside, sums_from = c->sums ? c->sums : outside;
-  CLPRIM_CHECK(clprim__set_args(commit_kernel, 9, sizeof counts_from, &counts_from,
-                                sizeof counts_to, &counts_to, sizeof count_words, &count_words,
-                                sizeof sums_from, &sums_from, sizeof sums_to, &sums_to,
-                                sizeof sum_words, &sum_words, sizeof outside, &outside,
-                                sizeof outside_to, &outside_to, sizeof outside_words,
-                                &outside_words));
-  CLPRIM_CHECK(clprim__enqueue(ctx, commit_kernel, zero_groups, cfg.wg));
-  if (c->outside) {
-    cl_uint words[4];
-    CLPRIM_CHECK(clprim__read(ctx, outside, 0, sizeof words, words));
-    for (size_t k = 0; k < c->outside_words; ++k)
-      c->outside[k] = words[k];
-  }
-  return CLPRIM_SUCCESS;
+  return commit(ctx, c, commit_kernel, counts_out, sums_out, outside, zero_groups, cfg.wg);
 }
 
 clprim_status clprim_histogram_keys(clprim_context *ctx, size_t n, clprim_type key_type,

@@ -17,6 +17,7 @@ struct clprim_hist_call {
   clprim_value lo, hi, scale;
   uint64_t range;
   int keep_subnormals; /* float sums by compare-and-swap on every path */
+  int exact;           /* CLPRIM_EXACT: float / double sums exact, rounded once */
   /* The caller's ranges: in; values (NULL mem: counts only); counts, sums
    * (either may be NULL, not both); outside_out (NULL mem, or outside_words
    * uint64 on the device). */
@@ -31,5 +32,8 @@ clprim_status clprim__histogram(clprim_context *ctx, struct clprim_hist_call *c)
 /* The most bins that hist_local keeps in local memory, for counts (has_counts)
  * and / or sums of sum_size bytes (0: none); tests use it. */
 size_t clprim__histogram_local_max(const clprim_context *ctx, int has_counts, size_t sum_size);
+/* The most keys whose exact sums of v_type (float or double) hist_exact_local
+ * keeps in local memory (CLPRIM_EXACT); tests use it. */
+size_t clprim__histogram_exact_local_max(const clprim_context *ctx, clprim_type v_type);
 
 #endif /* CLPRIM_HISTOGRAM_H */

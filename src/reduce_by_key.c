@@ -6,7 +6,7 @@
  * the heads' positions and the count, on the device), then each run's exact
  * sum (rbk_exact, the exact accumulator). Dense keys
  * (clprim_reduce_by_key_dense): the histogram engine with sums
- * (src/histogram.c, cl/histogram.cl). */
+ * (src/histogram.c, cl/histogram.cl; with CLPRIM_EXACT its exact kernels). */
 #include "histogram.h"
 #include "select.h"
 #include "engine/count_scan_scatter.h"
@@ -93,8 +93,9 @@ clprim_status clprim_reduce_by_key_dense(clprim_context *ctx, size_t n, clprim_t
   c.values_range = values, c.n = n, c.bins = num_keys, c.sums_range = sums;
   c.counts_range = counts, c.outside = invalid, c.outside_range = invalid_out;
   c.outside_words = 1, c.keep_subnormals = (flags & CLPRIM_SUMS_KEEP_SUBNORMALS) != 0;
+  c.exact = (flags & CLPRIM_EXACT) != 0;
   CLPRIM_CHECK(clprim__call_begin(ctx, "reduce_by_key_dense"));
-  clprim_status st = clprim__check_flags(ctx, flags, CLPRIM_SUMS_KEEP_SUBNORMALS);
+  clprim_status st = clprim__check_flags(ctx, flags, CLPRIM_SUMS_KEEP_SUBNORMALS | CLPRIM_EXACT);
   if (st == CLPRIM_SUCCESS && !values.mem) st = clprim__invalid(ctx, "values is required");
   if (st == CLPRIM_SUCCESS && !sums.mem) st = clprim__invalid(ctx, "sums is required");
   if (st == CLPRIM_SUCCESS) st = clprim__histogram(ctx, &c);
@@ -258,17 +259,18 @@ clprim_status clprim_reduce_by_key(clprim_context *ctx, size_t n, clprim_type ke
 
 /* Dry runs (core/prebuild.c): dense sums into bins in local memory, beyond
  * it and (GPUs) the binned path's, with and without counts, subnormals kept
- * or not; runs of each value type by integer keys, float and double also
- * with CLPRIM_EXACT. */
+ * or not, and exact (float and double); runs of each value type by integer
+ * keys, float and double also with CLPRIM_EXACT. */
 static void prebuild(clprim_context *ctx, const struct clprim_dry *d, clprim_type t) {
   const size_t bins[3] = {256, (size_t)1 << 16, d->max_bins};
   const clprim_buffer in = clprim_buf(d->in), in2 = clprim_buf(d->in2);
   const clprim_buffer out = clprim_buf(d->out), out2 = clprim_buf(d->out2), none = clprim_buf(NULL);
   const int float_sums = t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE;
   uint64_t u;
+  static const unsigned float_flags[3] = {0, CLPRIM_SUMS_KEEP_SUBNORMALS, CLPRIM_EXACT};
   for (int b = 0; b < 3; ++b)
-    for (int exact = 0; exact <= float_sums; ++exact) {
-      const unsigned flags = exact ? CLPRIM_SUMS_KEEP_SUBNORMALS : 0;
+    for (int f = 0; f < (float_sums ? 3 : 1); ++f) {
+      const unsigned flags = float_flags[f];
       clprim_reduce_by_key_dense(ctx, d->n, CLPRIM_INT32, in, t, in2, bins[b], flags, out, none, &u,
                                  none);
       clprim_reduce_by_key_dense(ctx, d->n, CLPRIM_INT32, in, t, in2, bins[b], flags, out, out2,

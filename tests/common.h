@@ -97,6 +97,7 @@ int test_by_index(const void *a, const void *b);
 /* Element i of a float / double array as a double; of an integer array as
  * its 64-bit pattern (int32 sign-extended). */
 double test_value_f(clprim_type type, const void *data, size_t i);
+
 uint64_t test_value_u(clprim_type type, const void *data, size_t i);
 
 /* Exact float / double sums (CLPRIM_EXACT). test_exact_reference: the reference,

@@ -365,6 +365,62 @@ static const char *verify_segmented_sum_exact(struct fx *f) {
   return NULL;
 }
 
+/* CLPRIM_EXACT dense sums: float integers below 2^24 with random signs by
+ * key (each key's exact sum an integer that C's conversion rounds); keys
+ * at or above K are invalid. 100 keys fit in local memory, 2000 do not. */
+static void setup_dense_exact_keys(struct fx *f, size_t keys) {
+  f->n = 5000 + test_rand() % 9000;
+  f->data = random_u32(f->n, (uint32_t)(keys + keys / 10)); /* keys */
+  f->ref = malloc(f->n * 4);                                /* values */
+  assert_non_null(f->ref);
+  for (size_t i = 0; i < f->n; ++i)
+    ((float *)f->ref)[i] =
+        (float)((int32_t)(test_rand() % (1u << 24)) * (test_rand() % 2 ? -1 : 1));
+  f->ref_count = keys;
+  fx_in(f, f->n * 4, f->data);
+  fx_in(f, f->n * 4, f->ref);
+  fx_out(f, keys * 4); /* sums */
+  fx_out(f, keys * 4); /* counts */
+  fx_out(f, 8);        /* invalid */
+}
+static void setup_dense_exact(struct fx *f) {
+  setup_dense_exact_keys(f, 100);
+}
+static void setup_dense_exact_many(struct fx *f) {
+  setup_dense_exact_keys(f, 2000);
+}
+static clprim_status call_dense_exact(struct fx *f) {
+  return clprim_reduce_by_key_dense(f->ctx, f->n, CLPRIM_UINT32, clprim_buf(f->in[0]), CLPRIM_FLOAT,
+                                    clprim_buf(f->in[1]), f->ref_count, CLPRIM_EXACT,
+                                    clprim_buf(f->out[0]), clprim_buf(f->out[1]), HOST_COUNT(f),
+                                    clprim_buf(f->out[2]));
+}
+static const char *verify_dense_exact(struct fx *f) {
+  const size_t keys = f->ref_count;
+  int64_t *sums = calloc(keys, 8);
+  uint32_t *counts = calloc(keys, 4);
+  uint64_t invalid = 0;
+  const char *bad = NULL;
+  assert_true(sums && counts);
+  for (size_t i = 0; i < f->n; ++i) {
+    const uint32_t k = u32(f->data)[i];
+    if (k >= keys) {
+      ++invalid;
+      continue;
+    }
+    sums[k] += (int64_t)((const float *)f->ref)[i], ++counts[k];
+  }
+  for (size_t k = 0; k < keys && !bad; ++k) {
+    const float want = (float)sums[k];
+    if (memcmp(f->got[0] + k * 4, &want, 4) != 0) bad = "wrong exact sums";
+  }
+  if (!bad && memcmp(counts, f->got[1], keys * 4) != 0) bad = "wrong counts";
+  if (!bad && HOST_COUNT(f)[0] != invalid) bad = "wrong host invalid count";
+  if (!bad && u64(f->got[2])[0] != invalid) bad = "wrong device invalid count";
+  free(sums), free(counts);
+  return bad;
+}
+
 /* ---------------------------------------------------- compaction */
 static void setup_select(struct fx *f) {
   f->n = 5000 + test_rand() % 9000;
@@ -1082,6 +1138,9 @@ static const struct fault_case cases[] = {
     {"histogram_even", 0, setup_histogram, call_histogram, verify_histogram},
     {"histogram_keys", 0, setup_histogram_keys, call_histogram_keys, verify_histogram_keys},
     {"reduce_by_key_dense", 0, setup_dense, call_dense, verify_dense},
+    {"reduce_by_key_dense_exact", 0, setup_dense_exact, call_dense_exact, verify_dense_exact},
+    {"reduce_by_key_dense_exact_many", 0, setup_dense_exact_many, call_dense_exact,
+     verify_dense_exact},
     {"reduce_by_key", 1, setup_rbk, call_rbk, verify_rbk},
     {"reduce_by_key_exact", 1, setup_rbk_exact, call_rbk_exact, verify_rbk_exact},
     {"unique", 0, setup_unique, call_unique, verify_unique},
@@ -1214,17 +1273,29 @@ static void sweep(const struct fault_case *c, clprim_context *ctx) {
  * CPU-shaped kernels (their launches differ from the other paths'; the
  * host's order of commands is the same). */
 static int cpu_shaped(const struct fault_case *c) {
-  static const char *const names[] = {"scan",          "scan_exact",
-                                      "scan_by_key",   "argmax",
-                                      "reduce_sum",    "reduce_sum_exact",
-                                      "segmented_sum", "select",
-                                      "partition3",    "histogram_even",
-                                      "reduce_by_key", "reduce_by_key_exact",
+  static const char *const names[] = {"scan",
+                                      "scan_exact",
+                                      "scan_by_key",
+                                      "argmax",
+                                      "reduce_sum",
+                                      "reduce_sum_exact",
+                                      "segmented_sum",
+                                      "select",
+                                      "partition3",
+                                      "histogram_even",
+                                      "reduce_by_key",
+                                      "reduce_by_key_exact",
                                       "reduce_by_key_dense",
-                                      "quantiles",     "topk",
-                                      "topk_general",  "argsort",
-                                      "equal_range",   "merge_pairs",
-                                      "batched_topk",  "segmented_nth_element"};
+                                      "reduce_by_key_dense_exact",
+                                      "reduce_by_key_dense_exact_many",
+                                      "quantiles",
+                                      "topk",
+                                      "topk_general",
+                                      "argsort",
+                                      "equal_range",
+                                      "merge_pairs",
+                                      "batched_topk",
+                                      "segmented_nth_element"};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k)
     if (strcmp(c->name, names[k]) == 0) return 1;
   return 0;

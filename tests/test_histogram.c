@@ -759,6 +759,260 @@ static void test_rbk_subnormal(void **state) {
   free(keys), free(units), free(counts), free(want_counts), free(values), free(want), free(sums);
 }
 
+/* ------------------------------------------------------ exact sums */
+
+/* Data of the exact dense sums: the shared kinds (uniform, every
+ * exponent, subnormals, near the largest: sums overflow), and three of
+ * this test's: pairs that cancel within their key (x and -x on one key,
+ * a few small ones left: many sums exactly 0), integers just above the
+ * significand's reach (sums that round, ties among them), and every
+ * exponent with -0 alone on keys = 3 (mod 7), +0 and -0 on keys = 5
+ * (mod 7) and infinities and NaNs sprinkled in. */
+enum exact_data { EXACT_KEY_CANCEL = TEST_EX_KINDS, EXACT_TIES, EXACT_SPECIALS, EXACT_DATA };
+static const char *exact_data_name(int d) {
+  return d < TEST_EX_KINDS    ? test_exact_kind_name[d]
+         : d == EXACT_KEY_CANCEL ? "cancelling within keys"
+         : d == EXACT_TIES       ? "integers past the significand (ties)"
+                                 : "signed zeros, infinities and NaN";
+}
+
+static void set_fv(clprim_type t, void *p, size_t i, double v) {
+  if (t == CLPRIM_FLOAT)
+    ((float *)p)[i] = (float)v;
+  else
+    ((double *)p)[i] = v;
+}
+
+static void make_exact_data(clprim_type vt, uint32_t *keys, void *values, size_t n, size_t K,
+                            int d) {
+  const int dbl = vt == CLPRIM_DOUBLE;
+  if (d < TEST_EX_KINDS) {
+    test_exact_input(vt, values, n, (enum test_exact_kind)d);
+  } else if (d == EXACT_KEY_CANCEL) {
+    for (size_t i = 0; i < n; ++i) {
+      const double x =
+          (test_rand() % 2 ? -1 : 1) * ldexp(1 + test_uniform(), (int)(test_rand() % 90) - 30);
+      set_fv(vt, values, i, x);
+    }
+    for (size_t i = 0; i + 1 < n; i += 2) { /* a pair: one key, x and -x */
+      keys[i + 1] = keys[i];
+      set_fv(vt, values, i + 1, -test_value_f(vt, values, i));
+    }
+    for (size_t i = 0; i < n / 50; ++i) /* a few left over */
+      set_fv(vt, values, test_rand() % n, ldexp(test_uniform(), -(int)(test_rand() % 40)));
+    const size_t es = clprim_type_size(vt); /* pairs shuffled, key with value */
+    for (size_t i = n > 0 ? n - 1 : 0; i > 0; --i) {
+      const size_t j = test_rand() % (i + 1);
+      unsigned char tmp[8];
+      memcpy(tmp, (char *)values + i * es, es);
+      memcpy((char *)values + i * es, (char *)values + j * es, es);
+      memcpy((char *)values + j * es, tmp, es);
+      const uint32_t tk = keys[i];
+      keys[i] = keys[j], keys[j] = tk;
+    }
+  } else if (d == EXACT_TIES) {
+    const int p = dbl ? 53 : 24;
+    for (size_t i = 0; i < n; ++i) { /* integers in [2^p, 2^(p+1)), some with few low bits */
+      const uint64_t m = ((uint64_t)1 << p) | (test_rand() & (((uint64_t)1 << p) - 1));
+      const uint64_t v = test_rand() % 4 ? m >> 2 << 2 : m;
+      set_fv(vt, values, i, (test_rand() % 3 ? 1.0 : -1.0) * (double)v);
+    }
+  } else {
+    test_exact_input(vt, values, n, TEST_EX_WIDE);
+    for (size_t i = 0; i < n; ++i) {
+      if (keys[i] < K && keys[i] % 7 == 3) set_fv(vt, values, i, -0.0);
+      if (keys[i] < K && keys[i] % 7 == 5) set_fv(vt, values, i, test_rand() % 2 ? 0.0 : -0.0);
+      const uint64_t r = test_rand() % 400;
+      if (r < 3 && keys[i] % 7 != 3)
+        set_fv(vt, values, i, r == 0 ? INFINITY : r == 1 ? -INFINITY : NAN);
+    }
+  }
+}
+
+/* The exactly rounded sum of each key's values (gathered by key, then the
+ * shared reference), its count, and the keys out of range. */
+static void exact_by_key(clprim_type vt, const uint32_t *keys, const void *values, size_t n,
+                         size_t K, uint64_t *want, uint32_t *want_counts, uint64_t *invalid) {
+  const size_t es = clprim_type_size(vt);
+  size_t *at = calloc(K + 1, sizeof *at);
+  unsigned char *gathered = malloc((n ? n : 1) * es);
+  assert_true(at && gathered);
+  *invalid = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (keys[i] < K)
+      ++at[keys[i] + 1];
+    else
+      ++*invalid;
+  for (size_t k = 0; k < K; ++k) {
+    want_counts[k] = (uint32_t)at[k + 1];
+    at[k + 1] += at[k];
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (keys[i] < K) memcpy(gathered + at[keys[i]]++ * es, (const char *)values + i * es, es);
+  for (size_t k = 0; k < K; ++k) { /* at[k] is now key k's end */
+    const size_t begin = k ? at[k - 1] : 0;
+    want[k] = test_exact_reference(vt, gathered + begin * es, at[k] - begin);
+  }
+  free(at), free(gathered);
+}
+
+/* One exact dense reduce-by-key against the reference, bit for bit; counts
+ * when with_counts, invalid on the host or (odd n) in a device word. */
+static void check_rbk_exact(clprim_context *ctx, clprim_type kt, clprim_type vt, size_t n, size_t K,
+                            enum key_order order, int d, int with_counts, const char *config) {
+  const size_t es = clprim_type_size(vt), m = n ? n : 1;
+  uint32_t *keys = malloc(m * 4), *counts = malloc(K * 4), *want_counts = malloc(K * 4);
+  unsigned char *values = malloc(m * es), *sums = malloc(K * es);
+  uint64_t *want = malloc(K * 8);
+  assert_true(keys && counts && want_counts && values && sums && want);
+  make_keys(keys, n, K, order, 1, kt == CLPRIM_INT32);
+  make_exact_data(vt, keys, values, n, K, d);
+  uint64_t want_invalid;
+  exact_by_key(vt, keys, values, n, K, want, want_counts, &want_invalid);
+  memset(sums, 0xA5, K * es), memset(counts, 0xA5, K * 4);
+  cl_mem dkeys = test_buffer(ctx, m * 4, keys), dvalues = test_buffer(ctx, m * es, values);
+  cl_mem dsums = test_buffer(ctx, K * es, sums), dcounts = test_buffer(ctx, K * 4, counts);
+  cl_mem dinvalid = test_buffer(ctx, 8, NULL);
+  uint64_t invalid = 12345;
+  const int on_device = n % 2;
+  /* CLPRIM_SUMS_KEEP_SUBNORMALS with the flag: allowed, redundant. */
+  const unsigned flags = CLPRIM_EXACT | (n % 3 == 1 ? CLPRIM_SUMS_KEEP_SUBNORMALS : 0u);
+  char what[240];
+  snprintf(what, sizeof what,
+           "exact reduce_by_key_dense %s keys, %s values (%s), n=%zu, K=%zu, %s%s%s, path %s",
+           clprim_type_name(kt), clprim_type_name(vt), exact_data_name(d), n, K, order_name[order],
+           with_counts ? ", counts" : "", config, ctx_path(ctx));
+  announce("%s", what);
+  TEST_OK(clprim_reduce_by_key_dense(
+      ctx, n, kt, clprim_buf(dkeys), vt, clprim_buf(dvalues), K, flags, clprim_buf(dsums),
+      clprim_buf(with_counts ? dcounts : NULL), on_device ? NULL : &invalid,
+      clprim_buf(on_device ? dinvalid : NULL)));
+  test_read(ctx, dsums, K * es, sums);
+  test_read(ctx, dcounts, K * 4, counts);
+  if (on_device) test_read(ctx, dinvalid, 8, &invalid);
+  if (invalid != want_invalid)
+    test_report("%s: invalid %llu, expected %llu", what, (unsigned long long)invalid,
+                (unsigned long long)want_invalid);
+  size_t wrong = 0, first = 0;
+  for (size_t k = 0; k < K; ++k) {
+    uint64_t bits = 0;
+    memcpy(&bits, sums + k * es, es);
+    if (bits != want[k] && !(test_nan_bits(vt, bits) && test_nan_bits(vt, want[k])))
+      if (wrong++ == 0) first = k;
+    if (with_counts ? counts[k] != want_counts[k] : counts[k] != 0xA5A5A5A5u)
+      test_report("%s: count[%zu] = %u, expected %u", what, k, counts[k],
+                  with_counts ? want_counts[k] : 0xA5A5A5A5u);
+  }
+  if (wrong) {
+    uint64_t bits = 0;
+    memcpy(&bits, sums + first * es, es);
+    test_report("%s: %zu of %zu sums wrong, the first sum[%zu] = %#llx, exact %#llx", what, wrong,
+                K, first, (unsigned long long)bits, (unsigned long long)want[first]);
+  }
+  clReleaseMemObject(dkeys), clReleaseMemObject(dvalues), clReleaseMemObject(dsums);
+  clReleaseMemObject(dcounts), clReleaseMemObject(dinvalid);
+  free(keys), free(counts), free(want_counts), free(values), free(sums), free(want);
+}
+
+/* CLPRIM_EXACT: every key's sum bit for bit against the exact reference,
+ * float and double, every data kind, on each path in three configurations:
+ * the default (keys in local memory where they fit, else global windows);
+ * 32-bit atomic pairs instead of 64-bit atomics (exact.atomics64=0, and the
+ * device's 64-bit atomics hidden, as a device without them has), over
+ * spans of 1000 elements (the words normalised between them); global
+ * windows only, in ranges of 7 keys (several passes over the data), over
+ * spans of 1000 elements. Sizes 0, 1
+ * and around the work-groups' shares; few keys, around the local limit,
+ * many. Integer value types refuse the flag, with nothing written. */
+static void test_rbk_exact(void **state) {
+  (void)state;
+  static const char *const config_name[3] = {"", ", 32-bit pairs, spans of 1000",
+                                             ", global windows in 7-key ranges, spans of 1000"};
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = contexts.ctx[p];
+    if (!ctx) continue;
+    const int had_atomics = ctx->info.has_int64_atomics;
+    const size_t wg = ctx->info.path == CLPRIM_PATH_CPU     ? 64
+                      : ctx->info.max_work_group_size < 256 ? 64
+                                                            : 256;
+    for (int config = 0; config < 3; ++config) {
+      if (config == 1) {
+        TEST_OK(clprim__tune(ctx, "exact.atomics64=0,histogram.exact_span=1000"));
+        ctx->info.has_int64_atomics = 0;
+      }
+      if (config == 2)
+        TEST_OK(clprim__tune(ctx, "histogram.exact_local=0,histogram.exact_keys=7,"
+                                  "histogram.exact_span=1000"));
+      for (clprim_type vt = CLPRIM_FLOAT; vt <= CLPRIM_DOUBLE; ++vt) {
+        if (!clprim__type_supported(ctx, vt)) continue;
+        const size_t local_max = clprim__histogram_exact_local_max(ctx, vt);
+        const size_t ks[] = {1, 2, 64 < local_max ? 64 : local_max, local_max, local_max + 1, 5000};
+        const size_t sizes[] = {0,       1,           2,    4 * wg - 1, 4 * wg + 1,
+                                64 * wg, 64 * wg + 1, 3001, 100003};
+        const size_t nk = sizeof ks / sizeof ks[0], ns = sizeof sizes / sizeof sizes[0];
+        for (size_t ki = 0; ki < nk; ++ki)
+          for (size_t s = 0; s < ns; ++s) {
+            /* Every data kind over the sizes in turn; under Oclgrind few. */
+            if (test_small() ? (s + ki) % 4 != 0 || sizes[s] > 5000 : (s + ki + config) % 2)
+              continue;
+            if (config == 2 && ks[ki] > 100) continue;
+            const int d = (int)((s + 3 * ki + (size_t)config) % EXACT_DATA);
+            check_rbk_exact(ctx, (s + ki) % 2 ? CLPRIM_INT32 : CLPRIM_UINT32, vt, sizes[s], ks[ki],
+                            (enum key_order)((s + ki) % KEY_ORDERS), d, (s + ki) % 3 != 0,
+                            config_name[config]);
+          }
+        /* Every data kind once at a middle size (and keys in local memory
+         * and beyond it), random and sorted keys (a work-item's elements
+         * then mostly of one key: what it has sent is skipped). */
+        for (int d = 0; d < 2 * EXACT_DATA; ++d)
+          check_rbk_exact(ctx, CLPRIM_INT32, vt, test_small() ? 777 : 20011,
+                          d % 2 ? 50 : local_max + 3, d < EXACT_DATA ? KEYS_RANDOM : KEYS_SORTED,
+                          d % EXACT_DATA, d % 3 == 0, config_name[config]);
+        /* Many keys (global windows), once per type. */
+        if (!test_small() && config == 0)
+          check_rbk_exact(ctx, CLPRIM_UINT32, vt, ((size_t)1 << 20) + 5,
+                          vt == CLPRIM_FLOAT ? (size_t)1 << 20 : (size_t)1 << 17, KEYS_RANDOM,
+                          TEST_EX_WIDE, 1, config_name[config]);
+      }
+      if (config == 1) {
+        TEST_OK(clprim__tune(ctx, "exact.atomics64=-1,histogram.exact_span=-1"));
+        ctx->info.has_int64_atomics = had_atomics;
+      }
+      if (config == 2)
+        TEST_OK(clprim__tune(ctx, "histogram.exact_local=-1,histogram.exact_keys=-1,"
+                                  "histogram.exact_span=-1"));
+    }
+  }
+  /* Integer value types refuse the flag, and nothing is written. */
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  uint32_t keys[16] = {0, 1, 2, 3}, poison[16];
+  for (int i = 0; i < 16; ++i)
+    poison[i] = 0xC0FFEE00u + (uint32_t)i;
+  cl_mem dkeys = test_buffer(ctx, sizeof keys, keys), dvalues = test_buffer(ctx, 128, NULL);
+  cl_mem dsums = test_buffer(ctx, sizeof poison, poison), dcounts = test_buffer(ctx, 64, poison);
+  cl_mem dinvalid = test_buffer(ctx, 8, poison);
+  for (clprim_type vt = CLPRIM_INT32; vt <= CLPRIM_UINT64; ++vt) {
+    uint64_t invalid = 77;
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+                clprim_reduce_by_key_dense(ctx, 16, CLPRIM_UINT32, clprim_buf(dkeys), vt,
+                                           clprim_buf(dvalues), 4, CLPRIM_EXACT, clprim_buf(dsums),
+                                           clprim_buf(dcounts), &invalid, clprim_buf(dinvalid)));
+    test_text_has(ctx, "value_type", "exact reduce_by_key_dense of an integer type");
+    if (invalid != 77)
+      fail_msg("exact %s reduce_by_key_dense: invalid written", clprim_type_name(vt));
+  }
+  uint32_t after[16];
+  test_read(ctx, dsums, sizeof after, after);
+  assert_memory_equal(after, poison, sizeof poison);
+  test_read(ctx, dcounts, sizeof after, after);
+  assert_memory_equal(after, poison, sizeof poison);
+  test_read(ctx, dinvalid, 8, after);
+  assert_memory_equal(after, poison, 8);
+  clReleaseMemObject(dkeys), clReleaseMemObject(dvalues), clReleaseMemObject(dsums);
+  clReleaseMemObject(dcounts), clReleaseMemObject(dinvalid);
+  test_report_end();
+}
+
 /* ----------------------------------------------------------------- errors */
 
 static void test_errors(void **state) {
@@ -1011,7 +1265,7 @@ int main(void) {
       cmocka_unit_test(test_rbk_uint64),    cmocka_unit_test(test_rbk_float),
       cmocka_unit_test(test_rbk_double),    cmocka_unit_test(test_even),
       cmocka_unit_test(test_binned),        cmocka_unit_test(test_device_results),
-      cmocka_unit_test(test_rbk_subnormal),
+      cmocka_unit_test(test_rbk_subnormal), cmocka_unit_test(test_rbk_exact),
   };
   return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

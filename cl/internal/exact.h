@@ -718,4 +718,150 @@ CLPRIM_INLINE EXACT_RESULT_BITS exact_run_round(const struct exact_run *r) {
   return r->neg ? bits | sign : bits;
 }
 
+/* ------------------------------------------------------------------
+ * Words that many work-items add to at once (dense reduce-by-key: words
+ * per key in global memory, and a work-group's per-key words in local
+ * memory). Elements go in one by one, with no expansion: a key's elements
+ * are scattered, so each element's digits go to the words.
+ *
+ * A global word is two uints: with EXACT_GLOBAL_ATOM64 one long added with
+ * 64-bit global atomics, else a low and a high half added with 32-bit
+ * atomics and a carry (as exact_add's mode 2). Only the device reads them.
+ * A word takes a digit from each element at most, so fewer than 2^31
+ * elements between normalisations keep every word inside a long. */
+#if defined(EXACT_ATOM64) && EXACT_ATOM64 && defined(cl_khr_int64_base_atomics)
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#define EXACT_GLOBAL_ATOM64 1
+#else
+#define EXACT_GLOBAL_ATOM64 0
+#endif
+/* A work-group's words of one key in local memory: EXACT_ACC_WORDS
+ * elements of EXACT_LWORD (the layout of EXACT_LOCAL: exact_add,
+ * exact_flush and exact_word take a pointer to them). */
+#if EXACT_MODE == 2
+#define EXACT_LWORD uint
+#else
+#define EXACT_LWORD long
+#endif
+
+/* The flags element v brings (EXACT_FLAG_ADDED, and NaN / an infinity, or
+ * EXACT_FLAG_NOT_NEG_ZERO for a finite v other than -0), and in *x the
+ * value to add (0 for a NaN or an infinity). By the bits, as exact_odd. */
+CLPRIM_INLINE uint exact_element(T v, EXACT_E *x) {
+#if T_BITS == 64
+  const ulong u = as_ulong(v);
+  const int special = (u >> 52 & 0x7FF) == 0x7FF, nan = (u << 12) != 0, neg = (int)(u >> 63);
+  const int neg_zero = u == 0x8000000000000000ul;
+#else
+  const uint u = as_uint(v);
+  const int special = (u >> 23 & 0xFF) == 0xFF, nan = (u << 9) != 0, neg = (int)(u >> 31);
+  const int neg_zero = u == 0x80000000u;
+#endif
+  *x = special ? (EXACT_E)0 : (EXACT_E)v;
+  if (special)
+    return EXACT_FLAG_ADDED | (nan   ? EXACT_FLAG_NAN
+                               : neg ? EXACT_FLAG_NEG_INF
+                                     : EXACT_FLAG_POS_INF);
+  return EXACT_FLAG_ADDED | (neg_zero ? 0u : EXACT_FLAG_NOT_NEG_ZERO);
+}
+
+/* x (finite, a multiple of 2^EXACT_B) as signed digits d[0..2] (as
+ * exact_flush splits it: d[j] weighs word w + j); returns w. */
+CLPRIM_INLINE int exact_split(EXACT_E x, long *d) {
+#ifdef CLPRIM_HAS_FP64
+  const ulong bits = as_ulong(x);
+  const int neg = (int)(bits >> 63), e = (int)(bits >> 52) & 0x7ff;
+  ulong m = bits & 0xFFFFFFFFFFFFFul;
+  if (e != 0) m |= 1ul << 52;
+  int pos = (e != 0 ? e : 1) - 1075 - EXACT_B;
+#else
+  const uint bits = as_uint(x);
+  const int neg = (int)(bits >> 31), e = (int)(bits >> 23) & 0xff;
+  ulong m = bits & 0x7FFFFFu;
+  if (e != 0) m |= 1u << 23;
+  int pos = (e != 0 ? e : 1) - 150 - EXACT_B;
+#endif
+  if (pos < 0) {
+    m = pos > -64 ? m >> -pos : 0;
+    pos = 0;
+  }
+  const int r = pos & 31;
+  const ulong lo = m << r, hi = r != 0 ? m >> (64 - r) : 0;
+  d[0] = (long)(lo & 0xFFFFFFFFu), d[1] = (long)(lo >> 32), d[2] = (long)hi;
+  if (neg) d[0] = -d[0], d[1] = -d[1], d[2] = -d[2];
+  return pos >> 5;
+}
+
+/* Adds d to the global word at p (two uints). */
+CLPRIM_INLINE void exact_gadd(__global uint *p, long d) {
+#if EXACT_GLOBAL_ATOM64
+  atom_add((volatile __global long *)p, d);
+#else
+  const ulong u = (ulong)d;
+  const uint lo = (uint)u, old = atomic_add((volatile __global uint *)p, lo);
+  atomic_add((volatile __global uint *)p + 1, (uint)(u >> 32) + (uint)(old + lo < old));
+#endif
+}
+
+/* The global word at p, once the adds are done; and its store. */
+CLPRIM_INLINE long exact_gword(__global const uint *p) {
+#if EXACT_GLOBAL_ATOM64
+  return *(__global const long *)p;
+#else
+  return (long)(((ulong)p[1] << 32) | p[0]);
+#endif
+}
+CLPRIM_INLINE void exact_gword_set(__global uint *p, long v) {
+#if EXACT_GLOBAL_ATOM64
+  *(__global long *)p = v;
+#else
+  p[0] = (uint)(ulong)v;
+  p[1] = (uint)((ulong)v >> 32);
+#endif
+}
+
+/* A key's window masks: EXACT_MASKS uints, mask m's bit j (j < 24) set
+ * where an element's digits reach word 24 m + j (its lowest and highest),
+ * and its bits 24 and up the flags (EXACT_FLAG_*, OR-ed over the masks):
+ * an element usually needs one atomic_or, flags included. */
+#define EXACT_MASK_WORDS 24
+#define EXACT_MASKS ((EXACT_W + EXACT_MASK_WORDS - 1) / EXACT_MASK_WORDS)
+#define EXACT_MASK_FLAGS(mask) ((mask) >> EXACT_MASK_WORDS)
+
+/* What a work-item has already OR-ed into the masks of its last key: bits
+ * already sent need no atomic (elements of sorted or clustered keys then
+ * cost none, where every work-item would contend for one word). */
+struct exact_sent {
+  uint key, mask[EXACT_MASKS];
+};
+CLPRIM_INLINE void exact_sent_init(struct exact_sent *s) {
+  s->key = 0xFFFFFFFFu;
+  for (int m = 0; m < EXACT_MASKS; ++m)
+    s->mask[m] = 0u;
+}
+/* The bits of mask m of key still to send from this work-item (0: none). */
+CLPRIM_INLINE uint exact_sent_bits(struct exact_sent *s, uint key, int m, uint bits) {
+  if (s->key != key) {
+    s->key = key;
+    for (int j = 0; j < EXACT_MASKS; ++j)
+      s->mask[j] = 0u;
+  }
+  const uint need = bits & ~s->mask[m];
+  s->mask[m] |= bits;
+  return need;
+}
+
+/* exact_normalise of the len words of a window (word[0] the lowest): the
+ * carries up to the last word, which keeps the sign. The window must
+ * reach high enough to hold the sum. */
+CLPRIM_INLINE void exact_normalise_window(long *word, int len) {
+  long carry = 0;
+  for (int w = 0; w < len - 1; ++w) {
+    const long v = word[w] + carry;
+    word[w] = v & 0xFFFFFFFFl;
+    carry = v >> 32;
+  }
+  word[len - 1] += carry;
+}
+
 #endif /* CLPRIM_EXACT_H */

@@ -99,7 +99,8 @@ extern "C" {
  *   clprim_context_prebuild_progress(),
  *   clprim_sort_tile(), clprim_pipeline_read_result() and _read_count(),
  *   clprim_merge_keys() and clprim_merge_pairs(), clprim_merge_runs_keys()
- *   and clprim_merge_runs_pairs(), CLPRIM_EXACT.
+ *   and clprim_merge_runs_pairs(), CLPRIM_EXACT (also on
+ *   clprim_reduce_by_key_dense).
  *   clprim_reduce_sum takes flags after `in`, as clprim_reduce_max, and
  *   clprim_mpi_reduce_sum takes them after `in` too; clprim_segmented_sum
  *   takes flags before `out`, as clprim_segmented_max;
@@ -931,7 +932,8 @@ CLPRIM_API clprim_status clprim_partition_expr_params(clprim_context *ctx, size_
  * and double sums are added in no fixed order: a sum of m values differs
  * from the exact sum by at most about m * u * (sum of their |x|) (u = 2^-24
  * float, 2^-53 double) and may differ in the last bits between runs
- * (docs/ACCURACY.md). num_keys (bins) is at most 2^31. */
+ * (docs/ACCURACY.md), unless clprim_reduce_by_key_dense() has CLPRIM_EXACT.
+ * num_keys (bins) is at most 2^31. */
 
 /* Flag of clprim_reduce_by_key_dense(): float sums keep subnormal numbers.
  * Without it, NVIDIA's hardware float atomic adds to global memory (the
@@ -960,10 +962,19 @@ CLPRIM_API clprim_status clprim_histogram_keys(clprim_context *ctx, size_t n,
  * counts is given, counts[k] = their number (uint32), for k < num_keys.
  * Values (and sums) are of value_type: any clprim_type. int64 / uint64 and
  * double sums need 64-bit atomics (cl_khr_int64_base_atomics; double adds by
- * 64-bit compare-and-swap). flags: 0 or CLPRIM_SUMS_KEEP_SUBNORMALS. invalid,
- * invalid_out: as clprim_histogram_keys().
+ * 64-bit compare-and-swap). flags: 0, CLPRIM_SUMS_KEEP_SUBNORMALS and / or
+ * CLPRIM_EXACT (float and double values): each key's exact sum rounded
+ * once (+0 for a key no element fell on, -0 only when every element of the
+ * key was -0), the same bits on every device, path and run, with or without
+ * 64-bit atomics (CLPRIM_SUMS_KEEP_SUBNORMALS is then redundant: exact
+ * sums keep subnormals). Scratch: up to 112 bytes a key (float) or 568
+ * (double), in ranges of keys (two passes over the data each) where
+ * num_keys of them would not fit in a quarter of the device's memory; see
+ * docs/ACCURACY.md. invalid, invalid_out: as clprim_histogram_keys().
  * @return : as clprim_histogram_keys(); CLPRIM_ERROR_UNSUPPORTED_OPERATION
- *           for 64-bit sums on a device without cl_khr_int64_base_atomics. */
+ *           for 64-bit sums without CLPRIM_EXACT on a device without
+ *           cl_khr_int64_base_atomics; CLPRIM_ERROR_INVALID_ARGUMENT also for
+ *           CLPRIM_EXACT with an integer value_type (nothing written). */
 CLPRIM_API clprim_status clprim_reduce_by_key_dense(clprim_context *ctx, size_t n,
                                                     clprim_type key_type, clprim_buffer keys,
                                                     clprim_type value_type, clprim_buffer values,

@@ -8,8 +8,9 @@
 #include <string.h>
 
 struct rbk_arg {
-  int runs; /* 0 reduce_by_key_dense, 1 reduce_by_key */
+  int runs;       /* 0 reduce_by_key_dense, 1 reduce_by_key */
   unsigned flags; /* reduce_by_key: 0 or CLPRIM_EXACT */
+  int exact;      /* reduce_by_key_dense with CLPRIM_EXACT */
   clprim_type type;
   cl_mem keys, values, out_a, out_b, count;
   size_t n, num_keys;
@@ -22,25 +23,27 @@ static clprim_status call_rbk(clprim_context *ctx, void *p) {
   if (a->runs)
     return clprim_reduce_by_key(ctx, a->n, CLPRIM_INT32, keys, a->type, values, a->flags, out_a,
                                 clprim_buf(a->out_b), NULL, clprim_buf(a->count));
-  return clprim_reduce_by_key_dense(ctx, a->n, CLPRIM_INT32, keys, a->type, values, a->num_keys, 0,
-                                    out_a, none, NULL, none);
+  return clprim_reduce_by_key_dense(ctx, a->n, CLPRIM_INT32, keys, a->type, values, a->num_keys,
+                                    a->exact ? CLPRIM_EXACT : 0u, out_a, none, NULL, none);
 }
 
-/* reduce_by_key_dense: int32 keys (random, sorted, partly sorted) into 2^20
- * keys, values of type; reduce_by_key: sorted int32 keys in min(n, 2^20)
- * runs, values of type; reduce_by_key_exact: the same runs with
- * CLPRIM_EXACT, and one run of all n (a work-group sums it alone). */
+/* reduce_by_key_dense (and with CLPRIM_EXACT, float and double): int32
+ * keys (random, sorted, partly sorted) into 2^20 keys, values of type;
+ * reduce_by_key: sorted int32 keys in min(n, 2^20) runs, values of type;
+ * reduce_by_key_exact: the same runs with CLPRIM_EXACT, and one run of all
+ * n (pieces summed by several work-groups, then folded). */
 static void run_rbk(struct bench *b, clprim_type type, size_t n) {
   const size_t es = clprim_type_size(type), keys_many = (size_t)1 << 20;
+  const int fp = type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE;
   const int want_dense = bench_wants(b, "reduce_by_key_dense");
-  const int want_exact = (type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE) &&
-                         bench_wants(b, "reduce_by_key_exact");
+  const int want_dense_exact = fp && bench_wants(b, "reduce_by_key_dense_exact");
+  const int want_exact = fp && bench_wants(b, "reduce_by_key_exact");
   const int want_runs = bench_wants(b, "reduce_by_key") || want_exact;
   const int dense_ok = es == 4 || b->info->has_int64_atomics;
   if (want_dense && !dense_ok)
     bench_skipped(b, "reduce_by_key_dense", "2^20 keys", type, n,
                   "64-bit sums need cl_khr_int64_base_atomics");
-  if (!(want_dense && dense_ok) && !want_runs) return;
+  if (!(want_dense && dense_ok) && !want_runs && !want_dense_exact) return;
   struct rbk_arg a;
   memset(&a, 0, sizeof a);
   a.type = type, a.n = n, a.num_keys = keys_many;
@@ -54,7 +57,8 @@ static void run_rbk(struct bench *b, clprim_type type, size_t n) {
   a.count = bench_buffer(b, 8, NULL);
   const char *const order_names[3] = {"random", "sorted", "partly sorted"};
   for (int order = 0; order < 3; ++order) {
-    if (!(want_dense && dense_ok) && order != 1) continue; /* the runs: sorted keys alone */
+    if (!(want_dense && dense_ok) && !want_dense_exact && order != 1)
+      continue; /* the runs: sorted keys alone */
     uint32_t *keys = bench_keys(b, n, keys_many, order);
     a.keys = bench_buffer(b, n * 4, keys);
     bench_free(b, keys);
@@ -64,6 +68,12 @@ static void run_rbk(struct bench *b, clprim_type type, size_t n) {
       a.runs = 0;
       snprintf(variant, sizeof variant, "2^20 keys %s", order_names[order]);
       bench_report_read(b, "reduce_by_key_dense", variant, type, n, call_rbk, &a, read);
+    }
+    if (want_dense_exact) {
+      a.runs = 0, a.exact = 1;
+      snprintf(variant, sizeof variant, "2^20 keys %s", order_names[order]);
+      bench_report_read(b, "reduce_by_key_dense_exact", variant, type, n, call_rbk, &a, read);
+      a.exact = 0;
     }
     if (order == 1 && want_runs) {
       /* Sorted keys i * 2^20 / n: min(n, 2^20) distinct keys, one run each. */
@@ -163,6 +173,35 @@ static int check_reduce_by_key_exact(struct bench_check *c) {
   return run == count;
 }
 
+/* CLPRIM_EXACT: float integers below 2^24 with random signs, summed by key
+ * (keys below 1000, in random order): each key's exact sum is an integer
+ * that C's conversion rounds as the flag must. */
+static int check_reduce_by_key_dense_exact(struct bench_check *c) {
+  const size_t n = c->n, m = n ? n : 1;
+  uint32_t *keys = check_keys(c, 1000, 0);
+  float *x = check_host(c, m * 4), *sums = check_host(c, 1000 * 4);
+  int64_t want[1000] = {0};
+  if (!keys || !x || !sums) return 0;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t v = (int64_t)(c->host[i] & 0xFFFFFFu) * ((c->host[i] >> 30) & 1 ? -1 : 1);
+    x[i] = (float)v;
+    want[keys[i]] += v;
+  }
+  struct rbk_arg a;
+  memset(&a, 0, sizeof a);
+  a.exact = 1, a.type = CLPRIM_FLOAT, a.n = n, a.num_keys = 1000;
+  a.keys = check_buffer(c, m * 4, keys), a.values = check_buffer(c, m * 4, x);
+  a.out_a = check_buffer(c, 1000 * 4, NULL);
+  if (!a.keys || !a.values || !a.out_a || !check_ok(c, call_rbk(c->ctx, &a)) ||
+      !check_read(c, a.out_a, 1000 * 4, sums))
+    return 0;
+  for (size_t k = 0; k < 1000; ++k) {
+    const float w = (float)want[k];
+    if (memcmp(&sums[k], &w, 4) != 0) return 0;
+  }
+  return 1;
+}
+
 /* Each run of the sorted keys: its key and the sum of its uint32 values. */
 static int check_reduce_by_key(struct bench_check *c) {
   uint32_t *keys, *unique, *sums;
@@ -183,6 +222,10 @@ static const struct bench_op ops[] = {
      "int32 keys in [0, 2^20) (random, sorted, partly sorted), values of\n"
      "                       the type (64-bit values need cl_khr_int64_base_atomics)",
      check_reduce_by_key_dense},
+    {"reduce_by_key_dense_exact", 0x30u,
+     "as reduce_by_key_dense with CLPRIM_EXACT (each key's exact sum, rounded once), float "
+     "and double",
+     check_reduce_by_key_dense_exact},
     {"reduce_by_key", 0x3Fu, "sorted int32 keys in min(n, 2^20) runs, values of the type",
      check_reduce_by_key},
     {"reduce_by_key_exact", 0x30u,

@@ -4,7 +4,7 @@
  *
  *   ./exact-bits gen FILE [SEED]   writes the input file: for float, then
  *                                  double, KINDS blocks of BLOCK elements
- *   ./exact-bits run FILE > OUT    sums, sums by key and scans every block with
+ *   ./exact-bits run FILE > OUT    sums, sums by key (runs, dense) and scans every block with
  *                                  CLPRIM_EXACT on every path the device runs
  *                                  ($CLPRIM_DEVICE) and prints one line per
  *                                  result (an array's: its hash)
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { KINDS = 8, BLOCK = 1 << 16, LINES = 4096, LINE = 96 };
+enum { KINDS = 8, BLOCK = 1 << 16, DENSE_KEYS = 3000, LINES = 4096, LINE = 96 };
 static const char *const kind_name[KINDS] = {"uniform",   "exponents", "cancelling", "wide",
                                              "subnormal", "special",   "overflow",   "neg_zero"};
 
@@ -163,6 +163,10 @@ static int sums(clprim_context *ctx, const unsigned char *data) {
       key[i++] = (uint32_t)run;
   cl_mem keys = clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, BLOCK * 4, key, &err);
   cl_mem unique = clCreateBuffer(cl, CL_MEM_READ_WRITE, BLOCK * 4, NULL, &err);
+  /* the keys of reduce_by_key_dense: scattered over DENSE_KEYS */
+  for (size_t i = 0; i < BLOCK; ++i) key[i] = (uint32_t)((i * 2654435761u) >> 7) % DENSE_KEYS;
+  cl_mem dense_keys =
+      clCreateBuffer(cl, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, BLOCK * 4, key, &err);
   free(key);
   size_t offset = 0;
   for (clprim_type t = CLPRIM_FLOAT; t <= CLPRIM_DOUBLE; ++t) {
@@ -200,6 +204,16 @@ static int sums(clprim_context *ctx, const unsigned char *data) {
                 ? CLPRIM_ERROR_INVALID_ARGUMENT
                 : CLPRIM_SUCCESS);
       put("reduce_by_key", t, kind, BLOCK, scanned, runs);
+      for (size_t bins = 50; bins <= DENSE_KEYS; bins *= 60) { /* local words, global words */
+        CHECK(clprim_reduce_by_key_dense(ctx, BLOCK, CLPRIM_UINT32, clprim_buf(dense_keys), t,
+                                         clprim_buf(in), bins, CLPRIM_EXACT, clprim_buf(scan),
+                                         clprim_buf(NULL), NULL, clprim_buf(NULL)));
+        CHECK(clEnqueueReadBuffer(q, scan, CL_TRUE, 0, bins * es, scanned, 0, NULL, NULL) !=
+                      CL_SUCCESS
+                  ? CLPRIM_ERROR_INVALID_ARGUMENT
+                  : CLPRIM_SUCCESS);
+        put("reduce_by_key_dense", t, kind, BLOCK, scanned, bins);
+      }
       clprim_pipeline *pipe;
       CHECK(clprim_pipeline_create(&pipe, ctx, 1, &t));
       CHECK(clprim_pipeline_map(pipe, t, t == CLPRIM_FLOAT ? "a * 3.0f" : "a * 3.0"));
@@ -221,6 +235,7 @@ static int sums(clprim_context *ctx, const unsigned char *data) {
   clReleaseMemObject(scan);
   clReleaseMemObject(keys);
   clReleaseMemObject(unique);
+  clReleaseMemObject(dense_keys);
   free(scanned);
   free(begins);
   free(ends);

@@ -418,11 +418,23 @@ CLPRIM_INLINE int exact_team_try(const struct exact_item *it, uint lane, uint te
  * and may call one again at once (the words are read before they
  * return). On the cpu path (WG = 1) a work-item's own sums. */
 
+/* Always inlined: a helper that a kernel calls more than once with its
+ * __local words (rbk_exact_pieces: exact_wg_range_record twice) was left
+ * out of line by clang, which then dropped the words' and flags' pointer
+ * parameters and used the kernel's __local arrays directly in the helper.
+ * PoCL 3.1 moves a kernel's __local variables into per-work-group memory
+ * only where the kernel itself uses them: the helper's uses stayed bound
+ * to one static copy in the kernel's shared object, which every
+ * work-group on every PoCL thread then shared (records with other
+ * chunks' elements, nondeterministic; right on one thread and in
+ * Oclgrind). Inlined, every use is the kernel's own. */
+#define EXACT_WG_INLINE CLPRIM_INLINE __attribute__((always_inline))
+
 /* The team's words and flags cleared, then in[b, e) into the members'
  * expansions (lane l adds b + l, b + l + team, ..., four loads in flight). */
-CLPRIM_INLINE void exact_team_items(EXACT_ACC *acc, volatile __local uint *flags,
-                                    __global const T *in, ulong b, ulong e, uint lane,
-                                    uint team, struct exact_item *it) {
+EXACT_WG_INLINE void exact_team_items(EXACT_ACC *acc, volatile __local uint *flags,
+                                      __global const T *in, ulong b, ulong e, uint lane, uint team,
+                                      struct exact_item *it) {
   exact_clear_by(acc, lane, team);
   if (lane == 0) *flags = 0;
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -464,9 +476,9 @@ CLPRIM_INLINE EXACT_RESULT_BITS exact_team_range(EXACT_ACC *acc, volatile __loca
 /* The work-group's exact sum of in[b, e) as one record
  * (EXACT_RECORD(EXACT_W) words: the normalised words, then the flags),
  * written by work-item 0: a part of a sum that exact_wg_fold finishes. */
-CLPRIM_INLINE void exact_wg_range_record(EXACT_ACC *acc, volatile __local uint *flags,
-                                         __global const T *in, ulong b, ulong e,
-                                         __global long *record) {
+EXACT_WG_INLINE void exact_wg_range_record(EXACT_ACC *acc, volatile __local uint *flags,
+                                           __global const T *in, ulong b, ulong e,
+                                           __global long *record) {
   struct exact_item it;
   exact_team_items(acc, flags, in, b, e, get_local_id(0), WG, &it);
   exact_item_end(&it, acc, flags);

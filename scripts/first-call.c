@@ -2,7 +2,8 @@
  * 10^7 floats, for docs/PERFORMANCE.md ("Time to the first result").
  * Build: gcc -O2 -Iinclude scripts/first-call.c -o first-call build/libclprim.a -lOpenCL -lm -lpthread
  * Run:   CLPRIM_CACHE_DIR=off CUDA_CACHE_DISABLE=1 POCL_CACHE_DIR=$(mktemp -d) ./first-call median
- * (families: median scan sum sum_exact argmax select select_expr histogram topk).
+ * (families: median scan sum sum_exact argmax select select_expr histogram topk
+ * scan_exact reduce_by_key_exact dense_exact).
  * `./first-call bare` times a bare OpenCL context and queue on the first GPU
  * instead (the first device if there is no GPU), for clprim's share of
  * clprim_context_create: run each in its own process. */
@@ -48,6 +49,13 @@ int main(int argc,char**argv){
   else if(!strcmp(fam,"select_expr")) st=clprim_select_expr(ctx,n,CLPRIM_FLOAT,clprim_buf(in),"x > 0.5f",0,clprim_buf(out),clprim_buf(NULL),&c,clprim_buf(NULL));
   else if(!strcmp(fam,"histogram")){clprim_value lo={0},hi={0};hi.f32=1;st=clprim_histogram_even(ctx,n,CLPRIM_FLOAT,clprim_buf(in),lo,hi,256,clprim_buf(out),NULL,clprim_buf(NULL));}
   else if(!strcmp(fam,"topk")) st=clprim_topk(ctx,n,CLPRIM_FLOAT,clprim_buf(in),100,0,clprim_buf(out),clprim_buf(out2));
+  else if(!strcmp(fam,"scan_exact")) st=clprim_scan_inclusive(ctx,n,CLPRIM_FLOAT,clprim_buf(in),CLPRIM_EXACT,clprim_buf(out));
+  else if(!strcmp(fam,"reduce_by_key_exact")||!strcmp(fam,"dense_exact")){
+    uint32_t*k=malloc(n*4); for(size_t i=0;i<n;i++) k[i]=(uint32_t)(fam[0]=='r'?i/1000:(i*2654435761u)%1000);
+    cl_mem keys=clCreateBuffer(clprim_context_cl_context(ctx),CL_MEM_READ_WRITE|CL_MEM_COPY_HOST_PTR,n*4,k,&err);
+    clFinish(clprim_context_queue(ctx)); t2=now();
+    st=fam[0]=='r'?clprim_reduce_by_key(ctx,n,CLPRIM_UINT32,clprim_buf(keys),CLPRIM_FLOAT,clprim_buf(in),CLPRIM_EXACT,clprim_buf(out),clprim_buf(out2),&c,clprim_buf(NULL))
+                  :clprim_reduce_by_key_dense(ctx,n,CLPRIM_UINT32,clprim_buf(keys),CLPRIM_FLOAT,clprim_buf(in),1000,CLPRIM_EXACT,clprim_buf(out),clprim_buf(NULL),NULL,clprim_buf(NULL));}
   clFinish(clprim_context_queue(ctx));
   double t3=now();
   printf("%s: create %.0f ms, first call %.0f ms (%s)\n",fam,t1-t0,t3-t2,clprim_status_name(st));

@@ -683,7 +683,8 @@ CLPRIM_API clprim_status clprim_reduce_sum(clprim_context *ctx, size_t n, clprim
  * Integer sums wrap around; float and double are added in their type, each
  * team member's share in order, then a tree (docs/ACCURACY.md). flags: 0,
  * or CLPRIM_EXACT (float and double): each segment's exact sum rounded
- * once, as clprim_reduce_sum gives it (a work-group a segment).
+ * once, as clprim_reduce_sum gives it (a team of work-items a segment,
+ * docs/ACCURACY.md).
  * @return : CLPRIM_SUCCESS once the work is enqueued (after the check's
  *           read); CLPRIM_ERROR_INVALID_ARGUMENT for bad segments, a bad
  *           offset_type, unknown flags or CLPRIM_EXACT on an integer type. */

@@ -518,6 +518,13 @@ uint64_t test_exact_reference(clprim_type t, const void *p, size_t n) {
   return bits;
 }
 
+void test_swap(void *p, size_t size, size_t i, size_t j) {
+  unsigned char tmp[8], *a = (unsigned char *)p + i * size, *b = (unsigned char *)p + j * size;
+  memcpy(tmp, a, size);
+  memcpy(a, b, size);
+  memcpy(b, tmp, size);
+}
+
 /* Random inputs of the exact sums. */
 const char *const test_exact_kind_name[TEST_EX_KINDS] = {
     "uniform [-1, 1)", "every exponent", "cancelling pairs", "subnormals", "near the largest"};
@@ -553,13 +560,7 @@ void test_exact_input(clprim_type t, void *p, size_t n, enum test_exact_kind k) 
     const size_t es = clprim_type_size(t);
     for (size_t i = 0; i + n / 2 < n && i < n / 2; ++i)
       exact_set(t, p, n / 2 + i, -test_value_f(t, p, i));
-    for (size_t i = n > 0 ? n - 1 : 0; i > 0; --i) {
-      const size_t j = test_rand() % (i + 1);
-      unsigned char tmp[8];
-      memcpy(tmp, (char *)p + i * es, es);
-      memcpy((char *)p + i * es, (char *)p + j * es, es);
-      memcpy((char *)p + j * es, tmp, es);
-    }
+    for (size_t i = n > 0 ? n - 1 : 0; i > 0; --i) test_swap(p, es, i, test_rand() % (i + 1));
     for (size_t i = 0; i < n / 1000 + 1 && n > 0; ++i)
       exact_set(t, p, test_rand() % n, ldexp(test_uniform(), -(int)(test_rand() % 100)));
   }

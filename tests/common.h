@@ -118,6 +118,8 @@ enum test_exact_kind {
 };
 extern const char *const test_exact_kind_name[TEST_EX_KINDS];
 void test_exact_input(clprim_type type, void *data, size_t n, enum test_exact_kind kind);
+/* Swaps elements i and j (of `size` bytes, at most 8) of the array p. */
+void test_swap(void *p, size_t size, size_t i, size_t j);
 /* A buffer of `bytes` in another OpenCL context on ctx's device (the calls
  * must answer CL_INVALID_CONTEXT); the buffer holds that context, so
  * clReleaseMemObject frees both. */

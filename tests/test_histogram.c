@@ -803,12 +803,8 @@ static void make_exact_data(clprim_type vt, uint32_t *keys, void *values, size_t
     const size_t es = clprim_type_size(vt); /* pairs shuffled, key with value */
     for (size_t i = n > 0 ? n - 1 : 0; i > 0; --i) {
       const size_t j = test_rand() % (i + 1);
-      unsigned char tmp[8];
-      memcpy(tmp, (char *)values + i * es, es);
-      memcpy((char *)values + i * es, (char *)values + j * es, es);
-      memcpy((char *)values + j * es, tmp, es);
-      const uint32_t tk = keys[i];
-      keys[i] = keys[j], keys[j] = tk;
+      test_swap(values, es, i, j);
+      test_swap(keys, 4, i, j);
     }
   } else if (d == EXACT_TIES) {
     const int p = dbl ? 53 : 24;

@@ -317,7 +317,6 @@ clprim_status clprim_reduce_sum(clprim_context *ctx, size_t n, clprim_type type,
 #define SEG_SUM 0 /* as in cl/reduce.cl */
 #define SEG_VALUE 1
 #define SEG_ARG 2
-#define SLOT_SEG_CHECK "reduce: segment check" /* cl/internal/segments.h's info */
 
 /* The value an empty segment gives min (MODE_MIN) or max: the type's
  * largest or lowest (the infinities for floats). */
@@ -371,23 +370,8 @@ static clprim_status segmented_reduce(clprim_context *ctx, size_t n, clprim_type
   CLPRIM_CHECK(
       reduce_kernels(ctx, type, clprim__offsets_option(offset_type), exact, 2, names, kernels));
   /* The segments are checked before anything is written. */
-  cl_mem info;
-  const cl_uint zero = 0;
-  CLPRIM_CHECK(clprim__scratch(ctx, SLOT_SEG_CHECK, 12, &info));
-  CLPRIM_CHECK(clprim__fill(ctx, info, &zero, 4, 0, 12));
-  const cl_ulong segs = segments, n64 = n;
-  const cl_ulong none_long = ~(cl_ulong)0; /* no segment is listed as long */
-  CLPRIM_CHECK(clprim__set_args(kernels[0], 8, sizeof begins, &begins, sizeof ends, &ends,
-                                sizeof segs, &segs, sizeof n64, &n64, sizeof none_long, &none_long,
-                                sizeof info, &info, sizeof info, &info, sizeof info, &info));
-  CLPRIM_CHECK(clprim__enqueue(ctx, kernels[0], (segments + 63) / 64, 64));
-  cl_uint bad;
-  CLPRIM_CHECK(clprim__read(ctx, info, 0, 4, &bad));
-  if (bad)
-    return clprim__invalid(ctx,
-                           "a segment of begin_offsets / end_offsets ends before it begins "
-                           "or past n (%zu)",
-                           n);
+  CLPRIM_CHECK(clprim__check_segments(ctx, kernels[0], begins, ends, segments, n));
+  const cl_ulong segs = segments;
 
   const size_t groups = segments < c.max_groups ? segments : c.max_groups;
   if (exact) { /* a team a segment, each summed exactly and rounded */

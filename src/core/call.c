@@ -303,3 +303,25 @@ clprim_status clprim__segment_offsets(clprim_context *ctx, clprim_type offset_ty
 const char *clprim__offsets_option(clprim_type offset_type) {
   return offset_type == CLPRIM_UINT32 ? " -DCLPRIM_OFFSETS_32=1" : "";
 }
+
+clprim_status clprim__check_segments(clprim_context *ctx, cl_kernel check, cl_mem begins,
+                                     cl_mem ends, size_t segments, size_t n) {
+  cl_mem info;
+  const cl_uint zero = 0;
+  CLPRIM_CHECK(clprim__scratch(ctx, "core: segment check", 12, &info));
+  CLPRIM_CHECK(clprim__fill(ctx, info, &zero, 4, 0, 12));
+  const cl_ulong segs = segments, n64 = n;
+  const cl_ulong none_long = ~(cl_ulong)0; /* no segment is listed as long */
+  CLPRIM_CHECK(clprim__set_args(check, 8, sizeof begins, &begins, sizeof ends, &ends, sizeof segs,
+                                &segs, sizeof n64, &n64, sizeof none_long, &none_long, sizeof info,
+                                &info, sizeof info, &info, sizeof info, &info));
+  CLPRIM_CHECK(clprim__enqueue(ctx, check, (segments + 63) / 64, 64));
+  cl_uint bad;
+  CLPRIM_CHECK(clprim__read(ctx, info, 0, 4, &bad));
+  if (bad)
+    return clprim__invalid(ctx,
+                           "a segment of begin_offsets / end_offsets ends before it begins "
+                           "or past n (%zu)",
+                           n);
+  return CLPRIM_SUCCESS;
+}

@@ -455,6 +455,12 @@ clprim_status clprim__range(clprim_context *ctx, const char *name, clprim_buffer
 clprim_status clprim__segment_offsets(clprim_context *ctx, clprim_type offset_type, size_t segments,
                                       clprim_buffer begin_offsets, clprim_buffer end_offsets,
                                       cl_mem *begins, cl_mem *ends);
+/* Runs `check` (cl/internal/segments.h's segments_check, from the
+ * family's program) over the segments and reads its verdict (the call
+ * waits): CLPRIM_ERROR_INVALID_ARGUMENT, with a text, when a segment ends
+ * before it begins or past n. Before anything is written. */
+clprim_status clprim__check_segments(clprim_context *ctx, cl_kernel check, cl_mem begins,
+                                     cl_mem ends, size_t segments, size_t n);
 /* The build option that makes cl/internal/segments.h load offsets of
  * offset_type (a checked one): " -DCLPRIM_OFFSETS_32=1" for uint32, "" for
  * uint64 (the header's default, so those programs are the same as before

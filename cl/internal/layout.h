@@ -15,6 +15,13 @@
 #define LB_AGGREGATES_AT(tiles) (LB_COUNTER_BYTES + (((tiles) * 4 + 7) / 8) * 8)
 #define LB_PREFIXES_AT(tiles) (LB_AGGREGATES_AT(tiles) + (tiles) * 8)
 #define LB_SPLIT_BYTES(tiles) (LB_PREFIXES_AT(tiles) + (tiles) * 8)
+/* Values of a user operator's type (`size` bytes): the flags, then the
+ * aggregates and the inclusive prefixes, each array from a multiple of 64
+ * bytes (any alignment an element of at most 64 bytes has); only the
+ * counter and the flags are zeroed. */
+#define LB_OP_VALUES_AT(tiles) ((LB_COUNTER_BYTES + (tiles) * 4 + 63) / 64 * 64)
+#define LB_OP_PREFIXES_AT(tiles, size) ((LB_OP_VALUES_AT(tiles) + (tiles) * (size) + 63) / 64 * 64)
+#define LB_OP_BYTES(tiles, size) (LB_OP_PREFIXES_AT(tiles, size) + (tiles) * (size))
 /* Vectors of digit counts (Onesweep): a 32-bit word per digit per tile. */
 #define LB_DIGIT_BYTES(tiles, digits) (LB_COUNTER_BYTES + (tiles) * (digits) * 4)
 

@@ -17,6 +17,8 @@
  * The state buffer (layout.h: LB_PACKED_BYTES / LB_SPLIT_BYTES) is zeroed
  * before the launch.
  *
+ * Or define LB_OP (a user operator's values, see that section below).
+ *
  * Or build with LB_DIGITS (a count of digits, as 256) for vectors of
  * counts, one per digit (Onesweep's digit offsets): each tile publishes
  * LB_DIGITS 32-bit words, flag << 30 | count (counts below 2^30), and one
@@ -103,6 +105,59 @@ CLPRIM_INLINE LB_T lb_look_back(__global uchar *state, uint tiles, uint tile) {
   }
 }
 #endif /* LB_T */
+
+#ifdef LB_OP
+/* Values of any type LB_OP_T (a struct too) combined by LB_OP(a, b, p), in
+ * tile order (the operator need not commute), with identity LB_ID(p); p
+ * of type LB_P is what they need. The warp moves values with
+ * LB_SHUFFLE_DOWN(x, d) and LB_SHUFFLE(x, lane) (clprim_device.h's
+ * CLPRIM_DEFINE_WG_OP gives them on nv_ptx). Layout: layout.h's LB_OP_*; a
+ * value is written before its flag, with a fence between. */
+CLPRIM_INLINE void lb_op_publish(__global uchar *state, uint tiles, uint tile, uint flag,
+                                 LB_OP_T value) {
+  __global volatile uint *flags = (__global volatile uint *)(state + LB_COUNTER_BYTES);
+  __global volatile LB_OP_T *values = (__global volatile LB_OP_T *)(
+      state + (flag == LB_PREFIX ? LB_OP_PREFIXES_AT((ulong)tiles, sizeof(LB_OP_T))
+                                 : LB_OP_VALUES_AT((ulong)tiles)));
+  values[tile] = value;
+  clprim_fence_global();
+  flags[tile] = flag;
+}
+
+/* Run by the 32 lanes of one warp: the combination of all tiles before
+ * `tile`, oldest on the left. Each round reads the statuses of the 32
+ * nearest unread predecessors (lane 0 the nearest), waits until none is
+ * empty, combines them up to the nearest inclusive prefix (higher lanes,
+ * older tiles, on the left) and puts the result before what it has. */
+CLPRIM_INLINE LB_OP_T lb_op_look_back(__global uchar *state, uint tiles, uint tile, const LB_P p) {
+  __global volatile uint *flags = (__global volatile uint *)(state + LB_COUNTER_BYTES);
+  __global volatile LB_OP_T *aggregates = (__global volatile LB_OP_T *)(state + LB_OP_VALUES_AT((ulong)tiles));
+  __global volatile LB_OP_T *prefixes =
+      (__global volatile LB_OP_T *)(state + LB_OP_PREFIXES_AT((ulong)tiles, sizeof(LB_OP_T)));
+  const uint lane = clprim_sg_lane();
+  LB_OP_T prefix = LB_ID(p);
+  long nearest = (long)tile - 1;
+  for (;;) {
+    const long at = nearest - (long)lane;
+    uint flag;
+    do {
+      flag = at < 0 ? LB_PREFIX : flags[at];
+    } while (clprim_sg_ballot(flag == LB_EMPTY) != 0);
+    clprim_fence_global();
+    LB_OP_T value = at < 0 ? LB_ID(p) : flag == LB_PREFIX ? prefixes[at] : aggregates[at];
+    const uint found = clprim_sg_ballot(flag == LB_PREFIX);
+    const uint stop = found ? 31u - clz(found & (~found + 1u)) : 31u; /* nearest prefix's lane */
+    if (lane > stop) value = LB_ID(p);
+    for (uint d = 1; d < 32; d <<= 1) { /* lane l: lanes [l, l + 2d), the higher on the left */
+      LB_OP_T y = LB_SHUFFLE_DOWN(value, d);
+      if (lane + d < 32) value = LB_OP(y, value, p);
+    }
+    prefix = LB_OP(LB_SHUFFLE(value, 0), prefix, p);
+    if (found) return prefix;
+    nearest -= 32;
+  }
+}
+#endif /* LB_OP */
 
 #ifdef LB_DIGITS
 #define LB_DIGIT_COUNT_MASK 0x3FFFFFFFu

@@ -12,3 +12,11 @@ clprim_status clprim__lookback_state(clprim_context *ctx, const char *name, size
   CLPRIM_CHECK(clprim__scratch(ctx, name, bytes, state));
   return clprim__fill(ctx, *state, &zero, sizeof zero, 0, bytes);
 }
+
+clprim_status clprim__lookback_state_op(clprim_context *ctx, const char *name, size_t tiles,
+                                        size_t value_bytes, cl_mem *state) {
+  if (tiles > UINT32_MAX) return CLPRIM_ERROR_SIZE_TOO_LARGE; /* tile ids are 32-bit */
+  const cl_uint zero = 0;
+  CLPRIM_CHECK(clprim__scratch(ctx, name, LB_OP_BYTES(tiles, value_bytes), state));
+  return clprim__fill(ctx, *state, &zero, sizeof zero, 0, LB_OP_VALUES_AT(tiles));
+}

@@ -52,6 +52,9 @@
  *   (CLPRIM_WG_SCRATCH(wg) of them); every work-item of the work-group must
  *   call, and the functions contain barriers, so scratch may be reused right
  *   after they return.
+ *   Any type and operator: CLPRIM_DEFINE_WG_OP (at the end of this file)
+ *   defines the work-group reduction and exclusive scan for a type and an
+ *   associative function of your own.
  *   Build option -DCLPRIM_WG_SIZE=n: every kernel of the program that calls
  *   them runs work-groups of n work-items (as reqd_work_group_size); on
  *   nv_ptx clprim_sg_count() and these functions then take n as a constant.
@@ -145,6 +148,11 @@ CLPRIM_INLINE uint clprim_nv_shfl_xor(uint x, uint mask) {
 CLPRIM_INLINE uint clprim_nv_shfl_up(uint x, uint d) {
   uint r;
   asm volatile(CLPRIM_NV_SHFL("up", "0") : "=r"(r) : "r"(x), "r"(d));
+  return r;
+}
+CLPRIM_INLINE uint clprim_nv_shfl_down(uint x, uint d) {
+  uint r;
+  asm volatile(CLPRIM_NV_SHFL("down", "0x1f") : "=r"(r) : "r"(x), "r"(d));
   return r;
 }
 
@@ -443,5 +451,132 @@ CLPRIM_FOR_EACH_TYPE(CLPRIM_WG_OPS)
 #endif
 CLPRIM_WG_ARG_OPS(uint)
 CLPRIM_WG_ARG_OPS(ulong)
+
+/* ------------------------------------- work-group operations, any operator */
+/* CLPRIM_DEFINE_WG_OP(name, T, P, combine, identity): for any type T (a
+ * struct too) and an associative combine(T a, T b, P p) with its identity
+ * identity(P p) (functions or macros; p is whatever they need, an int 0
+ * when nothing), defines
+ *   T clprim_wg_reduce_<name>(T x, __local T *scratch, P p)
+ *   T clprim_wg_scan_excl_<name>(T x, __local T *scratch, T *total, P p)
+ * over the work-group's x in work-item order, the lower work-item's on the
+ * left: combine need not be commutative. The exclusive scan gives
+ * identity(p) to work-item 0 and the whole combination to *total. scratch
+ * holds get_local_size(0) elements; every work-item must call; they contain
+ * barriers, so scratch may be reused right after they return.
+ * On nv_ptx it also defines the warp shuffles clprim_sg_shuffle_<name>(x,
+ * lane), clprim_sg_shuffle_up_<name>(x, d) and _down_<name>(x, d) of T.
+ * nv_ptx (work-groups of whole warps): each warp combines in registers,
+ * moving T as 32-bit words by shuffles (a tree for the reduction,
+ * Kogge-Stone for the scan), then the warps' totals meet in scratch. Other
+ * paths, and other sizes: local memory, a tree in index order (pairs, then
+ * pairs of pairs) and a Hillis-Steele scan (log2(n) steps). */
+#define CLPRIM_DEFINE_WG_OP_LOCAL(name, T, P, combine, identity)                                   \
+  CLPRIM_INLINE T clprim_wg_local_reduce_##name(T x, __local T *scratch, P p) {                    \
+    uint lid = (uint)get_local_id(0), n = (uint)get_local_size(0);                                 \
+    scratch[lid] = x;                                                                              \
+    for (uint s = 1; s < n; s <<= 1) {                                                             \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                                \
+      if ((lid & (2 * s - 1)) == 0 && lid + s < n)                                                 \
+        scratch[lid] = combine(scratch[lid], scratch[lid + s], p);                                 \
+    }                                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    T all = scratch[0];                                                                            \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    return all;                                                                                    \
+  }                                                                                                \
+  CLPRIM_INLINE T clprim_wg_local_scan_excl_##name(T x, __local T *scratch, T *total, P p) {       \
+    uint lid = (uint)get_local_id(0), n = (uint)get_local_size(0);                                 \
+    scratch[lid] = x;                                                                              \
+    for (uint d = 1; d < n; d <<= 1) {                                                             \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                                \
+      T y = scratch[lid >= d ? lid - d : lid];                                                     \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                                \
+      if (lid >= d) scratch[lid] = combine(y, scratch[lid], p);                                    \
+    }                                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    T excl = lid ? scratch[lid - 1] : identity(p);                                                 \
+    T all = scratch[n - 1];                                                                        \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    *total = all;                                                                                  \
+    return excl;                                                                                   \
+  }
+
+#if defined(CLPRIM_PATH_NV_PTX)
+/* T's 32-bit words (the last one padded). */
+#define CLPRIM_WORDS(T) ((sizeof(T) + 3) / 4)
+#define CLPRIM_DEFINE_WG_OP(name, T, P, combine, identity)                                         \
+  CLPRIM_DEFINE_WG_OP_LOCAL(name, T, P, combine, identity)                                         \
+  CLPRIM_INLINE T clprim_sg_shuffle_up_##name(T x, uint d) {                                       \
+    union {                                                                                        \
+      T v;                                                                                         \
+      uint w[CLPRIM_WORDS(T)];                                                                     \
+    } u;                                                                                           \
+    u.v = x;                                                                                       \
+    for (uint k = 0; k < CLPRIM_WORDS(T); ++k) u.w[k] = clprim_nv_shfl_up(u.w[k], d);             \
+    return u.v;                                                                                    \
+  }                                                                                                \
+  CLPRIM_INLINE T clprim_sg_shuffle_##name(T x, uint lane) {                                       \
+    union {                                                                                        \
+      T v;                                                                                         \
+      uint w[CLPRIM_WORDS(T)];                                                                     \
+    } u;                                                                                           \
+    u.v = x;                                                                                       \
+    for (uint k = 0; k < CLPRIM_WORDS(T); ++k) u.w[k] = clprim_nv_shfl_idx(u.w[k], lane);         \
+    return u.v;                                                                                    \
+  }                                                                                                \
+  CLPRIM_INLINE T clprim_sg_shuffle_down_##name(T x, uint d) {                                     \
+    union {                                                                                        \
+      T v;                                                                                         \
+      uint w[CLPRIM_WORDS(T)];                                                                     \
+    } u;                                                                                           \
+    u.v = x;                                                                                       \
+    for (uint k = 0; k < CLPRIM_WORDS(T); ++k) u.w[k] = clprim_nv_shfl_down(u.w[k], d);           \
+    return u.v;                                                                                    \
+  }                                                                                                \
+  CLPRIM_INLINE T clprim_wg_reduce_##name(T x, __local T *scratch, P p) {                          \
+    if (!CLPRIM_WG_WHOLE_SUBGROUPS()) return clprim_wg_local_reduce_##name(x, scratch, p);         \
+    const uint lane = clprim_sg_lane();                                                            \
+    for (uint d = 1; d < 32; d <<= 1) { /* lane l: lanes [l, l + 2d) */                            \
+      T y = clprim_sg_shuffle_down_##name(x, d);                                                   \
+      if (lane + d < 32) x = combine(x, y, p);                                                     \
+    }                                                                                              \
+    if (lane == 0) scratch[clprim_sg_id()] = x;                                                    \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    T all = scratch[0];                                                                            \
+    for (uint s = 1, nsg = clprim_sg_count(); s < nsg; ++s) all = combine(all, scratch[s], p);     \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    return all;                                                                                    \
+  }                                                                                                \
+  CLPRIM_INLINE T clprim_wg_scan_excl_##name(T x, __local T *scratch, T *total, P p) {             \
+    if (!CLPRIM_WG_WHOLE_SUBGROUPS())                                                              \
+      return clprim_wg_local_scan_excl_##name(x, scratch, total, p);                               \
+    const uint lane = clprim_sg_lane(), sg = clprim_sg_id();                                       \
+    for (uint d = 1; d < 32; d <<= 1) { /* lane l: lanes (l - 2d, l] */                            \
+      T y = clprim_sg_shuffle_up_##name(x, d);                                                     \
+      if (lane >= d) x = combine(y, x, p);                                                         \
+    }                                                                                              \
+    if (lane == 31) scratch[sg] = x;                                                               \
+    T excl = clprim_sg_shuffle_up_##name(x, 1);                                                    \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    T before = identity(p), all = identity(p);                                                     \
+    for (uint s = 0, nsg = clprim_sg_count(); s < nsg; ++s) {                                      \
+      if (s == sg) before = all;                                                                   \
+      all = combine(all, scratch[s], p);                                                           \
+    }                                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    *total = all;                                                                                  \
+    return lane ? combine(before, excl, p) : before;                                               \
+  }
+#else
+#define CLPRIM_DEFINE_WG_OP(name, T, P, combine, identity)                                         \
+  CLPRIM_DEFINE_WG_OP_LOCAL(name, T, P, combine, identity)                                         \
+  CLPRIM_INLINE T clprim_wg_reduce_##name(T x, __local T *scratch, P p) {                          \
+    return clprim_wg_local_reduce_##name(x, scratch, p);                                           \
+  }                                                                                                \
+  CLPRIM_INLINE T clprim_wg_scan_excl_##name(T x, __local T *scratch, T *total, P p) {             \
+    return clprim_wg_local_scan_excl_##name(x, scratch, total, p);                                 \
+  }
+#endif
 
 #endif /* CLPRIM_DEVICE_H */

@@ -22,6 +22,8 @@ static void test_names(void **state) {
   assert_string_equal(clprim_status_name(CLPRIM_SUCCESS), "CLPRIM_SUCCESS");
   assert_string_equal(clprim_status_name(CLPRIM_ERROR_BUFFER_TOO_SMALL), "CLPRIM_ERROR_BUFFER_TOO_SMALL");
   assert_string_equal(clprim_status_name(CLPRIM_ERROR_CONTEXT_BUSY), "CLPRIM_ERROR_CONTEXT_BUSY");
+  assert_string_equal(clprim_status_name(CLPRIM_ERROR_OPERATOR_LAYOUT),
+                      "CLPRIM_ERROR_OPERATOR_LAYOUT");
   assert_string_equal(clprim_status_name(CL_OUT_OF_RESOURCES), "CL_OUT_OF_RESOURCES");
   assert_string_equal(clprim_status_name(-123456), "unknown status");
   assert_true(clprim_is_error(CL_INVALID_VALUE));

@@ -53,6 +53,7 @@ struct fx {
   void *ref, *data;            /* the case's reference and input (host) */
   size_t ref_count;
   clprim_pipeline *pipe;
+  clprim_operator *op; /* a user operator made on ctx */
 };
 
 struct fault_case {
@@ -122,6 +123,7 @@ static void fx_free(struct fx *f) {
     free(f->got[o]);
   }
   clprim_pipeline_free(f->pipe);
+  clprim_operator_free(f->op);
   free(f->ref);
   free(f->data);
   shim_pause(0);
@@ -1117,6 +1119,64 @@ static const char *verify_pipeline(struct fx *f) {
   return bad;
 }
 
+/* --------------------------------------------------------- operators */
+/* A user operator (2x2 uint matrices: not commutative, products wrap),
+ * made in setup: its programs are dropped and built again with the rest.
+ * Several tiles, so that the scan runs every level and the reduction two
+ * passes. */
+static const char mat2_source[] =
+    "typedef struct { uint m[4]; } mat2;\n"
+    "mat2 mat2_mul(mat2 x, mat2 y) {\n"
+    "  mat2 r = {{x.m[0] * y.m[0] + x.m[1] * y.m[2], x.m[0] * y.m[1] + x.m[1] * y.m[3],\n"
+    "            x.m[2] * y.m[0] + x.m[3] * y.m[2], x.m[2] * y.m[1] + x.m[3] * y.m[3]}};\n"
+    "  return r;\n"
+    "}\n"
+    "mat2 mat2_one(void) { mat2 r = {{1, 0, 0, 1}}; return r; }\n";
+static void mat2_mul(const uint32_t *x, const uint32_t *y, uint32_t *r) {
+  const uint32_t m[4] = {x[0] * y[0] + x[1] * y[2], x[0] * y[1] + x[1] * y[3],
+                         x[2] * y[0] + x[3] * y[2], x[2] * y[1] + x[3] * y[3]};
+  memcpy(r, m, sizeof m);
+}
+static void setup_op(struct fx *f, int scan) {
+  f->n = 5000 + test_rand() % 9000;
+  f->data = random_u32(4 * f->n, UINT32_MAX);
+  fx_in(f, f->n * 16, f->data);
+  fx_out(f, (scan ? f->n : 1) * 16);
+  const clprim_operator_desc d = {"mat2", 16, 4, mat2_source, "mat2_mul(a, b)", "mat2_one()"};
+  shim_pause(1);
+  TEST_OK(clprim_operator_create(&f->op, f->ctx, &d));
+  shim_pause(0);
+}
+static void setup_reduce_op(struct fx *f) {
+  setup_op(f, 0);
+}
+static void setup_scan_op(struct fx *f) {
+  setup_op(f, 1);
+}
+static clprim_status call_reduce_op(struct fx *f) {
+  return clprim_reduce_op(f->ctx, f->n, f->op, clprim_buf(f->in[0]), NULL, f->host,
+                          clprim_buf(f->out[0]));
+}
+static clprim_status call_scan_op(struct fx *f) {
+  return clprim_scan_inclusive_op(f->ctx, f->n, f->op, clprim_buf(f->in[0]), NULL,
+                                  clprim_buf(f->out[0]));
+}
+static const char *verify_reduce_op(struct fx *f) {
+  uint32_t acc[4] = {1, 0, 0, 1};
+  for (size_t i = 0; i < f->n; ++i) mat2_mul(acc, u32(f->data) + 4 * i, acc);
+  if (memcmp(f->host, acc, 16) != 0) return "wrong host product";
+  if (memcmp(f->got[0], acc, 16) != 0) return "wrong device product";
+  return NULL;
+}
+static const char *verify_scan_op(struct fx *f) {
+  uint32_t acc[4] = {1, 0, 0, 1};
+  for (size_t i = 0; i < f->n; ++i) {
+    mat2_mul(acc, u32(f->data) + 4 * i, acc);
+    if (memcmp(f->got[0] + i * 16, acc, 16) != 0) return "wrong prefix product";
+  }
+  return NULL;
+}
+
 /* ------------------------------------------------------------ cases */
 static const struct fault_case cases[] = {
     {"scan", 0, setup_scan, call_scan, verify_scan},
@@ -1164,6 +1224,8 @@ static const struct fault_case cases[] = {
     {"merge_pairs", 0, setup_merge, call_merge, verify_argsort},
     {"merge_runs_pairs", 0, setup_merge_runs, call_merge_runs, verify_argsort},
     {"pipeline_collect", 0, setup_pipeline, call_pipeline, verify_pipeline},
+    {"reduce_op", 0, setup_reduce_op, call_reduce_op, verify_reduce_op},
+    {"scan_inclusive_op", 0, setup_scan_op, call_scan_op, verify_scan_op},
 };
 #define CASES (sizeof cases / sizeof cases[0])
 
@@ -1295,7 +1357,9 @@ static int cpu_shaped(const struct fault_case *c) {
                                       "equal_range",
                                       "merge_pairs",
                                       "batched_topk",
-                                      "segmented_nth_element"};
+                                      "segmented_nth_element",
+                                      "reduce_op",
+                                      "scan_inclusive_op"};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k)
     if (strcmp(c->name, names[k]) == 0) return 1;
   return 0;

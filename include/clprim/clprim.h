@@ -100,7 +100,12 @@ extern "C" {
  *   clprim_sort_tile(), clprim_pipeline_read_result() and _read_count(),
  *   clprim_merge_keys() and clprim_merge_pairs(), clprim_merge_runs_keys()
  *   and clprim_merge_runs_pairs(), CLPRIM_EXACT (also on
- *   clprim_reduce_by_key_dense).
+ *   clprim_reduce_by_key_dense); user types and operators
+ *   (clprim_operator_create(), clprim_reduce_op(), clprim_scan_inclusive_op()
+ *   and _exclusive_op(), clprim_segmented_reduce_op(),
+ *   clprim_reduce_by_key_op(), clprim_adjacent_difference_op()) and the
+ *   status
+ *   CLPRIM_ERROR_OPERATOR_LAYOUT.
  *   clprim_reduce_sum takes flags after `in`, as clprim_reduce_max, and
  *   clprim_mpi_reduce_sum takes them after `in` too; clprim_segmented_sum
  *   takes flags before `out`, as clprim_segmented_max;
@@ -144,7 +149,8 @@ typedef enum clprim_status {
   CLPRIM_ERROR_OUT_OF_HOST_MEMORY = -4007,
   CLPRIM_ERROR_SIZE_TOO_LARGE = -4008, /* n beyond what the device can address */
   CLPRIM_ERROR_UNSUPPORTED_OPERATION = -4009, /* e.g. needs 64-bit atomics */
-  CLPRIM_ERROR_CONTEXT_BUSY = -4010 /* another thread is in a call on this context */
+  CLPRIM_ERROR_CONTEXT_BUSY = -4010, /* another thread is in a call on this context */
+  CLPRIM_ERROR_OPERATOR_LAYOUT = -4011 /* a user type's size or alignment differs on the device */
 } clprim_status;
 
 /*! clprim_status_name() :
@@ -1483,6 +1489,160 @@ CLPRIM_API clprim_status clprim_merge_runs_pairs(clprim_context *ctx, size_t n,
                                                  size_t runs, const uint64_t *offsets,
                                                  unsigned flags, clprim_buffer keys_out,
                                                  clprim_buffer values_out);
+
+/* ------------------------------------------ user types and operators */
+
+/* Your own element type and associative operator, written in OpenCL C,
+ * for scans and reductions (Thrust's and CUB's functors, PyOpenCL's
+ * GenericScanKernel). An operator is made once on a context and used by
+ * any number of calls on it; its kernels are built when it is made, kept
+ * with the context's programs and in the disk cache like every program.
+ *
+ * In the calls below, x ∘ y is the operator's combine applied as
+ * combine(a = x, b = y). Results are defined for an associative operator:
+ * (x ∘ y) ∘ z == x ∘ (y ∘ z); it need not be commutative (x ∘ y and y ∘ x
+ * may differ: elements are combined in index order, with x on the left).
+ * A non-associative operator (a float sum is only nearly associative) gives
+ * a result in an unspecified grouping of the same sequence: it may differ
+ * between devices, paths, sizes and offsets. The identity e must satisfy
+ * e ∘ x == x ∘ e == x; it fills the ends of tiles, so a wrong one gives
+ * wrong results. */
+typedef struct clprim_operator clprim_operator;
+
+/* Up to 8 parameters of an operator, p0..p7 in its expressions (double, or
+ * float on a device without cl_khr_fp64): set by clprim_operator_set_params
+ * and passed as kernel arguments, so a new value builds nothing. */
+#define CLPRIM_OPERATOR_PARAMS 8
+
+typedef struct clprim_operator_desc {
+  /* The element type's OpenCL C name: a built-in ("float", "int",
+   * "float2", "uchar") or one that `source` defines ("stats"). */
+  const char *type;
+  /* The host's sizeof and alignof of an element: size 1 to 64, align a
+   * power of two that divides size. Checked on the device when the
+   * operator is made: a type whose size or alignment differs there is
+   * refused (CLPRIM_ERROR_OPERATOR_LAYOUT), so host and device agree on
+   * every byte of an element. */
+  size_t size, align;
+  /* NULL, or OpenCL C put before the operator: the type's definition and
+   * helper functions (any text; macros and names starting with clprim_ or
+   * CLPRIM_ are the library's). */
+  const char *source;
+  /* One OpenCL C expression of a and b (both of the type, const) and
+   * p0..p7, giving a ∘ b in the type; e.g. "a + b",
+   * "(float2)(fmax(a.x + b.y, b.x), a.y + b.y)", "stats_merge(a, b)". */
+  const char *combine;
+  /* One OpenCL C expression of p0..p7 giving the identity in the type;
+   * e.g. "0", "(float2)(-INFINITY, 0.0f)", "stats_zero()". */
+  const char *identity;
+} clprim_operator_desc;
+
+/*! clprim_operator_create() :
+ * Makes an operator from desc on ctx (desc's texts are copied). combine and
+ * identity are each one expression, checked as a pipeline's expressions
+ * are (no ';', braces, '#', comments or unbalanced parentheses: see
+ * "pipeline"); source is not checked. Builds the operator's kernels (the
+ * call waits), then checks the type's size and alignment on the device.
+ * Parameters start at 0.
+ * @return : CLPRIM_SUCCESS with *op set (free it with clprim_operator_free,
+ *           before or after ctx); on failure *op is left as it was:
+ *           CLPRIM_ERROR_INVALID_ARGUMENT for NULL arguments, a type name
+ *           that is not one, a size or align out of range, or a refused
+ *           expression; CLPRIM_ERROR_OPERATOR_LAYOUT for a size or
+ *           alignment that differs on the device
+ *           (clprim_context_last_error() gives both); a build error
+ *           (CL_BUILD_PROGRAM_FAILURE) whose clprim_context_build_log()
+ *           names the operator's texts as files: "operator-source",
+ *           "operator-combine" and "operator-identity", with lines and
+ *           columns in each text (on compilers that honour #line);
+ *           CLPRIM_ERROR_CONTEXT_BUSY. */
+CLPRIM_API clprim_status clprim_operator_create(clprim_operator **op, clprim_context *ctx,
+                                                const clprim_operator_desc *desc);
+
+/*! clprim_operator_free() :
+ * Frees op (NULL is allowed). Calls already enqueued are not affected. */
+CLPRIM_API void clprim_operator_free(clprim_operator *op);
+
+/*! clprim_operator_set_params() :
+ * Sets p0..p7 (params[0..7]; NULL: all 0) for the calls that follow.
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT for a NULL op. */
+CLPRIM_API clprim_status clprim_operator_set_params(clprim_operator *op, const double *params);
+
+/* In the calls below, op must have been made on ctx
+ * (CLPRIM_ERROR_INVALID_ARGUMENT otherwise); in, out and result hold
+ * elements of op's type, and their clprim_buffer offsets count such
+ * elements. init points to one element in the host's layout (NULL: the
+ * identity); its bytes are passed as a kernel argument, so it may change
+ * or go away once the call returns. */
+
+/*! clprim_reduce_op() :
+ * init ∘ in[0] ∘ in[1] ∘ ... ∘ in[n-1] (init ∘ identity for n = 0).
+ * Results: *result (op's size in bytes of host memory; the call waits)
+ * and / or result_out, one element on the device.
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT also for no
+ *           result at all. */
+CLPRIM_API clprim_status clprim_reduce_op(clprim_context *ctx, size_t n, const clprim_operator *op,
+                                          clprim_buffer in, const void *init, void *result,
+                                          clprim_buffer result_out);
+
+/*! clprim_scan_inclusive_op(), clprim_scan_exclusive_op() :
+ * Inclusive: out[i] = init ∘ in[0] ∘ ... ∘ in[i]. Exclusive: out[0] =
+ * init, out[i] = init ∘ in[0] ∘ ... ∘ in[i-1]. out may be in's very range
+ * (in place), not another overlapping one. n = 0 writes nothing.
+ * @return : CLPRIM_SUCCESS once the work is enqueued. */
+CLPRIM_API clprim_status clprim_scan_inclusive_op(clprim_context *ctx, size_t n,
+                                                  const clprim_operator *op, clprim_buffer in,
+                                                  const void *init, clprim_buffer out);
+CLPRIM_API clprim_status clprim_scan_exclusive_op(clprim_context *ctx, size_t n,
+                                                  const clprim_operator *op, clprim_buffer in,
+                                                  const void *init, clprim_buffer out);
+
+/*! clprim_segmented_reduce_op() :
+ * out[s] (segments elements of op's type) = init ∘ in[b] ∘ ... ∘ in[e -
+ * 1] for segment s = [b, e) = [begin_offsets[s], end_offsets[s]): init
+ * (or the identity) for an empty one. Offsets as every segmented call
+ * takes them (see "Segmented reductions"): checked on the device before
+ * anything is written (the call waits for the check). A work-group a
+ * segment (a work-item on the cpu path).
+ * @return : CLPRIM_SUCCESS once the work is enqueued (after the check's
+ *           read); CLPRIM_ERROR_INVALID_ARGUMENT also for bad segments or a
+ *           bad offset_type. */
+CLPRIM_API clprim_status clprim_segmented_reduce_op(clprim_context *ctx, size_t n,
+                                                    const clprim_operator *op, clprim_buffer in,
+                                                    size_t segments, clprim_type offset_type,
+                                                    clprim_buffer begin_offsets,
+                                                    clprim_buffer end_offsets, const void *init,
+                                                    clprim_buffer out);
+
+/*! clprim_reduce_by_key_op() :
+ * Reduce-by-key over runs with op: each maximal run of equal consecutive
+ * keys (key_type, compared as clprim_reduce_by_key() compares them) is a
+ * segment; writes, in order, each segment's key to unique_keys and init ∘
+ * values[b] ∘ ... ∘ values[e - 1] to sums (elements of op's type), and
+ * the number of segments to *count (the call waits) and / or count_out
+ * (one uint64 on the device). unique_keys and sums must hold n elements
+ * whatever the count; only the first count are written. n = 0 gives a
+ * count of 0. Writes in steps (see the top of this file): the keys and the
+ * count (the runs found as clprim_unique_by_key() finds them), then the
+ * sums, a work-group a run (so a few very long runs take few work-groups).
+ * @return : CLPRIM_SUCCESS once the work is enqueued (and the count read
+ *           when count is given). */
+CLPRIM_API clprim_status clprim_reduce_by_key_op(clprim_context *ctx, size_t n,
+                                                 clprim_type key_type, clprim_buffer keys,
+                                                 const clprim_operator *op, clprim_buffer values,
+                                                 const void *init, clprim_buffer unique_keys,
+                                                 clprim_buffer sums, uint64_t *count,
+                                                 clprim_buffer count_out);
+
+/*! clprim_adjacent_difference_op() :
+ * out[0] = in[0], and out[i] = combine(a = in[i], b = in[i-1]) for 0 < i <
+ * n (CUB's SubtractLeft with combine "a - b"): each element with its left
+ * neighbour. The operator need not be associative here, and its identity is
+ * not used. out may not overlap in. n = 0 writes nothing.
+ * @return : CLPRIM_SUCCESS once the work is enqueued. */
+CLPRIM_API clprim_status clprim_adjacent_difference_op(clprim_context *ctx, size_t n,
+                                                       const clprim_operator *op,
+                                                       clprim_buffer in, clprim_buffer out);
 
 /* -------------------------------------------------------------- pipeline */
 

@@ -1,0 +1,1086 @@
+/* test_operators: user types and operators (clprim_operator_*): reduce (a
+ * host result, a device result_out, both), inclusive and exclusive scan and
+ * adjacent difference, on every path the device runs, against a CPU
+ * reference on fresh random data, for
+ *   stats   {float n, mean, m2} with Chan's merge (12 bytes, float: a bound)
+ *   maxplus float2 max-plus composition (not commutative; exact data)
+ *   mat2    2x2 uint matrices of a linear recurrence (not commutative)
+ *   wide5   five ulongs: sum, xor, min, max, first nonzero (40 bytes)
+ *   top2    {float best, second}: the two largest values
+ *   built-ins: int sum and product, uint xor, uchar sum (all wrapping),
+ *           double sum (fp64 devices), int difference (adjacent only)
+ *   modsum  (a + b + p7) % p0: the parameters
+ * with init NULL and a non-identity init; sizes 0, 1, 2, 2^k - 1 .. 2^k + 1
+ * up to 65537 (every path's tiles), and one of millions (scans of two or
+ * three levels, reductions over many work-groups); in and out at offsets
+ * (aligned: sub-buffers, unaligned: staged copies), scans in place; tiles
+ * of 32 elements set through the family's knobs (three levels at small
+ * sizes); new parameters that build nothing; every refused desc and call,
+ * with nothing written and a text; build logs in the user's texts. Under
+ * CLPRIM_TEST_SMALL (Oclgrind) fewer operators and sizes. */
+#include "common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+#define MAX_ES 64 /* bytes of an element or a reference value, at most */
+
+static void *xmalloc(size_t bytes) {
+  void *p = malloc(bytes ? bytes : 1);
+  assert_non_null(p);
+  return p;
+}
+
+/* ------------------------------------------------------------ the types */
+typedef struct {
+  float n, mean, m2;
+} stats;
+typedef struct {
+  double n, mean, m2;
+} dstats; /* stats' reference, in double */
+typedef struct {
+  _Alignas(8) float x;
+  float y;
+} maxplus; /* OpenCL's float2 */
+typedef struct {
+  uint32_t m[4]; /* [[m0 m1] [m2 m3]] */
+} mat2;
+typedef struct {
+  uint64_t sum, xr, mn, mx, first;
+} wide5;
+typedef struct {
+  float best, second;
+} top2;
+
+static void put_u32(void *p, size_t i, uint32_t v) {
+  memcpy((char *)p + i * 4, &v, 4);
+}
+static uint32_t get_u32(const void *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+
+/* ----------------------------------------------------------- operators */
+/* An operator and its CPU reference. The reference works on values of
+ * ref_size bytes (the element itself where lift is NULL); combine may be
+ * given r == a. */
+struct opspec {
+  const char *name;
+  clprim_operator_desc desc;
+  size_t ref_size;
+  void (*gen)(void *e, size_t n); /* n random elements */
+  void (*lift)(const void *e, void *r);
+  void (*combine)(const void *a, const void *b, void *r);
+  void (*identity)(void *r);
+  /* NULL: the device's element must equal the reference's bytes. */
+  int (*close)(const void *got, const void *want);
+  const double *params; /* set before every call; NULL: none */
+  int fp64;             /* needs cl_khr_fp64 */
+  int small;            /* also under CLPRIM_TEST_SMALL */
+  int big;              /* also at the size of millions */
+  int adjacent_only;    /* not associative: adjacent difference alone */
+};
+
+/* stats: Chan's parallel merge of (count, mean, sum of squared deviations).
+ * Elements: n in 1..3 (one in 16 the identity, which takes the n == 0
+ * branch), means k / 16 in [-1, 1), m2 in [0, 1): every value exact. */
+static const char stats_source[] =
+    "typedef struct { float n, mean, m2; } stats;\n"
+    "stats stats_merge(stats x, stats y) {\n"
+    "  const float n = x.n + y.n;\n"
+    "  if (n == 0) return x;\n"
+    "  const float d = y.mean - x.mean;\n"
+    "  stats r = {n, x.mean + d * y.n / n, x.m2 + y.m2 + d * d * x.n * y.n / n};\n"
+    "  return r;\n"
+    "}\n"
+    "stats stats_zero(void) { stats z = {0, 0, 0}; return z; }\n";
+static void stats_gen(void *e, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t r = test_rand();
+    stats s = {0, 0, 0};
+    if (r % 16) {
+      s.n = (float)(1 + (r >> 4) % 3);
+      s.mean = (float)((int)((r >> 8) % 32) - 16) / 16.0f;
+      s.m2 = (float)((r >> 16) % 16) / 16.0f;
+    }
+    memcpy((char *)e + i * sizeof s, &s, sizeof s);
+  }
+}
+static void stats_lift(const void *e, void *r) {
+  stats s;
+  memcpy(&s, e, sizeof s);
+  const dstats d = {s.n, s.mean, s.m2};
+  memcpy(r, &d, sizeof d);
+}
+static void stats_combine(const void *a, const void *b, void *r) {
+  dstats x, y;
+  memcpy(&x, a, sizeof x), memcpy(&y, b, sizeof y);
+  dstats o = x;
+  const double n = x.n + y.n;
+  if (n != 0) {
+    const double d = y.mean - x.mean;
+    o.n = n, o.mean = x.mean + d * y.n / n, o.m2 = x.m2 + y.m2 + d * d * x.n * y.n / n;
+  }
+  memcpy(r, &o, sizeof o);
+}
+static void stats_identity(void *r) {
+  const dstats z = {0, 0, 0};
+  memcpy(r, &z, sizeof z);
+}
+/* The device merges in float in a grouping of its own; the reference
+ * merges left to right (index order) in double, its own error negligible
+ * here. n is exact: integers below 2^24 added. A merge's mean is a convex
+ * combination of its parts' means (their errors carry over, weighted to at
+ * most the larger) plus roundings of at most about 7 u (u = 2^-24) of the
+ * data's range [-1, 1); m2 is a sum of nonnegative terms, each merge
+ * rounding it by about 3 u relatively. Along the longest in-order chain of
+ * D merges of the grouping the errors are then at most about 7 D u
+ * (absolute) and 3 D u (relative). At these sizes (at most 65537; stats has
+ * no run of millions) D is at most a cpu-path tile of 4096 elements
+ * combined in order plus the few tiles before it: 7 D u < 2^-9, the bound
+ * allowed (the errors measured are near 2^-20 for the mean and 2^-13 for
+ * m2). A lost or doubled element changes n, which must be exact. */
+#define STATS_TOL (1.0 / 512)
+static int stats_close(const void *got, const void *want) {
+  stats g;
+  dstats w;
+  memcpy(&g, got, sizeof g), memcpy(&w, want, sizeof w);
+  return g.n == w.n && fabs(g.mean - w.mean) <= STATS_TOL &&
+         fabs(g.m2 - w.m2) <= STATS_TOL * (w.m2 > 1 ? w.m2 : 1);
+}
+
+/* maxplus: (x, y) is t -> max(t + y, x); a ∘ b applies a, then b. Integer
+ * values, x within 2^20 (one in 32 -inf), y in -3..3 with every range sum
+ * within 2^21: every sum below 2^24, so float computes it exactly. */
+static void maxplus_gen(void *e, size_t n) {
+  long run = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t r = test_rand();
+    long y = (long)(r % 7) - 3;
+    if (labs(run + y) > (1l << 20)) y = -y;
+    run += y;
+    maxplus m;
+    m.x = (r >> 8) % 32 == 0 ? -INFINITY : (float)((long)((r >> 16) % (1u << 21)) - (1l << 20));
+    m.y = (float)y;
+    memcpy((char *)e + i * sizeof m, &m, sizeof m);
+  }
+}
+static void maxplus_combine(const void *a, const void *b, void *r) {
+  maxplus x, y, o;
+  memcpy(&x, a, sizeof x), memcpy(&y, b, sizeof y);
+  o.x = fmaxf(x.x + y.y, y.x), o.y = x.y + y.y;
+  memcpy(r, &o, sizeof o);
+}
+static void maxplus_identity(void *r) {
+  maxplus o;
+  o.x = -INFINITY, o.y = 0;
+  memcpy(r, &o, sizeof o);
+}
+
+/* mat2: x_i = c_i x_{i-1} + d_i x_{i-2} (mod 2^32) as [[c d] [1 0]], one
+ * in four a random matrix; products wrap. */
+static const char mat2_source[] = "typedef struct { uint m[4]; } mat2;\n"
+                                  "mat2 mat2_mul(mat2 x, mat2 y) {\n"
+                                  "  mat2 r;\n"
+                                  "  r.m[0] = x.m[0] * y.m[0] + x.m[1] * y.m[2];\n"
+                                  "  r.m[1] = x.m[0] * y.m[1] + x.m[1] * y.m[3];\n"
+                                  "  r.m[2] = x.m[2] * y.m[0] + x.m[3] * y.m[2];\n"
+                                  "  r.m[3] = x.m[2] * y.m[1] + x.m[3] * y.m[3];\n"
+                                  "  return r;\n"
+                                  "}\n"
+                                  "mat2 mat2_one(void) { mat2 r = {{1, 0, 0, 1}}; return r; }\n";
+static void mat2_gen(void *e, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t r = test_rand(), s = test_rand();
+    mat2 m = {{(uint32_t)r, (uint32_t)(r >> 32), 1, 0}};
+    if (s % 4 == 0) m.m[2] = (uint32_t)(s >> 8), m.m[3] = (uint32_t)test_rand();
+    memcpy((char *)e + i * sizeof m, &m, sizeof m);
+  }
+}
+static void mat2_combine(const void *a, const void *b, void *r) {
+  mat2 x, y, o;
+  memcpy(&x, a, sizeof x), memcpy(&y, b, sizeof y);
+  o.m[0] = x.m[0] * y.m[0] + x.m[1] * y.m[2];
+  o.m[1] = x.m[0] * y.m[1] + x.m[1] * y.m[3];
+  o.m[2] = x.m[2] * y.m[0] + x.m[3] * y.m[2];
+  o.m[3] = x.m[2] * y.m[1] + x.m[3] * y.m[3];
+  memcpy(r, &o, sizeof o);
+}
+static void mat2_identity(void *r) {
+  const mat2 o = {{1, 0, 0, 1}};
+  memcpy(r, &o, sizeof o);
+}
+
+/* wide5: a sum, xor, min and max of ulongs and the first nonzero (not
+ * commutative), 40 bytes aligned to 8. */
+static const char wide5_source[] =
+    "typedef struct { ulong sum, xr, mn, mx, first; } wide5;\n"
+    "wide5 wide5_merge(wide5 x, wide5 y) {\n"
+    "  wide5 r;\n"
+    "  r.sum = x.sum + y.sum, r.xr = x.xr ^ y.xr, r.mn = min(x.mn, y.mn);\n"
+    "  r.mx = max(x.mx, y.mx), r.first = x.first ? x.first : y.first;\n"
+    "  return r;\n"
+    "}\n"
+    "wide5 wide5_zero(void) { wide5 r = {0, 0, ULONG_MAX, 0, 0}; return r; }\n";
+static void wide5_gen(void *e, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t v = test_rand(), f = test_rand();
+    const wide5 w = {v, test_rand(), v, v, f % 8 == 0 ? f | 1 : 0};
+    memcpy((char *)e + i * sizeof w, &w, sizeof w);
+  }
+}
+static void wide5_combine(const void *a, const void *b, void *r) {
+  wide5 x, y, o;
+  memcpy(&x, a, sizeof x), memcpy(&y, b, sizeof y);
+  o.sum = x.sum + y.sum, o.xr = x.xr ^ y.xr, o.mn = x.mn < y.mn ? x.mn : y.mn;
+  o.mx = x.mx > y.mx ? x.mx : y.mx, o.first = x.first ? x.first : y.first;
+  memcpy(r, &o, sizeof o);
+}
+static void wide5_identity(void *r) {
+  const wide5 o = {0, 0, UINT64_MAX, 0, 0};
+  memcpy(r, &o, sizeof o);
+}
+
+/* top2: the two largest of a multiset; elements (v, -inf) with v among 64
+ * integers (ties). */
+static const char top2_source[] =
+    "typedef struct { float best, second; } top2;\n"
+    "top2 top2_merge(top2 x, top2 y) {\n"
+    "  top2 r;\n"
+    "  r.best = fmax(x.best, y.best);\n"
+    "  r.second = fmax(fmin(x.best, y.best), fmax(x.second, y.second));\n"
+    "  return r;\n"
+    "}\n"
+    "top2 top2_none(void) { top2 r = {-INFINITY, -INFINITY}; return r; }\n";
+static void top2_gen(void *e, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    top2 t;
+    t.best = (float)((int)(test_rand() % 64) - 32), t.second = -INFINITY;
+    memcpy((char *)e + i * sizeof t, &t, sizeof t);
+  }
+}
+static void top2_combine(const void *a, const void *b, void *r) {
+  top2 x, y, o;
+  memcpy(&x, a, sizeof x), memcpy(&y, b, sizeof y);
+  o.best = fmaxf(x.best, y.best);
+  o.second = fmaxf(fminf(x.best, y.best), fmaxf(x.second, y.second));
+  memcpy(r, &o, sizeof o);
+}
+static void top2_identity(void *r) {
+  top2 o;
+  o.best = o.second = -INFINITY;
+  memcpy(r, &o, sizeof o);
+}
+
+/* Built-ins. int "a + b" and "a * b" wrap on the devices clprim runs on
+ * (OpenCL C leaves signed overflow undefined, as C: the reference wraps in
+ * uint32); products of odd factors never reach 0. */
+static void u32_gen(void *e, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    put_u32(e, i, (uint32_t)test_rand());
+}
+static void odd_gen(void *e, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    put_u32(e, i, (uint32_t)test_rand() | 1u);
+}
+static void u32_add(const void *a, const void *b, void *r) {
+  put_u32(r, 0, get_u32(a) + get_u32(b));
+}
+static void u32_sub(const void *a, const void *b, void *r) {
+  put_u32(r, 0, get_u32(a) - get_u32(b));
+}
+static void u32_mul(const void *a, const void *b, void *r) {
+  put_u32(r, 0, get_u32(a) * get_u32(b));
+}
+static void u32_xor(const void *a, const void *b, void *r) {
+  put_u32(r, 0, get_u32(a) ^ get_u32(b));
+}
+static void u32_zero(void *r) {
+  put_u32(r, 0, 0);
+}
+static void u32_one(void *r) {
+  put_u32(r, 0, 1);
+}
+static void u8_gen(void *e, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    ((unsigned char *)e)[i] = (unsigned char)test_rand();
+}
+static void u8_add(const void *a, const void *b, void *r) {
+  *(unsigned char *)r = (unsigned char)(*(const unsigned char *)a + *(const unsigned char *)b);
+}
+static void u8_zero(void *r) {
+  *(unsigned char *)r = 0;
+}
+/* Multiples of 1/8 within 2^20: every sum of up to 2^24 of them is exact
+ * in double, in any grouping. */
+static void f64_gen(void *e, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const double d = (double)((long long)(test_rand() % (1u << 24)) - (1ll << 23)) / 8.0;
+    memcpy((char *)e + i * 8, &d, 8);
+  }
+}
+static void f64_add(const void *a, const void *b, void *r) {
+  double x, y;
+  memcpy(&x, a, 8), memcpy(&y, b, 8);
+  x += y;
+  memcpy(r, &x, 8);
+}
+static void f64_zero(void *r) {
+  memset(r, 0, 8);
+}
+
+/* modsum: a ∘ b = (a + b + k) % m with m = p0 and k = p7 (1 <= k < m),
+ * identity m - k; associative for elements below m (no overflow: m <
+ * 2^24). test_params changes them. */
+static double mod_params[CLPRIM_OPERATOR_PARAMS] = {1000003, 0, 0, 0, 0, 0, 0, 4321};
+static uint32_t mod_m(void) {
+  return (uint32_t)mod_params[0];
+}
+static uint32_t mod_k(void) {
+  return (uint32_t)mod_params[7];
+}
+static void mod_gen(void *e, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    put_u32(e, i, (uint32_t)(test_rand() % mod_m()));
+}
+static void mod_combine(const void *a, const void *b, void *r) {
+  put_u32(r, 0, (get_u32(a) + get_u32(b) + mod_k()) % mod_m());
+}
+static void mod_identity(void *r) {
+  put_u32(r, 0, mod_m() - mod_k());
+}
+
+#define DESC(type, size, align, source, combine, identity)                                         \
+  { type, size, align, source, combine, identity }
+enum {
+  OP_STATS,
+  OP_MAXPLUS,
+  OP_MAT2,
+  OP_WIDE5,
+  OP_TOP2,
+  OP_INT_ADD,
+  OP_UINT_XOR,
+  OP_INT_MUL,
+  OP_UCHAR_ADD,
+  OP_DOUBLE_ADD,
+  OP_INT_SUB,
+  OP_MODSUM,
+  OPS
+};
+static const struct opspec ops[OPS] = {
+    {"stats",
+     DESC("stats", sizeof(stats), _Alignof(stats), stats_source, "stats_merge(a, b)",
+          "stats_zero()"),
+     sizeof(dstats), stats_gen, stats_lift, stats_combine, stats_identity, stats_close, NULL, 0, 1,
+     0, 0},
+    {"maxplus",
+     DESC("float2", sizeof(maxplus), _Alignof(maxplus), NULL,
+          "(float2)(fmax(a.x + b.y, b.x), a.y + b.y)", "(float2)(-INFINITY, 0.0f)"),
+     sizeof(maxplus), maxplus_gen, NULL, maxplus_combine, maxplus_identity, NULL, NULL, 0, 1, 1, 0},
+    {"mat2",
+     DESC("mat2", sizeof(mat2), _Alignof(mat2), mat2_source, "mat2_mul(a, b)", "mat2_one()"),
+     sizeof(mat2), mat2_gen, NULL, mat2_combine, mat2_identity, NULL, NULL, 0, 1, 1, 0},
+    {"wide5",
+     DESC("wide5", sizeof(wide5), _Alignof(wide5), wide5_source, "wide5_merge(a, b)",
+          "wide5_zero()"),
+     sizeof(wide5), wide5_gen, NULL, wide5_combine, wide5_identity, NULL, NULL, 0, 1, 1, 0},
+    {"top2",
+     DESC("top2", sizeof(top2), _Alignof(top2), top2_source, "top2_merge(a, b)", "top2_none()"),
+     sizeof(top2), top2_gen, NULL, top2_combine, top2_identity, NULL, NULL, 0, 0, 0, 0},
+    {"int sum", DESC("int", 4, 4, NULL, "a + b", "0"), 4, u32_gen, NULL, u32_add, u32_zero, NULL,
+     NULL, 0, 0, 1, 0},
+    {"uint xor", DESC("uint", 4, 4, NULL, "a ^ b", "0"), 4, u32_gen, NULL, u32_xor, u32_zero, NULL,
+     NULL, 0, 0, 0, 0},
+    {"int product", DESC("int", 4, 4, NULL, "a * b", "1"), 4, odd_gen, NULL, u32_mul, u32_one, NULL,
+     NULL, 0, 0, 0, 0},
+    {"uchar sum", DESC("uchar", 1, 1, NULL, "a + b", "0"), 1, u8_gen, NULL, u8_add, u8_zero, NULL,
+     NULL, 0, 1, 0, 0},
+    {"double sum", DESC("double", 8, 8, NULL, "a + b", "0.0"), 8, f64_gen, NULL, f64_add, f64_zero,
+     NULL, NULL, 1, 0, 0, 0},
+    {"int difference", DESC("int", 4, 4, NULL, "a - b", "0"), 4, u32_gen, NULL, u32_sub, u32_zero,
+     NULL, NULL, 0, 0, 0, 1},
+    {"modsum", DESC("uint", 4, 4, NULL, "(a + b + (uint)p7) % (uint)p0", "(uint)p0 - (uint)p7"), 4,
+     mod_gen, NULL, mod_combine, mod_identity, NULL, mod_params, 0, 1, 0, 0},
+};
+
+static void lift(const struct opspec *s, const void *e, void *r) {
+  if (s->lift)
+    s->lift(e, r);
+  else
+    memcpy(r, e, s->desc.size);
+}
+
+/* The smallest element offset > 0 whose byte offset the device aligns. */
+static size_t aligned_at(clprim_context *ctx, size_t es) {
+  size_t k = 1;
+  while ((k * es) % ctx->base_align)
+    ++k;
+  return k;
+}
+
+static int on_oclgrind(clprim_context *ctx) {
+  clprim_device_info info;
+  clprim_context_get_info(ctx, &info, sizeof info);
+  return strstr(info.platform_name, "Oclgrind") != NULL;
+}
+
+/* ------------------------------------------------------------ one call */
+enum call { C_REDUCE, C_INCL, C_EXCL, C_ADJ, C_CALLS };
+static const char *const call_name[C_CALLS] = {"reduce_op", "scan_inclusive_op",
+                                               "scan_exclusive_op", "adjacent_difference_op"};
+
+struct ocase {
+  enum call call;
+  size_t n, in_at, out_at; /* element offsets */
+  int with_init;           /* a random element as init (not the identity) */
+  int in_place;            /* scans: out is in's range */
+  int result;              /* reduce: 1 the host result, 2 result_out, 3 both */
+};
+
+/* The reference of case c on x[0, n) into want (values of ref_size). */
+static void reference(const struct opspec *s, const struct ocase *c, const unsigned char *x,
+                      const unsigned char *init, unsigned char *want) {
+  const size_t es = s->desc.size, rs = s->ref_size;
+  unsigned char acc[MAX_ES], v[MAX_ES], prev[MAX_ES];
+  if (init)
+    lift(s, init, acc);
+  else
+    s->identity(acc);
+  for (size_t i = 0; i < c->n; ++i) {
+    lift(s, x + i * es, v);
+    switch (c->call) {
+    case C_REDUCE:
+      s->combine(acc, v, acc);
+      break;
+    case C_INCL:
+      s->combine(acc, v, acc);
+      memcpy(want + i * rs, acc, rs);
+      break;
+    case C_EXCL:
+      memcpy(want + i * rs, acc, rs);
+      s->combine(acc, v, acc);
+      break;
+    default:
+      if (i == 0) {
+        memcpy(want, v, rs);
+      } else {
+        lift(s, x + (i - 1) * es, prev);
+        s->combine(v, prev, want + i * rs);
+      }
+    }
+  }
+  if (c->call == C_REDUCE) memcpy(want, acc, rs);
+}
+
+static int element_ok(const struct opspec *s, const void *got, const void *want) {
+  return s->close ? s->close(got, want) : memcmp(got, want, s->desc.size) == 0;
+}
+
+static void hex(const void *p, size_t bytes, char *out, size_t size) {
+  size_t at = 0;
+  for (size_t b = 0; b < bytes && at + 3 < size; ++b)
+    at += (size_t)snprintf(out + at, size - at, "%02x", ((const unsigned char *)p)[b]);
+}
+
+static void report_element(const struct opspec *s, const char *desc, const char *which, size_t i,
+                           const void *got, const void *want) {
+  if (s->lift == stats_lift) {
+    stats g;
+    dstats w;
+    memcpy(&g, got, sizeof g), memcpy(&w, want, sizeof w);
+    test_report("%s: %s element %zu is (%.9g, %.9g, %.9g), expected (%.9g, %.9g, %.9g)", desc,
+                which, i, g.n, g.mean, g.m2, w.n, w.mean, w.m2);
+    return;
+  }
+  char g[2 * MAX_ES + 1] = "", w[2 * MAX_ES + 1] = "";
+  hex(got, s->desc.size, g, sizeof g), hex(want, s->desc.size, w, sizeof w);
+  test_report("%s: %s element %zu is %s, expected %s (bytes)", desc, which, i, g, w);
+}
+
+/* buf holds (at + count + TEST_PAD) elements: those of [at, at + count)
+ * must match want (NULL: img), every other byte img's. */
+static void check_buffer(clprim_context *ctx, const struct opspec *s, const char *desc,
+                         const char *which, cl_mem buf, const unsigned char *img, size_t at,
+                         size_t count, const unsigned char *want) {
+  const size_t es = s->desc.size, bytes = (at + count + TEST_PAD) * es;
+  unsigned char *got = xmalloc(bytes);
+  test_read(ctx, buf, bytes, got);
+  for (size_t b = 0; b < bytes; ++b)
+    if ((b < at * es || b >= (at + count) * es || !want) && got[b] != img[b]) {
+      test_report("%s: %s: byte %zu of the buffer (element %zu) is 0x%02x, expected 0x%02x", desc,
+                  which, b, b / es, got[b], img[b]);
+      free(got);
+      return;
+    }
+  for (size_t i = 0; want && i < count; ++i)
+    if (!element_ok(s, got + (at + i) * es, want + i * s->ref_size)) {
+      report_element(s, desc, which, i, got + (at + i) * es, want + i * s->ref_size);
+      break;
+    }
+  free(got);
+}
+
+/* One call of case c with op (made from s on ctx) on fresh data: the
+ * outputs against the reference, every other byte of the buffers and of
+ * the host result untouched. */
+static void run_case(clprim_context *ctx, const struct opspec *s, clprim_operator *op,
+                     const struct ocase *c) {
+  const size_t es = s->desc.size, n = c->n, outs = c->call == C_REDUCE ? 1 : n;
+  char desc[256];
+  char out_at[32] = "in place";
+  if (!c->in_place) snprintf(out_at, sizeof out_at, "out_at=%zu", c->out_at);
+  snprintf(desc, sizeof desc, "%s %s n=%zu in_at=%zu %s%s path=%s", s->name, call_name[c->call], n,
+           c->in_at, out_at, c->with_init ? " with init" : "", test_path_of(ctx));
+  if (c->call == C_REDUCE)
+    snprintf(desc + strlen(desc), sizeof desc - strlen(desc), " result=%s",
+             c->result == 1   ? "host"
+             : c->result == 2 ? "device"
+                              : "both");
+  unsigned char *x = xmalloc(n * es), *want = xmalloc(outs * s->ref_size);
+  unsigned char init[MAX_ES], init_arg[MAX_ES], host[MAX_ES + 8];
+  s->gen(x, n);
+  /* A non-identity init (the identity would hide a dropped init). */
+  unsigned char e[MAX_ES], li[MAX_ES];
+  s->identity(e);
+  for (int tries = 0; tries < 100; ++tries) {
+    s->gen(init, 1);
+    lift(s, init, li);
+    if (memcmp(li, e, s->ref_size) != 0) break;
+  }
+  memcpy(init_arg, init, es);
+  reference(s, c, x, c->with_init ? init : NULL, want);
+  unsigned char *in_img, *out_img = NULL;
+  cl_mem in = test_image_buffer(ctx, c->in_at, n, es, x, &in_img), out = NULL;
+  const int out_buffer = !c->in_place && (c->call != C_REDUCE || (c->result & 2));
+  if (out_buffer) out = test_image_buffer(ctx, c->out_at, outs, es, NULL, &out_img);
+  const clprim_buffer IN = clprim_buf_at(in, c->in_at);
+  const clprim_buffer OUT = c->in_place ? IN : clprim_buf_at(out, c->out_at);
+  const void *init_p = c->with_init ? init_arg : NULL;
+  memset(host, TEST_SENTINEL, sizeof host);
+  if (s->params) TEST_OK(clprim_operator_set_params(op, s->params));
+  clprim_status st;
+  switch (c->call) {
+  case C_REDUCE:
+    st = clprim_reduce_op(ctx, n, op, IN, init_p, c->result & 1 ? host : NULL,
+                          c->result & 2 ? OUT : clprim_buf(NULL));
+    break;
+  case C_INCL:
+    st = clprim_scan_inclusive_op(ctx, n, op, IN, init_p, OUT);
+    break;
+  case C_EXCL:
+    st = clprim_scan_exclusive_op(ctx, n, op, IN, init_p, OUT);
+    break;
+  default:
+    st = clprim_adjacent_difference_op(ctx, n, op, IN, OUT);
+    break;
+  }
+  /* init's bytes went with the call: changing them now changes nothing. */
+  memset(init_arg, 0x5A, sizeof init_arg);
+  if (st != CLPRIM_SUCCESS) {
+    test_report("%s: returned %s (%s)", desc, clprim_status_name(st),
+                clprim_context_last_error(ctx));
+  } else {
+    if (c->call == C_REDUCE && (c->result & 1)) {
+      if (!element_ok(s, host, want)) report_element(s, desc, "host result", 0, host, want);
+      for (size_t b = es; b < sizeof host; ++b)
+        if (host[b] != TEST_SENTINEL) {
+          test_report("%s: byte %zu past the host result was written", desc, b);
+          break;
+        }
+    }
+    if (out) check_buffer(ctx, s, desc, "out", out, out_img, c->out_at, outs, want);
+    check_buffer(ctx, s, desc, c->in_place ? "out (in place)" : "in (must not change)", in, in_img,
+                 c->in_at, n, c->in_place ? want : NULL);
+  }
+  clReleaseMemObject(in);
+  if (out) clReleaseMemObject(out);
+  free(x), free(want), free(in_img), free(out_img);
+}
+
+/* ------------------------------------------------------- the sweeps */
+static clprim_operator *make_op(clprim_context *ctx, const struct opspec *s) {
+  clprim_operator *op = NULL;
+  const clprim_status st = clprim_operator_create(&op, ctx, &s->desc);
+  if (st != CLPRIM_SUCCESS)
+    fail_msg("%s on %s: clprim_operator_create returned %s (%s)\n%s", s->name, test_path_of(ctx),
+             clprim_status_name(st), clprim_context_last_error(ctx), clprim_context_build_log(ctx));
+  test_text_has(ctx, NULL, "clprim_operator_create");
+  return op;
+}
+
+/* Around 2^k (k = 5, 8, 10 ... 16): the tiles of every path and element
+ * size (1024 4-byte elements, 256 of 40 bytes, 4096 on the cpu path ...),
+ * without the test knowing the library's shapes. */
+static const size_t sizes[] = {0,    1,     2,     3,     31,    32,    33,   255,  256,
+                               257,  1023,  1024,  1025,  2047,  2048,  2049, 4095, 4096,
+                               4097, 16383, 16384, 16385, 65535, 65536, 65537};
+/* Under CLPRIM_TEST_SMALL (Oclgrind: about 0.1 s a tile of a call): one
+ * tile or a few; the last for one operator only. */
+static const size_t small_sizes[] = {0, 1, 2, 33, 257, 1025, 4097};
+/* Both inits up to here (else one in turn). */
+#define SMALL_N ((size_t)4100)
+/* The large size: about 12 MB of elements (3 million 4-byte ones). */
+static size_t big_n(size_t es) {
+  const size_t n = (12u << 20) / es;
+  return n < 3000000 ? n : 3000000;
+}
+
+/* Every call at every size for op s on every path; offsets, in place,
+ * init and the reduction's results in turn. */
+static void sweep_sizes(const struct opspec *s) {
+  unsigned rot = 0, turn = 0;
+  for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
+    if (test_skip_path(p)) continue;
+    clprim_context *ctx = contexts.ctx[p];
+    if (s->fp64 && !test_has_type(ctx, CLPRIM_DOUBLE)) continue;
+    const size_t es = s->desc.size, al = aligned_at(ctx, es);
+    clprim_operator *op = make_op(ctx, s);
+    /* Under CLPRIM_TEST_SMALL mat2 also past the cpu path's tile of 4096. */
+    const size_t small_count = COUNT(small_sizes) - (s == &ops[OP_MAT2] ? 0 : 1);
+    const size_t count = test_small() ? small_count : COUNT(sizes);
+    for (size_t k = 0; k < count; ++k) {
+      const size_t n = test_small() ? small_sizes[k] : sizes[k];
+      for (int call = 0; call < C_CALLS; ++call) {
+        if (s->adjacent_only && call != C_ADJ) continue;
+        /* Both inits up to SMALL_N, else one in turn (adjacent takes none). */
+        const int both = !test_small() && n <= SMALL_N && call != C_ADJ;
+        const int first = both || call == C_ADJ ? 0 : (int)(turn++ % 2);
+        for (int with_init = first; with_init <= (both ? 1 : first); ++with_init, ++rot) {
+          struct ocase c;
+          memset(&c, 0, sizeof c);
+          c.call = (enum call)call, c.n = n, c.with_init = with_init;
+          c.in_at = rot % 3 == 0 ? 0 : rot % 3 == 1 ? 3 : al;
+          c.out_at = rot % 5 < 2 ? 0 : rot % 5 < 4 ? 2 * al : 5;
+          c.in_place = (call == C_INCL || call == C_EXCL) && rot % 4 == 1;
+          c.result = 1 + (int)(rot % 3);
+          run_case(ctx, s, op, &c);
+        }
+      }
+    }
+    clprim_operator_free(op);
+  }
+  test_report_end();
+}
+
+/* One case of every call at the large size (not under CLPRIM_TEST_SMALL):
+ * scans of two or three levels and a reduction over many work-groups. */
+static void sweep_big(const struct opspec *s) {
+  if (test_small() || !s->big) return;
+  for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
+    if (test_skip_path(p)) continue;
+    clprim_context *ctx = contexts.ctx[p];
+    const size_t es = s->desc.size, n = big_n(es), al = aligned_at(ctx, es);
+    clprim_operator *op = make_op(ctx, s);
+    for (int call = 0; call < C_CALLS; ++call) {
+      struct ocase c;
+      memset(&c, 0, sizeof c);
+      c.call = (enum call)call, c.n = n, c.with_init = call != C_ADJ;
+      c.in_at = call % 2 ? al : 3;
+      c.out_at = call == C_REDUCE ? 5 : 0;
+      c.in_place = call == C_EXCL, c.result = 3;
+      run_case(ctx, s, op, &c);
+    }
+    clprim_operator_free(op);
+  }
+  test_report_end();
+}
+
+static void sweep(const struct opspec *s) {
+  if (test_small() && !s->small) {
+    printf("%s: skipped under CLPRIM_TEST_SMALL\n", s->name);
+    return;
+  }
+  sweep_sizes(s);
+  sweep_big(s);
+}
+
+#define OP_TEST(fn, index)                                                                         \
+  static void fn(void **state) {                                                                   \
+    (void)state, sweep(&ops[index]);                                                               \
+  }
+OP_TEST(test_stats, OP_STATS)
+OP_TEST(test_maxplus, OP_MAXPLUS)
+OP_TEST(test_mat2, OP_MAT2)
+OP_TEST(test_wide5, OP_WIDE5)
+OP_TEST(test_top2, OP_TOP2)
+OP_TEST(test_int_sum, OP_INT_ADD)
+OP_TEST(test_uint_xor, OP_UINT_XOR)
+OP_TEST(test_int_product, OP_INT_MUL)
+OP_TEST(test_uchar_sum, OP_UCHAR_ADD)
+OP_TEST(test_double_sum, OP_DOUBLE_ADD)
+OP_TEST(test_int_difference, OP_INT_SUB)
+
+/* Small tiles through the family's knobs (on the paths that take them):
+ * scans of three levels and reductions of several tiles a work-group at
+ * small sizes. Tiles of 32 elements, one a work-item (operators.wg=32,
+ * operators.tile_bytes=64), for a non-commutative operator and a float
+ * one; of 128 4-byte elements, four a work-item (tile_bytes=512), for a
+ * built-in. */
+static void test_small_tiles(void **state) {
+  (void)state;
+  static const struct {
+    const char *tune;
+    int op;
+  } runs[] = {{"operators.wg=32,operators.tile_bytes=64", OP_MAT2},
+              {"operators.wg=32,operators.tile_bytes=64", OP_STATS},
+              {"operators.wg=32,operators.tile_bytes=512", OP_INT_ADD}};
+  static const size_t ns[] = {31, 32, 33, 63, 65, 1023, 1024, 1025, 1057, 4097};
+  static const size_t small_ns[] = {33, 1025};
+  unsigned rot = 0;
+  for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
+    if (test_skip_path(p)) continue;
+    clprim_context *ctx = contexts.ctx[p];
+    for (size_t u = 0; u < COUNT(runs); ++u) {
+      const struct opspec *s = &ops[runs[u].op];
+      if (test_small() && u == 1) continue; /* Oclgrind's time */
+      TEST_OK(clprim__tune(ctx, runs[u].tune));
+      const size_t es = s->desc.size, al = aligned_at(ctx, es);
+      clprim_operator *op = make_op(ctx, s);
+      const size_t count = test_small() ? COUNT(small_ns) : COUNT(ns);
+      for (size_t k = 0; k < count; ++k)
+        for (int call = 0; call < C_CALLS; ++call, ++rot) {
+          struct ocase c;
+          memset(&c, 0, sizeof c);
+          c.call = (enum call)call, c.n = test_small() ? small_ns[k] : ns[k];
+          c.with_init = call != C_ADJ && rot % 2;
+          c.in_at = rot % 3 == 2 ? al : rot % 3;
+          c.in_place = call != C_REDUCE && call != C_ADJ && rot % 3 == 0;
+          c.out_at = rot % 4 == 3 ? 5 : 0, c.result = 1 + (int)(rot % 3);
+          run_case(ctx, s, op, &c);
+        }
+      clprim_operator_free(op);
+      TEST_OK(clprim__tune(ctx, "operators.wg=-1,operators.tile_bytes=-1"));
+    }
+  }
+  test_report_end();
+}
+
+/* modsum under three (p0, p7): results for each, and new parameters build
+ * nothing (clprim_context_programs_made). */
+static void test_params(void **state) {
+  (void)state;
+  static const double ms[][2] = {{1000003, 4321}, {97, 13}, {65521, 1}};
+  const struct opspec *s = &ops[OP_MODSUM];
+  static const size_t ns[] = {0, 1, 33, 1025, 4097};
+  unsigned rot = 0;
+  for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
+    if (test_skip_path(p)) continue;
+    clprim_context *ctx = contexts.ctx[p];
+    clprim_operator *op = make_op(ctx, s);
+    uint64_t made = 0;
+    for (size_t m = 0; m < COUNT(ms); ++m) {
+      mod_params[0] = ms[m][0], mod_params[7] = ms[m][1];
+      for (size_t k = 0; k < COUNT(ns); ++k)
+        for (int call = 0; call < C_CALLS; ++call, ++rot) {
+          if (test_small() && ns[k] > 1100) continue;
+          struct ocase c;
+          memset(&c, 0, sizeof c);
+          c.call = (enum call)call, c.n = ns[k], c.with_init = call != C_ADJ && rot % 2;
+          c.result = 1 + (int)(rot % 3), c.in_place = call == C_INCL && rot % 2;
+          run_case(ctx, s, op, &c);
+        }
+      if (m == 0)
+        made = clprim_context_programs_made(ctx);
+      else if (clprim_context_programs_made(ctx) != made)
+        test_report("modsum on %s: p0 = %g, p7 = %g built %llu programs", test_path_of(ctx),
+                    ms[m][0], ms[m][1],
+                    (unsigned long long)(clprim_context_programs_made(ctx) - made));
+    }
+    clprim_operator_free(op);
+    mod_params[0] = ms[0][0], mod_params[7] = ms[0][1];
+  }
+  test_report_end();
+}
+
+/* The operator's kernels after the context dropped its programs: built
+ * again (from the disk cache) on the next call, same results. And an
+ * operator freed after its context (clprim.h allows either order). */
+static void test_after_clear_cache(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  const struct opspec *s = &ops[OP_MAT2];
+  clprim_operator *op = make_op(ctx, s);
+  TEST_OK(clprim_context_clear_cache(ctx));
+  for (int call = 0; call < C_CALLS; ++call) {
+    struct ocase c;
+    memset(&c, 0, sizeof c);
+    c.call = (enum call)call, c.n = 1500, c.with_init = call != C_ADJ, c.result = 3;
+    run_case(ctx, s, op, &c);
+  }
+  clprim_operator_free(op);
+  test_report_end();
+  clprim_context *own;
+  TEST_OK(clprim_context_create(&own, NULL));
+  op = make_op(own, &ops[OP_INT_ADD]);
+  clprim_context_free(own);
+  clprim_operator_free(op);
+}
+
+/* ------------------------------------------------------------- errors */
+/* An address that no operator has: *op must keep it after a refusal. */
+#define NOT_MADE ((clprim_operator *)(uintptr_t)&not_made_marker)
+static int not_made_marker;
+
+/* desc is refused with status and a text naming part; *op untouched. */
+static void refused(clprim_context *ctx, const clprim_operator_desc *d, clprim_status status,
+                    const char *part, const char *what) {
+  clprim_operator *op = NOT_MADE;
+  const clprim_status st = clprim_operator_create(&op, ctx, d);
+  if (st != status)
+    fail_msg("%s: clprim_operator_create returned %s, expected %s (%s)", what,
+             clprim_status_name(st), clprim_status_name(status), clprim_context_last_error(ctx));
+  if (op != NOT_MADE) fail_msg("%s: *op was changed", what);
+  test_text_has(ctx, part, what);
+}
+
+/* Descs: every field out of its range, expressions that would reach
+ * outside the generated function, layouts that differ on the device. */
+static void test_desc_errors(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  const clprim_operator_desc good = ops[OP_STATS].desc;
+  clprim_operator_desc d;
+  const clprim_status INVALID = CLPRIM_ERROR_INVALID_ARGUMENT;
+  clprim_operator *op = NOT_MADE;
+  TEST_STATUS(INVALID, clprim_operator_create(&op, NULL, &good));
+  TEST_TEXT(ctx, INVALID, clprim_operator_create(&op, ctx, NULL), "desc is required");
+  assert_ptr_equal(op, NOT_MADE);
+  static const char *const bad_types[] = {"float;",        "", "  ", "2float", "stats*", "float)",
+                                          "struct{int x;}"};
+  d = good, d.type = NULL;
+  refused(ctx, &d, INVALID, "desc->type", "a NULL type");
+  for (size_t k = 0; k < COUNT(bad_types); ++k) {
+    d = good, d.type = bad_types[k];
+    refused(ctx, &d, INVALID, "desc->type", bad_types[k]);
+  }
+  static const size_t bad_sizes[] = {0, 65, 1000, SIZE_MAX};
+  for (size_t k = 0; k < COUNT(bad_sizes); ++k) {
+    d = good, d.size = bad_sizes[k], d.align = 1;
+    refused(ctx, &d, INVALID, "desc->size", "a size out of range");
+  }
+  static const size_t bad_aligns[][2] = {{12, 0}, {12, 3}, {12, 8}, {12, 16}, {24, 6}, {64, 128}};
+  for (size_t k = 0; k < COUNT(bad_aligns); ++k) {
+    d = good, d.size = bad_aligns[k][0], d.align = bad_aligns[k][1];
+    refused(ctx, &d, INVALID, "desc->align", "an align that is no power of two dividing size");
+  }
+  static const char *const bad_exprs[] = {
+      "a + b) + (1", "a; }",      "a // x",    "#define X", "a + b); } __kernel void k() { (0",
+      "a /* x */",   "{a}",       "(a",        "a)",        "",
+      "a ?\?= b",    "a <% 1 %>", "a \\\n+ b", "a == 'x'",  "a + \"s\"[0]"};
+  d = good, d.combine = NULL;
+  refused(ctx, &d, INVALID, "desc->combine", "a NULL combine");
+  d = good, d.identity = NULL;
+  refused(ctx, &d, INVALID, "desc->identity", "a NULL identity");
+  for (size_t k = 0; k < COUNT(bad_exprs); ++k) {
+    d = good, d.combine = bad_exprs[k];
+    refused(ctx, &d, INVALID, "desc->combine", bad_exprs[k]);
+    d = good, d.identity = bad_exprs[k];
+    refused(ctx, &d, INVALID, "desc->identity", bad_exprs[k]);
+  }
+  /* Layouts: the host says 16 bytes for the 12 of stats; 8-byte alignment
+   * for a struct of two floats (4 on the device); float2 aligned to 4 (8 on
+   * the device). Each builds, then is refused. */
+  d = good, d.size = 16;
+  refused(ctx, &d, CLPRIM_ERROR_OPERATOR_LAYOUT, "12 and 4 on the device, 16 and 4 in desc",
+          "stats of 16 bytes");
+  static const char pair_source[] = "typedef struct { float a, b; } pair;\n"
+                                    "pair pair_zero(void) { pair z = {0, 0}; return z; }\n";
+  d = (clprim_operator_desc){"pair", 8, 8, pair_source, "a", "pair_zero()"};
+  refused(ctx, &d, CLPRIM_ERROR_OPERATOR_LAYOUT, "8 and 4 on the device, 8 and 8 in desc",
+          "a struct of floats aligned to 8");
+  d = ops[OP_MAXPLUS].desc, d.align = 4;
+  refused(ctx, &d, CLPRIM_ERROR_OPERATOR_LAYOUT, "8 and 8 on the device, 8 and 4 in desc",
+          "float2 aligned to 4");
+  /* The same with the host's layout: made, no text; parameters of a NULL
+   * operator refused; freeing NULL does nothing. */
+  d.align = 8;
+  TEST_OK_NO_TEXT(ctx, clprim_operator_create(&op, ctx, &d));
+  assert_ptr_not_equal(op, NOT_MADE);
+  TEST_OK(clprim_operator_set_params(op, NULL));
+  TEST_STATUS(INVALID, clprim_operator_set_params(NULL, mod_params));
+  clprim_operator_free(op);
+  clprim_operator_free(NULL);
+  /* A type name of spaces and words (OpenCL's "unsigned int"). */
+  const clprim_operator_desc uint_sum = {"unsigned int", 4, 4, NULL, "a + b", "0u"};
+  TEST_OK(clprim_operator_create(&op, ctx, &uint_sum));
+  clprim_operator_free(op);
+}
+
+/* Texts that do not compile (not under Oclgrind, whose API check reports
+ * every failed build, and whose compiler ignores #line): the build's
+ * status, *op untouched, a text, and a log that names the user's text
+ * with its line and column. */
+static void test_build_errors(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  if (on_oclgrind(ctx)) {
+    printf("build errors: skipped on Oclgrind (its API check reports the failed build)\n");
+    return;
+  }
+  const clprim_operator_desc good = ops[OP_STATS].desc;
+  clprim_operator_desc d = good;
+  static const char broken_source[] = "typedef struct { float n, mean, m2; } stats;\n"
+                                      "stats stats_merge(stats x, stats y) { return x; }\n"
+                                      "stats stats_zero(void) { stats z = {0, 0, 0}; return z }\n";
+  struct {
+    const char *field, *text, *where;
+  } cases[] = {{"combine", "stats_merge(a, c)", "operator-combine:1:16"},
+               {"identity", "stats_zero(1.0f, undefined_name)", "operator-identity:1:"},
+               {"source", broken_source, "operator-source:3:"},
+               {"type", "no_such_type", "operator:"}};
+  for (size_t k = 0; k < COUNT(cases); ++k) {
+    d = good;
+    if (k == 0) d.combine = cases[k].text;
+    if (k == 1) d.identity = cases[k].text;
+    if (k == 2) d.source = cases[k].text;
+    if (k == 3) d.type = cases[k].text, d.source = NULL, d.combine = "a", d.identity = "a";
+    char what[64];
+    snprintf(what, sizeof what, "a bad %s", cases[k].field);
+    refused(ctx, &d, CL_BUILD_PROGRAM_FAILURE, "clprim_context_build_log", what);
+    const char *log = clprim_context_build_log(ctx);
+    if (!strstr(log, cases[k].where))
+      fail_msg("%s: the build log does not name %s:\n%s", what, cases[k].where, log);
+    if (k == 0) printf("the log of a bad combine:\n%s", log);
+  }
+}
+
+/* Calls refused, each with its status, a text that names the argument
+ * where the library gives one, and nothing written: outputs (a pattern),
+ * the input, the host result. */
+static void test_call_errors(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  const struct opspec *s = &ops[OP_STATS];
+  const size_t es = s->desc.size, N = 64;
+  const clprim_status INVALID = CLPRIM_ERROR_INVALID_ARGUMENT;
+  const clprim_status SMALL = CLPRIM_ERROR_BUFFER_TOO_SMALL;
+  clprim_operator *op = make_op(ctx, s);
+  /* An operator of another context on the same device: a path's own, or
+   * one made for the test. */
+  clprim_context *other = NULL, *own = NULL;
+  for (unsigned p = 0; p < CLPRIM_PATH_COUNT && !other; ++p)
+    if (contexts.ctx[p] && contexts.ctx[p] != ctx) other = contexts.ctx[p];
+  if (!other) {
+    TEST_OK(clprim_context_create(&own, NULL));
+    other = own;
+  }
+  clprim_operator *foreign_op = make_op(other, s);
+  unsigned char x[64 * sizeof(stats)], init[sizeof(stats)], host[MAX_ES];
+  s->gen(x, N);
+  s->gen(init, 1);
+  const size_t bytes = 2 * N * es;
+  cl_mem in = test_buffer(ctx, bytes, NULL), o = test_pattern(ctx, bytes);
+  cl_mem small = test_pattern(ctx, N * es - 1), tiny = test_pattern(ctx, es - 1);
+  cl_mem foreign = test_foreign_buffer(ctx, bytes);
+  test_write(ctx, in, N * es, x);
+  const clprim_buffer IN = clprim_buf(in), O = clprim_buf(o), NONE = clprim_buf(NULL);
+  memset(host, TEST_SENTINEL, sizeof host);
+  /* No context: refused, no text to keep. */
+  TEST_STATUS(INVALID, clprim_reduce_op(NULL, N, op, IN, NULL, host, O));
+  TEST_STATUS(INVALID, clprim_scan_inclusive_op(NULL, N, op, IN, NULL, O));
+  TEST_STATUS(INVALID, clprim_scan_exclusive_op(NULL, N, op, IN, NULL, O));
+  TEST_STATUS(INVALID, clprim_adjacent_difference_op(NULL, N, op, IN, O));
+  /* No operator; one of another context. */
+  TEST_TEXT(ctx, INVALID, clprim_reduce_op(ctx, N, NULL, IN, NULL, host, O), "op is required");
+  TEST_TEXT(ctx, INVALID, clprim_scan_inclusive_op(ctx, N, NULL, IN, init, O), "op is required");
+  TEST_TEXT(ctx, INVALID, clprim_scan_exclusive_op(ctx, N, NULL, IN, NULL, O), "op is required");
+  TEST_TEXT(ctx, INVALID, clprim_adjacent_difference_op(ctx, N, NULL, IN, O), "op is required");
+  const char *another = "op was made on another context";
+  TEST_TEXT(ctx, INVALID, clprim_reduce_op(ctx, N, foreign_op, IN, NULL, host, O), another);
+  TEST_TEXT(ctx, INVALID, clprim_scan_inclusive_op(ctx, N, foreign_op, IN, NULL, O), another);
+  TEST_TEXT(ctx, INVALID, clprim_scan_exclusive_op(ctx, N, foreign_op, IN, init, O), another);
+  TEST_TEXT(ctx, INVALID, clprim_adjacent_difference_op(ctx, N, foreign_op, IN, O), another);
+  /* No result at all. */
+  TEST_TEXT(ctx, INVALID, clprim_reduce_op(ctx, N, op, IN, NULL, NULL, NONE),
+            "result or result_out is required");
+  TEST_TEXT(ctx, INVALID, clprim_reduce_op(ctx, 0, op, IN, init, NULL, NONE),
+            "result or result_out is required");
+  /* No input; inputs and outputs too short (counted in elements of the
+   * operator's type). */
+  TEST_TEXT(ctx, INVALID, clprim_reduce_op(ctx, N, op, NONE, NULL, host, O), "in");
+  TEST_TEXT(ctx, INVALID, clprim_scan_inclusive_op(ctx, N, op, NONE, NULL, O), "in");
+  TEST_TEXT(ctx, INVALID, clprim_scan_exclusive_op(ctx, N, op, IN, NULL, NONE), "out");
+  TEST_TEXT(ctx, INVALID, clprim_adjacent_difference_op(ctx, N, op, IN, NONE), "out");
+  TEST_TEXT(ctx, SMALL, clprim_reduce_op(ctx, 2 * N + 1, op, IN, NULL, host, O), "in holds");
+  TEST_TEXT(ctx, SMALL, clprim_reduce_op(ctx, N, op, IN, NULL, host, clprim_buf(tiny)),
+            "result_out holds");
+  TEST_TEXT(ctx, SMALL, clprim_reduce_op(ctx, N, op, IN, NULL, host, clprim_buf_at(o, 2 * N)),
+            "result_out holds");
+  TEST_TEXT(ctx, SMALL, clprim_scan_inclusive_op(ctx, N, op, IN, NULL, clprim_buf(small)),
+            "out holds");
+  TEST_TEXT(ctx, SMALL, clprim_scan_exclusive_op(ctx, N, op, clprim_buf_at(in, N + 1), NULL, O),
+            "in holds");
+  TEST_TEXT(ctx, SMALL, clprim_adjacent_difference_op(ctx, N, op, IN, clprim_buf(small)),
+            "out holds");
+  /* Outputs over the input: a scan's out may be in's very range only;
+   * adjacent difference's not even that; result_out inside in. */
+  TEST_TEXT(ctx, INVALID, clprim_scan_inclusive_op(ctx, N, op, IN, NULL, clprim_buf_at(in, 1)),
+            "out overlaps in");
+  TEST_TEXT(ctx, INVALID, clprim_scan_exclusive_op(ctx, N, op, clprim_buf_at(in, 1), init, IN),
+            "out overlaps in");
+  TEST_TEXT(ctx, INVALID, clprim_adjacent_difference_op(ctx, N, op, IN, IN), "out overlaps in");
+  TEST_TEXT(ctx, INVALID, clprim_adjacent_difference_op(ctx, N, op, IN, clprim_buf_at(in, N - 1)),
+            "out overlaps in");
+  TEST_TEXT(ctx, INVALID, clprim_adjacent_difference_op(ctx, N, op, clprim_buf_at(in, 3), IN),
+            "out overlaps in");
+  TEST_TEXT(ctx, INVALID, clprim_reduce_op(ctx, N, op, IN, NULL, host, clprim_buf_at(in, N / 2)),
+            "result_out overlaps in");
+  /* A buffer of another OpenCL context. */
+  TEST_STATUS(CL_INVALID_CONTEXT, clprim_reduce_op(ctx, N, op, clprim_buf(foreign), NULL, host, O));
+  TEST_STATUS(CL_INVALID_CONTEXT,
+              clprim_scan_inclusive_op(ctx, N, op, IN, NULL, clprim_buf(foreign)));
+  TEST_STATUS(CL_INVALID_CONTEXT,
+              clprim_adjacent_difference_op(ctx, N, op, IN, clprim_buf(foreign)));
+  if (!*clprim_context_last_error(ctx)) fail_msg("a foreign buffer: no text");
+  /* n = 0: scans and adjacent difference write nothing (also with no room
+   * at all). */
+  TEST_OK_NO_TEXT(ctx, clprim_scan_inclusive_op(ctx, 0, op, IN, init, O));
+  TEST_OK_NO_TEXT(ctx, clprim_scan_exclusive_op(ctx, 0, op, IN, init, clprim_buf(tiny)));
+  TEST_OK_NO_TEXT(ctx, clprim_adjacent_difference_op(ctx, 0, op, IN, clprim_buf(small)));
+  /* Nothing was written. */
+  test_pattern_intact(ctx, o, bytes, "out");
+  test_pattern_intact(ctx, small, N * es - 1, "a short out");
+  test_pattern_intact(ctx, tiny, es - 1, "a short result_out");
+  for (size_t b = 0; b < sizeof host; ++b)
+    if (host[b] != TEST_SENTINEL) fail_msg("the host result's byte %zu was written", b);
+  unsigned char after[64 * sizeof(stats)];
+  test_read(ctx, in, N * es, after);
+  assert_memory_equal(after, x, N * es);
+  clReleaseMemObject(in), clReleaseMemObject(o), clReleaseMemObject(small);
+  clReleaseMemObject(tiny), clReleaseMemObject(foreign);
+  clprim_operator_free(op);
+  clprim_operator_free(foreign_op);
+  clprim_context_free(own);
+}
+
+/* A NULL op pointer, on a context of its own (a call that crashed would
+ * leave the suite's context held). */
+static void test_create_null_op(void **state) {
+  (void)state;
+  clprim_context *ctx;
+  TEST_OK(clprim_context_create(&ctx, NULL));
+  TEST_TEXT(ctx, CLPRIM_ERROR_INVALID_ARGUMENT,
+            clprim_operator_create(NULL, ctx, &ops[OP_INT_ADD].desc), "op is required");
+  clprim_context_free(ctx);
+}
+
+int main(void) {
+  test_init("test_operators");
+  test_with_cpu_path();
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_desc_errors),    cmocka_unit_test(test_create_null_op),
+      cmocka_unit_test(test_build_errors),   cmocka_unit_test(test_call_errors),
+      cmocka_unit_test(test_stats),          cmocka_unit_test(test_maxplus),
+      cmocka_unit_test(test_mat2),           cmocka_unit_test(test_wide5),
+      cmocka_unit_test(test_top2),           cmocka_unit_test(test_int_sum),
+      cmocka_unit_test(test_uint_xor),       cmocka_unit_test(test_int_product),
+      cmocka_unit_test(test_uchar_sum),      cmocka_unit_test(test_double_sum),
+      cmocka_unit_test(test_int_difference), cmocka_unit_test(test_params),
+      cmocka_unit_test(test_small_tiles),    cmocka_unit_test(test_after_clear_cache),
+  };
+  return cmocka_run_group_tests(tests, test_setup, test_teardown);
+}

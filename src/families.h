@@ -27,7 +27,8 @@
   FAMILY(sort)                                                                                     \
   FAMILY(pipeline)                                                                                 \
   FAMILY(search)                                                                                   \
-  FAMILY(merge)
+  FAMILY(merge)                                                                                    \
+  FAMILY(gather)
 
 #define CORE(name) /* declared in core/core.h */
 #define ENGINE(name) extern const struct clprim_family clprim__engine_##name;

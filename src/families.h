@@ -28,6 +28,7 @@
   FAMILY(pipeline)                                                                                 \
   FAMILY(search)                                                                                   \
   FAMILY(merge)                                                                                    \
+  FAMILY(gather)                                                                                   \
   FAMILY(operators)
 
 #define CORE(name) /* declared in core/core.h */

@@ -972,6 +972,10 @@ static clprim_status async_lower_bound(clprim_context *ctx, const struct async_b
   return clprim_lower_bound(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), b->n, clprim_buf(b->in), 0,
                             clprim_buf(b->out));
 }
+static clprim_status async_gather_checked(clprim_context *ctx, const struct async_bufs *b) {
+  return clprim_gather(ctx, 2, 4, clprim_buf(b->in), b->n, CLPRIM_UINT64, clprim_buf(b->begins),
+                       CLPRIM_CHECK_INDICES, clprim_buf(b->out));
+}
 static clprim_status async_sort(clprim_context *ctx, const struct async_bufs *b) {
   return clprim_sort_keys(ctx, b->n, CLPRIM_FLOAT, clprim_buf(b->in), 0, 0, 0, clprim_buf(b->out));
 }
@@ -1017,6 +1021,7 @@ static void test_asynchrony(void **state) {
       {"topk (reads its candidates' counts)", 1, async_topk},
       {"segmented_sum (reads its segment check)", 1, async_segmented_sum},
       {"nth_element, device result (reads each level's counts)", 1, async_nth},
+      {"gather, CLPRIM_CHECK_INDICES (reads its check)", 1, async_gather_checked},
   };
   clprim_context *ctx;
   TEST_OK(clprim_context_create(&ctx, NULL));
@@ -1200,6 +1205,12 @@ static void test_prebuild(void **state) {
                                CLPRIM_INDICES_64 | CLPRIM_SORT_DESCENDING, clprim_buf(out),
                                clprim_buf(out2)));
   }
+  /* Elements of 4 bytes by the input's own values (those out of range
+   * skipped). */
+  TEST_OK(clprim_gather(ctx, n, 4, clprim_buf(in), n, CLPRIM_UINT32, clprim_buf(in), 0,
+                        clprim_buf(out)));
+  TEST_OK(clprim_scatter(ctx, n, 4, clprim_buf(in), CLPRIM_UINT32, clprim_buf(in), 0,
+                         clprim_buf(out), n));
   {
     /* Segments [0, 1000) and [1000, 5000) of int32 and float. */
     const uint64_t offsets[3] = {0, 1000, 5000};

@@ -1082,6 +1082,65 @@ static clprim_status call_merge_runs(struct fx *f) {
                                  clprim_buf(f->out[0]), clprim_buf(f->out[1]));
 }
 
+/* ------------------------------------------------------------ gather */
+/* Random indices (with duplicates), checked: the check's verdict is read
+ * before the one command that writes out. */
+static void setup_gather(struct fx *f) {
+  f->n = 5000 + test_rand() % 9000;
+  f->data = random_u32(f->n, UINT32_MAX);
+  f->ref = random_u32(f->n, (uint32_t)f->n);
+  fx_in(f, f->n * 4, f->data);
+  fx_in(f, f->n * 4, f->ref);
+  fx_out(f, f->n * 4);
+}
+static clprim_status call_gather(struct fx *f) {
+  return clprim_gather(f->ctx, f->n, 4, clprim_buf(f->in[0]), f->n, CLPRIM_UINT32,
+                       clprim_buf(f->in[1]), CLPRIM_CHECK_INDICES, clprim_buf(f->out[0]));
+}
+static const char *verify_gather(struct fx *f) {
+  for (size_t i = 0; i < f->n; ++i)
+    if (u32(f->got[0])[i] != u32(f->data)[u32(f->ref)[i]]) return "wrong element";
+  return NULL;
+}
+
+/* 12-byte elements scattered by random indices into n / 2 (duplicates),
+ * checked: winners are marked in scratch, then one command writes out. */
+static void setup_scatter(struct fx *f) {
+  f->n = 5000 + test_rand() % 9000;
+  f->data = random_u32(3 * f->n, UINT32_MAX);
+  f->ref = random_u32(f->n, (uint32_t)(f->n / 2));
+  fx_in(f, f->n * 12, f->data);
+  fx_in(f, f->n * 4, f->ref);
+  fx_out(f, f->n / 2 * 12);
+}
+static clprim_status call_scatter(struct fx *f) {
+  return clprim_scatter(f->ctx, f->n, 12, clprim_buf(f->in[0]), CLPRIM_UINT32,
+                        clprim_buf(f->in[1]), CLPRIM_CHECK_INDICES, clprim_buf(f->out[0]),
+                        f->n / 2);
+}
+/* Each target holds one of its candidates, whole; the others their
+ * sentinel. */
+static const char *verify_scatter(struct fx *f) {
+  const size_t m = f->n / 2;
+  size_t *head = malloc(m * sizeof *head), *next = malloc(f->n * sizeof *next);
+  assert_true(head && next);
+  for (size_t t = 0; t < m; ++t) head[t] = SIZE_MAX;
+  for (size_t i = 0; i < f->n; ++i) next[i] = head[u32(f->ref)[i]], head[u32(f->ref)[i]] = i;
+  const char *bad = NULL;
+  for (size_t t = 0; t < m && !bad; ++t) {
+    const unsigned char *got = f->got[0] + t * 12;
+    int found = 0;
+    for (size_t i = head[t]; i != SIZE_MAX && !found; i = next[i])
+      found = memcmp(got, (const unsigned char *)f->data + i * 12, 12) == 0;
+    for (size_t b = 0; head[t] == SIZE_MAX && b < 12; ++b) found |= got[b] != SENTINEL;
+    if (head[t] == SIZE_MAX ? found : !found)
+      bad = head[t] == SIZE_MAX ? "an element written that no index names"
+                                : "an element that is none of its candidates";
+  }
+  free(head), free(next);
+  return bad;
+}
+
 /* ---------------------------------------------------------- pipeline */
 /* A pipeline's outputs are its own: a failed run leaves none to read. The
  * case keeps its results in f->got[0] from clprim_pipeline_read. */
@@ -1223,6 +1282,8 @@ static const struct fault_case cases[] = {
     {"equal_range", 0, setup_search, call_search, verify_search},
     {"merge_pairs", 0, setup_merge, call_merge, verify_argsort},
     {"merge_runs_pairs", 0, setup_merge_runs, call_merge_runs, verify_argsort},
+    {"gather", 0, setup_gather, call_gather, verify_gather},
+    {"scatter", 0, setup_scatter, call_scatter, verify_scatter},
     {"pipeline_collect", 0, setup_pipeline, call_pipeline, verify_pipeline},
     {"reduce_op", 0, setup_reduce_op, call_reduce_op, verify_reduce_op},
     {"scan_inclusive_op", 0, setup_scan_op, call_scan_op, verify_scan_op},
@@ -1356,6 +1417,8 @@ static int cpu_shaped(const struct fault_case *c) {
                                       "argsort",
                                       "equal_range",
                                       "merge_pairs",
+                                      "gather",
+                                      "scatter",
                                       "batched_topk",
                                       "segmented_nth_element",
                                       "reduce_op",

@@ -1,7 +1,7 @@
 /* test_offsets: clprim_buffer element offsets (src/core/call.c) for the
  * calls of scan, reductions, compaction, histograms, reduce-by-key and
- * selection (the runs, per-segment, sort, search and merge suites put their
- * own ranges at offsets), on every path context: each call runs on a range
+ * selection (the runs, per-segment, sort, search, merge and gather suites
+ * put their own ranges at offsets), on every path context: each call runs on a range
  * inside a larger buffer at offset 0, at an offset the device aligns (the
  * call works on a sub-buffer) and at an unaligned one (a temporary copy),
  * inputs and outputs at different offsets, against a CPU reference computed

@@ -104,8 +104,9 @@ extern "C" {
  *   (clprim_operator_create(), clprim_reduce_op(), clprim_scan_inclusive_op()
  *   and _exclusive_op(), clprim_segmented_reduce_op(),
  *   clprim_reduce_by_key_op(), clprim_adjacent_difference_op()) and the
- *   status
- *   CLPRIM_ERROR_OPERATOR_LAYOUT.
+ *   status CLPRIM_ERROR_OPERATOR_LAYOUT; clprim_gather() and
+ *   clprim_scatter() (elements of 1 to 64 bytes, uint32 or uint64 indices,
+ *   CLPRIM_CHECK_INDICES).
  *   clprim_reduce_sum takes flags after `in`, as clprim_reduce_max, and
  *   clprim_mpi_reduce_sum takes them after `in` too; clprim_segmented_sum
  *   takes flags before `out`, as clprim_segmented_max;
@@ -1418,6 +1419,59 @@ CLPRIM_API clprim_status clprim_equal_range(clprim_context *ctx, size_t haystack
                                             size_t needles_n, clprim_buffer needles,
                                             unsigned flags, clprim_buffer lower,
                                             clprim_buffer upper);
+
+/* ---------------------------------------------------- gather and scatter */
+
+/* Elements moved by index (Thrust's gather and scatter): elements of
+ * elem_size bytes, 1 to 64 (any clprim_type's size, or a struct of your
+ * own; moved as bits, so double needs no cl_khr_fp64), by indices of
+ * index_type, CLPRIM_UINT32 or CLPRIM_UINT64. Offsets of in and out count
+ * elements of elem_size bytes, those of indices elements of index_type.
+ * Every index is compared with its range's count on the device, so no
+ * kernel reads or writes outside the ranges: without
+ * CLPRIM_CHECK_INDICES an index out of range is skipped (gather: out[i]
+ * keeps what it held; scatter: nothing is written for it). With
+ * CLPRIM_CHECK_INDICES the call first checks every index on the device
+ * and reads the verdict back (the call then waits for the device), and an
+ * index out of range fails the call with CLPRIM_ERROR_INVALID_ARGUMENT and
+ * nothing written; clprim_context_last_error() names the first such
+ * position ("gather: indices[17] (1000) is out of range: in_count is
+ * 100"). n = 0 writes nothing. out may not overlap in or indices; in and
+ * indices may overlap. Elements move as the widest of 16, 8, 4, 2 or 1
+ * bytes that divides elem_size.
+ * Flags: CLPRIM_CHECK_INDICES. */
+#define CLPRIM_CHECK_INDICES 4096u /* refuse an index out of range (the call waits) */
+
+/*! clprim_gather() :
+ * out[i] = in[indices[i]] for i < n, where in holds in_count elements
+ * (one launch writes out; with CLPRIM_CHECK_INDICES a check and a read of
+ * its verdict come first). Returns once the work is enqueued, except with
+ * CLPRIM_CHECK_INDICES.
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT also for
+ *           elem_size outside 1 to 64, an index_type other than
+ *           CLPRIM_UINT32 and CLPRIM_UINT64, unknown flags, and with
+ *           CLPRIM_CHECK_INDICES an index not below in_count (nothing
+ *           written). */
+CLPRIM_API clprim_status clprim_gather(clprim_context *ctx, size_t n, size_t elem_size,
+                                       clprim_buffer in, size_t in_count, clprim_type index_type,
+                                       clprim_buffer indices, unsigned flags, clprim_buffer out);
+
+/*! clprim_scatter() :
+ * out[indices[i]] = in[i] for i < n, where out holds out_count elements;
+ * the others of out keep what they held. Where several i have the same
+ * index, one of them wins, whole (unspecified which). Elements of 4 bytes
+ * (and of 8, where the device has cl_khr_int64_base_atomics) are written
+ * by one launch of atomic exchanges; other sizes first mark a winner per
+ * target in the context's scratch (4 bytes per element of out), then a
+ * second launch writes the winners; above 2^31 elements such a scatter
+ * writes in steps of 2^31 elements, one pair of launches each. Returns
+ * once the work is enqueued, except with CLPRIM_CHECK_INDICES.
+ * @return : as clprim_gather(), an index not below out_count being the
+ *           one out of range. */
+CLPRIM_API clprim_status clprim_scatter(clprim_context *ctx, size_t n, size_t elem_size,
+                                        clprim_buffer in, clprim_type index_type,
+                                        clprim_buffer indices, unsigned flags, clprim_buffer out,
+                                        size_t out_count);
 
 /* ----------------------------------------------------------------- merge */
 

@@ -129,7 +129,8 @@ static const char *flag_name(unsigned bit) {
                {CLPRIM_TOPK_SMALLEST, "CLPRIM_TOPK_SMALLEST"},
                {CLPRIM_SORT_DESCENDING, "CLPRIM_SORT_DESCENDING"},
                {CLPRIM_PIPE_VALUES_WANTED, "CLPRIM_PIPE_VALUES_WANTED"},
-               {CLPRIM_PIPE_INDICES_WANTED, "CLPRIM_PIPE_INDICES_WANTED"}};
+               {CLPRIM_PIPE_INDICES_WANTED, "CLPRIM_PIPE_INDICES_WANTED"},
+               {CLPRIM_CHECK_INDICES, "CLPRIM_CHECK_INDICES"}};
   for (size_t f = 0; f < sizeof flags / sizeof flags[0]; ++f)
     if (flags[f].bit == bit) return flags[f].name;
   return "no clprim flag";

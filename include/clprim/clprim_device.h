@@ -503,37 +503,24 @@ CLPRIM_WG_ARG_OPS(ulong)
   }
 
 #if defined(CLPRIM_PATH_NV_PTX)
-/* T's 32-bit words (the last one padded). */
+/* T's 32-bit words (the last one padded), and fn(x, arg), a shuffle of T
+ * that moves each word by shfl (clprim_nv_shfl_idx, _up, _down). */
 #define CLPRIM_WORDS(T) ((sizeof(T) + 3) / 4)
+#define CLPRIM_NV_WORD_SHUFFLE(fn, T, shfl)                                                        \
+  CLPRIM_INLINE T fn(T x, uint arg) {                                                              \
+    union {                                                                                        \
+      T v;                                                                                         \
+      uint w[CLPRIM_WORDS(T)];                                                                     \
+    } u;                                                                                           \
+    u.v = x;                                                                                       \
+    for (uint k = 0; k < CLPRIM_WORDS(T); ++k) u.w[k] = shfl(u.w[k], arg);                        \
+    return u.v;                                                                                    \
+  }
 #define CLPRIM_DEFINE_WG_OP(name, T, P, combine, identity)                                         \
   CLPRIM_DEFINE_WG_OP_LOCAL(name, T, P, combine, identity)                                         \
-  CLPRIM_INLINE T clprim_sg_shuffle_up_##name(T x, uint d) {                                       \
-    union {                                                                                        \
-      T v;                                                                                         \
-      uint w[CLPRIM_WORDS(T)];                                                                     \
-    } u;                                                                                           \
-    u.v = x;                                                                                       \
-    for (uint k = 0; k < CLPRIM_WORDS(T); ++k) u.w[k] = clprim_nv_shfl_up(u.w[k], d);             \
-    return u.v;                                                                                    \
-  }                                                                                                \
-  CLPRIM_INLINE T clprim_sg_shuffle_##name(T x, uint lane) {                                       \
-    union {                                                                                        \
-      T v;                                                                                         \
-      uint w[CLPRIM_WORDS(T)];                                                                     \
-    } u;                                                                                           \
-    u.v = x;                                                                                       \
-    for (uint k = 0; k < CLPRIM_WORDS(T); ++k) u.w[k] = clprim_nv_shfl_idx(u.w[k], lane);         \
-    return u.v;                                                                                    \
-  }                                                                                                \
-  CLPRIM_INLINE T clprim_sg_shuffle_down_##name(T x, uint d) {                                     \
-    union {                                                                                        \
-      T v;                                                                                         \
-      uint w[CLPRIM_WORDS(T)];                                                                     \
-    } u;                                                                                           \
-    u.v = x;                                                                                       \
-    for (uint k = 0; k < CLPRIM_WORDS(T); ++k) u.w[k] = clprim_nv_shfl_down(u.w[k], d);           \
-    return u.v;                                                                                    \
-  }                                                                                                \
+  CLPRIM_NV_WORD_SHUFFLE(clprim_sg_shuffle_##name, T, clprim_nv_shfl_idx)                         \
+  CLPRIM_NV_WORD_SHUFFLE(clprim_sg_shuffle_up_##name, T, clprim_nv_shfl_up)                        \
+  CLPRIM_NV_WORD_SHUFFLE(clprim_sg_shuffle_down_##name, T, clprim_nv_shfl_down)                    \
   CLPRIM_INLINE T clprim_wg_reduce_##name(T x, __local T *scratch, P p) {                          \
     if (!CLPRIM_WG_WHOLE_SUBGROUPS()) return clprim_wg_local_reduce_##name(x, scratch, p);         \
     const uint lane = clprim_sg_lane();                                                            \

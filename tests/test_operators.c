@@ -913,7 +913,7 @@ static void test_desc_errors(void **state) {
 /* Texts that do not compile (not under Oclgrind, whose API check reports
  * every failed build, and whose compiler ignores #line): the build's
  * status, *op untouched, a text, and a log that names the user's text
- * with its line and column. */
+ * with its line and column where the compiler names files by #line. */
 static void test_build_errors(void **state) {
   (void)state;
   clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
@@ -942,8 +942,12 @@ static void test_build_errors(void **state) {
     snprintf(what, sizeof what, "a bad %s", cases[k].field);
     refused(ctx, &d, CL_BUILD_PROGRAM_FAILURE, "clprim_context_build_log", what);
     const char *log = clprim_context_build_log(ctx);
-    if (!strstr(log, cases[k].where))
+    /* A compiler that names files by #line names the user's text (PoCL);
+     * one that does not (NVIDIA's names every file "<kernel>") still says
+     * something. */
+    if (strstr(log, "operator") && !strstr(log, cases[k].where))
       fail_msg("%s: the build log does not name %s:\n%s", what, cases[k].where, log);
+    if (!*log) fail_msg("%s: no build log", what);
     if (k == 0) printf("the log of a bad combine:\n%s", log);
   }
 }

@@ -714,6 +714,168 @@ OP_TEST(test_uchar_sum, OP_UCHAR_ADD)
 OP_TEST(test_double_sum, OP_DOUBLE_ADD)
 OP_TEST(test_int_difference, OP_INT_SUB)
 
+/* ------------------------------------------- segments and runs */
+/* The combination of x[b, e) after init (NULL: the identity) into r. */
+static void range_reference(const struct opspec *s, const unsigned char *x, size_t b, size_t e,
+                            const unsigned char *init, unsigned char *r) {
+  unsigned char v[MAX_ES];
+  if (init)
+    lift(s, init, r);
+  else
+    s->identity(r);
+  for (size_t i = b; i < e; ++i) {
+    lift(s, x + i * s->desc.size, v);
+    s->combine(r, v, r);
+  }
+}
+
+/* clprim_segmented_reduce_op over `segments` random segments of n
+ * elements (empty ones, overlapping ones, some longer than any tile),
+ * offsets of offset_type, with or without init; every segment's result and
+ * the bytes around out checked. */
+static void run_segmented(clprim_context *ctx, const struct opspec *s, clprim_operator *op,
+                          size_t n, size_t segments, clprim_type offset_type, int with_init) {
+  const size_t es = s->desc.size, rs = s->ref_size;
+  char desc[160];
+  snprintf(desc, sizeof desc, "%s segmented_reduce_op n=%zu segments=%zu %s%s path=%s", s->name,
+           n, segments, clprim_type_name(offset_type), with_init ? " with init" : "",
+           test_path_of(ctx));
+  unsigned char *x = xmalloc(n * es + 1), *want = xmalloc(segments * rs + 1);
+  uint64_t *offsets = xmalloc(2 * segments * sizeof *offsets + 1);
+  unsigned char init[MAX_ES];
+  s->gen(x, n);
+  s->gen(init, 1);
+  for (size_t k = 0; k < segments; ++k) {
+    const uint64_t b = n ? test_rand() % (n + 1) : 0;
+    const uint64_t most = k % 7 == 0 ? 0 : k % 5 == 0 ? n : 40;
+    uint64_t e = b + (most ? test_rand() % (most + 1) : 0);
+    if (e > n) e = n;
+    offsets[k] = b, offsets[segments + k] = e;
+    range_reference(s, x, b, e, with_init ? init : NULL, want + k * rs);
+  }
+  unsigned char *in_img, *out_img;
+  cl_mem in = test_image_buffer(ctx, 0, n, es, x, &in_img);
+  cl_mem out = test_image_buffer(ctx, 1, segments, es, NULL, &out_img);
+  cl_mem begins = test_offset_buffer(ctx, offset_type, offsets, segments, 1);
+  cl_mem ends = test_offset_buffer(ctx, offset_type, offsets + segments, segments, 2);
+  const clprim_status st = clprim_segmented_reduce_op(
+      ctx, n, op, clprim_buf(in), segments, offset_type, clprim_buf_at(begins, 1),
+      clprim_buf_at(ends, 2), with_init ? init : NULL, clprim_buf_at(out, 1));
+  if (st != CLPRIM_SUCCESS)
+    test_report("%s: returned %s (%s)", desc, clprim_status_name(st),
+                clprim_context_last_error(ctx));
+  else
+    check_buffer(ctx, s, desc, "out", out, out_img, 1, segments, want);
+  /* A segment past n: refused, out as it was. */
+  if (segments && n) {
+    offsets[segments + segments / 2] = n + 1;
+    cl_mem bad = test_offset_buffer(ctx, offset_type, offsets + segments, segments, 0);
+    TEST_STATUS(CLPRIM_ERROR_INVALID_ARGUMENT,
+                clprim_segmented_reduce_op(ctx, n, op, clprim_buf(in), segments, offset_type,
+                                           clprim_buf_at(begins, 1), clprim_buf(bad), NULL,
+                                           clprim_buf_at(out, 1)));
+    test_text_has(ctx, "segmented_reduce_op", "end_offsets");
+    check_buffer(ctx, s, desc, "out after a refused call", out, out_img, 1, segments, want);
+    clReleaseMemObject(bad);
+  }
+  clReleaseMemObject(in), clReleaseMemObject(out), clReleaseMemObject(begins);
+  clReleaseMemObject(ends);
+  free(x), free(want), free(offsets), free(in_img), free(out_img);
+}
+
+/* clprim_reduce_by_key_op over n values whose uint64 keys come in runs
+ * (of 1 to a few, and one of about n / 3 that spans many tiles), with or
+ * without init: the count (host and device), the keys and the results,
+ * and the bytes after the count-th of each untouched. */
+static void run_by_key(clprim_context *ctx, const struct opspec *s, clprim_operator *op,
+                       size_t n, int with_init) {
+  const size_t es = s->desc.size, rs = s->ref_size;
+  char desc[160];
+  snprintf(desc, sizeof desc, "%s reduce_by_key_op n=%zu%s path=%s", s->name, n,
+           with_init ? " with init" : "", test_path_of(ctx));
+  unsigned char *x = xmalloc(n * es + 1), *want = xmalloc(n * rs + 1);
+  uint64_t *keys = xmalloc(n * 8 + 8), *want_keys = xmalloc(n * 8 + 8);
+  unsigned char init[MAX_ES];
+  s->gen(x, n);
+  s->gen(init, 1);
+  uint64_t key = test_rand();
+  for (size_t i = 0; i < n; ++i) {
+    const int long_run = i >= n / 3 && i < 2 * n / 3;
+    if (!long_run && test_rand() % 3 == 0) key += 1 + test_rand() % 3;
+    keys[i] = key;
+  }
+  size_t runs = 0;
+  for (size_t b = 0; b < n;) {
+    size_t e = b + 1;
+    while (e < n && keys[e] == keys[b]) ++e;
+    want_keys[runs] = keys[b];
+    range_reference(s, x, b, e, with_init ? init : NULL, want + runs * rs);
+    ++runs, b = e;
+  }
+  unsigned char *in_img, *out_img, *keys_img, *uk_img;
+  cl_mem in = test_image_buffer(ctx, 0, n, es, x, &in_img);
+  cl_mem dkeys = test_image_buffer(ctx, 0, n, 8, keys, &keys_img);
+  cl_mem out = test_image_buffer(ctx, 0, n, es, NULL, &out_img);
+  cl_mem uk = test_image_buffer(ctx, 0, n, 8, NULL, &uk_img);
+  uint64_t count = 12345, dcount = 0;
+  cl_mem count_out = test_buffer(ctx, 8, &count);
+  const clprim_status st = clprim_reduce_by_key_op(
+      ctx, n, CLPRIM_UINT64, clprim_buf(dkeys), op, clprim_buf(in), with_init ? init : NULL,
+      clprim_buf(uk), clprim_buf(out), &count, clprim_buf(count_out));
+  if (st != CLPRIM_SUCCESS) {
+    test_report("%s: returned %s (%s)", desc, clprim_status_name(st),
+                clprim_context_last_error(ctx));
+  } else {
+    test_read(ctx, count_out, 8, &dcount);
+    if (count != runs || dcount != runs)
+      test_report("%s: count %llu (device %llu), expected %zu", desc, (unsigned long long)count,
+                  (unsigned long long)dcount, runs);
+    else {
+      check_buffer(ctx, s, desc, "sums", out, out_img, 0, runs, want);
+      uint64_t *got = xmalloc(n * 8 + 8);
+      test_read(ctx, uk, n * 8, got);
+      for (size_t r = 0; r < runs; ++r)
+        if (got[r] != want_keys[r]) {
+          test_report("%s: key %zu is %llu, expected %llu", desc, r, (unsigned long long)got[r],
+                      (unsigned long long)want_keys[r]);
+          break;
+        }
+      free(got);
+    }
+  }
+  clReleaseMemObject(in), clReleaseMemObject(dkeys), clReleaseMemObject(out);
+  clReleaseMemObject(uk), clReleaseMemObject(count_out);
+  free(x), free(want), free(keys), free(want_keys), free(in_img), free(out_img);
+  free(keys_img), free(uk_img);
+}
+
+/* Segmented reductions and reductions by key, on every path: a
+ * non-commutative exact operator (mat2), the 40-byte struct, a one-byte
+ * type and the float struct (within its tolerance). */
+static void test_segments_and_runs(void **state) {
+  (void)state;
+  static const int which[4] = {OP_MAT2, OP_WIDE5, OP_UCHAR_ADD, OP_STATS};
+  const size_t ns[3] = {1, 1000, 70000};
+  for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
+    if (test_skip_path(p)) continue;
+    clprim_context *ctx = contexts.ctx[p];
+    for (int w = 0; w < (test_small() ? 1 : 4); ++w) {
+      const struct opspec *s = &ops[which[w]];
+      clprim_operator *op = make_op(ctx, s);
+      for (int k = 0; k < (test_small() ? 2 : 3); ++k) {
+        const size_t n = test_small() ? ns[k] * 2 : ns[k];
+        run_segmented(ctx, s, op, n, k == 0 ? 3 : n / 10 + 1, k % 2 ? CLPRIM_UINT32 : CLPRIM_UINT64,
+                      k % 2);
+        run_by_key(ctx, s, op, n, (k + 1) % 2);
+      }
+      run_segmented(ctx, s, op, 100, 0, CLPRIM_UINT32, 0);
+      run_by_key(ctx, s, op, 0, 0);
+      clprim_operator_free(op);
+    }
+  }
+  test_report_end();
+}
+
 /* Small tiles through the family's knobs (on the paths that take them):
  * scans of three levels and reductions of several tiles a work-group at
  * small sizes. Tiles of 32 elements, one a work-item (operators.wg=32,
@@ -1085,6 +1247,7 @@ int main(void) {
       cmocka_unit_test(test_uchar_sum),      cmocka_unit_test(test_double_sum),
       cmocka_unit_test(test_int_difference), cmocka_unit_test(test_params),
       cmocka_unit_test(test_small_tiles),    cmocka_unit_test(test_after_clear_cache),
+      cmocka_unit_test(test_segments_and_runs),
   };
   return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

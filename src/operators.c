@@ -127,9 +127,6 @@ clprim_status clprim_operator_set_params(clprim_operator *op, const double *para
   return CLPRIM_SUCCESS;
 }
 
-static size_t div_up(size_t a, size_t b) {
-  return a / b + (a % b != 0);
-}
 
 /* A call's operator state: its kernels' shape, the parameters' argument
  * and init's bytes (zeros where there is none). */
@@ -179,19 +176,19 @@ static clprim_status reduce_op(clprim_context *ctx, size_t n, const clprim_opera
    * copied to result_out (where given) after every step that can fail. */
   cl_mem dest = out;
   if (result) CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULT, op->size, &dest));
-  const size_t tile = (size_t)wg * items, tiles = div_up(n, tile);
+  const size_t tile = (size_t)wg * items, tiles = clprim__div_up(n, tile);
   const size_t most = clprim__launch(ctx).max_groups;
   if (tiles <= 1 || most <= 1) {
     CLPRIM_CHECK(reduce_pass(ctx, &c, k, wg, in, n, tiles ? tiles : 1, 1, dest, c.use_init));
   } else {
-    const size_t per = div_up(tiles, most), groups = div_up(tiles, per);
+    const size_t per = clprim__div_up(tiles, most), groups = clprim__div_up(tiles, per);
     cl_mem partials;
     char name[48];
     snprintf(name, sizeof name, SLOT_TOTALS, 0u);
     CLPRIM_CHECK(clprim__scratch(ctx, name, groups * op->size, &partials));
     CLPRIM_CHECK(reduce_pass(ctx, &c, k, wg, in, n, per, groups, partials, 0));
-    CLPRIM_CHECK(reduce_pass(ctx, &c, k, wg, partials, groups, div_up(groups, tile), 1, dest,
-                             c.use_init));
+    CLPRIM_CHECK(reduce_pass(ctx, &c, k, wg, partials, groups, clprim__div_up(groups, tile), 1,
+                             dest, c.use_init));
   }
   if (!result) return CLPRIM_SUCCESS;
   unsigned char value[64];
@@ -218,7 +215,7 @@ struct scan_kernels {
 static clprim_status scan_level(clprim_context *ctx, const struct ops_call *c,
                                 const struct scan_kernels *k, cl_mem in, cl_mem out, size_t n,
                                 cl_int use_init, cl_int inclusive, unsigned level) {
-  const size_t tiles = div_up(n, (size_t)k->wg * k->items);
+  const size_t tiles = clprim__div_up(n, (size_t)k->wg * k->items);
   const cl_ulong n64 = n;
   cl_mem offsets = in; /* unused with one tile */
   cl_int use_offsets = tiles > 1;
@@ -250,7 +247,7 @@ static clprim_status scan_op(clprim_context *ctx, size_t n, const clprim_operato
   if (n == 0) return CLPRIM_SUCCESS;
   struct ops_call c;
   ops_call(ctx, op, init, &c);
-  const size_t tiles = div_up(n, (size_t)k.wg * k.items);
+  const size_t tiles = clprim__div_up(n, (size_t)k.wg * k.items);
   long long v[OPS_KNOBS];
   clprim__tuned(ctx, &clprim__family_operators, (unsigned)op->size, 0, v);
   if (tiles > 1 && v[OPS_SINGLE_PASS] == 1 && ctx->info.path == CLPRIM_PATH_NV_PTX &&
@@ -390,7 +387,7 @@ static clprim_status adjacent_op(clprim_context *ctx, size_t n, const clprim_ope
   struct ops_call c;
   ops_call(ctx, op, NULL, &c);
   const cl_ulong n64 = n;
-  const size_t groups = div_up(n, wg), most = clprim__launch(ctx).max_groups * 4;
+  const size_t groups = clprim__div_up(n, wg), most = clprim__launch(ctx).max_groups * 4;
   CLPRIM_CHECK(clprim__set_args(k, 4, sizeof in, &in, sizeof out, &out, sizeof n64, &n64,
                                 c.prm.size, c.prm.value));
   return clprim__enqueue(ctx, k, groups < most ? groups : most, wg);

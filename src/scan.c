@@ -32,14 +32,12 @@
 #define XSCAN_MAX_CHUNKS ((size_t)1 << 30)
 #define XSCAN_MAX_CHUNK ((size_t)1 << 30)
 
-static size_t div_up(size_t a, size_t b) {
-  return a / b + (a % b != 0);
-}
 
 size_t clprim__scan_exact_chunk(const clprim_context *ctx, size_t n) {
   /* The cpu path: a chunk a share of the cores' (clprim__cpu_stream_shares). */
-  size_t chunk = ctx->info.path == CLPRIM_PATH_CPU ? div_up(n, clprim__cpu_stream_shares(ctx, n))
-                                                   : XSCAN_CHUNK;
+  size_t chunk = ctx->info.path == CLPRIM_PATH_CPU
+                     ? clprim__div_up(n, clprim__cpu_stream_shares(ctx, n))
+                     : XSCAN_CHUNK;
   if (chunk == 0) chunk = 1;
   if (chunk > XSCAN_MAX_CHUNK) chunk = XSCAN_MAX_CHUNK;
   if (n / chunk >= XSCAN_MAX_CHUNKS) chunk = n / XSCAN_MAX_CHUNKS + 1;
@@ -47,7 +45,7 @@ size_t clprim__scan_exact_chunk(const clprim_context *ctx, size_t n) {
 }
 
 size_t clprim__scan_exact_per_block(size_t chunks) {
-  const size_t per_block = div_up(chunks, XSCAN_BLOCKS);
+  const size_t per_block = clprim__div_up(chunks, XSCAN_BLOCKS);
   return per_block < XSCAN_PER_BLOCK ? XSCAN_PER_BLOCK : per_block;
 }
 
@@ -56,7 +54,7 @@ static clprim_status exact_scan(clprim_context *ctx, clprim_type type, cl_mem in
   if (n == 0) return CLPRIM_SUCCESS;
   const unsigned wg = ctx->info.path == CLPRIM_PATH_CPU ? 1u : clprim__launch(ctx).wg;
   const size_t chunk = clprim__scan_exact_chunk(ctx, n);
-  const size_t chunks = div_up(n, chunk), words = clprim__exact_record_words(type);
+  const size_t chunks = clprim__div_up(n, chunk), words = clprim__exact_record_words(type);
   char options[192];
   snprintf(options, sizeof options, "-DT=%s -DT_BITS=%u -DT_FLOAT=1 -DWG=%u", clprim__cl_type(type),
            (unsigned)clprim_type_size(type) * 8, wg);
@@ -78,31 +76,31 @@ static clprim_status exact_scan(clprim_context *ctx, clprim_type type, cl_mem in
   cl_mem records = in; /* unused with one chunk */
   if (chunks > 1) {
     const size_t per_block = clprim__scan_exact_per_block(chunks);
-    const size_t blocks = div_up(chunks, per_block);
+    const size_t blocks = clprim__div_up(chunks, per_block);
     const cl_ulong per64 = per_block, blocks64 = blocks;
     cl_mem sums;
     CLPRIM_CHECK(clprim__scratch(ctx, SLOT_XSCAN_RECORDS, chunks * words * 8, &records));
     CLPRIM_CHECK(clprim__scratch(ctx, SLOT_XSCAN_BLOCKS, blocks * words * 8, &sums));
     CLPRIM_CHECK(clprim__set_args(k[CHUNKS], 5, sizeof in, &in, sizeof n64, &n64, sizeof chunk64,
                                   &chunk64, sizeof chunks64, &chunks64, sizeof records, &records));
-    CLPRIM_CHECK(clprim__enqueue(ctx, k[CHUNKS], div_up(chunks, wg), wg));
+    CLPRIM_CHECK(clprim__enqueue(ctx, k[CHUNKS], clprim__div_up(chunks, wg), wg));
     CLPRIM_CHECK(clprim__set_args(k[BLOCKS], 5, sizeof records, &records, sizeof chunks64,
                                   &chunks64, sizeof per64, &per64, sizeof blocks64, &blocks64,
                                   sizeof sums, &sums));
-    CLPRIM_CHECK(clprim__enqueue(ctx, k[BLOCKS], div_up(blocks * words, wg), wg));
+    CLPRIM_CHECK(clprim__enqueue(ctx, k[BLOCKS], clprim__div_up(blocks * words, wg), wg));
     CLPRIM_CHECK(
         clprim__set_args(k[BLOCK_SCAN], 2, sizeof sums, &sums, sizeof blocks64, &blocks64));
     CLPRIM_CHECK(clprim__enqueue(ctx, k[BLOCK_SCAN], 1, wg));
     CLPRIM_CHECK(clprim__set_args(k[BLOCK_APPLY], 5, sizeof records, &records, sizeof chunks64,
                                   &chunks64, sizeof per64, &per64, sizeof blocks64, &blocks64,
                                   sizeof sums, &sums));
-    CLPRIM_CHECK(clprim__enqueue(ctx, k[BLOCK_APPLY], div_up(blocks * words, wg), wg));
+    CLPRIM_CHECK(clprim__enqueue(ctx, k[BLOCK_APPLY], clprim__div_up(blocks * words, wg), wg));
   }
   CLPRIM_CHECK(clprim__set_args(k[OUT], 8, sizeof in, &in, sizeof out, &out, sizeof n64, &n64,
                                 sizeof chunk64, &chunk64, sizeof chunks64, &chunks64,
                                 sizeof records, &records, sizeof use_prefix, &use_prefix,
                                 sizeof inc, &inc));
-  return clprim__enqueue(ctx, k[OUT], div_up(chunks, wg), wg);
+  return clprim__enqueue(ctx, k[OUT], clprim__div_up(chunks, wg), wg);
 }
 
 static clprim_status scan_public(clprim_context *ctx, size_t n, clprim_type type, clprim_buffer in,

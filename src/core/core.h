@@ -269,6 +269,10 @@ clprim_status clprim__check_buffer(clprim_context *ctx, const char *name, cl_mem
  * devices, is none). */
 typedef int (*clprim_device_visitor)(cl_platform_id, cl_device_id, unsigned, unsigned, void *);
 unsigned clprim__for_each_device(clprim_device_visitor visit, void *arg, cl_int *error);
+/* a / b rounded up (b > 0): the tiles or groups that hold a elements. */
+static inline size_t clprim__div_up(size_t a, size_t b) {
+  return a / b + (a % b != 0);
+}
 /* n elements of elem_size bytes, with overflow checked; SIZE_MAX on overflow. */
 size_t clprim__bytes(size_t n, size_t elem_size);
 

@@ -27,7 +27,6 @@ static int type_name_ok(const char *s) {
 
 clprim_status clprim__operator_make(clprim_context *ctx, const clprim_operator_desc *desc,
                                     clprim_operator **op) {
-  if (!op) return clprim__invalid(ctx, "op is required");
   if (!desc) return clprim__invalid(ctx, "desc is required");
   if (!desc->type || !type_name_ok(desc->type))
     return clprim__invalid(ctx, "desc->type is not a type name");

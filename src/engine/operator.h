@@ -25,8 +25,9 @@ struct clprim_operator {
 };
 
 /* Checks desc (texts, size, alignment; each failure a text that names the
- * field) and makes *op with its prefix; the device's layout is not checked
- * yet (clprim__operator_layout). Only while ctx is held. */
+ * field) and makes *op (op not NULL: the caller checks) with its prefix;
+ * the device's layout is not checked yet (clprim__operator_layout). Only
+ * while ctx is held. */
 clprim_status clprim__operator_make(clprim_context *ctx, const clprim_operator_desc *desc,
                                     clprim_operator **op);
 /* Compares the device's sizeof and alignof of the type (layout[0], [1],

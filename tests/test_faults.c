@@ -5,7 +5,8 @@
  * For each case (a call of a family on fresh random data with a CPU
  * reference), on every path the device runs:
  *  1. a clean run counts the OpenCL calls the call makes (programs built);
- *  2. for every K (a sample of them for long calls) the K-th call fails with
+ *  2. for every K (for calls of more than 150 OpenCL calls a sample of
+ *     about 150, from a phase the seed draws) the K-th call fails with
  *     CL_OUT_OF_RESOURCES, CL_MEM_OBJECT_ALLOCATION_FAILURE or
  *     CL_OUT_OF_HOST_MEMORY in turn. The call must return that code (or
  *     succeed with the right result, where clprim recovers, e.g. from a
@@ -16,12 +17,12 @@
  *       read of a host result after it, or a call marked as writing in steps);
  *     - the next call on the same context gives the right result;
  *  3. the same with the context's programs dropped first (the failures land
- *     in program builds);
+ *     in program builds; about 16 K, sampled the same way);
  *  4. the context is freed and no OpenCL object made through it is left.
  * The shim also says which commands write the outputs: a call not marked as
  * writing in steps writes them with one command and nothing that can fail
  * but host reads comes after it.
- * Context creation is swept the same way: the injected code comes back
+ * Context creation is swept the same way (about 300 K): the injected code comes back
  * (clprim_status_name names it) and nothing is left.
  *
  * `test_faults --quick` sweeps a sample of K for every case (the sanitizer
@@ -1358,11 +1359,14 @@ static void fail_one(const struct fault_case *c, struct fx *f, unsigned long k, 
   clean_run(c, f, "after a failure");
 }
 
-/* The K to fail among `calls`: every one, or a sample (quick mode, long calls). */
+/* The K to fail among `calls`: every one, or a sample (quick mode, long
+ * calls): every step-th K from a phase drawn from the seed, so that runs
+ * with other seeds fail other calls, and the last two. */
+static unsigned long phase;
 static int chosen(unsigned long k, unsigned long calls, unsigned long most) {
   if (calls <= most) return 1;
   const unsigned long step = calls / most + 1;
-  return k % step == 0 || k == calls || k + 1 == calls;
+  return (k + phase) % step == 0 || k == calls || k + 1 == calls;
 }
 
 static void sweep(const struct fault_case *c, clprim_context *ctx) {
@@ -1372,7 +1376,7 @@ static void sweep(const struct fault_case *c, clprim_context *ctx) {
   c->setup(&f);
   for (size_t o = 0; o < f.outs; ++o) shim_watch(f.out[o]);
   const unsigned long calls = clean_run(c, &f, "clean");
-  const unsigned long most = quick ? 12 : 400;
+  const unsigned long most = quick ? 12 : 150;
   for (unsigned long k = 1; k <= calls; ++k)
     if (chosen(k, calls, most)) fail_one(c, &f, k, "warm");
   /* The same with every program dropped: failures in builds. */
@@ -1381,7 +1385,7 @@ static void sweep(const struct fault_case *c, clprim_context *ctx) {
   shim_pause(0);
   const unsigned long cold = clean_run(c, &f, "cold");
   for (unsigned long k = 1; k <= cold; ++k)
-    if (chosen(k, cold, quick ? 4 : 40)) {
+    if (chosen(k, cold, quick ? 4 : 16)) {
       shim_pause(1);
       TEST_OK(clprim_context_clear_cache(ctx));
       shim_pause(0);
@@ -1475,7 +1479,7 @@ static void sweep_create(cl_command_queue queue) {
   const unsigned long calls = shim_calls();
   clprim_context_free(ctx);
   for (unsigned long k = 1; k <= calls; ++k) {
-    if (!chosen(k, calls, quick ? 30 : 1000)) continue;
+    if (!chosen(k, calls, quick ? 30 : 300)) continue;
     const cl_int code = codes[k % 3];
     shim_reset();
     shim_fail_at(k, code);
@@ -1574,6 +1578,7 @@ int main(int argc, char **argv) {
       imports_file = argv[++a];
   }
   test_init(quick ? "test_faults --quick" : "test_faults");
+  phase = (unsigned long)(test_rand() % 1000);
   struct CMUnitTest tests[2 + CASES] = {cmocka_unit_test(test_wraps_every_import),
                                         cmocka_unit_test(test_context_create)};
   for (size_t c = 0; c < CASES; ++c) {

@@ -288,3 +288,190 @@ void op_adjacent(__global const OPT *in, __global OPT *out, ulong n,
 #endif
 }
 #endif
+
+/* ------------------------------------------------------------ scan by key
+ * A scan that restarts at each run of equal consecutive keys, as a scan of
+ * pairs (head, value): (fa, a) ∘ (fb, b) = (fa | fb, fb ? b : a ∘ b), which
+ * is associative when ∘ is. A head's value is init ∘ x where the call has
+ * init, so that every run starts from init. op_sbk_reduce writes each
+ * tile's pair (a head anywhere in it; the combination since its last
+ * head), the next level scans those pairs (heads from the flags), and
+ * op_sbk_scan_tiles scans each tile from the combination carried into it.
+ *
+ * Where runs start, by `kind` (a kernel argument, so one program serves
+ * every key type): keys of 4 or 8 bytes compared as bits (int32 / uint32,
+ * int64 / uint64), float and double keys under == (each NaN a run of its
+ * own, -0.0 == +0.0), or SBK_FLAGS: the next level's uint flags, a head
+ * where nonzero. */
+#define SBK_U32 0u
+#define SBK_U64 1u
+#define SBK_F32 2u
+#define SBK_F64 3u
+#define SBK_FLAGS 4u
+
+typedef struct {
+  OPT v;
+  uint f;
+} sbk_pair;
+
+CLPRIM_INLINE sbk_pair sbk_combine(const sbk_pair a, const sbk_pair b,
+                                   const clprim_op_params prm) {
+  sbk_pair r;
+  r.f = a.f | b.f;
+  r.v = b.f ? b.v : OP(a.v, b.v);
+  return r;
+}
+
+CLPRIM_INLINE sbk_pair sbk_identity(const clprim_op_params prm) {
+  sbk_pair r;
+  r.v = clprim_op_identity(prm);
+  r.f = 0;
+  return r;
+}
+
+#ifndef CLPRIM_CPU
+CLPRIM_DEFINE_WG_OP(sbk, sbk_pair, clprim_op_params, sbk_combine, sbk_identity)
+#endif
+
+/* Whether element i starts a run. */
+CLPRIM_INLINE uint sbk_head(__global const uchar *keys, uint kind, ulong i) {
+  if (kind == SBK_FLAGS) return ((__global const uint *)keys)[i] != 0;
+  if (i == 0) return 1;
+  if (kind == SBK_U32) {
+    __global const uint *k = (__global const uint *)keys;
+    return k[i] != k[i - 1];
+  }
+  if (kind == SBK_U64) {
+    __global const ulong *k = (__global const ulong *)keys;
+    return k[i] != k[i - 1];
+  }
+#ifdef CLPRIM_HAS_FP64
+  if (kind == SBK_F64) {
+    __global const double *k = (__global const double *)keys;
+    return !(k[i] == k[i - 1]);
+  }
+#endif
+  __global const float *k = (__global const float *)keys;
+  return !(k[i] == k[i - 1]);
+}
+
+/* Element i as a pair: its head, and its value (init ∘ x at a head where
+ * use_init). */
+CLPRIM_INLINE sbk_pair sbk_element(__global const uchar *keys, uint kind, __global const OPT *in,
+                                   ulong i, int use_init, const OPT init,
+                                   const clprim_op_params prm) {
+  sbk_pair e;
+  e.f = sbk_head(keys, kind, i);
+  e.v = in[i];
+  if (e.f && use_init) e.v = OP(init, e.v);
+  return e;
+}
+
+#ifndef CLPRIM_CPU
+/* The tile from element `first` into buf and heads (the pair identity past
+ * n). Ends with a barrier. */
+CLPRIM_INLINE void sbk_load(__global const uchar *keys, uint kind, __global const OPT *in, ulong n,
+                            ulong first, __local OPT *buf, __local uchar *heads, int use_init,
+                            const OPT init, const clprim_op_params prm) {
+  const uint lid = (uint)get_local_id(0);
+  for (uint r = 0; r < ITEMS; ++r) {
+    const uint i = r * WG + lid;
+    sbk_pair e = sbk_identity(prm);
+    if (first + i < n) e = sbk_element(keys, kind, in, first + i, use_init, init, prm);
+    buf[i] = e.v, heads[i] = (uchar)e.f;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+
+/* This work-item's ITEMS consecutive pairs of the tile, combined. */
+CLPRIM_INLINE sbk_pair sbk_items_total(__local const OPT *buf, __local const uchar *heads,
+                                       const clprim_op_params prm) {
+  const uint at = (uint)get_local_id(0) * ITEMS;
+  sbk_pair acc;
+  acc.v = buf[at], acc.f = heads[at];
+  for (uint k = 1; k < ITEMS; ++k) {
+    if (heads[at + k])
+      acc.v = buf[at + k], acc.f = 1;
+    else
+      acc.v = OP(acc.v, buf[at + k]);
+  }
+  return acc;
+}
+#endif
+
+/* Tile t's pair into flags[t] (a head in the tile) and totals[t]. */
+#ifdef KERNEL_op_sbk_reduce
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void op_sbk_reduce(__global const uchar *keys, uint kind, __global const OPT *in, ulong n,
+                   __global uint *flags, __global OPT *totals, int use_init, const OPT init,
+                   const clprim_op_params prm) {
+  const ulong t = get_group_id(0), first = t * TILE;
+#ifdef CLPRIM_CPU
+  const ulong end = min(n, first + TILE);
+  sbk_pair acc = sbk_identity(prm);
+  for (ulong i = first; i < end; ++i) {
+    const sbk_pair e = sbk_element(keys, kind, in, i, use_init, init, prm);
+    acc.v = e.f ? e.v : OP(acc.v, e.v);
+    acc.f |= e.f;
+  }
+#else
+  __local OPT buf[TILE];
+  __local uchar heads[TILE];
+  __local sbk_pair part[WG];
+  sbk_load(keys, kind, in, n, first, buf, heads, use_init, init, prm);
+  const sbk_pair acc = clprim_wg_reduce_sbk(sbk_items_total(buf, heads, prm), part, prm);
+#endif
+  if (get_local_id(0) == 0) flags[t] = acc.f, totals[t] = acc.v;
+}
+#endif
+
+/* Tile t scanned into out, after offsets[t] (the combination carried in
+ * from the tiles before, where use_offsets). Inclusive: out[i] is the
+ * combination from i's run head (after init) to i. Exclusive: out[i] is
+ * the one to i - 1, and init (or the identity) at a head; with SBK_FLAGS
+ * (the next levels: exclusive, no init) a head's out is what was carried
+ * into it. out may be in. */
+#ifdef KERNEL_op_sbk_scan_tiles
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void op_sbk_scan_tiles(__global const uchar *keys, uint kind, __global const OPT *in,
+                       __global OPT *out, ulong n, __global const OPT *offsets, int use_offsets,
+                       int use_init, const OPT init, int inclusive, const clprim_op_params prm) {
+  const ulong t = get_group_id(0), first = t * TILE;
+  const OPT carry = use_offsets ? offsets[t] : clprim_op_identity(prm);
+  const OPT reset = use_init ? init : clprim_op_identity(prm);
+  const int runs_restart = kind != SBK_FLAGS;
+#ifdef CLPRIM_CPU
+  const ulong end = min(n, first + TILE);
+  OPT run = carry;
+  for (ulong i = first; i < end; ++i) {
+    const sbk_pair e = sbk_element(keys, kind, in, i, use_init, init, prm);
+    const OPT next = e.f ? e.v : OP(run, e.v);
+    out[i] = inclusive ? next : e.f && runs_restart ? reset : run;
+    run = next;
+  }
+#else
+  __local OPT buf[TILE];
+  __local uchar heads[TILE];
+  __local sbk_pair part[WG];
+  sbk_load(keys, kind, in, n, first, buf, heads, use_init, init, prm);
+  sbk_pair total;
+  const sbk_pair before =
+      clprim_wg_scan_excl_sbk(sbk_items_total(buf, heads, prm), part, &total, prm);
+  OPT run = before.f ? before.v : OP(carry, before.v);
+  const uint lid = (uint)get_local_id(0);
+  for (uint k = 0; k < ITEMS; ++k) {
+    const uint i = lid * ITEMS + k;
+    const uint h = heads[i];
+    const OPT x = buf[i];
+    const OPT next = h ? x : OP(run, x);
+    buf[i] = inclusive ? next : h && runs_restart ? reset : run;
+    run = next;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint r = 0; r < ITEMS; ++r) {
+    const uint i = r * WG + lid;
+    if (first + i < n) out[first + i] = buf[i];
+  }
+#endif
+}
+#endif

@@ -1,8 +1,8 @@
 /* operators.c: user types and operators (clprim.h's section "user types
  * and operators"): making an operator (the contract, engine/operator.c,
  * and its kernels built once), and reduce, inclusive and exclusive scan,
- * segmented reduce, reduce by key over runs (select's run heads, then a
- * work-group a run) and adjacent difference over it (kernels op_* in cl/operators.cl, which
+ * scan by key, segmented reduce, reduce by key over runs (select's run
+ * heads, then a work-group a run) and adjacent difference over it (kernels op_* in cl/operators.cl, which
  * describes the method). */
 #include "engine/lookback.h"
 #include "engine/operator.h"
@@ -38,11 +38,15 @@ const struct clprim_family clprim__family_operators = {
 #define OPS_KERNELS                                                                                \
   "op_layout op_reduce op_scan_tiles op_scan_single op_segmented op_runs op_adjacent "          \
   "segments_check"
+/* Scan by key's kernels, a program of their own on GPUs (built at the first
+ * scan by key, not by clprim_operator_create). */
+#define SBK_KERNELS "op_sbk_reduce op_sbk_scan_tiles"
 #define SLOT_TOTALS "operators: tile totals %u"
 #define SLOT_RESULT "operators: result"
 #define SLOT_STATE "operators: tile states" /* the single pass's look-back */
 #define SLOT_HEADS "operators: run heads" /* reduce by key: where each run starts (uint64) */
 #define SLOT_COUNT "operators: run count" /* reduce by key: the runs' count (uint64) */
+#define SLOT_FLAGS "operators: tile flags %u" /* scan by key: a run head in the tile (uint) */
 
 /* The shape of op's kernels on ctx: work-items a work-group and elements
  * a work-item a tile. */
@@ -75,8 +79,9 @@ static clprim_status ops_kernel_offsets(clprim_context *ctx, const clprim_operat
   ops_shape(ctx, op->size, &w, &it);
   char options[96];
   snprintf(options, sizeof options, "-DWG=%u -DITEMS=%u%s", w, it, offsets_option);
+  const char *together = strncmp(name, "op_sbk_", 7) == 0 ? SBK_KERNELS : OPS_KERNELS;
   const struct clprim_kernel_request r = {"operators.cl", op->prefix, options, name,
-                                          OPS_KERNELS,    kernel,     NULL,    NULL};
+                                          together,       kernel,     NULL,    NULL};
   if (wg) *wg = w;
   if (items) *items = it;
   return clprim__kernels(ctx, &r, 1);
@@ -278,6 +283,92 @@ clprim_status clprim_scan_exclusive_op(clprim_context *ctx, size_t n, const clpr
                                        clprim_buffer in, const void *init, clprim_buffer out) {
   CLPRIM_CHECK(clprim__call_begin(ctx, "scan_exclusive_op"));
   return clprim__call_end(ctx, scan_op(ctx, n, op, in, init, out, 0));
+}
+
+/* Scan by key: how cl/operators.cl's sbk_head finds run heads for keys of
+ * type t (SBK_U32 ... SBK_F64), and SBK_FLAGS for the levels above. */
+static cl_uint sbk_kind(clprim_type t) {
+  return t == CLPRIM_INT32 || t == CLPRIM_UINT32   ? 0u
+         : t == CLPRIM_INT64 || t == CLPRIM_UINT64 ? 1u
+         : t == CLPRIM_FLOAT                       ? 2u
+                                                   : 3u;
+}
+#define SBK_FLAGS 4u
+
+/* One level of the scan by key: n elements of in into out, their run heads
+ * from keys by kind; the tiles' (flag, total) pairs scanned by the next
+ * level. */
+static clprim_status sbk_level(clprim_context *ctx, const struct ops_call *c,
+                               const struct scan_kernels *k, cl_mem keys, cl_uint kind, cl_mem in,
+                               cl_mem out, size_t n, cl_int use_init, cl_int inclusive,
+                               unsigned level) {
+  const size_t tiles = clprim__div_up(n, (size_t)k->wg * k->items);
+  const cl_ulong n64 = n;
+  cl_mem offsets = in; /* unused with one tile */
+  cl_int use_offsets = tiles > 1;
+  if (tiles > 1) {
+    char name[48];
+    cl_mem flags;
+    snprintf(name, sizeof name, SLOT_TOTALS, level);
+    CLPRIM_CHECK(clprim__scratch(ctx, name, tiles * c->op->size, &offsets));
+    snprintf(name, sizeof name, SLOT_FLAGS, level);
+    CLPRIM_CHECK(clprim__scratch(ctx, name, tiles * 4, &flags));
+    CLPRIM_CHECK(clprim__set_args(k->reduce, 9, sizeof keys, &keys, sizeof kind, &kind,
+                                  sizeof in, &in, sizeof n64, &n64, sizeof flags, &flags,
+                                  sizeof offsets, &offsets, sizeof use_init, &use_init,
+                                  c->op->size, c->init, c->prm.size, c->prm.value));
+    CLPRIM_CHECK(clprim__enqueue(ctx, k->reduce, tiles, k->wg));
+    CLPRIM_CHECK(
+        sbk_level(ctx, c, k, flags, SBK_FLAGS, offsets, offsets, tiles, 0, 0, level + 1));
+  }
+  CLPRIM_CHECK(clprim__set_args(k->tiles, 11, sizeof keys, &keys, sizeof kind, &kind, sizeof in,
+                                &in, sizeof out, &out, sizeof n64, &n64, sizeof offsets, &offsets,
+                                sizeof use_offsets, &use_offsets, sizeof use_init, &use_init,
+                                c->op->size, c->init, sizeof inclusive, &inclusive, c->prm.size,
+                                c->prm.value));
+  return clprim__enqueue(ctx, k->tiles, tiles, k->wg);
+}
+
+static clprim_status scan_by_key_op(clprim_context *ctx, size_t n, clprim_type key_type,
+                                    clprim_buffer keys_range, const clprim_operator *op,
+                                    clprim_buffer values_range, const void *init,
+                                    clprim_buffer out_range, int inclusive) {
+  CLPRIM_CHECK(clprim__operator_check(ctx, op));
+  CLPRIM_CHECK(clprim__check_type(ctx, "key_type", key_type));
+  cl_mem keys, values, out;
+  CLPRIM_CHECK(clprim__range(ctx, "keys", keys_range, clprim_type_size(key_type), n, CLPRIM__READ,
+                             &keys));
+  CLPRIM_CHECK(clprim__range(ctx, "values", values_range, op->size, n, CLPRIM__READ, &values));
+  CLPRIM_CHECK(clprim__range(ctx, "out", out_range, op->size, n,
+                             CLPRIM__OUT_ALL | CLPRIM__SAME_OK, &out));
+  if (n && out == keys) /* in place is for the values */
+    return clprim__invalid(ctx, "out is the keys' range (in place is for the values)");
+  struct scan_kernels k;
+  CLPRIM_CHECK(ops_kernel(ctx, op, "op_sbk_reduce", &k.reduce, &k.wg, &k.items));
+  CLPRIM_CHECK(ops_kernel(ctx, op, "op_sbk_scan_tiles", &k.tiles, NULL, NULL));
+  if (n == 0) return CLPRIM_SUCCESS;
+  struct ops_call c;
+  ops_call(ctx, op, init, &c);
+  return sbk_level(ctx, &c, &k, keys, sbk_kind(key_type), values, out, n, c.use_init, inclusive,
+                   0);
+}
+
+clprim_status clprim_scan_inclusive_by_key_op(clprim_context *ctx, size_t n, clprim_type key_type,
+                                              clprim_buffer keys, const clprim_operator *op,
+                                              clprim_buffer values, const void *init,
+                                              clprim_buffer out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx, "scan_inclusive_by_key_op"));
+  return clprim__call_end(
+      ctx, scan_by_key_op(ctx, n, key_type, keys, op, values, init, out, 1));
+}
+
+clprim_status clprim_scan_exclusive_by_key_op(clprim_context *ctx, size_t n, clprim_type key_type,
+                                              clprim_buffer keys, const clprim_operator *op,
+                                              clprim_buffer values, const void *init,
+                                              clprim_buffer out) {
+  CLPRIM_CHECK(clprim__call_begin(ctx, "scan_exclusive_by_key_op"));
+  return clprim__call_end(
+      ctx, scan_by_key_op(ctx, n, key_type, keys, op, values, init, out, 0));
 }
 
 static clprim_status segmented_op(clprim_context *ctx, size_t n, const clprim_operator *op,

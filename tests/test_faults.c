@@ -1221,6 +1221,27 @@ static clprim_status call_scan_op(struct fx *f) {
   return clprim_scan_inclusive_op(f->ctx, f->n, f->op, clprim_buf(f->in[0]), NULL,
                                   clprim_buf(f->out[0]));
 }
+/* Scan by key with the operator: uint32 keys in runs, the product
+ * restarting at each. */
+static void setup_scan_by_key_op(struct fx *f) {
+  setup_op(f, 1);
+  f->ref = runs_u32(f->n, 300);
+  fx_in(f, f->n * 4, f->ref);
+}
+static clprim_status call_scan_by_key_op(struct fx *f) {
+  return clprim_scan_inclusive_by_key_op(f->ctx, f->n, CLPRIM_UINT32, clprim_buf(f->in[1]), f->op,
+                                         clprim_buf(f->in[0]), NULL, clprim_buf(f->out[0]));
+}
+static const char *verify_scan_by_key_op(struct fx *f) {
+  uint32_t acc[4];
+  for (size_t i = 0; i < f->n; ++i) {
+    if (i == 0 || u32(f->ref)[i] != u32(f->ref)[i - 1])
+      acc[0] = 1, acc[1] = 0, acc[2] = 0, acc[3] = 1;
+    mat2_mul(acc, u32(f->data) + 4 * i, acc);
+    if (memcmp(f->got[0] + i * 16, acc, 16) != 0) return "wrong prefix product of a run";
+  }
+  return NULL;
+}
 static const char *verify_reduce_op(struct fx *f) {
   uint32_t acc[4] = {1, 0, 0, 1};
   for (size_t i = 0; i < f->n; ++i) mat2_mul(acc, u32(f->data) + 4 * i, acc);
@@ -1288,6 +1309,8 @@ static const struct fault_case cases[] = {
     {"pipeline_collect", 0, setup_pipeline, call_pipeline, verify_pipeline},
     {"reduce_op", 0, setup_reduce_op, call_reduce_op, verify_reduce_op},
     {"scan_inclusive_op", 0, setup_scan_op, call_scan_op, verify_scan_op},
+    {"scan_inclusive_by_key_op", 0, setup_scan_by_key_op, call_scan_by_key_op,
+     verify_scan_by_key_op},
 };
 #define CASES (sizeof cases / sizeof cases[0])
 

@@ -849,6 +849,109 @@ static void run_by_key(clprim_context *ctx, const struct opspec *s, clprim_opera
   free(keys_img), free(uk_img);
 }
 
+/* Keys of type kt at i of n in runs: from the 64-bit sequence `key` (steps
+ * of 1 to 3, some of 2^32, which only the high words tell apart), none in
+ * the middle third (one run across many tiles); float and double keys
+ * small integers with NaNs (each a run of its own, also side by side) and
+ * -0.0 beside +0.0 (one run). */
+static void put_key(clprim_type kt, void *keys, size_t i, size_t n, uint64_t *key) {
+  const int long_run = i >= n / 3 && i < 2 * n / 3;
+  const uint64_t r = test_rand();
+  if (i && !long_run && r % 3 == 0) *key += r % 12 == 0 ? (uint64_t)1 << 32 : 1 + r / 3 % 3;
+  const size_t ks = clprim_type_size(kt);
+  if (kt == CLPRIM_FLOAT || kt == CLPRIM_DOUBLE) {
+    double v = (double)(*key % 1000);
+    if (!long_run && r % 17 == 0) v = NAN;
+    if (!long_run && r % 19 == 0) v = r % 2 ? -0.0 : 0.0;
+    if (kt == CLPRIM_FLOAT) {
+      const float f = (float)v;
+      memcpy((unsigned char *)keys + i * ks, &f, 4);
+    } else {
+      memcpy((unsigned char *)keys + i * ks, &v, 8);
+    }
+  } else if (ks == 4) {
+    put_u32(keys, i, (uint32_t)*key);
+  } else {
+    memcpy((unsigned char *)keys + i * 8, key, 8);
+  }
+}
+
+/* Whether keys[i] starts a run: i = 0, or keys[i] != keys[i - 1] in kt. */
+static int key_head(clprim_type kt, const void *keys, size_t i) {
+  if (i == 0) return 1;
+  const unsigned char *k = keys;
+  const size_t ks = clprim_type_size(kt);
+  if (kt == CLPRIM_FLOAT) {
+    float a, b;
+    memcpy(&a, k + i * 4, 4), memcpy(&b, k + (i - 1) * 4, 4);
+    return !(a == b);
+  }
+  if (kt == CLPRIM_DOUBLE) {
+    double a, b;
+    memcpy(&a, k + i * 8, 8), memcpy(&b, k + (i - 1) * 8, 8);
+    return !(a == b);
+  }
+  return memcmp(k + i * ks, k + (i - 1) * ks, ks) != 0;
+}
+
+/* clprim_scan_inclusive_by_key_op or _exclusive_by_key_op over n values
+ * with keys of kt in runs (put_key), with or without init, in place or
+ * not (out at an offset): every element against the sequential
+ * reference, and every other byte of out, in and the keys as it was. */
+static void run_scan_by_key(clprim_context *ctx, const struct opspec *s, clprim_operator *op,
+                            size_t n, clprim_type kt, int inclusive, int with_init,
+                            int in_place) {
+  const size_t es = s->desc.size, rs = s->ref_size, ks = clprim_type_size(kt);
+  char desc[200];
+  snprintf(desc, sizeof desc, "%s scan_%s_by_key_op n=%zu %s keys%s%s path=%s", s->name,
+           inclusive ? "inclusive" : "exclusive", n, clprim_type_name(kt),
+           with_init ? " with init" : "", in_place ? " in place" : "", test_path_of(ctx));
+  unsigned char *x = xmalloc(n * es + 1), *want = xmalloc(n * rs + 1), *keys = xmalloc(n * ks + 1);
+  unsigned char init[MAX_ES], acc[MAX_ES], v[MAX_ES];
+  s->gen(x, n);
+  s->gen(init, 1);
+  uint64_t key = test_rand();
+  for (size_t i = 0; i < n; ++i)
+    put_key(kt, keys, i, n, &key);
+  for (size_t i = 0; i < n; ++i) {
+    if (key_head(kt, keys, i)) {
+      if (with_init)
+        lift(s, init, acc);
+      else
+        s->identity(acc);
+    }
+    lift(s, x + i * es, v);
+    if (inclusive) s->combine(acc, v, acc);
+    memcpy(want + i * rs, acc, rs);
+    if (!inclusive) s->combine(acc, v, acc);
+  }
+  unsigned char *in_img, *out_img = NULL, *keys_img;
+  cl_mem in = test_image_buffer(ctx, 1, n, es, x, &in_img), out = NULL;
+  cl_mem dkeys = test_image_buffer(ctx, 2, n, ks, keys, &keys_img);
+  if (!in_place) out = test_image_buffer(ctx, 3, n, es, NULL, &out_img);
+  const clprim_buffer IN = clprim_buf_at(in, 1);
+  const clprim_buffer OUT = in_place ? IN : clprim_buf_at(out, 3);
+  const clprim_status st =
+      (inclusive ? clprim_scan_inclusive_by_key_op : clprim_scan_exclusive_by_key_op)(
+          ctx, n, kt, clprim_buf_at(dkeys, 2), op, IN, with_init ? init : NULL, OUT);
+  if (st != CLPRIM_SUCCESS) {
+    test_report("%s: returned %s (%s)", desc, clprim_status_name(st),
+                clprim_context_last_error(ctx));
+  } else {
+    if (out) check_buffer(ctx, s, desc, "out", out, out_img, 3, n, want);
+    check_buffer(ctx, s, desc, in_place ? "out (in place)" : "in (must not change)", in, in_img,
+                 1, n, in_place ? want : NULL);
+    unsigned char *got = xmalloc((n + 2 + TEST_PAD) * ks);
+    test_read(ctx, dkeys, (n + 2 + TEST_PAD) * ks, got);
+    if (memcmp(got, keys_img, (n + 2 + TEST_PAD) * ks) != 0)
+      test_report("%s: the keys' buffer changed", desc);
+    free(got);
+  }
+  clReleaseMemObject(in), clReleaseMemObject(dkeys);
+  if (out) clReleaseMemObject(out);
+  free(x), free(want), free(keys), free(in_img), free(out_img), free(keys_img);
+}
+
 /* Segmented reductions and reductions by key, on every path: a
  * non-commutative exact operator (mat2), the 40-byte struct, a one-byte
  * type and the float struct (within its tolerance). */
@@ -856,6 +959,7 @@ static void test_segments_and_runs(void **state) {
   (void)state;
   static const int which[4] = {OP_MAT2, OP_WIDE5, OP_UCHAR_ADD, OP_STATS};
   const size_t ns[3] = {1, 1000, 70000};
+  unsigned rot = 0;
   for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
     if (test_skip_path(p)) continue;
     clprim_context *ctx = contexts.ctx[p];
@@ -867,9 +971,18 @@ static void test_segments_and_runs(void **state) {
         run_segmented(ctx, s, op, n, k == 0 ? 3 : n / 10 + 1, k % 2 ? CLPRIM_UINT32 : CLPRIM_UINT64,
                       k % 2);
         run_by_key(ctx, s, op, n, (k + 1) % 2);
+        /* Scans by key: the key types, inits, in place and both scans in
+         * turn (every key type under each operator). */
+        for (int t = 0; t < CLPRIM_TYPE_COUNT; ++t, ++rot) {
+          if (!test_has_type(ctx, (clprim_type)t)) continue;
+          if (test_small() && (t + k + w) % 3) continue;
+          run_scan_by_key(ctx, s, op, n, (clprim_type)t, (int)(rot % 2), (int)(rot / 2 % 2),
+                          rot % 3 == 1);
+        }
       }
       run_segmented(ctx, s, op, 100, 0, CLPRIM_UINT32, 0);
       run_by_key(ctx, s, op, 0, 0);
+      run_scan_by_key(ctx, s, op, 0, CLPRIM_UINT32, 1, 1, 0);
       clprim_operator_free(op);
     }
   }
@@ -914,6 +1027,11 @@ static void test_small_tiles(void **state) {
           c.out_at = rot % 4 == 3 ? 5 : 0, c.result = 1 + (int)(rot % 3);
           run_case(ctx, s, op, &c);
         }
+      /* Scans by key of three levels. */
+      for (size_t k = 0; k < count; ++k, ++rot)
+        run_scan_by_key(ctx, s, op, test_small() ? small_ns[k] : ns[k],
+                        rot % 2 ? CLPRIM_UINT64 : CLPRIM_FLOAT, (int)(k % 2), (int)(rot / 2 % 2),
+                        rot % 3 == 0);
       clprim_operator_free(op);
       TEST_OK(clprim__tune(ctx, "operators.wg=-1,operators.tile_bytes=-1"));
     }
@@ -1160,6 +1278,36 @@ static void test_call_errors(void **state) {
   TEST_TEXT(ctx, INVALID, clprim_scan_inclusive_op(ctx, N, foreign_op, IN, NULL, O), another);
   TEST_TEXT(ctx, INVALID, clprim_scan_exclusive_op(ctx, N, foreign_op, IN, init, O), another);
   TEST_TEXT(ctx, INVALID, clprim_adjacent_difference_op(ctx, N, foreign_op, IN, O), another);
+  /* Scans by key: no operator, a bad key type, out on the keys (in place
+   * is for the values), keys too short. */
+  cl_mem keys = test_buffer(ctx, bytes, NULL);
+  const clprim_buffer KEYS = clprim_buf(keys);
+  TEST_STATUS(INVALID, clprim_scan_inclusive_by_key_op(NULL, N, CLPRIM_UINT32, KEYS, op, IN, NULL, O));
+  TEST_TEXT(ctx, INVALID,
+            clprim_scan_inclusive_by_key_op(ctx, N, CLPRIM_UINT32, KEYS, NULL, IN, NULL, O),
+            "op is required");
+  TEST_TEXT(ctx, INVALID,
+            clprim_scan_exclusive_by_key_op(ctx, N, CLPRIM_UINT32, KEYS, foreign_op, IN, NULL, O),
+            another);
+  TEST_TEXT(ctx, INVALID,
+            clprim_scan_exclusive_by_key_op(ctx, N, (clprim_type)99, KEYS, op, IN, init, O),
+            "key_type");
+  TEST_TEXT(ctx, INVALID,
+            clprim_scan_inclusive_by_key_op(ctx, N, CLPRIM_UINT32, KEYS, op, IN, NULL, KEYS),
+            "out overlaps keys");
+  TEST_TEXT(ctx, INVALID,
+            clprim_scan_exclusive_by_key_op(ctx, N, CLPRIM_UINT32, KEYS, op, IN, NULL,
+                                            clprim_buf_at(in, 1)),
+            "out overlaps values");
+  TEST_TEXT(ctx, SMALL,
+            clprim_scan_inclusive_by_key_op(ctx, N, CLPRIM_UINT64, clprim_buf(tiny), op, IN,
+                                            NULL, O),
+            "keys holds");
+  TEST_TEXT(ctx, INVALID,
+            clprim_scan_inclusive_by_key_op(ctx, N, CLPRIM_UINT32, NONE, op, IN, NULL, O), "keys");
+  TEST_OK_NO_TEXT(ctx,
+                  clprim_scan_exclusive_by_key_op(ctx, 0, CLPRIM_UINT32, KEYS, op, IN, init, O));
+  clReleaseMemObject(keys);
   /* No result at all. */
   TEST_TEXT(ctx, INVALID, clprim_reduce_op(ctx, N, op, IN, NULL, NULL, NONE),
             "result or result_out is required");

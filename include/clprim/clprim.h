@@ -102,7 +102,8 @@ extern "C" {
  *   and clprim_merge_runs_pairs(), CLPRIM_EXACT (also on
  *   clprim_reduce_by_key_dense); user types and operators
  *   (clprim_operator_create(), clprim_reduce_op(), clprim_scan_inclusive_op()
- *   and _exclusive_op(), clprim_segmented_reduce_op(),
+ *   and _exclusive_op(), clprim_scan_inclusive_by_key_op() and
+ *   _exclusive_by_key_op(), clprim_segmented_reduce_op(),
  *   clprim_reduce_by_key_op(), clprim_adjacent_difference_op()) and the
  *   status CLPRIM_ERROR_OPERATOR_LAYOUT; clprim_gather() and
  *   clprim_scatter() (elements of 1 to 64 bytes, uint32 or uint64 indices,
@@ -1650,6 +1651,28 @@ CLPRIM_API clprim_status clprim_scan_inclusive_op(clprim_context *ctx, size_t n,
 CLPRIM_API clprim_status clprim_scan_exclusive_op(clprim_context *ctx, size_t n,
                                                   const clprim_operator *op, clprim_buffer in,
                                                   const void *init, clprim_buffer out);
+
+/*! clprim_scan_inclusive_by_key_op(), clprim_scan_exclusive_by_key_op() :
+ * The scans above restarted at each run of equal consecutive keys
+ * (key_type; runs as clprim_scan_inclusive_by_key() finds them: keys
+ * compared with ==, each NaN a run of its own, -0.0 == +0.0), every run
+ * from init: for i in a run that starts at h,
+ *   inclusive: out[i] = init ∘ values[h] ∘ ... ∘ values[i]
+ *   exclusive: out[i] = init ∘ values[h] ∘ ... ∘ values[i-1]   (init at h)
+ * (init NULL: the identity). out may be the values' range (in place), not
+ * the keys'. n = 0 writes nothing.
+ * @return : CLPRIM_SUCCESS once the work is enqueued;
+ *           CLPRIM_ERROR_INVALID_ARGUMENT also for out on the keys. */
+CLPRIM_API clprim_status clprim_scan_inclusive_by_key_op(clprim_context *ctx, size_t n,
+                                                         clprim_type key_type, clprim_buffer keys,
+                                                         const clprim_operator *op,
+                                                         clprim_buffer values, const void *init,
+                                                         clprim_buffer out);
+CLPRIM_API clprim_status clprim_scan_exclusive_by_key_op(clprim_context *ctx, size_t n,
+                                                         clprim_type key_type, clprim_buffer keys,
+                                                         const clprim_operator *op,
+                                                         clprim_buffer values, const void *init,
+                                                         clprim_buffer out);
 
 /*! clprim_segmented_reduce_op() :
  * out[s] (segments elements of op's type) = init ∘ in[b] ∘ ... ∘ in[e -

@@ -37,7 +37,10 @@ struct ops_arg {
   clprim_operator *op;
   cl_mem in, out;
   size_t n;
-  int call; /* 0 inclusive scan, 1 reduce, 2 adjacent difference, 3 built-in scan, 4 built-in sum */
+  /* 0 inclusive scan, 1 reduce, 2 adjacent difference, 3 built-in scan, 4 built-in sum,
+   * 5 inclusive scan by key, 6 built-in scan by key (int32 values) */
+  int call;
+  cl_mem keys; /* scans by key: uint32 keys */
 };
 
 static clprim_status call_ops(clprim_context *ctx, void *p) {
@@ -52,26 +55,43 @@ static clprim_status call_ops(clprim_context *ctx, void *p) {
     return clprim_adjacent_difference_op(ctx, a->n, a->op, in, out);
   case 3:
     return clprim_scan_inclusive(ctx, a->n, CLPRIM_INT32, in, 0, out);
-  default:
+  case 4:
     return clprim_reduce_sum(ctx, a->n, CLPRIM_INT32, in, 0, NULL, out);
+  case 5:
+    return clprim_scan_inclusive_by_key_op(ctx, a->n, CLPRIM_UINT32, clprim_buf(a->keys), a->op,
+                                           in, NULL, out);
+  default:
+    return clprim_scan_inclusive_by_key(ctx, a->n, CLPRIM_UINT32, clprim_buf(a->keys),
+                                        CLPRIM_INT32, in, out);
   }
 }
 
-/* One row: call on n elements of `size` bytes from host (filled by fill),
- * against a copy of the bytes it reads and writes. */
-static void ops_row(struct bench *b, const char *name, const char *variant, clprim_type type,
-                    size_t n, clprim_operator *op, int call, const void *host, size_t size) {
-  struct ops_arg a = {op, NULL, NULL, n, call};
+/* One row: call on n elements of `size` bytes from host (and keys, for
+ * scans by key), against a copy of the bytes it reads and writes. */
+static void ops_row_keys(struct bench *b, const char *name, const char *variant, clprim_type type,
+                         size_t n, clprim_operator *op, int call, const void *host, size_t size,
+                         cl_mem keys) {
+  struct ops_arg a = {op, NULL, NULL, n, call, keys};
   /* clprim_reduce_sum's device result is one uint64. */
-  const size_t bytes = n * size, written = call == 4 ? 8 : call == 1 ? size : bytes;
-  a.in = bench_buffer(b, bytes, host);
+  const size_t bytes = n * size + (keys ? n * 4 : 0);
+  const size_t written = call == 4 ? 8 : call == 1 ? size : n * size;
+  a.in = bench_buffer(b, n * size, host);
   a.out = bench_buffer(b, written, NULL);
+  /* The copy's source: in, or with keys (more bytes than in holds) one of
+   * its own. */
   cl_mem half = bench_buffer(b, (bytes + written) / 2 + 1, NULL);
-  const double copy = bench_copy_ms(b, a.in, half, (bytes + written) / 2);
+  cl_mem src = keys ? bench_buffer(b, (bytes + written) / 2 + 1, NULL) : a.in;
+  const double copy = bench_copy_ms(b, src, half, (bytes + written) / 2);
+  if (keys) bench_release(b, src);
   bench_report_copy(b, name, variant, type, n, call_ops, &a, (double)(bytes + written), copy);
   bench_release(b, a.in);
   bench_release(b, a.out);
   bench_release(b, half);
+}
+
+static void ops_row(struct bench *b, const char *name, const char *variant, clprim_type type,
+                    size_t n, clprim_operator *op, int call, const void *host, size_t size) {
+  ops_row_keys(b, name, variant, type, n, op, call, host, size, NULL);
 }
 
 static clprim_operator *make(struct bench *b, int which) {
@@ -84,6 +104,7 @@ static clprim_operator *make(struct bench *b, int which) {
 static void run_operators(struct bench *b, clprim_type type, size_t n) {
   const int scan = bench_wants(b, "scan_op"), reduce = bench_wants(b, "reduce_op");
   const int diff = bench_wants(b, "adjacent_difference_op");
+  const int by_key = bench_wants(b, "scan_by_key_op");
   if (type == CLPRIM_FLOAT && (scan || reduce || diff)) {
     float *x = bench_random(b, CLPRIM_FLOAT, n, 0);
     if (scan || reduce) {
@@ -111,9 +132,19 @@ static void run_operators(struct bench *b, clprim_type type, size_t n) {
     }
     bench_free(b, x);
   }
-  if (type == CLPRIM_INT32 && (scan || reduce)) {
+  if (type == CLPRIM_INT32 && (scan || reduce || by_key)) {
     int32_t *x = bench_random(b, CLPRIM_INT32, n, 0);
     clprim_operator *op = make(b, OP_INT_SUM);
+    if (by_key) { /* runs of 1024 uint32 keys */
+      uint32_t *k = bench_malloc(b, n * 4);
+      for (size_t i = 0; i < n; ++i) k[i] = (uint32_t)(i / 1024);
+      cl_mem keys = bench_buffer(b, n * 4, k);
+      ops_row_keys(b, "scan_by_key_op", "a + b, runs of 1024", type, n, op, 5, x, 4, keys);
+      ops_row_keys(b, "scan_by_key_op", "built-in clprim_scan_inclusive_by_key", type, n, NULL, 6,
+                   x, 4, keys);
+      bench_release(b, keys);
+      bench_free(b, k);
+    }
     if (scan) {
       ops_row(b, "scan_op", "a + b", type, n, op, 0, x, 4);
       ops_row(b, "scan_op", "built-in clprim_scan_inclusive", type, n, NULL, 3, x, 4);
@@ -134,7 +165,7 @@ static int check_int_sum(struct bench_check *c, int call) {
   const size_t n = c->n;
   uint32_t *out = check_host(c, n * 4);
   cl_mem dev = check_buffer(c, n * 4, NULL);
-  struct ops_arg a = {op, c->in, dev, n, call};
+  struct ops_arg a = {op, c->in, dev, n, call, NULL};
   int ok = out && dev && check_ok(c, call_ops(c->ctx, &a)) &&
            check_read(c, dev, call == 1 ? 4 : n * 4, out);
   uint32_t run = 0;
@@ -152,6 +183,25 @@ static int check_scan_op(struct bench_check *c) {
 }
 static int check_reduce_op(struct bench_check *c) {
   return check_int_sum(c, 1);
+}
+/* Scan by key, int32 "a + b" over runs of 100 uint32 keys, against the CPU. */
+static int check_scan_by_key_op(struct bench_check *c) {
+  clprim_operator *op = NULL;
+  if (!check_ok(c, clprim_operator_create(&op, c->ctx, &descs[OP_INT_SUM]))) return 0;
+  const size_t n = c->n;
+  uint32_t *out = check_host(c, n * 4), *k = check_host(c, n * 4);
+  for (size_t i = 0; k && i < n; ++i) k[i] = (uint32_t)(i / 100);
+  cl_mem dev = check_buffer(c, n * 4, NULL), keys = k ? check_buffer(c, n * 4, k) : NULL;
+  struct ops_arg a = {op, c->in, dev, n, 5, keys};
+  int ok = out && dev && keys && check_ok(c, call_ops(c->ctx, &a)) &&
+           check_read(c, dev, n * 4, out);
+  uint32_t run = 0;
+  for (size_t i = 0; ok && i < n; ++i) {
+    run = i % 100 ? run + c->host[i] : c->host[i];
+    if (out[i] != run) ok = 0;
+  }
+  clprim_operator_free(op);
+  return ok;
 }
 /* "a + b" given to adjacent difference is a sum of neighbours, not a
  * difference: the check uses the difference's own operator on uint32 bits. */
@@ -182,6 +232,10 @@ static const struct bench_op ops[] = {
      "reduce with (n, mean, M2) (float), \"a + b\" and the built-in sum (int32)", check_reduce_op},
     {"adjacent_difference_op", 1u << CLPRIM_FLOAT, "\"a - b\" on float (CUB's SubtractLeft)",
      check_adjacent},
+    {"scan_by_key_op", 1u << CLPRIM_INT32,
+     "inclusive scan by key, \"a + b\" on int32 over runs of 1024 uint32 keys, and the built-in "
+     "scan by key",
+     check_scan_by_key_op},
 };
 
 /* A new operator and its first scan (2^19 float2 from the 2^20 floats). */

@@ -1396,6 +1396,115 @@ static void test_embedding_op(void **state) {
   test_close_contexts(&t);
 }
 
+/* The subgroup functions of CLPRIM_DEFINE_WG_OP, with the same affine
+ * maps: each work-item writes its subgroup's reduction and its inclusive
+ * and exclusive scans, and where it is (subgroup, lane, subgroup size), so
+ * the host groups the lanes without knowing the device's mapping. Paths
+ * without subgroups write sizes of 0. */
+static const char *app_sg_source =
+    "typedef struct { uint m, c; } affine;\n"
+    "affine affine_then(affine a, affine b, int p) {\n"
+    "  (void)p;\n"
+    "  affine r = {a.m * b.m, b.m * a.c + b.c};\n"
+    "  return r;\n"
+    "}\n"
+    "affine affine_identity(int p) {\n"
+    "  (void)p;\n"
+    "  affine r = {1u, 0u};\n"
+    "  return r;\n"
+    "}\n"
+    "CLPRIM_DEFINE_WG_OP(affine, affine, int, affine_then, affine_identity)\n"
+    "__kernel void app_sg_op(__global const affine *in, __global affine *incl,\n"
+    "                        __global affine *excl, __global affine *reduced,\n"
+    "                        __global uint *where) {\n"
+    "  const size_t i = get_global_id(0);\n"
+    "#ifdef CLPRIM_HAS_SUBGROUPS\n"
+    "  __local affine scratch[CLPRIM_SG_OP_SCRATCH(256)];\n"
+    "  incl[i] = clprim_sg_scan_incl_affine(in[i], scratch, 0);\n"
+    "  excl[i] = clprim_sg_scan_excl_affine(in[i], scratch, 0);\n"
+    "  reduced[i] = clprim_sg_reduce_affine(in[i], scratch, 0);\n"
+    "  where[3 * i] = clprim_sg_id(), where[3 * i + 1] = clprim_sg_lane();\n"
+    "  where[3 * i + 2] = clprim_sg_op_size();\n"
+    "#else\n"
+    "  where[3 * i + 2] = 0;\n"
+    "#endif\n"
+    "}\n";
+
+static void test_embedding_sg_op(void **state) {
+  (void)state;
+  struct test_contexts t;
+  test_open_contexts(&t);
+  for (unsigned p = CLPRIM_PATH_LOCAL; p < CLPRIM_PATH_COUNT; ++p) {
+    clprim_context *ctx = t.ctx[p];
+    if (!ctx) continue;
+    cl_program prog;
+    cl_kernel k = app_kernel(ctx, p, app_sg_source, "app_sg_op", &prog);
+    enum { MOST = 2 * 256 };
+    struct affine host[MOST], got[3][MOST];
+    uint32_t where[3 * MOST];
+    for (unsigned i = 0; i < MOST; ++i)
+      host[i].m = (uint32_t)test_rand() | 1u, host[i].c = (uint32_t)test_rand();
+    cl_mem in = test_buffer(ctx, sizeof host, host), out[3];
+    for (int o = 0; o < 3; ++o) out[o] = test_buffer(ctx, sizeof host, NULL);
+    cl_mem wbuf = test_buffer(ctx, sizeof where, NULL);
+    clSetKernelArg(k, 0, sizeof in, &in);
+    for (int o = 0; o < 3; ++o) clSetKernelArg(k, (cl_uint)o + 1, sizeof out[o], &out[o]);
+    clSetKernelArg(k, 4, sizeof wbuf, &wbuf);
+    int ran = 0;
+    /* Whole warps and not (100, 7: a short last warp on nv_ptx). */
+    const size_t sizes[6] = {64, 32, 96, 100, 7, 256};
+    for (unsigned s = 0; s < 6; ++s) {
+      const size_t local = sizes[s], global = 2 * local;
+      if (local > ctx->info.max_work_group_size) continue;
+      assert_int_equal(clEnqueueNDRangeKernel(clprim_context_queue(ctx), k, 1, NULL, &global,
+                                              &local, 0, NULL, NULL), CL_SUCCESS);
+      test_read(ctx, wbuf, 3 * global * 4, where);
+      if (where[2] == 0) break; /* no subgroups on this path */
+      ran = 1;
+      for (int o = 0; o < 3; ++o) test_read(ctx, out[o], global * sizeof *host, got[o]);
+      for (size_t at = 0; at < global; ++at) {
+        /* The reference over at's subgroup: the work-items of its
+         * work-group with its subgroup id, in lane order. */
+        const size_t g0 = at / local * local;
+        const uint32_t sg = where[3 * at], lane = where[3 * at + 1], size = where[3 * at + 2];
+        struct affine lanes[256];
+        unsigned found = 0;
+        for (size_t j = g0; j < g0 + local; ++j)
+          if (where[3 * j] == sg) {
+            if (where[3 * j + 1] >= size || where[3 * j + 1] >= 256)
+              fail_msg("app subgroup operator on %s, work-group %zu: lane %u of a subgroup of %u",
+                       clprim_path_name((clprim_path)p), local, where[3 * j + 1], size);
+            lanes[where[3 * j + 1]] = host[j], ++found;
+          }
+        if (found != size)
+          fail_msg("app subgroup operator on %s, work-group %zu: subgroup %u has %u work-items, "
+                   "size %u", clprim_path_name((clprim_path)p), local, sg, found, size);
+        struct affine all = {1, 0}, before = {1, 0};
+        for (unsigned l = 0; l < size; ++l) {
+          if (l == lane) before = all;
+          all = affine_then(all, lanes[l]);
+        }
+        const struct affine incl = affine_then(before, host[at]);
+        if (got[0][at].m != incl.m || got[0][at].c != incl.c || got[1][at].m != before.m ||
+            got[1][at].c != before.c || got[2][at].m != all.m || got[2][at].c != all.c)
+          fail_msg("app subgroup operator on %s, work-group %zu, item %zu (subgroup %u, lane %u "
+                   "of %u): inclusive (%u, %u) want (%u, %u), exclusive (%u, %u) want (%u, %u), "
+                   "reduce (%u, %u) want (%u, %u)",
+                   clprim_path_name((clprim_path)p), local, at, sg, lane, size, got[0][at].m,
+                   got[0][at].c, incl.m, incl.c, got[1][at].m, got[1][at].c, before.m, before.c,
+                   got[2][at].m, got[2][at].c, all.m, all.c);
+      }
+    }
+    clReleaseMemObject(in), clReleaseMemObject(wbuf);
+    for (int o = 0; o < 3; ++o) clReleaseMemObject(out[o]);
+    clReleaseKernel(k);
+    clReleaseProgram(prog);
+    printf("app subgroup operator on %s: %s\n", clprim_path_name((clprim_path)p),
+           ran ? "passed" : "skipped (no subgroups)");
+  }
+  test_close_contexts(&t);
+}
+
 int main(void) {
   test_init("test_context");
   const struct CMUnitTest tests[] = {
@@ -1404,7 +1513,7 @@ int main(void) {
       cmocka_unit_test(test_from_queue),    cmocka_unit_test(test_build_failure),
       cmocka_unit_test(test_last_error),    cmocka_unit_test(test_disk_cache),
       cmocka_unit_test(test_embedding),     cmocka_unit_test(test_embedding_op),
-      cmocka_unit_test(test_prebuild),
+      cmocka_unit_test(test_embedding_sg_op), cmocka_unit_test(test_prebuild),
       cmocka_unit_test(test_events),        cmocka_unit_test(test_asynchrony),
       cmocka_unit_test(test_device_type),   cmocka_unit_test(test_tuning),
       cmocka_unit_test(test_tuning_file),

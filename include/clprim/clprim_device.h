@@ -54,7 +54,8 @@
  *   after they return.
  *   Any type and operator: CLPRIM_DEFINE_WG_OP (at the end of this file)
  *   defines the work-group reduction and exclusive scan for a type and an
- *   associative function of your own.
+ *   associative function of your own, and on paths with subgroups the
+ *   subgroup reduction and scans too.
  *   Build option -DCLPRIM_WG_SIZE=n: every kernel of the program that calls
  *   them runs work-groups of n work-items (as reqd_work_group_size); on
  *   nv_ptx clprim_sg_count() and these functions then take n as a constant.
@@ -470,7 +471,18 @@ CLPRIM_WG_ARG_OPS(ulong)
  * moving T as 32-bit words by shuffles (a tree for the reduction,
  * Kogge-Stone for the scan), then the warps' totals meet in scratch. Other
  * paths, and other sizes: local memory, a tree in index order (pairs, then
- * pairs of pairs) and a Hillis-Steele scan (log2(n) steps). */
+ * pairs of pairs) and a Hillis-Steele scan (log2(n) steps).
+ * On paths with subgroups (CLPRIM_HAS_SUBGROUPS: nv_ptx, khr_subgroups,
+ * khr_ballot) it also defines, over each subgroup's x in lane order,
+ *   T clprim_sg_reduce_<name>(T x, __local T *sg_scratch, P p)
+ *   T clprim_sg_scan_incl_<name>(T x, __local T *sg_scratch, P p)
+ *   T clprim_sg_scan_excl_<name>(T x, __local T *sg_scratch, P p)
+ * (the reduction to every lane; the exclusive scan gives identity(p) to
+ * lane 0). sg_scratch holds CLPRIM_SG_OP_SCRATCH(get_local_size(0))
+ * elements; every work-item of the work-group must call (they contain
+ * barriers where they use it). nv_ptx (work-groups of whole warps): warp
+ * shuffles, sg_scratch unused; other sizes and the khr paths: each
+ * subgroup's Hillis-Steele scan in its part of sg_scratch. */
 #define CLPRIM_DEFINE_WG_OP_LOCAL(name, T, P, combine, identity)                                   \
   CLPRIM_INLINE T clprim_wg_local_reduce_##name(T x, __local T *scratch, P p) {                    \
     uint lid = (uint)get_local_id(0), n = (uint)get_local_size(0);                                 \
@@ -501,6 +513,43 @@ CLPRIM_WG_ARG_OPS(ulong)
     *total = all;                                                                                  \
     return excl;                                                                                   \
   }
+
+/* Subgroup operations of any operator in local memory (paths with
+ * subgroups): subgroup k's lanes at sg_scratch[k * clprim_sg_op_max() ..],
+ * a Hillis-Steele scan over the largest subgroup's steps (a count the
+ * whole work-group shares, for its barriers). */
+#ifdef CLPRIM_HAS_SUBGROUPS
+#define CLPRIM_SG_OP_SCRATCH(wg) ((wg) + 127)
+#if defined(CLPRIM_PATH_NV_PTX)
+CLPRIM_INLINE uint clprim_sg_op_max(void) { return 32u; }
+CLPRIM_INLINE uint clprim_sg_op_size(void) { /* the last warp may be short */
+  const uint left = (uint)get_local_size(0) - (clprim_sg_id() << 5);
+  return left < 32u ? left : 32u;
+}
+#else
+CLPRIM_INLINE uint clprim_sg_op_max(void) { return get_max_sub_group_size(); }
+CLPRIM_INLINE uint clprim_sg_op_size(void) { return get_sub_group_size(); }
+#endif
+#define CLPRIM_DEFINE_SG_OP_LOCAL(name, T, P, combine, identity)                                   \
+  CLPRIM_INLINE T clprim_sg_local_scan_##name(T x, __local T *sg_scratch, T *excl, T *total,      \
+                                              P p) {                                               \
+    const uint lane = clprim_sg_lane(), n = clprim_sg_op_size(), most = clprim_sg_op_max();        \
+    __local T *s = sg_scratch + clprim_sg_id() * most;                                             \
+    s[lane] = x;                                                                                   \
+    for (uint d = 1; d < most; d <<= 1) {                                                          \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                                \
+      T y = s[lane >= d ? lane - d : lane];                                                        \
+      barrier(CLK_LOCAL_MEM_FENCE);                                                                \
+      if (lane >= d) s[lane] = combine(y, s[lane], p);                                             \
+    }                                                                                              \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    T incl = s[lane];                                                                              \
+    *excl = lane ? s[lane - 1] : identity(p);                                                      \
+    *total = s[n - 1];                                                                             \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    return incl;                                                                                   \
+  }
+#endif
 
 #if defined(CLPRIM_PATH_NV_PTX)
 /* T's 32-bit words (the last one padded), and fn(x, arg), a shuffle of T
@@ -554,8 +603,64 @@ CLPRIM_WG_ARG_OPS(ulong)
     barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
     *total = all;                                                                                  \
     return lane ? combine(before, excl, p) : before;                                               \
+  }                                                                                                \
+  CLPRIM_DEFINE_SG_OP_LOCAL(name, T, P, combine, identity)                                         \
+  CLPRIM_INLINE T clprim_sg_scan_incl_##name(T x, __local T *sg_scratch, P p) {                    \
+    if (!CLPRIM_WG_WHOLE_SUBGROUPS()) {                                                            \
+      T excl, total;                                                                               \
+      return clprim_sg_local_scan_##name(x, sg_scratch, &excl, &total, p);                         \
+    }                                                                                              \
+    const uint lane = clprim_sg_lane();                                                            \
+    for (uint d = 1; d < 32; d <<= 1) { /* lane l: lanes (l - 2d, l] */                            \
+      T y = clprim_sg_shuffle_up_##name(x, d);                                                     \
+      if (lane >= d) x = combine(y, x, p);                                                         \
+    }                                                                                              \
+    return x;                                                                                      \
+  }                                                                                                \
+  CLPRIM_INLINE T clprim_sg_scan_excl_##name(T x, __local T *sg_scratch, P p) {                    \
+    if (!CLPRIM_WG_WHOLE_SUBGROUPS()) {                                                            \
+      T excl, total;                                                                               \
+      (void)clprim_sg_local_scan_##name(x, sg_scratch, &excl, &total, p);                          \
+      return excl;                                                                                 \
+    }                                                                                              \
+    T e = clprim_sg_shuffle_up_##name(clprim_sg_scan_incl_##name(x, sg_scratch, p), 1);            \
+    return clprim_sg_lane() ? e : identity(p);                                                     \
+  }                                                                                                \
+  CLPRIM_INLINE T clprim_sg_reduce_##name(T x, __local T *sg_scratch, P p) {                       \
+    if (!CLPRIM_WG_WHOLE_SUBGROUPS()) {                                                            \
+      T excl, total;                                                                               \
+      (void)clprim_sg_local_scan_##name(x, sg_scratch, &excl, &total, p);                          \
+      return total;                                                                                \
+    }                                                                                              \
+    const uint lane = clprim_sg_lane();                                                            \
+    for (uint d = 1; d < 32; d <<= 1) { /* lane l: lanes [l, l + 2d) */                            \
+      T y = clprim_sg_shuffle_down_##name(x, d);                                                   \
+      if (lane + d < 32) x = combine(x, y, p);                                                     \
+    }                                                                                              \
+    return clprim_sg_shuffle_##name(x, 0);                                                         \
   }
 #else
+#if defined(CLPRIM_HAS_SUBGROUPS)
+/* khr paths: each subgroup in its part of sg_scratch. */
+#define CLPRIM_DEFINE_SG_OP(name, T, P, combine, identity)                                         \
+  CLPRIM_DEFINE_SG_OP_LOCAL(name, T, P, combine, identity)                                         \
+  CLPRIM_INLINE T clprim_sg_scan_incl_##name(T x, __local T *sg_scratch, P p) {                    \
+    T excl, total;                                                                                 \
+    return clprim_sg_local_scan_##name(x, sg_scratch, &excl, &total, p);                           \
+  }                                                                                                \
+  CLPRIM_INLINE T clprim_sg_scan_excl_##name(T x, __local T *sg_scratch, P p) {                    \
+    T excl, total;                                                                                 \
+    (void)clprim_sg_local_scan_##name(x, sg_scratch, &excl, &total, p);                            \
+    return excl;                                                                                   \
+  }                                                                                                \
+  CLPRIM_INLINE T clprim_sg_reduce_##name(T x, __local T *sg_scratch, P p) {                       \
+    T excl, total;                                                                                 \
+    (void)clprim_sg_local_scan_##name(x, sg_scratch, &excl, &total, p);                            \
+    return total;                                                                                  \
+  }
+#else
+#define CLPRIM_DEFINE_SG_OP(name, T, P, combine, identity) /* the local path has no subgroups */
+#endif
 #define CLPRIM_DEFINE_WG_OP(name, T, P, combine, identity)                                         \
   CLPRIM_DEFINE_WG_OP_LOCAL(name, T, P, combine, identity)                                         \
   CLPRIM_INLINE T clprim_wg_reduce_##name(T x, __local T *scratch, P p) {                          \
@@ -563,7 +668,8 @@ CLPRIM_WG_ARG_OPS(ulong)
   }                                                                                                \
   CLPRIM_INLINE T clprim_wg_scan_excl_##name(T x, __local T *scratch, T *total, P p) {             \
     return clprim_wg_local_scan_excl_##name(x, scratch, total, p);                                 \
-  }
+  }                                                                                                \
+  CLPRIM_DEFINE_SG_OP(name, T, P, combine, identity)
 #endif
 
 #endif /* CLPRIM_DEVICE_H */

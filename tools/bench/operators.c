@@ -249,7 +249,20 @@ static clprim_status startup_scan_op(const struct bench_startup_inputs *in) {
   return st;
 }
 
-static const struct bench_startup startup[] = {{"scan_op", startup_scan_op}};
+/* A new operator and its first scan by key (2^19 float2 from the 2^20
+ * floats, int32 keys). */
+static clprim_status startup_scan_by_key_op(const struct bench_startup_inputs *in) {
+  clprim_operator *op = NULL;
+  clprim_status st = clprim_operator_create(&op, in->ctx, &descs[OP_MAXPLUS]);
+  if (st == CLPRIM_SUCCESS)
+    st = clprim_scan_inclusive_by_key_op(in->ctx, in->n / 2, CLPRIM_INT32, clprim_buf(in->keys),
+                                         op, clprim_buf(in->in), NULL, clprim_buf(in->out));
+  clprim_operator_free(op);
+  return st;
+}
+
+static const struct bench_startup startup[] = {{"scan_op", startup_scan_op},
+                                               {"scan_by_key_op", startup_scan_by_key_op}};
 
 const struct bench_family bench_operators = {
     "operators", ops, BENCH_COUNT(ops), run_operators, startup, BENCH_COUNT(startup),

@@ -29,6 +29,7 @@
 /* Here, not only inside the single pass's #if: the host inlines each
  * internal header once, at its first include. */
 #include "internal/layout.h"
+#include "internal/heads.h"
 #define OPT clprim_op_t
 #define OP(a, b) clprim_op_combine(a, b, prm)
 
@@ -298,16 +299,9 @@ void op_adjacent(__global const OPT *in, __global OPT *out, ulong n,
  * head), the next level scans those pairs (heads from the flags), and
  * op_sbk_scan_tiles scans each tile from the combination carried into it.
  *
- * Where runs start, by `kind` (a kernel argument, so one program serves
- * every key type): keys of 4 or 8 bytes compared as bits (int32 / uint32,
- * int64 / uint64), float and double keys under == (each NaN a run of its
- * own, -0.0 == +0.0), or SBK_FLAGS: the next level's uint flags, a head
- * where nonzero. */
-#define SBK_U32 0u
-#define SBK_U64 1u
-#define SBK_F32 2u
-#define SBK_F64 3u
-#define SBK_FLAGS 4u
+ * Where runs start, by `kind` (internal/heads.h's RUN_KEYS_*, a kernel
+ * argument, so one program serves every key type): keys in runs as the
+ * runs family has them, or RUN_KEYS_FLAGS, the next level's flags. */
 
 typedef struct {
   OPT v;
@@ -335,24 +329,24 @@ CLPRIM_DEFINE_WG_OP(sbk, sbk_pair, clprim_op_params, sbk_combine, sbk_identity)
 
 /* Whether element i starts a run. */
 CLPRIM_INLINE uint sbk_head(__global const uchar *keys, uint kind, ulong i) {
-  if (kind == SBK_FLAGS) return ((__global const uint *)keys)[i] != 0;
+  if (kind == RUN_KEYS_FLAGS) return ((__global const uint *)keys)[i] != 0;
   if (i == 0) return 1;
-  if (kind == SBK_U32) {
+  if (kind == RUN_KEYS_32) {
     __global const uint *k = (__global const uint *)keys;
-    return k[i] != k[i - 1];
+    return !CLPRIM_SAME_RUN(k[i - 1], k[i]);
   }
-  if (kind == SBK_U64) {
+  if (kind == RUN_KEYS_64) {
     __global const ulong *k = (__global const ulong *)keys;
-    return k[i] != k[i - 1];
+    return !CLPRIM_SAME_RUN(k[i - 1], k[i]);
   }
 #ifdef CLPRIM_HAS_FP64
-  if (kind == SBK_F64) {
+  if (kind == RUN_KEYS_DOUBLE) {
     __global const double *k = (__global const double *)keys;
-    return !(k[i] == k[i - 1]);
+    return !CLPRIM_SAME_RUN(k[i - 1], k[i]);
   }
 #endif
   __global const float *k = (__global const float *)keys;
-  return !(k[i] == k[i - 1]);
+  return !CLPRIM_SAME_RUN(k[i - 1], k[i]);
 }
 
 /* Element i as a pair: its head, and its value (init ∘ x at a head where
@@ -428,7 +422,7 @@ void op_sbk_reduce(__global const uchar *keys, uint kind, __global const OPT *in
 /* Tile t scanned into out, after offsets[t] (the combination carried in
  * from the tiles before, where use_offsets). Inclusive: out[i] is the
  * combination from i's run head (after init) to i. Exclusive: out[i] is
- * the one to i - 1, and init (or the identity) at a head; with SBK_FLAGS
+ * the one to i - 1, and init (or the identity) at a head; with RUN_KEYS_FLAGS
  * (the next levels: exclusive, no init) a head's out is what was carried
  * into it. out may be in. */
 #ifdef KERNEL_op_sbk_scan_tiles
@@ -439,7 +433,7 @@ void op_sbk_scan_tiles(__global const uchar *keys, uint kind, __global const OPT
   const ulong t = get_group_id(0), first = t * TILE;
   const OPT carry = use_offsets ? offsets[t] : clprim_op_identity(prm);
   const OPT reset = use_init ? init : clprim_op_identity(prm);
-  const int runs_restart = kind != SBK_FLAGS;
+  const int runs_restart = kind != RUN_KEYS_FLAGS;
 #ifdef CLPRIM_CPU
   const ulong end = min(n, first + TILE);
   OPT run = carry;

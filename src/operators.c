@@ -285,15 +285,14 @@ clprim_status clprim_scan_exclusive_op(clprim_context *ctx, size_t n, const clpr
   return clprim__call_end(ctx, scan_op(ctx, n, op, in, init, out, 0));
 }
 
-/* Scan by key: how cl/operators.cl's sbk_head finds run heads for keys of
- * type t (SBK_U32 ... SBK_F64), and SBK_FLAGS for the levels above. */
+/* Scan by key: how cl/operators.cl's sbk_head compares keys of type t
+ * (heads.h's RUN_KEYS_*; RUN_KEYS_FLAGS for the levels above). */
 static cl_uint sbk_kind(clprim_type t) {
-  return t == CLPRIM_INT32 || t == CLPRIM_UINT32   ? 0u
-         : t == CLPRIM_INT64 || t == CLPRIM_UINT64 ? 1u
-         : t == CLPRIM_FLOAT                       ? 2u
-                                                   : 3u;
+  return t == CLPRIM_INT32 || t == CLPRIM_UINT32   ? RUN_KEYS_32
+         : t == CLPRIM_INT64 || t == CLPRIM_UINT64 ? RUN_KEYS_64
+         : t == CLPRIM_FLOAT                       ? RUN_KEYS_FLOAT
+                                                   : RUN_KEYS_DOUBLE;
 }
-#define SBK_FLAGS 4u
 
 /* One level of the scan by key: n elements of in into out, their run heads
  * from keys by kind; the tiles' (flag, total) pairs scanned by the next
@@ -319,7 +318,7 @@ static clprim_status sbk_level(clprim_context *ctx, const struct ops_call *c,
                                   c->op->size, c->init, c->prm.size, c->prm.value));
     CLPRIM_CHECK(clprim__enqueue(ctx, k->reduce, tiles, k->wg));
     CLPRIM_CHECK(
-        sbk_level(ctx, c, k, flags, SBK_FLAGS, offsets, offsets, tiles, 0, 0, level + 1));
+        sbk_level(ctx, c, k, flags, RUN_KEYS_FLAGS, offsets, offsets, tiles, 0, 0, level + 1));
   }
   CLPRIM_CHECK(clprim__set_args(k->tiles, 11, sizeof keys, &keys, sizeof kind, &kind, sizeof in,
                                 &in, sizeof out, &out, sizeof n64, &n64, sizeof offsets, &offsets,

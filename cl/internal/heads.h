@@ -21,6 +21,16 @@
 /* Whether consecutive keys a and b are in one run. */
 #define CLPRIM_SAME_RUN(a, b) ((a) == (b))
 
+/* The keys of a kernel that takes their type as an argument (operators.cl's
+ * scan by key, one program for every key type): 4- or 8-byte integers (as
+ * words: == is the same on signed and unsigned), float, double, or
+ * RUN_KEYS_FLAGS, uint flags that are nonzero at a head. */
+#define RUN_KEYS_32 0
+#define RUN_KEYS_64 1
+#define RUN_KEYS_FLOAT 2
+#define RUN_KEYS_DOUBLE 3
+#define RUN_KEYS_FLAGS 4
+
 #ifdef __OPENCL_VERSION__
 /* The edges of `kind` among up to 32 elements, one bit each: heads (the
  * element starts a run: the first element, or not in its predecessor's

@@ -1311,19 +1311,23 @@ static void test_embedding(void **state) {
  * reduction (CLPRIM_DEFINE_WG_OP): affine maps x -> m x + c over uint
  * (mod 2^32), composed in order, which is associative but not commutative,
  * so an operand swapped or an element out of order changes the result. */
-static const char *app_op_source =
-    "typedef struct { uint m, c; } affine;\n"
-    "affine affine_then(affine a, affine b, int p) {\n"
-    "  (void)p;\n"
-    "  affine r = {a.m * b.m, b.m * a.c + b.c};\n"
-    "  return r;\n"
-    "}\n"
-    "affine affine_identity(int p) {\n"
-    "  (void)p;\n"
-    "  affine r = {1u, 0u};\n"
-    "  return r;\n"
-    "}\n"
+/* An app's operator: affine maps x -> m x + c over uint, a then b (not
+ * commutative). */
+#define APP_AFFINE_SOURCE                                                                          \
+    "typedef struct { uint m, c; } affine;\n"                                                      \
+    "affine affine_then(affine a, affine b, int p) {\n"                                            \
+    "  (void)p;\n"                                                                                 \
+    "  affine r = {a.m * b.m, b.m * a.c + b.c};\n"                                                 \
+    "  return r;\n"                                                                                \
+    "}\n"                                                                                          \
+    "affine affine_identity(int p) {\n"                                                            \
+    "  (void)p;\n"                                                                                 \
+    "  affine r = {1u, 0u};\n"                                                                     \
+    "  return r;\n"                                                                                \
+    "}\n"                                                                                          \
     "CLPRIM_DEFINE_WG_OP(affine, affine, int, affine_then, affine_identity)\n"
+
+static const char *app_op_source = APP_AFFINE_SOURCE
     "__kernel void app_op(__global const affine *in, __global affine *excl,\n"
     "                     __global affine *reduced, __global affine *totals) {\n"
     "  __local affine scratch[256];\n"
@@ -1401,19 +1405,7 @@ static void test_embedding_op(void **state) {
  * and exclusive scans, and where it is (subgroup, lane, subgroup size), so
  * the host groups the lanes without knowing the device's mapping. Paths
  * without subgroups write sizes of 0. */
-static const char *app_sg_source =
-    "typedef struct { uint m, c; } affine;\n"
-    "affine affine_then(affine a, affine b, int p) {\n"
-    "  (void)p;\n"
-    "  affine r = {a.m * b.m, b.m * a.c + b.c};\n"
-    "  return r;\n"
-    "}\n"
-    "affine affine_identity(int p) {\n"
-    "  (void)p;\n"
-    "  affine r = {1u, 0u};\n"
-    "  return r;\n"
-    "}\n"
-    "CLPRIM_DEFINE_WG_OP(affine, affine, int, affine_then, affine_identity)\n"
+static const char *app_sg_source = APP_AFFINE_SOURCE
     "__kernel void app_sg_op(__global const affine *in, __global affine *incl,\n"
     "                        __global affine *excl, __global affine *reduced,\n"
     "                        __global uint *where) {\n"

@@ -497,16 +497,23 @@ CLPRIM_WG_ARG_OPS(ulong)
     barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
     return all;                                                                                    \
   }                                                                                                \
-  CLPRIM_INLINE T clprim_wg_local_scan_excl_##name(T x, __local T *scratch, T *total, P p) {       \
-    uint lid = (uint)get_local_id(0), n = (uint)get_local_size(0);                                 \
-    scratch[lid] = x;                                                                              \
-    for (uint d = 1; d < n; d <<= 1) {                                                             \
+  /* The inclusive Hillis-Steele scan of the x at s[0 ..], this one at                          \
+   * s[at], in the steps below `span` (a count the whole work-group shares,                       \
+   * for the barriers); s then holds the scan (no barrier after). */                              \
+  CLPRIM_INLINE T clprim_local_scan_incl_##name(T x, __local T *s, uint at, uint span, P p) {      \
+    s[at] = x;                                                                                     \
+    for (uint d = 1; d < span; d <<= 1) {                                                          \
       barrier(CLK_LOCAL_MEM_FENCE);                                                                \
-      T y = scratch[lid >= d ? lid - d : lid];                                                     \
+      T y = s[at >= d ? at - d : at];                                                              \
       barrier(CLK_LOCAL_MEM_FENCE);                                                                \
-      if (lid >= d) scratch[lid] = combine(y, scratch[lid], p);                                    \
+      if (at >= d) s[at] = combine(y, s[at], p);                                                   \
     }                                                                                              \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
+    return s[at];                                                                                  \
+  }                                                                                                \
+  CLPRIM_INLINE T clprim_wg_local_scan_excl_##name(T x, __local T *scratch, T *total, P p) {       \
+    uint lid = (uint)get_local_id(0), n = (uint)get_local_size(0);                                 \
+    (void)clprim_local_scan_incl_##name(x, scratch, lid, n, p);                                    \
     T excl = lid ? scratch[lid - 1] : identity(p);                                                 \
     T all = scratch[n - 1];                                                                        \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
@@ -516,8 +523,8 @@ CLPRIM_WG_ARG_OPS(ulong)
 
 /* Subgroup operations of any operator in local memory (paths with
  * subgroups): subgroup k's lanes at sg_scratch[k * clprim_sg_op_max() ..],
- * a Hillis-Steele scan over the largest subgroup's steps (a count the
- * whole work-group shares, for its barriers). */
+ * each scanned by clprim_local_scan_incl over the largest subgroup's
+ * steps. */
 #ifdef CLPRIM_HAS_SUBGROUPS
 #define CLPRIM_SG_OP_SCRATCH(wg) ((wg) + 127)
 #if defined(CLPRIM_PATH_NV_PTX)
@@ -535,15 +542,7 @@ CLPRIM_INLINE uint clprim_sg_op_size(void) { return get_sub_group_size(); }
                                               P p) {                                               \
     const uint lane = clprim_sg_lane(), n = clprim_sg_op_size(), most = clprim_sg_op_max();        \
     __local T *s = sg_scratch + clprim_sg_id() * most;                                             \
-    s[lane] = x;                                                                                   \
-    for (uint d = 1; d < most; d <<= 1) {                                                          \
-      barrier(CLK_LOCAL_MEM_FENCE);                                                                \
-      T y = s[lane >= d ? lane - d : lane];                                                        \
-      barrier(CLK_LOCAL_MEM_FENCE);                                                                \
-      if (lane >= d) s[lane] = combine(y, s[lane], p);                                             \
-    }                                                                                              \
-    barrier(CLK_LOCAL_MEM_FENCE);                                                                  \
-    T incl = s[lane];                                                                              \
+    T incl = clprim_local_scan_incl_##name(x, s, lane, most, p);                                   \
     *excl = lane ? s[lane - 1] : identity(p);                                                      \
     *total = s[n - 1];                                                                             \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                  \

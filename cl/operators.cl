@@ -25,6 +25,12 @@
 #define ITEMS 4
 #endif
 #define TILE ((ulong)WG * ITEMS)
+/* Local-memory index of tile element i: one pad element per 32 keeps a
+ * warp's reads of ITEMS-strided elements on distinct banks (for elements
+ * of one to three words and ITEMS of 4 to 16; 16-way conflicts without),
+ * and TILE_LOCAL elements hold the padded tile. */
+#define PAD(i) ((i) + (i) / 32)
+#define TILE_LOCAL PAD(TILE)
 #include "internal/segments.h"
 /* Here, not only inside the single pass's #if: the host inlines each
  * internal header once, at its first include. */
@@ -41,11 +47,11 @@ CLPRIM_INLINE void load_tile(__global const OPT *in, ulong n, ulong first, __loc
                              const clprim_op_params prm) {
   const uint lid = (uint)get_local_id(0);
   if (first + TILE <= n) {
-    for (uint r = 0; r < ITEMS; ++r) buf[r * WG + lid] = in[first + r * WG + lid];
+    for (uint r = 0; r < ITEMS; ++r) buf[PAD(r * WG + lid)] = in[first + r * WG + lid];
   } else {
     for (uint r = 0; r < ITEMS; ++r) {
       const uint i = r * WG + lid;
-      buf[i] = first + i < n ? in[first + i] : clprim_op_identity(prm);
+      buf[PAD(i)] = first + i < n ? in[first + i] : clprim_op_identity(prm);
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -54,8 +60,8 @@ CLPRIM_INLINE void load_tile(__global const OPT *in, ulong n, ulong first, __loc
 /* This work-item's ITEMS consecutive elements of the tile, combined. */
 CLPRIM_INLINE OPT items_total(__local const OPT *buf, const clprim_op_params prm) {
   const uint at = (uint)get_local_id(0) * ITEMS;
-  OPT v = buf[at];
-  for (uint k = 1; k < ITEMS; ++k) v = OP(v, buf[at + k]);
+  OPT v = buf[PAD(at)];
+  for (uint k = 1; k < ITEMS; ++k) v = OP(v, buf[PAD(at + k)]);
   return v;
 }
 
@@ -98,7 +104,7 @@ void op_reduce(__global const OPT *in, ulong n, ulong per_group, __global OPT *o
   const OPT all = OP(OP(acc[0], acc[1]), OP(acc[2], acc[3]));
   out[get_group_id(0)] = use_init ? OP(init, all) : all;
 #else
-  __local OPT buf[TILE];
+  __local OPT buf[TILE_LOCAL];
   __local OPT part[WG];
   const ulong tiles = n / TILE + (n % TILE != 0), g = get_group_id(0);
   const ulong end = min(tiles, (g + 1) * per_group);
@@ -121,15 +127,15 @@ CLPRIM_INLINE void store_scanned(__global OPT *out, ulong n, ulong first, __loca
                                  OPT run, int inclusive, const clprim_op_params prm) {
   const uint lid = (uint)get_local_id(0);
   for (uint k = 0; k < ITEMS; ++k) {
-    const OPT x = buf[lid * ITEMS + k];
+    const OPT x = buf[PAD(lid * ITEMS + k)];
     if (inclusive) run = OP(run, x);
-    buf[lid * ITEMS + k] = run;
+    buf[PAD(lid * ITEMS + k)] = run;
     if (!inclusive) run = OP(run, x);
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   for (uint r = 0; r < ITEMS; ++r) {
     const uint i = r * WG + lid;
-    if (first + i < n) out[first + i] = buf[i];
+    if (first + i < n) out[first + i] = buf[PAD(i)];
   }
 }
 #endif
@@ -156,7 +162,7 @@ void op_scan_tiles(__global const OPT *in, __global OPT *out, ulong n,
     if (!inclusive) prefix = OP(prefix, x);
   }
 #else
-  __local OPT buf[TILE];
+  __local OPT buf[TILE_LOCAL];
   __local OPT part[WG];
   load_tile(in, n, first, buf, prm);
   OPT total;
@@ -183,7 +189,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void op_scan_single(__global const OPT *in, __global OPT *out, ulong n, __global uchar *state,
                     uint tiles, int use_init, const OPT init, int inclusive,
                     const clprim_op_params prm) {
-  __local OPT buf[TILE];
+  __local OPT buf[TILE_LOCAL];
   __local OPT part[WG];
   __local uint tile_id;
   __local OPT tile_prefix;
@@ -223,7 +229,7 @@ CLPRIM_INLINE OPT range_total(OPT acc, __global const OPT *in, ulong b, ulong e,
 }
 #else
 #define RANGE_LOCALS                                                                               \
-  __local OPT buf[TILE];                                                                           \
+  __local OPT buf[TILE_LOCAL];                                                                           \
   __local OPT part[WG];
 #define RANGE_TOTAL(acc, in, b, e) range_total(acc, in, b, e, buf, part, prm)
 CLPRIM_INLINE OPT range_total(OPT acc, __global const OPT *in, ulong b, ulong e,

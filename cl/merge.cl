@@ -28,7 +28,8 @@
  * core gives as buffers of their own); values at the same offsets as their
  * keys.
  *
- * Build options: -DT -DT_FLOAT -DT_SIGNED -DKEY_BITS=32|64 (the keys),
+ * Build options: -DT -DT_FLOAT -DKEY_BITS=32|64 (the keys; a signed integer
+ * type builds as the unsigned one, its sign bit in flip: src/core/keys.c),
  * -DV=uint|ulong (the values' bits; none: keys alone), -DWG (work-group
  * size), -DITEMS (outputs per work-item). */
 #ifndef WG

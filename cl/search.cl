@@ -21,13 +21,13 @@
  * (key > the needle's). Whatever the haystack holds, results lie in
  * [0, n].
  *
- * Build options: -DT (element type) -DT_FLOAT -DT_SIGNED -DKEY_BITS=32|64,
+ * Build options: -DT (element type; a signed integer type builds as the
+ * unsigned one, its sign bit in flip: src/core/keys.c) -DT_FLOAT -DKEY_BITS=32|64,
  * -DIDX_T=uint|ulong (the results), -DWG (work-group size),
  * -DSAMPLES (the most haystack keys in local memory). */
 #ifndef T
 #define T uint
 #define T_FLOAT 0
-#define T_SIGNED 0
 #define KEY_BITS 32
 #endif
 #ifndef IDX_T

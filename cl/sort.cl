@@ -33,7 +33,8 @@
  * (l / 32) * 32 * ITEMS + r * 32 + l % 32, so groups, rounds and lanes
  * follow the input order and the sort is stable.
  *
- * Build options: -DT (element type) -DT_FLOAT -DT_SIGNED -DKEY_BITS=32|64,
+ * Build options: -DT (element type; a signed integer type builds as the
+ * unsigned one, its sign bit in flip: src/core/keys.c) -DT_FLOAT -DKEY_BITS=32|64,
  * -DV_BYTES=0|4|8 (values carried with the keys), -DWG (a multiple of 32),
  * -DITEMS, -DOFS_T=uint|ulong (scanned counts), -DSORT_ONESWEEP,
  * -DCLPRIM_OFFSETS_32=1 (segments' offsets are uint32, internal/segments.h). */

@@ -66,11 +66,9 @@ clprim_status clprim__merge(clprim_context *ctx, const struct clprim_merge_runs 
   const int cpu = ctx->info.path == CLPRIM_PATH_CPU; /* a work-item per share (cl/merge.cl) */
   if (cpu) wg = 1, items = 1;
   const int is_float = m->type == CLPRIM_FLOAT || m->type == CLPRIM_DOUBLE;
-  const int is_signed = m->type == CLPRIM_INT32 || m->type == CLPRIM_INT64;
   char options[160];
-  snprintf(options, sizeof options,
-           "-DT=%s -DT_FLOAT=%d -DT_SIGNED=%d -DKEY_BITS=%u%s -DWG=%u -DITEMS=%u",
-           clprim__cl_type(m->type), is_float, is_signed, (unsigned)es * 8,
+  snprintf(options, sizeof options, "-DT=%s -DT_FLOAT=%d -DKEY_BITS=%u%s -DWG=%u -DITEMS=%u",
+           clprim__cl_type(clprim__key_build_type(m->type)), is_float, (unsigned)es * 8,
            vs == 0 ? "" : vs == 8 ? " -DV=ulong" : " -DV=uint", wg, items);
   cl_kernel split, tiles_k;
   const struct clprim_kernel_request req[2] = {
@@ -82,8 +80,8 @@ clprim_status clprim__merge(clprim_context *ctx, const struct clprim_merge_runs 
   cl_mem splits;
   CLPRIM_CHECK(clprim__scratch(ctx, "merge: splits", (size_t)(tiles + 1) * 8, &splits));
   const cl_ulong a_at = m->a_at, na = m->na, b_at = m->b_at, nb = m->nb, out_at = m->out_at;
-  const cl_ulong flip64 = m->descending ? ~(cl_ulong)0 : 0;
-  const cl_uint flip32 = m->descending ? 0xFFFFFFFFu : 0;
+  const cl_ulong flip64 = clprim__key_flip(m->type, m->descending);
+  const cl_uint flip32 = (cl_uint)flip64;
   const void *flip = es == 8 ? (const void *)&flip64 : (const void *)&flip32;
   CLPRIM_CHECK(clprim__set_args(split, 9, sizeof m->a, &m->a, sizeof a_at, &a_at, sizeof na, &na,
                                 sizeof m->b, &m->b, sizeof b_at, &b_at, sizeof nb, &nb, es, flip,

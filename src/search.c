@@ -82,11 +82,10 @@ static clprim_status search(clprim_context *ctx, const struct search_call *c) {
   unsigned wg, samples;
   search_shape(ctx, es, &wg, &samples);
   const int is_float = c->type == CLPRIM_FLOAT || c->type == CLPRIM_DOUBLE;
-  const int is_signed = c->type == CLPRIM_INT32 || c->type == CLPRIM_INT64;
   char options[160];
   snprintf(options, sizeof options,
-           "-DT=%s -DT_FLOAT=%d -DT_SIGNED=%d -DKEY_BITS=%u -DIDX_T=%s -DWG=%u -DSAMPLES=%u",
-           clprim__cl_type(c->type), is_float, is_signed, (unsigned)es * 8,
+           "-DT=%s -DT_FLOAT=%d -DKEY_BITS=%u -DIDX_T=%s -DWG=%u -DSAMPLES=%u",
+           clprim__cl_type(clprim__key_build_type(c->type)), is_float, (unsigned)es * 8,
            index64 ? "ulong" : "uint", wg, samples);
   cl_kernel k;
   CLPRIM_CHECK(clprim__kernel(ctx, "search.cl", options, "search_bounds", &k));
@@ -97,8 +96,8 @@ static clprim_status search(clprim_context *ctx, const struct search_call *c) {
   if (!upper) upper = lower;
   const cl_ulong n64 = c->haystack_n, needles64 = c->needles_n;
   const int descending = (c->flags & CLPRIM_SORT_DESCENDING) != 0;
-  const cl_ulong flip64 = descending ? ~(cl_ulong)0 : 0;
-  const cl_uint flip32 = descending ? 0xFFFFFFFFu : 0;
+  const cl_ulong flip64 = clprim__key_flip(c->type, descending);
+  const cl_uint flip32 = (cl_uint)flip64;
   const void *flip = es == 8 ? (const void *)&flip64 : (const void *)&flip32;
   CLPRIM_CHECK(clprim__set_args(k, 8, sizeof haystack, &haystack, sizeof n64, &n64,
                                 sizeof needles, &needles, sizeof needles64, &needles64, es, flip,

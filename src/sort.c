@@ -197,14 +197,17 @@ size_t clprim__sort_pass_tile(const clprim_context *ctx, clprim_type type, size_
   return (size_t)s.wg * s.items;
 }
 
+/* The build options of the sort kernels for keys of `type` (signed keys
+ * build as unsigned ones, their sign in the job's flip: core.h,
+ * clprim__key_build_type). */
 static void sort_options(const clprim_context *ctx, clprim_type type, size_t value_size,
                          unsigned wg, unsigned items, int offsets64, int onesweep, char *options,
                          size_t size) {
   snprintf(options, size,
-           "-DT=%s -DT_FLOAT=%d -DT_SIGNED=%d -DKEY_BITS=%u -DV_BYTES=%u -DWG=%u "
+           "-DT=%s -DT_FLOAT=%d -DKEY_BITS=%u -DV_BYTES=%u -DWG=%u "
            "-DCLPRIM_WG_SIZE=%u -DITEMS=%u -DOFS_T=%s%s%s",
-           clprim__cl_type(type), type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE,
-           type == CLPRIM_INT32 || type == CLPRIM_INT64, (unsigned)clprim_type_size(type) * 8,
+           clprim__cl_type(clprim__key_build_type(type)), type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE,
+           (unsigned)clprim_type_size(type) * 8,
            (unsigned)value_size, wg, wg, items, offsets64 ? "ulong" : "uint",
            onesweep ? " -DSORT_ONESWEEP=1" : "",
            ctx->info.path == CLPRIM_PATH_NV_PTX && pass_peer_words(ctx, type, value_size)
@@ -214,7 +217,7 @@ static void sort_options(const clprim_context *ctx, clprim_type type, size_t val
 
 /* One sort of n keys (and values) from kin[in_base ..] to kout[out_base ..].
  * The digits: passes of 8 bits from shift, the last masked by last_mask, of
- * the keys' order key ^ flip. vin NULL with gen_index: the values are the
+ * key_of(key) ^ flip (clprim__key_flip). vin NULL with gen_index: the values are the
  * keys' positions (argsort). */
 struct sort_job {
   clprim_type type;
@@ -235,7 +238,7 @@ static void digits_of(clprim_type type, unsigned begin_bit, unsigned end_bit, un
   if (begin_bit == 0 && end_bit == 0) end_bit = key_bits;
   const unsigned bits = end_bit - begin_bit;
   j->type = type;
-  j->flip = (flags & CLPRIM_SORT_DESCENDING) ? (key_bits == 64 ? ~(cl_ulong)0 : 0xFFFFFFFFu) : 0;
+  j->flip = clprim__key_flip(type, (flags & CLPRIM_SORT_DESCENDING) != 0);
   j->shift = bits ? begin_bit : 0;
   j->passes = bits ? (bits + SORT_DIGIT_BITS - 1) / SORT_DIGIT_BITS : 1;
   j->last_mask = bits ? (1u << (bits - SORT_DIGIT_BITS * (j->passes - 1))) - 1u : 0u;

@@ -9,7 +9,9 @@
  * KEY_MAX (above +inf), the order every family documents.
  *
  * The macros are plain C and OpenCL C; the rest needs, in kernels, T and
- * KEY_BITS (or T_BITS) = 32 | 64, T_FLOAT = 0 | 1, T_SIGNED = 0 | 1. */
+ * KEY_BITS (or T_BITS) = 32 | 64, T_FLOAT = 0 | 1, T_SIGNED = 0 | 1 (absent:
+ * 0, as in the kernels that take a signed type's sign bit in a flip
+ * argument instead: src/core/keys.c, clprim__key_build_type). */
 #ifndef CLPRIM_KEYS_H
 #define CLPRIM_KEYS_H
 

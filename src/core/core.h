@@ -339,6 +339,13 @@ void *clprim__state(const clprim_context *ctx, const struct clprim_family *f);
 uint64_t clprim__key_of_bits(clprim_type type, uint64_t bits);
 /* The element whose key is `key` (NaN keys give a quiet NaN). */
 clprim_value clprim__value_of_key(clprim_type type, uint64_t key);
+/* Kernels that order elements by key_of(x) ^ flip (a kernel argument:
+ * sort, merge, search) are built for the type clprim__key_build_type gives:
+ * a signed integer type builds as the unsigned one of its width, its sign
+ * bit going into the flip that clprim__key_flip gives (all ones for
+ * descending order), so both types share one program. */
+clprim_type clprim__key_build_type(clprim_type type);
+uint64_t clprim__key_flip(clprim_type type, int descending);
 /* ---- core/prebuild.c */
 /* clprim_context_prebuild for the types whose bit (1u << type) is set
  * (tests prebuild one or two types). */

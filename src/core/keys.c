@@ -61,3 +61,16 @@ clprim_value clprim__value_of_key(clprim_type type, uint64_t key) {
   }
   return v;
 }
+
+clprim_type clprim__key_build_type(clprim_type type) {
+  return type == CLPRIM_INT32 ? CLPRIM_UINT32 : type == CLPRIM_INT64 ? CLPRIM_UINT64 : type;
+}
+
+uint64_t clprim__key_flip(clprim_type type, int descending) {
+  const int wide = clprim_type_size(type) == 8;
+  uint64_t flip = descending ? (wide ? UINT64_MAX : 0xFFFFFFFFu) : 0;
+  /* A signed key's order is the unsigned order of its bits with the sign
+   * bit flipped (keys.h, CLPRIM_KEY_OF_SIGNED_BITS). */
+  if (type == CLPRIM_INT32 || type == CLPRIM_INT64) flip ^= (uint64_t)1 << (wide ? 63 : 31);
+  return flip;
+}

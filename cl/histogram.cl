@@ -41,11 +41,12 @@
  *
  * Build options: -DWG (a power of two, a multiple of 32 on nv_ptx), -DCOPIES
  * and -DLOCAL_RUNS=0|1 (hist_local), -DQUADS, -DAGGREGATE=0|1|2, and
- *   keys:   -DMODE_KEYS -DX_T=int|uint (a key is read as uint: negatives are
- *           out of range)
+ *   keys:   -DMODE_KEYS -DX_T=uint (a key is read as uint: negatives are
+ *           out of range; int32 keys build the same program)
  *   values: -DX_T=int|uint|long|ulong|float|double, -DX_FLOAT=0|1
- *   -DV_T=int|long|float|double and -DS_T (the type sums are added in: uint,
- *   ulong, float, double) when values are summed; -DHAS_COUNTS=0|1;
+ *   -DV_T and -DS_T, both the type sums are added in (uint, ulong, float,
+ *   double: int32 and int64 values load as the unsigned type of the same
+ *   bits) when values are summed; -DHAS_COUNTS=0|1;
  *   binned path: -DRANGE_SHIFT, -DPQUADS. */
 #ifndef WG
 #define WG 256

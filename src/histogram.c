@@ -128,6 +128,13 @@ static int is_float(clprim_type t) {
   return t == CLPRIM_FLOAT || t == CLPRIM_DOUBLE;
 }
 
+/* The kernels' X_T: keys (int32 or uint32) are read as uint whatever their
+ * type (cl/histogram.cl: a negative key is out of range), so both key
+ * types share one build. */
+static const char *x_build_type(const struct clprim_hist_call *c) {
+  return clprim__cl_type(c->keys_mode ? CLPRIM_UINT32 : c->x_type);
+}
+
 /* Checks the call and resolves its ranges (c->in ... c->outside_out). */
 static clprim_status check_call(clprim_context *ctx, struct clprim_hist_call *c) {
   /* The public names of the arguments (histogram_keys and dense
@@ -277,9 +284,12 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct clprim_hist_c
       while (copies * 2 <= wg / 32 && copies * 2 <= 8 && c->bins * copies * 2 <= local_max)
         copies *= 2;
   }
+  /* Values load as the type they are summed in: an int32 (int64) value is
+   * the uint32 (uint64) of the same bits, whose modular sum is the same, so
+   * signed and unsigned values share one build. */
   char values_opt[96] = "";
   if (c->sums)
-    snprintf(values_opt, sizeof values_opt, " -DV_T=%s -DS_T=%s%s", clprim__cl_type(c->v_type),
+    snprintf(values_opt, sizeof values_opt, " -DV_T=%s -DS_T=%s%s", sum_type[c->v_type],
              sum_type[c->v_type], v_kind[c->v_type]);
   /* hist_local: counts alone go straight to the local atomics, element by
    * element (fewer instructions; measured faster on the H100); sums add runs of equal keys in
@@ -297,7 +307,7 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct clprim_hist_c
         options, sizeof options,
         "-DWG=%u -DCOPIES=%u -DQUADS=%u -DAGGREGATE=%d -DLOCAL_RUNS=%d -DX_T=%s -DX_FLOAT=%d%s%s "
         "-DHAS_COUNTS=%d%s%s",
-        wg, copies ? copies : 1, cfg->quads, cfg->aggregate, local_runs, clprim__cl_type(c->x_type),
+        wg, copies ? copies : 1, cfg->quads, cfg->aggregate, local_runs, x_build_type(c),
         is_float(c->x_type), c->keys_mode ? " -DMODE_KEYS" : "", values_opt, c->counts != NULL,
         nv_fast ? " -DNV_FAST" : "", binned_opt);
     static const char *const binned_names[3] = {"hist_part_count", "hist_part_scatter",
@@ -508,7 +518,7 @@ static clprim_status exact_kernels(clprim_context *ctx, const struct clprim_hist
   int len = snprintf(options, sizeof options,
                      "-DWG=%u -DX_T=%s -DMODE_KEYS -DAGGREGATE=0 -DV_T=%s -DS_T=%s -DV_IS_%s "
                      "-DHAS_COUNTS=%d -DHIST_EXACT -DT=%s -DT_BITS=%d",
-                     p->wg, clprim__cl_type(c->x_type), clprim__cl_type(c->v_type),
+                     p->wg, x_build_type(c), clprim__cl_type(c->v_type),
                      clprim__cl_type(c->v_type), dbl ? "DOUBLE" : "FLOAT", c->counts != NULL,
                      clprim__cl_type(c->v_type), dbl ? 64 : 32);
   clprim__exact_options(ctx, options + len, sizeof options - (size_t)len);

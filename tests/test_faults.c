@@ -5,8 +5,8 @@
  * For each case (a call of a family on fresh random data with a CPU
  * reference), on every path the device runs:
  *  1. a clean run counts the OpenCL calls the call makes (programs built);
- *  2. for every K (for calls of more than 150 OpenCL calls a sample of
- *     about 150, from a phase the seed draws) the K-th call fails with
+ *  2. for every K (for calls of more than 100 OpenCL calls a sample of
+ *     about 100, from a phase the seed draws) the K-th call fails with
  *     CL_OUT_OF_RESOURCES, CL_MEM_OBJECT_ALLOCATION_FAILURE or
  *     CL_OUT_OF_HOST_MEMORY in turn. The call must return that code (or
  *     succeed with the right result, where clprim recovers, e.g. from a
@@ -1399,7 +1399,7 @@ static void sweep(const struct fault_case *c, clprim_context *ctx) {
   c->setup(&f);
   for (size_t o = 0; o < f.outs; ++o) shim_watch(f.out[o]);
   const unsigned long calls = clean_run(c, &f, "clean");
-  const unsigned long most = quick ? 12 : 150;
+  const unsigned long most = quick ? 12 : 100;
   for (unsigned long k = 1; k <= calls; ++k)
     if (chosen(k, calls, most)) fail_one(c, &f, k, "warm");
   /* The same with every program dropped: failures in builds. */

@@ -119,7 +119,9 @@ static void release_kept(void) {
 }
 
 /* Under CLPRIM_TEST_SMALL (Oclgrind, where a call takes seconds): 1 if
- * this case is one of every `stride` cases, taken in turn; else always 1. */
+ * this case is one of every `stride` cases, taken in turn from a phase the
+ * seed draws (main), so that successive runs take other cases; else
+ * always 1. */
 static unsigned picks;
 static int pick(unsigned stride) {
   return !test_small() || picks++ % stride == 0;
@@ -655,7 +657,7 @@ static void test_special_values(void **state) {
         const size_t sizes[] = {2, 33, m + 1, 3 * tile + 5, BIG_N};
         for (size_t s = 0; s < COUNT(sizes); ++s) {
           const size_t n = sizes[s];
-          if (test_small() && (n > SMALL_N || !pick(6))) continue;
+          if (test_small() && (n > SMALL_N || !pick(12))) continue;
           if (!is_float(type) && n == BIG_N) continue;
           void *keys = malloc(n * es);
           for (int desc = 0; desc < 2; ++desc) {
@@ -739,7 +741,7 @@ static void test_stability(void **state) {
         const size_t sizes[] = {33, m + 1, 2 * tile + 1, BIG_N};
         for (size_t s = 0; s < COUNT(sizes); ++s) {
           const size_t n = sizes[s];
-          if (test_small() && (n > SMALL_N || !pick(7))) continue;
+          if (test_small() && (n > SMALL_N || !pick(14))) continue;
           void *keys = malloc(n * es);
           for (int desc = 0; desc < 2; ++desc) {
             const unsigned d = dists[(s + k + (size_t)desc) % COUNT(dists)];
@@ -835,7 +837,7 @@ static void test_in_place(void **state) {
         const size_t sizes[] = {1, 33, m, m + 1, 2 * tile + 1, BIG_N};
         for (size_t s = 0; s < COUNT(sizes); ++s) {
           const size_t n = sizes[s];
-          if (test_small() && (n > SMALL_N || !pick(7))) continue;
+          if (test_small() && (n > SMALL_N || !pick(14))) continue;
           void *keys = malloc((n ? n : 1) * es);
           const unsigned nv = test_small() ? 1 : n == BIG_N ? 2 : (unsigned)COUNT(vars);
           for (unsigned v = 0; v < nv; ++v, ++rot) {
@@ -1610,6 +1612,7 @@ static void test_error_texts(void **state) {
 int main(int argc, char **argv) {
   test_init("test_sort");
   test_with_cpu_path();
+  picks = (unsigned)(test_rand() % 1000); /* pick()'s phase, from the seed */
   /* --passes: every sort above 0 keys takes the digit passes (not the one
    * work-group sort), over tiles of 4 keys per work-item (on the cpu path
    * shares of 16 keys, up to 64 a compute unit), so that many tiles occur

@@ -22,7 +22,7 @@
  * The shim also says which commands write the outputs: a call not marked as
  * writing in steps writes them with one command and nothing that can fail
  * but host reads comes after it.
- * Context creation is swept the same way (about 300 K): the injected code comes back
+ * Context creation is swept the same way (about 200 K): the injected code comes back
  * (clprim_status_name names it) and nothing is left.
  *
  * `test_faults --quick` sweeps a sample of K for every case (the sanitizer
@@ -1502,7 +1502,7 @@ static void sweep_create(cl_command_queue queue) {
   const unsigned long calls = shim_calls();
   clprim_context_free(ctx);
   for (unsigned long k = 1; k <= calls; ++k) {
-    if (!chosen(k, calls, quick ? 30 : 300)) continue;
+    if (!chosen(k, calls, quick ? 30 : 200)) continue;
     const cl_int code = codes[k % 3];
     shim_reset();
     shim_fail_at(k, code);

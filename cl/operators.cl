@@ -16,6 +16,13 @@
  * ITEMS elements combined in order by one work-item, with no local
  * memory.
  *
+ * The tiles' elements come through internal/input.h: a plain load, or a
+ * pipeline's stages (-DPIPELINE: src/pipeline.c's reduce_op terminal,
+ * which builds op_reduce alone over its first level, with -DPIPE_OUT_IS_T
+ * since the host checked that x has the operator's type), where an
+ * element that fails a filter is not there and gives the identity (which
+ * leaves the others' combination, in index order, as it is).
+ *
  * Build options: -DWG (work-items, every launch), -DITEMS (elements a
  * work-item, per tile). */
 #ifndef WG
@@ -38,20 +45,39 @@
 #include "internal/heads.h"
 #define OPT clprim_op_t
 #define OP(a, b) clprim_op_combine(a, b, prm)
+#define T clprim_op_t
+#include "internal/input.h"
 
 CLPRIM_DEFINE_WG_OP(op, clprim_op_t, clprim_op_params, clprim_op_combine, clprim_op_identity)
 
+/* OP_ELEMENT(in, i): element i of the input, or the identity where it is
+ * not there (a pipeline's filter failed it). With the plain load it is
+ * in[i] itself, a struct assignment: through a function the compiler
+ * copied a global element to local memory with llvm.memmove, which
+ * Oclgrind's uninitialised-value check cannot run. */
+#if IN_FILTERS
+CLPRIM_INLINE OPT op_element(__global const IN_T *in, ulong i,
+                             const clprim_op_params prm IN_PARAMS) {
+  OPT x;
+  return in_element(in[i], i, &x IN_ARGS) ? x : clprim_op_identity(prm);
+}
+#define OP_ELEMENT(in, i) op_element(in, i, prm IN_ARGS)
+#else
+#define OP_ELEMENT(in, i) (in)[i]
+#endif
+
 /* The tile from element `first` into buf (the identity past n). Ends with a
  * barrier. */
-CLPRIM_INLINE void load_tile(__global const OPT *in, ulong n, ulong first, __local OPT *buf,
-                             const clprim_op_params prm) {
+CLPRIM_INLINE void load_tile(__global const IN_T *in, ulong n, ulong first, __local OPT *buf,
+                             const clprim_op_params prm IN_PARAMS) {
   const uint lid = (uint)get_local_id(0);
   if (first + TILE <= n) {
-    for (uint r = 0; r < ITEMS; ++r) buf[PAD(r * WG + lid)] = in[first + r * WG + lid];
+    for (uint r = 0; r < ITEMS; ++r)
+      buf[PAD(r * WG + lid)] = OP_ELEMENT(in, first + r * WG + lid);
   } else {
     for (uint r = 0; r < ITEMS; ++r) {
       const uint i = r * WG + lid;
-      buf[PAD(i)] = first + i < n ? in[first + i] : clprim_op_identity(prm);
+      buf[PAD(i)] = first + i < n ? OP_ELEMENT(in, first + i) : clprim_op_identity(prm);
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -85,8 +111,8 @@ __kernel void op_layout(__global uint *out) {
  * elements (fewer in the last) into out[g], after init where use_init. */
 #ifdef KERNEL_op_reduce
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
-void op_reduce(__global const OPT *in, ulong n, ulong per_group, __global OPT *out, int use_init,
-               const OPT init, const clprim_op_params prm) {
+void op_reduce(__global const IN_T *in, ulong n, ulong per_group, __global OPT *out, int use_init,
+               const OPT init, const clprim_op_params prm IN_PARAMS) {
 #ifdef CLPRIM_CPU
   /* The cpu path (work-groups of one work-item, -DWG=1): the group's
    * range in four contiguous quarters, combined side by side (four
@@ -99,8 +125,8 @@ void op_reduce(__global const OPT *in, ulong n, ulong per_group, __global OPT *o
   OPT acc[4];
   for (uint k = 0; k < 4; ++k) acc[k] = clprim_op_identity(prm);
   for (ulong i = 0; i < q; ++i)
-    for (uint k = 0; k < 4; ++k) acc[k] = OP(acc[k], in[first + k * q + i]);
-  for (ulong i = first + 4 * q; i < end; ++i) acc[3] = OP(acc[3], in[i]);
+    for (uint k = 0; k < 4; ++k) acc[k] = OP(acc[k], OP_ELEMENT(in, first + k * q + i));
+  for (ulong i = first + 4 * q; i < end; ++i) acc[3] = OP(acc[3], OP_ELEMENT(in, i));
   const OPT all = OP(OP(acc[0], acc[1]), OP(acc[2], acc[3]));
   out[get_group_id(0)] = use_init ? OP(init, all) : all;
 #else
@@ -110,7 +136,7 @@ void op_reduce(__global const OPT *in, ulong n, ulong per_group, __global OPT *o
   const ulong end = min(tiles, (g + 1) * per_group);
   OPT acc = clprim_op_identity(prm);
   for (ulong t = g * per_group; t < end; ++t) {
-    load_tile(in, n, t * TILE, buf, prm);
+    load_tile(in, n, t * TILE, buf, prm IN_ARGS);
     const OPT v = items_total(buf, prm);
     acc = OP(acc, clprim_wg_reduce_op(v, part, prm));
   }
@@ -218,7 +244,9 @@ void op_scan_single(__global const OPT *in, __global OPT *out, ulong n, __global
 #endif
 
 /* acc combined with in[b, e) in order: by the work-group, tile by tile
- * (buf and part as op_reduce's), or on the cpu path by one work-item. */
+ * (buf and part as op_reduce's), or on the cpu path by one work-item. Not
+ * in a pipeline's build (op_reduce alone: its load_tile reads the stages). */
+#ifndef PIPELINE
 #ifdef CLPRIM_CPU
 #define RANGE_LOCALS
 #define RANGE_TOTAL(acc, in, b, e) range_total(acc, in, b, e, prm)
@@ -241,6 +269,7 @@ CLPRIM_INLINE OPT range_total(OPT acc, __global const OPT *in, ulong b, ulong e,
   return acc;
 }
 #endif
+#endif /* PIPELINE */
 
 /* One segment [begins[s], ends[s]) a work-group (grid-stride over the
  * segments) into out[s], after init where use_init. */

@@ -5,7 +5,9 @@
  * that src/pipeline.c puts before a family's file, with the macros that
  * file's PIPELINE hook reads:
  *   PIPE_A_T    the first input's type (the array the kernels load);
- *   PIPE_OUT_T  the type of the last stage's element x;
+ *   PIPE_OUT_T  the type of the last stage's element x: a built-in type,
+ *               or a user operator's (after clprim_pipeline_map_op, whose
+ *               prefix, engine/operator.c's, comes before the function);
  *   PIPE_PARAMS the extra kernel parameters, appended to the kernels'
  *               own: ", __global const B_T *pipe_in_1, ..., P_T pipe_p0,
  *               ..., P_T pipe_p7, ulong pipe_q0, ..., ulong pipe_q7" (the
@@ -15,12 +17,16 @@
  *   int pipe_element(PIPE_A_T a, ulong i, PIPE_OUT_T *out PIPE_PARAMS):
  *               whether element i (whose first input is a) passes every
  *               filter, and its x in *out (where it fails, the x of the
- *               filter that failed it: partitions write that).
+ *               filter that failed it: partitions write that; but no
+ *               cast converts between a built-in type and an operator's,
+ *               so there *out holds the last x of PIPE_OUT_T's kind before
+ *               it, built-in or the operator's, or is not written).
  * Each user expression sits on a line of its own after #line 1
  * "clprim-expression-<stage>", so compiler messages give its line and
  * column in the user's text.
  * Hooks: cl/select.cl (the ballot compaction: collect, and the compaction
- * before the selections) and cl/reduce.cl (count, sum, min, max, args).
+ * before the selections), cl/reduce.cl (count, sum, min, max, args) and
+ * cl/operators.cl (op_reduce: reduce_op).
  *
  * pipe_gather: top-k's positions among the compacted elements become
  * positions in the inputs: idx[j] = map[idx[j]] for j < k (uint, or ulong

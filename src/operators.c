@@ -5,7 +5,7 @@
  * heads, then a work-group a run) and adjacent difference over it (kernels op_* in cl/operators.cl, which
  * describes the method). */
 #include "engine/lookback.h"
-#include "engine/operator.h"
+#include "operators.h"
 #include "select.h"
 #include "../cl/internal/heads.h"
 
@@ -69,6 +69,13 @@ static void ops_shape(const clprim_context *ctx, size_t size, unsigned *wg, unsi
   *wg = w, *items = it;
 }
 
+void clprim__reduce_op_options(const clprim_context *ctx, const clprim_operator *op, char *options,
+                               size_t size) {
+  unsigned w, it;
+  ops_shape(ctx, op->size, &w, &it);
+  snprintf(options, size, "-DWG=%u -DITEMS=%u", w, it);
+}
+
 /* One of op's kernels (all are one program, built by clprim_operator_create;
  * segmented calls with uint32 offsets build a second, offsets_option
  * clprim__offsets_option's). */
@@ -78,7 +85,8 @@ static clprim_status ops_kernel_offsets(clprim_context *ctx, const clprim_operat
   unsigned w, it;
   ops_shape(ctx, op->size, &w, &it);
   char options[96];
-  snprintf(options, sizeof options, "-DWG=%u -DITEMS=%u%s", w, it, offsets_option);
+  clprim__reduce_op_options(ctx, op, options, sizeof options);
+  snprintf(options + strlen(options), sizeof options - strlen(options), "%s", offsets_option);
   const char *together = strncmp(name, "op_sbk_", 7) == 0 ? SBK_KERNELS : OPS_KERNELS;
   const struct clprim_kernel_request r = {"operators.cl", op->prefix, options, name,
                                           together,       kernel,     NULL,    NULL};
@@ -122,6 +130,7 @@ clprim_status clprim_operator_create(clprim_operator **op, clprim_context *ctx,
 
 void clprim_operator_free(clprim_operator *op) {
   if (!op) return;
+  free(op->type);
   free(op->prefix);
   free(op);
 }
@@ -163,6 +172,27 @@ static clprim_status reduce_pass(clprim_context *ctx, const struct ops_call *c, 
   return clprim__enqueue(ctx, k, groups, wg);
 }
 
+clprim_status clprim__reduce_op_run(clprim_context *ctx, const clprim_operator *op, cl_kernel first,
+                                    cl_mem in, size_t n, const void *init, cl_mem dest) {
+  cl_kernel k;
+  unsigned wg, items;
+  CLPRIM_CHECK(ops_kernel(ctx, op, "op_reduce", &k, &wg, &items));
+  struct ops_call c;
+  ops_call(ctx, op, init, &c);
+  const size_t tile = (size_t)wg * items, tiles = clprim__div_up(n, tile);
+  const size_t most = clprim__launch(ctx).max_groups;
+  if (tiles <= 1 || most <= 1)
+    return reduce_pass(ctx, &c, first, wg, in, n, tiles ? tiles : 1, 1, dest, c.use_init);
+  const size_t per = clprim__div_up(tiles, most), groups = clprim__div_up(tiles, per);
+  cl_mem partials;
+  char name[48];
+  snprintf(name, sizeof name, SLOT_TOTALS, 0u);
+  CLPRIM_CHECK(clprim__scratch(ctx, name, groups * op->size, &partials));
+  CLPRIM_CHECK(reduce_pass(ctx, &c, first, wg, in, n, per, groups, partials, 0));
+  return reduce_pass(ctx, &c, k, wg, partials, groups, clprim__div_up(groups, tile), 1, dest,
+                     c.use_init);
+}
+
 static clprim_status reduce_op(clprim_context *ctx, size_t n, const clprim_operator *op,
                                clprim_buffer in_range, const void *init, void *result,
                                clprim_buffer result_out) {
@@ -173,28 +203,12 @@ static clprim_status reduce_op(clprim_context *ctx, size_t n, const clprim_opera
   if (result_out.mem)
     CLPRIM_CHECK(clprim__range(ctx, "result_out", result_out, op->size, 1, CLPRIM__OUT_ALL, &out));
   cl_kernel k;
-  unsigned wg, items;
-  CLPRIM_CHECK(ops_kernel(ctx, op, "op_reduce", &k, &wg, &items));
-  struct ops_call c;
-  ops_call(ctx, op, init, &c);
+  CLPRIM_CHECK(ops_kernel(ctx, op, "op_reduce", &k, NULL, NULL));
   /* With a host result, the last pass writes scratch: read from there, and
    * copied to result_out (where given) after every step that can fail. */
   cl_mem dest = out;
   if (result) CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULT, op->size, &dest));
-  const size_t tile = (size_t)wg * items, tiles = clprim__div_up(n, tile);
-  const size_t most = clprim__launch(ctx).max_groups;
-  if (tiles <= 1 || most <= 1) {
-    CLPRIM_CHECK(reduce_pass(ctx, &c, k, wg, in, n, tiles ? tiles : 1, 1, dest, c.use_init));
-  } else {
-    const size_t per = clprim__div_up(tiles, most), groups = clprim__div_up(tiles, per);
-    cl_mem partials;
-    char name[48];
-    snprintf(name, sizeof name, SLOT_TOTALS, 0u);
-    CLPRIM_CHECK(clprim__scratch(ctx, name, groups * op->size, &partials));
-    CLPRIM_CHECK(reduce_pass(ctx, &c, k, wg, in, n, per, groups, partials, 0));
-    CLPRIM_CHECK(reduce_pass(ctx, &c, k, wg, partials, groups, clprim__div_up(groups, tile), 1,
-                             dest, c.use_init));
-  }
+  CLPRIM_CHECK(clprim__reduce_op_run(ctx, op, k, in, n, init, dest));
   if (!result) return CLPRIM_SUCCESS;
   unsigned char value[64];
   CLPRIM_CHECK(clprim__read(ctx, dest, 0, op->size, value));

@@ -20,7 +20,14 @@
  *     many; more than the room laid out for them), as below;
  *   histogram, top-k otherwise: that compaction into the pipeline's own
  *     buffers, then the family's call over the m passing elements (top-k's
- *     positions mapped back to the inputs' by pipe_gather).
+ *     positions mapped back to the inputs' by pipe_gather);
+ *   reduce_op: cl/operators.cl's op_reduce (the stages and the operator's
+ *     prefix before it) over the inputs, then the operator's own op_reduce
+ *     over the work-groups' results: clprim_reduce_op's passes
+ *     (src/operators.c, clprim__reduce_op_run).
+ * A map by an operator (map_op) puts the operator's prefix into the
+ * stages' source (engine/stages.c), so that x can have its type; such an x
+ * goes to the terminals that take any type (count, reduce_op) only.
  * Parameters and built-in predicates' operands are kernel arguments, so a
  * new value builds nothing; the generated source depends on the stages and
  * types only (and on whether the run takes its count from the device), and
@@ -29,6 +36,7 @@
 #include "engine/exact.h"
 #include "engine/stages.h"
 #include "engine/sample_select.h"
+#include "operators.h"
 #include "reduce.h"
 #include "select.h"
 #include "topk.h"
@@ -53,8 +61,12 @@ enum terminal {
   TERM_HISTOGRAM,
   TERM_NTH,
   TERM_QUANTILES,
-  TERM_TOPK
+  TERM_TOPK,
+  TERM_REDUCE_OP
 };
+static const char *const term_names[] = {"none",      "collect",   "count",
+                                         "reduce",    "histogram", "nth_element",
+                                         "quantiles", "topk",      "reduce_op"};
 
 #define OUTPUTS 4
 
@@ -70,6 +82,11 @@ struct clprim_pipeline {
   uint64_t k;
   double *q_list;
   size_t q_count;
+  /* reduce_op: the caller's operator (alive while the pipeline may run it)
+   * and init's bytes, copied at the call. */
+  const clprim_operator *user_op;
+  unsigned char user_init[64];
+  int user_has_init;
 
   /* Outputs: the buffers (grown on demand), and what the last run wrote. */
   cl_mem buf[OUTPUTS + 2]; /* + compacted values and indices of the selections */
@@ -82,8 +99,11 @@ struct clprim_pipeline {
 
 /* ------------------------------------------------------------ helpers */
 
+/* x's type: a clprim_type, or CLPRIM__STAGE_OP_TYPE (the operator's). */
 static clprim_type x_type(const clprim_pipeline *p) { return clprim__stages_type(&p->st); }
 
+/* For the operator's type, CLPRIM__STAGE_OP_TYPE: CLPRIM_TYPE_COUNT, no
+ * clprim_type (clprim.h). */
 clprim_type clprim_pipeline_type(const clprim_pipeline *p) {
   return p ? x_type(p) : CLPRIM_INT32;
 }
@@ -179,6 +199,50 @@ clprim_status clprim_pipeline_map(clprim_pipeline *p, clprim_type type, const ch
   return clprim__unhold(p->ctx, st);
 }
 
+/* The clprim_type whose OpenCL C name and size are op's type's, else
+ * CLPRIM__STAGE_OP_TYPE. */
+static clprim_type op_builtin(const clprim_operator *op) {
+  for (unsigned t = 0; t < CLPRIM_TYPE_COUNT; ++t)
+    if (strcmp(clprim__cl_type((clprim_type)t), op->type) == 0 &&
+        clprim_type_size((clprim_type)t) == op->size)
+      return (clprim_type)t;
+  return CLPRIM__STAGE_OP_TYPE;
+}
+
+/* Whether op is the pipeline's one operator (or may become it): refused
+ * where the maps use another (other type definitions and combine). */
+static clprim_status one_operator(clprim_pipeline *p, const clprim_operator *op) {
+  if (!p->st.op_prefix || strcmp(p->st.op_prefix, op->prefix) == 0) return CLPRIM_SUCCESS;
+  return clprim__invalid(p->ctx,
+                         "op (of type %s) is not the operator the pipeline's maps use (of type "
+                         "%s): one operator a pipeline",
+                         op->type, p->st.op_type);
+}
+
+static clprim_status map_op(clprim_pipeline *p, const clprim_operator *op, const char *expression) {
+  CLPRIM_CHECK(clprim__operator_check(p->ctx, op));
+  if (!expression) return clprim__invalid(p->ctx, "expression is required");
+  CLPRIM_CHECK(one_operator(p, op));
+  const int had_op = p->st.op_prefix != NULL;
+  CLPRIM_CHECK(clprim__stages_set_op(&p->st, op->type, op->size, op->prefix));
+  struct clprim_stage stage;
+  memset(&stage, 0, sizeof stage);
+  stage.kind = CLPRIM__STAGE_MAP, stage.type = op_builtin(op);
+  const clprim_status st = add_stage(p, stage, expression);
+  if (st != CLPRIM_SUCCESS && !had_op) { /* a refused stage: no operator, as before */
+    free(p->st.op_type), free(p->st.op_prefix);
+    p->st.op_type = p->st.op_prefix = NULL;
+  }
+  return st;
+}
+
+clprim_status clprim_pipeline_map_op(clprim_pipeline *p, const clprim_operator *op,
+                                     const char *expression) {
+  if (!p) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__hold(p->ctx, "pipeline_map_op"));
+  return clprim__unhold(p->ctx, map_op(p, op, expression));
+}
+
 clprim_status clprim_pipeline_filter_expr(clprim_pipeline *p, const char *expression) {
   if (!p) return CLPRIM_ERROR_INVALID_ARGUMENT;
   CLPRIM_CHECK(clprim__hold(p->ctx, "pipeline_filter_expr"));
@@ -223,6 +287,11 @@ static clprim_status filter_pred(clprim_pipeline *p, const clprim_predicate *pre
     return clprim__invalid(ctx, "the pipeline has %d built-in filters already",
                            CLPRIM__STAGE_BUILTINS);
   const clprim_type type = x_type(p);
+  if (type == CLPRIM__STAGE_OP_TYPE)
+    return clprim__invalid(ctx,
+                           "x has the operator's type (%s), which built-in predicates do not take "
+                           "(clprim_pipeline_filter_expr takes any x)",
+                           p->st.op_type);
   if (pred->op == CLPRIM_PRED_MASK_EQ && is_float(type))
     return clprim__invalid(ctx, "pred->op is CLPRIM_PRED_MASK_EQ, which takes integer types only");
   struct clprim_stage st;
@@ -275,6 +344,23 @@ clprim_status clprim_pipeline_reduce(clprim_pipeline *p, clprim_pipeline_reducti
   if (st == CLPRIM_SUCCESS) {
     set_terminal(p, TERM_REDUCE, flags);
     p->op = op;
+  }
+  return clprim__unhold(p->ctx, st);
+}
+
+/* x's type is checked when the pipeline runs: stages added after the
+ * terminal may change it. */
+clprim_status clprim_pipeline_reduce_op(clprim_pipeline *p, const clprim_operator *op,
+                                        const void *init) {
+  if (!p) return CLPRIM_ERROR_INVALID_ARGUMENT;
+  CLPRIM_CHECK(clprim__hold(p->ctx, "pipeline_reduce_op"));
+  clprim_status st = clprim__operator_check(p->ctx, op);
+  if (st == CLPRIM_SUCCESS) st = one_operator(p, op);
+  if (st == CLPRIM_SUCCESS) {
+    set_terminal(p, TERM_REDUCE_OP, 0);
+    p->user_op = op, p->user_has_init = init != NULL;
+    memset(p->user_init, 0, sizeof p->user_init);
+    if (init) memcpy(p->user_init, init, op->size);
   }
   return clprim__unhold(p->ctx, st);
 }
@@ -441,6 +527,41 @@ static clprim_status topk_filtered(clprim_pipeline *p, size_t n, cl_mem in,
   return CLPRIM_SUCCESS;
 }
 
+/* The reduce_op terminal: op_reduce of cl/operators.cl built with the
+ * stages' source (which holds the operator's prefix after a map_op, else
+ * the prefix follows it) over the inputs, then clprim_reduce_op's passes;
+ * the result, one element of the operator's type, to
+ * CLPRIM_PIPE_OUT_RESULT. */
+static clprim_status reduce_op_run(clprim_pipeline *p, size_t n, cl_mem in,
+                                   struct clprim_extra_args *extra) {
+  clprim_context *ctx = p->ctx;
+  const clprim_operator *op = p->user_op;
+  char options[160];
+  clprim__reduce_op_options(ctx, op, options, sizeof options);
+  snprintf(options + strlen(options), sizeof options - strlen(options),
+           " -DPIPELINE -DPIPE_OUT_IS_T");
+  struct clprim_text prefix = {NULL, 0, 0, 0, 0};
+  clprim__text_printf(&prefix, "%s", p->st.source);
+  if (!p->st.op_prefix) clprim__text_printf(&prefix, "\n%s", op->prefix);
+  if (prefix.failed) {
+    free(prefix.s);
+    return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  cl_kernel kernel;
+  const struct clprim_kernel_request r = {"operators.cl", prefix.s, options, "op_reduce",
+                                          "op_reduce",    &kernel,  NULL,    "op_reduce"};
+  clprim_status st = clprim__kernels(ctx, &r, 1);
+  free(prefix.s);
+  CLPRIM_CHECK(st);
+  extra->first = 7;
+  CLPRIM_CHECK(clprim__set_extra_args(kernel, extra));
+  CLPRIM_CHECK(room(p, CLPRIM_PIPE_OUT_RESULT, op->size));
+  CLPRIM_CHECK(clprim__reduce_op_run(ctx, op, kernel, in, n, p->user_has_init ? p->user_init : NULL,
+                                     p->buf[CLPRIM_PIPE_OUT_RESULT]));
+  mark(p, CLPRIM_PIPE_OUT_RESULT, 1, op->size);
+  return CLPRIM_SUCCESS;
+}
+
 /* The part of a run inside one public call: the fused kernels. *m gets the
  * passing count where the terminal compacts for a later call; *finished is
  * set where the terminal ran here too. */
@@ -461,6 +582,7 @@ static clprim_status run_fused(clprim_pipeline *p, size_t n, const clprim_buffer
   clprim__stages_args(&p->st, p->ctx, in, count_in, params, &store, &extra);
   const clprim_type type = x_type(p);
   const size_t es = clprim_type_size(type);
+  if (p->terminal == TERM_REDUCE_OP) return reduce_op_run(p, n, in[0], &extra);
 
   /* Selection by rank counts the passing elements itself, where its first
    * level runs (a larger input than one work-group finishes). */
@@ -641,11 +763,41 @@ static clprim_status run_selection(clprim_pipeline *p, uint64_t m) {
   }
 }
 
+/* Whether the terminal takes x's type: a built-in type, or for count and
+ * reduce_op any; reduce_op's operator of the pipeline's context, of x's
+ * very type (a built-in type of its name and size, or x of a map by the
+ * same operator), and the pipeline's one operator. */
+static clprim_status check_x(clprim_pipeline *p) {
+  clprim_context *ctx = p->ctx;
+  const clprim_type x = x_type(p);
+  if (x == CLPRIM__STAGE_OP_TYPE && p->terminal != TERM_COUNT && p->terminal != TERM_REDUCE_OP)
+    return clprim__invalid(ctx,
+                           "x has the operator's type (%s), which the terminal (%s) does not "
+                           "take (count and reduce_op take it; a map to a built-in type may "
+                           "come first)",
+                           p->st.op_type, term_names[p->terminal]);
+  if (p->terminal != TERM_REDUCE_OP) return CLPRIM_SUCCESS;
+  const clprim_operator *op = p->user_op;
+  CLPRIM_CHECK(clprim__operator_check(ctx, op));
+  if (x == CLPRIM__STAGE_OP_TYPE) {
+    if (strcmp(p->st.op_prefix, op->prefix) == 0) return CLPRIM_SUCCESS;
+    return clprim__invalid(ctx,
+                           "x's type (%s, of the operator of the pipeline's maps) is not op's "
+                           "type (%s, another operator's): one operator a pipeline",
+                           p->st.op_type, op->type);
+  }
+  if (strcmp(clprim__cl_type(x), op->type) != 0 || clprim_type_size(x) != op->size)
+    return clprim__invalid(ctx, "x's type (%s) is not op's type (%s)", clprim__cl_type(x),
+                           op->type);
+  return one_operator(p, op); /* a built-in x after maps by another operator */
+}
+
 static clprim_status run_held(clprim_pipeline *p, size_t n, const clprim_buffer *inputs,
                               const clprim_buffer *count, const double *params) {
   memset(p->written, 0, sizeof p->written);
   if (!inputs) return clprim__invalid(p->ctx, "inputs is required");
   if (p->terminal == TERM_NONE) return clprim__invalid(p->ctx, "the pipeline has no terminal");
+  CLPRIM_CHECK(check_x(p));
   if (count && !count->mem) return clprim__invalid(p->ctx, "count is required (a NULL buffer)");
   CLPRIM_CHECK(clprim__call_begin(p->ctx, "pipeline_run"));
   uint64_t m = 0;
@@ -658,7 +810,7 @@ static clprim_status run_held(clprim_pipeline *p, size_t n, const clprim_buffer 
     return st;
   }
   if (finished || p->terminal == TERM_COLLECT || p->terminal == TERM_COUNT ||
-      p->terminal == TERM_REDUCE)
+      p->terminal == TERM_REDUCE || p->terminal == TERM_REDUCE_OP)
     return CLPRIM_SUCCESS;
   /* The run is the context's last call: its first command is the
    * compaction's (clprim_context_last_time times the whole run). */
@@ -736,7 +888,11 @@ clprim_status clprim_pipeline_read_result(clprim_pipeline *p, clprim_value *valu
   CLPRIM_CHECK(clprim__hold(p->ctx, "pipeline_read_result"));
   clprim_status st = CLPRIM_SUCCESS;
   if (!value && !index) st = clprim__invalid(p->ctx, "value or index is required");
-  if (st == CLPRIM_SUCCESS && p->terminal != TERM_REDUCE)
+  if (st == CLPRIM_SUCCESS && p->terminal == TERM_REDUCE_OP)
+    st =
+        clprim__invalid(p->ctx, "the pipeline's terminal is reduce_op, whose result (an element of "
+                                "the operator's type) clprim_pipeline_read reads");
+  else if (st == CLPRIM_SUCCESS && p->terminal != TERM_REDUCE)
     st = clprim__invalid(p->ctx, "the pipeline's terminal is not a reduce");
   uint64_t words[2] = {0, 0};
   if (st == CLPRIM_SUCCESS)

@@ -1,5 +1,6 @@
 /* input.h: the element source, how kernels that a pipeline can feed
- * (reduce.cl, select.cl, nth_element.cl, topk.cl) read their input.
+ * (reduce.cl, select.cl, nth_element.cl, topk.cl, operators.cl's
+ * op_reduce) read their input.
  *
  * Such a kernel takes its input as `__global const IN_T *in`, appends
  * IN_PARAMS to its own parameters, and gets element i, whose loaded input
@@ -13,6 +14,12 @@
  *     cl/pipeline.cl); IN_T is the first input's type, *x the last stage's
  *     value (where a filter fails the element, that filter's value), and
  *     the element is there when it passes every filter.
+ * x (of PIPE_OUT_T) becomes T in a pipeline's in_element by a cast, where
+ * both are built-in types; a user operator's type (a struct) has no cast,
+ * not even to itself, so two builds say otherwise: -DPIPE_OUT_IS_T, which
+ * the host gives where x's type is T itself (op_reduce, T its operator's
+ * type: x goes to the stages' *pipe_out as it is), and -DPIPE_COUNT, whose
+ * kernels read no x (*x is 0; so a count takes x of any type).
  * IN_FILTERS says whether an element can be missing (1 for a pipeline); a
  * kernel keeps under `#if IN_FILTERS` only what exists for missing
  * elements (counting those that are there). With the plain source
@@ -28,10 +35,18 @@
 #define IN_ARGS PIPE_ARGS
 #define IN_FILTERS 1
 CLPRIM_INLINE int in_element(PIPE_A_T a, ulong i, T *x PIPE_PARAMS) {
+#if defined(PIPE_OUT_IS_T)
+  return pipe_element(a, i, x PIPE_ARGS) != 0;
+#elif defined(PIPE_COUNT)
+  PIPE_OUT_T y;
+  *x = (T)0;
+  return pipe_element(a, i, &y PIPE_ARGS) != 0;
+#else
   PIPE_OUT_T y = (PIPE_OUT_T)0;
   const int there = pipe_element(a, i, &y PIPE_ARGS) != 0;
   *x = (T)y;
   return there;
+#endif
 }
 #else
 #define IN_T T

@@ -1561,7 +1561,8 @@ CLPRIM_API clprim_status clprim_merge_runs_pairs(clprim_context *ctx, size_t n,
  * a result in an unspecified grouping of the same sequence: it may differ
  * between devices, paths, sizes and offsets. The identity e must satisfy
  * e ∘ x == x ∘ e == x; it fills the ends of tiles, so a wrong one gives
- * wrong results. */
+ * wrong results. A pipeline's maps and reductions take operators too
+ * (clprim_pipeline_map_op, clprim_pipeline_reduce_op). */
 typedef struct clprim_operator clprim_operator;
 
 /* Up to 8 parameters of an operator, p0..p7 in its expressions (double, or
@@ -1733,7 +1734,9 @@ CLPRIM_API clprim_status clprim_adjacent_difference_op(clprim_context *ctx, size
  * element of each at index i).
  * Stages, in the order added:
  *   map: a new current element x of a declared type, from an OpenCL C
- *     expression (converted to that type as by a cast);
+ *     expression (converted to that type as by a cast); or of a user
+ *     operator's type (clprim_pipeline_map_op: see "user types and
+ *     operators"), whose definition and helpers every later stage sees;
  *   filter: the element goes on only where a condition holds: a built-in
  *     predicate on x (its a and b in x's type), an input being nonzero
  *     (flags), or an expression (nonzero passes).
@@ -1752,9 +1755,12 @@ CLPRIM_API clprim_status clprim_adjacent_difference_op(clprim_context *ctx, size
  * stage.
  * Terminals (one; setting one replaces the last):
  *   collect (values and / or original indices, input order), count, a
- *   reduction (sum, min, max, argmax, argmin), an even histogram, the
- *   elements of ranks (nth_element, quantiles) or top-k of the passing
- *   elements.
+ *   reduction (sum, min, max, argmax, argmin), a reduction with a user
+ *   operator (reduce_op), an even histogram, the elements of ranks
+ *   (nth_element, quantiles) or top-k of the passing elements. An x of a
+ *   user operator's type goes to count and reduce_op only (the others fail
+ *   the run with CLPRIM_ERROR_INVALID_ARGUMENT and a text); a map to a
+ *   built-in type ("x.mean") may come first.
  * Results stay in device buffers that the pipeline owns (clprim_pipeline_
  * output) until the next run or clprim_pipeline_free(); the host reads them
  * only when asked (clprim_pipeline_read...), and they can be the input of
@@ -1787,12 +1793,35 @@ CLPRIM_API void clprim_pipeline_free(clprim_pipeline *pipe);
 CLPRIM_API clprim_status clprim_pipeline_map(clprim_pipeline *pipe, clprim_type type,
                                              const char *expression);
 
+/*! clprim_pipeline_map_op() :
+ * Adds a map: x becomes `expression`, an element of op's type (a user
+ * operator made on the pipeline's context: see "user types and
+ * operators"). For a type of a clprim_type's OpenCL C name and size
+ * ("float", "int", ...) the expression is converted as by a cast, and x
+ * then has that clprim_type; for any other type ("stats", "float2") it is
+ * not converted, so it must have the type already: a helper of op's
+ * source, "stats_of(x)" (a compound literal's braces are refused, as in
+ * every expression), or a vector literal "(float2)(x, 0.0f)". op's
+ * source (its type and helpers) then comes before every stage's
+ * expression: later filters read x's fields ("x.n > 1"), a later
+ * clprim_pipeline_map makes a built-in x of them ("x.mean"). A pipeline
+ * has one operator: its maps by an operator and clprim_pipeline_reduce_op
+ * take the same (the same source, combine and identity). op's texts are
+ * copied: op may be freed after the call. The expression's build log is a
+ * map's (see above).
+ * @return : as clprim_pipeline_map(); CLPRIM_ERROR_INVALID_ARGUMENT also for
+ *           a NULL op, an op of another context, and another operator than
+ *           the pipeline's maps by an operator use. */
+CLPRIM_API clprim_status clprim_pipeline_map_op(clprim_pipeline *pipe, const clprim_operator *op,
+                                                const char *expression);
+
 /*! clprim_pipeline_filter() :
  * Adds a filter by a built-in predicate on x (see "select"; a and b are
  * members of x's type, fixed when added).
  * @return : as clprim_pipeline_map(); CLPRIM_ERROR_INVALID_ARGUMENT also for
  *           a NULL or bad predicate, MASK_EQ on floats, more than 4 built-in
- *           predicates. */
+ *           predicates, an x of a user operator's type (filter it with
+ *           clprim_pipeline_filter_expr). */
 CLPRIM_API clprim_status clprim_pipeline_filter(clprim_pipeline *pipe,
                                                 const clprim_predicate *pred);
 
@@ -1853,6 +1882,26 @@ CLPRIM_API clprim_status clprim_pipeline_count(clprim_pipeline *pipe);
  *           bad op or flags. */
 CLPRIM_API clprim_status clprim_pipeline_reduce(clprim_pipeline *pipe,
                                                 clprim_pipeline_reduction op, unsigned flags);
+
+/*! clprim_pipeline_reduce_op() :
+ * Terminal: init ∘ x_0 ∘ x_1 ∘ ... over the passing elements x, in index
+ * order, with the user operator op (see "user types and operators"),
+ * without storing them, to CLPRIM_PIPE_OUT_RESULT: one element of op's
+ * type (op's size in bytes; read it with clprim_pipeline_read, not
+ * clprim_pipeline_read_result); init ∘ identity when no element passes.
+ * init points to one element in the host's layout (NULL: the identity),
+ * copied by this call. op must be made on the pipeline's context and stay
+ * alive while the pipeline may run it (its parameters are read at each
+ * run: clprim_operator_set_params between runs builds nothing). x must
+ * have op's type when the pipeline runs: a built-in x whose OpenCL C name
+ * is op's type name ("float" for an int x is refused), or x of a map by
+ * this operator (clprim_pipeline_map_op); else the run fails with
+ * CLPRIM_ERROR_INVALID_ARGUMENT and a text that names both types.
+ * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT for a NULL pipe or
+ *           op, an op of another context, or another operator than the
+ *           pipeline's maps by an operator use. */
+CLPRIM_API clprim_status clprim_pipeline_reduce_op(clprim_pipeline *pipe, const clprim_operator *op,
+                                                   const void *init);
 
 /*! clprim_pipeline_histogram() :
  * Terminal: the passing elements' histogram, as clprim_histogram_even()
@@ -1932,7 +1981,10 @@ typedef enum clprim_pipeline_out {
 /*! clprim_pipeline_type() :
  * @return : the type of x after the last stage (the type of
  *           CLPRIM_PIPE_OUT_VALUES and of reductions), or the first input's
- *           type; CLPRIM_INT32 for a NULL pipe. */
+ *           type; for an x of a user operator's type (clprim_pipeline_map_op
+ *           with no built-in type), CLPRIM_TYPE_COUNT, which is no
+ *           clprim_type (clprim_type_size() gives 0, clprim_type_name()
+ *           "invalid", and calls refuse it); CLPRIM_INT32 for a NULL pipe. */
 CLPRIM_API clprim_type clprim_pipeline_type(const clprim_pipeline *pipe);
 
 /*! clprim_pipeline_output() :
@@ -1969,7 +2021,8 @@ CLPRIM_API clprim_status clprim_pipeline_read(clprim_pipeline *pipe, clprim_pipe
  * the sum, and when no element passed (the value is then 0). Waits, and is
  * not a primitive call (as clprim_pipeline_read).
  * @return : CLPRIM_SUCCESS; CLPRIM_ERROR_INVALID_ARGUMENT for a NULL pipe,
- *           both outputs NULL, another terminal, or no run yet. */
+ *           both outputs NULL, another terminal (reduce_op too: read its
+ *           result with clprim_pipeline_read), or no run yet. */
 CLPRIM_API clprim_status clprim_pipeline_read_result(clprim_pipeline *pipe, clprim_value *value,
                                                      uint64_t *index);
 

@@ -72,11 +72,14 @@ clprim_status clprim__operator_make(clprim_context *ctx, const clprim_operator_d
                       "  return (\n#line 1 \"operator-identity\"\n%s\n", desc->identity);
   clprim__text_printf(&t, "#line %u \"operator\"\n);\n}\n", t.lines + 1 - start);
   clprim_operator *o = t.failed ? NULL : calloc(1, sizeof *o);
-  if (!o) {
+  char *type = o ? malloc(strlen(desc->type) + 1) : NULL;
+  if (!type) {
+    free(o);
     free(t.s);
     return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
   }
-  o->ctx = ctx, o->size = desc->size, o->align = desc->align, o->prefix = t.s;
+  strcpy(type, desc->type);
+  o->ctx = ctx, o->type = type, o->size = desc->size, o->align = desc->align, o->prefix = t.s;
   *op = o;
   return CLPRIM_SUCCESS;
 }

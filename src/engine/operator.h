@@ -10,6 +10,7 @@
 /* What clprim_operator_create made (clprim.h), owned by the caller. */
 struct clprim_operator {
   clprim_context *ctx;
+  char *type;         /* the element type's OpenCL C name (desc->type) */
   size_t size, align; /* the host's sizeof and alignof of an element */
   /* The generated text put before a kernel file (clprim__kernels' prefix):
    * the user's source, then

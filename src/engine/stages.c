@@ -17,6 +17,10 @@ clprim_type clprim__stages_type(const struct clprim_stages *p) {
   return p->stage_count ? p->stages[p->stage_count - 1].type : p->types[0];
 }
 
+const char *clprim__stages_type_name(const struct clprim_stages *p, clprim_type type) {
+  return type == CLPRIM__STAGE_OP_TYPE && p->op_type ? p->op_type : clprim__cl_type(type);
+}
+
 /* Whether an expression is one expression that cannot reach outside the
  * generated function: see the doc comment in clprim.h. */
 int clprim__expression_ok(const char *e) {
@@ -104,6 +108,17 @@ static void put_expression(struct clprim_text *t, struct clprim_stage *st, unsig
   clprim__text_printf(t, "#line %u \"clprim-pipeline\"\n", st->after);
 }
 
+/* `*pipe_out = pipe_v<v>` where v's type (vt) and PIPE_OUT_T's (out) agree:
+ * a cast between built-in types, none within the operator's type, and no
+ * assignment between the two kinds (a struct converts to nothing). */
+static void put_out(struct clprim_text *t, const char *indent, clprim_type vt, clprim_type out,
+                    unsigned v) {
+  if (vt == CLPRIM__STAGE_OP_TYPE && out == CLPRIM__STAGE_OP_TYPE)
+    clprim__text_printf(t, "%s*pipe_out = pipe_v%u;\n", indent, v);
+  else if (vt != CLPRIM__STAGE_OP_TYPE && out != CLPRIM__STAGE_OP_TYPE)
+    clprim__text_printf(t, "%s*pipe_out = (PIPE_OUT_T)pipe_v%u;\n", indent, v);
+}
+
 /* The generated source of the pipeline's stages (cl/pipeline.cl). */
 clprim_status clprim__stages_source(struct clprim_stages *p, const clprim_context *ctx,
                                     int counted) {
@@ -111,9 +126,10 @@ clprim_status clprim__stages_source(struct clprim_stages *p, const clprim_contex
   free(p->source);
   p->source = NULL;
   const char *pt = ctx->info.has_fp64 ? "double" : "float";
+  const clprim_type out = clprim__stages_type(p);
   struct clprim_text t = {NULL, 0, 0, 0, 0};
-  clprim__text_printf(&t, "#define PIPE_A_T %s\n#define PIPE_OUT_T %s\n", clprim__cl_type(p->types[0]),
-              clprim__cl_type(clprim__stages_type(p)));
+  clprim__text_printf(&t, "#define PIPE_A_T %s\n#define PIPE_OUT_T %s\n",
+                      clprim__cl_type(p->types[0]), clprim__stages_type_name(p, out));
   clprim__text_printf(&t, "#define PIPE_PARAMS");
   for (unsigned k = 1; k < p->inputs; ++k)
     clprim__text_printf(&t, " , __global const %s *pipe_in_%u", clprim__cl_type(p->types[k]), k);
@@ -130,7 +146,10 @@ clprim_status clprim__stages_source(struct clprim_stages *p, const clprim_contex
   for (unsigned k = 0; k < 2 * CLPRIM__STAGE_BUILTINS; ++k)
     clprim__text_printf(&t, " , pipe_q%u", k);
   if (counted) clprim__text_printf(&t, " , pipe_count");
-  clprim__text_printf(&t, "\n#line %u \"clprim-pipeline\"\n", t.lines + 2);
+  clprim__text_printf(&t, "\n");
+  /* The operator's type and helpers, for the stages and the terminal. */
+  if (p->op_prefix) clprim__text_printf(&t, "%s\n", p->op_prefix);
+  clprim__text_printf(&t, "#line %u \"clprim-pipeline\"\n", t.lines + 1);
   clprim__text_printf(&t, "CLPRIM_INLINE int pipe_element(PIPE_A_T a, ulong i, PIPE_OUT_T *pipe_out "
                   "PIPE_PARAMS) {\n");
   for (unsigned k = 0; k < CLPRIM__STAGE_PARAMS; ++k)
@@ -139,23 +158,32 @@ clprim_status clprim__stages_source(struct clprim_stages *p, const clprim_contex
     clprim__text_printf(&t, "  const %s %c = pipe_in_%u[i];\n", clprim__cl_type(p->types[k]), input_name[k],
                 k);
   /* *pipe_out follows x (a failing element leaves the x it failed at:
-   * partitions write it). */
+   * partitions write it), where x's type and PIPE_OUT_T agree (put_out:
+   * else it keeps the last such x, or is not written). */
   clprim__text_printf(&t, "  const %s pipe_v0 = a;\n", clprim__cl_type(p->types[0]));
-  clprim__text_printf(&t, "  *pipe_out = (PIPE_OUT_T)pipe_v0;\n");
+  put_out(&t, "  ", p->types[0], out, 0);
   /* A counted run: the elements from the device count on are not there. */
   if (counted) clprim__text_printf(&t, "  if (i >= *pipe_count) return 0;\n");
   unsigned v = 0;
   clprim_type cur = p->types[0];
   for (unsigned s = 0; s < p->stage_count; ++s) {
     struct clprim_stage *st = &p->stages[s];
-    const char *ct = clprim__cl_type(cur);
+    const char *ct = clprim__stages_type_name(p, cur);
     switch (st->kind) {
     case CLPRIM__STAGE_MAP: {
-      const char *nt = clprim__cl_type(st->type);
-      clprim__text_printf(&t, "  %s pipe_v%u;\n  {\n    const %s x = pipe_v%u;\n    pipe_v%u = (%s)(\n", nt,
-                  v + 1, ct, v, v + 1, nt);
+      /* A built-in type: the expression converted by a cast; the
+       * operator's: the expression as it is (it must have the type). */
+      const char *nt = clprim__stages_type_name(p, st->type);
+      clprim__text_printf(&t, "  %s pipe_v%u;\n  {\n    const %s x = pipe_v%u;\n", nt, v + 1, ct,
+                          v);
+      if (st->type == CLPRIM__STAGE_OP_TYPE)
+        clprim__text_printf(&t, "    pipe_v%u = (\n", v + 1);
+      else
+        clprim__text_printf(&t, "    pipe_v%u = (%s)(\n", v + 1, nt);
       put_expression(&t, st, s + 1);
-      clprim__text_printf(&t, "    );\n    *pipe_out = (PIPE_OUT_T)pipe_v%u;\n  }\n", v + 1);
+      clprim__text_printf(&t, "    );\n");
+      put_out(&t, "    ", st->type, out, v + 1);
+      clprim__text_printf(&t, "  }\n");
       ++v;
       cur = st->type;
       break;
@@ -386,8 +414,25 @@ clprim_status clprim__stages_add(struct clprim_stages *p, struct clprim_stage st
   return CLPRIM_SUCCESS;
 }
 
+clprim_status clprim__stages_set_op(struct clprim_stages *p, const char *type, size_t size,
+                                    const char *prefix) {
+  if (p->op_prefix)
+    return strcmp(p->op_prefix, prefix) == 0 ? CLPRIM_SUCCESS : CLPRIM_ERROR_INVALID_ARGUMENT;
+  char *t = dup_text(type), *x = dup_text(prefix);
+  if (!t || !x) {
+    free(t), free(x);
+    return CLPRIM_ERROR_OUT_OF_HOST_MEMORY;
+  }
+  p->op_type = t, p->op_prefix = x, p->op_size = size;
+  free(p->source);
+  p->source = NULL;
+  return CLPRIM_SUCCESS;
+}
+
 void clprim__stages_free(struct clprim_stages *p) {
   for (unsigned s = 0; s < p->stage_count; ++s) free(p->stages[s].expression);
+  free(p->op_type);
+  free(p->op_prefix);
   free(p->source);
   memset(p, 0, sizeof *p);
 }

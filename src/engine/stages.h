@@ -17,9 +17,13 @@ enum clprim_stage_kind {
   CLPRIM__STAGE_FILTER_FLAGS
 };
 
+/* A stage's type that is the pipeline's operator's (clprim_pipeline_map_op:
+ * struct clprim_stages' op_type names it), not a clprim_type. */
+#define CLPRIM__STAGE_OP_TYPE ((clprim_type)CLPRIM_TYPE_COUNT)
+
 struct clprim_stage {
   enum clprim_stage_kind kind;
-  clprim_type type;       /* x's type after the stage */
+  clprim_type type;       /* x's type after the stage (or CLPRIM__STAGE_OP_TYPE) */
   char *expression;       /* MAP, FILTER_EXPR (owned) */
   clprim_predicate_op op; /* FILTER_PRED: operands in q[2 builtin], q[2 builtin + 1] */
   unsigned builtin;
@@ -36,6 +40,13 @@ struct clprim_stages {
   struct clprim_stage stages[CLPRIM__STAGE_MAX];
   unsigned stage_count, builtins;
   cl_ulong q[2 * CLPRIM__STAGE_BUILTINS];
+  /* The operator of the maps by an operator (clprim_pipeline_map_op; one a
+   * pipeline): its type's OpenCL C name and size, and its prefix
+   * (engine/operator.h: the type, its helpers, combine and identity), put
+   * before the stage function so that every stage and the terminal's file
+   * see them; owned copies, NULL without. */
+  char *op_type, *op_prefix;
+  size_t op_size;
   char *source;
   int source_counted; /* source takes the count from the device (pipe_count) */
   int tests;          /* source is select's tests (clprim__stages_tests), not a pipeline */
@@ -44,8 +55,16 @@ struct clprim_stages {
 /* Whether a user's expression is one expression that cannot reach outside
  * the code around it (clprim.h's pipeline section says what is refused). */
 int clprim__expression_ok(const char *e);
-/* x's type after the last stage (the first input's without stages). */
+/* x's type after the last stage (the first input's without stages;
+ * CLPRIM__STAGE_OP_TYPE for the operator's), and the OpenCL C name of a
+ * stage's type. */
 clprim_type clprim__stages_type(const struct clprim_stages *p);
+const char *clprim__stages_type_name(const struct clprim_stages *p, clprim_type type);
+/* Sets the operator of the maps by an operator (its type's name and size
+ * and its prefix, copied), where the stages have none yet or have that
+ * very prefix; CLPRIM_ERROR_INVALID_ARGUMENT where they have another's. */
+clprim_status clprim__stages_set_op(struct clprim_stages *p, const char *type, size_t size,
+                                    const char *prefix);
 /* Adds stage st (its expression checked and copied; NULL for none):
  * CLPRIM_ERROR_INVALID_ARGUMENT for a bad expression or too many stages. */
 clprim_status clprim__stages_add(struct clprim_stages *p, struct clprim_stage st,

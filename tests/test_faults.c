@@ -1191,21 +1191,25 @@ static const char mat2_source[] =
     "            x.m[2] * y.m[0] + x.m[3] * y.m[2], x.m[2] * y.m[1] + x.m[3] * y.m[3]}};\n"
     "  return r;\n"
     "}\n"
-    "mat2 mat2_one(void) { mat2 r = {{1, 0, 0, 1}}; return r; }\n";
+    "mat2 mat2_one(void) { mat2 r = {{1, 0, 0, 1}}; return r; }\n"
+    "mat2 mat2_of(uint a, uint b) { mat2 r = {{a, b, 1, 0}}; return r; }\n";
 static void mat2_mul(const uint32_t *x, const uint32_t *y, uint32_t *r) {
   const uint32_t m[4] = {x[0] * y[0] + x[1] * y[2], x[0] * y[1] + x[1] * y[3],
                          x[2] * y[0] + x[3] * y[2], x[2] * y[1] + x[3] * y[3]};
   memcpy(r, m, sizeof m);
+}
+static void make_mat2_op(struct fx *f) {
+  const clprim_operator_desc d = {"mat2", 16, 4, mat2_source, "mat2_mul(a, b)", "mat2_one()"};
+  shim_pause(1);
+  TEST_OK(clprim_operator_create(&f->op, f->ctx, &d));
+  shim_pause(0);
 }
 static void setup_op(struct fx *f, int scan) {
   f->n = 5000 + test_rand() % 9000;
   f->data = random_u32(4 * f->n, UINT32_MAX);
   fx_in(f, f->n * 16, f->data);
   fx_out(f, (scan ? f->n : 1) * 16);
-  const clprim_operator_desc d = {"mat2", 16, 4, mat2_source, "mat2_mul(a, b)", "mat2_one()"};
-  shim_pause(1);
-  TEST_OK(clprim_operator_create(&f->op, f->ctx, &d));
-  shim_pause(0);
+  make_mat2_op(f);
 }
 static void setup_reduce_op(struct fx *f) {
   setup_op(f, 0);
@@ -1248,6 +1252,39 @@ static const char *verify_reduce_op(struct fx *f) {
   if (memcmp(f->host, acc, 16) != 0) return "wrong host product";
   if (memcmp(f->got[0], acc, 16) != 0) return "wrong device product";
   return NULL;
+}
+/* A pipeline's reduction with the operator: a filter on the uint input, a
+ * map to [[a a|1] [1 0]] by the operator (an odd determinant: the product
+ * never wraps to 0), the product of those that pass; the result read from
+ * the pipeline's output. */
+static void setup_pipeline_op(struct fx *f) {
+  f->n = 5000 + test_rand() % 9000;
+  f->data = random_u32(f->n, UINT32_MAX);
+  fx_in(f, f->n * 4, f->data);
+  make_mat2_op(f);
+  const clprim_type types[1] = {CLPRIM_UINT32};
+  shim_pause(1);
+  TEST_OK(clprim_pipeline_create(&f->pipe, f->ctx, 1, types));
+  TEST_OK(clprim_pipeline_filter_expr(f->pipe, "x % 3u != 0u"));
+  TEST_OK(clprim_pipeline_map_op(f->pipe, f->op, "mat2_of(x, x | 1u)"));
+  TEST_OK(clprim_pipeline_reduce_op(f->pipe, f->op, NULL));
+  shim_pause(0);
+}
+static clprim_status call_pipeline_op(struct fx *f) {
+  const clprim_buffer in = clprim_buf(f->in[0]);
+  return clprim_pipeline_run(f->pipe, f->n, &in, NULL);
+}
+static const char *verify_pipeline_op(struct fx *f) {
+  uint32_t acc[4] = {1, 0, 0, 1}, got[4];
+  for (size_t i = 0; i < f->n; ++i) {
+    const uint32_t a = u32(f->data)[i], m[4] = {a, a | 1, 1, 0};
+    if (a % 3 != 0) mat2_mul(acc, m, acc);
+  }
+  shim_pause(1);
+  const clprim_status st = clprim_pipeline_read(f->pipe, CLPRIM_PIPE_OUT_RESULT, 0, 16, got);
+  shim_pause(0);
+  if (st != CLPRIM_SUCCESS) return "no result to read";
+  return memcmp(got, acc, 16) ? "wrong product" : NULL;
 }
 static const char *verify_scan_op(struct fx *f) {
   uint32_t acc[4] = {1, 0, 0, 1};
@@ -1307,6 +1344,7 @@ static const struct fault_case cases[] = {
     {"gather", 0, setup_gather, call_gather, verify_gather},
     {"scatter", 0, setup_scatter, call_scatter, verify_scatter},
     {"pipeline_collect", 0, setup_pipeline, call_pipeline, verify_pipeline},
+    {"pipeline_reduce_op", 0, setup_pipeline_op, call_pipeline_op, verify_pipeline_op},
     {"reduce_op", 0, setup_reduce_op, call_reduce_op, verify_reduce_op},
     {"scan_inclusive_op", 0, setup_scan_op, call_scan_op, verify_scan_op},
     {"scan_inclusive_by_key_op", 0, setup_scan_by_key_op, call_scan_by_key_op,
@@ -1350,10 +1388,13 @@ static void fail_one(const struct fault_case *c, struct fx *f, unsigned long k, 
   if (fired && st == (clprim_status)code) {
     if (f->pipe) {
       uint64_t got;
+      cl_mem out;
       shim_pause(1);
       const clprim_status read = clprim_pipeline_read(f->pipe, CLPRIM_PIPE_OUT_COUNT, 0, 8, &got);
+      const clprim_status result =
+          clprim_pipeline_output(f->pipe, CLPRIM_PIPE_OUT_RESULT, &out, NULL);
       shim_pause(0);
-      if (read == CLPRIM_SUCCESS)
+      if (read == CLPRIM_SUCCESS || result == CLPRIM_SUCCESS)
         fail_msg("%s %s: call %lu (%s) failed, yet the run left a result to read", c->name, when,
                  k, name);
     } else {
@@ -1449,7 +1490,8 @@ static int cpu_shaped(const struct fault_case *c) {
                                       "batched_topk",
                                       "segmented_nth_element",
                                       "reduce_op",
-                                      "scan_inclusive_op"};
+                                      "scan_inclusive_op",
+                                      "pipeline_reduce_op"};
   for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k)
     if (strcmp(c->name, names[k]) == 0) return 1;
   return 0;

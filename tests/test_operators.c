@@ -16,7 +16,11 @@
  * (aligned: sub-buffers, unaligned: staged copies), scans in place; tiles
  * of 32 elements set through the family's knobs (three levels at small
  * sizes); new parameters that build nothing; every refused desc and call,
- * with nothing written and a text; build logs in the user's texts. Under
+ * with nothing written and a text; build logs in the user's texts. And the
+ * pipelines' maps and reductions with an operator (clprim_pipeline_map_op,
+ * clprim_pipeline_reduce_op: stats, mat2 and modsum over filtered inputs,
+ * sizes around the tiles and of two passes, a counted run, a count and a
+ * built-in map after a map by an operator, and their refusals). Under
  * CLPRIM_TEST_SMALL (Oclgrind) fewer operators and sizes. */
 #include "common.h"
 
@@ -97,7 +101,8 @@ static const char stats_source[] =
     "  stats r = {n, x.mean + d * y.n / n, x.m2 + y.m2 + d * d * x.n * y.n / n};\n"
     "  return r;\n"
     "}\n"
-    "stats stats_zero(void) { stats z = {0, 0, 0}; return z; }\n";
+    "stats stats_zero(void) { stats z = {0, 0, 0}; return z; }\n"
+    "stats stats_of(float v) { stats r = {1, v, 0}; return r; }\n";
 static void stats_gen(void *e, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const uint64_t r = test_rand();
@@ -192,7 +197,11 @@ static const char mat2_source[] = "typedef struct { uint m[4]; } mat2;\n"
                                   "  r.m[3] = x.m[2] * y.m[1] + x.m[3] * y.m[3];\n"
                                   "  return r;\n"
                                   "}\n"
-                                  "mat2 mat2_one(void) { mat2 r = {{1, 0, 0, 1}}; return r; }\n";
+                                  "mat2 mat2_one(void) { mat2 r = {{1, 0, 0, 1}}; return r; }\n"
+                                  "mat2 mat2_of(uint a, uint b, uint c, uint d) {\n"
+                                  "  mat2 r = {{a, b, c, d}};\n"
+                                  "  return r;\n"
+                                  "}\n";
 static void mat2_gen(void *e, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const uint64_t r = test_rand(), s = test_rand();
@@ -524,6 +533,17 @@ static void check_buffer(clprim_context *ctx, const struct opspec *s, const char
   free(got);
 }
 
+/* A non-identity init of s (the identity would hide a dropped init). */
+static void some_init(const struct opspec *s, unsigned char *init) {
+  unsigned char e[MAX_ES], li[MAX_ES];
+  s->identity(e);
+  for (int tries = 0; tries < 100; ++tries) {
+    s->gen(init, 1);
+    lift(s, init, li);
+    if (memcmp(li, e, s->ref_size) != 0) break;
+  }
+}
+
 /* One call of case c with op (made from s on ctx) on fresh data: the
  * outputs against the reference, every other byte of the buffers and of
  * the host result untouched. */
@@ -543,14 +563,7 @@ static void run_case(clprim_context *ctx, const struct opspec *s, clprim_operato
   unsigned char *x = xmalloc(n * es), *want = xmalloc(outs * s->ref_size);
   unsigned char init[MAX_ES], init_arg[MAX_ES], host[MAX_ES + 8];
   s->gen(x, n);
-  /* A non-identity init (the identity would hide a dropped init). */
-  unsigned char e[MAX_ES], li[MAX_ES];
-  s->identity(e);
-  for (int tries = 0; tries < 100; ++tries) {
-    s->gen(init, 1);
-    lift(s, init, li);
-    if (memcmp(li, e, s->ref_size) != 0) break;
-  }
+  some_init(s, init);
   memcpy(init_arg, init, es);
   reference(s, c, x, c->with_init ? init : NULL, want);
   unsigned char *in_img, *out_img = NULL;
@@ -1371,6 +1384,414 @@ static void test_call_errors(void **state) {
   clprim_context_free(own);
 }
 
+/* ------------------------------------------------------------ pipelines */
+/* clprim_pipeline_map_op and clprim_pipeline_reduce_op: a pipeline shape
+ * over one input, its stages, and their host copy: whether input element i
+ * passes (params: the run's p0..p7) and its x, an element of the
+ * operator's type. */
+struct pshape {
+  const char *name;
+  int op;                         /* ops[] */
+  void (*gen)(void *a, size_t n); /* n input elements (4 bytes each) */
+  clprim_type in_type;
+  void (*build)(clprim_pipeline *p, clprim_operator *op);
+  int (*ref)(const void *a, size_t i, const double *params, void *x);
+  const char *tune; /* small tiles through the family's knobs, or NULL */
+};
+
+/* stats: x = (1, a, 0) by a map by the operator, filtered by its mean
+ * against p0; a in sixteenths of [-1, 1) (exact). */
+static void sixteenths_gen(void *a, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const float f = (float)((int)(test_rand() % 32) - 16) / 16.0f;
+    memcpy((char *)a + i * 4, &f, 4);
+  }
+}
+static void stats_build(clprim_pipeline *p, clprim_operator *op) {
+  TEST_OK(clprim_pipeline_map_op(p, op, "stats_of(x)"));
+  TEST_OK(clprim_pipeline_filter_expr(p, "x.mean > (float)p0"));
+}
+static int stats_ref(const void *a, size_t i, const double *params, void *x) {
+  float v;
+  memcpy(&v, (const char *)a + i * 4, 4);
+  const stats s = {1.0f, v, 0.0f};
+  memcpy(x, &s, sizeof s);
+  return v > (float)params[0];
+}
+
+/* mat2 (not commutative, exact): a filter on the uint input, a map by the
+ * operator to [[a 2i+1] [1 0]] (an odd determinant: products never wrap to
+ * 0), a filter on a field, a second map by it (squared). An element the
+ * first filter drops leaves no x of the type. */
+static void mat2_build(clprim_pipeline *p, clprim_operator *op) {
+  TEST_OK(clprim_pipeline_filter_expr(p, "(x & 7u) != 3u"));
+  TEST_OK(clprim_pipeline_map_op(p, op, "mat2_of(x, 2u * (uint)i + 1u, 1u, 0u)"));
+  TEST_OK(clprim_pipeline_filter_expr(p, "x.m[0] % 4u != 0u"));
+  TEST_OK(clprim_pipeline_map_op(p, op, "mat2_mul(x, x)"));
+}
+static int mat2_ref(const void *a, size_t i, const double *params, void *x) {
+  (void)params;
+  const uint32_t v = get_u32((const char *)a + i * 4);
+  const mat2 m = {{v, 2 * (uint32_t)i + 1, 1, 0}};
+  mat2_combine(&m, &m, x);
+  return (v & 7) != 3 && v % 4 != 0;
+}
+
+/* modsum over a built-in x (uint, the operator's type name): a map to uint
+ * (below the modulus, p1), a filter that p0 turns off. */
+static void modsum_build(clprim_pipeline *p, clprim_operator *op) {
+  (void)op;
+  TEST_OK(clprim_pipeline_map(p, CLPRIM_UINT32, "x % (uint)p1"));
+  TEST_OK(clprim_pipeline_filter_expr(p, "(x & 1u) == 0u || p0 > 0.5"));
+}
+static int modsum_ref(const void *a, size_t i, const double *params, void *x) {
+  const uint32_t v = get_u32((const char *)a + i * 4) % (uint32_t)params[1];
+  put_u32(x, 0, v);
+  return (v & 1) == 0 || params[0] > 0.5;
+}
+
+#define SMALL_TILES "operators.wg=32,operators.tile_bytes=64"
+static const struct pshape pshapes[] = {
+    {"stats", OP_STATS, sixteenths_gen, CLPRIM_FLOAT, stats_build, stats_ref, SMALL_TILES},
+    {"mat2", OP_MAT2, u32_gen, CLPRIM_UINT32, mat2_build, mat2_ref, SMALL_TILES},
+    {"modsum", OP_MODSUM, u32_gen, CLPRIM_UINT32, modsum_build, modsum_ref, NULL},
+};
+
+/* The pipeline p of shape sh (built with op) over n fresh input elements,
+ * with init or not, the run's params, and the elements below *count (a
+ * device count, NULL: all): the reduce_op terminal's result against the
+ * host's combination of the passing elements in index order. */
+static void run_pipe(clprim_context *ctx, const struct pshape *sh, clprim_pipeline *p,
+                     clprim_operator *op, size_t n, int with_init, const double *params,
+                     const uint64_t *count) {
+  const struct opspec *s = &ops[sh->op];
+  const size_t es = s->desc.size;
+  char desc[200];
+  snprintf(desc, sizeof desc, "pipeline %s reduce_op n=%zu%s p0=%g%s path=%s", sh->name, n,
+           with_init ? " with init" : "", params[0], count ? " counted" : "", test_path_of(ctx));
+  unsigned char *a = xmalloc(n * 4 + 4), init[MAX_ES], init_arg[MAX_ES], x[MAX_ES], v[MAX_ES];
+  unsigned char want[MAX_ES], got[MAX_ES + 8];
+  sh->gen(a, n);
+  some_init(s, init);
+  memcpy(init_arg, init, es);
+  if (s->params) TEST_OK(clprim_operator_set_params(op, s->params));
+  TEST_OK(clprim_pipeline_reduce_op(p, op, with_init ? init_arg : NULL));
+  memset(init_arg, 0x5A, sizeof init_arg); /* copied by the call */
+  const size_t upto = count && *count < n ? (size_t)*count : n;
+  if (with_init)
+    lift(s, init, want);
+  else
+    s->identity(want);
+  for (size_t i = 0; i < upto; ++i)
+    if (sh->ref(a, i, params, x)) {
+      lift(s, x, v);
+      s->combine(want, v, want);
+    }
+  cl_mem in = test_buffer(ctx, n * 4 + 4, a), dcount = NULL;
+  const clprim_buffer IN = clprim_buf(in);
+  clprim_status st;
+  if (count) {
+    dcount = test_buffer(ctx, 8, count);
+    st = clprim_pipeline_run_counted(p, n, &IN, clprim_buf(dcount), params);
+  } else {
+    st = clprim_pipeline_run(p, n, &IN, params);
+  }
+  memset(got, TEST_SENTINEL, sizeof got);
+  cl_mem out;
+  size_t elements = 0;
+  if (st != CLPRIM_SUCCESS) {
+    test_report("%s: returned %s (%s)\n%s", desc, clprim_status_name(st),
+                clprim_context_last_error(ctx), clprim_context_build_log(ctx));
+  } else if ((st = clprim_pipeline_read(p, CLPRIM_PIPE_OUT_RESULT, 0, es, got)) != CLPRIM_SUCCESS) {
+    test_report("%s: clprim_pipeline_read returned %s", desc, clprim_status_name(st));
+  } else if (!element_ok(s, got, want)) {
+    report_element(s, desc, "result", 0, got, want);
+  } else if (clprim_pipeline_output(p, CLPRIM_PIPE_OUT_RESULT, &out, &elements) != CLPRIM_SUCCESS ||
+             elements != 1) {
+    test_report("%s: the result output holds %zu elements, expected 1", desc, elements);
+  } else if (clprim_pipeline_read(p, CLPRIM_PIPE_OUT_RESULT, 0, es + 1, got) !=
+             CLPRIM_ERROR_BUFFER_TOO_SMALL) {
+    test_report("%s: a read past the result's %zu bytes was not refused", desc, es);
+  }
+  clReleaseMemObject(in);
+  if (dcount) clReleaseMemObject(dcount);
+  free(a);
+}
+
+/* The run's parameters for case k of shape sh: p0 that turns filters on
+ * and off, modsum's modulus in p1 (the operator's own parameters: the
+ * modulus and offset of mod_params, three in turn). */
+static const double mod_choices[3][2] = {{1000003, 4321}, {97, 13}, {65521, 1}};
+static void pipe_params(const struct pshape *sh, unsigned k, double *params) {
+  memset(params, 0, 8 * sizeof *params);
+  if (sh->op == OP_MODSUM) {
+    mod_params[0] = mod_choices[k % 3][0], mod_params[7] = mod_choices[k % 3][1];
+    params[0] = k % 4 == 3, params[1] = mod_params[0];
+  } else {
+    params[0] = k % 2 ? 0.25 : -0.5;
+  }
+}
+
+/* Every shape on every path, sizes around the tiles (32 elements with the
+ * small tiles, 1024 4-byte elements on the other paths, 4096 on the cpu
+ * path) and of two passes (the pipeline's kernel, then the operator's own
+ * over the work-groups' results); init and none in turn; new parameters
+ * (the run's and the operator's) build nothing. */
+static void test_pipeline_reduce_op(void **state) {
+  (void)state;
+  static const size_t ns[] = {0, 1, 31, 32, 33, 1023, 1025, 4095, 4097, 9000};
+  static const size_t small_ns[] = {0, 1, 33, 1025};
+  const size_t count = test_small() ? COUNT(small_ns) : COUNT(ns);
+  for (unsigned path = 0; path < CLPRIM_PATH_COUNT; ++path) {
+    if (test_skip_path(path)) continue;
+    clprim_context *ctx = contexts.ctx[path];
+    for (size_t h = 0; h < COUNT(pshapes); ++h) {
+      const struct pshape *sh = &pshapes[h];
+      if (sh->tune) TEST_OK(clprim__tune(ctx, sh->tune));
+      clprim_operator *op = make_op(ctx, &ops[sh->op]);
+      clprim_pipeline *p;
+      TEST_OK(clprim_pipeline_create(&p, ctx, 1, &sh->in_type));
+      sh->build(p, op);
+      uint64_t made = 0;
+      for (size_t k = 0; k < count; ++k) {
+        double params[8];
+        pipe_params(sh, (unsigned)k, params);
+        run_pipe(ctx, sh, p, op, test_small() ? small_ns[k] : ns[k], (int)(k + h) % 2, params,
+                 NULL);
+        if (k == 0)
+          made = clprim_context_programs_made(ctx);
+        else if (clprim_context_programs_made(ctx) != made)
+          test_report("pipeline %s on %s: run %zu built %llu programs", sh->name, test_path_of(ctx),
+                      k, (unsigned long long)(clprim_context_programs_made(ctx) - made));
+      }
+      clprim_pipeline_free(p);
+      clprim_operator_free(op);
+      if (sh->tune) TEST_OK(clprim__tune(ctx, "operators.wg=-1,operators.tile_bytes=-1"));
+    }
+  }
+  mod_params[0] = mod_choices[0][0], mod_params[7] = mod_choices[0][1];
+  test_report_end();
+}
+
+/* On the default path: a counted run (its count below n, then above it);
+ * a count after a map by the operator; a map to a built-in x after it (a
+ * sum of the passing means, exact), and clprim_pipeline_type of both; maps
+ * by operators of a vector and of a built-in type. */
+static void test_pipeline_op_terminals(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  const struct pshape *sh = &pshapes[1]; /* mat2 */
+  TEST_OK(clprim__tune(ctx, SMALL_TILES));
+  clprim_operator *op = make_op(ctx, &ops[sh->op]);
+  clprim_pipeline *p;
+  TEST_OK(clprim_pipeline_create(&p, ctx, 1, &sh->in_type));
+  sh->build(p, op);
+  const double params[8] = {0};
+  const size_t n = test_small() ? 300 : 1057;
+  const uint64_t below = n / 2 + 3, above = n + 5;
+  run_pipe(ctx, sh, p, op, n, 1, params, &below);
+  run_pipe(ctx, sh, p, op, n, 0, params, &above);
+  clprim_pipeline_free(p);
+  clprim_operator_free(op);
+  TEST_OK(clprim__tune(ctx, "operators.wg=-1,operators.tile_bytes=-1"));
+  test_report_end();
+
+  sh = &pshapes[0]; /* stats */
+  op = make_op(ctx, &ops[sh->op]);
+  const size_t m = test_small() ? 500 : 5000;
+  float *a = xmalloc(m * 4);
+  sh->gen(a, m);
+  const double p0[8] = {0.25};
+  uint64_t want_count = 0;
+  float want_sum = 0;
+  for (size_t i = 0; i < m; ++i)
+    if (a[i] > 0.25f) ++want_count, want_sum += 16 * a[i];
+  cl_mem in = test_buffer(ctx, m * 4, a);
+  const clprim_buffer IN = clprim_buf(in);
+  TEST_OK(clprim_pipeline_create(&p, ctx, 1, &sh->in_type));
+  sh->build(p, op);
+  assert_int_equal(clprim_pipeline_type(p), CLPRIM_TYPE_COUNT);
+  TEST_OK(clprim_pipeline_count(p));
+  TEST_OK(clprim_pipeline_run(p, m, &IN, p0));
+  uint64_t got_count = 0;
+  TEST_OK(clprim_pipeline_read_count(p, &got_count));
+  if (got_count != want_count)
+    fail_msg("count after a map by the operator: %llu, expected %llu",
+             (unsigned long long)got_count, (unsigned long long)want_count);
+  TEST_OK(clprim_pipeline_map(p, CLPRIM_FLOAT, "x.mean * 16.0f"));
+  assert_int_equal(clprim_pipeline_type(p), CLPRIM_FLOAT);
+  TEST_OK(clprim_pipeline_reduce(p, CLPRIM_PIPE_SUM, 0));
+  TEST_OK(clprim_pipeline_run(p, m, &IN, p0));
+  clprim_value sum;
+  TEST_OK(clprim_pipeline_read_result(p, &sum, NULL));
+  if (sum.f32 != want_sum) fail_msg("sum of x.mean * 16: %g, expected %g", sum.f32, want_sum);
+  clprim_pipeline_free(p);
+  clprim_operator_free(op);
+
+  /* Maps by operators of other types: a vector type (max-plus on float2,
+   * made by its literal, filtered by a field) and a built-in one (int: x
+   * is then an int, which every terminal takes). */
+  op = make_op(ctx, &ops[OP_MAXPLUS]);
+  maxplus want_mp, e;
+  maxplus_identity(&want_mp);
+  for (size_t i = 0; i < m; ++i)
+    if (a[i] > -0.5f) e.x = 16 * a[i], e.y = 1.0f, maxplus_combine(&want_mp, &e, &want_mp);
+  TEST_OK(clprim_pipeline_create(&p, ctx, 1, &sh->in_type));
+  TEST_OK(clprim_pipeline_map_op(p, op, "(float2)(x * 16.0f, 1.0f)"));
+  TEST_OK(clprim_pipeline_filter_expr(p, "x.x > -8.0f"));
+  TEST_OK(clprim_pipeline_reduce_op(p, op, NULL));
+  TEST_OK(clprim_pipeline_run(p, m, &IN, NULL));
+  maxplus got_mp;
+  TEST_OK(clprim_pipeline_read(p, CLPRIM_PIPE_OUT_RESULT, 0, sizeof got_mp, &got_mp));
+  if (memcmp(&got_mp, &want_mp, sizeof got_mp) != 0)
+    fail_msg("max-plus of a float2 map: (%g, %g), expected (%g, %g)", got_mp.x, got_mp.y,
+             want_mp.x, want_mp.y);
+  clprim_pipeline_free(p);
+  clprim_operator_free(op);
+  op = make_op(ctx, &ops[OP_INT_ADD]);
+  int32_t want_int = 0, got_int = 0;
+  for (size_t i = 0; i < m; ++i) want_int += (int32_t)(16 * a[i]);
+  TEST_OK(clprim_pipeline_create(&p, ctx, 1, &sh->in_type));
+  TEST_OK(clprim_pipeline_map_op(p, op, "x * 16.0f"));
+  assert_int_equal(clprim_pipeline_type(p), CLPRIM_INT32);
+  TEST_OK(clprim_pipeline_reduce(p, CLPRIM_PIPE_SUM, 0));
+  TEST_OK(clprim_pipeline_run(p, m, &IN, NULL));
+  TEST_OK(clprim_pipeline_read(p, CLPRIM_PIPE_OUT_RESULT, 0, 4, &got_int));
+  assert_int_equal(got_int, want_int);
+  TEST_OK(clprim_pipeline_reduce_op(p, op, NULL));
+  TEST_OK(clprim_pipeline_run(p, m, &IN, NULL));
+  TEST_OK(clprim_pipeline_read(p, CLPRIM_PIPE_OUT_RESULT, 0, 4, &got_int));
+  assert_int_equal(got_int, want_int);
+  clprim_pipeline_free(p);
+  clprim_operator_free(op);
+  clReleaseMemObject(in);
+  free(a);
+}
+
+/* The result output after a refused run: none to read. */
+static void no_result(clprim_pipeline *p, const char *what) {
+  unsigned char got[MAX_ES];
+  const clprim_status st = clprim_pipeline_read(p, CLPRIM_PIPE_OUT_RESULT, 0, 4, got);
+  if (st != CLPRIM_ERROR_INVALID_ARGUMENT)
+    fail_msg("%s: the run left a result to read (%s)", what, clprim_status_name(st));
+}
+
+/* Refusals of map_op and reduce_op, each with its status and text, and a
+ * refused run that leaves no result (after one that did). */
+static void test_pipeline_op_errors(void **state) {
+  (void)state;
+  clprim_context *ctx = contexts.ctx[CLPRIM_PATH_AUTO];
+  const clprim_status INVALID = CLPRIM_ERROR_INVALID_ARGUMENT;
+  clprim_context *other = NULL, *own = NULL;
+  for (unsigned path = 0; path < CLPRIM_PATH_COUNT && !other; ++path)
+    if (contexts.ctx[path] && contexts.ctx[path] != ctx) other = contexts.ctx[path];
+  if (!other) {
+    TEST_OK(clprim_context_create(&own, NULL));
+    other = own;
+  }
+  clprim_operator *stats_op = make_op(ctx, &ops[OP_STATS]);
+  clprim_operator *mat2_op = make_op(ctx, &ops[OP_MAT2]);
+  clprim_operator *foreign_op = make_op(other, &ops[OP_STATS]);
+  const clprim_operator_desc float_sum = {"float", 4, 4, NULL, "a + b", "0.0f"};
+  clprim_operator *float_op = NULL, *int_op = make_op(ctx, &ops[OP_INT_ADD]);
+  TEST_OK(clprim_operator_create(&float_op, ctx, &float_sum));
+  const clprim_type it = CLPRIM_INT32, ft = CLPRIM_FLOAT;
+  const size_t n = 100;
+  int32_t host[100];
+  for (size_t i = 0; i < n; ++i)
+    host[i] = (int32_t)i - 50;
+  cl_mem mem = test_buffer(ctx, sizeof host, host);
+  const clprim_buffer IN = clprim_buf(mem);
+  clprim_pipeline *p;
+  TEST_OK(clprim_pipeline_create(&p, ctx, 1, &it));
+  /* NULL arguments; an operator of another context; a bad expression. */
+  TEST_STATUS(INVALID, clprim_pipeline_map_op(NULL, stats_op, "stats_of(x)"));
+  TEST_STATUS(INVALID, clprim_pipeline_reduce_op(NULL, stats_op, NULL));
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_map_op(p, NULL, "x"), "pipeline_map_op: op is required");
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_map_op(p, stats_op, NULL), "expression is required");
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_reduce_op(p, NULL, NULL), "op is required");
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_map_op(p, foreign_op, "stats_of(x)"),
+            "op was made on another context");
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_reduce_op(p, foreign_op, NULL),
+            "op was made on another context");
+  /* (A compound literal's braces too.) */
+  static const char *const bad[] = {"stats_of(x); }", "stats_of(x", "x // c", "",
+                                    "(stats){1.0f, x, 0.0f}"};
+  for (size_t k = 0; k < COUNT(bad); ++k)
+    TEST_TEXT(ctx, INVALID, clprim_pipeline_map_op(p, stats_op, bad[k]),
+              "expression is not one expression");
+  /* A run with an operator of x's type: a result; then an operator of
+   * another type: refused, no result left. */
+  TEST_OK(clprim_pipeline_reduce_op(p, int_op, NULL));
+  TEST_OK(clprim_pipeline_run(p, n, &IN, NULL));
+  int32_t sum = 0;
+  TEST_OK(clprim_pipeline_read(p, CLPRIM_PIPE_OUT_RESULT, 0, 4, &sum));
+  assert_int_equal(sum, -50);
+  clprim_value value;
+  uint64_t index;
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_read_result(p, &value, &index), "clprim_pipeline_read");
+  TEST_OK(clprim_pipeline_reduce_op(p, float_op, NULL));
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_run(p, n, &IN, NULL),
+            "x's type (int) is not op's type (float)");
+  no_result(p, "an operator of another type");
+  /* Maps by the operator: x of its type; a second operator refused; a
+   * built-in predicate refused; terminals that take built-in x fail the
+   * run; reduce_op with another operator too. */
+  TEST_OK(clprim_pipeline_map_op(p, stats_op, "stats_of((float)x)"));
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_map_op(p, mat2_op, "mat2_one()"),
+            "op (of type mat2) is not the operator the pipeline's maps use (of type stats)");
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_reduce_op(p, mat2_op, NULL), "one operator a pipeline");
+  clprim_predicate pred;
+  memset(&pred, 0, sizeof pred);
+  pred.op = CLPRIM_PRED_GT;
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_filter(p, &pred),
+            "x has the operator's type (stats), which built-in predicates do not take");
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_run(p, n, &IN, NULL),
+            "x's type (stats, of the operator of the pipeline's maps) is not op's type (float");
+  TEST_OK(clprim_pipeline_reduce_op(p, stats_op, NULL));
+  TEST_OK(clprim_pipeline_run(p, n, &IN, NULL));
+  TEST_OK(clprim_pipeline_collect(p, CLPRIM_PIPE_VALUES_WANTED));
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_run(p, n, &IN, NULL),
+            "x has the operator's type (stats), which the terminal (collect) does not take");
+  no_result(p, "collect of a user type");
+  cl_mem out;
+  TEST_STATUS(INVALID, clprim_pipeline_output(p, CLPRIM_PIPE_OUT_VALUES, &out, NULL));
+  TEST_OK(clprim_pipeline_reduce(p, CLPRIM_PIPE_MAX, 0));
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_run(p, n, &IN, NULL), "the terminal (reduce)");
+  TEST_OK(clprim_pipeline_topk(p, 3, 0));
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_run(p, n, &IN, NULL), "the terminal (topk)");
+  clprim_pipeline_free(p);
+  /* reduce_op set first, then a map by another operator: the run refuses. */
+  TEST_OK(clprim_pipeline_create(&p, ctx, 1, &ft));
+  TEST_OK(clprim_pipeline_reduce_op(p, mat2_op, NULL));
+  TEST_OK(clprim_pipeline_map_op(p, stats_op, "stats_of(x)"));
+  TEST_TEXT(ctx, INVALID, clprim_pipeline_run(p, n, &IN, NULL), "one operator a pipeline");
+  no_result(p, "reduce_op with another operator than the maps'");
+  clprim_pipeline_free(p);
+  /* An expression that does not compile: the build's status and a log in
+   * the expression's terms, the stage named a map (not on Oclgrind, whose
+   * API check reports the failed build). */
+  if (!on_oclgrind(ctx)) {
+    TEST_OK(clprim_pipeline_create(&p, ctx, 1, &ft));
+    TEST_OK(clprim_pipeline_map_op(p, stats_op, "stats_of(x + undefined_name)"));
+    TEST_OK(clprim_pipeline_reduce_op(p, stats_op, NULL));
+    const clprim_status st = clprim_pipeline_run(p, n, &IN, NULL);
+    if (st != CL_BUILD_PROGRAM_FAILURE)
+      fail_msg("an undeclared name: %s, expected the build's failure", clprim_status_name(st));
+    const char *log = clprim_context_build_log(ctx);
+    if (!strstr(log, "expression:1:") || !strstr(log, "undefined_name") ||
+        !strstr(log, "(stage 1 of the pipeline: a map)"))
+      fail_msg("the build log does not point into the expression:\n%s", log);
+    no_result(p, "a build error");
+    clprim_pipeline_free(p);
+  }
+  clReleaseMemObject(mem);
+  clprim_operator_free(stats_op), clprim_operator_free(mat2_op);
+  clprim_operator_free(float_op), clprim_operator_free(int_op);
+  clprim_operator_free(foreign_op);
+  clprim_context_free(own);
+}
+
 /* A NULL op pointer, on a context of its own (a call that crashed would
  * leave the suite's context held). */
 static void test_create_null_op(void **state) {
@@ -1386,16 +1807,28 @@ int main(void) {
   test_init("test_operators");
   test_with_cpu_path();
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_desc_errors),    cmocka_unit_test(test_create_null_op),
-      cmocka_unit_test(test_build_errors),   cmocka_unit_test(test_call_errors),
-      cmocka_unit_test(test_stats),          cmocka_unit_test(test_maxplus),
-      cmocka_unit_test(test_mat2),           cmocka_unit_test(test_wide5),
-      cmocka_unit_test(test_top2),           cmocka_unit_test(test_int_sum),
-      cmocka_unit_test(test_uint_xor),       cmocka_unit_test(test_int_product),
-      cmocka_unit_test(test_uchar_sum),      cmocka_unit_test(test_double_sum),
-      cmocka_unit_test(test_int_difference), cmocka_unit_test(test_params),
-      cmocka_unit_test(test_small_tiles),    cmocka_unit_test(test_after_clear_cache),
+      cmocka_unit_test(test_desc_errors),
+      cmocka_unit_test(test_create_null_op),
+      cmocka_unit_test(test_build_errors),
+      cmocka_unit_test(test_call_errors),
+      cmocka_unit_test(test_stats),
+      cmocka_unit_test(test_maxplus),
+      cmocka_unit_test(test_mat2),
+      cmocka_unit_test(test_wide5),
+      cmocka_unit_test(test_top2),
+      cmocka_unit_test(test_int_sum),
+      cmocka_unit_test(test_uint_xor),
+      cmocka_unit_test(test_int_product),
+      cmocka_unit_test(test_uchar_sum),
+      cmocka_unit_test(test_double_sum),
+      cmocka_unit_test(test_int_difference),
+      cmocka_unit_test(test_params),
+      cmocka_unit_test(test_small_tiles),
+      cmocka_unit_test(test_after_clear_cache),
       cmocka_unit_test(test_segments_and_runs),
+      cmocka_unit_test(test_pipeline_reduce_op),
+      cmocka_unit_test(test_pipeline_op_terminals),
+      cmocka_unit_test(test_pipeline_op_errors),
   };
   return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

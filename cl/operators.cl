@@ -132,7 +132,16 @@ void op_reduce(__global const IN_T *in, ulong n, ulong per_group, __global OPT *
 #else
   __local OPT buf[TILE_LOCAL];
   __local OPT part[WG];
-  const ulong tiles = n / TILE + (n % TILE != 0), g = get_group_id(0);
+  const ulong g = get_group_id(0);
+#ifdef PIPELINE
+  /* A pipeline's build: one tile a work-group (the host passes per_group
+   * 1), with no loop around the barriers. PoCL 5 fails an assertion
+   * building the stages (their early returns, inlined) inside a loop that
+   * holds barriers. */
+  load_tile(in, n, g * TILE, buf, prm IN_ARGS);
+  const OPT acc = clprim_wg_reduce_op(items_total(buf, prm), part, prm);
+#else
+  const ulong tiles = n / TILE + (n % TILE != 0);
   const ulong end = min(tiles, (g + 1) * per_group);
   OPT acc = clprim_op_identity(prm);
   for (ulong t = g * per_group; t < end; ++t) {
@@ -140,6 +149,7 @@ void op_reduce(__global const IN_T *in, ulong n, ulong per_group, __global OPT *
     const OPT v = items_total(buf, prm);
     acc = OP(acc, clprim_wg_reduce_op(v, part, prm));
   }
+#endif
   if (get_local_id(0) == 0) out[g] = use_init ? OP(init, acc) : acc;
 #endif
 }

@@ -173,19 +173,33 @@ static clprim_status reduce_pass(clprim_context *ctx, const struct ops_call *c, 
 }
 
 clprim_status clprim__reduce_op_run(clprim_context *ctx, const clprim_operator *op, cl_kernel first,
-                                    cl_mem in, size_t n, const void *init, cl_mem dest) {
+                                    int one_tile, cl_mem in, size_t n, const void *init,
+                                    cl_mem dest) {
   cl_kernel k;
   unsigned wg, items;
   CLPRIM_CHECK(ops_kernel(ctx, op, "op_reduce", &k, &wg, &items));
   struct ops_call c;
   ops_call(ctx, op, init, &c);
-  const size_t tile = (size_t)wg * items, tiles = clprim__div_up(n, tile);
+  const size_t tile = (size_t)wg * items;
+  size_t tiles = clprim__div_up(n, tile);
+  char name[48];
+  if (one_tile && tiles > 1) {
+    /* first takes one tile a work-group: its tiles' totals (a slot of
+     * their own), then op's own passes over those. */
+    cl_mem totals;
+    snprintf(name, sizeof name, SLOT_TOTALS, 1u);
+    CLPRIM_CHECK(clprim__scratch(ctx, name, tiles * op->size, &totals));
+    CLPRIM_CHECK(reduce_pass(ctx, &c, first, wg, in, n, 1, tiles, totals, 0));
+    first = k;
+    in = totals;
+    n = tiles;
+    tiles = clprim__div_up(n, tile);
+  }
   const size_t most = clprim__launch(ctx).max_groups;
   if (tiles <= 1 || most <= 1)
     return reduce_pass(ctx, &c, first, wg, in, n, tiles ? tiles : 1, 1, dest, c.use_init);
   const size_t per = clprim__div_up(tiles, most), groups = clprim__div_up(tiles, per);
   cl_mem partials;
-  char name[48];
   snprintf(name, sizeof name, SLOT_TOTALS, 0u);
   CLPRIM_CHECK(clprim__scratch(ctx, name, groups * op->size, &partials));
   CLPRIM_CHECK(reduce_pass(ctx, &c, first, wg, in, n, per, groups, partials, 0));
@@ -208,7 +222,7 @@ static clprim_status reduce_op(clprim_context *ctx, size_t n, const clprim_opera
    * copied to result_out (where given) after every step that can fail. */
   cl_mem dest = out;
   if (result) CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULT, op->size, &dest));
-  CLPRIM_CHECK(clprim__reduce_op_run(ctx, op, k, in, n, init, dest));
+  CLPRIM_CHECK(clprim__reduce_op_run(ctx, op, k, 0, in, n, init, dest));
   if (!result) return CLPRIM_SUCCESS;
   unsigned char value[64];
   CLPRIM_CHECK(clprim__read(ctx, dest, 0, op->size, value));

@@ -14,9 +14,11 @@ void clprim__reduce_op_options(const clprim_context *ctx, const clprim_operator 
  * op's type. `first` runs over in: op_reduce of a build of
  * cl/operators.cl with those options whose arguments past its first 7 the
  * caller has set (a pipeline's, whose elements come through the stages);
- * op's own op_reduce combines the work-groups' results where there are
- * several. */
+ * with one_tile, first takes one tile a work-group (a pipeline's build
+ * off the cpu path: cl/operators.cl); op's own op_reduce combines the
+ * work-groups' results where there are several. */
 clprim_status clprim__reduce_op_run(clprim_context *ctx, const clprim_operator *op, cl_kernel first,
-                                    cl_mem in, size_t n, const void *init, cl_mem dest);
+                                    int one_tile, cl_mem in, size_t n, const void *init,
+                                    cl_mem dest);
 
 #endif /* CLPRIM_OPERATORS_H */

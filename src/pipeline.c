@@ -556,7 +556,10 @@ static clprim_status reduce_op_run(clprim_pipeline *p, size_t n, cl_mem in,
   extra->first = 7;
   CLPRIM_CHECK(clprim__set_extra_args(kernel, extra));
   CLPRIM_CHECK(room(p, CLPRIM_PIPE_OUT_RESULT, op->size));
-  CLPRIM_CHECK(clprim__reduce_op_run(ctx, op, kernel, in, n, p->user_has_init ? p->user_init : NULL,
+  /* Off the cpu path, the build takes one tile a work-group. */
+  const int one_tile = ctx->info.path != CLPRIM_PATH_CPU;
+  CLPRIM_CHECK(clprim__reduce_op_run(ctx, op, kernel, one_tile, in, n,
+                                     p->user_has_init ? p->user_init : NULL,
                                      p->buf[CLPRIM_PIPE_OUT_RESULT]));
   mark(p, CLPRIM_PIPE_OUT_RESULT, 1, op->size);
   return CLPRIM_SUCCESS;

@@ -187,7 +187,9 @@ static void maxplus_identity(void *r) {
 }
 
 /* mat2: x_i = c_i x_{i-1} + d_i x_{i-2} (mod 2^32) as [[c d] [1 0]], one
- * in four a random matrix; products wrap. */
+ * in four a random matrix; products wrap. Every determinant is odd, so no
+ * product of them is a zero divisor (that decays to the zero matrix after
+ * some hundred products, and compares 0 with 0). */
 static const char mat2_source[] = "typedef struct { uint m[4]; } mat2;\n"
                                   "mat2 mat2_mul(mat2 x, mat2 y) {\n"
                                   "  mat2 r;\n"
@@ -205,8 +207,9 @@ static const char mat2_source[] = "typedef struct { uint m[4]; } mat2;\n"
 static void mat2_gen(void *e, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const uint64_t r = test_rand(), s = test_rand();
-    mat2 m = {{(uint32_t)r, (uint32_t)(r >> 32), 1, 0}};
-    if (s % 4 == 0) m.m[2] = (uint32_t)(s >> 8), m.m[3] = (uint32_t)test_rand();
+    mat2 m = {{(uint32_t)r, (uint32_t)(r >> 32) | 1u, 1, 0}};
+    if (s % 4 == 0) /* odd * odd - any * even */
+      m.m[0] |= 1u, m.m[2] = (uint32_t)(s >> 8) & ~1u, m.m[3] = (uint32_t)test_rand() | 1u;
     memcpy((char *)e + i * sizeof m, &m, sizeof m);
   }
 }

@@ -28,7 +28,9 @@
  * src/engine/stages.h, clprim__stages_tests), or
  * -DRUNS=RUN_HEAD|RUN_NONTRIVIAL_HEAD|RUN_NONTRIVIAL_TAIL (internal/heads.h)
  * for the edges of runs of equal keys: the keys are the input, or with
- * -DKEY_T=<type> a separate array (src) beside the values (in), or
+ * -DKEY_T=<type> a separate array (src) beside the values (in) (the host
+ * builds integer keys and all values as unsigned types: src/select.c,
+ * clprim__select_runs), or
  * -DPIPELINE for a pipeline's stages (src/pipeline.c) as the element
  * source (internal/input.h; src and in are its first input), whose filters
  * are the predicate. */

@@ -334,9 +334,13 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
 clprim_status clprim__select_runs(clprim_context *ctx, const struct clprim_runs_select *r) {
   struct select_call c;
   memset(&c, 0, sizeof c);
-  c.n = r->n, c.source = SOURCE_RUNS, c.run_kind = r->kind, c.key_type = r->key_type;
+  /* Keys are compared with == and values only moved: both build as
+   * unsigned types where they can (clprim__bits_type), so the types of a
+   * width share programs. */
+  c.n = r->n, c.source = SOURCE_RUNS, c.run_kind = r->kind;
+  c.key_type = clprim__key_build_type(r->key_type);
   c.src = r->keys, c.in = r->values ? r->values : r->keys, c.by_key = r->values != NULL;
-  c.type = r->values ? r->value_type : r->key_type;
+  c.type = r->values ? clprim__bits_type(r->value_type) : c.key_type;
   c.values = r->values_out, c.indices = r->indices, c.count_out = r->count_out;
   c.index64 = r->index64, c.run_ends = r->run_ends;
   if (c.run_ends && (r->kind != RUN_HEAD || !single_pass_items(ctx, c.type, 0)))

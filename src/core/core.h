@@ -346,6 +346,12 @@ clprim_value clprim__value_of_key(clprim_type type, uint64_t key);
  * descending order), so both types share one program. */
 clprim_type clprim__key_build_type(clprim_type type);
 uint64_t clprim__key_flip(clprim_type type, int descending);
+/* Kernels that only compare elements with == (run keys: reduce by key,
+ * runs) build a signed integer type as clprim__key_build_type's unsigned
+ * one too: the same bits are equal in both. Kernels that only move
+ * elements build them as clprim__bits_type's unsigned type of their width
+ * (float as uint, double as ulong). */
+clprim_type clprim__bits_type(clprim_type type);
 /* ---- core/prebuild.c */
 /* clprim_context_prebuild for the types whose bit (1u << type) is set
  * (tests prebuild one or two types). */

@@ -66,6 +66,10 @@ clprim_type clprim__key_build_type(clprim_type type) {
   return type == CLPRIM_INT32 ? CLPRIM_UINT32 : type == CLPRIM_INT64 ? CLPRIM_UINT64 : type;
 }
 
+clprim_type clprim__bits_type(clprim_type type) {
+  return clprim_type_size(type) == 8 ? CLPRIM_UINT64 : CLPRIM_UINT32;
+}
+
 uint64_t clprim__key_flip(clprim_type type, int descending) {
   const int wide = clprim_type_size(type) == 8;
   uint64_t flip = descending ? (wide ? UINT64_MAX : 0xFFFFFFFFu) : 0;

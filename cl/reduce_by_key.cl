@@ -20,10 +20,12 @@
  *     to that segment's partial sum (kept in last_part) and writes it.
  * No atomics: sums are added in a fixed order (deterministic).
  *
- * Build options: -DK_T=int|uint|long|ulong|float|double (keys; runs as in
- * internal/heads.h: equal under ==, each NaN a run of its own),
+ * Build options: -DK_T=uint|ulong|float|double (keys; runs as in
+ * internal/heads.h: equal under ==, each NaN a run of its own; the host
+ * builds signed integer keys as the unsigned type of their width),
  * -DV_T (values), -DS_T (the type sums are added in: uint, ulong, float,
- * double), -DWG (a power of two; a multiple of 32 on nv_ptx), -DITEMS. */
+ * double; the host gives V_T = S_T, which loads int32 / int64 values as
+ * their bits), -DWG (a power of two; a multiple of 32 on nv_ptx), -DITEMS. */
 #ifndef K_T
 #define K_T int
 #define V_T float

@@ -209,8 +209,13 @@ static clprim_status reduce_by_key(clprim_context *ctx, size_t n, clprim_type ke
   const size_t tiles = cpu ? clprim__cpu_stream_shares(ctx, n) : n / tile + (n % tile != 0);
   const unsigned launch_wg = cpu ? 1u : wg;
   char options[160];
+  /* Keys are compared with == (integers build as the unsigned type of
+   * their width: core.h, clprim__key_build_type), and values load as the
+   * type they are summed in (int32 / int64 as uint / ulong: the same bits,
+   * the same modular sum), so that types share programs. */
   snprintf(options, sizeof options, "-DK_T=%s -DV_T=%s -DS_T=%s -DWG=%u -DITEMS=%u",
-           clprim__cl_type(key_type), clprim__cl_type(value_type), sum_type[value_type], wg, items);
+           clprim__cl_type(clprim__key_build_type(key_type)), sum_type[value_type],
+           sum_type[value_type], wg, items);
   cl_kernel count_kernel, reduce_kernel, fixup_kernel;
   /* (CPU devices: the three as one program, without rbk_exact) */
   static const char *const plain = "rbk_count rbk_reduce rbk_fixup";

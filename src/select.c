@@ -259,7 +259,11 @@ static clprim_status select_run(clprim_context *ctx, const struct select_call *c
                                              " -DPIPELINE"};
   const unsigned items = single_pass_items(ctx, c->type, c->partition);
   char options[160];
-  program_options(ctx, c->type, flag_option[c->source], options, sizeof options);
+  /* Where flags decide, the elements are only moved: they build as the
+   * unsigned type of their width (core.h, clprim__bits_type). */
+  const int flags = c->source == SOURCE_FLAGS_UINT8 || c->source == SOURCE_FLAGS_INT32;
+  program_options(ctx, flags ? clprim__bits_type(c->type) : c->type, flag_option[c->source],
+                  options, sizeof options);
   if (c->source == SOURCE_RUNS)
     snprintf(options + strlen(options), sizeof options - strlen(options), " -DRUNS=%d%s%s",
              c->run_kind, c->by_key ? " -DKEY_T=" : "", c->by_key ? clprim__cl_type(c->key_type) : "");

@@ -17,8 +17,10 @@
  * segments_check first), or rows: [s row_length, (s + 1) row_length) when
  * row_length is not 0.
  *
- * Build options: clprim__nth_options (src/nth_element.c): -DT, -DT_FLOAT,
- * -DT_SIGNED, -DKEY_BITS, -DWG (a power of two; 1 on the cpu path, where
+ * Build options: clprim__nth_options (src/engine/sample_select.c): -DT,
+ * -DT_FLOAT, -DT_SIGNED, -DKEY_BITS (the host builds a signed integer type
+ * as the unsigned one of its width, with SEG_SIGNED in the kernels' mode
+ * argument), -DWG (a power of two; 1 on the cpu path, where
  * each work-item takes whole segments alone); -DSEG_SERIAL=1 on CPU
  * devices (seg_scan_excl); -DCLPRIM_OFFSETS_32=1 for uint32 offsets
  * (internal/segments.h). */
@@ -41,6 +43,7 @@
 #define SEG_VALUES 4u    /* write values */
 #define SEG_INDICES 8u   /* write indices */
 #define SEG_SORT 16u     /* rows best first (and each row's bounds for the sort after) */
+#define SEG_SIGNED 32u   /* T holds a signed integer's bits: its sign bit flips in keys */
 #define SEG_SORT_CAP 1024 /* rows of at most this many are sorted by the work-group */
 #define SEG_CAND 1024     /* keys that the selection gathers in local memory */
 
@@ -166,21 +169,23 @@ CLPRIM_INLINE KEY seg_radix_select(__global const T *in, ulong b, ulong e, KEY f
 #ifdef KERNEL_seg_nth
 /* out[s]: the element of rank min(k, length - 1) of segment s (the
  * canonical value of its key: +0.0 for zeros, one NaN); empty segments
- * write nothing. */
+ * write nothing. mode: SEG_SIGNED or 0. */
 __kernel void seg_nth(__global const T *in, __global const CLPRIM_OFFSET *begins,
                       __global const CLPRIM_OFFSET *ends, ulong row_length, ulong segments, ulong k,
-                      ulong longest, __global T *out) {
+                      ulong longest, __global T *out, uint mode) {
   __local uint hist[SEG_RADIX], scratch[CLPRIM_WG_SCRATCH(WG)], shared[4];
   __local KEY cand[SEG_CAND];
   __local uint column[WG];
+  const KEY sign = (mode & SEG_SIGNED) ? KEY_SIGN : (KEY)0;
   for (ulong s = get_group_id(0); s < segments; s += get_num_groups(0)) {
     ulong b, e;
     seg_bounds(begins, ends, row_length, s, longest, &b, &e);
     if (b == e) continue; /* uniform in the work-group */
     const uint r = (uint)(k < e - b ? k : e - b - 1);
     uint r_eq;
-    const KEY key = seg_radix_select(in, b, e, 0, r, hist, scratch, shared, cand, column, &r_eq);
-    if (get_local_id(0) == 0) out[s] = value_of_key(key);
+    const KEY key =
+        seg_radix_select(in, b, e, sign, r, hist, scratch, shared, cand, column, &r_eq);
+    if (get_local_id(0) == 0) out[s] = value_of_key(key ^ sign);
   }
 }
 #endif
@@ -213,7 +218,8 @@ __kernel void seg_topk(__global const T *in, __global const CLPRIM_OFFSET *begin
   __local ulong sort_index[SEG_SORT_CAP];
   __local uint column[WG];
   const uint lid = (uint)get_local_id(0);
-  const KEY flip = (mode & SEG_SMALLEST) ? (KEY)0 : KEY_MAX;
+  const KEY flip = ((mode & SEG_SMALLEST) ? (KEY)0 : KEY_MAX) ^
+                   ((mode & SEG_SIGNED) ? KEY_SIGN : (KEY)0);
   for (ulong s = get_group_id(0); s < segments; s += get_num_groups(0)) {
     ulong b, e;
     seg_bounds(begins, ends, row_length, s, longest, &b, &e);

@@ -49,6 +49,7 @@ const struct clprim_family clprim__family_segmented_topk = {
 #define SEG_VALUES 4u
 #define SEG_INDICES 8u
 #define SEG_SORT 16u
+#define SEG_SIGNED 32u /* signed integers (built as unsigned: the sign bit flips) */
 #define SEG_SORT_CAP 1024 /* rows of at most this many are sorted by the work-group */
 
 /* One call, its buffers resolved. Offsets (begins, ends, of offset_type)
@@ -103,8 +104,10 @@ static clprim_status plan(clprim_context *ctx, const struct seg_call *c) {
   static const char *const names[3] = {"segments_check", "seg_topk", "seg_nth"};
   cl_kernel kernels[3] = {NULL};
   struct clprim_kernel_request req[3];
+  /* Signed integers build as the unsigned type of their width, the sign
+   * bit flipped by the kernels (SEG_SIGNED), so both share programs. */
   for (int j = 0; j < 3; ++j) {
-    clprim__nth_options(c->type, &nc, 0, options[j], sizeof options[j]);
+    clprim__nth_options(clprim__key_build_type(c->type), &nc, 0, options[j], sizeof options[j]);
     if (serial) strcat(options[j], " -DSEG_SERIAL=1");
     strcat(options[j], clprim__offsets_option(c->offset_type));
     const struct clprim_kernel_request r = {"segmented_topk.cl", NULL, options[j], names[j],
@@ -177,16 +180,18 @@ static clprim_status plan(clprim_context *ctx, const struct seg_call *c) {
   if (st == CLPRIM_SUCCESS && any_short) {
     const cl_mem b = c->begins ? c->begins : c->in, e = c->ends ? c->ends : c->in;
     const size_t groups = c->segments < nc.max_groups ? c->segments : nc.max_groups;
+    const cl_uint sign = c->type == CLPRIM_INT32 || c->type == CLPRIM_INT64 ? SEG_SIGNED : 0u;
     if (c->nth) {
-      st = clprim__set_args(kernels[2], 8, sizeof c->in, &c->in, sizeof b, &b, sizeof e, &e,
+      st = clprim__set_args(kernels[2], 9, sizeof c->in, &c->in, sizeof b, &b, sizeof e, &e,
                             sizeof rows, &rows, sizeof segs, &segs, sizeof k64, &k64,
-                            sizeof longest64, &longest64, sizeof c->values, &c->values);
+                            sizeof longest64, &longest64, sizeof c->values, &c->values,
+                            sizeof sign, &sign);
       if (st == CLPRIM_SUCCESS) st = clprim__enqueue(ctx, kernels[2], groups, nc.wg);
     } else {
       const cl_uint mode = ((c->flags & CLPRIM_TOPK_SMALLEST) ? SEG_SMALLEST : 0u) |
                            ((c->flags & CLPRIM_INDICES_64) ? SEG_INDEX64 : 0u) |
                            (keys ? SEG_VALUES : 0u) | (c->indices ? SEG_INDICES : 0u) |
-                           (sorted ? SEG_SORT : 0u);
+                           (sorted ? SEG_SORT : 0u) | sign;
       const cl_mem v = keys ? keys : c->in, i = c->indices ? c->indices : c->in;
       st = clprim__set_args(kernels[1], 12, sizeof c->in, &c->in, sizeof b, &b, sizeof e, &e,
                             sizeof rows, &rows, sizeof segs, &segs, sizeof k64, &k64,

@@ -22,7 +22,8 @@
  *
  * Build options: -DT=uint|ulong|float|double (signed integers use the
  * unsigned program: the bits are the same), -DT_BITS=32|64, -DWG, -DITEMS
- * (a multiple of 4), and for scan by key -DK_T (the keys' type). */
+ * (a multiple of 4), and for scan by key -DK_T (the keys' type, compared
+ * with ==: signed integer keys use the unsigned program too). */
 #ifndef T
 #define T uint
 #define T_BITS 32

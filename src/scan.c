@@ -204,7 +204,8 @@ static clprim_status scan_by_key(clprim_context *ctx, size_t n, clprim_type key_
   const int single = tiles > 1 && ctx->info.path == CLPRIM_PATH_NV_PTX && v[SBK_SINGLE_PASS] == 1;
   char options[160];
   snprintf(options, sizeof options, "-DT=%s -DT_BITS=%u -DK_T=%s -DWG=%u -DITEMS=%u",
-           program_type[value_type], (unsigned)vs * 8, clprim__cl_type(key_type), wg, items);
+           program_type[value_type], (unsigned)vs * 8,
+           clprim__cl_type(clprim__key_build_type(key_type)), wg, items);
   cl_kernel carry_k = NULL, carry_scan_k = NULL, tiles_k = NULL, single_k = NULL;
   struct clprim_kernel_request req[3] = {
       {"scan.cl", NULL, options, "sbk_tiles", NULL, &tiles_k, NULL, NULL},

@@ -16,9 +16,11 @@
  * reduced again by the same kernel until one is left (accuracy bound in
  * docs/ACCURACY.md).
  *
- * Build options: -DT=int|uint|long|ulong|float|double, -DT_BITS=32|64,
- * -DT_FLOAT=0|1, -DT_SIGNED=0|1, -DS=the type sums are done in (the unsigned
- * type for integers: wrap-around without signed overflow), -DWG, -DITEMS.
+ * Build options: -DT=uint|ulong|float|double (the host builds signed
+ * integers as the unsigned type of their width, with MODE_SIGNED in the
+ * mode argument of the kernels that order elements), -DT_BITS=32|64,
+ * -DT_FLOAT=0|1, -DS=the type sums are done in (the unsigned type for
+ * integers: wrap-around without signed overflow), -DWG, -DITEMS.
  *
  * The input comes through internal/input.h: a plain load, or a pipeline's
  * stages (-DPIPELINE, src/pipeline.c), where an element that fails a filter
@@ -29,7 +31,6 @@
 #define T uint
 #define T_BITS 32
 #define T_FLOAT 0
-#define T_SIGNED 0
 #define S uint
 #endif
 #ifndef WG
@@ -44,15 +45,22 @@
 
 /* ------------------------------------------------------ argmax / argmin */
 
-/* mode bits (kernel argument), as CLPRIM_REDUCE_ABS etc. plus MODE_MIN. */
+/* mode bits (kernel argument), as CLPRIM_REDUCE_ABS etc. plus MODE_MIN,
+ * and MODE_SIGNED where T holds a signed integer's bits. */
 #define MODE_ABS 1u
 #define MODE_NAN_LARGEST 2u
 #define MODE_MIN 0x100u
+#define MODE_SIGNED 0x200u
 
 #include "internal/keys.h"
 #include "internal/cpu.h"
 #define NO_INDEX 0xFFFFFFFFFFFFFFFFul
 #define VEC4 CLPRIM_CAT(T, 4)
+#if T_BITS == 32
+#define AS_SIGNED as_int
+#else
+#define AS_SIGNED as_long
+#endif
 
 /* The key of x: a larger key is a better candidate. No number gets key 0
  * (for floats it is a NaN bit pattern), so key 0 with NO_INDEX is the
@@ -63,12 +71,13 @@ CLPRIM_INLINE KEY candidate_key(T x, uint mode) {
   KEY b = x == (T)0 ? (KEY)0 : AS_KEY(x); /* -0 equals +0 */
   if (mode & MODE_ABS) b &= ~KEY_SIGN;
   KEY k = key_of_bits(b);
-#elif T_SIGNED
-  /* abs() of a signed integer is unsigned, so |INT_MIN| fits; the built-in
-   * also keeps Oclgrind away from the llvm.abs intrinsic it cannot run. */
-  KEY k = (mode & MODE_ABS) ? (KEY)abs(x) : key_of_bits(AS_KEY(x));
 #else
+  /* A signed integer's key: its bits with the sign bit flipped, or with
+   * MODE_ABS its abs(), which is unsigned, so |INT_MIN| fits (the built-in
+   * also keeps Oclgrind away from the llvm.abs intrinsic it cannot run). */
   KEY k = x;
+  if (mode & MODE_SIGNED)
+    k = (mode & MODE_ABS) ? (KEY)abs(AS_SIGNED(x)) : CLPRIM_KEY_OF_SIGNED_BITS(k, KEY_SIGN);
 #endif
   return (mode & MODE_MIN) ? ~k : k;
 }

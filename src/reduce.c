@@ -21,7 +21,13 @@
 #define SLOT_SUM_B "reduce: sum level B"
 #define SLOT_SUM_A SLOT_PARTIAL_INDICES
 
-#define MODE_MIN 0x100u /* as in cl/reduce.cl */
+#define MODE_MIN 0x100u    /* as in cl/reduce.cl */
+#define MODE_SIGNED 0x200u /* as in cl/reduce.cl */
+
+/* The mode bits the kernels get for type, besides the call's. */
+static cl_uint reduce_mode(clprim_type type, unsigned mode) {
+  return mode | (type == CLPRIM_INT32 || type == CLPRIM_INT64 ? MODE_SIGNED : 0u);
+}
 
 struct reduce_config {
   unsigned wg;    /* work-items per work-group (a power of two) */
@@ -67,10 +73,12 @@ void clprim__reduce_options(const clprim_context *ctx, clprim_type type, char *o
   static const char *const sum_type[CLPRIM_TYPE_COUNT] = {"uint",  "uint",  "ulong",
                                                           "ulong", "float", "double"};
   const struct reduce_config c = reduce_config(ctx, type);
-  snprintf(options, size, "-DT=%s -DT_BITS=%u -DT_FLOAT=%d -DT_SIGNED=%d -DS=%s -DWG=%u -DITEMS=%u",
-           clprim__cl_type(type), (unsigned)clprim_type_size(type) * 8,
-           type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE,
-           type == CLPRIM_INT32 || type == CLPRIM_INT64, sum_type[type], c.wg, c.items);
+  /* Signed integers build as the unsigned type of their width (the same
+   * bits, the same modular sums), the kernels that order elements told by
+   * MODE_SIGNED (reduce_mode), so both share programs. */
+  snprintf(options, size, "-DT=%s -DT_BITS=%u -DT_FLOAT=%d -DS=%s -DWG=%u -DITEMS=%u",
+           clprim__cl_type(clprim__key_build_type(type)), (unsigned)clprim_type_size(type) * 8,
+           type == CLPRIM_FLOAT || type == CLPRIM_DOUBLE, sum_type[type], c.wg, c.items);
 }
 
 /* Fetches (builds) kernels of reduce.cl for type: names[j] to kernels[j];
@@ -144,7 +152,7 @@ clprim_status clprim__reduce_arg_run(clprim_context *ctx, clprim_type type, cl_k
   CLPRIM_CHECK(clprim__scratch(ctx, SLOT_RESULT, 16, &out));
 
   cl_ulong n64 = n;
-  cl_uint mode32 = mode, count = (cl_uint)groups;
+  cl_uint mode32 = reduce_mode(type, mode), count = (cl_uint)groups;
   CLPRIM_CHECK(clprim__set_args(partial, 5, sizeof in, &in, sizeof n64, &n64, sizeof mode32,
                                 &mode32, sizeof keys, &keys, sizeof indices, &indices));
   CLPRIM_CHECK(clprim__enqueue(ctx, partial, groups, c.wg));
@@ -384,7 +392,7 @@ static clprim_status segmented_reduce(clprim_context *ctx, size_t n, clprim_type
                            exact_groups < c.max_groups ? exact_groups : c.max_groups, c.wg);
   }
   const cl_int op32 = op;
-  const cl_uint mode32 = flags | mode;
+  const cl_uint mode32 = reduce_mode(type, flags | mode);
   const clprim_value empty = empty_value(type, mode);
   CLPRIM_CHECK(clprim__set_args(kernels[1], 9, sizeof in, &in, sizeof begins, &begins,
                                 sizeof ends, &ends, sizeof segs, &segs, sizeof op32, &op32,

@@ -75,9 +75,10 @@ CLPRIM_INLINE KEY candidate_key(T x, uint mode) {
   /* A signed integer's key: its bits with the sign bit flipped, or with
    * MODE_ABS its abs(), which is unsigned, so |INT_MIN| fits (the built-in
    * also keeps Oclgrind away from the llvm.abs intrinsic it cannot run). */
-  KEY k = x;
-  if (mode & MODE_SIGNED)
-    k = (mode & MODE_ABS) ? (KEY)abs(AS_SIGNED(x)) : CLPRIM_KEY_OF_SIGNED_BITS(k, KEY_SIGN);
+  const KEY sign = (mode & MODE_SIGNED) ? KEY_SIGN : (KEY)0; /* (uniform) */
+  KEY k = (mode & (MODE_ABS | MODE_SIGNED)) == (MODE_ABS | MODE_SIGNED)
+              ? (KEY)abs(AS_SIGNED(x))
+              : CLPRIM_KEY_OF_SIGNED_BITS(x, sign);
 #endif
   return (mode & MODE_MIN) ? ~k : k;
 }

@@ -69,8 +69,8 @@ static void ops_shape(const clprim_context *ctx, size_t size, unsigned *wg, unsi
   *wg = w, *items = it;
 }
 
-void clprim__reduce_op_options(const clprim_context *ctx, const clprim_operator *op, char *options,
-                               size_t size) {
+void clprim__operator_options(const clprim_context *ctx, const clprim_operator *op, char *options,
+                              size_t size) {
   unsigned w, it;
   ops_shape(ctx, op->size, &w, &it);
   snprintf(options, size, "-DWG=%u -DITEMS=%u", w, it);
@@ -85,7 +85,7 @@ static clprim_status ops_kernel_offsets(clprim_context *ctx, const clprim_operat
   unsigned w, it;
   ops_shape(ctx, op->size, &w, &it);
   char options[96];
-  clprim__reduce_op_options(ctx, op, options, sizeof options);
+  clprim__operator_options(ctx, op, options, sizeof options);
   snprintf(options + strlen(options), sizeof options - strlen(options), "%s", offsets_option);
   const char *together = strncmp(name, "op_sbk_", 7) == 0 ? SBK_KERNELS : OPS_KERNELS;
   const struct clprim_kernel_request r = {"operators.cl", op->prefix, options, name,
@@ -173,7 +173,7 @@ static clprim_status reduce_pass(clprim_context *ctx, const struct ops_call *c, 
 }
 
 clprim_status clprim__reduce_op_run(clprim_context *ctx, const clprim_operator *op, cl_kernel first,
-                                    int one_tile, cl_mem in, size_t n, const void *init,
+                                    int pipeline, cl_mem in, size_t n, const void *init,
                                     cl_mem dest) {
   cl_kernel k;
   unsigned wg, items;
@@ -183,9 +183,10 @@ clprim_status clprim__reduce_op_run(clprim_context *ctx, const clprim_operator *
   const size_t tile = (size_t)wg * items;
   size_t tiles = clprim__div_up(n, tile);
   char name[48];
-  if (one_tile && tiles > 1) {
-    /* first takes one tile a work-group: its tiles' totals (a slot of
-     * their own), then op's own passes over those. */
+  if (pipeline && ctx->info.path != CLPRIM_PATH_CPU && tiles > 1) {
+    /* A pipeline's build takes one tile a work-group (cl/operators.cl,
+     * op_reduce): its tiles' totals (a slot of their own), then op's own
+     * passes over those. */
     cl_mem totals;
     snprintf(name, sizeof name, SLOT_TOTALS, 1u);
     CLPRIM_CHECK(clprim__scratch(ctx, name, tiles * op->size, &totals));

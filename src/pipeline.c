@@ -537,7 +537,7 @@ static clprim_status reduce_op_run(clprim_pipeline *p, size_t n, cl_mem in,
   clprim_context *ctx = p->ctx;
   const clprim_operator *op = p->user_op;
   char options[160];
-  clprim__reduce_op_options(ctx, op, options, sizeof options);
+  clprim__operator_options(ctx, op, options, sizeof options);
   snprintf(options + strlen(options), sizeof options - strlen(options),
            " -DPIPELINE -DPIPE_OUT_IS_T");
   struct clprim_text prefix = {NULL, 0, 0, 0, 0};
@@ -556,9 +556,7 @@ static clprim_status reduce_op_run(clprim_pipeline *p, size_t n, cl_mem in,
   extra->first = 7;
   CLPRIM_CHECK(clprim__set_extra_args(kernel, extra));
   CLPRIM_CHECK(room(p, CLPRIM_PIPE_OUT_RESULT, op->size));
-  /* Off the cpu path, the build takes one tile a work-group. */
-  const int one_tile = ctx->info.path != CLPRIM_PATH_CPU;
-  CLPRIM_CHECK(clprim__reduce_op_run(ctx, op, kernel, one_tile, in, n,
+  CLPRIM_CHECK(clprim__reduce_op_run(ctx, op, kernel, 1, in, n,
                                      p->user_has_init ? p->user_init : NULL,
                                      p->buf[CLPRIM_PIPE_OUT_RESULT]));
   mark(p, CLPRIM_PIPE_OUT_RESULT, 1, op->size);

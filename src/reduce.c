@@ -26,7 +26,7 @@
 
 /* The mode bits the kernels get for type, besides the call's. */
 static cl_uint reduce_mode(clprim_type type, unsigned mode) {
-  return mode | (type == CLPRIM_INT32 || type == CLPRIM_INT64 ? MODE_SIGNED : 0u);
+  return mode | (clprim__is_signed(type) ? MODE_SIGNED : 0u);
 }
 
 struct reduce_config {

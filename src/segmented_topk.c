@@ -180,7 +180,7 @@ static clprim_status plan(clprim_context *ctx, const struct seg_call *c) {
   if (st == CLPRIM_SUCCESS && any_short) {
     const cl_mem b = c->begins ? c->begins : c->in, e = c->ends ? c->ends : c->in;
     const size_t groups = c->segments < nc.max_groups ? c->segments : nc.max_groups;
-    const cl_uint sign = c->type == CLPRIM_INT32 || c->type == CLPRIM_INT64 ? SEG_SIGNED : 0u;
+    const cl_uint sign = clprim__is_signed(c->type) ? SEG_SIGNED : 0u;
     if (c->nth) {
       st = clprim__set_args(kernels[2], 9, sizeof c->in, &c->in, sizeof b, &b, sizeof e, &e,
                             sizeof rows, &rows, sizeof segs, &segs, sizeof k64, &k64,

@@ -345,6 +345,8 @@ clprim_value clprim__value_of_key(clprim_type type, uint64_t key);
  * bit going into the flip that clprim__key_flip gives (all ones for
  * descending order), so both types share one program. */
 clprim_type clprim__key_build_type(clprim_type type);
+/* Whether type is a signed integer type (int32, int64). */
+int clprim__is_signed(clprim_type type);
 uint64_t clprim__key_flip(clprim_type type, int descending);
 /* Kernels that only compare elements with == (run keys: reduce by key,
  * runs) build a signed integer type as clprim__key_build_type's unsigned

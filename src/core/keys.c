@@ -62,6 +62,8 @@ clprim_value clprim__value_of_key(clprim_type type, uint64_t key) {
   return v;
 }
 
+int clprim__is_signed(clprim_type type) { return type == CLPRIM_INT32 || type == CLPRIM_INT64; }
+
 clprim_type clprim__key_build_type(clprim_type type) {
   return type == CLPRIM_INT32 ? CLPRIM_UINT32 : type == CLPRIM_INT64 ? CLPRIM_UINT64 : type;
 }
@@ -75,6 +77,6 @@ uint64_t clprim__key_flip(clprim_type type, int descending) {
   uint64_t flip = descending ? (wide ? UINT64_MAX : 0xFFFFFFFFu) : 0;
   /* A signed key's order is the unsigned order of its bits with the sign
    * bit flipped (keys.h, CLPRIM_KEY_OF_SIGNED_BITS). */
-  if (type == CLPRIM_INT32 || type == CLPRIM_INT64) flip ^= (uint64_t)1 << (wide ? 63 : 31);
+  if (clprim__is_signed(type)) flip ^= (uint64_t)1 << (wide ? 63 : 31);
   return flip;
 }

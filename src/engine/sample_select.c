@@ -91,7 +91,7 @@ static unsigned key_bits(clprim_type t) {
 void clprim__nth_options(clprim_type type, const struct clprim_nth_config *c, int count_nans,
                          char *options, size_t size) {
   snprintf(options, size, "-DT=%s -DT_FLOAT=%d -DT_SIGNED=%d -DKEY_BITS=%u -DWG=%u -DITEMS=%u%s",
-           clprim__cl_type(type), is_float(type), type == CLPRIM_INT32 || type == CLPRIM_INT64,
+           clprim__cl_type(type), is_float(type), clprim__is_signed(type),
            key_bits(type), c->wg, c->items, count_nans ? " -DNTH_COUNT_NANS=1" : "");
 }
 

@@ -186,7 +186,9 @@ static void check_case(clprim_context *ctx, clprim_type type, const void *data, 
       if (!same(type, d, ref, ranks[r]))
         fail_msg("%s %s: result buffer wrong", what, clprim_type_name(type));
     }
-    /* approximate: the returned element really holds a rank at the reported distance */
+    /* approximate: the returned element really holds a rank at the reported
+     * distance (Oclgrind: at the third rank only, with the device result) */
+    if (test_small() && r != 2) continue;
     uint64_t err = 99;
     TEST_OK(clprim_nth_element_approx(ctx, n, type, clprim_buf(in), ranks[r], 0, &v, &err,
                                       clprim_buf(NULL)));
@@ -260,6 +262,10 @@ done:; /* C11: a label precedes a statement, not a declaration */
   clReleaseMemObject(result);
 }
 
+/* Under CLPRIM_TEST_SMALL: which half of the types runs the all-equal
+ * case (drawn from the seed, so that successive runs take the other). */
+static unsigned small_phase;
+
 static void test_type(clprim_type type) {
   const size_t big[] = {1, 2, 3, 7, 2047, 2048, 2049, 2051, 5000, 65536, 65536 + 3, 300001};
   const size_t small[] = {5, 2500};
@@ -279,7 +285,11 @@ static void test_type(clprim_type type) {
       for (unsigned d = 0; d < DIST_COUNT; ++d) {
         /* every distribution at a few sizes, uniform at all */
         if (d != DIST_UNIFORM && n != 2049 && n != 5000 && n != 300001 && n != 2500) continue;
-        if (test_small() && d != DIST_SPECIAL && (d != DIST_EQUAL || n < 100)) continue;
+        /* Oclgrind: special values at both sizes; all equal at the larger
+         * for every other type, which the seed's phase picks. */
+        if (test_small() && d != DIST_SPECIAL &&
+            (d != DIST_EQUAL || n < 100 || ((unsigned)type + small_phase) % 2))
+          continue;
         fill(type, data, n, d);
         check_case(ctx, type, data, n, dist_names[d]);
       }
@@ -675,6 +685,7 @@ static void test_error_texts(void **state) {
 
 int main(int argc, char **argv) {
   test_init("test_nth_element");
+  small_phase = (unsigned)(test_rand() % 2);
   test_with_cpu_path();
   /* --levels: sub-problems above 64 keys go through the levels that share
    * launches (sample_select.small_max=64), reached by small inputs. */

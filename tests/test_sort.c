@@ -657,7 +657,7 @@ static void test_special_values(void **state) {
         const size_t sizes[] = {2, 33, m + 1, 3 * tile + 5, BIG_N};
         for (size_t s = 0; s < COUNT(sizes); ++s) {
           const size_t n = sizes[s];
-          if (test_small() && (n > SMALL_N || !pick(12))) continue;
+          if (test_small() && (n > SMALL_N || !pick(24))) continue;
           if (!is_float(type) && n == BIG_N) continue;
           void *keys = malloc(n * es);
           for (int desc = 0; desc < 2; ++desc) {
@@ -741,7 +741,7 @@ static void test_stability(void **state) {
         const size_t sizes[] = {33, m + 1, 2 * tile + 1, BIG_N};
         for (size_t s = 0; s < COUNT(sizes); ++s) {
           const size_t n = sizes[s];
-          if (test_small() && (n > SMALL_N || !pick(14))) continue;
+          if (test_small() && (n > SMALL_N || !pick(28))) continue;
           void *keys = malloc(n * es);
           for (int desc = 0; desc < 2; ++desc) {
             const unsigned d = dists[(s + k + (size_t)desc) % COUNT(dists)];
@@ -788,7 +788,7 @@ static void test_bit_ranges(void **state) {
           const size_t tile = clprim__sort_tile(ctx, type, mode_vbytes(mode));
           const size_t sizes[4] = {33, m + 1, 3 * tile + 5, BIG_N};
           const size_t n = sizes[sz];
-          if (test_small() && (n > SMALL_N || !pick(5))) continue;
+          if (test_small() && (n > SMALL_N || !pick(10))) continue;
           void *keys = malloc(n * es);
           const unsigned d = rot % 3 == 0 ? D_LOW : rot % 3 == 1 ? D_RANDOM : D_FEW1024;
           fill(type, keys, n, d);
@@ -837,7 +837,7 @@ static void test_in_place(void **state) {
         const size_t sizes[] = {1, 33, m, m + 1, 2 * tile + 1, BIG_N};
         for (size_t s = 0; s < COUNT(sizes); ++s) {
           const size_t n = sizes[s];
-          if (test_small() && (n > SMALL_N || !pick(14))) continue;
+          if (test_small() && (n > SMALL_N || !pick(28))) continue;
           void *keys = malloc((n ? n : 1) * es);
           const unsigned nv = test_small() ? 1 : n == BIG_N ? 2 : (unsigned)COUNT(vars);
           for (unsigned v = 0; v < nv; ++v, ++rot) {
@@ -883,7 +883,7 @@ static void test_offsets(void **state) {
         const size_t sizes[] = {33, m + 1, 2 * tile + 1};
         for (size_t s = 0; s < COUNT(sizes); ++s, ++rot) {
           const size_t n = sizes[s];
-          if (test_small() && (n > SMALL_N || !pick(9))) continue;
+          if (test_small() && (n > SMALL_N || !pick(18))) continue;
           void *keys = malloc(n * es);
           const unsigned d = rot % D_COUNT;
           fill(type, keys, n, d);

@@ -212,6 +212,7 @@ static void test_at_offset(void **state) {
         const uint64_t ks[3] = {1, n / 2, n < 1000 ? n : 1000};
         for (unsigned j = 0; j < 3; ++j) {
           const unsigned m = (unsigned)(j + s + (unsigned)t);
+          if (test_small() && m % 3 == 2) continue; /* Oclgrind: two k of the three, in turn */
           unsigned flags = ((m & 1) ? CLPRIM_TOPK_SMALLEST : 0) |
                            ((m & 2) ? CLPRIM_TOPK_SORTED : 0) |
                            ((m % 3 == 0) ? CLPRIM_INDICES_64 : 0);

@@ -261,9 +261,9 @@ static int plan_binned(const clprim_context *ctx, const struct clprim_hist_call 
   return 1;
 }
 
-/* Builds the kernel for the call (and hist_zero and hist_commit, with the
- * same options); *local_copies is 0 for hist_global. With binned,
- * kernel[0..2] are hist_part_count, hist_part_scatter and hist_part_local. */
+/* Builds the kernel for the call (and hist_zero and hist_commit);
+ * *local_copies is 0 for hist_global. With binned, kernel[0..2] are
+ * hist_part_count, hist_part_scatter and hist_part_local. */
 static clprim_status hist_kernel(clprim_context *ctx, const struct clprim_hist_call *c,
                                  const struct hist_config *cfg, const struct hist_binned *binned,
                                  cl_kernel *kernel, cl_kernel *zero_kernel,
@@ -299,17 +299,25 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct clprim_hist_c
   struct hist_state *state = clprim__state(ctx, &clprim__family_histogram);
   for (;;) {
     const int nv_fast = want_nv_fast(ctx, c, cfg);
-    char options[320], binned_opt[64] = "";
+    char options[320], zc_options[320], binned_opt[64] = "";
     if (binned)
       snprintf(binned_opt, sizeof binned_opt, " -DRANGE_SHIFT=%u -DPQUADS=%u",
                binned->range_shift, binned->pquads);
-    snprintf(
-        options, sizeof options,
-        "-DWG=%u -DCOPIES=%u -DQUADS=%u -DAGGREGATE=%d -DLOCAL_RUNS=%d -DX_T=%s -DX_FLOAT=%d%s%s "
-        "-DHAS_COUNTS=%d%s%s",
-        wg, copies ? copies : 1, cfg->quads, cfg->aggregate, local_runs, x_build_type(c),
-        is_float(c->x_type), c->keys_mode ? " -DMODE_KEYS" : "", values_opt, c->counts != NULL,
-        nv_fast ? " -DNV_FAST" : "", binned_opt);
+#define HIST_OPTIONS                                                                          \
+  "-DWG=%u -DCOPIES=%u -DQUADS=%u -DAGGREGATE=%d -DLOCAL_RUNS=%d -DX_T=%s -DX_FLOAT=%d%s%s "   \
+  "-DHAS_COUNTS=%d%s%s"
+    snprintf(options, sizeof options, HIST_OPTIONS, wg, copies ? copies : 1, cfg->quads,
+             cfg->aggregate, local_runs, x_build_type(c), is_float(c->x_type),
+             c->keys_mode ? " -DMODE_KEYS" : "", values_opt, c->counts != NULL,
+             nv_fast ? " -DNV_FAST" : "", binned_opt);
+    /* hist_zero and hist_commit depend on none of the call's options: they
+     * build with those of a uint32 histogram_keys call on cfg->wg, so that
+     * every call shares them (on CPU devices, where a program is the whole
+     * file, PoCL compiles each kernel of each program again: 2 of the 3
+     * kernel objects of a plain call were these). */
+    snprintf(zc_options, sizeof zc_options, HIST_OPTIONS, cfg->wg, 1u, cfg->quads,
+             cfg->aggregate, 0, "uint", 0, " -DMODE_KEYS", "", 1, "", "");
+#undef HIST_OPTIONS
     static const char *const binned_names[3] = {"hist_part_count", "hist_part_scatter",
                                                 "hist_part_local"};
     struct clprim_kernel_request req[5];
@@ -320,12 +328,9 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct clprim_hist_c
     }
     if (!binned) req[0].name = copies ? "hist_local" : "hist_global";
     const unsigned main_kernels = binned ? 3 : 1;
-    /* hist_zero and hist_commit with the call's options too, in one
-     * program: on CPU devices they then come from the program of the whole
-     * file that the call builds anyway. */
-    const struct clprim_kernel_request zero = {"histogram.cl", NULL, options, "hist_zero",
+    const struct clprim_kernel_request zero = {"histogram.cl", NULL, zc_options, "hist_zero",
                                                "hist_zero hist_commit", zero_kernel, NULL, NULL},
-                                       commit = {"histogram.cl", NULL, options, "hist_commit",
+                                       commit = {"histogram.cl", NULL, zc_options, "hist_commit",
                                                  "hist_zero hist_commit", commit_kernel, NULL,
                                                  NULL};
     req[main_kernels] = zero;

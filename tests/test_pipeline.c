@@ -555,6 +555,10 @@ static void run_shape(clprim_context *ctx, const struct shape *s, enum term t, s
   const int fused = t <= ARGMAX;
   uint64_t made = 0;
   for (unsigned ps = 0; ps < 3; ++ps) {
+    /* Under Oclgrind (its time) the selection terminals take one parameter
+     * set, turning with the shape and size: each set runs the same kernels
+     * on another count of passing elements. */
+    if (test_small() && t >= NTH && ps != (unsigned)(((size_t)(s - shapes) + n) % 3)) continue;
     const double params[8] = {s->params[ps][0], s->params[ps][1], 0, 0, 0, 0, 0, 0};
     size_t m = 0;
     for (size_t i = 0; i < n; ++i) {

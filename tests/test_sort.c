@@ -123,6 +123,7 @@ static void release_kept(void) {
  * seed draws (main), so that successive runs take other cases; else
  * always 1. */
 static unsigned picks;
+static int passes_run; /* --passes: every sort takes the digit passes */
 static int pick(unsigned stride) {
   return !test_small() || picks++ % stride == 0;
 }
@@ -1410,10 +1411,11 @@ static void test_segmented(void **state) {
 /* 2^12 segments of 1024 keys covering the whole input, in order, then
  * shuffled and in place; keys and 8-byte pairs. Under CLPRIM_TEST_SMALL
  * 2^6 segments of uint32 keys: Oclgrind takes about 1.6 s per segment
- * (one work-group each), so 2^8 alone took 408 s of the 10-minute run. */
+ * (one work-group each), so 2^8 alone took 408 s of the 10-minute run.
+ * With --passes 2^9 segments, each one long (its own digit passes). */
 static void test_segmented_many(void **state) {
   (void)state;
-  const size_t count = test_small() ? 64 : 4096, len = 1024, n = count * len;
+  const size_t count = test_small() ? 64 : passes_run ? 512 : 4096, len = 1024, n = count * len;
   const clprim_type types[] = {CLPRIM_UINT32, CLPRIM_DOUBLE, CLPRIM_INT64, CLPRIM_FLOAT};
   unsigned rot = 0;
   for (unsigned p = 0; p < CLPRIM_PATH_COUNT; ++p) {
@@ -1624,6 +1626,7 @@ int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "--passes") == 0) {
     test_tune("sort.small_max=0,sort.items=4,launch.cpu_share_min=16,"
               "launch.cpu_shares_per_unit=64");
+    passes_run = 1;
   }
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_errors),         cmocka_unit_test(test_error_texts),

@@ -261,6 +261,20 @@ static int plan_binned(const clprim_context *ctx, const struct clprim_hist_call 
   return 1;
 }
 
+/* The build options of histogram.cl's kernels. */
+static void hist_options(char *options, size_t size, unsigned wg, unsigned copies,
+                         const struct hist_config *cfg, int local_runs, const char *x_type,
+                         int x_float, int keys_mode, const char *values_opt, int has_counts,
+                         int nv_fast, const char *binned_opt) {
+  snprintf(
+      options, size,
+      "-DWG=%u -DCOPIES=%u -DQUADS=%u -DAGGREGATE=%d -DLOCAL_RUNS=%d -DX_T=%s -DX_FLOAT=%d%s%s "
+      "-DHAS_COUNTS=%d%s%s",
+      wg, copies, cfg->quads, cfg->aggregate, local_runs, x_type, x_float,
+      keys_mode ? " -DMODE_KEYS" : "", values_opt, has_counts, nv_fast ? " -DNV_FAST" : "",
+      binned_opt);
+}
+
 /* Builds the kernel for the call (and hist_zero and hist_commit);
  * *local_copies is 0 for hist_global. With binned, kernel[0..2] are
  * hist_part_count, hist_part_scatter and hist_part_local. */
@@ -301,23 +315,17 @@ static clprim_status hist_kernel(clprim_context *ctx, const struct clprim_hist_c
     const int nv_fast = want_nv_fast(ctx, c, cfg);
     char options[320], zc_options[320], binned_opt[64] = "";
     if (binned)
-      snprintf(binned_opt, sizeof binned_opt, " -DRANGE_SHIFT=%u -DPQUADS=%u",
-               binned->range_shift, binned->pquads);
-#define HIST_OPTIONS                                                                          \
-  "-DWG=%u -DCOPIES=%u -DQUADS=%u -DAGGREGATE=%d -DLOCAL_RUNS=%d -DX_T=%s -DX_FLOAT=%d%s%s "   \
-  "-DHAS_COUNTS=%d%s%s"
-    snprintf(options, sizeof options, HIST_OPTIONS, wg, copies ? copies : 1, cfg->quads,
-             cfg->aggregate, local_runs, x_build_type(c), is_float(c->x_type),
-             c->keys_mode ? " -DMODE_KEYS" : "", values_opt, c->counts != NULL,
-             nv_fast ? " -DNV_FAST" : "", binned_opt);
+      snprintf(binned_opt, sizeof binned_opt, " -DRANGE_SHIFT=%u -DPQUADS=%u", binned->range_shift,
+               binned->pquads);
+    hist_options(options, sizeof options, wg, copies ? copies : 1, cfg, local_runs, x_build_type(c),
+                 is_float(c->x_type), c->keys_mode, values_opt, c->counts != NULL, nv_fast,
+                 binned_opt);
     /* hist_zero and hist_commit depend on none of the call's options: they
      * build with those of a uint32 histogram_keys call on cfg->wg, so that
      * every call shares them (on CPU devices, where a program is the whole
      * file, PoCL compiles each kernel of each program again: 2 of the 3
      * kernel objects of a plain call were these). */
-    snprintf(zc_options, sizeof zc_options, HIST_OPTIONS, cfg->wg, 1u, cfg->quads,
-             cfg->aggregate, 0, "uint", 0, " -DMODE_KEYS", "", 1, "", "");
-#undef HIST_OPTIONS
+    hist_options(zc_options, sizeof zc_options, cfg->wg, 1, cfg, 0, "uint", 0, 1, "", 1, 0, "");
     static const char *const binned_names[3] = {"hist_part_count", "hist_part_scatter",
                                                 "hist_part_local"};
     struct clprim_kernel_request req[5];

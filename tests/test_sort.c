@@ -1256,18 +1256,15 @@ static void check_segmented_offsets(clprim_context *ctx, clprim_type type, size_
 }
 
 /* check_segmented_offsets with uint32 or uint64 offsets: one width for
- * each build of the kernels (keys as uint, ulong, float or double; 0, 4 or
- * 8 value bytes), turning with both, so that every build of the keys and
+ * each build of the kernels (the keys' clprim__key_build_type; 0, 4 or 8
+ * value bytes), turning with both, so that every build of the keys and
  * every value size meets both widths, and each build of sort_tile is
  * compiled once (the offsets' width is a build option: on PoCL a kernel
  * object each). */
 static void check_segmented(clprim_context *ctx, clprim_type type, size_t vs, const void *keys,
                             size_t n, const struct segs *sg, int desc, int in_place, size_t in_at,
                             size_t out_at, size_t seg_at, const char *what) {
-  const unsigned build = type == CLPRIM_INT32 || type == CLPRIM_UINT32   ? 0
-                         : type == CLPRIM_INT64 || type == CLPRIM_UINT64 ? 1
-                         : type == CLPRIM_FLOAT                          ? 2
-                                                                         : 3;
+  const unsigned build = (unsigned)clprim__key_build_type(type);
   check_segmented_offsets(ctx, type, vs, keys, n, sg, desc, in_place, in_at, out_at, seg_at, what,
                           test_offset_type[(build + vs / 4) % TEST_OFFSET_TYPES]);
 }
